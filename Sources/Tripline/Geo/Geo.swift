@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Geodesy on the WGS 84 sphere approximation used throughout the passes.
+public enum Geo {
+    /// Mean Earth radius in metres (IUGG).
+    public static let earthRadius = 6_371_008.8
+
+    /// Great-circle distance in metres between two points given in degrees (haversine).
+    /// - Complexity: O(1); a handful of trigonometric calls.
+    @inline(__always)
+    public static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let toRad = Double.pi / 180
+        let dLat = (lat2 - lat1) * toRad
+        let dLon = (lon2 - lon1) * toRad
+        let s1 = sin(dLat / 2)
+        let s2 = sin(dLon / 2)
+        let a = s1 * s1 + cos(lat1 * toRad) * cos(lat2 * toRad) * s2 * s2
+        return 2 * earthRadius * asin(min(1, sqrt(a)))
+    }
+
+    /// Initial bearing in degrees (0 = north, clockwise) from the first point to the second.
+    public static func bearing(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let toRad = Double.pi / 180
+        let y = sin((lon2 - lon1) * toRad) * cos(lat2 * toRad)
+        let x = cos(lat1 * toRad) * sin(lat2 * toRad) - sin(lat1 * toRad) * cos(lat2 * toRad) * cos((lon2 - lon1) * toRad)
+        let degrees = atan2(y, x) * 180 / .pi
+        return degrees < 0 ? degrees + 360 : degrees
+    }
+
+    /// The point `distance` metres from (lat, lon) along `bearing` degrees.
+    public static func destination(_ lat: Double, _ lon: Double, bearing: Double, distance: Double) -> (lat: Double, lon: Double) {
+        let toRad = Double.pi / 180
+        let d = distance / earthRadius
+        let b = bearing * toRad
+        let lat1 = lat * toRad
+        let lon1 = lon * toRad
+        let lat2 = asin(sin(lat1) * cos(d) + cos(lat1) * sin(d) * cos(b))
+        let lon2 = lon1 + atan2(sin(b) * sin(d) * cos(lat1), cos(d) - sin(lat1) * sin(lat2))
+        var lonDeg = lon2 / toRad
+        if lonDeg > 180 { lonDeg -= 360 } else if lonDeg < -180 { lonDeg += 360 }
+        return (lat2 / toRad, lonDeg)
+    }
+}

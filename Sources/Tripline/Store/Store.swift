@@ -1,0 +1,84 @@
+import CSQLite
+
+/// Errors that concern the database file as a whole.
+public enum StoreError: Error, CustomStringConvertible, Sendable {
+    /// The file was written by a newer Tripline, whose schema this build does not know.
+    case newerSchema(path: String, found: Int, known: Int)
+    /// The file is not a Tripline database (or not a SQLite file at all).
+    case notADatabase(path: String, reason: String)
+    /// The database file does not exist and may not be created (read-only commands).
+    case missing(path: String)
+
+    public var description: String {
+        switch self {
+        case .newerSchema(let path, let found, let known):
+            return "\(path) has schema version \(found), but this tripline knows versions up to \(known). "
+                + "It was written by a newer Tripline; upgrade tripline to use it. The file was not changed."
+        case .notADatabase(let path, let reason):
+            return "\(path) is not a Tripline database: \(reason)"
+        case .missing(let path):
+            return "no database at \(path); run 'tripline import' first (or pass --db PATH)"
+        }
+    }
+}
+
+/// The Tripline database: one SQLite file in WAL mode whose schema is brought up to date on open.
+public final class Store {
+    public let db: Database
+    public var path: String { db.path }
+
+    /// Opens the database, creating it when `create` is true, and applies pending migrations.
+    ///
+    /// - Throws: ``StoreError/newerSchema(path:found:known:)`` without touching the file when its schema is newer than
+    ///   this build knows; ``DatabaseError`` when SQLite fails.
+    public init(path: String, create: Bool = true, readOnly: Bool = false) throws {
+        if !create || readOnly {
+            if !FileSystem.exists(path) { throw StoreError.missing(path: path) }
+        }
+        db = try Database(path: path, readOnly: readOnly, create: create)
+        let version: Int
+        do {
+            version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+        } catch let error as DatabaseError where error.primaryCode == SQLITE_NOTADB {
+            throw StoreError.notADatabase(path: path, reason: error.message)
+        }
+        if version > Schema.currentVersion {
+            throw StoreError.newerSchema(path: path, found: version, known: Schema.currentVersion)
+        }
+        if !readOnly {
+            try db.execute("PRAGMA journal_mode=WAL")
+            try db.execute("PRAGMA synchronous=NORMAL")
+            try db.execute("PRAGMA foreign_keys=OFF")
+            if version < Schema.currentVersion {
+                try migrate(from: version)
+            }
+        } else if version < Schema.currentVersion {
+            throw StoreError.notADatabase(
+                path: path, reason: "schema version \(version) is older than \(Schema.currentVersion); open it once without read-only access to upgrade")
+        }
+        try db.execute("PRAGMA cache_size=-16384")  // 16 MiB page cache
+        try db.execute("PRAGMA temp_store=MEMORY")
+    }
+
+    /// Applies migrations `from+1 … current`, each in its own transaction together with its `user_version`.
+    private func migrate(from version: Int) throws {
+        // A database that is not empty but has version 0 is somebody else's SQLite file.
+        if version == 0, let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master"), tables > 0 {
+            throw StoreError.notADatabase(path: path, reason: "it holds tables but no Tripline schema version")
+        }
+        for index in version..<Schema.currentVersion {
+            try db.transaction {
+                // Re-read inside the write lock: a concurrent process may have migrated meanwhile.
+                let now = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+                guard now == index else { return }
+                try db.execute(Schema.migrations[index])
+                try db.execute("PRAGMA user_version=\(index + 1)")
+            }
+        }
+    }
+
+    /// The schema version of the open file.
+    public func schemaVersion() throws -> Int {
+        Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+    }
+}

@@ -1,0 +1,23 @@
+// Benchmarks, run in release mode: `swift run -c release tripline-bench <name>`.
+// Each benchmark lives in its own file and registers in `benchmarks` below; see docs/PERFORMANCE.md.
+import Tripline
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] = [
+]
+
+let args = Array(CommandLine.arguments.dropFirst())
+guard let name = args.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {
+    print("usage: tripline-bench <benchmark> [options]\n\nbenchmarks:")
+    for b in benchmarks { print("  \(b.name)  \(b.about)") }
+    exit(args.isEmpty ? 0 : 64)
+}
+do {
+    try benchmark.run(Array(args.dropFirst()))
+} catch {
+    print("Error: \(error)")
+    exit(1)
+}
