@@ -21,6 +21,11 @@ enum Schema {
             created_ms  INTEGER NOT NULL
         );
 
+        CREATE TABLE settings (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+
         CREATE TABLE imports (
             id            INTEGER PRIMARY KEY,
             path          TEXT NOT NULL,
