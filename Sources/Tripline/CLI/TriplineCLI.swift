@@ -14,6 +14,8 @@ public enum TriplineCLI {
     public static var commands: [CommandSpec] {
         [
             // import, info, rebuild, export, report, query, map, demo: one file each in CLI/.
+            ImportCommand.spec,
+            InfoCommand.spec,
         ]
     }
 

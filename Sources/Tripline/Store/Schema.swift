@@ -32,6 +32,7 @@ enum Schema {
             size          INTEGER NOT NULL,
             fingerprint   TEXT NOT NULL,
             format        TEXT,
+            creator       TEXT,
             device_id     INTEGER REFERENCES devices(id),
             points_new    INTEGER NOT NULL DEFAULT 0,
             points_duplicate INTEGER NOT NULL DEFAULT 0,

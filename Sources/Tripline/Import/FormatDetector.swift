@@ -1,0 +1,75 @@
+/// The kind of file, told from its content (never its name).
+public enum DetectedFormat: String, Sendable {
+    /// JSON: Overland or OwnTracks (the JSON reader tells which from the records).
+    case json
+    /// An OwnTracks Recorder `.rec` file (lines starting with an ISO 8601 time).
+    case ownTracksRec = "owntracks-rec"
+    /// XML (GPX when its root is `<gpx>`).
+    case xml
+    /// Nothing but whitespace.
+    case empty
+    /// Anything else: binary junk or text of another kind.
+    case unknown
+}
+
+/// Tells formats apart by their first bytes, and runs the matching reader.
+public enum FormatDetector {
+    /// Looks at the first non-blank bytes (after a UTF-8 byte order mark):
+    /// `{` or `[` → JSON; `<` → XML; `YYYY-MM-DDT` → Recorder `.rec`; only whitespace → empty.
+    public static func detect(_ bytes: UnsafeRawBufferPointer) -> DetectedFormat {
+        var i = 0
+        let n = bytes.count
+        if n >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
+        while i < n, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
+        guard i < n else { return .empty }
+        switch bytes[i] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return .json
+        case UInt8(ascii: "<"): return .xml
+        default:
+            // 2024-03-01T09:03:09Z
+            if i + 11 <= n {
+                let d = { (k: Int) in bytes[i + k] &- UInt8(ascii: "0") < 10 }
+                if d(0), d(1), d(2), d(3), bytes[i + 4] == UInt8(ascii: "-"), d(5), d(6), bytes[i + 7] == UInt8(ascii: "-"), d(8), d(9),
+                    bytes[i + 10] == UInt8(ascii: "T")
+                {
+                    return .ownTracksRec
+                }
+            }
+            return .unknown
+        }
+    }
+
+    /// Detects the format and parses the bytes with the matching reader (pure; no database).
+    /// A file that is not a location archive comes back with ``ParseOutput/fatal`` set.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, context: ReadContext, sink: BatchSink? = nil) -> ParseOutput {
+        switch detect(bytes) {
+        case .json:
+            var reader = JSONArchiveReader(bytes: bytes, context: context, sink: sink)
+            return reader.read()
+        case .ownTracksRec:
+            var reader = RecReader(bytes: bytes, context: context, sink: sink)
+            return reader.read()
+        case .xml:
+            var reader = GPXReader(bytes: bytes, context: context, sink: sink)
+            return reader.read()
+        case .empty:
+            var out = ParseOutput()
+            out.format = "empty"
+            out.rejects.append(RejectRecord(line: nil, byteOffset: 0, reason: .emptyFile, detail: "the file is empty", excerpt: nil))
+            return out
+        case .unknown:
+            var out = ParseOutput()
+            let sample = bytes.prefix(4096)
+            let binary = sample.contains(0) || sample.filter { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }.count > sample.count / 20
+            out.fatal = binary
+                ? "binary data, not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file or GPX)"
+                : "text that is not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file or GPX)"
+            return out
+        }
+    }
+
+    /// ``parse(_:context:sink:)`` on an array (tests, fuzzing).
+    public static func parse(_ bytes: [UInt8], context: ReadContext = .memory()) -> ParseOutput {
+        bytes.withUnsafeBytes { parse($0, context: context) }
+    }
+}

@@ -1,0 +1,325 @@
+/// Reads JSON location archives: Overland (one POST body, JSON lines of bodies, an array of bodies, a bare
+/// FeatureCollection, arrays or lines of features) and OwnTracks JSON (one message, an array, JSON lines, the
+/// Recorder API's `{"data":[...]}` output with `username`/`device`).
+///
+/// The arrays that hold the records (`locations`, `features`, `data`) are streamed element by element, so a file
+/// cut mid-write keeps every complete record before the cut (one `truncated` reject marks the cut) and memory
+/// stays bounded by the largest single record. After a syntax error the reader resumes at the next line that
+/// starts with `{` or `[` (JSON lines), so one bad line costs one reject.
+public struct JSONArchiveReader {
+    var builder: RecordBuilder
+    var itemTape = JSONTape()
+    var elementTape = JSONTape()
+    var topLevelValues = 0
+    var layout = ""
+    var unknownItems = 0
+    let bytes: UnsafeRawBufferPointer
+    var recordStart = 0
+
+    /// - Parameters:
+    ///   - bytes: the file's content; it must stay valid during ``read()``.
+    ///   - sink: receives full batches (when `context.batchSize > 0`); nil keeps everything in the result.
+    public init(bytes: UnsafeRawBufferPointer, context: ReadContext, sink: BatchSink? = nil) {
+        self.bytes = bytes
+        builder = RecordBuilder(context: context, bytes: bytes, sink: sink)
+    }
+
+    /// Parses `bytes` (pure; no database) and returns points, events and rejects.
+    public static func parse(_ bytes: [UInt8], context: ReadContext = .memory()) -> ParseOutput {
+        bytes.withUnsafeBytes { raw in
+            var reader = JSONArchiveReader(bytes: raw, context: context)
+            return reader.read()
+        }
+    }
+
+    public mutating func read() -> ParseOutput {
+        var p = JSONParser(bytes, lenient: true)
+        if p.count >= 3, p.base[0] == 0xEF, p.base[1] == 0xBB, p.base[2] == 0xBF { p.pos = 3 }
+        p.skipWhitespace()
+        if p.atEnd {
+            builder.out.format = "json"
+            builder.reject(.emptyFile, "the file holds no JSON value", start: 0, end: 0)
+            return finish()
+        }
+        var lastTopEnd = -1
+        var sawNewlineBetween = false
+        while true {
+            p.skipWhitespace()
+            if p.atEnd { break }
+            let start = p.pos
+            if lastTopEnd >= 0 {
+                for i in lastTopEnd..<start where p.base[i] == 0x0A { sawNewlineBetween = true }
+            }
+            recordStart = start
+            do throws(JSONError) {
+                switch p.base[p.pos] {
+                case UInt8(ascii: "["): try topArray(&p)
+                case UInt8(ascii: "{"): try item(&p)
+                default: throw p.unexpected()
+                }
+                topLevelValues += 1
+                lastTopEnd = p.pos
+            } catch {
+                if !syntaxError(error, &p) { break }
+            }
+        }
+        if layout.isEmpty || (topLevelValues > 1 && sawNewlineBetween) {
+            layout = topLevelValues > 1 ? "jsonl" : layout
+        }
+        return finish()
+    }
+
+    mutating func finish() -> ParseOutput {
+        var out = builder.out
+        let family = builder.sawOverland ? "overland" : (builder.sawOwnTracks ? "owntracks-json" : "json")
+        out.format = layout.isEmpty ? family : family + "/" + layout
+        if builder.recognized == 0 && out.fatal == nil {
+            if out.rejects.count == 1 && out.rejects[0].reason == .emptyFile {
+                // An empty file: one reject says so.
+            } else if out.rejects.isEmpty || out.rejects.allSatisfy({ $0.reason == .unknownRecord }) {
+                out.fatal = "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+            } else if out.rejects.allSatisfy({ $0.reason == .invalidJSON || $0.reason == .truncated || $0.reason == .unknownRecord }) {
+                let first = out.rejects[0]
+                out.fatal = "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))"
+            }
+            if out.fatal != nil {
+                out.rejects.removeAll()
+                out.points.removeAll()
+                out.positions.removeAll()
+            }
+        }
+        builder.out = ParseOutput()
+        return out
+    }
+
+    /// Records a syntax error as a reject and moves past it. Returns false when nothing more can be read.
+    mutating func syntaxError(_ error: JSONError, _ p: inout JSONParser) -> Bool {
+        let start = recordStart
+        var resume: Int? = nil
+        // Resume at the next line that starts with '{' or '[' in column 0 (JSON lines).
+        var i = max(error.offset, start)
+        while i < p.count {
+            if p.base[i] == 0x0A, i + 1 < p.count, p.base[i + 1] == UInt8(ascii: "{") || p.base[i + 1] == UInt8(ascii: "[") {
+                resume = i + 1
+                break
+            }
+            i += 1
+        }
+        let end = resume ?? p.count
+        let binary = (start..<min(end, start + 4096)).contains { p.base[$0] == 0 }
+        let reason: RejectReason = error.atEnd ? .truncated : (binary ? .binaryData : .invalidJSON)
+        var detail = error.atEnd
+            ? "the file ends inside this record (cut mid-write?): \(error.message)"
+            : "\(error.message) at byte \(error.offset)"
+        if !error.atEnd {
+            detail += resume != nil ? "; skipped to the next line that starts a record (byte \(end))" : "; the rest of the file (\(p.count - start) bytes) could not be read"
+        }
+        builder.reject(reason, detail, start: start, end: end)
+        guard let resume else { return false }
+        p.pos = resume
+        return true
+    }
+
+    /// A top-level array: of Overland bodies, features or OwnTracks messages.
+    mutating func topArray(_ p: inout JSONParser) throws(JSONError) {
+        p.pos += 1
+        if layout.isEmpty { layout = "array" }
+        p.skipWhitespace()
+        if !p.atEnd, p.base[p.pos] == UInt8(ascii: "]") {
+            p.pos += 1
+            return
+        }
+        while true {
+            p.skipWhitespace()
+            guard !p.atEnd else { throw p.unexpected() }
+            recordStart = p.pos
+            if p.base[p.pos] == UInt8(ascii: "{") {
+                try item(&p)
+            } else {
+                let start = p.pos
+                elementTape.removeAll()
+                try p.value(into: &elementTape, depth: 1)
+                unknownItems += 1
+                builder.reject(.unknownRecord, "an array element that is not an object", start: start, end: p.pos)
+            }
+            p.skipWhitespace()
+            guard !p.atEnd else { throw p.unexpected() }
+            if p.base[p.pos] == UInt8(ascii: ",") {
+                p.pos += 1
+                continue
+            }
+            if p.base[p.pos] == UInt8(ascii: "]") {
+                p.pos += 1
+                return
+            }
+            throw p.fail("expected ',' or ']' in array")
+        }
+    }
+
+    /// One object at the top level (or in a top-level array). Its `locations`, `features` or `data` array is
+    /// streamed; everything else is kept on `itemTape`.
+    mutating func item(_ p: inout JSONParser) throws(JSONError) {
+        let start = p.pos
+        recordStart = start
+        itemTape.removeAll()
+        itemTape.nodes.append(JSONNode(kind: .object, flags: 0, start: start, end: start, next: 0, count: 0))
+        p.pos += 1
+        var n: Int32 = 0
+        var streamed = false
+        var streamedKey = ""
+        p.skipWhitespace()
+        if !p.atEnd, p.base[p.pos] == UInt8(ascii: "}") {
+            p.pos += 1
+        } else {
+            while true {
+                p.skipWhitespace()
+                guard !p.atEnd else { throw p.unexpected() }
+                guard p.base[p.pos] == UInt8(ascii: "\"") else { throw p.fail("expected a string key in object") }
+                let keyIndex = itemTape.nodes.count
+                try p.string(into: &itemTape)
+                p.skipWhitespace()
+                guard !p.atEnd, p.base[p.pos] == UInt8(ascii: ":") else { throw p.atEnd ? p.unexpected() : p.fail("expected ':' after object key") }
+                p.pos += 1
+                p.skipWhitespace()
+                let key = itemTape.nodes[keyIndex]
+                let streamKey = p.equals(key, "locations") || p.equals(key, "features") || p.equals(key, "data")
+                if streamKey, !p.atEnd, p.base[p.pos] == UInt8(ascii: "[") {
+                    // A placeholder for the streamed array (its elements are handled one by one).
+                    itemTape.nodes.append(JSONNode(kind: .array, flags: 0, start: p.pos, end: p.pos, next: Int32(itemTape.nodes.count + 1), count: 0))
+                    streamed = true
+                    streamedKey = p.string(key)
+                    try streamArray(&p, key: streamedKey)
+                    recordStart = start
+                } else {
+                    try p.value(into: &itemTape, depth: 1)
+                }
+                n += 1
+                p.skipWhitespace()
+                guard !p.atEnd else { throw p.unexpected() }
+                if p.base[p.pos] == UInt8(ascii: ",") {
+                    p.pos += 1
+                    continue
+                }
+                if p.base[p.pos] == UInt8(ascii: "}") {
+                    p.pos += 1
+                    break
+                }
+                throw p.fail("expected ',' or '}' in object")
+            }
+        }
+        itemTape.nodes[0].end = p.pos
+        itemTape.nodes[0].count = n
+        itemTape.nodes[0].next = Int32(itemTape.nodes.count)
+        if n > 1 && p.hasDuplicateKeys(itemTape, object: 0) {
+            itemTape.nodes[0].flags |= JSONNode.Flags.duplicateKey
+            itemTape.problems |= JSONNode.Flags.duplicateKey
+        }
+        let end = p.pos
+        if streamed {
+            if streamedKey == "locations" {
+                if layout.isEmpty || layout == "array" { layout = layout == "array" ? "array" : "body" }
+                batchObjects(p, start: start, end: end)
+            } else if streamedKey == "features" {
+                if layout.isEmpty { layout = "featurecollection" }
+            } else if layout.isEmpty {
+                layout = "api"
+            }
+            return
+        }
+        record(p, itemTape, 0, start: start, end: end)
+    }
+
+    /// The batch-level `current` and `trip` objects of an Overland POST body, kept as app events.
+    mutating func batchObjects(_ p: JSONParser, start: Int, end: Int) {
+        builder.sawOverland = true
+        builder.members(itemTape, 0) { k, v in
+            let node = itemTape.nodes[v]
+            guard node.kind == .object else { return }
+            if p.equals(k, "current") {
+                pending.append((v, "current"))
+            } else if p.equals(k, "trip") {
+                pending.append((v, "trip_progress"))
+            }
+        }
+        for (v, kind) in pending {
+            let node = itemTape.nodes[v]
+            if kind == "current" {
+                builder.overlandFeature(p, itemTape, v, start: node.start, end: node.end, eventKind: "current")
+            } else {
+                tripProgress(p, v)
+            }
+        }
+        pending.removeAll()
+    }
+
+    var pending: [(Int, String)] = []
+
+    /// Overland's `trip` object (the trip in progress when the batch was sent).
+    mutating func tripProgress(_ p: JSONParser, _ v: Int) {
+        let node = itemTape.nodes[v]
+        let b = builder
+        let device = builder.fallbackDevice(source: "overland")
+        var event = ParsedEvent(device: device, kind: "trip_progress", raw: b.rawText(node.start, node.end))
+        event.startMs = b.isoTime(p, itemTape, b.member(p, itemTape, v, "start"))?.ms
+        event.distanceM = b.number(p, itemTape, b.member(p, itemTape, v, "distance"))
+        event.mode = b.text(p, itemTape, b.member(p, itemTape, v, "mode"))
+        if let current = b.member(p, itemTape, v, "current_location"), itemTape.nodes[current].kind == .object {
+            if let props = b.member(p, itemTape, current, "properties") {
+                let time = b.isoTime(p, itemTape, b.member(p, itemTape, props, "timestamp"))
+                event.timeMs = time?.ms
+                event.utcOffsetS = time?.offsetSeconds
+                if let name = b.text(p, itemTape, b.member(p, itemTape, props, "device_id")) {
+                    event.device = builder.out.deviceIndex(ParsedDevice(name: name, source: "overland", origin: "device_id"))
+                }
+            }
+            if case .some(.some(let c)) = b.coordinates(p, itemTape, b.member(p, itemTape, current, "geometry")) {
+                event.lat = c.lat
+                event.lon = c.lon
+            }
+        }
+        if event.timeMs == nil { event.timeMs = event.startMs }
+        builder.out.events.append(event)
+    }
+
+    /// Streams the elements of a `locations` / `features` / `data` array.
+    mutating func streamArray(_ p: inout JSONParser, key: String) throws(JSONError) {
+        p.pos += 1
+        p.skipWhitespace()
+        if !p.atEnd, p.base[p.pos] == UInt8(ascii: "]") {
+            p.pos += 1
+            return
+        }
+        while true {
+            p.skipWhitespace()
+            let start = p.pos
+            recordStart = start
+            elementTape.removeAll()
+            try p.value(into: &elementTape, depth: 2)
+            record(p, elementTape, 0, start: start, end: p.pos)
+            p.skipWhitespace()
+            guard !p.atEnd else { throw p.unexpected() }
+            if p.base[p.pos] == UInt8(ascii: ",") {
+                p.pos += 1
+                continue
+            }
+            if p.base[p.pos] == UInt8(ascii: "]") {
+                p.pos += 1
+                return
+            }
+            throw p.fail("expected ',' or ']' in array")
+        }
+    }
+
+    /// One record: an Overland feature or an OwnTracks message; anything else is rejected as unknown.
+    mutating func record(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int) {
+        if builder.isOwnTracks(p, tape, index) {
+            builder.ownTracksMessage(p, tape, index, start: start, end: end, pathDevice: nil, lineTimeMs: nil)
+        } else if builder.isFeature(p, tape, index) {
+            builder.overlandFeature(p, tape, index, start: start, end: end)
+        } else {
+            unknownItems += 1
+            builder.reject(.unknownRecord, "neither an Overland feature (no 'properties') nor an OwnTracks message (no '_type')",
+                           start: start, end: end)
+        }
+    }
+}

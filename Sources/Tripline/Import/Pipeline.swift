@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A blocking FIFO of bounded capacity between the parsing thread and the writing thread.
+/// `push` waits while full, `pop` waits while empty; `close` wakes both sides for good.
+final class BoundedQueue<Element>: @unchecked Sendable {
+    private var items: [Element] = []
+    private var head = 0
+    private let capacity: Int
+    private var closed = false
+    private var mutex = pthread_mutex_t()
+    private var notEmpty = pthread_cond_t()
+    private var notFull = pthread_cond_t()
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&notEmpty, nil)
+        pthread_cond_init(&notFull, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(&mutex)
+        pthread_cond_destroy(&notEmpty)
+        pthread_cond_destroy(&notFull)
+    }
+
+    /// Adds an element, waiting while the queue is full. Returns false (dropping it) once the queue is closed.
+    @discardableResult
+    func push(_ element: Element) -> Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while items.count - head >= capacity && !closed { pthread_cond_wait(&notFull, &mutex) }
+        if closed { return false }
+        items.append(element)
+        pthread_cond_signal(&notEmpty)
+        return true
+    }
+
+    /// Adds an element only when there is room (never waits).
+    func offer(_ element: Element) {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        if items.count - head < capacity && !closed { items.append(element) }
+    }
+
+    /// Takes the oldest element, waiting while empty; nil once closed and drained.
+    func pop() -> Element? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while items.count == head && !closed { pthread_cond_wait(&notEmpty, &mutex) }
+        return takeLocked()
+    }
+
+    /// Takes the oldest element without waiting.
+    func poll() -> Element? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return takeLocked()
+    }
+
+    private func takeLocked() -> Element? {
+        guard items.count > head else { return nil }
+        let element = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        pthread_cond_signal(&notFull)
+        return element
+    }
+
+    /// Ends the queue: pending pushes return false, pops drain what is left then return nil.
+    func close() {
+        pthread_mutex_lock(&mutex)
+        closed = true
+        pthread_cond_broadcast(&notEmpty)
+        pthread_cond_broadcast(&notFull)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    var isClosed: Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return closed
+    }
+}
+
+/// A thread that runs a closure once (pthreads; no Foundation).
+final class WorkerThread: @unchecked Sendable {
+    private var thread = pthread_t()
+    private let body: () -> Void
+
+    init(_ body: @escaping () -> Void) {
+        self.body = body
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, 8 << 20)
+        pthread_create(&thread, &attributes, { raw in
+            let me = Unmanaged<WorkerThread>.fromOpaque(raw!).takeRetainedValue()
+            me.body()
+            return nil
+        }, box)
+        pthread_attr_destroy(&attributes)
+    }
+
+    func join() {
+        pthread_join(thread, nil)
+    }
+}
+
+/// A file's bytes: memory-mapped for regular files, read into memory for pipes and standard input.
+final class FileBytes: @unchecked Sendable {
+    let pointer: UnsafeRawPointer?
+    let count: Int
+    private let mapped: Bool
+    private var owned: [UInt8]
+    private var released = 0
+
+    init(path: String) throws {
+        if path == "-" {
+            owned = try FileSystem.readAll(fd: 0, path: "standard input")
+            mapped = false
+            count = owned.count
+            pointer = owned.withUnsafeBytes { $0.baseAddress }
+            return
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(path: path, errno: errno) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw FileError(path: path, errno: errno) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw FileError(path: path, reason: "is a directory") }
+        if (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
+            let size = Int(st.st_size)
+            let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
+            guard let address, address != MAP_FAILED else { throw FileError(path: path, errno: errno) }
+            madvise(address, size, MADV_SEQUENTIAL)
+            owned = []
+            mapped = true
+            count = size
+            pointer = UnsafeRawPointer(address)
+            return
+        }
+        owned = try FileSystem.readAll(fd: fd, path: path)
+        mapped = false
+        count = owned.count
+        pointer = owned.withUnsafeBytes { $0.baseAddress }
+    }
+
+    deinit {
+        if mapped, let pointer { munmap(UnsafeMutableRawPointer(mutating: pointer), count) }
+    }
+
+    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }
+
+    /// Lets the kernel drop the mapped pages before `offset` from memory (they are re-read from the file if
+    /// touched again), so a huge file does not count against the process's memory.
+    func release(before offset: Int) {
+        guard mapped, let pointer else { return }
+        let page = 1 << 16
+        let end = (offset / page) * page
+        guard end > released + (8 << 20) else { return }
+        madvise(UnsafeMutableRawPointer(mutating: pointer) + released, end - released, MADV_DONTNEED)
+        released = end
+    }
+
+    /// A content fingerprint: the size and a 64-bit hash of every byte (not cryptographic; it tells files apart).
+    func fingerprint() -> String {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count)
+        if let pointer {
+            var i = 0
+            while i + 8 <= count {
+                let w = pointer.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                h = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
+                h ^= h >> 29
+                i += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < count {
+                tail |= UInt64(pointer.load(fromByteOffset: i, as: UInt8.self)) << shift
+                shift += 8
+                i += 1
+            }
+            h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+            h ^= h >> 32
+        }
+        let hex = String(h, radix: 16)
+        return "\(count)-" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
