@@ -7,6 +7,7 @@ import Tripline
 #endif
 
 let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] = [
+    ("import", "import a generated 1,000,000-point Overland archive vs a raw sqlite3 insert", ImportBenchmark.run),
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

@@ -220,9 +220,9 @@ struct RecordBuilder {
             let n = k.end - k.start
             switch n {
             case 4:
-                if p.equals(k, "type") { type = v }
+                if p.equals(k, "type") { type = v } else if p.equals(k, "wifi") { wifi = v }
             case 5:
-                if p.equals(k, "speed") { speed = v } else if p.equals(k, "wifi") { wifi = v }
+                if p.equals(k, "speed") { speed = v }
             case 6:
                 if p.equals(k, "course") { course = v } else if p.equals(k, "motion") { motion = v } else if p.equals(k, "action") { action = v }
             case 7:

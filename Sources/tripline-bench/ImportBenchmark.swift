@@ -1,0 +1,181 @@
+// The import benchmark: a generated Overland archive through `Importer`, next to a raw sqlite3 insert of the same
+// rows, measured in the same run. `swift run -c release tripline-bench import [points]`.
+import CSQLite
+import Tripline
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+enum ImportBenchmark {
+    static let pointsPerBatch = 200
+    static let batchesPerFile = 50
+
+    /// One generated fix (the same values go into the archive and into the raw insert).
+    struct Fix {
+        var timeMs: Int64
+        var lat: Double
+        var lon: Double
+        var altitude: Double
+        var speed: Double
+        var course: Double
+        var accuracy: Double
+        var battery: Double
+    }
+
+    /// A deterministic random walk: fix `i` of the archive.
+    static func fix(_ i: Int) -> Fix {
+        var x = UInt64(i) &* 0x9E37_79B9_7F4A_7C15
+        x ^= x >> 31
+        x = x &* 0xBF58_476D_1CE4_E5B9
+        x ^= x >> 27
+        let r = Double(x % 10_000) / 10_000
+        let t = Double(i)
+        return Fix(timeMs: 1_600_000_000_000 + Int64(i) * 1000, lat: 37.33 + 0.01 * sin(t / 5000) + r * 1e-5,
+                   lon: -122.03 + 0.01 * cos(t / 7000) - r * 1e-5, altitude: Double(20 + i % 30), speed: Double(i % 25) + r,
+                   course: Double(i % 360), accuracy: Double(5 + i % 20), battery: Double(100 - (i / 10_000) % 100) / 100)
+    }
+
+    static func format(_ v: Double, _ digits: Int) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        _ = buffer.withUnsafeMutableBufferPointer { b in
+            withVaList([v]) { vsnprintf(b.baseAddress!, 64, "%.\(digits)f", $0) }
+        }
+        return String(cString: buffer)
+    }
+
+    /// Writes the archive: JSON-lines files of Overland POST bodies (`batchesPerFile` bodies of `pointsPerBatch`).
+    static func generate(points: Int, into dir: String) throws -> Int {
+        var total = 0
+        var i = 0
+        var file = 0
+        while i < points {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(pointsPerBatch * batchesPerFile * 560)
+            for _ in 0..<batchesPerFile where i < points {
+                bytes.append(contentsOf: "{\"locations\":[".utf8)
+                for k in 0..<pointsPerBatch where i < points {
+                    let f = fix(i)
+                    if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                    var local = CivilTime.iso8601(ms: f.timeMs, offsetSeconds: -25200)
+                    local.remove(at: local.index(local.endIndex, offsetBy: -3))  // -07:00 → -0700, as the app writes it
+                    let feature = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(format(f.lon, 7)),\(format(f.lat, 7))]},"
+                        + "\"properties\":{\"timestamp\":\"\(local)\",\"altitude\":\(Int(f.altitude)),\"speed\":\(format(f.speed, 2)),"
+                        + "\"course\":\(Int(f.course)),\"horizontal_accuracy\":\(Int(f.accuracy)),\"vertical_accuracy\":-1,"
+                        + "\"speed_accuracy\":1.5,\"course_accuracy\":-1,\"motion\":[\"driving\"],\"pauses\":false,"
+                        + "\"activity\":\"other_navigation\",\"desired_accuracy\":100,\"deferred\":0,\"significant_change\":\"disabled\","
+                        + "\"locations_in_payload\":200,\"battery_state\":\"unplugged\",\"battery_level\":\(format(f.battery, 2)),"
+                        + "\"device_id\":\"bench-phone\",\"wifi\":\"\"}}"
+                    bytes.append(contentsOf: feature.utf8)
+                    i += 1
+                }
+                bytes.append(contentsOf: "]}\n".utf8)
+            }
+            try FileSystem.write(bytes, to: dir + "/batch-\(file).json")
+            total += bytes.count
+            file += 1
+        }
+        return total
+    }
+
+    static func peakRSSMB() -> Double {
+        guard let text = try? FileSystem.read("/proc/self/status") else { return -1 }
+        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kb = line.split(separator: " ").compactMap { Double($0) }.first ?? -1
+            return kb / 1024
+        }
+        return -1
+    }
+
+    /// Inserts the same rows as the import produces through the sqlite3 C API (same statement, same transaction
+    /// per file), with nothing parsed; only the insert loop is timed.
+    static func rawInsert(points: Int, dbPath: String) throws -> Double {
+        let store = try Store(path: dbPath)
+        let db = store.db
+        try db.run("INSERT INTO devices(name, source, name_origin, created_ms) VALUES ('bench-phone', 'overland', 'device_id', 0)")
+        let statement = try db.prepare(
+            """
+            INSERT INTO points(device_id, time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg,
+              accuracy_m, v_accuracy_m, motion, battery_level, battery_state, ssid, bssid, app_trip_id, app_trip_mode,
+              trigger, conn, extra, import_id)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+            ON CONFLICT(device_id, time_ms) DO NOTHING
+            """)
+        var seconds = 0.0
+        var i = 0
+        let perFile = pointsPerBatch * batchesPerFile
+        var rows: [Point] = []
+        rows.reserveCapacity(perFile)
+        while i < points {
+            rows.removeAll(keepingCapacity: true)
+            let n = min(perFile, points - i)
+            for k in 0..<n {
+                let f = fix(i + k)
+                rows.append(Point(deviceID: 1, timeMs: f.timeMs, utcOffsetS: -25200, lat: f.lat, lon: f.lon, altitudeM: f.altitude,
+                                  speedMps: f.speed, courseDeg: f.course, accuracyM: f.accuracy, vAccuracyM: nil, motion: "driving",
+                                  batteryLevel: f.battery, batteryState: "unplugged", extra: "{\"speed_accuracy\":1.5}", importID: 1))
+            }
+            i += n
+            let start = Clock.monotonic()
+            try db.transaction {
+                for p in rows {
+                    statement.bindInt(p.deviceID, at: 1)
+                    statement.bindInt(p.timeMs, at: 2)
+                    statement.bindInt(p.utcOffsetS.map(Int64.init), at: 3)
+                    statement.bindDouble(p.lat, at: 4)
+                    statement.bindDouble(p.lon, at: 5)
+                    statement.bindDouble(p.altitudeM, at: 6)
+                    statement.bindDouble(p.speedMps, at: 7)
+                    statement.bindDouble(p.courseDeg, at: 8)
+                    statement.bindDouble(p.accuracyM, at: 9)
+                    statement.bindDouble(p.vAccuracyM, at: 10)
+                    statement.bindText(p.motion, at: 11)
+                    statement.bindDouble(p.batteryLevel, at: 12)
+                    statement.bindText(p.batteryState, at: 13)
+                    statement.bindText(p.ssid, at: 14)
+                    statement.bindText(p.bssid, at: 15)
+                    statement.bindText(p.appTripID, at: 16)
+                    statement.bindText(p.appTripMode, at: 17)
+                    statement.bindText(p.trigger, at: 18)
+                    statement.bindText(p.conn, at: 19)
+                    statement.bindText(p.extra, at: 20)
+                    statement.bindInt(p.importID, at: 21)
+                    _ = try statement.step()
+                    statement.reset()
+                }
+            }
+            seconds += Clock.monotonic() - start
+        }
+        return Double(points) / seconds
+    }
+
+    static func run(_ args: [String]) throws {
+        let points = args.first.flatMap { Int($0) } ?? 1_000_000
+        let dir = try FileSystem.temporaryDirectory(prefix: "tripline-bench-import")
+        let archive = dir + "/archive"
+        try FileSystem.createDirectory(archive)
+        print("generating \(points) Overland points in \(archive) …")
+        let bytes = try generate(points: points, into: archive)
+        print("archive: \(bytes / 1_000_000) MB, \(bytes / max(points, 1)) bytes a point, batches of \(pointsPerBatch)")
+
+        let store = try Store(path: dir + "/import.sqlite")
+        let importer = Importer(store: store)
+        let start = Clock.monotonic()
+        let summary = try importer.importPaths([archive])
+        let seconds = Clock.monotonic() - start
+        let rss = peakRSSMB()
+        guard summary.pointsNew == points else {
+            throw CommandFailure("import stored \(summary.pointsNew) points, expected \(points) (rejected \(summary.rejected))")
+        }
+        let importRate = Double(points) / seconds
+        let raw = try rawInsert(points: points, dbPath: dir + "/raw.sqlite")
+        print("import:     \(Int(importRate)) points/s end to end (\(format(seconds, 2)) s, dedup on, WAL, \(summary.files.count) files)")
+        print("raw insert: \(Int(raw)) rows/s (same rows, sqlite3 C API, nothing parsed)")
+        print("ratio:      \(format(importRate / raw, 2))")
+        print("peak RSS:   \(format(rss, 1)) MB (VmHWM after the import)")
+        for name in ["import.sqlite", "import.sqlite-wal", "import.sqlite-shm", "raw.sqlite", "raw.sqlite-wal", "raw.sqlite-shm"] {
+            FileSystem.remove(dir + "/" + name)
+        }
+        for i in 0..<(summary.files.count) { FileSystem.remove(archive + "/batch-\(i).json") }
+    }
+}

@@ -1,0 +1,50 @@
+import Testing
+@testable import Tripline
+
+/// The package root (the folder with Package.swift), found from this file's path.
+func packageRoot(_ file: String = #filePath) -> String {
+    var dir = FileSystem.directoryName(file)
+    while dir != "/" && !FileSystem.exists(dir + "/Package.swift") { dir = FileSystem.directoryName(dir) }
+    return dir
+}
+
+/// `../shared/corpus` beside the package (read only; never copied into the repo).
+func corpusPath(_ relative: String) -> String {
+    packageRoot() + "/../shared/corpus/" + relative
+}
+
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+/// A fixed "now" for reader tests: 2026-01-01T00:00:00Z.
+let testNow: Int64 = 1_767_225_600_000
+
+func context(_ device: String = "dev", path: String? = nil) -> ReadContext {
+    ReadContext(path: path ?? device, fallbackDevice: (device, "--device"), nowMs: testNow)
+}
+
+func parse(_ text: String, _ device: String = "dev", path: String? = nil) -> ParseOutput {
+    FormatDetector.parse(bytes(text), context: context(device, path: path))
+}
+
+/// A fresh store in a fresh temporary directory.
+func freshStore() throws -> (Store, String) {
+    let dir = try temporaryDirectory()
+    return (try Store(path: dir + "/t.sqlite"), dir)
+}
+
+/// An Overland feature line.
+func overlandFeature(_ time: String, lat: Double, lon: Double, device: String = "phone", extra: String = "") -> String {
+    "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(lon),\(lat)]},\"properties\":{\"timestamp\":\"\(time)\",\"device_id\":\"\(device)\",\"speed\":3,\"horizontal_accuracy\":10\(extra)}}"
+}
+
+func overlandBody(_ features: [String]) -> String {
+    "{\"locations\":[" + features.joined(separator: ",") + "]}"
+}
+
+/// Every point as "device|time|lat|lon", sorted: a device-id-independent picture of the points table.
+func pointSet(_ db: Database) throws -> [String] {
+    let st = try db.prepare("SELECT d.name, p.time_ms, p.lat, p.lon FROM points p JOIN devices d ON d.id = p.device_id ORDER BY d.name, p.time_ms")
+    var rows: [String] = []
+    while try st.step() { rows.append("\(st.text(0)!)|\(st.int64(1))|\(st.double(2))|\(st.double(3))") }
+    return rows
+}
