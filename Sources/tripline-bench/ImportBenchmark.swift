@@ -158,6 +158,25 @@ enum ImportBenchmark {
         let bytes = try generate(points: points, into: archive)
         print("archive: \(bytes / 1_000_000) MB, \(bytes / max(points, 1)) bytes a point, batches of \(pointsPerBatch)")
 
+        let rssAfterGenerating = peakRSSMB()
+        // Parsing alone, on one thread (no database).
+        var parsed = 0
+        let parseStart = Clock.monotonic()
+        for f in 0..<((points + pointsPerBatch * batchesPerFile - 1) / (pointsPerBatch * batchesPerFile)) {
+            let data = try FileSystem.read(archive + "/batch-\(f).json")
+            let context = ReadContext(path: archive, fallbackDevice: ("bench", "--device"), nowMs: Clock.nowMs(), batchSize: 4096)
+            let out = data.withUnsafeBytes { raw in
+                FormatDetector.parse(raw, context: context) { out in
+                    parsed += out.points.count
+                    out.points.removeAll(keepingCapacity: true)
+                    out.positions.removeAll(keepingCapacity: true)
+                }
+            }
+            parsed += out.points.count
+        }
+        let parseRate = Double(parsed) / (Clock.monotonic() - parseStart)
+        let rssAfterParsing = peakRSSMB()
+
         let store = try Store(path: dir + "/import.sqlite")
         let importer = Importer(store: store)
         let start = Clock.monotonic()
@@ -170,9 +189,10 @@ enum ImportBenchmark {
         let importRate = Double(points) / seconds
         let raw = try rawInsert(points: points, dbPath: dir + "/raw.sqlite")
         print("import:     \(Int(importRate)) points/s end to end (\(format(seconds, 2)) s, dedup on, WAL, \(summary.files.count) files)")
+        print("parse only: \(Int(parseRate)) points/s (one thread, no database)")
         print("raw insert: \(Int(raw)) rows/s (same rows, sqlite3 C API, nothing parsed)")
         print("ratio:      \(format(importRate / raw, 2))")
-        print("peak RSS:   \(format(rss, 1)) MB (VmHWM after the import)")
+        print("peak RSS:   \(format(rss, 1)) MB (VmHWM after the import; \(format(rssAfterGenerating, 1)) MB after generating, \(format(rssAfterParsing, 1)) MB after parse-only)")
         for name in ["import.sqlite", "import.sqlite-wal", "import.sqlite-shm", "raw.sqlite", "raw.sqlite-wal", "raw.sqlite-shm"] {
             FileSystem.remove(dir + "/" + name)
         }

@@ -401,18 +401,49 @@ public struct JSONParser {
 
     func hasDuplicateKeys(_ tape: JSONTape, object: Int) -> Bool {
         let n = Int(tape.nodes[object].count)
+        if n <= 32 {
+            // A 64-bit filter on (length, first and last byte): distinct keys rarely collide, so the pairwise
+            // comparison runs only when two keys might be equal. No allocation.
+            return tape.nodes.withUnsafeBufferPointer { nodes in
+                var seen: UInt64 = 0
+                var collision = false
+                var i = object + 1
+                for _ in 0..<n {
+                    let k = nodes[i]
+                    let length = k.end - k.start
+                    if k.flags & JSONNode.Flags.escaped != 0 {
+                        collision = true
+                        break
+                    }
+                    var h = UInt64(length) &* 0x9E37_79B9
+                    if length > 0 { h &+= UInt64(base[k.start]) &* 31 &+ UInt64(base[k.end - 1]) &* 7 }
+                    let bit: UInt64 = 1 << (h & 63)
+                    if seen & bit != 0 {
+                        collision = true
+                        break
+                    }
+                    seen |= bit
+                    i = Int(nodes[i + 1].next)
+                }
+                if !collision { return false }
+                i = object + 1
+                for _ in 0..<n {
+                    var j = Int(nodes[i + 1].next)
+                    while j < nodes[object].next {
+                        if sameKey(tape, i, j) { return true }
+                        j = Int(nodes[j + 1].next)
+                    }
+                    i = Int(nodes[i + 1].next)
+                }
+                return false
+            }
+        }
         var keys: [Int] = []
         keys.reserveCapacity(n)
         var child = object + 1
         for _ in 0..<n {
             keys.append(child)
             child = Int(tape.nodes[child + 1].next)
-        }
-        if n <= 12 {
-            for i in 1..<n {
-                for j in 0..<i where sameKey(tape, keys[i], keys[j]) { return true }
-            }
-            return false
         }
         var seen: [UInt64: [Int]] = [:]
         for k in keys {

@@ -5,7 +5,7 @@
 /// A blocking FIFO of bounded capacity between the parsing thread and the writing thread.
 /// `push` waits while full, `pop` waits while empty; `close` wakes both sides for good.
 final class BoundedQueue<Element>: @unchecked Sendable {
-    private var items: [Element] = []
+    private var items: [Element?] = []
     private var head = 0
     private let capacity: Int
     private var closed = false
@@ -63,8 +63,9 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     private func takeLocked() -> Element? {
         guard items.count > head else { return nil }
         let element = items[head]
+        items[head] = nil  // do not keep a taken batch alive
         head += 1
-        if head > 64 && head * 2 > items.count {
+        if head >= 16 && head * 2 > items.count {
             items.removeFirst(head)
             head = 0
         }

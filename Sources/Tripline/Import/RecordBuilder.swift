@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 /// Turns parsed JSON records (Overland features, OwnTracks messages) into points, app events and rejects.
 /// Shared by the JSON reader and the Recorder `.rec` reader.
 struct RecordBuilder {
@@ -15,6 +19,7 @@ struct RecordBuilder {
     let count: Int
     var fallbackIndex: Int?
     var lastOwnTracksDevice: Int?
+    var lastOverlandDevice: (raw: [UInt8], index: Int)?
     var scratch: [UInt8] = []
 
     init(context: ReadContext, bytes: UnsafeRawBufferPointer, sink: BatchSink?) {
@@ -34,9 +39,9 @@ struct RecordBuilder {
         var i = lineOffset
         var n = lineNumber
         let end = min(offset, count)
-        while i < end {
-            if base[i] == 0x0A { n += 1 }
-            i += 1
+        while i < end, let hit = memchr(base + i, 0x0A, end - i) {
+            n += 1
+            i = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base + 1
         }
         lineOffset = end
         lineNumber = n
@@ -147,6 +152,10 @@ struct RecordBuilder {
     /// An array of strings joined by commas (Overland `motion`, OwnTracks `motionactivities`).
     func joined(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> String? {
         guard let index, tape.nodes[index].kind == .array, tape.nodes[index].count > 0 else { return nil }
+        if tape.nodes[index].count == 1 {
+            let only = tape.nodes[index + 1]
+            return only.kind == .string ? p.string(only) : nil
+        }
         var parts: [String] = []
         var child = index + 1
         for _ in 0..<tape.nodes[index].count {
@@ -215,7 +224,7 @@ struct RecordBuilder {
         var timestamp: Int?, deviceID: Int?, type: Int?, action: Int?
         var altitude: Int?, speed: Int?, course: Int?, hacc: Int?, vacc: Int?, motion: Int?
         var batteryLevel: Int?, batteryState: Int?, wifi: Int?, bssid: Int?, tripID: Int?, tripMode: Int?
-        var keepExtra: [(JSONNode, Int)] = []
+        var uniqueID: Int?, speedAccuracy: Int?, courseAccuracy: Int?
         members(tape, properties) { k, v in
             let n = k.end - k.start
             switch n {
@@ -230,15 +239,15 @@ struct RecordBuilder {
             case 8:
                 if p.equals(k, "altitude") { altitude = v }
             case 9:
-                if p.equals(k, "timestamp") { timestamp = v } else if p.equals(k, "device_id") { deviceID = v } else if p.equals(k, "trip_mode") { tripMode = v } else if p.equals(k, "unique_id") { keepExtra.append((k, v)) }
+                if p.equals(k, "timestamp") { timestamp = v } else if p.equals(k, "device_id") { deviceID = v } else if p.equals(k, "trip_mode") { tripMode = v } else if p.equals(k, "unique_id") { uniqueID = v }
             case 10:
                 if p.equals(k, "wifi_bssid") { bssid = v }
             case 13:
                 if p.equals(k, "battery_level") { batteryLevel = v } else if p.equals(k, "battery_state") { batteryState = v }
             case 14:
-                if p.equals(k, "speed_accuracy") { keepExtra.append((k, v)) }
+                if p.equals(k, "speed_accuracy") { speedAccuracy = v }
             case 15:
-                if p.equals(k, "course_accuracy") { keepExtra.append((k, v)) }
+                if p.equals(k, "course_accuracy") { courseAccuracy = v }
             case 17:
                 if p.equals(k, "vertical_accuracy") { vacc = v }
             case 19:
@@ -248,8 +257,15 @@ struct RecordBuilder {
         }
         // The device: the feature's device_id, else --device / the folder or file name.
         let device: Int
-        if let name = text(p, tape, deviceID) {
-            device = out.deviceIndex(ParsedDevice(name: name, source: "overland", origin: "device_id"))
+        if let deviceID, tape.nodes[deviceID].kind == .string, tape.nodes[deviceID].end > tape.nodes[deviceID].start {
+            // Most files hold one device: compare the raw bytes with the last one before building a String.
+            let raw = p.raw(tape.nodes[deviceID])
+            if let last = lastOverlandDevice, raw.elementsEqual(last.raw) {
+                device = last.index
+            } else {
+                device = out.deviceIndex(ParsedDevice(name: p.string(tape.nodes[deviceID]), source: "overland", origin: "device_id"))
+                lastOverlandDevice = (Array(raw), device)
+            }
         } else {
             device = fallbackDevice(source: "overland")
         }
@@ -300,7 +316,9 @@ struct RecordBuilder {
             reject(reason, detail, start: start, end: end)
             return
         }
-        for (k, v) in keepExtra {
+        for v in [speedAccuracy, courseAccuracy, uniqueID] {
+            guard let v else { continue }
+            let k = tape.nodes[v - 1]
             let node = tape.nodes[v]
             if node.kind == .number, let d = number(p, tape, v), d < 0 { continue }  // -1 = unknown
             if node.kind == .null { continue }
