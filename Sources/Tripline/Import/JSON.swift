@@ -220,7 +220,24 @@ public struct JSONParser {
         let start = pos
         var flags: UInt8 = 0
         while true {
-            // Fast path: plain ASCII.
+            // Fast path: 8 bytes at a time while none is a quote, a backslash, a control byte or non-ASCII.
+            // (Bit tricks: the lowest flagged byte is exact; later ones may be false positives, which is fine.)
+            while pos + 8 <= count {
+                let w = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let highs: UInt64 = 0x8080_8080_8080_8080
+                let q = w ^ (ones &* 0x22)
+                let b = w ^ (ones &* 0x5C)
+                let flagged = ((q &- ones) & ~q) | ((b &- ones) & ~b) | ((w &- ones &* 0x20) & ~w) | w
+                let m = flagged & highs
+                if m == 0 {
+                    pos += 8
+                    continue
+                }
+                pos += m.trailingZeroBitCount >> 3
+                break
+            }
+            // Byte by byte: plain ASCII.
             while pos < count {
                 let b = base[pos]
                 if b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 { break }
@@ -401,38 +418,42 @@ public struct JSONParser {
 
     func hasDuplicateKeys(_ tape: JSONTape, object: Int) -> Bool {
         let n = Int(tape.nodes[object].count)
-        if n <= 32 {
-            // A 64-bit filter on (length, first and last byte): distinct keys rarely collide, so the pairwise
-            // comparison runs only when two keys might be equal. No allocation.
+        if n <= 64 {
+            // A 128-bit filter on (length, first and last bytes): only when a key's bit is already set is it
+            // compared with the keys before it. No allocation; a duplicate always sets an already-set bit.
             return tape.nodes.withUnsafeBufferPointer { nodes in
-                var seen: UInt64 = 0
-                var collision = false
+                var low: UInt64 = 0
+                var high: UInt64 = 0
                 var i = object + 1
                 for _ in 0..<n {
                     let k = nodes[i]
                     let length = k.end - k.start
-                    if k.flags & JSONNode.Flags.escaped != 0 {
-                        collision = true
-                        break
+                    var h = UInt64(truncatingIfNeeded: length) &* 0x9E37_79B9_7F4A_7C15
+                    if length > 0 {
+                        h ^= UInt64(base[k.start]) &* 0xC2B2_AE3D_27D4_EB4F
+                        h ^= UInt64(base[k.end - 1]) &* 0x1656_67B1_9E37_79F9
+                        h ^= UInt64(base[k.start + length / 2]) &* 0x27D4_EB2F_1656_67C5
                     }
-                    var h = UInt64(length) &* 0x9E37_79B9
-                    if length > 0 { h &+= UInt64(base[k.start]) &* 31 &+ UInt64(base[k.end - 1]) &* 7 }
+                    h ^= h >> 29
                     let bit: UInt64 = 1 << (h & 63)
-                    if seen & bit != 0 {
-                        collision = true
-                        break
+                    let upper = h & 64 != 0
+                    let escaped = k.flags & JSONNode.Flags.escaped != 0
+                    if escaped || (upper ? high & bit : low & bit) != 0 {
+                        var j = object + 1
+                        while j < i {
+                            if sameKey(tape, i, j) { return true }
+                            j = Int(nodes[j + 1].next)
+                        }
+                        if escaped {
+                            // An escaped key may equal any later plain key: compare it with those too.
+                            var later = Int(nodes[i + 1].next)
+                            while later < nodes[object].next {
+                                if sameKey(tape, i, later) { return true }
+                                later = Int(nodes[later + 1].next)
+                            }
+                        }
                     }
-                    seen |= bit
-                    i = Int(nodes[i + 1].next)
-                }
-                if !collision { return false }
-                i = object + 1
-                for _ in 0..<n {
-                    var j = Int(nodes[i + 1].next)
-                    while j < nodes[object].next {
-                        if sameKey(tape, i, j) { return true }
-                        j = Int(nodes[j + 1].next)
-                    }
+                    if upper { high |= bit } else { low |= bit }
                     i = Int(nodes[i + 1].next)
                 }
                 return false
