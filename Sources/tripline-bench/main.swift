@@ -7,6 +7,7 @@ import Tripline
 #endif
 
 let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] = [
+    ("map", "synthetic year at 1 Hz -> map.html: size, render time, drawn counts (--days N --dir DIR)", MapBenchmark.run),
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
