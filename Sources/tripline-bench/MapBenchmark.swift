@@ -13,6 +13,7 @@ enum MapBenchmark {
         var directory = "/tmp/tripline-map-bench"
         var seed: UInt64 = 7
         var hostile = true
+        var parameters = MapParameters()
         var index = 0
         while index < args.count {
             switch args[index] {
@@ -20,7 +21,9 @@ enum MapBenchmark {
             case "--dir": directory = args[index + 1]; index += 1
             case "--seed": seed = UInt64(args[index + 1]) ?? seed; index += 1
             case "--plain": hostile = false
-            default: throw CommandFailure("unknown option \(args[index]) (expected --days N, --dir DIR, --seed S, --plain)")
+            case "--tolerance": parameters.tolerancePx = Double(args[index + 1]) ?? parameters.tolerancePx; index += 1
+            case "--detail": parameters.detail = Int(args[index + 1]) ?? parameters.detail; index += 1
+            default: throw CommandFailure("unknown option \(args[index]) (expected --days N, --dir DIR, --seed S, --plain, --tolerance PX, --detail N)")
             }
             index += 1
         }
@@ -29,19 +32,19 @@ enum MapBenchmark {
         if !FileSystem.exists(database) {
             let started = Clock.monotonic()
             let store = try Store(path: database)
-            var parameters = SyntheticTravel.Parameters()
-            parameters.days = days
-            parameters.seed = seed
-            parameters.hostileNames = hostile
-            parameters.firstDay = CivilTime.daysFromCivil(year: 2024, month: 1, day: 1)
-            let summary = try SyntheticTravel.generate(into: store, parameters)
+            var travel = SyntheticTravel.Parameters()
+            travel.days = days
+            travel.seed = seed
+            travel.hostileNames = hostile
+            travel.firstDay = CivilTime.daysFromCivil(year: 2024, month: 1, day: 1)
+            let summary = try SyntheticTravel.generate(into: store, travel)
             print("generated \(database): \(summary.points) points, \(summary.trips) trips, \(summary.legs) legs, "
                 + "\(summary.visits) visits, \(summary.flaggedPoints) flagged, in \(format1(Clock.monotonic() - started)) s")
         }
         let store = try Store(path: database, create: false)
         let output = directory + "/map-\(days)d.html"
         let started = Clock.monotonic()
-        let document = try MapRenderer(store: store).write(to: output)
+        let document = try MapRenderer(store: store, parameters: parameters).write(to: output)
         let seconds = Clock.monotonic() - started
         print("map: \(output)")
         print("  size       \(document.bytes.count) bytes (\(format1(Double(document.bytes.count) / 1_048_576)) MiB)")

@@ -3,7 +3,7 @@
 #endif
 
 /// How the map is drawn. The defaults give a page that opens at 1000 × 760 map pixels, keeps geometry exact to
-/// a quarter of an opening pixel (so zooming in two steps still looks smooth) and labels the dozen most visited
+/// half an opening pixel on a grid of a quarter pixel (so zooming in still looks smooth) and labels the dozen most visited
 /// places.
 public struct MapParameters: Sendable {
     /// The map's size in CSS pixels at the opening view.
@@ -12,8 +12,9 @@ public struct MapParameters: Sendable {
     /// Grid units per opening pixel. Coordinates are written as integers on this grid: 4 is the pixel grid of the
     /// zoom level two steps (×4) deeper than the opening one. Higher is smoother when zoomed in and bigger.
     public var detail = 4
-    /// Douglas–Peucker tolerance in opening pixels (0.25 px: invisible at the opening zoom, ≤ 1 px at ×4).
-    public var tolerancePx = 0.25
+    /// Douglas–Peucker tolerance in opening pixels: half a pixel is invisible at the opening zoom and 2 px at ×4.
+    /// (0.25 px keeps ~9× more vertices of a noisy 1 Hz year — GPS noise — for no visible gain; see PERFORMANCE.md.)
+    public var tolerancePx = 0.5
     /// Points of a trip closer than this many ground metres to the previous kept one are dropped while streaming
     /// (before the opening zoom is known), bounding memory; 1 m is below GPS noise.
     public var preSimplifyM = 1.0

@@ -287,16 +287,16 @@ struct MapPage {
         if step * 5 <= target { step *= 5 } else if step * 2 <= target { step *= 2 }
         let stepUnits = step / metresPerUnit
         guard stepUnits.isFinite, stepUnits > 4 else { return }
+        // Cover three views each way, so the grid does not stop at the edge when the page is wider or panned.
         out.append("<path class=\"grid\" d=\"")
-        var x = stepUnits
-        while x < gw {
-            out.append("M\(Int(x.rounded())) 0V\(Int(gh))")
-            x += stepUnits
+        let lines = Int((3 * max(gw, gh) / stepUnits).rounded(.up))
+        for k in -lines...(lines + Int(gw / stepUnits)) {
+            let x = Int((Double(k) * stepUnits).rounded())
+            out.append("M\(x) \(Int(-3 * gh))V\(Int(4 * gh))")
         }
-        var y = stepUnits
-        while y < gh {
-            out.append("M0 \(Int(y.rounded()))H\(Int(gw))")
-            y += stepUnits
+        for k in -lines...(lines + Int(gh / stepUnits)) {
+            let y = Int((Double(k) * stepUnits).rounded())
+            out.append("M\(Int(-3 * gw)) \(y)H\(Int(4 * gw))")
         }
         out.append("\"/>\n")
     }
@@ -474,9 +474,24 @@ struct MapPage {
             out.append("</title></rect>\n")
         }
         func date(_ day: Int) -> String { CivilTime.localDate(ms: Int64(day) * 86_400_000, offsetSeconds: 0) }
-        out.append("<text x=\"0\" y=\"\(Int(height - 4))\">\(date(first))</text>\n")
-        if last != first {
-            out.append("<text x=\"\(Int(width))\" y=\"\(Int(height - 4))\" text-anchor=\"end\">\(date(last))</text>\n")
+        if last - first >= 45 {
+            // Month ticks, labelled with the month's name where there is room (the period is in the heading).
+            let names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            for day in first...last {
+                let civil = CivilTime.civilFromDays(day)
+                guard civil.day == 1 else { continue }
+                let x = Format.fixed(Double(day - first) * slot, decimals: 1)
+                out.append("<line x1=\"\(x)\" y1=\"\(Int(height - bottom))\" x2=\"\(x)\" y2=\"\(Int(height - bottom + 4))\"/>")
+                if slot * 28 >= 22 && last - day >= 8 {
+                    out.append("<text x=\"\(Format.fixed(Double(day - first) * slot + 1.5, decimals: 1))\" y=\"\(Int(height - bottom + 13))\">\(names[civil.month - 1])</text>")
+                }
+                out.append("\n")
+            }
+        } else {
+            out.append("<text x=\"0\" y=\"\(Int(height - 4))\">\(date(first))</text>\n")
+            if last != first {
+                out.append("<text x=\"\(Int(width))\" y=\"\(Int(height - 4))\" text-anchor=\"end\">\(date(last))</text>\n")
+            }
         }
         out.append("</svg>\n")
     }
