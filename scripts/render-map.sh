@@ -30,7 +30,7 @@ shot() {  # shot FILE PNG -> prints seconds
         --no-first-run --no-default-browser-check --disable-extensions --disable-background-networking \
         --window-size="${size/x/,}" --screenshot="$2" "file://$1" >/dev/null 2>&1
     end=$(date +%s.%N)
-    echo "$end - $start" | bc -l
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'
 }
 
 shot "$empty" "$profile/empty.png" >/dev/null   # warm the disk cache
@@ -38,5 +38,5 @@ baseline=$(shot "$empty" "$profile/empty.png")
 total=$(shot "$html_abs" "$png")
 bytes=$(stat -c %s "$html")
 printf 'rendered %s -> %s (%s)\n' "$html" "$png" "$size"
-printf '  file size        %d bytes (%.2f MiB)\n' "$bytes" "$(echo "$bytes / 1048576" | bc -l)"
-printf '  headless run     %.2f s (empty page: %.2f s; map cost: %.2f s)\n' "$total" "$baseline" "$(echo "$total - $baseline" | bc -l)"
+awk -v n="$bytes" 'BEGIN { printf "  file size        %d bytes (%.2f MiB)\n", n, n / 1048576 }'
+awk -v t="$total" -v b="$baseline" 'BEGIN { printf "  headless run     %.2f s (empty page: %.2f s; map cost: %.2f s)\n", t, b, t - b }'

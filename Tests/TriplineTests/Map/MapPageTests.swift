@@ -268,6 +268,54 @@ import Testing
         }
     }
 
+    @Test func pageDataCarriesLocalTimesForTheTooltips() throws {
+        let store = try MapFixture.synthetic(days: 2)
+        let page = PageInspector(try MapRenderer(store: store).render())
+        let data = try #require(page.data)
+        let trips = try #require(data["t"] as? [[Any]])
+        let statement = try store.db.prepare("SELECT start_ms, end_ms, start_utc_offset_s, distance_m, mode FROM trips ORDER BY start_ms, id")
+        var index = 0
+        while try statement.step() {
+            let row = trips[index]
+            #expect(row[1] as? Int == Int(statement.int64(0) / 1000) + statement.int(2), "local start = UTC + offset")
+            #expect(row[2] as? Int == Int(statement.int64(1) / 1000) + statement.int(2))
+            #expect(row[3] as? Int == 3600)
+            #expect(row[4] as? Int == Int(statement.double(3).rounded()))
+            let modes = try #require(data["modes"] as? [String])
+            #expect(modes[row[7] as! Int] == statement.text(4))
+            index += 1
+        }
+        #expect(index == trips.count && index > 0)
+    }
+
+    @Test func fitSampleStaysBoundedAndEven() throws {
+        let store = try MapFixture.synthetic(days: 2)
+        var parameters = MapParameters()
+        parameters.fitSampleSize = 100
+        let selection = try MapLoader(store: store, parameters: parameters).load(MapFilter())
+        let unflagged = try #require(try store.db.scalarInt(
+            """
+            SELECT count(*) FROM trips t JOIN points p ON p.device_id = t.device_id AND p.time_ms BETWEEN t.start_ms AND t.end_ms
+            WHERE NOT EXISTS (SELECT 1 FROM point_flags f WHERE f.device_id = p.device_id AND f.time_ms = p.time_ms AND f.flags != 0)
+            """))
+        #expect(selection.pointsRead == Int(unflagged))
+        #expect(selection.sample.count / 2 <= 100 && selection.sample.count / 2 >= 50, "between half the size and the size")
+        #expect(selection.trips.reduce(0) { $0 + $1.pointCount } == Int(unflagged))
+        // The small sample still fits the view to the town: the same view as with a big sample, within a few %.
+        var big = MapParameters()
+        big.fitSampleSize = 1_000_000
+        let full = try MapLoader(store: store, parameters: big).load(MapFilter())
+        #expect(full.sample.count / 2 == Int(unflagged))
+        func view(_ s: MapSelection, _ p: MapParameters) -> MapView {
+            var xs = stride(from: 0, to: s.sample.count, by: 2).map { s.sample[$0] }
+            var ys = stride(from: 1, to: s.sample.count, by: 2).map { s.sample[$0] }
+            return MapView.fit(xs: &xs, ys: &ys, parameters: p)
+        }
+        let a = view(selection, parameters)
+        let b = view(full, big)
+        #expect(abs(a.scale / b.scale - 1) < 0.2)
+    }
+
     /// The absolute vertices of an SVG path `M x y l dx dy dx dy …` as the map writes it.
     static func vertices(_ d: String) -> [(Double, Double)] {
         var numbers: [Double] = []

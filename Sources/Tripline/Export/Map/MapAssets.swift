@@ -20,7 +20,7 @@ enum MapAssets {
         #map .hl path.trip{stroke-width:5;stroke-opacity:1}
         #map circle.hl{fill-opacity:.6;stroke-width:2}
         #labels text{fill:#14202b;stroke:#fff;stroke-linejoin:round;paint-order:stroke;font-weight:600;pointer-events:none}
-        #map .empty{font-size:28px;fill:#5b6770}
+        #map .empty{fill:#5b6770}
         .box{position:absolute;background:rgba(255,255,255,.94);border-radius:6px;box-shadow:0 1px 4px rgba(0,0,0,.25);padding:7px 10px;font-size:13px}
         #legend{left:12px;bottom:12px;max-width:260px}
         #legend b{display:block;margin-bottom:2px}

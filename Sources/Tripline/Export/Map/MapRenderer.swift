@@ -372,6 +372,10 @@ struct MapPage {
     }
 
     mutating func writeOverlays() {
+        if selection.isEmpty {
+            out.append("<div id=\"tip\" class=\"box\" hidden></div>\n")
+            return
+        }
         // Scale bar at the opening zoom, assuming one opening pixel per CSS pixel; the script keeps it true.
         let metresPerPixel = view.metresPerGridUnit * Double(parameters.detail)
         let maxMetres = 120 * metresPerPixel
@@ -410,7 +414,7 @@ struct MapPage {
             out.append("device ")
             out.append(Markup.text(names[0]))
         } else {
-            out.append("\(names.count) devices")
+            out.append(names.isEmpty ? "no devices" : "\(names.count) devices")
         }
         out.append("</p>\n")
         out.append("<div id=\"picker\"><label for=\"month\">Show</label> <select id=\"month\"><option value=\"\">whole period</option></select> <select id=\"day\" disabled=\"disabled\"><option value=\"\">every day</option></select></div>\n")
