@@ -221,6 +221,7 @@ enum MapAssets {
         }
         window.addEventListener("resize",scalebar);
         apply();
+        document.documentElement.setAttribute("data-ready",String(Math.round(performance.now())));
         })();
         """#
 }
