@@ -111,10 +111,16 @@ enum MapAssets {
         var drag=null,pinned=false;
         svg.addEventListener("wheel",function(e){e.preventDefault();zoomAt(e.clientX,e.clientY,Math.exp(-e.deltaY*(e.deltaMode===1?0.05:0.002)));},{passive:false});
         svg.addEventListener("dblclick",function(e){e.preventDefault();zoomAt(e.clientX,e.clientY,2);});
+        var touches={},pinch=0;
+        function spread(){var k=Object.keys(touches);if(k.length!==2)return null;var a=touches[k[0]],b=touches[k[1]];return {d:Math.hypot(a.x-b.x,a.y-b.y),x:(a.x+b.x)/2,y:(a.y+b.y)/2};}
         svg.addEventListener("pointerdown",function(e){
+          if(e.pointerType==="touch"){touches[e.pointerId]={x:e.clientX,y:e.clientY};var s=spread();if(s){drag=null;pinch=s.d;hide();return;}}
           if(e.button!==0)return;drag={x:e.clientX,y:e.clientY,vx:vb.x,vy:vb.y,ppu:svg.getScreenCTM().a,moved:false,target:e.target,id:e.pointerId};
         });
+        function untouch(e){delete touches[e.pointerId];if(Object.keys(touches).length<2)pinch=0;}
+        svg.addEventListener("pointerup",untouch);svg.addEventListener("pointercancel",untouch);
         svg.addEventListener("pointermove",function(e){
+          if(touches[e.pointerId]){touches[e.pointerId]={x:e.clientX,y:e.clientY};if(pinch){var s=spread();if(s&&s.d>0){zoomAt(s.x,s.y,s.d/pinch);pinch=s.d;}return;}}
           if(drag&&drag.id===e.pointerId){
             var dx=e.clientX-drag.x,dy=e.clientY-drag.y;
             if(!drag.moved&&dx*dx+dy*dy>16){drag.moved=true;svg.classList.add("drag");try{svg.setPointerCapture(e.pointerId);}catch(x){}hide();}
