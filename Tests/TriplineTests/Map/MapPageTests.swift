@@ -61,7 +61,7 @@ import Testing
         #expect(!html.contains("<!--"))
         // As text in HTML and SVG: the label and the top-places list.
         #expect(page.html.contains("<span class=\"pn\">Home wifi \"&lt;script&gt;alert(1)&lt;/script&gt;\"</span>"))
-        #expect(page.html.contains("\">Home wifi \"&lt;script&gt;alert(1)&lt;/sc…</text>"))
+        #expect(page.html.contains("em\">Home wifi \"&lt;script&gt;alert(1)&lt;/sc…</text>"))
         #expect(html.contains("&lt;b&gt;walk&lt;/b&gt;"))
         #expect(html.contains("device dev&lt;img onerror=alert(3)&gt;\"'&amp;"))
         // In the JSON block: escaped so that it cannot close the script, and the same text once parsed.
@@ -252,8 +252,10 @@ import Testing
                 let pieces = part.components(separatedBy: "\(name)=\"")
                 return pieces.count > 1 ? String(pieces[1].prefix { $0 != "\"" }) : nil
             }
-            let x = Double(attribute("x")!)! / Double(parameters.detail)
-            let y = Double(attribute("y")!)! / Double(parameters.detail)
+            let dx = Double(attribute("dx")!.dropLast(2))! * parameters.labelFontPx
+            let dy = Double(attribute("dy")!.dropLast(2))! * parameters.labelFontPx
+            let x = Double(attribute("x")!)! / Double(parameters.detail) + dx
+            let y = Double(attribute("y")!)! / Double(parameters.detail) + dy
             let text = String(part.components(separatedBy: ">")[1].prefix { $0 != "<" })
             let w = placer.textWidth(text)
             let anchor = attribute("text-anchor") ?? "start"

@@ -94,7 +94,7 @@ enum MapAssets {
           svg.setAttribute("viewBox",vb.x+" "+vb.y+" "+vb.w+" "+vb.h);
           var k=W/vb.w;
           if(labels){labels.setAttribute("font-size",F0/k);labels.setAttribute("stroke-width",S0/k);labels.style.display=k<0.9?"none":"";}
-          var f=1/Math.sqrt(k);for(var i=0;i<circles.length;i++)circles[i].setAttribute("r",R0[i]*f);
+          for(var i=0;i<circles.length;i++)circles[i].setAttribute("r",R0[i]/k);
           scalebar();
         }
         function toSvg(cx,cy){var p=svg.createSVGPoint();p.x=cx;p.y=cy;return p.matrixTransform(svg.getScreenCTM().inverse());}
@@ -213,7 +213,8 @@ enum MapAssets {
           else{range=[-1e9,1e9];pt.textContent=pt.getAttribute("data-all");}
           trips.forEach(function(g){g.style.display=inRange(D.t[+g.getAttribute("data-t")][0])?"":"none";});
           circles.forEach(function(c){c.style.display=inRange(D.vs[+c.getAttribute("data-v")][0])?"":"none";});
-          if(labels)labels.setAttribute("visibility",range[0]<-1e8?"visible":"hidden");
+          var seen={};D.vs.forEach(function(q){if(inRange(q[0]))seen[q[4]]=1;});
+          if(labels)Array.prototype.forEach.call(labels.querySelectorAll("text"),function(t){t.style.display=seen[t.getAttribute("data-p")]?"":"none";});
           Array.prototype.forEach.call(document.querySelectorAll("#chart rect.bar"),function(r){var d=+r.getAttribute("data-d");r.classList.toggle("sel",range[0]>-1e8&&d>=range[0]&&d<=range[1]);});
           hide();pinned=false;summary();fitPeriod();
         }

@@ -340,25 +340,30 @@ struct MapPage {
         let placer = LabelPlacer(width: Double(parameters.width), height: Double(parameters.height), fontPx: font)
         let ranked = rankedPlaces().prefix(parameters.maxLabels * 2)
         var candidates: [(x: Double, y: Double, radius: Double, text: String)] = []
+        var candidatePlaces: [Int64] = []
         for entry in ranked {
             let place = selection.places[entry.id]!
             let x = view.gx(WebMercator.x(longitude: place.lon)) / d
             let y = view.gy(WebMercator.y(latitude: place.lat)) / d
             guard x >= 0, y >= 0, x <= Double(parameters.width), y <= Double(parameters.height) else { continue }
             candidates.append((x, y, visitRadius(entry.maxDwellS), Self.shortName(place.name)))
+            candidatePlaces.append(entry.id)
         }
         let placed = placer.place(candidates).prefix(parameters.maxLabels)
         out.append("<g id=\"labels\" font-size=\"\(Format.fixed(font * d, decimals: 0))\" stroke-width=\"\(Format.fixed(3 * d, decimals: 0))\">\n")
+        // Each label sits on its place's centre and is moved off it by dx/dy in em, so that labels and circles
+        // (both a constant size on screen, see the script) keep their opening layout at any zoom.
         for label in placed {
             labelsDrawn += 1
-            out.append("<text x=\"")
-            out.append(int: Int((label.x * d).rounded()))
+            let point = candidates[label.index]
+            out.append("<text data-p=\"\(placeIndex[candidatePlaces[label.index]] ?? -1)\" x=\"")
+            out.append(int: Int((point.x * d).rounded()))
             out.append("\" y=\"")
-            out.append(int: Int((label.y * d).rounded()))
-            out.append("\"")
+            out.append(int: Int((point.y * d).rounded()))
+            out.append("\" dx=\"\(Format.fixed((label.x - point.x) / font, decimals: 2))em\" dy=\"\(Format.fixed((label.y - point.y) / font, decimals: 2))em\"")
             if label.anchor != "start" { out.append(" text-anchor=\"\(label.anchor)\"") }
             out.append(">")
-            out.append(Markup.text(candidates[label.index].text))
+            out.append(Markup.text(point.text))
             out.append("</text>\n")
         }
         out.append("</g>\n")
