@@ -318,6 +318,29 @@ import Testing
         #expect(abs(a.scale / b.scale - 1) < 0.2)
     }
 
+    @Test func scaleBarMatchesGroundDistances() throws {
+        let store = try Store(path: try temporaryDirectory() + "/scale.sqlite")
+        let device = try MapFixture.device(store)
+        // Two visits 3 km apart along a parallel at 60° N, where Web Mercator stretches distances twice.
+        let a = (60.0, 10.0)
+        let b = Geo.destination(60.0, 10.0, bearing: 90, distance: 3_000)
+        try MapFixture.visit(store, device: device, name: "A", at: a, startMs: 1_709_280_000_000, minutes: 60)
+        try MapFixture.visit(store, device: device, name: "B", at: (b.lat, b.lon), startMs: 1_709_290_000_000, minutes: 60)
+        let parameters = MapParameters()
+        let page = PageInspector(try MapRenderer(store: store, parameters: parameters).render())
+        let xs = page.html.components(separatedBy: " cx=\"").dropFirst().map { Double($0.prefix { $0 != "\"" })! }
+        #expect(xs.count == 2)
+        let pixels = abs(xs[0] - xs[1]) / Double(parameters.detail)
+        let bar = try #require(page.html.components(separatedBy: "id=\"scalebar\" style=\"width:").dropFirst().first)
+        let barPixels = try #require(Double(bar.prefix { $0 != "p" }))
+        let label = try #require(page.html.components(separatedBy: "<span id=\"scalelabel\">").dropFirst().first?.prefix { $0 != "<" })
+        let parts = label.split(separator: " ")
+        let barMetres = try #require(Double(parts[0])) * (parts[1] == "km" ? 1000 : 1)
+        let measured = pixels * barMetres / barPixels
+        #expect(abs(measured - 3_000) < 3_000 * 0.01, "3 km on the map measures \(measured) m with the scale bar")
+        #expect(barPixels > 40 && barPixels <= 120)
+    }
+
     /// The absolute vertices of an SVG path `M x y l dx dy dx dy …` as the map writes it.
     static func vertices(_ d: String) -> [(Double, Double)] {
         var numbers: [Double] = []

@@ -526,7 +526,7 @@ struct MapPage {
         out.append(",")
         out.append(Self.json(view.y0))
         out.append(",")
-        out.append(Self.json(view.scale))
+        out.append(Format.fixed(view.scale, decimals: 3))  // opening px per world unit: up to ~1e9
         out.append(",\(view.detail),\(view.width),\(view.height)],\"top\":\(MapPage.topPlaces),\"modes\":[")
         for (i, mode) in modes.enumerated() {
             if i > 0 { out.append(",") }
