@@ -6,9 +6,12 @@ import Testing
 /// official GPX 1.1 schema, and jq.
 @Suite struct ExportClientTests {
     /// Writes every (kind, format) export of a fresh fixture to files; returns them with what the exporter reported.
-    static func writeAll(names: ExportFixture.Names = ExportFixture.Names()) throws -> [(kind: ExportKind, format: ExportFormat, path: String, result: ExportResult)] {
+    static func writeAll(
+        names: ExportFixture.Names = ExportFixture.Names(), prepare: (Store) throws -> Void = { _ in }
+    ) throws -> [(kind: ExportKind, format: ExportFormat, path: String, result: ExportResult)] {
         let fixture = try ExportFixture.temporary(names: names)
         let store = try Store(path: fixture.path, create: false)
+        try prepare(store)
         let exporter = try Exporter(store: store)
         return try exportCases.map { kind, format in
             let path = "\(fixture.directory)/\(kind.rawValue).\(format.fileExtension)"
