@@ -7,6 +7,7 @@ import Tripline
 #endif
 
 let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] = [
+    ("export", "export a year of 1 Hz points and its trips as GeoJSON, GPX and CSV: MB/s and peak memory", ExportBenchmark.run),
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

@@ -141,6 +141,8 @@ struct CSVExport {
     /// Every point of the selection (flagged ones too, with their `flags`), by device then time.
     func writePoints() throws -> Int {
         let reader = try Exporter.PointReader(exporter.store.db)
+        // A local copy: mutating it in the loop needs no run-time exclusivity check.
+        var local = exporter.localTime
         var count = 0
         let scratch = ByteWriter.memory()
         for device in try exporter.pointDevices(selection) {
@@ -150,7 +152,7 @@ struct CSVExport {
             let name = scratch.bytes
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
                 let recorded = s.optionalInt64(Exporter.PointColumn.offset).map { Int32(truncatingIfNeeded: $0) }
-                let offset = exporter.localTime.offset(recorded, atMs: time)
+                let offset = local.offset(recorded, atMs: time)
                 if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
                 count += 1
                 try out.append(bytes: name)

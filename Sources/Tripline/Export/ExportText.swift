@@ -63,7 +63,8 @@ extension ByteWriter {
     /// Non-finite values are written as `null` by ``append(json:decimals:)``; here the caller must handle them.
     @inline(__always)
     public func append(fixed value: Double, decimals maxDecimals: Int) throws {
-        let scaled = (value.magnitude * powersOfTenDouble[maxDecimals]).rounded(.toNearestOrAwayFromZero)
+        // + 0.5 and truncation: round half away from zero without a libm call.
+        let scaled = value.magnitude * powersOfTenDouble[maxDecimals] + 0.5
         guard scaled < 9.0e18 else { return try appendLarge(value, decimals: maxDecimals) }
         try reserve(24)
         let n = UInt64(scaled)

@@ -375,12 +375,14 @@ public final class Exporter {
         let points: Statement
         let flags: Statement
 
-        init(_ db: Database) throws {
+        /// - Parameter lineOnly: read only time, offset, position and altitude (what a line needs): SQLite decodes
+        ///   every selected column of every row, so the lines of trips and legs read faster this way.
+        init(_ db: Database, lineOnly: Bool = false) throws {
+            let columns = lineOnly
+                ? "time_ms, utc_offset_s, lat, lon, altitude_m"
+                : "time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg, accuracy_m, motion, ssid"
             points = try db.prepare(
-                """
-                SELECT time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg, accuracy_m, motion, ssid
-                FROM points WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 ORDER BY time_ms
-                """)
+                "SELECT \(columns) FROM points WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 ORDER BY time_ms")
             flags = try db.prepare(
                 "SELECT time_ms, flags FROM point_flags WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 AND flags != 0 ORDER BY time_ms")
         }
@@ -416,7 +418,7 @@ public final class Exporter {
         }
     }
 
-    /// Column indexes of ``PointReader``'s statement.
+    /// Column indexes of ``PointReader``'s statement (a line-only reader has the first five).
     enum PointColumn {
         static let time: Int32 = 0, offset: Int32 = 1, lat: Int32 = 2, lon: Int32 = 3, altitude: Int32 = 4
         static let speed: Int32 = 5, course: Int32 = 6, accuracy: Int32 = 7, motion: Int32 = 8, ssid: Int32 = 9

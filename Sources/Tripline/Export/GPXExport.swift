@@ -33,13 +33,13 @@ struct GPXExport {
         var count = 0
         switch kind {
         case .trips:
-            let reader = try Exporter.PointReader(exporter.store.db)
+            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
             try exporter.forEachTrip(selection) { trip in
                 count += 1
                 try writeTrip(trip, reader)
             }
         case .legs:
-            let reader = try Exporter.PointReader(exporter.store.db)
+            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
             try exporter.forEachLeg(selection) { leg in
                 count += 1
                 try writeLeg(leg, reader)
@@ -292,6 +292,8 @@ struct GPXExport {
     /// Returns the number of points written.
     func writePoints() throws -> Int {
         let reader = try Exporter.PointReader(exporter.store.db)
+        // A local copy: mutating it in the loop needs no run-time exclusivity check.
+        var local = exporter.localTime
         let gapMs = exporter.parameters.gapSeconds * 1000
         var written = 0
         for device in try exporter.pointDevices(selection) {
@@ -301,7 +303,7 @@ struct GPXExport {
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
                 if selection.isBounded {
                     let recorded = s.optionalInt64(Exporter.PointColumn.offset).map { Int32(truncatingIfNeeded: $0) }
-                    let offset = exporter.localTime.offset(recorded, atMs: time)
+                    let offset = local.offset(recorded, atMs: time)
                     if !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
                 }
                 if !opened {

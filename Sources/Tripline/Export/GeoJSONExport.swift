@@ -21,13 +21,13 @@ struct GeoJSONExport {
         }
         switch kind {
         case .trips:
-            let reader = try Exporter.PointReader(exporter.store.db)
+            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
             try exporter.forEachTrip(selection) { trip in
                 try separator()
                 try writeTrip(trip, reader)
             }
         case .legs:
-            let reader = try Exporter.PointReader(exporter.store.db)
+            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
             try exporter.forEachLeg(selection) { leg in
                 try separator()
                 try writeLeg(leg, reader)
@@ -244,6 +244,8 @@ struct GeoJSONExport {
     /// Every point of the selection (flagged ones too, with their `flags`), by device then time.
     func writePoints() throws -> Int {
         let reader = try Exporter.PointReader(exporter.store.db)
+        // A local copy: mutating it in the loop needs no run-time exclusivity check.
+        var local = exporter.localTime
         var count = 0
         let scratch = ByteWriter.memory()
         for device in try exporter.pointDevices(selection) {
@@ -252,7 +254,7 @@ struct GeoJSONExport {
             let name = scratch.bytes
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
                 let recorded = s.optionalInt64(Exporter.PointColumn.offset).map { Int32(truncatingIfNeeded: $0) }
-                let offset = exporter.localTime.offset(recorded, atMs: time)
+                let offset = local.offset(recorded, atMs: time)
                 if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
                 if count > 0 { try out.append(",\n") }
                 count += 1
