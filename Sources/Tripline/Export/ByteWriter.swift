@@ -24,6 +24,10 @@ public final class ByteWriter {
         var capacity: Int
         var count: Int
         var flushedBytes: Int
+        /// The last day ``append(time:offsetSeconds:)`` wrote, and its `YYYY-MM-DDT` (11 bytes) — exports write
+        /// times in order, so most times reuse the day's text.
+        var cachedDay: Int64 = .min
+        var cachedDate: (UInt64, UInt64) = (0, 0)
     }
 
     let sink: Sink

@@ -117,18 +117,28 @@ extension ByteWriter {
         let millis = Int(localMs - seconds * 1000)
         let days = CivilTime.floorDiv(seconds, 86_400)
         let secondOfDay = Int(seconds - days * 86_400)
-        let (y, m, d) = CivilTime.civilFromDays(Int(days))
-        if y < 0 || y > 9999 {
-            put(UInt8(ascii: y < 0 ? "-" : "+"))
-            putPadded(abs(y), 6)
+        if days == state.pointee.cachedDay {
+            withUnsafeBytes(of: &state.pointee.cachedDate) { (buffer + count).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 11) }
+            count += 11
         } else {
-            putPadded(y, 4)
+            let (y, m, d) = CivilTime.civilFromDays(Int(days))
+            if y < 0 || y > 9999 {
+                put(UInt8(ascii: y < 0 ? "-" : "+"))
+                putPadded(abs(y), 6)
+            } else {
+                putPadded(y, 4)
+            }
+            put(UInt8(ascii: "-"))
+            putPadded(m, 2)
+            put(UInt8(ascii: "-"))
+            putPadded(d, 2)
+            put(UInt8(ascii: "T"))
+            if y >= 0 && y <= 9999 {
+                let start = buffer + count - 11
+                state.pointee.cachedDay = days
+                withUnsafeMutableBytes(of: &state.pointee.cachedDate) { $0.baseAddress!.copyMemory(from: start, byteCount: 11) }
+            }
         }
-        put(UInt8(ascii: "-"))
-        putPadded(m, 2)
-        put(UInt8(ascii: "-"))
-        putPadded(d, 2)
-        put(UInt8(ascii: "T"))
         putPadded(secondOfDay / 3600, 2)
         put(UInt8(ascii: ":"))
         putPadded(secondOfDay / 60 % 60, 2)
