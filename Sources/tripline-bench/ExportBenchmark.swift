@@ -11,7 +11,7 @@ import Tripline
 /// a day of 1 Hz points — 5.26 million by default — in four one-hour trips a day (two legs each, a 10-minute
 /// recording gap in each trip, every 1000th point flagged), inserted directly. Then exports points and trips in every
 /// format to /dev/null (formatting and reading, no disk) and the points as CSV to a real file, printing the output
-/// rate in MB/s (10^6 bytes) and the process's peak resident memory (VmHWM).
+/// rate in MB/s (10^6 bytes) of wall-clock time and of CPU time, and the process's peak resident memory (VmHWM).
 enum ExportBenchmark {
     static func run(_ args: [String]) throws {
         var days = 365
@@ -44,22 +44,23 @@ enum ExportBenchmark {
         let points = try store.db.scalarInt("SELECT count(*) FROM points") ?? 0
         let exporter = try Exporter(store: store)
         print("points: \(points)")
-        print("kind    format    records       MB      s     MB/s   peak RSS")
+        print("kind    format    records       MB  wall s  MB/s wall   cpu s  MB/s cpu   peak RSS")
         let null = open("/dev/null", O_WRONLY)
         for kind in [ExportKind.points, .trips] {
             for format in ExportFormat.allCases {
                 let writer = ByteWriter(fd: null, path: "/dev/null")
                 let started = Clock.monotonic()
+                let cpu = cpuSeconds()
                 let result = try exporter.export(kind, as: format, to: writer)
-                let seconds = Clock.monotonic() - started
-                report(kind.rawValue, format.rawValue, result, seconds)
+                report(kind.rawValue, format.rawValue, result, Clock.monotonic() - started, cpuSeconds() - cpu)
             }
         }
         close(null)
         let file = directory + "/points.csv"
         let started = Clock.monotonic()
+        let cpu = cpuSeconds()
         let result = try exporter.export(.points, as: .csv, toFile: file, stdout: OutputStream { _ in })
-        report("points", "csv>file", result, Clock.monotonic() - started)
+        report("points", "csv>file", result, Clock.monotonic() - started, cpuSeconds() - cpu)
         FileSystem.remove(file)
         if !keep && path == nil {
             for suffix in ["", "-wal", "-shm"] { FileSystem.remove(dbPath + suffix) }
@@ -69,7 +70,15 @@ enum ExportBenchmark {
         }
     }
 
-    static func report(_ kind: String, _ format: String, _ result: ExportResult, _ seconds: Double) {
+    /// CPU time of this process (user + system), which other processes on a shared machine disturb far less than
+    /// wall-clock time.
+    static func cpuSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func report(_ kind: String, _ format: String, _ result: ExportResult, _ seconds: Double, _ cpu: Double) {
         let mb = Double(result.bytes) / 1e6
         func pad(_ s: String, _ n: Int, right: Bool = false) -> String {
             let fill = String(repeating: " ", count: max(0, n - s.count))
@@ -77,7 +86,8 @@ enum ExportBenchmark {
         }
         print(
             pad(kind, 8) + pad(format, 9) + pad(String(result.records), 10, right: true) + pad(ExportBenchmark.format(mb, 1), 9, right: true)
-                + pad(ExportBenchmark.format(seconds, 2), 7, right: true) + pad(ExportBenchmark.format(mb / seconds, 1), 9, right: true)
+                + pad(ExportBenchmark.format(seconds, 2), 8, right: true) + pad(ExportBenchmark.format(mb / seconds, 1), 11, right: true)
+                + pad(ExportBenchmark.format(cpu, 2), 8, right: true) + pad(ExportBenchmark.format(mb / cpu, 1), 10, right: true)
                 + "   " + peakRSS())
     }
 

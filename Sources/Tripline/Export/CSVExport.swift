@@ -151,7 +151,7 @@ struct CSVExport {
             try scratch.append(UInt8(ascii: ","))
             let name = scratch.bytes
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
-                let recorded = s.optionalInt64(Exporter.PointColumn.offset).map { Int32(truncatingIfNeeded: $0) }
+                let recorded = Exporter.PointColumn.recordedOffset(s)
                 let offset = local.offset(recorded, atMs: time)
                 if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
                 count += 1
@@ -160,19 +160,15 @@ struct CSVExport {
                 try out.append(UInt8(ascii: ","))
                 try number(s.double(Exporter.PointColumn.lat), decimals: 7)
                 try number(s.double(Exporter.PointColumn.lon), decimals: 7)
-                try number(s.optionalDouble(Exporter.PointColumn.altitude))
-                try number(s.optionalDouble(Exporter.PointColumn.speed))
-                try number(s.optionalDouble(Exporter.PointColumn.course))
-                try number(s.optionalDouble(Exporter.PointColumn.accuracy))
-                if !s.isNull(Exporter.PointColumn.motion) {
-                    try s.withTextBytes(Exporter.PointColumn.motion) { try out.append(csv: $0) }
-                }
+                try number(s.double(Exporter.PointColumn.altitude))
+                try number(s.double(Exporter.PointColumn.speed))
+                try number(s.double(Exporter.PointColumn.course))
+                try number(s.double(Exporter.PointColumn.accuracy))
+                try s.withTextBytes(Exporter.PointColumn.motion) { try out.append(csv: $0) }
                 try out.append(UInt8(ascii: ","))
                 try out.append(int: flags)
                 try out.append(UInt8(ascii: ","))
-                if !s.isNull(Exporter.PointColumn.ssid) {
-                    try s.withTextBytes(Exporter.PointColumn.ssid) { try out.append(csv: $0) }
-                }
+                try s.withTextBytes(Exporter.PointColumn.ssid) { try out.append(csv: $0) }
                 try out.append("\r\n")
             }
         }

@@ -377,10 +377,17 @@ public final class Exporter {
 
         /// - Parameter lineOnly: read only time, offset, position and altitude (what a line needs): SQLite decodes
         ///   every selected column of every row, so the lines of trips and legs read faster this way.
+        ///
+        /// NULLs come back as values no real reading has, so each column is read with one call instead of two
+        /// (type, then value): a NULL offset as `Int32.min`, a NULL number as +infinity (which every writer already
+        /// writes as unknown, like any non-finite number). Text columns tell NULL by a nil pointer.
         init(_ db: Database, lineOnly: Bool = false) throws {
             let columns = lineOnly
-                ? "time_ms, utc_offset_s, lat, lon, altitude_m"
-                : "time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg, accuracy_m, motion, ssid"
+                ? "time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999)"
+                : """
+                time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999), ifnull(speed_mps, 1e999),
+                ifnull(course_deg, 1e999), ifnull(accuracy_m, 1e999), motion, ssid
+                """
             points = try db.prepare(
                 "SELECT \(columns) FROM points WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 ORDER BY time_ms")
             flags = try db.prepare(
@@ -420,6 +427,13 @@ public final class Exporter {
 
     /// Column indexes of ``PointReader``'s statement (a line-only reader has the first five).
     enum PointColumn {
+        /// The recorded UTC offset of the current row, or nil.
+        @inline(__always)
+        static func recordedOffset(_ s: Statement) -> Int32? {
+            let value = s.int64(offset)
+            return value == -2_147_483_648 ? nil : Int32(truncatingIfNeeded: value)
+        }
+
         static let time: Int32 = 0, offset: Int32 = 1, lat: Int32 = 2, lon: Int32 = 3, altitude: Int32 = 4
         static let speed: Int32 = 5, course: Int32 = 6, accuracy: Int32 = 7, motion: Int32 = 8, ssid: Int32 = 9
     }

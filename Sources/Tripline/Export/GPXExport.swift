@@ -148,7 +148,8 @@ struct GPXExport {
         try out.append("<trkpt")
         try coordinates(lat: s.double(Exporter.PointColumn.lat), lon: s.double(Exporter.PointColumn.lon))
         try out.append(">")
-        if let ele = s.optionalDouble(Exporter.PointColumn.altitude), ele.isFinite {
+        let ele = s.double(Exporter.PointColumn.altitude)
+        if ele.isFinite {
             try out.append("<ele>")
             try out.append(fixed: ele, decimals: 3)
             try out.append("</ele>")
@@ -170,7 +171,8 @@ struct GPXExport {
             }
         }
         func numeric(_ name: StaticString, _ column: Int32) throws {
-            guard let value = s.optionalDouble(column), value.isFinite else { return }
+            let value = s.double(column)  // +infinity for NULL (see PointReader)
+            guard value.isFinite else { return }
             try open()
             try out.append("<tripline:")
             try out.append(name)
@@ -181,15 +183,17 @@ struct GPXExport {
             try out.append(">")
         }
         func textual(_ name: StaticString, _ column: Int32) throws {
-            guard !s.isNull(column) else { return }
-            try open()
-            try out.append("<tripline:")
-            try out.append(name)
-            try out.append(">")
-            try s.withTextBytes(column) { try out.append(escaped: $0, .xmlText) }
-            try out.append("</tripline:")
-            try out.append(name)
-            try out.append(">")
+            try s.withTextBytes(column) { text in
+                guard text.baseAddress != nil else { return }  // NULL
+                try open()
+                try out.append("<tripline:")
+                try out.append(name)
+                try out.append(">")
+                try out.append(escaped: text, .xmlText)
+                try out.append("</tripline:")
+                try out.append(name)
+                try out.append(">")
+            }
         }
         try numeric("speed_mps", Exporter.PointColumn.speed)
         try numeric("course_deg", Exporter.PointColumn.course)
@@ -302,7 +306,7 @@ struct GPXExport {
             var lastTime = Int64.min
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
                 if selection.isBounded {
-                    let recorded = s.optionalInt64(Exporter.PointColumn.offset).map { Int32(truncatingIfNeeded: $0) }
+                    let recorded = Exporter.PointColumn.recordedOffset(s)
                     let offset = local.offset(recorded, atMs: time)
                     if !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
                 }

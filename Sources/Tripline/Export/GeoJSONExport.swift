@@ -253,7 +253,7 @@ struct GeoJSONExport {
             try scratch.append(jsonString: exporter.deviceName(device))
             let name = scratch.bytes
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
-                let recorded = s.optionalInt64(Exporter.PointColumn.offset).map { Int32(truncatingIfNeeded: $0) }
+                let recorded = Exporter.PointColumn.recordedOffset(s)
                 let offset = local.offset(recorded, atMs: time)
                 if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
                 if count > 0 { try out.append(",\n") }
@@ -265,10 +265,10 @@ struct GeoJSONExport {
                 try out.append(",\"time\":\"")
                 try out.append(time: time, offsetSeconds: offset)
                 try out.append(UInt8(ascii: "\""))
-                try number("altitude_m", s.optionalDouble(Exporter.PointColumn.altitude))
-                try number("speed_mps", s.optionalDouble(Exporter.PointColumn.speed))
-                try number("course_deg", s.optionalDouble(Exporter.PointColumn.course))
-                try number("accuracy_m", s.optionalDouble(Exporter.PointColumn.accuracy))
+                try number("altitude_m", s.double(Exporter.PointColumn.altitude))
+                try number("speed_mps", s.double(Exporter.PointColumn.speed))
+                try number("course_deg", s.double(Exporter.PointColumn.course))
+                try number("accuracy_m", s.double(Exporter.PointColumn.accuracy))
                 try key("motion")
                 try jsonText(s, Exporter.PointColumn.motion)
                 try key("ssid")
@@ -284,9 +284,11 @@ struct GeoJSONExport {
     /// A text column as a JSON string (or `null`), escaped straight from SQLite's bytes.
     @inline(__always)
     func jsonText(_ s: Statement, _ column: Int32) throws {
-        if s.isNull(column) { return try out.append("null") }
-        try out.append(UInt8(ascii: "\""))
-        try s.withTextBytes(column) { try out.append(escaped: $0, .json) }
-        try out.append(UInt8(ascii: "\""))
+        try s.withTextBytes(column) { text in
+            guard text.baseAddress != nil else { return try out.append("null") }
+            try out.append(UInt8(ascii: "\""))
+            try out.append(escaped: text, .json)
+            try out.append(UInt8(ascii: "\""))
+        }
     }
 }
