@@ -5,7 +5,7 @@ import Tripline
 @preconcurrency import Glibc
 #endif
 
-/// `tripline-bench export [--hours-per-day H] [--days D] [--db PATH] [--keep]`
+/// `tripline-bench export [--hours-per-day H] [--days D] [--db PATH] [--keep] [--only points.csv]`
 ///
 /// Fills a fresh database (or reuses `--db PATH` when it exists) with `D` days (default 365) of `H` hours (default 4)
 /// a day of 1 Hz points — 5.26 million by default — in four one-hour trips a day (two legs each, a 10-minute
@@ -18,6 +18,7 @@ enum ExportBenchmark {
         var hours = 4
         var path: String?
         var keep = false
+        var only: String?
         var index = 0
         while index < args.count {
             switch args[index] {
@@ -25,6 +26,7 @@ enum ExportBenchmark {
             case "--hours-per-day": index += 1; hours = Int(args[index]) ?? hours
             case "--db": index += 1; path = args[index]
             case "--keep": keep = true
+            case "--only": index += 1; only = args[index]
             default: print("unknown option \(args[index])"); exit(64)
             }
             index += 1
@@ -48,6 +50,7 @@ enum ExportBenchmark {
         let null = open("/dev/null", O_WRONLY)
         for kind in [ExportKind.points, .trips] {
             for format in ExportFormat.allCases {
+                if let only, only != "\(kind.rawValue).\(format.rawValue)" { continue }
                 let writer = ByteWriter(fd: null, path: "/dev/null")
                 let started = Clock.monotonic()
                 let cpu = cpuSeconds()
@@ -56,6 +59,7 @@ enum ExportBenchmark {
             }
         }
         close(null)
+        if only != nil { return }
         let file = directory + "/points.csv"
         let started = Clock.monotonic()
         let cpu = cpuSeconds()

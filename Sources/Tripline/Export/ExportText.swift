@@ -63,8 +63,18 @@ extension ByteWriter {
     /// Non-finite values are written as `null` by ``append(json:decimals:)``; here the caller must handle them.
     @inline(__always)
     public func append(fixed value: Double, decimals maxDecimals: Int) throws {
+        // The two precisions exports use get constant divisors (a multiply instead of a 64-bit division).
+        switch maxDecimals {
+        case 7: try appendFixed(value, 7, 1e7, 10_000_000)
+        case 3: try appendFixed(value, 3, 1e3, 1_000)
+        default: try appendFixed(value, maxDecimals, powersOfTenDouble[maxDecimals], powersOfTen[maxDecimals])
+        }
+    }
+
+    @inline(__always)
+    func appendFixed(_ value: Double, _ maxDecimals: Int, _ scaleDouble: Double, _ scale: UInt64) throws {
         // + 0.5 and truncation: round half away from zero without a libm call.
-        let scaled = value.magnitude * powersOfTenDouble[maxDecimals] + 0.5
+        let scaled = value.magnitude * scaleDouble + 0.5
         guard scaled < 9.0e18 else { return try appendLarge(value, decimals: maxDecimals) }
         try reserve(24)
         let n = UInt64(scaled)
@@ -73,7 +83,6 @@ extension ByteWriter {
             return
         }
         if value < 0 { put(UInt8(ascii: "-")) }
-        let scale = powersOfTen[maxDecimals]
         putDigits(n / scale)
         var fraction = n % scale
         if fraction == 0 { return }
