@@ -2,23 +2,23 @@
 enum ExportCommand {
     static var spec: CommandSpec {
         CommandSpec(
-        name: "export",
-        abstract: "Write trips, legs, visits, places, points or days as GeoJSON, GPX or CSV.",
-        discussion: """
-            Writes one kind of record (--what) in one format (--format) to --output, or to standard output when no \
-            file (or '-') is given. A file is written atomically: a temporary file beside it is renamed into place \
-            when complete. --from and --to are local days (YYYY-MM-DD), inclusive, as the user lived them. \
-            An empty selection still writes a valid (empty) file, and says so on standard error. \
-            Formats and CSV columns are described in docs/EXPORTS.md.
-            """,
-        options: [
-            OptionSpec("format", value: "FORMAT", help: "geojson, gpx or csv."),
-            OptionSpec("what", value: "KIND", help: "trips, legs, visits, places, points or days."),
-            CommonOptions.device, CommonOptions.from, CommonOptions.to,
-            OptionSpec("output", short: "o", value: "FILE", help: "The file to write ('-' or none: standard output)."),
-            CommonOptions.db, CommonOptions.quiet,
-        ],
-        run: run)
+            name: "export",
+            abstract: "Write trips, legs, visits, places, points or days as GeoJSON, GPX or CSV.",
+            discussion: """
+                Writes one kind of record (--what) in one format (--format) to --output, or to standard output when no \
+                file (or '-') is given. A file is written atomically: a temporary file beside it is renamed into place \
+                when complete. --from and --to are local days (YYYY-MM-DD), inclusive, as the user lived them. \
+                An empty selection still writes a valid (empty) file, and says so on standard error. \
+                Formats and CSV columns are described in docs/EXPORTS.md.
+                """,
+            options: [
+                OptionSpec("format", value: "FORMAT", help: "geojson, gpx or csv."),
+                OptionSpec("what", value: "KIND", help: "trips, legs, visits, places, points or days."),
+                CommonOptions.device, CommonOptions.from, CommonOptions.to,
+                OptionSpec("output", short: "o", value: "FILE", help: "The file to write ('-' or none: standard output)."),
+                CommonOptions.db, CommonOptions.quiet,
+            ],
+            run: run)
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {

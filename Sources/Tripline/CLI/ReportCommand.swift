@@ -5,33 +5,33 @@ enum ReportCommand {
 
     static var spec: CommandSpec {
         CommandSpec(
-        name: "report",
-        abstract: "Run one of Tripline's SQL reports (daily and monthly summaries, top places, …).",
-        discussion: """
-            The reports are the files of Queries/, built into tripline. 'tripline report --list' lists them. \
-            --from, --to and --device are bound to the query's :from, :to and :device parameters (never pasted \
-            into the SQL); the database is opened read-only.
-            """,
-        arguments: [ArgumentSpec("name", optional: true, help: "The report to run (see --list).")],
-        options: [
-            OptionSpec("list", help: "List the reports with a one-line description."),
-            CommonOptions.from, CommonOptions.to, CommonOptions.device, formatOption, CommonOptions.db,
-        ],
-        run: runReport)
+            name: "report",
+            abstract: "Run one of Tripline's SQL reports (daily and monthly summaries, top places, …).",
+            discussion: """
+                The reports are the files of Queries/, built into tripline. 'tripline report --list' lists them. \
+                --from, --to and --device are bound to the query's :from, :to and :device parameters (never pasted \
+                into the SQL); the database is opened read-only.
+                """,
+            arguments: [ArgumentSpec("name", optional: true, help: "The report to run (see --list).")],
+            options: [
+                OptionSpec("list", help: "List the reports with a one-line description."),
+                CommonOptions.from, CommonOptions.to, CommonOptions.device, formatOption, CommonOptions.db,
+            ],
+            run: runReport)
     }
 
     static var querySpec: CommandSpec {
         CommandSpec(
-        name: "query",
-        abstract: "Run your own SQL file against the database, with the report options.",
-        discussion: """
-            Runs every statement of FILE in turn and prints the rows of those that return any. The file may use \
-            the parameters :from, :to, :device and :timezone, and the functions tripline_local_date(time_ms, \
-            utc_offset_s) and tripline_local_time(time_ms, utc_offset_s). The database is opened read-only.
-            """,
-        arguments: [ArgumentSpec("file", help: "The .sql file to run ('-' for standard input).")],
-        options: [CommonOptions.from, CommonOptions.to, CommonOptions.device, formatOption, CommonOptions.db],
-        run: runQuery)
+            name: "query",
+            abstract: "Run your own SQL file against the database, with the report options.",
+            discussion: """
+                Runs every statement of FILE in turn and prints the rows of those that return any. The file may use \
+                the parameters :from, :to, :device and :timezone, and the functions tripline_local_date(time_ms, \
+                utc_offset_s) and tripline_local_time(time_ms, utc_offset_s). The database is opened read-only.
+                """,
+            arguments: [ArgumentSpec("file", help: "The .sql file to run ('-' for standard input).")],
+            options: [CommonOptions.from, CommonOptions.to, CommonOptions.device, formatOption, CommonOptions.db],
+            run: runQuery)
     }
 
     static func runReport(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
@@ -77,8 +77,7 @@ enum ReportCommand {
         } else {
             format = context.stdout.isTerminal ? .table : .csv
         }
-        let filter = try ExportCommand.dateFilter(parsed, command: command)
-        _ = filter
+        _ = try ExportCommand.dateFilter(parsed, command: command)  // checks --from/--to before the database opens
         let store = try Store(path: CommonOptions.databasePath(parsed, context), readOnly: true)
         let runner = try ReportRunner(store: store)
         let out = ByteWriter(stream: context.stdout)
