@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Tripline
 
@@ -223,5 +224,45 @@ import Testing
             let result = runCLI(["report", query.name, "--db", directory + "/empty.sqlite", "--format", "csv"])
             #expect(result.status == 0, "\(query.name): \(result.stderr)")
         }
+    }
+}
+
+/// The built `tripline` binary, copied somewhere else and run from yet another directory, still finds its reports
+/// (they are compiled in, not looked up beside the sources).
+@Suite struct InstalledBinaryTests {
+    @Test func reportsWorkFromAnInstalledBinaryInAnyDirectory() throws {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var built = testBinary.deletingLastPathComponent().appendingPathComponent("tripline").path
+        if !FileManager.default.fileExists(atPath: built) {
+            built = ExportFixture.packageRoot() + "/.build/debug/tripline"
+        }
+        guard FileManager.default.isExecutableFile(atPath: built) else {
+            Issue.record("the tripline executable was not found next to the tests (\(built)); build it with 'swift build'")
+            return
+        }
+        let fixture = try ExportFixture.temporary()
+        let installed = fixture.directory + "/bin/tripline"
+        try FileSystem.createDirectory(fixture.directory + "/bin")
+        try FileManager.default.copyItem(atPath: built, toPath: installed)
+        let elsewhere = fixture.directory + "/elsewhere"
+        try FileSystem.createDirectory(elsewhere)
+        func run(_ arguments: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: installed)
+            process.arguments = arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: elsewhere)
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let list = try run(["report", "--list"])
+        #expect(list.0 == 0)
+        #expect(list.1 == runCLI(["report", "--list"]).stdout)
+        let daily = try run(["report", "daily-summary", "--db", fixture.path, "--format", "csv"])
+        #expect(daily.0 == 0)
+        #expect(daily.1.hasPrefix("date,device,distance_km,moving_h,trips,visits,places\r\n2024-03-01,phone,5.7,0.48,2,3,2\r\n"))
     }
 }
