@@ -381,8 +381,11 @@ public final class Exporter {
         /// NULLs come back as values no real reading has, so each column is read with one call instead of two
         /// (type, then value): a NULL offset as `Int32.min`, a NULL number as +infinity (which every writer already
         /// writes as unknown, like any non-finite number). Text columns tell NULL by a nil pointer.
-        init(_ db: Database, lineOnly: Bool = false) throws {
-            let columns = lineOnly
+        ///   With `positionOnly`, offset and altitude are not read either (GeoJSON lines have neither).
+        init(_ db: Database, lineOnly: Bool = false, positionOnly: Bool = false) throws {
+            let columns = positionOnly
+                ? "time_ms, NULL, lat, lon, NULL"
+                : lineOnly
                 ? "time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999)"
                 : """
                 time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999), ifnull(speed_mps, 1e999),

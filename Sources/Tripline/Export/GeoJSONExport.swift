@@ -21,13 +21,13 @@ struct GeoJSONExport {
         }
         switch kind {
         case .trips:
-            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
+            let reader = try Exporter.PointReader(exporter.store.db, positionOnly: true)
             try exporter.forEachTrip(selection) { trip in
                 try separator()
                 try writeTrip(trip, reader)
             }
         case .legs:
-            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
+            let reader = try Exporter.PointReader(exporter.store.db, positionOnly: true)
             try exporter.forEachLeg(selection) { leg in
                 try separator()
                 try writeLeg(leg, reader)
