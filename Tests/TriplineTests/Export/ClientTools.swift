@@ -28,7 +28,9 @@ enum ClientTools {
     }
 
     /// Runs `name` with `arguments`; returns its exit status and output.
-    static func run(_ name: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (status: Int32, stdout: String, stderr: String)? {
+    static func run(
+        _ name: String, _ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (status: Int32, stdout: String, stderr: String)? {
         guard let executable = require(name, sourceLocation: sourceLocation) else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -36,11 +38,21 @@ enum ClientTools {
         let out = Pipe()
         // Standard error goes to a file, so neither stream can fill up and block the tool.
         let errPath = try temporaryDirectory() + "/stderr"
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let err = try #require(FileHandle(forWritingAtPath: errPath))
         process.standardOutput = out
         process.standardError = err
+        var input: Pipe?
+        if stdin != nil {
+            input = Pipe()
+            process.standardInput = input
+        }
         try process.run()
+        if let stdin, let input {
+            // Small inputs only (tests): written whole before the output is read.
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
         let outBytes = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try err.close()
