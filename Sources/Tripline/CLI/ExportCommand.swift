@@ -46,9 +46,11 @@ enum ExportCommand {
             throw CommandFailure(error.description)
         }
         let destination = (output == nil || output == "-") ? "standard output" : output!
-        if result.records == 0 {
+        if parsed.flag("quiet") {
+            // Nothing but errors.
+        } else if result.records == 0 {
             context.stderr.write("No \(kind.rawValue) match the selection; wrote an empty \(format.rawValue) file to \(destination).\n")
-        } else if !parsed.flag("quiet") {
+        } else {
             context.stderr.write("Exported \(result.records) \(kind.rawValue) as \(format.rawValue) to \(destination) (\(result.bytes) bytes).\n")
         }
         return TriplineCLI.Exit.success
