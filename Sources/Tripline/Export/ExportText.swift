@@ -114,7 +114,7 @@ extension ByteWriter {
     /// `2024-03-01T09:00:00+01:00`, or `…Z` when the offset is nil (or not a whole number of minutes, which
     /// `±HH:MM` cannot say). Milliseconds appear only when not zero.
     public func append(time ms: Int64, offsetSeconds: Int32?) throws {
-        try reserve(30)
+        try reserve(40)
         var offset = Int64(offsetSeconds ?? 0)
         var utc = offsetSeconds == nil
         if offset % 60 != 0 {

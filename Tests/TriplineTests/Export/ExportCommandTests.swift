@@ -170,6 +170,10 @@ import Testing
         #expect(local.offset(nil, atMs: change) == 7200)
         #expect(local.offset(-18000, atMs: change) == -18000)
         #expect(local.offset(nil, atMs: change - 1) == 3600)
+        // Offset changes that are not daylight saving time are in the table too (Moscow: +04:00 in 2013, +03:00 since 2014-10-26).
+        let moscow = try #require(ZoneOffsets(identifier: "Europe/Moscow"))
+        #expect(moscow.offset(atMs: ExportFixture.ms(2013, 6, 1, 0, 0)) == 14400)
+        #expect(moscow.offset(atMs: ExportFixture.ms(2015, 6, 1, 0, 0)) == 10800)
         var utc = LocalTime(zone: nil)
         #expect(utc.offset(nil, atMs: change) == nil)
     }
