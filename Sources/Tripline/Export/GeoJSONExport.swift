@@ -1,7 +1,7 @@
 /// Writes an export as an RFC 7946 GeoJSON FeatureCollection, one feature per line.
 ///
 /// Positions are `[longitude, latitude]` with at most 7 decimals (about 1 cm). Trips and legs are LineStrings, or
-/// MultiLineStrings when the recording has gaps (runs of a single point are left out, since a line needs two
+/// MultiLineStrings when the recording has gaps or the line crosses the antimeridian (cut at ±180°, RFC 7946 §3.1.9) (runs of a single point are left out, since a line needs two
 /// positions; a trip with no line at all has `"geometry": null`). Visits, places and points are Points. Days have no
 /// location and are written as features with `"geometry": null` (RFC 7946 §3.2 "unlocated" features), so one
 /// format carries every kind.
@@ -80,6 +80,8 @@ struct GeoJSONExport {
         var lineStart = 0
         var linePoints = 0
         var lastTime = Int64.min
+        var lastLon = 0.0
+        var lastLat = 0.0
         func closeLine() throws {
             if linePoints == 1 {
                 scratch.truncate(to: lineStart)  // a single position is no line
@@ -91,16 +93,35 @@ struct GeoJSONExport {
         }
         try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
+            let lon = s.double(Exporter.PointColumn.lon)
+            let lat = s.double(Exporter.PointColumn.lat)
             if linePoints > 0 && time - lastTime > gapMs { try closeLine() }
+            if linePoints > 0 && (lon - lastLon).magnitude > 180 {
+                // Crossing the antimeridian (RFC 7946 §3.1.9): end this line at ±180 and start the next at ∓180, at
+                // the latitude where the straight segment crosses.
+                let edge = lastLon > 0 ? 180.0 : -180.0
+                let unwrapped = lastLon > 0 ? lon + 360 : lon - 360
+                let crossing = lastLat + (lat - lastLat) * (edge - lastLon) / (unwrapped - lastLon)
+                try scratch.append(UInt8(ascii: ","))
+                try position(scratch, lon: edge, lat: crossing)
+                linePoints += 1
+                try closeLine()
+                lineStart = scratch.bytesWritten
+                try scratch.append(lines > 0 ? ",[" : "[")
+                try position(scratch, lon: -edge, lat: crossing)
+                linePoints = 1
+            }
             if linePoints == 0 {
                 lineStart = scratch.bytesWritten
                 try scratch.append(lines > 0 ? ",[" : "[")
             } else {
                 try scratch.append(UInt8(ascii: ","))
             }
-            try position(scratch, lon: s.double(Exporter.PointColumn.lon), lat: s.double(Exporter.PointColumn.lat))
+            try position(scratch, lon: lon, lat: lat)
             linePoints += 1
             lastTime = time
+            lastLon = lon
+            lastLat = lat
         }
         try closeLine()
         switch lines {

@@ -48,4 +48,24 @@ import Testing
         let geojson = try GeometryTests.text(fixture.path, .places, .geojson)
         #expect(geojson.contains("\"coordinates\":[180,-16.5]"))
     }
+
+    /// A line across the antimeridian is cut there (RFC 7946 §3.1.9): 179.9° E → 179.9° W at 10° S and 10.2° S
+    /// crosses 180° at 10.1° S.
+    @Test func linesAreCutAtTheAntimeridian() throws {
+        let fixture = try ExportFixture.temporary()
+        let store = try Store(path: fixture.path, create: false)
+        let t0 = ExportFixture.ms(2024, 5, 1, 0, 0)
+        try store.insertPoints([
+            Point(deviceID: 2, timeMs: t0, lat: -10.0, lon: 179.8, importID: 2),
+            Point(deviceID: 2, timeMs: t0 + 60_000, lat: -10.0, lon: 179.9, importID: 2),
+            Point(deviceID: 2, timeMs: t0 + 120_000, lat: -10.2, lon: -179.9, importID: 2),
+            Point(deviceID: 2, timeMs: t0 + 180_000, lat: -10.2, lon: -179.8, importID: 2),
+        ])
+        try store.db.run(
+            "INSERT INTO trips(id, device_id, start_ms, end_ms, duration_s, moving_s, distance_m, mode, legs, points) VALUES (5, 2, ?, ?, 180, 180, 33000, 'plane', 0, 4)",
+            [.integer(t0), .integer(t0 + 180_000)])
+        let geojson = try GeometryTests.text(fixture.path, .trips, .geojson)
+        #expect(geojson.contains(
+            "\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[[[179.8,-10],[179.9,-10],[180,-10.1]],[[-180,-10.1],[-179.9,-10.2],[-179.8,-10.2]]]}"))
+    }
 }
