@@ -3,8 +3,8 @@
 #endif
 
 /// Powers of ten as integers and doubles, for fixed-point number formatting.
-@usableFromInline let powersOfTen: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
-@usableFromInline let powersOfTenDouble: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
+@usableFromInline let fixedPointScales: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
+@usableFromInline let fixedPointScalesDouble: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
 
 // MARK: Numbers and times
 
@@ -67,7 +67,7 @@ extension ByteWriter {
         switch maxDecimals {
         case 7: try appendFixed(value, 7, 1e7, 10_000_000)
         case 3: try appendFixed(value, 3, 1e3, 1_000)
-        default: try appendFixed(value, maxDecimals, powersOfTenDouble[maxDecimals], powersOfTen[maxDecimals])
+        default: try appendFixed(value, maxDecimals, fixedPointScalesDouble[maxDecimals], fixedPointScales[maxDecimals])
         }
     }
 
