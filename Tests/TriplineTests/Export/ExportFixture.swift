@@ -137,8 +137,8 @@ enum ExportFixture {
             try db.run(
                 """
                 INSERT INTO app_events(id, device_id, import_id, kind, time_ms, utc_offset_s, start_ms, end_ms, distance_m, mode, raw)
-                VALUES (1, 1, 1, 'trip', ?, 3600, ?, ?, 1450, 'walking', '{"n":1}'),
-                       (2, 1, 1, 'trip', ?, 3600, ?, ?, 900, 'cycling', '{"n":2}'),
+                VALUES (1, 1, 1, 'trip', ?, 3600, ?, ?, 1450, 'hike', '{"n":1}'),
+                       (2, 1, 1, 'trip', ?, 3600, ?, ?, 900, 'bicycle', '{"n":2}'),
                        (3, 1, 1, 'visit', ?, 3600, NULL, NULL, NULL, NULL, '{"n":3}')
                 """,
                 [.integer(ms(2024, 3, 1, 8, 10)), .integer(ms(2024, 3, 1, 8, 1)), .integer(ms(2024, 3, 1, 8, 9)),
@@ -147,7 +147,7 @@ enum ExportFixture {
             try db.run(
                 """
                 INSERT INTO app_trip_matches(event_id, device_id, trip_id, overlap, start_diff_s, end_diff_s, distance_diff_m, app_mode, trip_mode)
-                VALUES (1, 1, 1, 0.8, 60, -60, -50, 'walk', 'walk'), (2, 1, NULL, NULL, NULL, NULL, NULL, 'bike', NULL)
+                VALUES (1, 1, 1, 0.8, 60, -60, -50, 'hike', 'walk'), (2, 1, NULL, NULL, NULL, NULL, NULL, 'bicycle', NULL)
                 """)
         }
         return store

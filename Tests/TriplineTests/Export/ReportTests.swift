@@ -111,7 +111,8 @@ import Testing
             result.stdout
                 == ReportTests.rows([
                     "month,device,app_trips,matched,matched_pct,same_mode_pct,mean_overlap,mean_start_diff_s,mean_end_diff_s,mean_distance_diff_m",
-                    "2024-03,phone,2,1,50,100,0.8,60,60,50",  // the app visit event is not a trip
+                    // The app visit event is not a trip; the app's 'hike' is Tripline's 'walk'.
+                    "2024-03,phone,2,1,50,100,0.8,60,60,50",
                 ]))
     }
 
