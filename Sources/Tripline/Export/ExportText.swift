@@ -24,36 +24,45 @@ extension ByteWriter {
     /// `value` in decimal; the caller has reserved 20 bytes.
     @inline(__always)
     func putDigits(_ value: UInt64) {
+        let base = buffer + count  // locals: the state behind the pointer is read once, not after every byte
         if value < 10 {
-            put(UInt8(truncatingIfNeeded: value) &+ 48)
+            base[0] = UInt8(truncatingIfNeeded: value) &+ 48
+            count += 1
             return
         }
-        var digits = 0
-        var probe = value
+        var digits = 1
+        var probe = value / 10
         while probe > 0 {
             digits += 1
             probe /= 10
         }
         var v = value
-        var index = count + digits - 1
-        while index >= count {
-            buffer[index] = UInt8(truncatingIfNeeded: v % 10) &+ 48
-            v /= 10
-            index -= 1
+        var index = digits
+        while index >= 2 {
+            let pair = Int(v % 100)
+            v /= 100
+            index -= 2
+            base[index] = UInt8(truncatingIfNeeded: pair / 10) &+ 48
+            base[index + 1] = UInt8(truncatingIfNeeded: pair % 10) &+ 48
         }
+        if index == 1 { base[0] = UInt8(truncatingIfNeeded: v) &+ 48 }
         count += digits
     }
 
     /// `value` zero-padded to `width` digits (dates and times). The caller has reserved room.
     @inline(__always)
     func putPadded(_ value: Int, _ width: Int) {
+        let base = buffer + count
         var v = value
-        var index = count + width - 1
-        while index >= count {
-            buffer[index] = UInt8(truncatingIfNeeded: v % 10) &+ 48
-            v /= 10
-            index -= 1
+        var index = width
+        while index >= 2 {
+            let pair = v % 100
+            v /= 100
+            index -= 2
+            base[index] = UInt8(truncatingIfNeeded: pair / 10) &+ 48
+            base[index + 1] = UInt8(truncatingIfNeeded: pair % 10) &+ 48
         }
+        if index == 1 { base[0] = UInt8(truncatingIfNeeded: v % 10) &+ 48 }
         count += width
     }
 
