@@ -217,6 +217,16 @@ import Testing
         }
     }
 
+    /// With a resource root holding `Queries/`, the files there are used (and they equal the built-in ones).
+    @Test func resourceRootFilesAreUsedWhenPresent() throws {
+        let fromFiles = try ReportCatalog.all(resourceRoot: ExportFixture.packageRoot())
+        let builtIn = try ReportCatalog.all()
+        #expect(fromFiles.map(\.name) == builtIn.map(\.name))
+        #expect(fromFiles.map(\.sql) == builtIn.map(\.sql))
+        #expect(fromFiles.allSatisfy { $0.source.hasSuffix(".sql") && !$0.source.contains("built in") })
+        #expect(builtIn.allSatisfy { $0.source.contains("built in") })
+    }
+
     @Test func everyReportHasADescriptionAndRunsOnAnEmptyDatabase() throws {
         let directory = try temporaryDirectory()
         _ = try Store(path: directory + "/empty.sqlite")
