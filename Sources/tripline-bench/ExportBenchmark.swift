@@ -59,19 +59,20 @@ enum ExportBenchmark {
             }
         }
         close(null)
-        if only != nil { return }
-        let file = directory + "/points.csv"
-        let started = Clock.monotonic()
-        let cpu = cpuSeconds()
-        let result = try exporter.export(.points, as: .csv, toFile: file, stdout: OutputStream { _ in })
-        report("points", "csv>file", result, Clock.monotonic() - started, cpuSeconds() - cpu)
-        FileSystem.remove(file)
+        if only == nil {
+            let file = directory + "/points.csv"
+            let started = Clock.monotonic()
+            let cpu = cpuSeconds()
+            let result = try exporter.export(.points, as: .csv, toFile: file, stdout: OutputStream { _ in })
+            report("points", "csv>file", result, Clock.monotonic() - started, cpuSeconds() - cpu)
+            FileSystem.remove(file)
+        }
         if !keep && path == nil {
             for suffix in ["", "-wal", "-shm"] { FileSystem.remove(dbPath + suffix) }
-            rmdir(directory)
         } else {
             print("database kept at \(dbPath)")
         }
+        rmdir(directory)
     }
 
     /// CPU time of this process (user + system), which other processes on a shared machine disturb far less than
