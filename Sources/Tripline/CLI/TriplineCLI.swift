@@ -17,6 +17,9 @@ public enum TriplineCLI {
             ImportCommand.spec,
             InfoCommand.spec,
             MapCommand.spec,
+            ExportCommand.spec,
+            ReportCommand.spec,
+            ReportCommand.querySpec,
         ]
     }
 
