@@ -20,6 +20,7 @@ public enum TriplineCLI {
             ExportCommand.spec,
             ReportCommand.spec,
             ReportCommand.querySpec,
+            DemoCommand.spec,
         ]
     }
 
