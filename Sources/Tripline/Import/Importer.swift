@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// How an import runs. Defaults suit a command-line import.
 public struct ImportOptions: Sendable {
@@ -48,6 +51,10 @@ public struct FileSummary: Sendable {
 public struct ImportSummary: Sendable {
     public var files: [FileSummary] = []
     public var seconds: Double = 0
+    /// CPU seconds the parsing thread used (reading, fingerprinting, parsing).
+    public var parseCPUSeconds: Double = 0
+    /// CPU seconds the writing (calling) thread used during the import.
+    public var writeCPUSeconds: Double = 0
     public var pointsNew: Int { files.reduce(0) { $0 + $1.pointsNew } }
     public var pointsDuplicate: Int { files.reduce(0) { $0 + $1.pointsDuplicate } }
     public var rejected: Int { files.reduce(0) { $0 + $1.rejected } }
@@ -156,13 +163,19 @@ public final class Importer {
         let recycle = BoundedQueue<[Point]>(capacity: options.queueDepth + 2)
         let options = self.options
         let dbPath = store.path
+        let parseCPU = CPUTimeBox()
+        let writeCPUStart = threadCPUSeconds()
         let parser = WorkerThread {
             Importer.parseAll(jobs, options: options, dbPath: dbPath, queue: queue, recycle: recycle)
+            parseCPU.seconds = threadCPUSeconds()
         }
+        var joined = false
         defer {
-            queue.close()
-            recycle.close()
-            parser.join()
+            if !joined {
+                queue.close()
+                recycle.close()
+                parser.join()
+            }
         }
         let writer = try Writer(store: store, onWait: onWait)
         var current: FileSummary?
@@ -239,6 +252,11 @@ public final class Importer {
                 finish(file)
             }
         }
+        summary.writeCPUSeconds = threadCPUSeconds() - writeCPUStart
+        recycle.close()
+        parser.join()
+        joined = true
+        summary.parseCPUSeconds = parseCPU.seconds
         summary.seconds = Clock.monotonic() - started
         return summary
     }
@@ -307,6 +325,17 @@ public final class Importer {
             guard open, queue.push(.end(output)) else { return }
         }
     }
+}
+
+/// CPU time (user + system) the calling thread has used, in seconds.
+public func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+final class CPUTimeBox: @unchecked Sendable {
+    var seconds: Double = 0
 }
 
 /// The writing side: prepared statements and the per-file transaction.
