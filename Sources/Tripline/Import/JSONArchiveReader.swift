@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 /// Reads JSON location archives: Overland (one POST body, JSON lines of bodies, an array of bodies, a bare
 /// FeatureCollection, arrays or lines of features) and OwnTracks JSON (one message, an array, JSON lines, the
 /// Recorder API's `{"data":[...]}` output with `username`/`device`).
@@ -120,6 +124,26 @@ public struct JSONArchiveReader {
         return true
     }
 
+    /// Where the element after a damaged one starts: the next place after the error where the same first bytes as
+    /// the damaged element's (up to 12, as one encoder writes every element alike) follow a comma. Nil if none.
+    func nextElement(_ p: JSONParser, start: Int, error: JSONError) -> Int? {
+        let prefixLength = min(12, max(0, error.offset - start))
+        guard prefixLength >= 2 else { return nil }
+        let first = p.base[start]
+        var i = max(error.offset, start + 1)
+        while i + prefixLength <= p.count {
+            guard let hit = memchr(p.base + i, Int32(first), p.count - i) else { return nil }
+            let k = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - p.base
+            if k + prefixLength <= p.count, memcmp(p.base + k, p.base + start, prefixLength) == 0 {
+                var b = k - 1
+                while b > start, p.base[b] == 0x20 || p.base[b] == 0x0A || p.base[b] == 0x0D || p.base[b] == 0x09 { b -= 1 }
+                if p.base[b] == UInt8(ascii: ",") { return k }
+            }
+            i = k + 1
+        }
+        return nil
+    }
+
     /// A top-level array: of Overland bodies, features or OwnTracks messages.
     mutating func topArray(_ p: inout JSONParser) throws(JSONError) {
         p.pos += 1
@@ -134,7 +158,16 @@ public struct JSONArchiveReader {
             guard !p.atEnd else { throw p.unexpected() }
             recordStart = p.pos
             if p.base[p.pos] == UInt8(ascii: "{") {
-                try item(&p)
+                let start = p.pos
+                do throws(JSONError) {
+                    try item(&p)
+                } catch {
+                    guard !error.atEnd, let next = nextElement(p, start: start, error: error) else { throw error }
+                    builder.reject(.invalidJSON, "\(error.message) at byte \(error.offset); skipped to the next element (byte \(next))",
+                                   start: start, end: next)
+                    p.pos = next
+                    continue
+                }
             } else {
                 let start = p.pos
                 elementTape.removeAll()
@@ -294,7 +327,16 @@ public struct JSONArchiveReader {
             let start = p.pos
             recordStart = start
             elementTape.removeAll()
-            try p.value(into: &elementTape, depth: 2)
+            do throws(JSONError) {
+                try p.value(into: &elementTape, depth: 2)
+            } catch {
+                // A damaged element: reject it and carry on with the next element if one can be found.
+                guard !error.atEnd, let next = nextElement(p, start: start, error: error) else { throw error }
+                builder.reject(.invalidJSON, "\(error.message) at byte \(error.offset); skipped to the next element (byte \(next))",
+                               start: start, end: next)
+                p.pos = next
+                continue
+            }
             record(p, elementTape, 0, start: start, end: p.pos)
             p.skipWhitespace()
             guard !p.atEnd else { throw p.unexpected() }

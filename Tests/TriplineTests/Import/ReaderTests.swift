@@ -235,6 +235,24 @@ import Testing
         #expect(r.rejects.map(\.line) == [2, 3])
     }
 
+    @Test func aDamagedElementInsideOneDocumentCostsOnlyThatElement() {
+        // Pretty-printed and compact bodies: the third feature is damaged mid-way; the rest still imports.
+        let features = (0..<6).map { overlandFeature("2024-01-01T00:00:0\($0)Z", lat: 50, lon: 8) }
+        var damaged = features
+        damaged[2] = String(features[2].prefix(60)) + "@@@" + String(features[2].dropFirst(60))
+        for separator in [",", ",\n    "] {
+            let out = parse("{\"locations\":[" + damaged.joined(separator: separator) + "]}")
+            #expect(out.points.count == 5, "separator \(separator.debugDescription)")
+            #expect(out.rejects.map(\.reason) == [.invalidJSON])
+        }
+        // An array of OwnTracks messages.
+        let messages = (0..<4).map { "{\"_type\":\"location\",\"tid\":\"ab\",\"lat\":52.1,\"lon\":13.\($0),\"tst\":170000000\($0)}" }
+        var bad = messages
+        bad[1] = "{\"_type\":\"location\",\"tid\":\"ab\",\"lat\":52.1,\"lon\":}"
+        let o = parse("[" + bad.joined(separator: ",\n") + "]")
+        #expect(o.points.count == 3 && o.rejects.map(\.reason) == [.invalidJSON])
+    }
+
     @Test func emptyFiles() {
         #expect(parse("").rejects.map(\.reason) == [.emptyFile])
         #expect(parse("  \n\n ").rejects.map(\.reason) == [.emptyFile])
