@@ -166,6 +166,26 @@ import Testing
         }
     }
 
+    @Test func standardInputWithDevice() throws {
+        try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
+        let dir = try temporaryDirectory()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["import", "--db", dir + "/t.sqlite", "--device", "piped", "--json", "-"]
+        let input = Pipe()
+        let output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        input.fileHandleForWriting.write(Data(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8, device: "")]).utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(text.contains("\"points_new\":1"))
+        #expect(try pointSet(Store(path: dir + "/t.sqlite").db) == ["piped|1704067200000|50.0|8.0"])
+    }
+
     @Test func twoImportsAtOnceBothFinishWithoutDuplicates() throws {
         try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
@@ -177,11 +197,21 @@ import Testing
         a.waitUntilExit()
         b.waitUntilExit()
         #expect(a.terminationStatus == 0 && b.terminationStatus == 0)
-        let errA = String(decoding: (a.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errB = String(decoding: (b.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect((errA + errB).contains("waiting for another process"))
         let store = try Store(path: db)
         #expect(try store.db.scalarInt("SELECT count(*) FROM points") == 6 * 25 * 200 - 5 * 50)
         #expect(try store.db.scalarInt("SELECT count(*) FROM imports WHERE status = 'done'") == 6)
+
+        // While another writer holds the lock, an import says it waits, then finishes.
+        let other = dir + "/other.sqlite"
+        let holder = try Store(path: other)
+        try holder.db.execute("BEGIN IMMEDIATE")
+        let waiting = try run(["import", "--db", other, dir + "/archive/f0.json"])
+        usleep(1_500_000)
+        try holder.db.execute("COMMIT")
+        waiting.waitUntilExit()
+        let err = String(decoding: (waiting.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(waiting.terminationStatus == 0)
+        #expect(err.contains("waiting for another process"))
+        #expect(try holder.db.scalarInt("SELECT count(*) FROM points") == 25 * 200)
     }
 }
