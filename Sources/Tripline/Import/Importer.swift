@@ -106,7 +106,7 @@ public final class Importer {
     }
 
     enum Message: @unchecked Sendable {
-        case begin(path: String, fingerprint: String, size: Int)
+        case begin(path: String, fingerprint: String, size: Int, bytes: FileBytes)
         case batch(ParseOutput)
         case end(ParseOutput)
         case failed(path: String, message: String, size: Int)
@@ -200,7 +200,8 @@ public final class Importer {
         }
         while let message = queue.pop() {
             switch message {
-            case .begin(let path, let fingerprint, let size):
+            case .begin(let path, let fingerprint, let size, let bytes):
+                writer.fileBytes = bytes
                 var file = FileSummary(path: path, status: .imported)
                 file.bytes = size
                 let id = try writer.begin(path: path, size: size, fingerprint: fingerprint)
@@ -220,6 +221,7 @@ public final class Importer {
                 recycle.offer(chunk.points)
                 progress()
             case .end(var chunk):
+                defer { writer.fileBytes = nil }
                 guard var file = current else { break }
                 current = nil
                 if file.status == .skipped {
@@ -288,7 +290,7 @@ public final class Importer {
                 }
                 check.reset()
             }
-            guard queue.push(.begin(path: job.path, fingerprint: fingerprint, size: bytes.count)) else { return }
+            guard queue.push(.begin(path: job.path, fingerprint: fingerprint, size: bytes.count, bytes: bytes)) else { return }
             let context = ReadContext(path: job.path, fallbackDevice: job.fallback, nowMs: options.nowMs, batchSize: options.batchSize)
             var open = true
             let batchSize = options.batchSize
@@ -353,6 +355,8 @@ final class Writer {
     var deviceCache: [String: Int64] = [:]
     var importID: Int64 = 0
     var inTransaction = false
+    /// The current file's bytes (for excerpts of `conflicting_duplicate` rejects).
+    var fileBytes: FileBytes?
 
     init(store: Store, onWait: ((String) -> Void)?) throws {
         self.store = store
@@ -545,8 +549,16 @@ final class Writer {
             RejectRecord(line: position.line > 0 ? Int(position.line) : nil, byteOffset: Int(position.byteOffset),
                          reason: .conflictingDuplicate,
                          detail: "same device and time (\(when)) as a point stored \(source) at \(lat), \(lon); this record says \(p.lat), \(p.lon); the first is kept",
-                         excerpt: "lat \(p.lat), lon \(p.lon), time \(when)"),
+                         excerpt: excerpt(position) ?? "lat \(p.lat), lon \(p.lon), time \(when)"),
             file: &file)
+    }
+
+    /// Up to 200 bytes of the record at `position` in the current file.
+    func excerpt(_ position: SourcePosition) -> String? {
+        guard let fileBytes, let base = fileBytes.pointer, position.byteOffset >= 0, Int(position.byteOffset) < fileBytes.count else { return nil }
+        let start = Int(position.byteOffset)
+        let length = min(Int(position.length), fileBytes.count - start)
+        return Validate.excerpt(base.assumingMemoryBound(to: UInt8.self) + start, length)
     }
 
     /// Marks the file's import `done` and commits everything of it at once.

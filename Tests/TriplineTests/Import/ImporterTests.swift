@@ -33,6 +33,7 @@ import Testing
         #expect(s.pointsNew == 1 && s.pointsDuplicate == 1 && s.rejected == 1)
         #expect(try store.db.scalarText("SELECT reason FROM rejects") == "conflicting_duplicate")
         #expect(try store.db.scalarInt("SELECT line FROM rejects") == 1)
+        #expect(try store.db.scalarText("SELECT excerpt FROM rejects")?.contains("[9.0,51.0]") == true)
         #expect(try pointSet(store.db) == ["phone|1704067200000|50.0|8.0"])
     }
 
