@@ -200,6 +200,7 @@ public struct JSONArchiveReader {
         var n: Int32 = 0
         var streamed = false
         var streamedKey = ""
+        var streamedElements = 0
         p.skipWhitespace()
         if !p.atEnd, p.base[p.pos] == UInt8(ascii: "}") {
             p.pos += 1
@@ -221,7 +222,7 @@ public struct JSONArchiveReader {
                     itemTape.nodes.append(JSONNode(kind: .array, flags: 0, start: p.pos, end: p.pos, next: Int32(itemTape.nodes.count + 1), count: 0))
                     streamed = true
                     streamedKey = p.string(key)
-                    try streamArray(&p, key: streamedKey)
+                    streamedElements = try streamArray(&p, key: streamedKey)
                     recordStart = start
                 } else {
                     try p.value(into: &itemTape, depth: 1)
@@ -250,6 +251,8 @@ public struct JSONArchiveReader {
         let end = p.pos
         if streamed {
             if streamedKey == "locations" {
+                // An empty Overland POST body is still an Overland record (its elements count on their own).
+                if streamedElements == 0 { builder.recognized += 1 }
                 if layout.isEmpty || layout == "array" { layout = layout == "array" ? "array" : "body" }
                 batchObjects(p, start: start, end: end)
             } else if streamedKey == "features" {
@@ -315,14 +318,18 @@ public struct JSONArchiveReader {
     }
 
     /// Streams the elements of a `locations` / `features` / `data` array.
-    mutating func streamArray(_ p: inout JSONParser, key: String) throws(JSONError) {
+    /// Returns how many elements it saw.
+    @discardableResult
+    mutating func streamArray(_ p: inout JSONParser, key: String) throws(JSONError) -> Int {
         p.pos += 1
         p.skipWhitespace()
         if !p.atEnd, p.base[p.pos] == UInt8(ascii: "]") {
             p.pos += 1
-            return
+            return 0
         }
+        var elements = 0
         while true {
+            elements += 1
             p.skipWhitespace()
             let start = p.pos
             recordStart = start
@@ -346,7 +353,7 @@ public struct JSONArchiveReader {
             }
             if p.base[p.pos] == UInt8(ascii: "]") {
                 p.pos += 1
-                return
+                return elements
             }
             throw p.fail("expected ',' or ']' in array")
         }

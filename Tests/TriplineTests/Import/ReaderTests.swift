@@ -131,6 +131,13 @@ import Testing
         #expect(g.points[0].extra?.contains("\"hdop\":1.9") == true)
     }
 
+    @Test func emptyOverlandBodyAndGPXRoutes() {
+        let empty = parse("{\"locations\":[]}")
+        #expect(empty.fatal == nil && empty.points.isEmpty && empty.rejects.isEmpty)
+        let route = parse("<gpx version=\"1.1\" creator=\"x\"><rte><rtept lat=\"50\" lon=\"8\"><time>2024-01-01T00:00:00Z</time></rtept></rte></gpx>")
+        #expect(route.points.isEmpty && route.events.map(\.kind) == ["route_point"])
+    }
+
     @Test func notALocationArchiveIsOneClearError() throws {
         for (name, path) in [("google", "dawarich/google/records.json"), ("unknown", "owntracks-android/fixtures/unknown_message.json")] {
             let out = FormatDetector.parse(try FileSystem.read(corpusPath(path)), context: context())
