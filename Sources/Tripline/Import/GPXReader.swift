@@ -255,6 +255,7 @@ public struct GPXReader {
             event.lat = f.lat
             event.lon = f.lon
             builder.out.events.append(event)
+            builder.flushIfFull()
             return
         }
         guard let timeText = f.timeText else {

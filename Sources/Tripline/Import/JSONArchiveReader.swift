@@ -74,23 +74,19 @@ public struct JSONArchiveReader {
     }
 
     mutating func finish() -> ParseOutput {
+        if builder.unlistedUnknown > 0 && builder.recognized > 0 {
+            builder.out.rejects.append(RejectRecord(line: nil, byteOffset: 0, reason: .unknownRecord,
+                detail: "\(builder.unlistedUnknown) more records that are neither Overland nor OwnTracks (not listed one by one)", excerpt: nil))
+        }
         var out = builder.out
         let family = builder.sawOverland ? "overland" : (builder.sawOwnTracks ? "owntracks-json" : "json")
         out.format = layout.isEmpty ? family : family + "/" + layout
-        if builder.recognized == 0 && out.fatal == nil {
-            if out.rejects.count == 1 && out.rejects[0].reason == .emptyFile {
-                // An empty file: one reject says so.
-            } else if out.rejects.isEmpty || out.rejects.allSatisfy({ $0.reason == .unknownRecord }) {
-                out.fatal = "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
-            } else if out.rejects.allSatisfy({ $0.reason == .invalidJSON || $0.reason == .truncated || $0.reason == .unknownRecord }) {
-                let first = out.rejects[0]
-                out.fatal = "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))"
-            }
-            if out.fatal != nil {
-                out.rejects.removeAll()
-                out.points.removeAll()
-                out.positions.removeAll()
-            }
+        if out.fatal == nil, let reason = builder.notAnArchive() {
+            out.fatal = reason
+            out.rejects.removeAll()
+            out.points.removeAll()
+            out.positions.removeAll()
+            out.events.removeAll()
         }
         builder.out = ParseOutput()
         return out
@@ -361,6 +357,7 @@ public struct JSONArchiveReader {
 
     /// One record: an Overland feature or an OwnTracks message; anything else is rejected as unknown.
     mutating func record(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int) {
+        defer { builder.flushIfFull() }
         if builder.isOwnTracks(p, tape, index) {
             builder.ownTracksMessage(p, tape, index, start: start, end: end, pathDevice: nil, lineTimeMs: nil)
         } else if builder.isFeature(p, tape, index) {

@@ -37,6 +37,27 @@ import Testing
         #expect(try pointSet(store.db) == ["phone|1704067200000|50.0|8.0"])
     }
 
+    @Test func smallBatchesCarryPointsEventsAndRejectsAcrossTheQueue() throws {
+        let (store, dir) = try freshStore()
+        var features: [String] = []
+        for i in 0..<150 {
+            let time = CivilTime.iso8601(ms: 1_704_067_200_000 + Int64(i) * 1000)
+            if i % 3 == 0 {
+                features.append(overlandFeature(time, lat: 0, lon: 0))  // rejected: (0, 0)
+            } else if i % 3 == 1 {
+                features.append("{\"type\":\"Feature\",\"properties\":{\"action\":\"paused_location_updates\",\"timestamp\":\"\(time)\",\"device_id\":\"phone\"}}")
+            } else {
+                features.append(overlandFeature(time, lat: 50, lon: 8))
+            }
+        }
+        try write(overlandBody(features), dir + "/mixed.json")
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow, batchSize: 16, queueDepth: 2)).importPaths([dir + "/mixed.json"])
+        #expect(s.pointsNew == 50 && s.rejected == 50 && s.events == 50)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects WHERE reason = 'null_island'") == 50)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM app_events") == 50)
+        #expect(try store.db.scalarInt("SELECT rejected FROM imports") == 50)
+    }
+
     @Test func devicesNeverMix() throws {
         let (store, dir) = try freshStore()
         let t = "2024-01-01T00:00:00Z"
