@@ -183,17 +183,19 @@ public final class Importer {
         var points = 0
         var bytesDone = 0
         var lastProgress = Clock.monotonic()
+        var currentOffset = 0  // how far into the current file the parser is
         func progress(force: Bool = false) {
             guard let onProgress else { return }
             let now = Clock.monotonic()
             guard force || now - lastProgress >= 0.2 else { return }
             lastProgress = now
-            onProgress(ImportProgress(filesDone: filesDone, filesTotal: jobs.count, points: points, bytesDone: bytesDone,
+            onProgress(ImportProgress(filesDone: filesDone, filesTotal: jobs.count, points: points, bytesDone: bytesDone + currentOffset,
                                       bytesTotal: totalBytes, seconds: now - started))
         }
         func finish(_ file: FileSummary) {
             filesDone += 1
             bytesDone += file.bytes
+            currentOffset = 0
             summary.files.append(file)
             onFile?(file)
             progress(force: true)
@@ -218,6 +220,7 @@ public final class Importer {
                     points += chunk.points.count
                     current = file
                 }
+                if let last = chunk.positions.last { currentOffset = Int(last.byteOffset) }
                 recycle.offer(chunk.points)
                 progress()
             case .end(var chunk):

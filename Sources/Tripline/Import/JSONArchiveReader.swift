@@ -83,6 +83,7 @@ public struct JSONArchiveReader {
         out.format = layout.isEmpty ? family : family + "/" + layout
         if out.fatal == nil, let reason = builder.notAnArchive() {
             out.fatal = reason
+            out.format = "json"
             out.rejects.removeAll()
             out.points.removeAll()
             out.positions.removeAll()
