@@ -180,12 +180,25 @@ final class FileBytes: @unchecked Sendable {
                 lane = (lane ^ w) &* 0xFF51_AFD7_ED55_8CCD
                 lane ^= lane >> 29
             }
+            // In windows of 8 MiB; a large mapped file's pages are let go behind the hash, so hashing a huge file
+            // does not hold it all in memory (the parser reads them back from the page cache).
+            let window = 8 << 20
             while i + 32 <= count {
-                mix(&lanes.0, pointer.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                mix(&lanes.1, pointer.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
-                mix(&lanes.2, pointer.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
-                mix(&lanes.3, pointer.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
-                i += 32
+                let stop = min(count - 32, i + window)
+                let windowStart = i
+                while i <= stop {
+                    mix(&lanes.0, pointer.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    mix(&lanes.1, pointer.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+                    mix(&lanes.2, pointer.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
+                    mix(&lanes.3, pointer.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
+                    i += 32
+                }
+                if mapped && count > 4 * window {
+                    let page = 1 << 16
+                    let from = (windowStart / page) * page
+                    let to = (i / page) * page
+                    if to > from { madvise(UnsafeMutableRawPointer(mutating: pointer) + from, to - from, MADV_DONTNEED) }
+                }
             }
             while i + 8 <= count {
                 mix(&lanes.0, pointer.loadUnaligned(fromByteOffset: i, as: UInt64.self))
