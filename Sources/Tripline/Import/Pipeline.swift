@@ -122,15 +122,15 @@ final class FileBytes: @unchecked Sendable {
     private var released = 0
 
     init(path: String) throws {
+        let fd: Int32
         if path == "-" {
-            owned = try FileSystem.readAll(fd: 0, path: "standard input")
-            mapped = false
-            count = owned.count
-            pointer = owned.withUnsafeBytes { $0.baseAddress }
-            return
+            // Standard input is spooled to an unlinked temporary file and mapped like any file, so its size does
+            // not count against memory.
+            fd = try FileBytes.spoolStandardInput()
+        } else {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw FileError(path: path, errno: errno) }
@@ -154,6 +154,39 @@ final class FileBytes: @unchecked Sendable {
 
     deinit {
         if mapped, let pointer { munmap(UnsafeMutableRawPointer(mutating: pointer), count) }
+    }
+
+    /// Copies standard input into an unlinked temporary file; returns its descriptor, positioned at the start.
+    static func spoolStandardInput() throws -> Int32 {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/tripline-stdin.XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw FileError(path: base, errno: errno) }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(fd)
+                throw FileError(path: "standard input", errno: code)
+            }
+            if n == 0 { break }
+            var written = 0
+            while written < n {
+                let w = chunk.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, n - written) }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    let code = errno
+                    close(fd)
+                    throw FileError(path: "\(base) (spooling standard input)", errno: code)
+                }
+                written += w
+            }
+        }
+        lseek(fd, 0, SEEK_SET)
+        return fd
     }
 
     var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }
