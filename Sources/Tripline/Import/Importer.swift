@@ -221,7 +221,10 @@ public final class Importer {
                     current = file
                 }
                 if let last = chunk.positions.last { currentOffset = Int(last.byteOffset) }
-                recycle.offer(chunk.points)
+                // Hand the points back without keeping a reference, so the parser frees them and reuses the array.
+                var done: [Point] = []
+                swap(&done, &chunk.points)
+                recycle.offer(consume done)
                 progress()
             case .end(var chunk):
                 defer { writer.fileBytes = nil }
