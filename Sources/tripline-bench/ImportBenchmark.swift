@@ -41,7 +41,8 @@ enum ImportBenchmark {
         _ = buffer.withUnsafeMutableBufferPointer { b in
             withVaList([v]) { vsnprintf(b.baseAddress!, 64, "%.\(digits)f", $0) }
         }
-        return String(cString: buffer)
+        let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Writes the archive: JSON-lines files of Overland POST bodies (`batchesPerFile` bodies of `pointsPerBatch`).
