@@ -288,6 +288,19 @@ import Testing
         #expect(j.fatal != nil || j.rejects.count == 1)
     }
 
+    @Test func hugeObjectsAndManyUnknownRecordsStayFastAndBounded() {
+        // 200,000 keys in one record: duplicate detection hashes, no quadratic blow-up.
+        let keys = (0..<200_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let big = parse("{\"_type\":\"location\",\"tid\":\"ab\",\"lat\":52.1,\"lon\":13.1,\"tst\":1700000000," + keys + "}")
+        #expect(big.points.count == 1)
+        let dup = parse("{\"_type\":\"location\",\"tid\":\"ab\",\"lat\":52.1,\"lon\":13.1,\"tst\":1700000000," + keys + ",\"k5\":1}")
+        #expect(dup.rejects.map(\.reason) == [.duplicateKey])
+        // 100,000 JSON lines of something else: one clear error, not 100,000 rejects held in memory.
+        let other = String(repeating: "{\"a\":1}\n", count: 100_000)
+        let o = parse(other)
+        #expect(o.fatal != nil && o.rejects.isEmpty)
+    }
+
     @Test func deeplyNestedHostileInputIsRejectedNotACrash() {
         let deep = "{\"locations\":[" + String(repeating: "[", count: 200_000) + "]}"
         let out = parse(deep)
