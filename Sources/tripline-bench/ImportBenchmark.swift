@@ -207,5 +207,7 @@ enum ImportBenchmark {
             FileSystem.remove(dir + "/" + name)
         }
         for i in 0..<(summary.files.count) { FileSystem.remove(archive + "/batch-\(i).json") }
+        rmdir(archive)
+        rmdir(dir)
     }
 }

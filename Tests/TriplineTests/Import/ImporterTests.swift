@@ -162,6 +162,7 @@ import Testing
     @Test func killAndRerunGivesTheUninterruptedResult() throws {
         try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try makeArchive(dir + "/archive", files: 12, bodies: 25)
         let reference = dir + "/ref.sqlite"
         let r = try run(["import", "--db", reference, "--quiet", dir + "/archive"])
@@ -211,6 +212,7 @@ import Testing
     @Test func twoImportsAtOnceBothFinishWithoutDuplicates() throws {
         try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try makeArchive(dir + "/archive", files: 6, bodies: 25)
         let db = dir + "/t.sqlite"
         _ = try Store(path: db)  // create the schema first
