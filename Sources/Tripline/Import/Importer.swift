@@ -118,6 +118,10 @@ public final class Importer {
     func jobs(_ paths: [String]) -> (jobs: [Job], failures: [FileSummary]) {
         var jobs: [Job] = []
         var failures: [FileSummary] = []
+        // The database itself (and its -wal, -shm, -journal files) is never an input, even inside a folder given.
+        let database = Importer.realPath(store.path) ?? store.path
+        let ownFiles: Set<String> = [database, database + "-wal", database + "-shm", database + "-journal"]
+        func isOwn(_ path: String) -> Bool { ownFiles.contains(Importer.realPath(path) ?? path) }
         for path in paths {
             if path == "-" {
                 jobs.append(Job(path: "-", fallback: fallback(name: "stdin", origin: "stdin"), size: 0))
@@ -129,18 +133,29 @@ public final class Importer {
                 let files = FileSystem.walk(path) { error in
                     failures.append(FileSummary(path: error.path, status: .failed, message: error.reason))
                 }
-                for file in files {
+                for file in files where !isOwn(file) {
                     jobs.append(Job(path: file, fallback: fallback(name: folder, origin: "folder"), size: FileSystem.size(file) ?? 0))
                 }
             case .none:
                 failures.append(FileSummary(path: path, status: .failed, message: "no such file or directory"))
             default:
+                if isOwn(path) {
+                    failures.append(FileSummary(path: path, status: .failed, message: "this is the database being imported into"))
+                    continue
+                }
                 var stem = FileSystem.baseName(path)
                 if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
                 jobs.append(Job(path: path, fallback: fallback(name: stem, origin: "file"), size: FileSystem.size(path) ?? 0))
             }
         }
         return (jobs, failures)
+    }
+
+    /// The canonical absolute path (symbolic links resolved), or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     func fallback(name: String, origin: String) -> (name: String, origin: String) {

@@ -115,6 +115,15 @@ import Testing
         #expect(runCLI(["import", "--db", db]).status == 64)
     }
 
+    @Test func theDatabaseInsideAnImportedFolderIsNotAnInput() throws {
+        let dir = try temporaryDirectory()
+        try write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8)]), dir + "/a.json")
+        let store = try Store(path: dir + "/t.sqlite")
+        let s = try Importer(store: store).importPaths([dir])
+        #expect(s.files.map { FileSystem.baseName($0.path) } == ["a.json"])
+        #expect(s.failed == 0)
+    }
+
     @Test func standardInputIsRead() throws {
         // '-' is read through FileBytes(path: "-"); here we check the job expansion names it and falls back on --device.
         let (store, _) = try freshStore()
