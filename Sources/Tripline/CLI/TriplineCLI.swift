@@ -14,6 +14,7 @@ public enum TriplineCLI {
     public static var commands: [CommandSpec] {
         [
             // import, info, rebuild, export, report, query, map, demo: one file each in CLI/.
+            EvaluateCommand.spec,
         ]
     }
 

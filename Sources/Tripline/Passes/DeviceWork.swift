@@ -1,0 +1,196 @@
+/// Overland motion states as bits.
+public enum MotionBits {
+    public static let walking: UInt8 = 1
+    public static let running: UInt8 = 2
+    public static let cycling: UInt8 = 4
+    public static let driving: UInt8 = 8
+    public static let stationary: UInt8 = 16
+
+    /// Parses `walking,stationary` (or OwnTracks-style lists) from raw bytes.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> UInt8 {
+        var bits: UInt8 = 0
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let c = bytes[i]
+            switch c {
+            case UInt8(ascii: "w"): bits |= walking
+            case UInt8(ascii: "r"): bits |= running
+            case UInt8(ascii: "c"): bits |= cycling
+            case UInt8(ascii: "d"), UInt8(ascii: "a"): bits |= driving  // driving, automotive
+            case UInt8(ascii: "s"): bits |= stationary
+            default: break
+            }
+            while i < n && bytes[i] != UInt8(ascii: ",") { i += 1 }
+            i += 1
+        }
+        return bits
+    }
+}
+
+/// One device's points for the span being rebuilt, as columns, plus what the passes found so far.
+///
+/// The runner loads the points with one ordered statement; passes share this instead of re-reading.
+public final class DeviceWork {
+    public let deviceID: Int64
+    /// The span rebuilt: points with `fromMs <= time_ms < toMs`.
+    public let fromMs: Int64
+    public let toMs: Int64
+    /// Where stays and trips are recomputed from (the point after the last visit kept from an earlier rebuild).
+    /// Points before it are loaded only as context (neighbours, speeds, whole local days).
+    public var processFromMs: Int64
+    /// The last stored visit before `processFromMs` (the trip after it is recomputed).
+    public var previousStay: StayRecord?
+    public var time: [Int64] = []
+    public var lat: [Double] = []
+    public var lon: [Double] = []
+    /// Horizontal accuracy in metres; NaN when unknown.
+    public var accuracy: [Double] = []
+    /// Reported speed in m/s; NaN when unknown.
+    public var speed: [Double] = []
+    /// The point's own UTC offset, `Int32.min` when the source gave none.
+    public var offset: [Int32] = []
+    public var motion: [UInt8] = []
+    /// Index into `tripModes` + 1 (0 = none).
+    public var tripMode: [UInt16] = []
+    public var tripModes: [String] = []
+    /// Index into `ssids` + 1 (0 = none).
+    public var ssid: [UInt16] = []
+    public var ssids: [String] = []
+    /// Clean flags (``CleanPass/Flag``); 0 = the point counts.
+    public var flags: [UInt8] = []
+    public var flagsLoaded = false
+
+    public var stays: [StayRecord]? = nil
+    public var trips: [TripRecord]? = nil
+    public var timeZone: TimeZoneTable
+
+    public var count: Int { time.count }
+
+    init(deviceID: Int64, fromMs: Int64, toMs: Int64, processFromMs: Int64, timeZone: TimeZoneTable) {
+        self.deviceID = deviceID
+        self.fromMs = fromMs
+        self.processFromMs = processFromMs
+        self.toMs = toMs
+        self.timeZone = timeZone
+    }
+
+    /// The local offset of point `i`: its own when it has one, else the time zone's.
+    @inline(__always)
+    public func localOffset(_ i: Int) -> Int32 {
+        let o = offset[i]
+        return o != Int32.min ? o : timeZone.offset(at: time[i])
+    }
+
+    /// Loads the device's points of the span, in time order, with one statement.
+    func loadPoints(store: Store) throws {
+        let statement = try store.db.prepare(
+            """
+            SELECT time_ms, lat, lon, accuracy_m, speed_mps, utc_offset_s, motion, app_trip_mode, ssid
+            FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms
+            """)
+        statement.reset()
+        statement.bindInt(deviceID, at: 1)
+        statement.bindInt(fromMs, at: 2)
+        statement.bindInt(toMs, at: 3)
+        var modeIndex: [String: UInt16] = [:]
+        var ssidIndex: [String: UInt16] = [:]
+        while try statement.step() {
+            time.append(statement.int64(0))
+            lat.append(statement.double(1))
+            lon.append(statement.double(2))
+            accuracy.append(statement.isNull(3) ? .nan : statement.double(3))
+            speed.append(statement.isNull(4) ? .nan : statement.double(4))
+            offset.append(statement.isNull(5) ? Int32.min : Int32(truncatingIfNeeded: statement.int64(5)))
+            motion.append(statement.isNull(6) ? 0 : statement.withTextBytes(6) { MotionBits.parse($0) })
+            if statement.isNull(7) {
+                tripMode.append(0)
+            } else {
+                let m = statement.text(7) ?? ""
+                if let k = modeIndex[m] { tripMode.append(k) } else {
+                    tripModes.append(m)
+                    let k = UInt16(min(tripModes.count, Int(UInt16.max)))
+                    modeIndex[m] = k
+                    tripMode.append(k)
+                }
+            }
+            if statement.isNull(8) {
+                ssid.append(0)
+            } else {
+                let s = statement.text(8) ?? ""
+                if s.isEmpty { ssid.append(0) } else if let k = ssidIndex[s] { ssid.append(k) } else {
+                    ssids.append(s)
+                    let k = UInt16(min(ssids.count, Int(UInt16.max)))
+                    ssidIndex[s] = k
+                    ssid.append(k)
+                }
+            }
+        }
+    }
+
+    /// Loads the clean flags of the span (when the clean pass did not run in this rebuild).
+    func loadFlags(store: Store) throws {
+        flags = [UInt8](repeating: 0, count: count)
+        let statement = try store.db.prepare(
+            "SELECT time_ms, flags FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms")
+        statement.reset()
+        statement.bindInt(deviceID, at: 1)
+        statement.bindInt(fromMs, at: 2)
+        statement.bindInt(toMs, at: 3)
+        var i = 0
+        while try statement.step() {
+            let t = statement.int64(0)
+            while i < count && time[i] < t { i += 1 }
+            if i < count && time[i] == t { flags[i] = UInt8(truncatingIfNeeded: statement.int64(1)) }
+        }
+        flagsLoaded = true
+    }
+
+    /// Flags, loading them from `point_flags` first if needed.
+    func ensureFlags(store: Store) throws {
+        if !flagsLoaded { try loadFlags(store: store) }
+    }
+}
+
+/// A stay (one per visit): a stationary period at one spot, as the stays pass found it.
+public struct StayRecord: Sendable, Equatable {
+    public var first: Int  // index of its first point in DeviceWork
+    public var last: Int
+    public var startMs: Int64
+    public var endMs: Int64
+    public var lat: Double
+    public var lon: Double
+    public var radiusM: Double
+    public var points: Int
+    /// The longest time without points inside the stay, in seconds.
+    public var gapS: Int64
+    public var id: Int64 = 0
+    public var placeID: Int64 = 0
+}
+
+/// One leg of a rebuilt trip.
+public struct LegRecord: Sendable, Equatable {
+    public var mode: String
+    public var modeSource: String
+    public var first: Int
+    public var last: Int
+    public var startMs: Int64
+    public var endMs: Int64
+    public var distanceM: Double
+}
+
+/// A rebuilt trip between two stays (or a data edge / a long gap).
+public struct TripRecord: Sendable, Equatable {
+    public var first: Int
+    public var last: Int
+    public var startMs: Int64
+    public var endMs: Int64
+    public var fromStay: Int?  // index into stays
+    public var toStay: Int?
+    public var legs: [LegRecord] = []
+    public var distanceM: Double = 0
+    public var movingS: Double = 0
+    public var maxSpeed: Double = 0
+    public var gaps: Int = 0
+    public var id: Int64 = 0
+}
