@@ -16,6 +16,7 @@ enum EvaluateCommand {
             OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1)."),
             OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter."),
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
+            OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
             CommonOptions.db,
         ],
         run: run) }
@@ -47,6 +48,7 @@ enum EvaluateCommand {
         let points = result.devices.reduce(0) { $0 + $1.points.count }
         context.stdout.write("seed \(config.seed), \(config.days) days, \(config.people) people, \(points) points; rebuilt in \(format2(elapsed)) s (\(path))\n")
         context.stdout.write(scores.report)
+        if parsed.flag("details") { for line in scores.details { context.stdout.write(line + "\n") } }
         return TriplineCLI.Exit.success
     }
 }

@@ -80,6 +80,8 @@ public struct SimulationScores: Sendable {
     public var totalDistanceError = Double.nan
     /// Share of true leg time whose rebuilt leg has the same mode (exact) and the same foot/bicycle/motorized class.
     public var modeAccuracy = Double.nan, coarseModeAccuracy = Double.nan
+    /// Lines describing what did not match and the worst distance errors (for `evaluate --details`).
+    public var details: [String] = []
 
     /// The scores as aligned text lines.
     public var report: String {
@@ -175,6 +177,20 @@ public enum SimulationEvaluation {
             s.truthTrips += tTrips.count
             s.foundTrips += fTrips.count
             s.matchedTrips += pairs.count
+            let matchedT = Set(pairs.map(\.0)), matchedF = Set(pairs.map(\.1))
+            func iso(_ ms: Int64) -> String { CivilTime.iso8601(ms: ms) }
+            for (t, trip) in tTrips.enumerated() where !matchedT.contains(t) {
+                s.details.append("\(name) missed trip \(iso(trip.startMs))–\(iso(trip.endMs)) \(trip.legs.map(\.mode.rawValue)) \(Int(trip.distanceM)) m")
+            }
+            for (f, trip) in fTrips.enumerated() where !matchedF.contains(f) {
+                s.details.append("\(name) extra trip \(iso(trip.0.startMs))–\(iso(trip.0.endMs)) \(Int(trip.1)) m")
+            }
+            for (t, f) in pairs {
+                let e = tTrips[t].distanceM > 0 ? (fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM : 0
+                if abs(e) > 0.05 {
+                    s.details.append("\(name) distance \(iso(tTrips[t].startMs)) \(tTrips[t].legs.map(\.mode.rawValue)) true \(Int(tTrips[t].distanceM)) m rebuilt \(Int(fTrips[f].1)) m (\(format2(e * 100)) %), start \(format2(Double(fTrips[f].0.startMs - tTrips[t].startMs) / 1000)) s end \(format2(Double(fTrips[f].0.endMs - tTrips[t].endMs) / 1000)) s")
+                }
+            }
             for (t, f) in pairs {
                 startErrors.append(abs(Double(fTrips[f].0.startMs - tTrips[t].startMs)) / 1000)
                 endErrors.append(abs(Double(fTrips[f].0.endMs - tTrips[t].endMs)) / 1000)
@@ -213,6 +229,13 @@ public enum SimulationEvaluation {
             s.truthVisits += tStays.count
             s.foundVisits += fVisits.count
             s.matchedVisits += vp.count
+            let mv = Set(vp.map(\.0)), mf = Set(vp.map(\.1))
+            for (t, st) in tStays.enumerated() where !mv.contains(t) {
+                s.details.append("\(name) missed visit \(CivilTime.iso8601(ms: st.startMs))–\(CivilTime.iso8601(ms: st.endMs)) place \(st.placeID)")
+            }
+            for (f, v) in fVisits.enumerated() where !mf.contains(f) {
+                s.details.append("\(name) extra visit \(CivilTime.iso8601(ms: v.0.startMs))–\(CivilTime.iso8601(ms: v.0.endMs))")
+            }
             for (t, f) in vp {
                 if let place = placeByID[tStays[t].placeID] {
                     centre.append(Geo.distance(place.lat, place.lon, fVisits[f].1, fVisits[f].2))

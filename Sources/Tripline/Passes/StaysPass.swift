@@ -28,6 +28,8 @@ public struct StaysPass: Pass {
         public var movingMps: Double = 0.7
         /// Moving points within this distance (metres) of the centre are kept in the stay.
         public var trimM: Double = 15
+        /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
+        public var edgeS: Double = 240
         /// Stays closer than this (metres) …
         public var mergeM: Double = 100
         /// … with no in-between point further than this (metres) from the first one are merged.
@@ -37,7 +39,7 @@ public struct StaysPass: Pass {
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "max_gap_s": \.maxGapS, "weight_cap_s": \.weightCapS,
-            "moving_mps": \.movingMps, "trim_m": \.trimM, "merge_m": \.mergeM, "excursion_m": \.excursionM,
+            "moving_mps": \.movingMps, "trim_m": \.trimM, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
     }
 
@@ -119,9 +121,20 @@ public struct StaysPass: Pass {
                 let (x, y) = xy(kept[k])
                 return (x - cx) * (x - cx) + (y - cy) * (y - cy) > p.trimM * p.trimM
             }
-            while s < e && v[s] >= p.movingMps && far(s) { s += 1 }
-            while e > s && v[e] >= p.movingMps && far(e) { e -= 1 }
-            if Double(w.time[kept[e]] - w.time[kept[s]]) >= p.minDurationS * 1000 {
+            // Within the first and last `edge_s`, everything up to the last moving fix away from the centre is
+            // arrival or departure (crossing waits on the way included).
+            let edgeMs = Int64(p.edgeS * 1000)
+            var k = a
+            while k <= b && w.time[kept[k]] <= w.time[kept[a]] + edgeMs {
+                if v[k] >= p.movingMps && far(k) { s = k + 1 }
+                k += 1
+            }
+            k = b
+            while k >= s && w.time[kept[k]] >= w.time[kept[b]] - edgeMs {
+                if v[k] >= p.movingMps && far(k) { e = k - 1 }
+                k -= 1
+            }
+            if e >= s && Double(w.time[kept[e]] - w.time[kept[s]]) >= p.minDurationS * 1000 {
                 // Recompute the centre and radius on the trimmed stay.
                 sx = 0; sy = 0; sw = 0
                 var maxGap: Int64 = 0
@@ -146,6 +159,7 @@ public struct StaysPass: Pass {
                     gapS: maxGap / 1000))
                 a = e + 1
             } else {
+                if e < s { e = b }
                 // Skip ahead to the first point half a radius from the anchor (at least one point).
                 var next = a + 1
                 let half2 = r2 / 4
