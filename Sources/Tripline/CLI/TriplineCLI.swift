@@ -14,7 +14,10 @@ public enum TriplineCLI {
     public static var commands: [CommandSpec] {
         [
             // import, info, rebuild, export, report, query, map, demo: one file each in CLI/.
+            RebuildCommand.spec,
+            SimulateCommand.spec,
             EvaluateCommand.spec,
+            ScoreCommand.spec,
         ]
     }
 
