@@ -27,7 +27,7 @@ public struct StaysPass: Pass {
         /// A point at or above this speed (m/s) counts as moving when trimming edges.
         public var movingMps: Double = 0.7
         /// Moving points within this distance (metres) of the centre are kept in the stay.
-        public var trimM: Double = 15
+        public var trimM: Double = 5
         /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
         public var edgeS: Double = 240
         /// Stays closer than this (metres) …
