@@ -16,6 +16,8 @@ enum EvaluateCommand {
             OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1)."),
             OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter."),
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
+            OptionSpec("geolife", value: "DIR", help: "Instead: score a GeoLife user directory (Trajectory/*.plt + labels.txt)."),
+            OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
             CommonOptions.db,
         ],
@@ -35,6 +37,21 @@ enum EvaluateCommand {
         var options = Rebuild.Options()
         for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
         if let file = parsed.value("config") { try options.settings.load(file: file) }
+        if let dir = parsed.value("geolife") {
+            let s = try RealDataEvaluation.geolife(userDirectory: dir, workDirectory: try FileSystem.temporaryDirectory(prefix: "tripline-geolife"), settings: options.settings)
+            context.stdout.write("GeoLife \(dir): " + s.report + "\n")
+            return TriplineCLI.Exit.success
+        }
+        if let dir = parsed.value("reitti") {
+            for (scenario, files) in [("20250617.gpx", ["20250617.gpx"]), ("20250618.gpx", ["20250618.gpx"]), ("20250617.gpx+20250618.gpx", ["20250617.gpx", "20250618.gpx"])] {
+                let s = try RealDataEvaluation.reitti(
+                    gpxFiles: files.map { dir + "/gpx/" + $0 }, scenario: scenario, corpus: dir,
+                    workDirectory: try FileSystem.temporaryDirectory(prefix: "tripline-reitti"), settings: options.settings)
+                context.stdout.write("reitti \(scenario): " + s.report + "\n")
+                if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
+            }
+            return TriplineCLI.Exit.success
+        }
         options.timeZoneName = "Europe/Berlin"
         options.full = true
         let path = try parsed.value("db") ?? (FileSystem.temporaryDirectory(prefix: "tripline-evaluate") + "/evaluate.sqlite")
