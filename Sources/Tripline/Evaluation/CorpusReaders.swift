@@ -135,11 +135,15 @@ public enum RealDataEvaluation {
         public var points = 0
         public var truthTrips = 0, foundTrips = 0, matchedTrips = 0
         public var tripF1 = 0.0, tripPrecision = 0.0, tripRecall = 0.0
+        /// The same with rebuilt trips that overlap no labelled time left out (files the labeller skipped).
+        public var labelledFoundTrips = 0
+        public var labelledTripF1 = 0.0
         /// Share of labelled time whose rebuilt leg has the label's class (foot / bicycle / motorized).
         public var modeAccuracy = 0.0
         public var report: String {
             "points \(points); trips: labelled \(truthTrips), rebuilt \(foundTrips), matched \(matchedTrips); "
-                + "precision \(format2(tripPrecision)), recall \(format2(tripRecall)), F1 \(format2(tripF1)); "
+                + "precision \(format2(tripPrecision)), recall \(format2(tripRecall)), F1 \(format2(tripF1)) "
+                + "(\(format2(labelledTripF1)) without the \(foundTrips - labelledFoundTrips) rebuilt trips in unlabelled time); "
                 + "3-class mode accuracy \(format2(modeAccuracy))"
         }
     }
@@ -182,6 +186,8 @@ public enum RealDataEvaluation {
         s.foundTrips = found.count
         s.matchedTrips = pairs.count
         (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: pairs.count, truth: truth.count, found: found.count)
+        s.labelledFoundTrips = found.filter { f in labels.contains { $0.startMs < f.endMs && $0.endMs > f.startMs } }.count
+        s.labelledTripF1 = Scoring.prf(matched: pairs.count, truth: truth.count, found: s.labelledFoundTrips).f1
         var legs: [(Int64, Int64, String)] = []
         let l = try store.db.prepare("SELECT start_ms, end_ms, mode FROM legs ORDER BY start_ms")
         while try l.step() { legs.append((l.int64(0), l.int64(1), TravelMode(rawValue: l.text(2) ?? "")?.coarseClass ?? "motorized")) }

@@ -18,8 +18,8 @@ public struct StaysPass: Pass {
     public struct Parameters {
         /// Cluster radius (metres) around the time-weighted centre. Covers 20–80 m of drift plus noise.
         public var radiusM: Double = 120
-        /// Shortest stay (seconds). Traffic lights, bus stops and level crossings of up to ~4 min stay inside trips.
-        public var minDurationS: Double = 300
+        /// Shortest stay (seconds). Traffic lights, bus stops, level crossings and waits for a bus or a train stay inside trips.
+        public var minDurationS: Double = 600
         /// Longest silence (seconds) inside a stay when the same place is on both sides.
         public var maxGapS: Double = 86_400
         /// Weight cap (seconds) of one point in the centre.

@@ -508,7 +508,7 @@ public struct Simulator {
         var place = w.home
         var t = dayStart
         for p in plans {
-            let depart = max(utc(localS: p.departLocalS), t + 600)
+            let depart = max(utc(localS: p.departLocalS), t + 720)
             if depart >= dayEnd - 1800 { break }
             segments.append(.stay(place: place, start: t, end: depart))
             var samples: [Sample] = []
