@@ -7,6 +7,7 @@ import Tripline
 #endif
 
 let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] = [
+    ("rebuild", "full rebuild of ~1,000,000 simulated points of one device, from the database and back", RebuildBenchmark.run),
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

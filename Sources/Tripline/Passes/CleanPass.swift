@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 /// Pass 1, `clean`: flags (never deletes) points that should not count, in `point_flags`.
 ///
 /// A point is flagged when its accuracy is worse than `max_accuracy_m`; when it is an out-and-back jump (far from
@@ -71,9 +75,10 @@ public struct CleanPass: Pass {
         kept.reserveCapacity(n)
         for i in 0..<n where flags[i] == 0 { kept.append(i) }
         if kept.count >= 3 {
+            let cosLat = cos(work.lat[kept[0]] * Double.pi / 180)
             for k in 1..<(kept.count - 1) {
                 let a = kept[k - 1], b = kept[k], c = kept[k + 1]
-                let dab = Geo.distance(work.lat[a], work.lon[a], work.lat[b], work.lon[b])
+                let dab = Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat)
                 if dab < p.jumpMinM { continue }
                 let dbc = Geo.distance(work.lat[b], work.lon[b], work.lat[c], work.lon[c])
                 if dbc < p.jumpMinM { continue }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 /// Pass 5, `metrics`: distances, moving time and speeds, per trip (computed with the trips) and per local day.
 ///
 /// Distance is measured on the cleaned points of trips only, so drift while still adds nothing. Along a trip a
@@ -43,23 +47,28 @@ public struct MetricsPass: Pass {
         guard var anchor = pts.first else { return (inc, moving, 0) }
         var gaps = 0
         let bridgeMs = Int64(p.bridgeMaxS * 1000)
+        let time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
+        var cosLat = cos(lat[anchor] * Double.pi / 180)
         for k in 1..<max(1, pts.count) {
             let i = pts[k], prev = pts[k - 1]
-            let dtMs = w.time[i] - w.time[prev]
+            let dtMs = time[i] - time[prev]
             if dtMs > bridgeMs {
                 gaps += 1
                 anchor = i
                 continue
             }
-            let d = Geo.distance(w.lat[anchor], w.lon[anchor], w.lat[i], w.lon[i])
+            let d = Geo.fastDistance(lat[anchor], lon[anchor], lat[i], lon[i], cosLat: cosLat)
             if d >= p.minStepM {
                 inc[k] = d
                 anchor = i
+                if d > 5000 { cosLat = cos(lat[i] * Double.pi / 180) }
             }
             let dt = Double(dtMs) / 1000
-            let step = Geo.distance(w.lat[prev], w.lon[prev], w.lat[i], w.lon[i])
-            let reported = w.speed[i]
-            let v = !reported.isNaN && reported >= 0 ? reported : (dt > 0 ? step / dt : 0)
+            let reported = speed[i]
+            let v: Double
+            if !reported.isNaN && reported >= 0 { v = reported } else {
+                v = dt > 0 ? Geo.fastDistance(lat[prev], lon[prev], lat[i], lon[i], cosLat: cosLat) / dt : 0
+            }
             if v >= p.movingMps { moving[k] = dt }
         }
         return (inc, moving, gaps)
@@ -72,30 +81,64 @@ public struct MetricsPass: Pass {
         let firstDate = work.processFromMs > work.fromMs && lowerBound(work.time, work.processFromMs) < work.count
             ? CivilTime.localDate(ms: work.processFromMs, offsetSeconds: Int(work.localOffset(lowerBound(work.time, work.processFromMs))))
             : ""
-        // Day rows of the span: local dates from the span's first to last point.
+        // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
+        @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int {
+            Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset), 86_400))
+        }
+        func dateText(_ day: Int) -> String {
+            let (y, m, d) = CivilTime.civilFromDays(day)
+            return CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
+        }
+        var distanceByDay: [Int: Double] = [:]
+        var movingByDay: [Int: Double] = [:]
+        var tripsByDay: [Int: Int] = [:]
+        var offsetByDay: [Int: Int32] = [:]
+        var lastDay = Int.min
+        for i in 0..<work.count where work.flags[i] == 0 {
+            let off = work.localOffset(i)
+            let day = localDay(work.time[i], off)
+            if day != lastDay {
+                lastDay = day
+                if offsetByDay[day] == nil, firstDate.isEmpty || dateText(day) >= firstDate { offsetByDay[day] = off }
+            }
+        }
+        for trip in trips {
+            var pts: [Int] = []
+            pts.reserveCapacity(max(0, trip.last - trip.first + 1))
+            for i in trip.first...max(trip.first, trip.last) where i < work.count && work.flags[i] == 0 { pts.append(i) }
+            let (inc, mov, _) = Self.increments(work, pts, parameters)
+            var cachedDay = Int.min
+            var dist = 0.0, movSum = 0.0
+            for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 {
+                let day = localDay(work.time[i], work.localOffset(i))
+                if day != cachedDay {
+                    if cachedDay != Int.min {
+                        distanceByDay[cachedDay, default: 0] += dist
+                        movingByDay[cachedDay, default: 0] += movSum
+                    }
+                    cachedDay = day
+                    dist = 0
+                    movSum = 0
+                }
+                dist += inc[k]
+                movSum += mov[k]
+            }
+            if cachedDay != Int.min {
+                distanceByDay[cachedDay, default: 0] += dist
+                movingByDay[cachedDay, default: 0] += movSum
+            }
+            if trip.first < work.count {
+                tripsByDay[localDay(trip.startMs, work.localOffset(trip.first)), default: 0] += 1
+            }
+        }
         var distance: [String: Double] = [:]
         var moving: [String: Double] = [:]
         var tripCount: [String: Int] = [:]
         var dayOffset: [String: Int32] = [:]
-        for i in 0..<work.count where work.flags[i] == 0 {
-            let off = work.localOffset(i)
-            let date = CivilTime.localDate(ms: work.time[i], offsetSeconds: Int(off))
-            if dayOffset[date] == nil && date >= firstDate { dayOffset[date] = off }
-        }
-        for trip in trips {
-            var pts: [Int] = []
-            for i in trip.first...max(trip.first, trip.last) where i < work.count && work.flags[i] == 0 { pts.append(i) }
-            let (inc, mov, _) = Self.increments(work, pts, parameters)
-            for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 {
-                let date = CivilTime.localDate(ms: work.time[i], offsetSeconds: Int(work.localOffset(i)))
-                distance[date, default: 0] += inc[k]
-                moving[date, default: 0] += mov[k]
-            }
-            if trip.first < work.count {
-                let date = CivilTime.localDate(ms: trip.startMs, offsetSeconds: Int(work.localOffset(trip.first)))
-                tripCount[date, default: 0] += 1
-            }
-        }
+        for (d, v) in distanceByDay { distance[dateText(d)] = v }
+        for (d, v) in movingByDay { moving[dateText(d)] = v }
+        for (d, v) in tripsByDay { tripCount[dateText(d)] = v }
+        for (d, v) in offsetByDay { dayOffset[dateText(d)] = v }
         // Visits and places per day, from the visits table (any visit overlapping the span).
         var visitCount: [String: Int] = [:]
         var placeSets: [String: Set<Int64>] = [:]

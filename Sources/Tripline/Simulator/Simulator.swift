@@ -60,6 +60,17 @@ public struct Simulator {
         return SimulationResult(config: config, devices: devices, truth: truth)
     }
 
+    /// The fixes of one person's device on one day (in time order), for callers that stream many days
+    /// (benchmarks) without holding a whole simulation.
+    public func dayPoints(person: Int, day: Int) -> [Point] {
+        var points = simulateDay(person: person, day: day).points
+        points.sort { $0.timeMs < $1.timeMs }
+        var unique: [Point] = []
+        unique.reserveCapacity(points.count)
+        for p in points where unique.last?.timeMs != p.timeMs { unique.append(p) }
+        return unique
+    }
+
     /// Joins a stay that continues the previous day's last stay (home across 03:00).
     static func appendStays(_ all: inout [TruthStay], _ new: [TruthStay]) {
         for stay in new {
