@@ -19,6 +19,8 @@ public struct Rebuild {
         /// The zone of points without their own offset (`--timezone`); nil = the stored setting, else UTC.
         public var timeZoneName: String?
         public var full = false
+        /// Points per window when rebuilding a device in bounded memory (see ``run()``).
+        public var windowPoints = 250_000
         public init() {}
     }
 
@@ -112,36 +114,67 @@ public struct Rebuild {
                 // Start right after the last visit that ended before the requested day, as an incremental run would.
                 processFrom = try restartPoint(deviceID: deviceID, before: processFrom, previous: &previous, keep: 1)
             }
-            let loadFrom = processFrom == Int64.min ? Int64.min : processFrom - 2 * 86_400_000
-            let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: processFrom, timeZone: zone)
-            work.previousStay = previous
-            let commitStart = Clock.monotonic()
-            defer { _ = commitStart }
+            // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
+            // right after the second-to-last visit of the previous one, exactly as an incremental run would, so the
+            // result equals one pass over everything; the overlap is recomputed and replaced.
+            let windowed = options.pass == nil && options.toDay == nil
+            var windowSize = options.windowPoints
+            var windowFrom = processFrom
+            var windowPrevious = previous
+            var totals: [String: [(String, Double)]] = [:]
+            var windows = 0
             try store.db.transaction {
-                let loadStarted = Clock.monotonic()
-                try work.loadPoints(store: store)
-                reports.append(Report(device: name, pass: "load", stats: [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))], span: (processFrom, toMs)))
-                if let p = previous {
-                    // Index the kept visit in this work.
-                    var s = p
-                    s.first = lowerBound(work.time, p.startMs)
-                    s.last = max(s.first, lowerBound(work.time, p.endMs + 1) - 1)
-                    work.previousStay = s
-                }
-                for k in passes.indices {
-                    let started = Clock.nowMs()
-                    let stats = try passes[k].run(work, store: store)
-                    let type = type(of: passes[k])
-                    try store.db.run(
-                        "INSERT INTO pass_runs(pass, device_id, from_ms, to_ms, parameters, stats, started_ms, finished_ms) VALUES (?,?,?,?,?,?,?,?)",
-                        [.text(type.name), .integer(deviceID), processFrom == Int64.min ? .null : .integer(processFrom),
-                         toMs == Int64.max ? .null : .integer(toMs), .text(Self.json(passes[k].parameterList)), .text(Self.json(stats)),
-                         .integer(started), .integer(Clock.nowMs())])
-                    reports.append(Report(device: name, pass: type.name, stats: stats + [("ms", String(Clock.nowMs() - started))], span: (processFrom, toMs)))
+                while true {
+                    var end = toMs
+                    if windowed, let t = try store.db.scalarInt(
+                        "SELECT time_ms FROM points WHERE device_id = ? AND time_ms >= ? ORDER BY time_ms LIMIT 1 OFFSET ?",
+                        [.integer(deviceID), .integer(windowFrom), .integer(Int64(windowSize))])
+                    {
+                        end = t
+                    }
+                    let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
+                    let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: end, processFromMs: windowFrom, timeZone: zone)
+                    let loadStarted = Clock.monotonic()
+                    try work.loadPoints(store: store)
+                    Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
+                    if let p = windowPrevious {
+                        // Index the kept visit in this work.
+                        var s = p
+                        s.first = lowerBound(work.time, p.startMs)
+                        s.last = max(s.first, lowerBound(work.time, p.endMs + 1) - 1)
+                        work.previousStay = s
+                    }
+                    for k in passes.indices {
+                        let started = Clock.nowMs()
+                        let stats = try passes[k].run(work, store: store)
+                        let type = type(of: passes[k])
+                        try store.db.run(
+                            "INSERT INTO pass_runs(pass, device_id, from_ms, to_ms, parameters, stats, started_ms, finished_ms) VALUES (?,?,?,?,?,?,?,?)",
+                            [.text(type.name), .integer(deviceID), windowFrom == Int64.min ? .null : .integer(windowFrom),
+                             end == Int64.max ? .null : .integer(end), .text(Self.json(passes[k].parameterList)), .text(Self.json(stats)),
+                             .integer(started), .integer(Clock.nowMs())])
+                        Self.add(&totals, type.name, stats + [("ms", String(Clock.nowMs() - started))])
+                    }
+                    windows += 1
+                    if end >= toMs { break }
+                    var next: StayRecord? = nil
+                    let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next)
+                    if restart == Int64.min || restart <= windowFrom {
+                        windowSize *= 2  // no two visits in this window: take a bigger one
+                        continue
+                    }
+                    windowFrom = restart
+                    windowPrevious = next
+                    windowSize = options.windowPoints
                 }
                 if options.pass == nil && !restricted {
                     try store.db.run("INSERT OR REPLACE INTO settings(key, value) VALUES (?, ?)", [.text(key), .text(String(maxImport))])
                 }
+            }
+            for pass in ["load"] + passNames {
+                var stats = (totals[pass] ?? []).map { ($0.0, formatParameter(($0.1 * 100).rounded() / 100)) }
+                if windows > 1 && pass == "load" { stats.append(("windows", String(windows))) }
+                reports.append(Report(device: name, pass: pass, stats: stats, span: (processFrom, toMs)))
             }
         }
         return reports
@@ -169,6 +202,17 @@ public struct Rebuild {
         previous = stay
         if let place = try store.db.scalarInt("SELECT place_id FROM visits WHERE id = ?", [.integer(stay.id)]) { previous!.placeID = place }
         return stay.endMs + 1
+    }
+
+    /// Adds a window's stats to the running totals (numbers summed; with several windows the overlap of each
+    /// restart is counted in both windows).
+    static func add(_ totals: inout [String: [(String, Double)]], _ pass: String, _ stats: [(String, String)]) {
+        var list = totals[pass] ?? []
+        for (key, value) in stats {
+            let v = Double(value) ?? 0
+            if let i = list.firstIndex(where: { $0.0 == key }) { list[i].1 += v } else { list.append((key, v)) }
+        }
+        totals[pass] = list
     }
 
     static func json(_ pairs: [(String, String)]) -> String {

@@ -42,6 +42,27 @@ import Testing
         }
     }
 
+    /// Rebuilding in small windows (bounded memory) gives exactly the result of one window over everything.
+    @Test func windowedEqualsWhole() throws {
+        let result = Simulator(config: SimulatorConfig(seed: 5150, days: 3, people: 2)).run()
+        var stores: [Store] = []
+        for window in [8_000, 10_000_000] {
+            let store = try Store(path: try temporaryDirectory() + "/w.sqlite")
+            try SimulationEvaluation.load(result, into: store)
+            var options = Rebuild.Options()
+            options.timeZoneName = "Europe/Berlin"
+            options.full = true
+            options.windowPoints = window
+            let reports = try Rebuild(store: store, options: options).run()
+            if window == 8_000 { #expect(reports.contains { $0.stats.contains { $0.0 == "windows" } }, "several windows were used") }
+            stores.append(store)
+        }
+        for (sql, what) in Self.comparisons {
+            let a = try rows(stores[0], sql), b = try rows(stores[1], sql)
+            #expect(a == b, "\(what) differ")
+        }
+    }
+
     static let comparisons: [(String, String)] = [
         ("SELECT d.name, time_ms, flags FROM point_flags JOIN devices d ON d.id = device_id ORDER BY 1, 2", "flags"),
         ("SELECT d.name, start_ms, end_ms, round(lat, 7), round(lon, 7), points, gap_s FROM stays JOIN devices d ON d.id = device_id ORDER BY 1, 2", "stays"),
