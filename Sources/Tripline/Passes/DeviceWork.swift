@@ -54,9 +54,6 @@ public final class DeviceWork {
     /// Index into `tripModes` + 1 (0 = none).
     public var tripMode: [UInt16] = []
     public var tripModes: [String] = []
-    /// Index into `ssids` + 1 (0 = none).
-    public var ssid: [UInt16] = []
-    public var ssids: [String] = []
     /// Clean flags (``CleanPass/Flag``); 0 = the point counts.
     public var flags: [UInt8] = []
     public var flagsLoaded = false
@@ -86,7 +83,7 @@ public final class DeviceWork {
     func loadPoints(store: Store) throws {
         let statement = try store.db.prepare(
             """
-            SELECT time_ms, lat, lon, accuracy_m, speed_mps, utc_offset_s, motion, app_trip_mode, ssid
+            SELECT time_ms, lat, lon, accuracy_m, speed_mps, utc_offset_s, motion, app_trip_mode
             FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms
             """)
         statement.reset()
@@ -94,7 +91,10 @@ public final class DeviceWork {
         statement.bindInt(fromMs, at: 2)
         statement.bindInt(toMs, at: 3)
         var modeIndex: [String: UInt16] = [:]
-        var ssidIndex: [String: UInt16] = [:]
+        // Local arrays (no exclusivity checks on the class's properties per row), moved in at the end.
+        var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], accuracy: [Double] = [], speed: [Double] = []
+        var offset: [Int32] = [], motion: [UInt8] = [], tripMode: [UInt16] = []
+        var tripModes = self.tripModes
         while try statement.step() {
             time.append(statement.int64(0))
             lat.append(statement.double(1))
@@ -114,18 +114,16 @@ public final class DeviceWork {
                     tripMode.append(k)
                 }
             }
-            if statement.isNull(8) {
-                ssid.append(0)
-            } else {
-                let s = statement.text(8) ?? ""
-                if s.isEmpty { ssid.append(0) } else if let k = ssidIndex[s] { ssid.append(k) } else {
-                    ssids.append(s)
-                    let k = UInt16(min(ssids.count, Int(UInt16.max)))
-                    ssidIndex[s] = k
-                    ssid.append(k)
-                }
-            }
         }
+        self.time = time
+        self.lat = lat
+        self.lon = lon
+        self.accuracy = accuracy
+        self.speed = speed
+        self.offset = offset
+        self.motion = motion
+        self.tripMode = tripMode
+        self.tripModes = tripModes
     }
 
     /// Loads the clean flags of the span (when the clean pass did not run in this rebuild).

@@ -79,8 +79,6 @@ public struct Rebuild {
             if devices.isEmpty { throw PassError("no device named '\(wanted)'; see 'tripline info' for the device names") }
         }
         let zone = try resolveTimeZone()
-        // Read the points through a memory map rather than copying pages (a no-op where unsupported).
-        try store.db.execute("PRAGMA mmap_size=1073741824")
         var reports: [Report] = []
         for (deviceID, name) in devices {
             guard let maxImport = try store.db.scalarInt("SELECT max(import_id) FROM points WHERE device_id = ?", [.integer(deviceID)]) else { continue }
