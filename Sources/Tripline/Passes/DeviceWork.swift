@@ -39,6 +39,10 @@ public final class DeviceWork {
     /// Where stays and trips are recomputed from (the point after the last visit kept from an earlier rebuild).
     /// Points before it are loaded only as context (neighbours, speeds, whole local days).
     public var processFromMs: Int64
+    /// Trips starting at or after this are kept (a `--to` rebuild ends at a stored stay; the trip leaving it stays).
+    public var tripsDeleteToMs: Int64 = Int64.max
+    /// With `--to`: the last local date whose `days` row is rewritten (later days were only partly loaded).
+    public var lastDate: String? = nil
     /// The last stored visit before `processFromMs` (the trip after it is recomputed).
     public var previousStay: StayRecord?
     public var time: [Int64] = []

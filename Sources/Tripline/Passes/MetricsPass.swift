@@ -99,7 +99,9 @@ public struct MetricsPass: Pass {
             let day = localDay(work.time[i], off)
             if day != lastDay {
                 lastDay = day
-                if offsetByDay[day] == nil, firstDate.isEmpty || dateText(day) >= firstDate { offsetByDay[day] = off }
+                if offsetByDay[day] == nil, firstDate.isEmpty || dateText(day) >= firstDate, work.lastDate.map({ dateText(day) <= $0 }) ?? true {
+                    offsetByDay[day] = off
+                }
             }
         }
         for trip in trips {

@@ -103,10 +103,22 @@ public struct Rebuild {
                     processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
                 }
             }
+            // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
+            // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.
             var toMs = Int64.max
+            var tripsDeleteTo = Int64.max
+            var lastDate: String? = nil
             if let toDay = options.toDay {
                 let ms = Int64(toDay + 1) * 86_400_000
-                toMs = ms - Int64(zone.offset(at: ms)) * 1000
+                let dayEnd = ms - Int64(zone.offset(at: ms)) * 1000
+                if let end = try store.db.scalarInt(
+                    "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
+                {
+                    toMs = end + 1
+                    tripsDeleteTo = end
+                    let (y, m, d) = CivilTime.civilFromDays(toDay)
+                    lastDate = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
+                }
             }
             if restricted && options.fromDay != nil {
                 // Start right after the last visit that ended before the requested day, as an incremental run would.
@@ -115,7 +127,7 @@ public struct Rebuild {
             // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
             // right after the second-to-last visit of the previous one, exactly as an incremental run would, so the
             // result equals one pass over everything; the overlap is recomputed and replaced.
-            let windowed = options.pass == nil && options.toDay == nil
+            let windowed = options.pass == nil
             var windowSize = options.windowPoints
             var windowFrom = processFrom
             var windowPrevious = previous
@@ -132,6 +144,10 @@ public struct Rebuild {
                     }
                     let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
                     let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: end, processFromMs: windowFrom, timeZone: zone)
+                    if end == toMs {
+                        work.tripsDeleteToMs = tripsDeleteTo
+                        work.lastDate = lastDate
+                    }
                     let loadStarted = Clock.monotonic()
                     try work.loadPoints(store: store)
                     Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])

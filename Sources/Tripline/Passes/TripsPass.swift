@@ -266,10 +266,10 @@ public struct TripsPass: Pass {
         deleteLegs.reset()
         deleteLegs.bindInt(work.deviceID, at: 1)
         deleteLegs.bindInt(deleteFrom, at: 2)
-        deleteLegs.bindInt(work.toMs, at: 3)
+        deleteLegs.bindInt(min(work.toMs, work.tripsDeleteToMs), at: 3)
         _ = try deleteLegs.step()
         try store.db.run("DELETE FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?",
-                         [.integer(work.deviceID), .integer(deleteFrom), .integer(work.toMs)])
+                         [.integer(work.deviceID), .integer(deleteFrom), .integer(min(work.toMs, work.tripsDeleteToMs))])
         let insertTrip = try store.db.prepare(
             """
             INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
