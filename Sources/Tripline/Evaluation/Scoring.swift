@@ -155,6 +155,19 @@ public enum SimulationEvaluation {
         return ids
     }
 
+    /// The database device of a simulated device: the same name, else (archives imported by the importer) the
+    /// OwnTracks device under `rec/personN/…` or the Overland `device_id`.
+    static func resolveDevice(_ name: String, store: Store) throws -> Int64? {
+        if let id = try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]) { return id }
+        if name.hasPrefix("owntracks-") {
+            let person = "person" + name.dropFirst("owntracks-".count)
+            return try store.db.scalarInt(
+                "SELECT id FROM devices WHERE name LIKE ? OR name LIKE ? OR tid = ? ORDER BY id LIMIT 1",
+                [.text(person + "/%"), .text(person + "-%"), .text("P" + name.dropFirst("owntracks-".count))])
+        }
+        return try store.db.scalarInt("SELECT id FROM devices WHERE name LIKE ? ORDER BY id LIMIT 1", [.text("%" + name + "%")])
+    }
+
     /// Scores the rebuilt trips, visits and days of the simulated devices against the truth.
     public static func score(_ truth: SimulationTruth, store: Store, devices: [String]? = nil) throws -> SimulationScores {
         var s = SimulationScores()
@@ -165,7 +178,10 @@ public enum SimulationEvaluation {
         let deviceNames = devices ?? Array(Set(truth.trips.map(\.device)).union(truth.stays.map(\.device))).sorted()
         let placeByID = Dictionary(uniqueKeysWithValues: truth.places.map { ($0.id, $0) })
         for name in deviceNames {
-            guard let deviceID = try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]) else { continue }
+            guard let deviceID = try resolveDevice(name, store: store) else {
+                s.details.append("\(name): no such device in the database (not scored)")
+                continue
+            }
             // Trips.
             let tTrips = truth.trips.filter { $0.device == name }
             var fTrips: [(Scoring.Interval, Double, Int64)] = []
