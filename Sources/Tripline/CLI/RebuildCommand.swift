@@ -44,9 +44,7 @@ enum RebuildCommand {
             for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
             if let file = parsed.value("config") { try options.settings.load(file: file) }
             try options.settings.validate()
-            for name in Rebuild.passOrder where name != "timezone" {
-                _ = try Rebuild(store: try Store(path: ":memory:"), options: options).makePass(name)
-            }
+            for name in Rebuild.passOrder { _ = try Rebuild.makePass(name, settings: options.settings) }
         } catch let error as PassError {
             throw UsageError(error.message)
         }

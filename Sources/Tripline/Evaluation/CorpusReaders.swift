@@ -108,23 +108,24 @@ public enum CorpusReaders {
 }
 
 extension Substring {
+    /// The first occurrence of `needle` (compared as UTF-8 bytes), searched within `range` when given.
     func range(of needle: String, range: Range<Substring.Index>? = nil) -> Range<Substring.Index>? {
         let hay = range.map { self[$0] } ?? self[...]
         let n = Array(needle.utf8)
         guard let first = n.first else { return nil }
-        var i = hay.startIndex
         let u = hay.utf8
         var ui = u.startIndex
         while ui != u.endIndex {
             if u[ui] == first {
                 var j = ui, k = 0
-                while k < n.count && j != u.endIndex && u[j] == n[k] { j = u.index(after: j); k += 1 }
+                while k < n.count && j != u.endIndex && u[j] == n[k] {
+                    j = u.index(after: j)
+                    k += 1
+                }
                 if k == n.count { return ui..<j }
             }
             ui = u.index(after: ui)
         }
-        _ = i
-        i = hay.endIndex
         return nil
     }
 }

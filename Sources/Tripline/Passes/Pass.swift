@@ -59,7 +59,7 @@ public struct PassSettings {
     }
 
     /// Every pass name a key may start with.
-    static let passNames = ["clean", "stays", "places", "trips", "metrics", "apptrips", "timezone"]
+    static var passNames: [String] { Rebuild.passOrder }
 
     /// Checks that every key names a known pass.
     func validate() throws {

@@ -40,14 +40,17 @@ public struct Rebuild {
         self.options = options
     }
 
-    func makePass(_ name: String) throws -> any Pass {
+    func makePass(_ name: String) throws -> any Pass { try Self.makePass(name, settings: options.settings) }
+
+    /// The pass called `name` with the parameter overrides in `settings` (unknown keys throw).
+    public static func makePass(_ name: String, settings: PassSettings) throws -> any Pass {
         switch name {
-        case "clean": return try CleanPass(settings: options.settings)
-        case "stays": return try StaysPass(settings: options.settings)
-        case "places": return try PlacesPass(settings: options.settings)
-        case "trips": return try TripsPass(settings: options.settings)
-        case "metrics": return try MetricsPass(settings: options.settings)
-        case "apptrips": return try AppTripsPass(settings: options.settings)
+        case "clean": return try CleanPass(settings: settings)
+        case "stays": return try StaysPass(settings: settings)
+        case "places": return try PlacesPass(settings: settings)
+        case "trips": return try TripsPass(settings: settings)
+        case "metrics": return try MetricsPass(settings: settings)
+        case "apptrips": return try AppTripsPass(settings: settings)
         default: throw PassError("unknown pass '\(name)'; passes are \(Self.passOrder.joined(separator: ", "))")
         }
     }
