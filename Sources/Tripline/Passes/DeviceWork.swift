@@ -87,7 +87,8 @@ public final class DeviceWork {
     func loadPoints(store: Store) throws {
         let statement = try store.db.prepare(
             """
-            SELECT time_ms, lat, lon, accuracy_m, speed_mps, utc_offset_s, motion, app_trip_mode
+            SELECT time_ms, lat, lon, coalesce(accuracy_m, -1e300), coalesce(speed_mps, -1e300),
+              coalesce(utc_offset_s, -2147483648), motion, app_trip_mode
             FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms
             """)
         statement.reset()
@@ -103,11 +104,13 @@ public final class DeviceWork {
             time.append(statement.int64(0))
             lat.append(statement.double(1))
             lon.append(statement.double(2))
-            accuracy.append(statement.isNull(3) ? .nan : statement.double(3))
-            speed.append(statement.isNull(4) ? .nan : statement.double(4))
-            offset.append(statement.isNull(5) ? Int32.min : Int32(truncatingIfNeeded: statement.int64(5)))
-            motion.append(statement.isNull(6) ? 0 : statement.withTextBytes(6) { MotionBits.parse($0) })
-            if statement.isNull(7) {
+            // NULLs arrive as sentinels (one column call each instead of a type check and a read).
+            let a = statement.double(3), v = statement.double(4)
+            accuracy.append(a == -1e300 ? .nan : a)
+            speed.append(v == -1e300 ? .nan : v)
+            offset.append(Int32(truncatingIfNeeded: statement.int64(5)))
+            motion.append(statement.withTextBytes(6) { $0.isEmpty ? 0 : MotionBits.parse($0) })
+            if statement.columnType(7) == 5 /* SQLITE_NULL */ {
                 tripMode.append(0)
             } else {
                 let m = statement.text(7) ?? ""
