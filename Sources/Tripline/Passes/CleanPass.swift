@@ -106,11 +106,11 @@ public struct CleanPass: Pass {
         delete.reset()
         delete.bindInt(work.deviceID, at: 1)
         delete.bindInt(max(work.fromMs, work.processFromMs), at: 2)
-        delete.bindInt(work.toMs, at: 3)
+        delete.bindInt(work.replaceToMs, at: 3)
         _ = try delete.step()
         let insert = try store.db.prepare("INSERT INTO point_flags(device_id, time_ms, flags) VALUES (?, ?, ?)")
         var counts = [0, 0, 0]
-        for i in firstNew..<flags.count where flags[i] != 0 {
+        for i in firstNew..<flags.count where flags[i] != 0 && work.time[i] < work.keepFromMs {
             insert.reset()
             insert.bindInt(work.deviceID, at: 1)
             insert.bindInt(work.time[i], at: 2)

@@ -39,8 +39,11 @@ public final class DeviceWork {
     /// Where stays and trips are recomputed from (the point after the last visit kept from an earlier rebuild).
     /// Points before it are loaded only as context (neighbours, speeds, whole local days).
     public var processFromMs: Int64
-    /// Trips starting at or after this are kept (a `--to` rebuild ends at a stored stay; the trip leaving it stays).
-    public var tripsDeleteToMs: Int64 = Int64.max
+    /// Rows (flags, stays, trips) at or after this time are kept as stored: a `--to` rebuild ends at the end of a
+    /// stored stay and loads a little beyond it only as context. `Int64.max` = no limit.
+    public var keepFromMs: Int64 = Int64.max
+    /// The end of what a pass may replace: `min(toMs, keepFromMs)`.
+    var replaceToMs: Int64 { min(toMs, keepFromMs) }
     /// With `--to`: the last local date whose `days` row is rewritten (later days were only partly loaded).
     public var lastDate: String? = nil
     /// The last stored visit before `processFromMs` (the trip after it is recomputed).

@@ -109,7 +109,7 @@ public struct Rebuild {
             // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
             // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.
             var toMs = Int64.max
-            var tripsDeleteTo = Int64.max
+            var keepFrom = Int64.max
             var lastDate: String? = nil
             if let toDay = options.toDay {
                 let ms = Int64(toDay + 1) * 86_400_000
@@ -117,8 +117,9 @@ public struct Rebuild {
                 if let end = try store.db.scalarInt(
                     "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
                 {
-                    toMs = end + 1
-                    tripsDeleteTo = end
+                    // Load two hours past the stay as context (its cluster and trimming saw them in a full run).
+                    toMs = end + 2 * 3_600_000
+                    keepFrom = end
                     let (y, m, d) = CivilTime.civilFromDays(toDay)
                     lastDate = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
                 }
@@ -143,12 +144,12 @@ public struct Rebuild {
                         "SELECT time_ms FROM points WHERE device_id = ? AND time_ms >= ? ORDER BY time_ms LIMIT 1 OFFSET ?",
                         [.integer(deviceID), .integer(windowFrom), .integer(Int64(windowSize))])
                     {
-                        end = t
+                        end = min(t, toMs)
                     }
                     let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
                     let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: end, processFromMs: windowFrom, timeZone: zone)
                     if end == toMs {
-                        work.tripsDeleteToMs = tripsDeleteTo
+                        work.keepFromMs = keepFrom
                         work.lastDate = lastDate
                     }
                     let loadStarted = Clock.monotonic()

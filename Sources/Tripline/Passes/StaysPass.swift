@@ -20,6 +20,10 @@ public struct StaysPass: Pass {
         public var radiusM: Double = 120
         /// Shortest stay (seconds). Traffic lights, bus stops, level crossings and waits for a bus or a train stay inside trips.
         public var minDurationS: Double = 600
+        /// Shortest errand (seconds): a stay shorter than `min_duration_s` but at least this long is kept when the
+        /// stays before and after it are at one place (within `merge_m`) and it lies away from that place — a quick
+        /// visit out and back (reitti's 5–8 min stops), unlike a wait or a pause on the way somewhere.
+        public var errandMinDurationS: Double = 240
         /// Longest silence (seconds) inside a stay when the same place is on both sides.
         public var maxGapS: Double = 86_400
         /// Weight cap (seconds) of one point in the centre.
@@ -28,6 +32,8 @@ public struct StaysPass: Pass {
         public var movingMps: Double = 0.7
         /// Moving points within this distance (metres) of the centre are kept in the stay.
         public var trimM: Double = 5
+        /// Accuracy (metres) assumed for fixes that report none (GPX, GeoLife) when trimming.
+        public var unknownAccuracyM: Double = 40
         /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
         public var edgeS: Double = 240
         /// Stays closer than this (metres) …
@@ -38,8 +44,8 @@ public struct StaysPass: Pass {
         public init() {}
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
-            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "max_gap_s": \.maxGapS, "weight_cap_s": \.weightCapS,
-            "moving_mps": \.movingMps, "trim_m": \.trimM, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
+            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "weight_cap_s": \.weightCapS,
+            "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
     }
 
@@ -117,9 +123,12 @@ public struct StaysPass: Pass {
             var cx = sx / sw, cy = sy / sw
             // Trim moving edges.
             var s = a, e = b
+            // Further from the centre than `trim_m` and than the fix's own accuracy (unknown accuracy: `unknown_accuracy_m`).
             func far(_ k: Int) -> Bool {
                 let (x, y) = xy(kept[k])
-                return (x - cx) * (x - cx) + (y - cy) * (y - cy) > p.trimM * p.trimM
+                let acc = w.accuracy[kept[k]]
+                let limit = max(p.trimM, acc.isNaN ? p.unknownAccuracyM : acc)
+                return (x - cx) * (x - cx) + (y - cy) * (y - cy) > limit * limit
             }
             // Within the first and last `edge_s`, everything up to the last moving fix away from the centre is
             // arrival or departure (crossing waits on the way included).
@@ -134,7 +143,7 @@ public struct StaysPass: Pass {
                 if v[k] >= p.movingMps && far(k) { e = k - 1 }
                 k -= 1
             }
-            if e >= s && Double(w.time[kept[e]] - w.time[kept[s]]) >= p.minDurationS * 1000 {
+            if e >= s && Double(w.time[kept[e]] - w.time[kept[s]]) >= min(p.minDurationS, p.errandMinDurationS) * 1000 {
                 // Recompute the centre and radius on the trimmed stay.
                 sx = 0; sy = 0; sw = 0
                 var maxGap: Int64 = 0
@@ -168,10 +177,29 @@ public struct StaysPass: Pass {
                     if x * x + y * y > half2 { break }
                     next += 1
                 }
-                a = next
+                // Never skip past where the trimmed cluster began: a stay may start right there.
+                if s > a { next = min(next, s) }
+                a = max(next, a + 1)
             }
         }
-        return merge(raw, w, p)
+        let merged = merge(raw, w, p)
+        // Stays shorter than `min_duration_s` are kept only as errands: out from one place and back to it.
+        let minMs = Int64(p.minDurationS * 1000)
+        func isShort(_ s: StayRecord) -> Bool { s.endMs - s.startMs < minMs }
+        if !merged.contains(where: isShort) { return merged }
+        var out: [StayRecord] = []
+        for (k, stay) in merged.enumerated() {
+            guard isShort(stay) else { out.append(stay); continue }
+            let before = merged[..<k].last(where: { !isShort($0) }) ?? w.previousStay
+            guard let before, let after = merged[(k + 1)...].first(where: { !isShort($0) }) else { continue }
+            let home = Geo.distance(before.lat, before.lon, after.lat, after.lon)
+            if home <= p.mergeM && Geo.distance(before.lat, before.lon, stay.lat, stay.lon) > p.mergeM
+                && Geo.distance(after.lat, after.lon, stay.lat, stay.lon) > p.mergeM
+            {
+                out.append(stay)
+            }
+        }
+        return merge(out, w, p)
     }
 
     /// Merges consecutive stays at one spot with no real excursion between them.
@@ -210,12 +238,12 @@ public struct StaysPass: Pass {
 
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
-        let stays = Self.detect(work, parameters)
+        let stays = Self.detect(work, parameters).filter { $0.startMs < work.keepFromMs }
         let delete = try store.db.prepare("DELETE FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?")
         delete.reset()
         delete.bindInt(work.deviceID, at: 1)
         delete.bindInt(max(work.fromMs, work.processFromMs), at: 2)
-        delete.bindInt(work.toMs, at: 3)
+        delete.bindInt(work.replaceToMs, at: 3)
         _ = try delete.step()
         let insert = try store.db.prepare(
             "INSERT INTO stays(device_id, start_ms, end_ms, lat, lon, radius_m, points, gap_s) VALUES (?,?,?,?,?,?,?,?)")

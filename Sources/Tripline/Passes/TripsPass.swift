@@ -259,17 +259,17 @@ public struct TripsPass: Pass {
         try work.ensureFlags(store: store)
         let stays: [StayRecord]
         if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
-        let trips = Self.detect(work, stays: stays, parameters, metrics)
+        let trips = Self.detect(work, stays: stays, parameters, metrics).filter { $0.startMs < work.keepFromMs }
         let deleteFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
         let deleteLegs = try store.db.prepare(
             "DELETE FROM legs WHERE trip_id IN (SELECT id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?)")
         deleteLegs.reset()
         deleteLegs.bindInt(work.deviceID, at: 1)
         deleteLegs.bindInt(deleteFrom, at: 2)
-        deleteLegs.bindInt(min(work.toMs, work.tripsDeleteToMs), at: 3)
+        deleteLegs.bindInt(work.replaceToMs, at: 3)
         _ = try deleteLegs.step()
         try store.db.run("DELETE FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?",
-                         [.integer(work.deviceID), .integer(deleteFrom), .integer(min(work.toMs, work.tripsDeleteToMs))])
+                         [.integer(work.deviceID), .integer(deleteFrom), .integer(work.replaceToMs)])
         let insertTrip = try store.db.prepare(
             """
             INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,

@@ -43,9 +43,10 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
         let s = try RealDataEvaluation.reitti(
             gpxFiles: files.map { corpus + "/gpx/" + $0 }, scenario: scenario, corpus: corpus, workDirectory: try temporaryDirectory())
         print("reitti \(scenario): " + s.report)
-        // Every visit of 10 min or more is found at the right place; the 5–8 min stops at ST_THOMAS fall below
-        // stays.min_duration_s (600 s) and are missed by design.
+        // Every visit of 10 min or more is found at the right place; of the 5–8 min stops at ST_THOMAS only those
+        // that are errands from home and back are kept (stays.errand_min_duration_s); the one on the way to GARTEN
+        // and one whose noisy network fixes leave under 4 min of stay are missed.
         #expect(s.precision == 1.0)
-        #expect(s.recall >= 0.6)
+        #expect(s.recall >= 0.65)
     }
 }
