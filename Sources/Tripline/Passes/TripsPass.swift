@@ -24,6 +24,8 @@ public struct TripsPass: Pass {
         /// Class thresholds on the windowed highest speed (m/s).
         public var walkMaxMps: Double = 2.4
         public var runMaxMps: Double = 3.9
+        /// A "run" whose speed varies more than this (standard deviation / mean) is a bicycle ride.
+        public var runMaxCV: Double = 0.3
         public var cycleMaxMps: Double = 7.5
         /// Below this windowed speed (m/s) a point did not move: it takes its neighbours' class.
         public var stillMps: Double = 0.6
@@ -35,7 +37,7 @@ public struct TripsPass: Pass {
         public init() {}
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps,
         ] }
     }
@@ -208,6 +210,21 @@ public struct TripsPass: Pass {
                 speedsInRun.append(v[q])
             }
             let n = r.b - r.a + 1
+            if r.cls == 2 {
+                // Speed alone cannot tell a run from a slow bicycle ride; runners keep an even pace, cyclists in
+                // traffic do not: a varied speed (coefficient of variation above `run_max_cv`) makes it a bicycle.
+                var sum = 0.0, sum2 = 0.0, k = 0.0
+                for q in r.a...r.b where v[q] >= p.stillMps {
+                    sum += v[q]
+                    sum2 += v[q] * v[q]
+                    k += 1
+                }
+                if k > 1 {
+                    let mean = sum / k
+                    let sd = max(0, sum2 / k - mean * mean).squareRoot()
+                    if sd / mean > p.runMaxCV { mode = "cycle" }
+                }
+            }
             if let best = motionCounts.indices.max(by: { motionCounts[$0] < motionCounts[$1] }), motionCounts[best] * 2 > n {
                 let fromMotion = ["walk", "run", "cycle", "car"][best]
                 if fromMotion != mode { source = "motion" }
