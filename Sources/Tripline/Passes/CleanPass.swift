@@ -75,9 +75,17 @@ public struct CleanPass: Pass {
         kept.reserveCapacity(n)
         for i in 0..<n where flags[i] == 0 { kept.append(i) }
         if kept.count >= 3 {
-            let cosLat = cos(work.lat[kept[0]] * Double.pi / 180)
+            // The reference latitude is the point's own, rounded to 0.1°: the same for a point whatever span is loaded
+            // (so incremental and windowed rebuilds flag exactly as a full one).
+            var latRef = Double.nan
+            var cosLat = 1.0
             for k in 1..<(kept.count - 1) {
                 let a = kept[k - 1], b = kept[k], c = kept[k + 1]
+                let rounded = (work.lat[a] * 10).rounded() / 10
+                if rounded != latRef {
+                    latRef = rounded
+                    cosLat = cos(latRef * Double.pi / 180)
+                }
                 let dab = Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat)
                 if dab < p.jumpMinM { continue }
                 let dbc = Geo.distance(work.lat[b], work.lon[b], work.lat[c], work.lon[c])

@@ -48,7 +48,8 @@ public struct MetricsPass: Pass {
         var gaps = 0
         let bridgeMs = Int64(p.bridgeMaxS * 1000)
         let time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
-        var cosLat = cos(lat[anchor] * Double.pi / 180)
+        var latRef = lat[anchor]
+        var cosLat = cos(latRef * Double.pi / 180)
         for k in 1..<max(1, pts.count) {
             let i = pts[k], prev = pts[k - 1]
             let dtMs = time[i] - time[prev]
@@ -57,11 +58,14 @@ public struct MetricsPass: Pass {
                 anchor = i
                 continue
             }
+            if abs(lat[i] - latRef) > 0.2 {  // keep the reference latitude near (cos changes ~0.5 % per 0.2° at 50°)
+                latRef = lat[i]
+                cosLat = cos(latRef * Double.pi / 180)
+            }
             let d = Geo.fastDistance(lat[anchor], lon[anchor], lat[i], lon[i], cosLat: cosLat)
             if d >= p.minStepM {
                 inc[k] = d
                 anchor = i
-                if d > 5000 { cosLat = cos(lat[i] * Double.pi / 180) }
             }
             let dt = Double(dtMs) / 1000
             let reported = speed[i]
