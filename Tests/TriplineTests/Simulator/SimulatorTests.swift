@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Tripline
 
@@ -70,6 +71,24 @@ import Testing
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
         #expect(fields.count == 3 && fields[1].count == 18 && fields[1].hasPrefix("*"))
         #expect(fields[2].contains("\"tst\":") && fields[2].contains("\"_type\":\"location\""))
+        // Every archive is valid JSON (checked with Foundation's parser, in the test only).
+        for path in overland {
+            let object = try JSONSerialization.jsonObject(with: Data(try FileSystem.read(path))) as? [String: Any]
+            let features = try #require(object?["locations"] as? [[String: Any]])
+            #expect(features.count >= 1 && features.count <= 250)
+            for f in features {
+                let props = try #require(f["properties"] as? [String: Any])
+                if props["type"] as? String == "trip" {
+                    #expect(props["start"] is String && props["end"] is String && props["distance"] is NSNumber && props["mode"] is String)
+                } else {
+                    #expect((props["timestamp"] as? String)?.count == 24, "\(props["timestamp"] ?? "")")
+                }
+            }
+        }
+        for recLine in String(decoding: try FileSystem.read(rec[0]), as: UTF8.self).split(separator: "\n") {
+            let json = recLine.split(separator: "\t", omittingEmptySubsequences: false)[2]
+            #expect(try JSONSerialization.jsonObject(with: Data(json.utf8)) is [String: Any])
+        }
         #expect(FileSystem.exists(dir + "/truth.json"))
         let truth = try TruthFile.read(dir + "/truth.json")
         #expect(truth.trips.count == r.truth.trips.count && truth.stays.count == r.truth.stays.count)
