@@ -119,7 +119,15 @@ public struct StaysPass: Pass {
                 if w.time[j] - w.time[kept[b]] > gapMs { break }
                 let (x, y) = xy(j)
                 let cx = sx / sw, cy = sy / sw
-                if (x - cx) * (x - cx) + (y - cy) * (y - cy) > r2 { break }
+                let d2 = (x - cx) * (x - cx) + (y - cy) * (y - cy)
+                if d2 > r2 {
+                    // A still fix may lie a little further when its own accuracy says it could be here: two indoor
+                    // fixes an hour apart can drift 20–80 m in opposite directions.
+                    // (Only fixes that report an accuracy.)
+                    let acc = w.accuracy[j]
+                    let reach = p.radiusM + 0.5 * min(acc.isNaN ? 0 : acc, p.radiusM)
+                    if v[b + 1] >= p.movingMps || d2 > reach * reach { break }
+                }
                 let wt = weight(b + 1)
                 sx += x * wt; sy += y * wt; sw += wt
                 b += 1
