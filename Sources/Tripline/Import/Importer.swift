@@ -126,7 +126,7 @@ public final class Importer {
                     jobs.append(Job(path: file, fallback: fallback(name: folder, origin: "folder"), size: FileSystem.size(file) ?? 0))
                 }
             case .none:
-                failures.append(FileSummary(path: path, status: .failed, message: "no such file or directory"))
+                failures.append(FileSummary(path: path, status: .failed, message: FileSystem.statFailure(path) ?? "no such file or directory"))
             default:
                 var stem = FileSystem.baseName(path)
                 if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
