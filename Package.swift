@@ -25,7 +25,9 @@ let package = Package(
         .executableTarget(name: "tripline-bench", dependencies: ["Tripline", "CSQLite"]),
         .testTarget(
             name: "TriplineTests",
-            dependencies: ["Tripline", "CSQLite"]
+            dependencies: ["Tripline", "CSQLite"],
+            // Golden files are read through #filePath, not built or bundled.
+            exclude: ["Export/Golden"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -16,6 +16,11 @@ public enum TriplineCLI {
             // import, info, rebuild, export, report, query, map, demo: one file each in CLI/.
             ImportCommand.spec,
             InfoCommand.spec,
+            MapCommand.spec,
+            ExportCommand.spec,
+            ReportCommand.spec,
+            ReportCommand.querySpec,
+            DemoCommand.spec,
         ]
     }
 

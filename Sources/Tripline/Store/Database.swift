@@ -328,3 +328,108 @@ public final class Statement {
         }
     }
 }
+
+// MARK: Scripts and SQL functions (used by reports; additive)
+
+/// The Swift closure behind a SQL function registered with ``Database/createFunction(_:argumentCount:deterministic:_:)``.
+final class SQLFunctionBox {
+    let body: ([SQLValue]) -> SQLValue
+    init(_ body: @escaping ([SQLValue]) -> SQLValue) { self.body = body }
+}
+
+extension Database {
+    /// Prepares and hands over each statement of a multi-statement script in turn, walking it with
+    /// `sqlite3_prepare_v2`'s tail pointer (so each statement is prepared only after the previous one ran, and
+    /// parameters are bound per statement, never interpolated). Empty statements and comments are skipped.
+    /// - Parameter body: called with the statement and the 1-based line of the script it starts on.
+    /// - Throws: ``DatabaseError`` whose message names the line of the statement that failed to prepare.
+    public func forEachStatement(in script: String, _ body: (Statement, Int) throws -> Void) throws {
+        let bytes = Array(script.utf8CString)
+        try bytes.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            var tail: UnsafePointer<CChar>? = base
+            var line = 1
+            var lineCountedTo = base
+            while let current = tail, current.pointee != 0 {
+                // The line the statement starts on: skip leading blanks, count newlines up to there.
+                var start = current
+                while start.pointee == 0x20 || start.pointee == 0x0A || start.pointee == 0x0D || start.pointee == 0x09 {
+                    start += 1
+                }
+                while lineCountedTo < start {
+                    if lineCountedTo.pointee == 0x0A { line += 1 }
+                    lineCountedTo += 1
+                }
+                var statement: OpaquePointer?
+                var next: UnsafePointer<CChar>?
+                let rc = sqlite3_prepare_v2(handle, current, -1, &statement, &next)
+                guard rc == SQLITE_OK else {
+                    var failure = error(rc, sql: nil)
+                    failure.message += " (in the statement starting on line \(line))"
+                    throw failure
+                }
+                tail = next
+                guard let statement else { continue }  // only blanks or comments
+                let count = (next ?? current) - current
+                let text = String(decoding: UnsafeRawBufferPointer(start: current, count: count), as: UTF8.self)
+                try body(Statement(database: self, handle: statement, sql: text), line)
+            }
+        }
+    }
+
+    /// Registers a SQL function implemented in Swift on this connection.
+    /// - Parameters:
+    ///   - argumentCount: the number of arguments (-1 for any).
+    ///   - deterministic: the same arguments always give the same result (lets SQLite use it in indexes).
+    public func createFunction(
+        _ name: String, argumentCount: Int32, deterministic: Bool = true, _ body: @escaping ([SQLValue]) -> SQLValue
+    ) throws {
+        let box = Unmanaged.passRetained(SQLFunctionBox(body)).toOpaque()
+        let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0)
+        let rc = sqlite3_create_function_v2(
+            handle, name, argumentCount, flags, box,
+            { context, argc, argv in
+                let box = Unmanaged<SQLFunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
+                var arguments: [SQLValue] = []
+                arguments.reserveCapacity(Int(argc))
+                for index in 0..<Int(argc) {
+                    let value = argv![index]
+                    switch sqlite3_value_type(value) {
+                    case SQLITE_INTEGER: arguments.append(.integer(sqlite3_value_int64(value)))
+                    case SQLITE_FLOAT: arguments.append(.real(sqlite3_value_double(value)))
+                    case SQLITE_TEXT:
+                        let count = Int(sqlite3_value_bytes(value))
+                        let text = sqlite3_value_text(value).map {
+                            String(decoding: UnsafeRawBufferPointer(start: $0, count: count), as: UTF8.self)
+                        }
+                        arguments.append(.text(text ?? ""))
+                    case SQLITE_BLOB:
+                        let count = Int(sqlite3_value_bytes(value))
+                        let bytes = sqlite3_value_blob(value).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) }
+                        arguments.append(.blob(bytes ?? []))
+                    default: arguments.append(.null)
+                    }
+                }
+                switch box.body(arguments) {
+                case .null: sqlite3_result_null(context)
+                case .integer(let v): sqlite3_result_int64(context, v)
+                case .real(let v): sqlite3_result_double(context, v)
+                case .text(var s):
+                    s.withUTF8 {
+                        sqlite3_result_text(
+                            context, UnsafeRawPointer($0.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self),
+                            Int32($0.count), SQLITE_TRANSIENT)
+                    }
+                case .blob(let bytes):
+                    bytes.withUnsafeBytes {
+                        sqlite3_result_blob(context, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), SQLITE_TRANSIENT)
+                    }
+                }
+            }, nil, nil,
+            { pointer in
+                if let pointer { Unmanaged<SQLFunctionBox>.fromOpaque(pointer).release() }
+            })
+        // On failure SQLite itself calls the destructor above, which releases the box.
+        if rc != SQLITE_OK { throw error(rc, sql: nil) }
+    }
+}

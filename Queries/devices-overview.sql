@@ -1,0 +1,24 @@
+-- Devices overview: per device its source, points, time span, imports, rejected and flagged records, trips, visits.
+--
+-- The whole history of each device (:from and :to do not apply); first and last point in local time.
+-- Parameters: :device (a device name); NULL means every device.
+SELECT dev.name                                                                        AS device,
+       dev.source                                                                      AS source,
+       (SELECT count(*) FROM points p WHERE p.device_id = dev.id)                      AS points,
+       (SELECT tripline_local_time(p.time_ms, p.utc_offset_s) FROM points p
+         WHERE p.device_id = dev.id ORDER BY p.time_ms LIMIT 1)                        AS first_point,
+       (SELECT tripline_local_time(p.time_ms, p.utc_offset_s) FROM points p
+         WHERE p.device_id = dev.id ORDER BY p.time_ms DESC LIMIT 1)                   AS last_point,
+       (SELECT count(*) FROM days d WHERE d.device_id = dev.id)                        AS days,
+       (SELECT count(*) FROM imports i WHERE i.device_id = dev.id)                     AS imports,
+       (SELECT count(*) FROM rejects r JOIN imports i ON i.id = r.import_id
+         WHERE i.device_id = dev.id)                                                   AS rejected,
+       (SELECT count(*) FROM point_flags f WHERE f.device_id = dev.id AND f.flags != 0) AS flagged,
+       (SELECT count(*) FROM trips t WHERE t.device_id = dev.id)                       AS trips,
+       (SELECT round(coalesce(sum(t.distance_m), 0) / 1000.0, 1) FROM trips t
+         WHERE t.device_id = dev.id)                                                   AS distance_km,
+       (SELECT count(*) FROM visits v WHERE v.device_id = dev.id)                      AS visits,
+       (SELECT count(*) FROM places pl WHERE pl.device_id = dev.id)                    AS places
+FROM devices dev
+WHERE (:device IS NULL OR dev.name = :device)
+ORDER BY dev.name;

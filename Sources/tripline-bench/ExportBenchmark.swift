@@ -1,0 +1,208 @@
+// Export benchmark: a year of 1 Hz points, exported as points and trips in each format; MB/s and peak memory.
+import Tripline
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// `tripline-bench export [--hours-per-day H] [--days D] [--db PATH] [--keep] [--only points.csv]`
+///
+/// Fills a fresh database (or reuses `--db PATH` when it exists) with `D` days (default 365) of `H` hours (default 4)
+/// a day of 1 Hz points — 5.26 million by default — in four one-hour trips a day (two legs each, a 10-minute
+/// recording gap in each trip, every 1000th point flagged), inserted directly. Then exports points and trips in every
+/// format to /dev/null (formatting and reading, no disk) and the points as CSV to a real file, printing the output
+/// rate in MB/s (10^6 bytes) of wall-clock time and of CPU time, and the process's peak resident memory (VmHWM).
+enum ExportBenchmark {
+    static func run(_ args: [String]) throws {
+        var days = 365
+        var hours = 4
+        var path: String?
+        var keep = false
+        var only: String?
+        var index = 0
+        while index < args.count {
+            switch args[index] {
+            case "--days": index += 1; days = Int(args[index]) ?? days
+            case "--hours-per-day": index += 1; hours = Int(args[index]) ?? hours
+            case "--db": index += 1; path = args[index]
+            case "--keep": keep = true
+            case "--only": index += 1; only = args[index]
+            default: print("unknown option \(args[index])"); exit(64)
+            }
+            index += 1
+        }
+        let directory = try FileSystem.temporaryDirectory(prefix: "tripline-bench-export")
+        let dbPath = path ?? directory + "/bench.sqlite"
+        let reuse = FileSystem.exists(dbPath)
+        let store = try Store(path: dbPath)
+        if !reuse {
+            let started = Clock.monotonic()
+            let count = try fill(store, days: days, hoursPerDay: hours)
+            let seconds = Clock.monotonic() - started
+            print("filled \(count) points, \(days * 4) trips in \(format(seconds, 1)) s (\(format(Double(count) / seconds / 1e6, 2)) M points/s); peak RSS \(peakRSS())")
+        } else {
+            print("reusing \(dbPath)")
+        }
+        let points = try store.db.scalarInt("SELECT count(*) FROM points") ?? 0
+        let exporter = try Exporter(store: store)
+        print("points: \(points)")
+        print("kind    format    records       MB  wall s  MB/s wall   cpu s  MB/s cpu   peak RSS")
+        let null = open("/dev/null", O_WRONLY)
+        for kind in [ExportKind.points, .trips] {
+            for format in ExportFormat.allCases {
+                if let only, only != "\(kind.rawValue).\(format.rawValue)" { continue }
+                let writer = ByteWriter(fd: null, path: "/dev/null")
+                let started = Clock.monotonic()
+                let cpu = cpuSeconds()
+                let result = try exporter.export(kind, as: format, to: writer)
+                report(kind.rawValue, format.rawValue, result, Clock.monotonic() - started, cpuSeconds() - cpu)
+            }
+        }
+        close(null)
+        if only == nil {
+            let file = directory + "/points.csv"
+            let started = Clock.monotonic()
+            let cpu = cpuSeconds()
+            let result = try exporter.export(.points, as: .csv, toFile: file, stdout: OutputStream { _ in })
+            report("points", "csv>file", result, Clock.monotonic() - started, cpuSeconds() - cpu)
+            FileSystem.remove(file)
+        }
+        if !keep && path == nil {
+            for suffix in ["", "-wal", "-shm"] { FileSystem.remove(dbPath + suffix) }
+        } else {
+            print("database kept at \(dbPath)")
+        }
+        rmdir(directory)
+    }
+
+    /// CPU time of this process (user + system), which other processes on a shared machine disturb far less than
+    /// wall-clock time.
+    static func cpuSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func report(_ kind: String, _ format: String, _ result: ExportResult, _ seconds: Double, _ cpu: Double) {
+        let mb = Double(result.bytes) / 1e6
+        func pad(_ s: String, _ n: Int, right: Bool = false) -> String {
+            let fill = String(repeating: " ", count: max(0, n - s.count))
+            return right ? fill + s : s + fill
+        }
+        print(
+            pad(kind, 8) + pad(format, 9) + pad(String(result.records), 10, right: true) + pad(ExportBenchmark.format(mb, 1), 9, right: true)
+                + pad(ExportBenchmark.format(seconds, 2), 8, right: true) + pad(ExportBenchmark.format(mb / seconds, 1), 11, right: true)
+                + pad(ExportBenchmark.format(cpu, 2), 8, right: true) + pad(ExportBenchmark.format(mb / cpu, 1), 10, right: true)
+                + "   " + peakRSS())
+    }
+
+    /// Inserts the synthetic year. Returns the number of points.
+    static func fill(_ store: Store, days: Int, hoursPerDay: Int) throws -> Int {
+        let db = store.db
+        let device = try store.deviceID(named: "bench-phone", source: "overland", origin: "benchmark")
+        try db.run("INSERT OR REPLACE INTO settings(key, value) VALUES ('timezone', 'Europe/Berlin')")
+        let start = Int64(CivilTime.daysFromCivil(year: 2023, month: 1, day: 1)) * 86_400_000
+        let insert = try db.prepare(
+            """
+            INSERT INTO points(device_id, time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg, accuracy_m, motion, import_id)
+            VALUES (?1, ?2, 3600, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1)
+            """)
+        let flag = try db.prepare("INSERT INTO point_flags(device_id, time_ms, flags) VALUES (?1, ?2, 1)")
+        let trip = try db.prepare(
+            """
+            INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+              avg_speed_mps, max_speed_mps, mode, legs, start_lat, start_lon, end_lat, end_lon, points, gaps)
+            VALUES (?1, ?2, ?3, 3600, 3600, ?4, ?4, ?5, ?6, ?6, 'car', 2, ?7, ?8, ?9, ?10, ?11, 1)
+            """)
+        let leg = try db.prepare(
+            "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?1, ?2, ?3, ?4, 'speed', ?5, ?6, ?7, ?8, ?9)")
+        var count = 0
+        let tripsPerDay = 4
+        let secondsPerTrip = hoursPerDay * 3600 / tripsPerDay
+        try db.transaction {
+            for day in 0..<days {
+                for t in 0..<tripsPerDay {
+                    let tripStart = start + Int64(day) * 86_400_000 + Int64(7 + t * 3) * 3_600_000
+                    var lat = 52.5 + Double(t) * 0.01
+                    var lon = 13.4
+                    let startLat = lat
+                    let startLon = lon
+                    var written = 0
+                    for second in 0..<secondsPerTrip {
+                        // A recording gap of 10 minutes in the middle of every trip.
+                        if second >= secondsPerTrip / 2 && second < secondsPerTrip / 2 + 600 { continue }
+                        let time = tripStart + Int64(second) * 1000
+                        lat += 0.00009 * sin(Double(second) / 300)
+                        lon += 0.00012
+                        insert.reset()
+                        insert.bindInt(device, at: 1)
+                        insert.bindInt(time, at: 2)
+                        insert.bindDouble(lat, at: 3)
+                        insert.bindDouble(lon, at: 4)
+                        insert.bindDouble(34 + Double(second % 50) * 0.1, at: 5)
+                        insert.bindDouble(12.5 + Double(second % 7), at: 6)
+                        insert.bindDouble(Double(second % 360), at: 7)
+                        insert.bindDouble(4.5, at: 8)
+                        insert.bindText("automotive", at: 9)
+                        _ = try insert.step()
+                        if count % 1000 == 999 {
+                            flag.reset()
+                            flag.bindInt(device, at: 1)
+                            flag.bindInt(time, at: 2)
+                            _ = try flag.step()
+                        }
+                        count += 1
+                        written += 1
+                    }
+                    let end = tripStart + Int64(secondsPerTrip) * 1000
+                    let distance = Double(secondsPerTrip) * 12
+                    trip.reset()
+                    trip.bindInt(device, at: 1)
+                    trip.bindInt(tripStart, at: 2)
+                    trip.bindInt(end, at: 3)
+                    trip.bindDouble(Double(secondsPerTrip), at: 4)
+                    trip.bindDouble(distance, at: 5)
+                    trip.bindDouble(12, at: 6)
+                    trip.bindDouble(startLat, at: 7)
+                    trip.bindDouble(startLon, at: 8)
+                    trip.bindDouble(lat, at: 9)
+                    trip.bindDouble(lon, at: 10)
+                    trip.bindInt(Int64(written), at: 11)
+                    _ = try trip.step()
+                    let tripID = db.lastInsertRowID
+                    let middle = tripStart + Int64(secondsPerTrip / 2) * 1000
+                    for (number, mode, from, to) in [(1, "walk", tripStart, middle), (2, "car", middle, end)] {
+                        leg.reset()
+                        leg.bindInt(tripID, at: 1)
+                        leg.bindInt(Int64(number), at: 2)
+                        leg.bindInt(device, at: 3)
+                        leg.bindText(mode, at: 4)
+                        leg.bindInt(from, at: 5)
+                        leg.bindInt(to, at: 6)
+                        leg.bindDouble(distance / 2, at: 7)
+                        leg.bindDouble(Double(to - from) / 1000, at: 8)
+                        leg.bindInt(Int64(written / 2), at: 9)
+                        _ = try leg.step()
+                    }
+                }
+            }
+        }
+        return count
+    }
+
+    /// `VmHWM` (peak resident set) from /proc/self/status.
+    static func peakRSS() -> String {
+        guard let bytes = try? FileSystem.read("/proc/self/status") else { return "?" }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kb = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+            return format(Double(kb) / 1024, 1) + " MB"
+        }
+        return "?"
+    }
+
+    static func format(_ value: Double, _ decimals: Int) -> String {
+        let w = ByteWriter.memory(capacity: 32)
+        try? w.append(fixed: value, decimals: decimals)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,63 @@
+import Tripline
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// `tripline-bench map [--days N] [--dir DIR] [--seed S] [--plain]`: generates (once, cached in DIR) a synthetic
+/// person's N days at 1 Hz straight into the rebuild's tables, renders the map and reports the file size,
+/// render time and what was drawn. Render the page with `scripts/render-map.sh DIR/map.html` for the browser time.
+enum MapBenchmark {
+    static func run(_ args: [String]) throws {
+        var days = 365
+        var directory = "/tmp/tripline-map-bench"
+        var seed: UInt64 = 7
+        var hostile = true
+        var parameters = MapParameters()
+        var index = 0
+        while index < args.count {
+            switch args[index] {
+            case "--days": days = Int(args[index + 1]) ?? days; index += 1
+            case "--dir": directory = args[index + 1]; index += 1
+            case "--seed": seed = UInt64(args[index + 1]) ?? seed; index += 1
+            case "--plain": hostile = false
+            case "--tolerance": parameters.tolerancePx = Double(args[index + 1]) ?? parameters.tolerancePx; index += 1
+            case "--detail": parameters.detail = Int(args[index + 1]) ?? parameters.detail; index += 1
+            default: throw CommandFailure("unknown option \(args[index]) (expected --days N, --dir DIR, --seed S, --plain, --tolerance PX, --detail N)")
+            }
+            index += 1
+        }
+        try FileSystem.createDirectory(directory)
+        let database = directory + "/map-\(days)d-\(seed)\(hostile ? "" : "-plain").sqlite"
+        if !FileSystem.exists(database) {
+            let started = Clock.monotonic()
+            let store = try Store(path: database)
+            var travel = SyntheticTravel.Parameters()
+            travel.days = days
+            travel.seed = seed
+            travel.hostileNames = hostile
+            travel.firstDay = CivilTime.daysFromCivil(year: 2024, month: 1, day: 1)
+            let summary = try SyntheticTravel.generate(into: store, travel)
+            print("generated \(database): \(summary.points) points, \(summary.trips) trips, \(summary.legs) legs, "
+                + "\(summary.visits) visits, \(summary.flaggedPoints) flagged, in \(format1(Clock.monotonic() - started)) s")
+        }
+        let store = try Store(path: database, create: false)
+        let output = directory + "/map-\(days)d.html"
+        let started = Clock.monotonic()
+        let document = try MapRenderer(store: store, parameters: parameters).write(to: output)
+        let seconds = Clock.monotonic() - started
+        print("map: \(output)")
+        print("  size       \(document.bytes.count) bytes (\(format1(Double(document.bytes.count) / 1_048_576)) MiB)")
+        print("  render     \(format1(seconds)) s (database to file)")
+        print("  drawn      \(document.tripsDrawn)/\(document.tripsSelected) trips, \(document.visitsDrawn)/\(document.visitsSelected) visits, \(document.labels) labels")
+        print("  geometry   \(document.pointsRead) points read -> \(document.verticesWritten) vertices written")
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        print("  peak RSS   \(usage.ru_maxrss / 1024) MiB")
+    }
+
+    static func format1(_ value: Double) -> String {
+        let tenths = Int((value * 100).rounded())
+        return "\(tenths / 100).\(tenths % 100 < 10 ? "0" : "")\(tenths % 100)"
+    }
+}
