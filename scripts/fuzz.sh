@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes Tripline's parsers with libFuzzer (+ AddressSanitizer, whose LeakSanitizer finds leaks).
 #
-#   scripts/fuzz.sh [TARGET...] [--seconds N] [--jobs-dir DIR]
+#   scripts/fuzz.sh [TARGET...] [--seconds N]
+#   scripts/fuzz.sh [TARGET...] --minimise [--keep N]
 #
 # TARGETs: overland owntracks rec gpx timestamp (default: all), each run for N seconds (default 60), one after
 # the other. The library sources and Fuzz/*.swift are compiled into ONE module (never part of the SwiftPM build)
@@ -11,16 +12,23 @@
 # go to fuzz-output/findings/TARGET/; logs to fuzz-output/logs/TARGET.log; a summary line per target
 # (executions, corpus size, result) to fuzz-output/summary.txt. Exit status: non-zero when any target found
 # anything (or the build failed).
+# --minimise: instead of fuzzing, reduce fuzz-output/corpus/TARGET to a set covering the same code
+# (libFuzzer -set_cover_merge) and replace Fuzz/corpus/TARGET with at most N (default 120) of its smallest inputs of
+# at most 4 KiB, the subset committed to the repository and replayed by FuzzCorpusTests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
 seconds=60
+minimise=0
+keep=120
 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds="$2"; shift 2 ;;
         --seconds=*) seconds="${1#*=}"; shift ;;
+        --minimise) minimise=1; shift ;;
+        --keep) keep="$2"; shift 2 ;;
         -h|--help) sed -n 2,13p "$0"; exit 0 ;;
         overland|owntracks|rec|gpx|timestamp) targets+=("$1"); shift ;;
         *) echo "fuzz.sh: unknown argument '$1' (targets: overland owntracks rec gpx timestamp; --seconds N)" >&2; exit 64 ;;
@@ -72,6 +80,21 @@ seed_dirs() {
     printf '%s\n' "${dirs[@]}"
 }
 
+if [ $minimise -eq 1 ]; then
+    for t in "${targets[@]}"; do
+        [ -d "$out/corpus/$t" ] || { echo "fuzz.sh: no fuzz-output/corpus/$t to minimise" >&2; continue; }
+        merged="$out/merged/$t"
+        rm -rf "$merged"; mkdir -p "$merged"
+        TRIPLINE_FUZZ_TARGET=$t "$bin" -set_cover_merge=1 "$merged" "$out/corpus/$t" >"$out/logs/$t-merge.log" 2>&1
+        rm -rf "Fuzz/corpus/$t"; mkdir -p "Fuzz/corpus/$t"
+        find "$merged" -type f -size -4097c -printf '%s %p\n' | sort -n | head -"$keep" | while read -r _ f; do
+            cp "$f" "Fuzz/corpus/$t/"
+        done
+        echo "fuzz.sh: $t: $(ls "$out/corpus/$t" | wc -l) inputs -> $(ls "$merged" | wc -l) covering -> $(ls "Fuzz/corpus/$t" | wc -l) kept in Fuzz/corpus/$t" >&2
+    done
+    exit 0
+fi
+
 status=0
 for t in "${targets[@]}"; do
     corpus="$out/corpus/$t"
@@ -81,7 +104,7 @@ for t in "${targets[@]}"; do
     log="$out/logs/$t.log"
     echo "fuzz.sh: $t for ${seconds}s (seeds: ${seeds[*]:-none})" >&2
     set +e
-    TRIPLINE_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+    TRIPLINE_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
         "$bin" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
     rc=$?

@@ -36,3 +36,22 @@ import Testing
         #expect(out.rejects.allSatisfy { $0.line == 2 || $0.line == 3 })
     }
 }
+
+/// Findings of the timestamp target.
+@Suite struct TimestampFuzzFindingsTests {
+    /// `2024-12-18 04:09,2-1807`: an offset of −18:07 was accepted although the parser promises at most ±18 hours
+    /// (the round trip through `CivilTime.iso8601` then broke), and `04:09,2` was read as 04:09:00.200 although in
+    /// ISO 8601 a fraction after the minutes is a fraction of the minute.
+    @Test func offsetsBeyondEighteenHoursAndMinuteFractionsAreRefused() {
+        #expect(Timestamp.parseISO8601("2024-12-18 04:09,2-1807") == nil)
+        #expect(Timestamp.parseISO8601("2024-12-18T04:09:00-18:07") == nil)
+        #expect(Timestamp.parseISO8601("2024-12-18T04:09:00+1801") == nil)
+        #expect(Timestamp.parseISO8601("2024-12-18T04:09.5Z") == nil)
+        #expect(Timestamp.parseISO8601("2024-12-18T04:09,2Z") == nil)
+        // The limits themselves, and what stays valid.
+        #expect(Timestamp.parseISO8601("2024-12-18T04:09:00-18:00")?.offsetSeconds == -64_800)
+        #expect(Timestamp.parseISO8601("2024-12-18T04:09:00+17:59")?.offsetSeconds == 64_740)
+        #expect(Timestamp.parseISO8601("2024-12-18T04:09Z")?.ms == 1_734_494_940_000)
+        #expect(Timestamp.parseISO8601("2024-12-18T04:09:00,25Z")?.ms == 1_734_494_940_250)
+    }
+}
