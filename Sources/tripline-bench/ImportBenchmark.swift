@@ -41,7 +41,8 @@ enum ImportBenchmark {
         _ = buffer.withUnsafeMutableBufferPointer { b in
             withVaList([v]) { vsnprintf(b.baseAddress!, 64, "%.\(digits)f", $0) }
         }
-        return String(cString: buffer)
+        let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Writes the archive: JSON-lines files of Overland POST bodies (`batchesPerFile` bodies of `pointsPerBatch`).
@@ -89,7 +90,7 @@ enum ImportBenchmark {
 
     /// Inserts the same rows as the import produces through the sqlite3 C API (same statement, same transaction
     /// per file), with nothing parsed; only the insert loop is timed.
-    static func rawInsert(points: Int, dbPath: String) throws -> Double {
+    static func rawInsert(points: Int, dbPath: String) throws -> (rate: Double, cpuSeconds: Double) {
         let store = try Store(path: dbPath)
         let db = store.db
         try db.run("INSERT INTO devices(name, source, name_origin, created_ms) VALUES ('bench-phone', 'overland', 'device_id', 0)")
@@ -102,6 +103,7 @@ enum ImportBenchmark {
             ON CONFLICT(device_id, time_ms) DO NOTHING
             """)
         var seconds = 0.0
+        var cpu = 0.0
         var i = 0
         let perFile = pointsPerBatch * batchesPerFile
         var rows: [Point] = []
@@ -117,6 +119,7 @@ enum ImportBenchmark {
             }
             i += n
             let start = Clock.monotonic()
+            let cpuStart = threadCPUSeconds()
             try db.transaction {
                 for p in rows {
                     statement.bindInt(p.deviceID, at: 1)
@@ -145,8 +148,9 @@ enum ImportBenchmark {
                 }
             }
             seconds += Clock.monotonic() - start
+            cpu += threadCPUSeconds() - cpuStart
         }
-        return Double(points) / seconds
+        return (Double(points) / seconds, cpu)
     }
 
     static func run(_ args: [String]) throws {
@@ -187,15 +191,23 @@ enum ImportBenchmark {
             throw CommandFailure("import stored \(summary.pointsNew) points, expected \(points) (rejected \(summary.rejected))")
         }
         let importRate = Double(points) / seconds
-        let raw = try rawInsert(points: points, dbPath: dir + "/raw.sqlite")
+        let (raw, rawCPU) = try rawInsert(points: points, dbPath: dir + "/raw.sqlite")
         print("import:     \(Int(importRate)) points/s end to end (\(format(seconds, 2)) s, dedup on, WAL, \(summary.files.count) files)")
         print("parse only: \(Int(parseRate)) points/s (one thread, no database)")
         print("raw insert: \(Int(raw)) rows/s (same rows, sqlite3 C API, nothing parsed)")
         print("ratio:      \(format(importRate / raw, 2))")
+        // CPU time per point, which load on a shared machine does not distort: with a free second core the
+        // pipeline runs at the pace of its busier thread.
+        let n = Double(points)
+        let busier = max(summary.parseCPUSeconds, summary.writeCPUSeconds)
+        print("CPU:        parse thread \(format(summary.parseCPUSeconds / n * 1e6, 2)) µs/point, insert thread \(format(summary.writeCPUSeconds / n * 1e6, 2)) µs/point; raw insert \(format(rawCPU / n * 1e6, 2)) µs/row")
+        print("CPU-bound:  import \(Int(n / busier)) points/s with two free cores, raw insert \(Int(n / rawCPU)) rows/s, ratio \(format(rawCPU / busier, 2))")
         print("peak RSS:   \(format(rss, 1)) MB (VmHWM after the import; \(format(rssAfterGenerating, 1)) MB after generating, \(format(rssAfterParsing, 1)) MB after parse-only)")
         for name in ["import.sqlite", "import.sqlite-wal", "import.sqlite-shm", "raw.sqlite", "raw.sqlite-wal", "raw.sqlite-shm"] {
             FileSystem.remove(dir + "/" + name)
         }
         for i in 0..<(summary.files.count) { FileSystem.remove(archive + "/batch-\(i).json") }
+        rmdir(archive)
+        rmdir(dir)
     }
 }

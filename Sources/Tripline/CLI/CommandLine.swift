@@ -11,21 +11,36 @@ public final class OutputStream: TextOutputStream {
     public init(isTerminal: Bool = false, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.sink = sink
         self.isTerminal = isTerminal
+        self.errorBox = ErrorBox()
     }
 
-    /// A stream over a file descriptor (1 = stdout, 2 = stderr).
+    /// The first write error on this stream (errno), if any: a full disk or a closed pipe behind standard output.
+    public var writeError: Int32? { errorBox.code }
+    private let errorBox: ErrorBox
+    private final class ErrorBox { var code: Int32? }
+
+    /// A stream over a file descriptor (1 = stdout, 2 = stderr). A failed write is remembered in ``writeError``.
     public static func fileDescriptor(_ fd: Int32) -> OutputStream {
-        OutputStream(isTerminal: FileSystem.isTerminal(fd)) { buffer in
+        let box = ErrorBox()
+        let stream = OutputStream(isTerminal: FileSystem.isTerminal(fd), errorBox: box) { buffer in
             var offset = 0
             while offset < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
+                    if box.code == nil { box.code = errno }
                     return
                 }
                 offset += n
             }
         }
+        return stream
+    }
+
+    private init(isTerminal: Bool, errorBox: ErrorBox, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+        self.sink = sink
+        self.isTerminal = isTerminal
+        self.errorBox = errorBox
     }
 
     /// A stream that collects what is written into a buffer (for tests).

@@ -50,15 +50,15 @@ enum DemoCommand {
             ("What the database holds", ["info", "--db", db]),
             ("Rebuild stays, visits, places, trips with legs and daily totals",
              ["rebuild", "--db", db, "--timezone", sampleTimeZone]),
-            ("The rebuilt trips", ["report", "trips", "--db", db]),
-            ("The rebuilt visits", ["report", "visits", "--db", db]),
+            ("The rebuilt trips", ["report", "trips", "--db", db, "--format", "table"]),
+            ("The rebuilt visits", ["report", "visits", "--db", db, "--format", "table"]),
         ]
         if FileSystem.kind(truth) == .file {
             steps.append(("Score the rebuild against the simulator's ground truth", ["score", "--db", db, "--truth", truth]))
         }
         steps += [
-            ("Daily report", ["report", "daily-summary", "--db", db]),
-            ("Monthly report", ["report", "monthly-summary", "--db", db]),
+            ("Daily report", ["report", "daily-summary", "--db", db, "--format", "table"]),
+            ("Monthly report", ["report", "monthly-summary", "--db", db, "--format", "table"]),
             ("Export trips as GeoJSON", ["export", "--db", db, "--format", "geojson", "--what", "trips", "-o", out + "/trips.geojson"]),
             ("Export trips as GPX", ["export", "--db", db, "--format", "gpx", "--what", "trips", "-o", out + "/trips.gpx"]),
             ("Export visits as GPX waypoints", ["export", "--db", db, "--format", "gpx", "--what", "visits", "-o", out + "/visits.gpx"]),

@@ -37,6 +37,13 @@ enum InfoCommand {
         var kinds: [(String, Int)] = []
         let s4 = try db.prepare("SELECT kind, count(*) FROM app_events GROUP BY kind ORDER BY count(*) DESC, kind")
         while try s4.step() { kinds.append((s4.text(0) ?? "", s4.int(1))) }
+        var recent: [[String]] = []
+        let s6 = try db.prepare(
+            "SELECT id, status, coalesce(format, '-'), points_new, points_duplicate, rejected, events, path FROM imports ORDER BY id DESC LIMIT 10")
+        while try s6.step() {
+            recent.append([String(s6.int64(0)), s6.text(1) ?? "", s6.text(2) ?? "", String(s6.int(3)), String(s6.int(4)), String(s6.int(5)),
+                           String(s6.int(6)), s6.text(7) ?? ""])
+        }
         var failed: [(String, String)] = []
         let s5 = try db.prepare("SELECT path, coalesce(message, '') FROM imports WHERE status = 'failed' ORDER BY id DESC LIMIT 10")
         while try s5.step() { failed.append((s5.text(0) ?? "", s5.text(1) ?? "")) }
@@ -67,6 +74,11 @@ enum InfoCommand {
         }
         out += "\nImports: " + (statuses.isEmpty ? "none" : statuses.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
         for (path, message) in failed { out += "  failed: \(path): \(message)\n" }
+        if !recent.isEmpty {
+            out += "\nLatest imports:\n"
+            out += table([["ID", "STATUS", "FORMAT", "NEW", "DUPLICATE", "REJECTED", "EVENTS", "PATH"]] + recent.reversed(), rightAligned: [0, 3, 4, 5, 6])
+            out += "\n"
+        }
         out += "Rejects: " + (reasons.isEmpty ? "none" : reasons.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
         out += "App events: " + (kinds.isEmpty ? "none" : kinds.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
         context.stdout.write(out)

@@ -13,14 +13,17 @@ public enum TriplineCLI {
     /// Every subcommand, in the order `--help` lists them. Each lives in its own file under `CLI/`.
     public static var commands: [CommandSpec] {
         [
-            // import, info, rebuild, export, report, query, map, demo: one file each in CLI/.
             ImportCommand.spec,
             InfoCommand.spec,
-            MapCommand.spec,
+            RebuildCommand.spec,
             ExportCommand.spec,
             ReportCommand.spec,
             ReportCommand.querySpec,
+            MapCommand.spec,
             DemoCommand.spec,
+            SimulateCommand.spec,
+            ScoreCommand.spec,
+            EvaluateCommand.spec,
         ]
     }
 

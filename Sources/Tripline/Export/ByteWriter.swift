@@ -192,6 +192,8 @@ public final class ExportDestination {
     let fd: Int32
     public let writer: ByteWriter
     private var finished = false
+    /// Standard output, when that is the destination (its write errors are checked on commit).
+    private let stdoutStream: OutputStream?
 
     /// Opens the destination.
     /// - Parameters:
@@ -204,9 +206,11 @@ public final class ExportDestination {
             temporaryPath = nil
             fd = -1
             writer = ByteWriter(stream: stdout)
+            stdoutStream = stdout
             return
         }
         self.path = path
+        stdoutStream = nil
         let directory = FileSystem.directoryName(path)
         let base = FileSystem.baseName(path)
         var template = Array("\(directory)/.\(base).tripline-XXXXXX".utf8CString)
@@ -230,7 +234,12 @@ public final class ExportDestination {
             discardFile()
             throw error
         }
-        guard let temporaryPath else { return }
+        guard let temporaryPath else {
+            if let code = stdoutStream?.writeError {
+                throw FileError(path: "standard output", errno: code)
+            }
+            return
+        }
         if fsync(fd) != 0 {
             let code = errno
             discardFile()

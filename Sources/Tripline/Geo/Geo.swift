@@ -42,4 +42,22 @@ public enum Geo {
         if lonDeg > 180 { lonDeg -= 360 } else if lonDeg < -180 { lonDeg += 360 }
         return (lat2 / toRad, lonDeg)
     }
+
+    /// Metres per degree of latitude on the sphere.
+    public static let metresPerDegree = earthRadius * Double.pi / 180
+
+    /// Distance in metres by the equirectangular approximation, with `cosLat` the cosine of a reference latitude
+    /// near both points. Within 0.1 % of haversine for points a few kilometres apart; falls back to haversine when the
+    /// points are more than ~0.05° apart in latitude or longitude.
+    /// - Complexity: O(1), no trigonometry in the common case.
+    @inline(__always)
+    public static func fastDistance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double, cosLat: Double) -> Double {
+        let dLat = lat2 - lat1
+        let dLon = lon2 - lon1
+        if abs(dLat) > 0.05 || abs(dLon) > 0.05 { return distance(lat1, lon1, lat2, lon2) }
+        let y = dLat * metresPerDegree
+        let x = dLon * metresPerDegree * cosLat
+        return (x * x + y * y).squareRoot()
+    }
 }
+

@@ -29,6 +29,8 @@ public struct GPXReader {
     struct Fix {
         var start = 0
         var isWaypoint = false
+        /// `waypoint` for `<wpt>`, `route_point` for `<rtept>` (planned, not recorded: kept as app events).
+        var eventKind = "waypoint"
         var lat: Double?
         var lon: Double?
         var latText = ""
@@ -146,7 +148,7 @@ public struct GPXReader {
                     if var f = fix {
                         let value = trimmed(text)
                         text.removeAll(keepingCapacity: true)
-                        if name == "trkpt" || name == "wpt" {
+                        if name == "trkpt" || name == "wpt" || name == "rtept" {
                             fix = nil
                             emit(f, end: i, device: &device)
                             continue
@@ -178,13 +180,14 @@ public struct GPXReader {
                         if k == "version" { format = "gpx/" + v }
                     }
                 }
-                if name == "trkpt" || name == "wpt" {
+                if name == "trkpt" || name == "wpt" || name == "rtept" {
                     if let open = fix {
                         builder.reject(.invalidXML, "<\(name)> inside an unclosed <trkpt>", start: open.start, end: tagStart)
                     }
                     var f = Fix()
                     f.start = tagStart
-                    f.isWaypoint = name == "wpt"
+                    f.isWaypoint = name != "trkpt"
+                    f.eventKind = name == "wpt" ? "waypoint" : "route_point"
                     for (k, v) in attributes {
                         if k == "lat" { f.lat = parseNumber(v); f.latText = v }
                         if k == "lon" { f.lon = parseNumber(v); f.lonText = v }
@@ -248,10 +251,11 @@ public struct GPXReader {
         let d = device ?? builder.fallbackDevice(source: "gpx")
         device = d
         if f.isWaypoint {
-            var event = ParsedEvent(device: d, kind: "waypoint", timeMs: f.time?.ms, utcOffsetS: f.time?.offsetSeconds, raw: builder.rawText(f.start, end))
+            var event = ParsedEvent(device: d, kind: f.eventKind, timeMs: f.time?.ms, utcOffsetS: f.time?.offsetSeconds, raw: builder.rawText(f.start, end))
             event.lat = f.lat
             event.lon = f.lon
             builder.out.events.append(event)
+            builder.flushIfFull()
             return
         }
         guard let timeText = f.timeText else {

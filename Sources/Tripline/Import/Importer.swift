@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// How an import runs. Defaults suit a command-line import.
 public struct ImportOptions: Sendable {
@@ -48,6 +51,10 @@ public struct FileSummary: Sendable {
 public struct ImportSummary: Sendable {
     public var files: [FileSummary] = []
     public var seconds: Double = 0
+    /// CPU seconds the parsing thread used (reading, fingerprinting, parsing).
+    public var parseCPUSeconds: Double = 0
+    /// CPU seconds the writing (calling) thread used during the import.
+    public var writeCPUSeconds: Double = 0
     public var pointsNew: Int { files.reduce(0) { $0 + $1.pointsNew } }
     public var pointsDuplicate: Int { files.reduce(0) { $0 + $1.pointsDuplicate } }
     public var rejected: Int { files.reduce(0) { $0 + $1.rejected } }
@@ -99,7 +106,7 @@ public final class Importer {
     }
 
     enum Message: @unchecked Sendable {
-        case begin(path: String, fingerprint: String, size: Int)
+        case begin(path: String, fingerprint: String, size: Int, bytes: FileBytes)
         case batch(ParseOutput)
         case end(ParseOutput)
         case failed(path: String, message: String, size: Int)
@@ -111,6 +118,10 @@ public final class Importer {
     func jobs(_ paths: [String]) -> (jobs: [Job], failures: [FileSummary]) {
         var jobs: [Job] = []
         var failures: [FileSummary] = []
+        // The database itself (and its -wal, -shm, -journal files) is never an input, even inside a folder given.
+        let database = Importer.realPath(store.path) ?? store.path
+        let ownFiles: Set<String> = [database, database + "-wal", database + "-shm", database + "-journal"]
+        func isOwn(_ path: String) -> Bool { ownFiles.contains(Importer.realPath(path) ?? path) }
         for path in paths {
             if path == "-" {
                 jobs.append(Job(path: "-", fallback: fallback(name: "stdin", origin: "stdin"), size: 0))
@@ -122,18 +133,29 @@ public final class Importer {
                 let files = FileSystem.walk(path) { error in
                     failures.append(FileSummary(path: error.path, status: .failed, message: error.reason))
                 }
-                for file in files {
+                for file in files where !isOwn(file) {
                     jobs.append(Job(path: file, fallback: fallback(name: folder, origin: "folder"), size: FileSystem.size(file) ?? 0))
                 }
             case .none:
                 failures.append(FileSummary(path: path, status: .failed, message: FileSystem.statFailure(path) ?? "no such file or directory"))
             default:
+                if isOwn(path) {
+                    failures.append(FileSummary(path: path, status: .failed, message: "this is the database being imported into"))
+                    continue
+                }
                 var stem = FileSystem.baseName(path)
                 if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
                 jobs.append(Job(path: path, fallback: fallback(name: stem, origin: "file"), size: FileSystem.size(path) ?? 0))
             }
         }
         return (jobs, failures)
+    }
+
+    /// The canonical absolute path (symbolic links resolved), or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     func fallback(name: String, origin: String) -> (name: String, origin: String) {
@@ -156,13 +178,19 @@ public final class Importer {
         let recycle = BoundedQueue<[Point]>(capacity: options.queueDepth + 2)
         let options = self.options
         let dbPath = store.path
+        let parseCPU = CPUTimeBox()
+        let writeCPUStart = threadCPUSeconds()
         let parser = WorkerThread {
             Importer.parseAll(jobs, options: options, dbPath: dbPath, queue: queue, recycle: recycle)
+            parseCPU.seconds = threadCPUSeconds()
         }
+        var joined = false
         defer {
-            queue.close()
-            recycle.close()
-            parser.join()
+            if !joined {
+                queue.close()
+                recycle.close()
+                parser.join()
+            }
         }
         let writer = try Writer(store: store, onWait: onWait)
         var current: FileSummary?
@@ -170,24 +198,27 @@ public final class Importer {
         var points = 0
         var bytesDone = 0
         var lastProgress = Clock.monotonic()
+        var currentOffset = 0  // how far into the current file the parser is
         func progress(force: Bool = false) {
             guard let onProgress else { return }
             let now = Clock.monotonic()
             guard force || now - lastProgress >= 0.2 else { return }
             lastProgress = now
-            onProgress(ImportProgress(filesDone: filesDone, filesTotal: jobs.count, points: points, bytesDone: bytesDone,
+            onProgress(ImportProgress(filesDone: filesDone, filesTotal: jobs.count, points: points, bytesDone: bytesDone + currentOffset,
                                       bytesTotal: totalBytes, seconds: now - started))
         }
         func finish(_ file: FileSummary) {
             filesDone += 1
             bytesDone += file.bytes
+            currentOffset = 0
             summary.files.append(file)
             onFile?(file)
             progress(force: true)
         }
         while let message = queue.pop() {
             switch message {
-            case .begin(let path, let fingerprint, let size):
+            case .begin(let path, let fingerprint, let size, let bytes):
+                writer.fileBytes = bytes
                 var file = FileSummary(path: path, status: .imported)
                 file.bytes = size
                 let id = try writer.begin(path: path, size: size, fingerprint: fingerprint)
@@ -204,9 +235,14 @@ public final class Importer {
                     points += chunk.points.count
                     current = file
                 }
-                recycle.offer(chunk.points)
+                if let last = chunk.positions.last { currentOffset = Int(last.byteOffset) }
+                // Hand the points back without keeping a reference, so the parser frees them and reuses the array.
+                var done: [Point] = []
+                swap(&done, &chunk.points)
+                recycle.offer(consume done)
                 progress()
             case .end(var chunk):
+                defer { writer.fileBytes = nil }
                 guard var file = current else { break }
                 current = nil
                 if file.status == .skipped {
@@ -239,6 +275,11 @@ public final class Importer {
                 finish(file)
             }
         }
+        summary.writeCPUSeconds = threadCPUSeconds() - writeCPUStart
+        recycle.close()
+        parser.join()
+        joined = true
+        summary.parseCPUSeconds = parseCPU.seconds
         summary.seconds = Clock.monotonic() - started
         return summary
     }
@@ -270,7 +311,7 @@ public final class Importer {
                 }
                 check.reset()
             }
-            guard queue.push(.begin(path: job.path, fingerprint: fingerprint, size: bytes.count)) else { return }
+            guard queue.push(.begin(path: job.path, fingerprint: fingerprint, size: bytes.count, bytes: bytes)) else { return }
             let context = ReadContext(path: job.path, fallbackDevice: job.fallback, nowMs: options.nowMs, batchSize: options.batchSize)
             var open = true
             let batchSize = options.batchSize
@@ -309,6 +350,17 @@ public final class Importer {
     }
 }
 
+/// CPU time (user + system) the calling thread has used, in seconds.
+public func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+final class CPUTimeBox: @unchecked Sendable {
+    var seconds: Double = 0
+}
+
 /// The writing side: prepared statements and the per-file transaction.
 final class Writer {
     let store: Store
@@ -324,6 +376,8 @@ final class Writer {
     var deviceCache: [String: Int64] = [:]
     var importID: Int64 = 0
     var inTransaction = false
+    /// The current file's bytes (for excerpts of `conflicting_duplicate` rejects).
+    var fileBytes: FileBytes?
 
     init(store: Store, onWait: ((String) -> Void)?) throws {
         self.store = store
@@ -516,8 +570,16 @@ final class Writer {
             RejectRecord(line: position.line > 0 ? Int(position.line) : nil, byteOffset: Int(position.byteOffset),
                          reason: .conflictingDuplicate,
                          detail: "same device and time (\(when)) as a point stored \(source) at \(lat), \(lon); this record says \(p.lat), \(p.lon); the first is kept",
-                         excerpt: "lat \(p.lat), lon \(p.lon), time \(when)"),
+                         excerpt: excerpt(position) ?? "lat \(p.lat), lon \(p.lon), time \(when)"),
             file: &file)
+    }
+
+    /// Up to 200 bytes of the record at `position` in the current file.
+    func excerpt(_ position: SourcePosition) -> String? {
+        guard let fileBytes, let base = fileBytes.pointer, position.byteOffset >= 0, Int(position.byteOffset) < fileBytes.count else { return nil }
+        let start = Int(position.byteOffset)
+        let length = min(Int(position.length), fileBytes.count - start)
+        return Validate.excerpt(base.assumingMemoryBound(to: UInt8.self) + start, length)
     }
 
     /// Marks the file's import `done` and commits everything of it at once.

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 /// Reads JSON location archives: Overland (one POST body, JSON lines of bodies, an array of bodies, a bare
 /// FeatureCollection, arrays or lines of features) and OwnTracks JSON (one message, an array, JSON lines, the
 /// Recorder API's `{"data":[...]}` output with `username`/`device`).
@@ -70,23 +74,20 @@ public struct JSONArchiveReader {
     }
 
     mutating func finish() -> ParseOutput {
+        if builder.unlistedUnknown > 0 && builder.recognized > 0 {
+            builder.out.rejects.append(RejectRecord(line: nil, byteOffset: 0, reason: .unknownRecord,
+                detail: "\(builder.unlistedUnknown) more records that are neither Overland nor OwnTracks (not listed one by one)", excerpt: nil))
+        }
         var out = builder.out
         let family = builder.sawOverland ? "overland" : (builder.sawOwnTracks ? "owntracks-json" : "json")
         out.format = layout.isEmpty ? family : family + "/" + layout
-        if builder.recognized == 0 && out.fatal == nil {
-            if out.rejects.count == 1 && out.rejects[0].reason == .emptyFile {
-                // An empty file: one reject says so.
-            } else if out.rejects.isEmpty || out.rejects.allSatisfy({ $0.reason == .unknownRecord }) {
-                out.fatal = "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
-            } else if out.rejects.allSatisfy({ $0.reason == .invalidJSON || $0.reason == .truncated || $0.reason == .unknownRecord }) {
-                let first = out.rejects[0]
-                out.fatal = "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))"
-            }
-            if out.fatal != nil {
-                out.rejects.removeAll()
-                out.points.removeAll()
-                out.positions.removeAll()
-            }
+        if out.fatal == nil, let reason = builder.notAnArchive() {
+            out.fatal = reason
+            out.format = "json"
+            out.rejects.removeAll()
+            out.points.removeAll()
+            out.positions.removeAll()
+            out.events.removeAll()
         }
         builder.out = ParseOutput()
         return out
@@ -120,6 +121,26 @@ public struct JSONArchiveReader {
         return true
     }
 
+    /// Where the element after a damaged one starts: the next place after the error where the same first bytes as
+    /// the damaged element's (up to 12, as one encoder writes every element alike) follow a comma. Nil if none.
+    func nextElement(_ p: JSONParser, start: Int, error: JSONError) -> Int? {
+        let prefixLength = min(12, max(0, error.offset - start))
+        guard prefixLength >= 2 else { return nil }
+        let first = p.base[start]
+        var i = max(error.offset, start + 1)
+        while i + prefixLength <= p.count {
+            guard let hit = memchr(p.base + i, Int32(first), p.count - i) else { return nil }
+            let k = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - p.base
+            if k + prefixLength <= p.count, memcmp(p.base + k, p.base + start, prefixLength) == 0 {
+                var b = k - 1
+                while b > start, p.base[b] == 0x20 || p.base[b] == 0x0A || p.base[b] == 0x0D || p.base[b] == 0x09 { b -= 1 }
+                if p.base[b] == UInt8(ascii: ",") { return k }
+            }
+            i = k + 1
+        }
+        return nil
+    }
+
     /// A top-level array: of Overland bodies, features or OwnTracks messages.
     mutating func topArray(_ p: inout JSONParser) throws(JSONError) {
         p.pos += 1
@@ -134,7 +155,16 @@ public struct JSONArchiveReader {
             guard !p.atEnd else { throw p.unexpected() }
             recordStart = p.pos
             if p.base[p.pos] == UInt8(ascii: "{") {
-                try item(&p)
+                let start = p.pos
+                do throws(JSONError) {
+                    try item(&p)
+                } catch {
+                    guard !error.atEnd, let next = nextElement(p, start: start, error: error) else { throw error }
+                    builder.reject(.invalidJSON, "\(error.message) at byte \(error.offset); skipped to the next element (byte \(next))",
+                                   start: start, end: next)
+                    p.pos = next
+                    continue
+                }
             } else {
                 let start = p.pos
                 elementTape.removeAll()
@@ -167,6 +197,7 @@ public struct JSONArchiveReader {
         var n: Int32 = 0
         var streamed = false
         var streamedKey = ""
+        var streamedElements = 0
         p.skipWhitespace()
         if !p.atEnd, p.base[p.pos] == UInt8(ascii: "}") {
             p.pos += 1
@@ -188,7 +219,7 @@ public struct JSONArchiveReader {
                     itemTape.nodes.append(JSONNode(kind: .array, flags: 0, start: p.pos, end: p.pos, next: Int32(itemTape.nodes.count + 1), count: 0))
                     streamed = true
                     streamedKey = p.string(key)
-                    try streamArray(&p, key: streamedKey)
+                    streamedElements = try streamArray(&p, key: streamedKey)
                     recordStart = start
                 } else {
                     try p.value(into: &itemTape, depth: 1)
@@ -217,6 +248,8 @@ public struct JSONArchiveReader {
         let end = p.pos
         if streamed {
             if streamedKey == "locations" {
+                // An empty Overland POST body is still an Overland record (its elements count on their own).
+                if streamedElements == 0 { builder.recognized += 1 }
                 if layout.isEmpty || layout == "array" { layout = layout == "array" ? "array" : "body" }
                 batchObjects(p, start: start, end: end)
             } else if streamedKey == "features" {
@@ -282,19 +315,32 @@ public struct JSONArchiveReader {
     }
 
     /// Streams the elements of a `locations` / `features` / `data` array.
-    mutating func streamArray(_ p: inout JSONParser, key: String) throws(JSONError) {
+    /// Returns how many elements it saw.
+    @discardableResult
+    mutating func streamArray(_ p: inout JSONParser, key: String) throws(JSONError) -> Int {
         p.pos += 1
         p.skipWhitespace()
         if !p.atEnd, p.base[p.pos] == UInt8(ascii: "]") {
             p.pos += 1
-            return
+            return 0
         }
+        var elements = 0
         while true {
+            elements += 1
             p.skipWhitespace()
             let start = p.pos
             recordStart = start
             elementTape.removeAll()
-            try p.value(into: &elementTape, depth: 2)
+            do throws(JSONError) {
+                try p.value(into: &elementTape, depth: 2)
+            } catch {
+                // A damaged element: reject it and carry on with the next element if one can be found.
+                guard !error.atEnd, let next = nextElement(p, start: start, error: error) else { throw error }
+                builder.reject(.invalidJSON, "\(error.message) at byte \(error.offset); skipped to the next element (byte \(next))",
+                               start: start, end: next)
+                p.pos = next
+                continue
+            }
             record(p, elementTape, 0, start: start, end: p.pos)
             p.skipWhitespace()
             guard !p.atEnd else { throw p.unexpected() }
@@ -304,7 +350,7 @@ public struct JSONArchiveReader {
             }
             if p.base[p.pos] == UInt8(ascii: "]") {
                 p.pos += 1
-                return
+                return elements
             }
             throw p.fail("expected ',' or ']' in array")
         }
@@ -312,6 +358,7 @@ public struct JSONArchiveReader {
 
     /// One record: an Overland feature or an OwnTracks message; anything else is rejected as unknown.
     mutating func record(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int) {
+        defer { builder.flushIfFull() }
         if builder.isOwnTracks(p, tape, index) {
             builder.ownTracksMessage(p, tape, index, start: start, end: end, pathDevice: nil, lineTimeMs: nil)
         } else if builder.isFeature(p, tape, index) {

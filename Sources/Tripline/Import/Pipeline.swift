@@ -122,16 +122,16 @@ final class FileBytes: @unchecked Sendable {
     private var released = 0
 
     init(path: String) throws {
+        let fd: Int32
         if path == "-" {
-            owned = try FileSystem.readAll(fd: 0, path: "standard input")
-            mapped = false
-            count = owned.count
-            pointer = owned.withUnsafeBytes { $0.baseAddress }
-            return
+            // Standard input is spooled to an unlinked temporary file and mapped like any file, so its size does
+            // not count against memory.
+            fd = try FileBytes.spoolStandardInput()
+        } else {
+            // O_NONBLOCK: opening a named pipe (FIFO) that no process writes to must not block forever.
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         }
-        // O_NONBLOCK: opening a named pipe (FIFO) that no process writes to must not block forever.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw FileError(path: path, errno: errno) }
@@ -207,6 +207,39 @@ final class FileBytes: @unchecked Sendable {
         }
     }
 
+    /// Copies standard input into an unlinked temporary file; returns its descriptor, positioned at the start.
+    static func spoolStandardInput() throws -> Int32 {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/tripline-stdin.XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw FileError(path: base, errno: errno) }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(fd)
+                throw FileError(path: "standard input", errno: code)
+            }
+            if n == 0 { break }
+            var written = 0
+            while written < n {
+                let w = chunk.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, n - written) }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    let code = errno
+                    close(fd)
+                    throw FileError(path: "\(base) (spooling standard input)", errno: code)
+                }
+                written += w
+            }
+        }
+        lseek(fd, 0, SEEK_SET)
+        return fd
+    }
+
     var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }
 
     /// Lets the kernel drop the mapped pages before `offset` from memory (they are re-read from the file if
@@ -222,13 +255,37 @@ final class FileBytes: @unchecked Sendable {
 
     /// A content fingerprint: the size and a 64-bit hash of every byte (not cryptographic; it tells files apart).
     func fingerprint() -> String {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(count)
+        // Four independent lanes over 32-byte blocks (so the multiplies overlap), then the tail, then a mix.
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15 ^ UInt64(count), 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9, 0x27D4_EB2F_1656_67C5)
+        var h: UInt64 = 0
         if let pointer {
             var i = 0
+            @inline(__always) func mix(_ lane: inout UInt64, _ w: UInt64) {
+                lane = (lane ^ w) &* 0xFF51_AFD7_ED55_8CCD
+                lane ^= lane >> 29
+            }
+            // In windows of 8 MiB; a large mapped file's pages are let go behind the hash, so hashing a huge file
+            // does not hold it all in memory (the parser reads them back from the page cache).
+            let window = 8 << 20
+            while i + 32 <= count {
+                let stop = min(count - 32, i + window)
+                let windowStart = i
+                while i <= stop {
+                    mix(&lanes.0, pointer.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    mix(&lanes.1, pointer.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+                    mix(&lanes.2, pointer.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
+                    mix(&lanes.3, pointer.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
+                    i += 32
+                }
+                if mapped && count > 4 * window {
+                    let page = 1 << 16
+                    let from = (windowStart / page) * page
+                    let to = (i / page) * page
+                    if to > from { madvise(UnsafeMutableRawPointer(mutating: pointer) + from, to - from, MADV_DONTNEED) }
+                }
+            }
             while i + 8 <= count {
-                let w = pointer.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                h = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
-                h ^= h >> 29
+                mix(&lanes.0, pointer.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 i += 8
             }
             var tail: UInt64 = 0
@@ -238,9 +295,11 @@ final class FileBytes: @unchecked Sendable {
                 shift += 8
                 i += 1
             }
-            h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-            h ^= h >> 32
+            mix(&lanes.1, tail)
         }
+        h = lanes.0 ^ (lanes.1 &* 0x9E37_79B9_7F4A_7C15) ^ (lanes.2 &* 0xC4CE_B9FE_1A85_EC53) ^ (lanes.3 &* 0xFF51_AFD7_ED55_8CCD)
+        h = (h ^ (h >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+        h ^= h >> 32
         let hex = String(h, radix: 16)
         return "\(count)-" + String(repeating: "0", count: 16 - hex.count) + hex
     }

@@ -82,6 +82,7 @@ public struct RecReader {
                 continue
             }
             builder.ownTracksMessage(p, tape, 0, start: lineStart, end: e, pathDevice: pathDevice, lineTimeMs: lineTime.ms)
+            builder.flushIfFull()
         }
         var out = builder.out
         out.format = "owntracks-rec"

@@ -19,6 +19,10 @@ struct RecordBuilder {
     let count: Int
     var fallbackIndex: Int?
     var lastOwnTracksDevice: Int?
+    var rejectTotal = 0
+    var structuralRejects = 0
+    var unlistedUnknown = 0
+    var firstReject: RejectRecord?
     var lastOverlandDevice: (raw: [UInt8], index: Int)?
     var scratch: [UInt8] = []
 
@@ -49,15 +53,43 @@ struct RecordBuilder {
     }
 
     mutating func reject(_ reason: RejectReason, _ detail: String, start: Int, end: Int) {
+        rejectTotal += 1
+        switch reason {
+        case .invalidJSON, .truncated, .unknownRecord, .binaryData, .invalidLine, .invalidXML: structuralRejects += 1
+        default: break
+        }
+        // JSON of another kind (say a huge Google export) must not pile up rejects: when nothing at all has been
+        // recognised, only the first hundred unknown records are listed.
+        if reason == .unknownRecord, recognized == 0, structuralRejects > 100 {
+            unlistedUnknown += 1
+            return
+        }
         let line = self.line(at: start)
         let e = min(max(end, start), count)
-        out.rejects.append(
-            RejectRecord(line: line, byteOffset: start, reason: reason, detail: detail,
-                         excerpt: start < count ? Validate.excerpt(base + start, e - start) : nil))
+        let record = RejectRecord(line: line, byteOffset: start, reason: reason, detail: detail,
+                                  excerpt: start < count ? Validate.excerpt(base + start, e - start) : nil)
+        if firstReject == nil { firstReject = record }
+        out.rejects.append(record)
+        flushIfFull()
     }
 
+    /// Hands the output to the sink once a batch's worth of points, events and rejects has gathered.
     mutating func flushIfFull() {
-        if context.batchSize > 0, out.points.count >= context.batchSize, let sink { sink(&out) }
+        if context.batchSize > 0, out.points.count + out.rejects.count + out.events.count >= context.batchSize, let sink { sink(&out) }
+    }
+
+    /// Whether the file, having recognised nothing, is not a location archive; the message says why.
+    func notAnArchive() -> String? {
+        guard recognized == 0 else { return nil }
+        if rejectTotal == 0 {
+            return "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+        }
+        guard rejectTotal == structuralRejects, let first = firstReject else { return nil }
+        if first.reason == .unknownRecord {
+            return "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+        }
+        if first.reason == .emptyFile { return nil }
+        return "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))"
     }
 
     mutating func fallbackDevice(source: String) -> Int {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Tripline
 
@@ -192,5 +193,26 @@ import Testing
         #expect(moscow.offset(atMs: ExportFixture.ms(2015, 6, 1, 0, 0)) == 10800)
         var utc = LocalTime(zone: nil)
         #expect(utc.offset(nil, atMs: change) == nil)
+    }
+}
+
+/// Standard output that cannot be written (a full disk behind it) is an error, not a silent success.
+@Suite struct StandardOutputErrorTests {
+    @Test func exportToAFullStandardOutputFails() throws {
+        let binary = packageRoot() + "/.build/debug/tripline"
+        try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
+        try #require(FileSystem.exists("/dev/full"), "this test needs /dev/full")
+        let db = try ExportFixture.temporary().path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["export", "--db", db, "--format", "csv", "--what", "points"]
+        p.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 1)
+        #expect(text.contains("standard output"), "\(text)")
     }
 }

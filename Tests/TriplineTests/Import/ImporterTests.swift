@@ -33,7 +33,29 @@ import Testing
         #expect(s.pointsNew == 1 && s.pointsDuplicate == 1 && s.rejected == 1)
         #expect(try store.db.scalarText("SELECT reason FROM rejects") == "conflicting_duplicate")
         #expect(try store.db.scalarInt("SELECT line FROM rejects") == 1)
+        #expect(try store.db.scalarText("SELECT excerpt FROM rejects")?.contains("[9.0,51.0]") == true)
         #expect(try pointSet(store.db) == ["phone|1704067200000|50.0|8.0"])
+    }
+
+    @Test func smallBatchesCarryPointsEventsAndRejectsAcrossTheQueue() throws {
+        let (store, dir) = try freshStore()
+        var features: [String] = []
+        for i in 0..<150 {
+            let time = CivilTime.iso8601(ms: 1_704_067_200_000 + Int64(i) * 1000)
+            if i % 3 == 0 {
+                features.append(overlandFeature(time, lat: 0, lon: 0))  // rejected: (0, 0)
+            } else if i % 3 == 1 {
+                features.append("{\"type\":\"Feature\",\"properties\":{\"action\":\"paused_location_updates\",\"timestamp\":\"\(time)\",\"device_id\":\"phone\"}}")
+            } else {
+                features.append(overlandFeature(time, lat: 50, lon: 8))
+            }
+        }
+        try write(overlandBody(features), dir + "/mixed.json")
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow, batchSize: 16, queueDepth: 2)).importPaths([dir + "/mixed.json"])
+        #expect(s.pointsNew == 50 && s.rejected == 50 && s.events == 50)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects WHERE reason = 'null_island'") == 50)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM app_events") == 50)
+        #expect(try store.db.scalarInt("SELECT rejected FROM imports") == 50)
     }
 
     @Test func devicesNeverMix() throws {
@@ -93,6 +115,15 @@ import Testing
         #expect(runCLI(["import", "--db", db]).status == 64)
     }
 
+    @Test func theDatabaseInsideAnImportedFolderIsNotAnInput() throws {
+        let dir = try temporaryDirectory()
+        try write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8)]), dir + "/a.json")
+        let store = try Store(path: dir + "/t.sqlite")
+        let s = try Importer(store: store).importPaths([dir])
+        #expect(s.files.map { FileSystem.baseName($0.path) } == ["a.json"])
+        #expect(s.failed == 0)
+    }
+
     @Test func standardInputIsRead() throws {
         // '-' is read through FileBytes(path: "-"); here we check the job expansion names it and falls back on --device.
         let (store, _) = try freshStore()
@@ -140,6 +171,7 @@ import Testing
     @Test func killAndRerunGivesTheUninterruptedResult() throws {
         try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try makeArchive(dir + "/archive", files: 12, bodies: 25)
         let reference = dir + "/ref.sqlite"
         let r = try run(["import", "--db", reference, "--quiet", dir + "/archive"])
@@ -166,9 +198,30 @@ import Testing
         }
     }
 
+    @Test func standardInputWithDevice() throws {
+        try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
+        let dir = try temporaryDirectory()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["import", "--db", dir + "/t.sqlite", "--device", "piped", "--json", "-"]
+        let input = Pipe()
+        let output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        input.fileHandleForWriting.write(Data(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8, device: "")]).utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(text.contains("\"points_new\":1"))
+        #expect(try pointSet(Store(path: dir + "/t.sqlite").db) == ["piped|1704067200000|50.0|8.0"])
+    }
+
     @Test func twoImportsAtOnceBothFinishWithoutDuplicates() throws {
         try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try makeArchive(dir + "/archive", files: 6, bodies: 25)
         let db = dir + "/t.sqlite"
         _ = try Store(path: db)  // create the schema first
@@ -177,11 +230,21 @@ import Testing
         a.waitUntilExit()
         b.waitUntilExit()
         #expect(a.terminationStatus == 0 && b.terminationStatus == 0)
-        let errA = String(decoding: (a.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errB = String(decoding: (b.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect((errA + errB).contains("waiting for another process"))
         let store = try Store(path: db)
         #expect(try store.db.scalarInt("SELECT count(*) FROM points") == 6 * 25 * 200 - 5 * 50)
         #expect(try store.db.scalarInt("SELECT count(*) FROM imports WHERE status = 'done'") == 6)
+
+        // While another writer holds the lock, an import says it waits, then finishes.
+        let other = dir + "/other.sqlite"
+        let holder = try Store(path: other)
+        try holder.db.execute("BEGIN IMMEDIATE")
+        let waiting = try run(["import", "--db", other, dir + "/archive/f0.json"])
+        usleep(1_500_000)
+        try holder.db.execute("COMMIT")
+        waiting.waitUntilExit()
+        let err = String(decoding: (waiting.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(waiting.terminationStatus == 0)
+        #expect(err.contains("waiting for another process"))
+        #expect(try holder.db.scalarInt("SELECT count(*) FROM points") == 25 * 200)
     }
 }

@@ -131,6 +131,13 @@ import Testing
         #expect(g.points[0].extra?.contains("\"hdop\":1.9") == true)
     }
 
+    @Test func emptyOverlandBodyAndGPXRoutes() {
+        let empty = parse("{\"locations\":[]}")
+        #expect(empty.fatal == nil && empty.points.isEmpty && empty.rejects.isEmpty)
+        let route = parse("<gpx version=\"1.1\" creator=\"x\"><rte><rtept lat=\"50\" lon=\"8\"><time>2024-01-01T00:00:00Z</time></rtept></rte></gpx>")
+        #expect(route.points.isEmpty && route.events.map(\.kind) == ["route_point"])
+    }
+
     @Test func notALocationArchiveIsOneClearError() throws {
         for (name, path) in [("google", "dawarich/google/records.json"), ("unknown", "owntracks-android/fixtures/unknown_message.json")] {
             let out = FormatDetector.parse(try FileSystem.read(corpusPath(path)), context: context())
@@ -235,6 +242,24 @@ import Testing
         #expect(r.rejects.map(\.line) == [2, 3])
     }
 
+    @Test func aDamagedElementInsideOneDocumentCostsOnlyThatElement() {
+        // Pretty-printed and compact bodies: the third feature is damaged mid-way; the rest still imports.
+        let features = (0..<6).map { overlandFeature("2024-01-01T00:00:0\($0)Z", lat: 50, lon: 8) }
+        var damaged = features
+        damaged[2] = String(features[2].prefix(60)) + "@@@" + String(features[2].dropFirst(60))
+        for separator in [",", ",\n    "] {
+            let out = parse("{\"locations\":[" + damaged.joined(separator: separator) + "]}")
+            #expect(out.points.count == 5, "separator \(separator.debugDescription)")
+            #expect(out.rejects.map(\.reason) == [.invalidJSON])
+        }
+        // An array of OwnTracks messages.
+        let messages = (0..<4).map { "{\"_type\":\"location\",\"tid\":\"ab\",\"lat\":52.1,\"lon\":13.\($0),\"tst\":170000000\($0)}" }
+        var bad = messages
+        bad[1] = "{\"_type\":\"location\",\"tid\":\"ab\",\"lat\":52.1,\"lon\":}"
+        let o = parse("[" + bad.joined(separator: ",\n") + "]")
+        #expect(o.points.count == 3 && o.rejects.map(\.reason) == [.invalidJSON])
+    }
+
     @Test func emptyFiles() {
         #expect(parse("").rejects.map(\.reason) == [.emptyFile])
         #expect(parse("  \n\n ").rejects.map(\.reason) == [.emptyFile])
@@ -261,6 +286,19 @@ import Testing
         let j = parse(junk)
         #expect(j.points.isEmpty)
         #expect(j.fatal != nil || j.rejects.count == 1)
+    }
+
+    @Test func hugeObjectsAndManyUnknownRecordsStayFastAndBounded() {
+        // 200,000 keys in one record: duplicate detection hashes, no quadratic blow-up.
+        let keys = (0..<200_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let big = parse("{\"_type\":\"location\",\"tid\":\"ab\",\"lat\":52.1,\"lon\":13.1,\"tst\":1700000000," + keys + "}")
+        #expect(big.points.count == 1)
+        let dup = parse("{\"_type\":\"location\",\"tid\":\"ab\",\"lat\":52.1,\"lon\":13.1,\"tst\":1700000000," + keys + ",\"k5\":1}")
+        #expect(dup.rejects.map(\.reason) == [.duplicateKey])
+        // 100,000 JSON lines of something else: one clear error, not 100,000 rejects held in memory.
+        let other = String(repeating: "{\"a\":1}\n", count: 100_000)
+        let o = parse(other)
+        #expect(o.fatal != nil && o.rejects.isEmpty)
     }
 
     @Test func deeplyNestedHostileInputIsRejectedNotACrash() {

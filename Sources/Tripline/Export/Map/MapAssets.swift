@@ -23,6 +23,7 @@ enum MapAssets {
         #map .empty{fill:#5b6770}
         .box{position:absolute;background:rgba(255,255,255,.94);border-radius:6px;box-shadow:0 1px 4px rgba(0,0,0,.25);padding:7px 10px;font-size:13px}
         #legend{left:12px;bottom:12px;max-width:260px}
+        #legend.right{left:auto;right:12px}
         #legend b{display:block;margin-bottom:2px}
         #legend div{display:flex;align-items:center;gap:7px;white-space:nowrap}
         .ln{display:inline-block;width:22px;height:4px;border-radius:2px}

@@ -169,9 +169,10 @@ struct LabelPlacer {
         return em * fontPx
     }
 
-    /// Places labels for `points` (opening pixels, with the radius of the mark), in the given order.
-    func place(_ points: [(x: Double, y: Double, radius: Double, text: String)]) -> [Placed] {
-        var taken: [Box] = []
+    /// Places labels for `points` (opening pixels, with the radius of the mark), in the given order, keeping clear
+    /// of `obstacles` (the overlays drawn over the map: scale bar, zoom buttons, legend).
+    func place(_ points: [(x: Double, y: Double, radius: Double, text: String)], obstacles: [Box] = []) -> [Placed] {
+        var taken: [Box] = obstacles
         // Every labelled mark is an obstacle for the other labels.
         let marks = points.map { Box(x0: $0.x - $0.radius, y0: $0.y - $0.radius, x1: $0.x + $0.radius, y1: $0.y + $0.radius) }
         var placed: [Placed] = []

@@ -92,6 +92,8 @@ struct MapPage {
     var tripsDrawn = 0
     var visitsDrawn = 0
     var labelsDrawn = 0
+    /// Whether the legend sits in the bottom-right corner (chosen where it hides fewer places), else bottom left.
+    var legendOnRight = false
     var vertices = 0
 
     init(selection: MapSelection, parameters: MapParameters, points: TripPointStream) {
@@ -349,7 +351,24 @@ struct MapPage {
             candidates.append((x, y, visitRadius(entry.maxDwellS), Self.shortName(place.name)))
             candidatePlaces.append(entry.id)
         }
-        let placed = placer.place(candidates).prefix(parameters.maxLabels)
+        // The HTML overlays sit over the map's corners (see MapAssets' CSS): the scale bar top left, the north arrow
+        // and zoom buttons top right, and the legend (one row per mode plus title, track and visit rows) in whichever
+        // bottom corner covers fewer of the places to label.
+        let w = Double(parameters.width)
+        let h = Double(parameters.height)
+        let legendHeight = 26 + 17.5 * Double(modes.count + 2 + (straight.isEmpty ? 0 : 1))
+        let legendLeft = LabelPlacer.Box(x0: 0, y0: h - legendHeight, x1: 215, y1: h)
+        let legendRight = LabelPlacer.Box(x0: w - 215, y0: h - legendHeight, x1: w, y1: h)
+        func covered(_ box: LabelPlacer.Box) -> Int {
+            candidates.filter { box.overlaps(LabelPlacer.Box(x0: $0.x - 40, y0: $0.y - 15, x1: $0.x + 40, y1: $0.y + 15)) }.count
+        }
+        legendOnRight = covered(legendRight) < covered(legendLeft)
+        let obstacles = [
+            LabelPlacer.Box(x0: 0, y0: 0, x1: 150, y1: 52),
+            LabelPlacer.Box(x0: w - 56, y0: 0, x1: w, y1: 180),
+            legendOnRight ? legendRight : legendLeft,
+        ]
+        let placed = placer.place(candidates, obstacles: obstacles).prefix(parameters.maxLabels)
         out.append("<g id=\"labels\" font-size=\"\(Format.fixed(font * d, decimals: 0))\" stroke-width=\"\(Format.fixed(3 * d, decimals: 0))\">\n")
         // Each label sits on its place's centre and is moved off it by dx/dy in em, so that labels and circles
         // (both a constant size on screen, see the script) keep their opening layout at any zoom.
@@ -391,7 +410,8 @@ struct MapPage {
         out.append("<div id=\"scale\" class=\"box\"><div id=\"scalebar\" style=\"width:\(Format.fixed(nice / metresPerPixel, decimals: 1))px\"></div><span id=\"scalelabel\">\(label)</span></div>\n")
         out.append("<div id=\"north\" class=\"box\" title=\"North is up\"><svg width=\"16\" height=\"22\" viewBox=\"0 0 16 22\" aria-hidden=\"true\"><path d=\"M8 0L15 14H1Z\" fill=\"#1d2733\"/></svg><br/>N</div>\n")
         out.append("<div id=\"zoom\" class=\"box\"><button type=\"button\" data-z=\"in\" title=\"Zoom in\">+</button><button type=\"button\" data-z=\"out\" title=\"Zoom out\">−</button><button type=\"button\" data-z=\"fit\" title=\"Fit to the period\">⤢</button></div>\n")
-        out.append("<div id=\"legend\" class=\"box\"><b>Trips by mode</b>\n")
+        out.append(legendOnRight ? "<div id=\"legend\" class=\"box right\">" : "<div id=\"legend\" class=\"box\">")
+        out.append("<b>Trips by mode</b>\n")
         for (i, mode) in modes.enumerated() {
             out.append("<div><span class=\"ln m\(i)\"></span>")
             out.append(Markup.text(mode.isEmpty ? "unknown" : mode))

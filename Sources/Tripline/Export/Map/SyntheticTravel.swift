@@ -352,29 +352,3 @@ public struct SyntheticTravel {
         flags.removeAll()
     }
 }
-
-/// SplitMix64: a small, fast, well-mixed deterministic generator (Steele, Lea & Flood 2014).
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [lo, hi).
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
-        lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
-    }
-
-    /// Standard normal (Box–Muller).
-    mutating func normal() -> Double {
-        let u = max(1e-300, uniform(0, 1))
-        let v = uniform(0, 1)
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-    }
-}

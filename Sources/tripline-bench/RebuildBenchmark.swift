@@ -1,0 +1,99 @@
+import Tripline
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// `rebuild`: simulates about 1,000,000 points of one device (streamed day by day into a fresh database), then times a
+/// full `rebuild` from the database and back (every pass, one transaction per device) and reports points per second
+/// and the peak resident memory (VmHWM).
+///
+/// Options: `--points N` (default 1000000), `--seed S` (default 1), `--db PATH` (default a temporary file),
+/// `--runs N` (default 3; the best run is reported), `--reuse` (keep the points already in `--db`).
+enum RebuildBenchmark {
+    static func peakRSSkB() -> Int {
+        guard let f = fopen("/proc/self/status", "r") else { return -1 }
+        defer { fclose(f) }
+        var line = [CChar](repeating: 0, count: 512)
+        while fgets(&line, 512, f) != nil {
+            let text = String(cString: line)
+            if text.hasPrefix("VmHWM:") {
+                return Int(text.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? -1
+            }
+        }
+        return -1
+    }
+
+    /// User + system CPU seconds of this process so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func run(_ args: [String]) throws {
+        var target = 1_000_000, seed: UInt64 = 1, runs = 3
+        var path: String? = nil
+        var reuse = false
+        var i = 0
+        while i < args.count {
+            let value = i + 1 < args.count ? args[i + 1] : ""
+            switch args[i] {
+            case "--points": target = Int(value) ?? target
+            case "--seed": seed = UInt64(value) ?? seed
+            case "--runs": runs = Int(value) ?? runs
+            case "--db": path = value
+            case "--reuse": reuse = true; i -= 1
+            default: print("unknown option \(args[i])"); exit(64)
+            }
+            i += 2
+        }
+        let dbPath = try path ?? (FileSystem.temporaryDirectory(prefix: "tripline-bench") + "/rebuild.sqlite")
+        if !reuse { FileSystem.remove(dbPath) }
+        let store = try Store(path: dbPath)
+        if reuse, let n = try store.db.scalarInt("SELECT count(*) FROM points"), n > 0 { target = Int(n) }
+        var config = SimulatorConfig(seed: seed, days: 100_000, people: 1)
+        config.planes = false
+        let sim = Simulator(config: config)
+        var total = 0
+        var day = 0
+        let t0 = Clock.monotonic()
+        try store.db.transaction {
+            let id = try store.deviceID(named: "bench", source: "overland", origin: "benchmark")
+            let existing = reuse ? (try store.db.scalarInt("SELECT count(*) FROM points") ?? 0) : 0
+            while total < target && existing == 0 {
+                var points = sim.dayPoints(person: 0, day: day)
+                if total + points.count > target { points.removeLast(total + points.count - target) }
+                try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = 1; return p })
+                total += points.count
+                day += 1
+            }
+        }
+        if total == 0 { total = target }
+        let generated = Clock.monotonic() - t0
+        let afterLoad = peakRSSkB()
+        print("generated \(total) points (\(day) simulated days) in \(format1(generated)) s; VmHWM after loading \(afterLoad / 1024) MiB")
+        var best = Double.infinity
+        var bestCPU = Double.infinity
+        for run in 1...max(1, runs) {
+            var options = Rebuild.Options()
+            options.full = true
+            options.timeZoneName = "Europe/Berlin"
+            let start = Clock.monotonic()
+            let cpuStart = cpuSeconds()
+            let reports = try Rebuild(store: store, options: options).run()
+            let elapsed = Clock.monotonic() - start
+            let cpu = cpuSeconds() - cpuStart
+            bestCPU = min(bestCPU, cpu)
+            best = min(best, elapsed)
+            let summary = reports.map { "\($0.pass): " + $0.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }.joined(separator: "; ")
+            print("run \(run): \(format1(elapsed)) s wall (\(Int(Double(total) / elapsed)) points/s), \(format1(cpu)) s CPU (\(Int(Double(total) / cpu)) points/s)  [\(summary)]")
+        }
+        print("rebuild: \(total) points, best \(format1(best)) s wall = \(Int(Double(total) / best)) points/s, best \(format1(bestCPU)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSkB() / 1024) MiB")
+    }
+
+    static func format1(_ v: Double) -> String {
+        let r = (v * 1000).rounded() / 1000
+        return String(r)
+    }
+}

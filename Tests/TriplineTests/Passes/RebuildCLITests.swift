@@ -1,0 +1,55 @@
+import Testing
+@testable import Tripline
+
+@Suite struct RebuildCLITests {
+    func simulatedDatabase() throws -> (String, String) {
+        let dir = try temporaryDirectory()
+        let result = Simulator(config: SimulatorConfig(seed: 31, days: 2, people: 2)).run()
+        let store = try Store(path: dir + "/t.sqlite")
+        try SimulationEvaluation.load(result, into: store)
+        try FileSystem.write(SimulationWriter.truthJSON(result), to: dir + "/truth.json")
+        return (dir + "/t.sqlite", dir + "/truth.json")
+    }
+
+    @Test func rebuildPrintsEachPassThenIsUpToDate() throws {
+        let (db, _) = try simulatedDatabase()
+        let first = runCLI(["rebuild", "--db", db, "--timezone", "Europe/Berlin"])
+        #expect(first.status == 0, "\(first.stderr)")
+        for pass in Rebuild.passOrder { #expect(first.stdout.contains("  \(pass) "), "\(pass) in \(first.stdout)") }
+        #expect(first.stdout.contains("overland-1") && first.stdout.contains("owntracks-2"))
+        let second = runCLI(["rebuild", "--db", db])
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("up to date"))
+        let json = runCLI(["rebuild", "--db", db, "--full", "--json"])
+        #expect(json.status == 0 && json.stdout.hasPrefix("{\"seconds\":"))
+    }
+
+    @Test func badParametersAreUsageErrors() throws {
+        let (db, _) = try simulatedDatabase()
+        let r = runCLI(["rebuild", "--db", db, "--set", "stays.radius=5"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("unknown parameter 'stays.radius'"))
+        #expect(runCLI(["rebuild", "--db", db, "--pass", "nope"]).status == 64)
+        #expect(runCLI(["rebuild", "--db", db, "--timezone", "Mars/Olympus"]).status == 1)
+    }
+
+    @Test func singlePassRerunsAlone() throws {
+        let (db, _) = try simulatedDatabase()
+        #expect(runCLI(["rebuild", "--db", db, "--timezone", "Europe/Berlin"]).status == 0)
+        let store = try Store(path: db)
+        let before = try store.db.scalarInt("SELECT count(*) FROM trips")
+        let r = runCLI(["rebuild", "--db", db, "--pass", "trips", "--set", "trips.min_leg_s=60"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try store.db.scalarInt("SELECT count(*) FROM trips") == before)
+        #expect(try store.db.scalarText("SELECT parameters FROM pass_runs WHERE pass = 'trips' ORDER BY id DESC LIMIT 1")?.contains("\"min_leg_s\":60") == true)
+        #expect(runCLI(["rebuild", "--db", db, "--pass", "metrics"]).status == 0)
+    }
+
+    @Test func scorePrintsAgainstTruth() throws {
+        let (db, truth) = try simulatedDatabase()
+        #expect(runCLI(["rebuild", "--db", db, "--timezone", "Europe/Berlin"]).status == 0)
+        let r = runCLI(["score", "--db", db, "--truth", truth])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("F1 1.00"), "\(r.stdout)")
+    }
+}
