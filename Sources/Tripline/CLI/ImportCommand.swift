@@ -21,7 +21,7 @@ enum ImportCommand {
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let quiet = parsed.flag("quiet")
         let json = parsed.flag("json")
-        let store = try Store(path: CommonOptions.databasePath(parsed, context))
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), requireWritable: true)
         let importer = Importer(store: store, options: ImportOptions(device: parsed.value("device")))
         let showProgress = context.stderr.isTerminal && !quiet && !json
         var progressShown = false

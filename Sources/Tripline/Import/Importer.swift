@@ -137,7 +137,7 @@ public final class Importer {
                     jobs.append(Job(path: file, fallback: fallback(name: folder, origin: "folder"), size: FileSystem.size(file) ?? 0))
                 }
             case .none:
-                failures.append(FileSummary(path: path, status: .failed, message: "no such file or directory"))
+                failures.append(FileSummary(path: path, status: .failed, message: FileSystem.statFailure(path) ?? "no such file or directory"))
             default:
                 if isOwn(path) {
                     failures.append(FileSummary(path: path, status: .failed, message: "this is the database being imported into"))

@@ -196,12 +196,21 @@ public struct JSONParser {
             guard pos < count, base[pos] &- UInt8(ascii: "0") < 10 else { throw pos >= count ? unexpected() : fail("invalid number: no digit after '.'", at: start) }
             while pos < count, base[pos] &- UInt8(ascii: "0") < 10 { pos += 1 }
         }
+        var mayOverflow = pos - start > 300  // more than 300 digits before any exponent
         if pos < count, base[pos] | 0x20 == UInt8(ascii: "e") {
             flags |= JSONNode.Flags.fractional
             pos += 1
             if pos < count, base[pos] == UInt8(ascii: "+") || base[pos] == UInt8(ascii: "-") { pos += 1 }
             guard pos < count, base[pos] &- UInt8(ascii: "0") < 10 else { throw pos >= count ? unexpected() : fail("invalid number: no digit in exponent", at: start) }
             while pos < count, base[pos] &- UInt8(ascii: "0") < 10 { pos += 1 }
+            mayOverflow = true
+        }
+        // A number beyond ±1.8e308 is not a Double: refused when strict (as Foundation does), flagged like
+        // `Infinity` when lenient so only its record is rejected. (Found by fuzzing: `"tst":17040e67300`.)
+        if mayOverflow, !JSONParser.parseDouble(base + start, pos - start).isFinite {
+            guard lenient else { throw fail("number out of range", at: start) }
+            flags |= JSONNode.Flags.nonFinite
+            tape.problems |= JSONNode.Flags.nonFinite
         }
         tape.nodes.append(JSONNode(kind: .number, flags: flags, start: start, end: pos, next: Int32(tape.nodes.count + 1), count: 0))
     }

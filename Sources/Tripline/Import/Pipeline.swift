@@ -128,13 +128,25 @@ final class FileBytes: @unchecked Sendable {
             // not count against memory.
             fd = try FileBytes.spoolStandardInput()
         } else {
-            fd = open(path, O_RDONLY | O_CLOEXEC)
+            // O_NONBLOCK: opening a named pipe (FIFO) that no process writes to must not block forever.
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw FileError(path: path, errno: errno) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw FileError(path: path, reason: "is a directory") }
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: throw FileError(path: path, reason: "is a directory")
+        case S_IFREG: break
+        case S_IFIFO:
+            owned = try FileBytes.readPipe(fd: fd, path: path, timeoutMs: FileBytes.pipeTimeoutMs())
+            mapped = false
+            count = owned.count
+            pointer = owned.withUnsafeBytes { $0.baseAddress }
+            return
+        default:
+            throw FileError(path: path, reason: "is not a regular file (a device or socket); copy the data to a file or pipe it to 'tripline import -'")
+        }
         if (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
             let size = Int(st.st_size)
             let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
@@ -154,6 +166,45 @@ final class FileBytes: @unchecked Sendable {
 
     deinit {
         if mapped, let pointer { munmap(UnsafeMutableRawPointer(mutating: pointer), count) }
+    }
+
+    /// How long a named pipe may stay silent (no writer, or a writer that sends nothing) before the import gives
+    /// up on it: `TRIPLINE_PIPE_TIMEOUT` seconds, default 10.
+    static func pipeTimeoutMs() -> Int32 {
+        if let raw = getenv("TRIPLINE_PIPE_TIMEOUT"), let seconds = Double(String(cString: raw)), seconds >= 0 {
+            return Int32(min(seconds, 86_400) * 1000)
+        }
+        return 10_000
+    }
+
+    /// Reads a pipe opened with `O_NONBLOCK` to its end, waiting at most `timeoutMs` for each piece of data.
+    /// - Throws: ``FileError`` when nothing arrives in time (a FIFO nobody writes to) or reading fails.
+    static func readPipe(fd: Int32, path: String, timeoutMs: Int32) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var sawWriter = false
+        while true {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, timeoutMs)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, errno: errno)
+            }
+            if ready == 0 {
+                let seconds = Double(timeoutMs) / 1000
+                throw FileError(path: path, reason: sawWriter
+                    ? "is a pipe whose writer sent nothing for \(seconds) s; gave up"
+                    : "is a named pipe (FIFO) that no process wrote to within \(seconds) s; gave up")
+            }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw FileError(path: path, errno: errno)
+            }
+            if n == 0 { return result }  // the writer closed its end
+            sawWriter = true
+            result.append(contentsOf: chunk[0..<n])
+        }
     }
 
     /// Copies standard input into an unlinked temporary file; returns its descriptor, positioned at the start.

@@ -50,14 +50,19 @@ public enum Timestamp {
         i += 1
         guard let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2) else { return nil }
         var second = 0
+        var hasSeconds = false
         if i < n, p[i] == UInt8(ascii: ":") {
             i += 1
             guard let s = digits(2) else { return nil }
             second = s
+            hasSeconds = true
         }
         guard hour <= 23, minute <= 59, second <= 60 else { return nil }
         var millis = 0
         if i < n, p[i] == UInt8(ascii: ".") || p[i] == UInt8(ascii: ",") {
+            // Only a fraction of a second: in ISO 8601 `04:09,2` is a fraction of the minute, which no location
+            // app writes; refused rather than misread as 04:09:00.2. (Found by fuzzing.)
+            guard hasSeconds else { return nil }
             i += 1
             var k = 0
             while i < n, p[i] &- UInt8(ascii: "0") < 10 {
@@ -82,7 +87,8 @@ public enum Timestamp {
                     guard let m = digits(2) else { return nil }
                     om = m
                 }
-                guard oh <= 18, om <= 59 else { return nil }
+                // At most ±18:00 (`-18:07` is beyond it; found by fuzzing).
+                guard oh < 18 && om <= 59 || oh == 18 && om == 0 else { return nil }
                 let magnitude = Int32(oh * 3600 + om * 60)
                 offset = c == UInt8(ascii: "-") ? -magnitude : magnitude
             } else {

@@ -43,6 +43,15 @@ public enum FileSystem {
         }
     }
 
+    /// Why `stat` fails on `path` ("no such file or directory", "permission denied" for a folder on the way that may
+    /// not be searched, …), or nil when it succeeds.
+    public static func statFailure(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) != 0 else { return nil }
+        let text = String(cString: strerror(errno))
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+
     /// The size of the regular file at `path`, or nil.
     public static func size(_ path: String) -> Int? {
         var st = stat()

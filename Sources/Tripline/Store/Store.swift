@@ -8,6 +8,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case notADatabase(path: String, reason: String)
     /// The database file does not exist and may not be created (read-only commands).
     case missing(path: String)
+    /// A command that writes was given a database it may not write (file permissions, a read-only folder or mount).
+    case readOnly(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "\(path) is not a Tripline database: \(reason)"
         case .missing(let path):
             return "no database at \(path); run 'tripline import' first (or pass --db PATH)"
+        case .readOnly(let path, let reason):
+            return "cannot write to \(path): \(reason). Nothing was changed."
         }
     }
 }
@@ -29,13 +33,29 @@ public final class Store {
 
     /// Opens the database, creating it when `create` is true, and applies pending migrations.
     ///
+    /// - Parameter requireWritable: fail at once with ``StoreError/readOnly(path:reason:)`` when the file cannot be
+    ///   written (commands that write, such as `import`), instead of failing at the first write.
     /// - Throws: ``StoreError/newerSchema(path:found:known:)`` without touching the file when its schema is newer than
     ///   this build knows; ``DatabaseError`` when SQLite fails.
-    public init(path: String, create: Bool = true, readOnly: Bool = false) throws {
+    public init(path: String, create: Bool = true, readOnly: Bool = false, requireWritable: Bool = false) throws {
         if !create || readOnly {
             if !FileSystem.exists(path) { throw StoreError.missing(path: path) }
         }
         db = try Database(path: path, readOnly: readOnly, create: create)
+        // SQLite silently opens a file it may not write read-only; say so before anything is attempted.
+        if requireWritable && !readOnly && sqlite3_db_readonly(db.handle, "main") == 1 {
+            throw StoreError.readOnly(path: path, reason: "the file is not writable by this user (check its permissions, owner and mount)")
+        }
+        do {
+            try open(readOnly: readOnly)
+        } catch let error as DatabaseError where error.code == SQLITE_READONLY | (6 << 8)  /* SQLITE_READONLY_DIRECTORY */ {
+            throw StoreError.readOnly(path: path, reason: "its folder is not writable, and SQLite must create \(path)-wal and \(path)-shm beside it")
+        } catch let error as DatabaseError where error.primaryCode == SQLITE_READONLY {
+            throw StoreError.readOnly(path: path, reason: error.message)
+        }
+    }
+
+    private func open(readOnly: Bool) throws {
         let version: Int
         do {
             version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// The fuzz targets. Each parses the input with a pure parse entry point (bytes in, `ParseOutput` out, no database)
+/// and then checks the invariants every reader promises, trapping (a fuzzer finding) when one is broken.
+enum FuzzTargets {
+    /// A fixed "now" (2026-01-01T00:00:00Z) so results do not depend on the wall clock.
+    static let now: Int64 = 1_767_225_600_000
+
+    static func context(_ path: String) -> ReadContext {
+        ReadContext(path: path, fallbackDevice: ("fuzz", "--device"), nowMs: now)
+    }
+
+    /// Overland JSON (and any JSON archive): the archive reader, then the strict tree parser on the same bytes.
+    static func overlandJSON(_ raw: UnsafeRawBufferPointer) {
+        var reader = JSONArchiveReader(bytes: raw, context: context("fuzz/overland.json"))
+        check(reader.read(), raw.count)
+        _ = try? JSONValue.parse(Array(raw))
+    }
+
+    /// OwnTracks JSON: the whole detect-and-parse path (as the importer runs it), with a Recorder-style path so
+    /// path-derived device names are exercised too.
+    static func ownTracksJSON(_ raw: UnsafeRawBufferPointer) {
+        check(FormatDetector.parse(raw, context: context("fuzz/rec/user/device/2024-01.json")), raw.count)
+    }
+
+    /// OwnTracks Recorder `.rec` lines.
+    static func recLines(_ raw: UnsafeRawBufferPointer) {
+        check(RecReader.parse(Array(raw), context: context("fuzz/rec/user/device/2024-01.rec")), raw.count)
+    }
+
+    /// GPX 1.0/1.1.
+    static func gpx(_ raw: UnsafeRawBufferPointer) {
+        var reader = GPXReader(bytes: raw, context: context("fuzz/track.gpx"))
+        check(reader.read(), raw.count)
+    }
+
+    /// The timestamp parsers: any accepted ISO 8601 time must format back to the same instant, and epochs must be
+    /// non-negative.
+    static func timestamp(_ raw: UnsafeRawBufferPointer) {
+        let bytes = Array(raw)
+        bytes.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress else { return }
+            if let t = Timestamp.parseISO8601(base, b.count) {
+                if let o = t.offsetSeconds { require(abs(Int(o)) <= 18 * 3600, "offset beyond ±18 h: \(o)") }
+                let text = CivilTime.iso8601(ms: t.ms, offsetSeconds: Int(t.offsetSeconds ?? 0))
+                let again = Timestamp.parseISO8601(text)
+                require(again?.ms == t.ms, "\(String(decoding: bytes, as: UTF8.self)) → \(t.ms) → \(text) → \(String(describing: again?.ms))")
+            }
+            if let e = Timestamp.parseEpoch(base, b.count) { require(e >= 0, "negative epoch \(e)") }
+        }
+    }
+
+    /// The invariants of a `ParseOutput`.
+    static func check(_ out: ParseOutput, _ size: Int) {
+        require(out.points.count == out.positions.count, "points and positions differ in count")
+        for (p, pos) in zip(out.points, out.positions) {
+            require(p.deviceID >= 0 && Int(p.deviceID) < out.devices.count, "device index \(p.deviceID) out of range")
+            require(p.lat.isFinite && abs(p.lat) <= 90 && p.lon.isFinite && abs(p.lon) <= 180, "position out of range")
+            require(p.timeMs >= 946_684_800_000 && p.timeMs <= now + 86_400_000, "time out of range: \(p.timeMs)")
+            require(pos.byteOffset >= 0 && Int(pos.byteOffset) <= size, "position offset outside the input")
+        }
+        for e in out.events { require(e.device >= 0 && e.device < out.devices.count, "event device out of range") }
+        for r in out.rejects { require(r.byteOffset >= 0 && r.byteOffset <= size, "reject offset \(r.byteOffset) outside the input (\(size))") }
+        for d in out.devices { require(!d.name.isEmpty, "empty device name") }
+    }
+
+    static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition {
+            fputs("fuzz invariant broken: \(message())\n", stderr)
+            abort()
+        }
+    }
+}

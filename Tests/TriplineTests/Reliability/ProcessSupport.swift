@@ -1,0 +1,98 @@
+import Foundation
+@testable import Tripline
+
+/// Running the built `tripline` binary for the fault tests, optionally as an unprivileged user.
+enum Binary {
+    /// `.build/debug/tripline` beside the package (built by `swift build` / `swift test`).
+    static var path: String { packageRoot() + "/.build/debug/tripline" }
+
+    static var exists: Bool { FileSystem.exists(path) }
+
+    /// Whether this process runs as root (CI does): permission bits do not stop root, so tests that are about
+    /// permissions run the binary as `nobody` through `setpriv`.
+    static var isRoot: Bool { getuid() == 0 }
+
+    /// The unprivileged user the permission tests run as.
+    static let nobody: UInt32 = 65534
+
+    /// A finished run: status, output, and whether it had to be killed for taking too long.
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var timedOut: Bool
+    }
+
+    /// Starts the binary. With `unprivileged`, as user/group 65534 via `setpriv` when this process is root (else as
+    /// the current, already unprivileged user).
+    static func start(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
+                      stdout: Any? = nil, stderr: Any? = nil) throws -> Process {
+        let p = Process()
+        if unprivileged && isRoot {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            p.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", path] + arguments
+        } else {
+            p.executableURL = URL(fileURLWithPath: path)
+            p.arguments = arguments
+        }
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        p.standardOutput = stdout ?? FileHandle.nullDevice
+        p.standardError = stderr ?? FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    /// Runs the binary to its end (killing it after `timeout` seconds) and collects its output.
+    static func run(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
+                    timeout: Double = 60) throws -> Result {
+        let dir = try temporaryDirectory()
+        let outPath = dir + "/stdout", errPath = dir + "/stderr"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let p = try start(arguments, unprivileged: unprivileged, environment: environment, stdout: out, stderr: err)
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        while p.isRunning {
+            if Date() > deadline {
+                kill(p.processIdentifier, SIGKILL)
+                timedOut = true
+                break
+            }
+            usleep(10_000)
+        }
+        p.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Result(status: p.terminationStatus,
+                      stdout: String(decoding: try FileSystem.read(outPath), as: UTF8.self),
+                      stderr: String(decoding: try FileSystem.read(errPath), as: UTF8.self), timedOut: timedOut)
+    }
+}
+
+/// A temporary directory every user may enter (mkdtemp makes it 0700), for tests that run the binary as `nobody`.
+func sharedTemporaryDirectory() throws -> String {
+    let dir = try temporaryDirectory()
+    chmod(dir, 0o755)
+    return dir
+}
+
+/// A folder inside `dir` owned by the unprivileged user (when root), where it may create a database.
+func unprivilegedFolder(_ dir: String) throws -> String {
+    let folder = dir + "/nobody"
+    try FileSystem.createDirectory(folder)
+    if Binary.isRoot { chown(folder, Binary.nobody, Binary.nobody) }
+    return folder
+}
+
+/// Every stored point, every import's status and every reject: the whole observable result of imports.
+func databasePicture(_ path: String) throws -> [String] {
+    let store = try Store(path: path, create: false)
+    var rows = try pointSet(store.db)
+    let st = try store.db.prepare("SELECT path, status FROM imports ORDER BY path, status")
+    while try st.step() { rows.append("import|\(st.text(0) ?? "")|\(st.text(1) ?? "")") }
+    return rows
+}
