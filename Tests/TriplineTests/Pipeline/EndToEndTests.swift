@@ -1,0 +1,178 @@
+import Testing
+@testable import Tripline
+
+/// The whole pipeline as a user runs it: the simulator's archives written to files, read back by the real importer,
+/// rebuilt with `tripline rebuild`, scored against the exact truth, exported. Seed 314159 is used nowhere else (the
+/// passes were tuned on seeds 1–4; the scored in-database tests use other seeds).
+@Suite struct EndToEndTests {
+    static let seed: UInt64 = 314_159
+    /// Two people (person 1 carries Overland, person 2 OwnTracks), three local days across the DST change, 1 Hz.
+    static let simulation = Simulator(config: SimulatorConfig(seed: seed, days: 3, people: 2)).run()
+
+    /// Writes the simulation's archives with the simulator's writers into a fresh folder; returns the folder.
+    func writeArchives(_ result: SimulationResult = simulation) throws -> String {
+        let dir = try temporaryDirectory() + "/archives"
+        try FileSystem.createDirectory(dir)
+        try SimulationWriter.write(result, to: dir)
+        return dir
+    }
+
+    /// `overland/` and `rec/` of an archive folder (not truth.json).
+    func archiveRoots(_ dir: String) -> [String] {
+        ["overland", "rec"].map { dir + "/" + $0 }.filter { FileSystem.kind($0) == .directory }
+    }
+
+    func run(_ arguments: [String]) throws -> String {
+        let r = runCLI(arguments)
+        try #require(r.status == 0, "tripline \(arguments.joined(separator: " ")) exited \(r.status): \(r.stderr)")
+        return r.stdout
+    }
+
+    /// Imports everything at once and rebuilds in the simulator's zone; returns the database path.
+    func importAndRebuild(_ archives: String, into dir: String) throws -> String {
+        let db = dir + "/tripline.sqlite"
+        _ = try run(["import", "--db", db, "--quiet"] + archiveRoots(archives))
+        _ = try run(["rebuild", "--db", db, "--timezone", Self.simulation.truth.timeZoneName])
+        return db
+    }
+
+    @Test func importedArchivesScoreAgainstTruth() throws {
+        let archives = try writeArchives()
+        let dir = try temporaryDirectory()
+        let db = dir + "/tripline.sqlite"
+        let imported = try run(["import", "--db", db, "--json"] + archiveRoots(archives))
+        let simulated = Self.simulation.devices.reduce(0) { $0 + $1.points.count }
+        #expect(imported.contains("\"points_new\":\(simulated),"), "every simulated point imported once: \(imported.suffix(200))")
+        #expect(imported.contains("\"rejected\":0,"), "clean archives have no rejects")
+        _ = try run(["rebuild", "--db", db, "--timezone", Self.simulation.truth.timeZoneName])
+
+        // The truth as the user has it: read back from truth.json.
+        let truth = try TruthFile.read(archives + "/truth.json")
+        #expect(truth.trips.count == Self.simulation.truth.trips.count && truth.stays.count == Self.simulation.truth.stays.count)
+        let store = try Store(path: db, create: false)
+        let devices = Set(truth.trips.map(\.device))
+        #expect(devices.count == 2)
+        for name in devices { #expect(try SimulationEvaluation.resolveDevice(name, store: store) != nil, "\(name) found in the database") }
+        let s = try SimulationEvaluation.score(truth, store: store)
+        print("end to end through the importer, seed \(Self.seed), 3 days, 2 people (Overland + OwnTracks):\n" + s.report)
+        #expect(s.truthTrips > 10 && s.truthVisits > 10)
+        #expect(s.tripF1 >= 0.95)
+        #expect(s.visitF1 >= 0.95)
+        #expect(s.medianTripDistanceError <= 0.02)
+        #expect(s.p90TripDistanceError <= 0.05)
+        #expect(s.medianDailyDistanceError <= 0.02)
+        #expect(s.totalDistanceError <= 0.02)
+        // `tripline score` prints the same numbers.
+        let printed = try run(["score", "--db", db, "--truth", archives + "/truth.json"])
+        #expect(printed == s.report)
+    }
+
+    /// Split imports: the archive files arrive in three groups split in time (Overland batches in order; the
+    /// OwnTracks month file as the recorder had written it by each cut, then grown), `rebuild` after each; the
+    /// result equals a fresh database that imported everything at once.
+    @Test func incrementalOnSplitImportsEqualsFullRebuild() throws {
+        let result = Self.simulation
+        let archives = try writeArchives()
+        let overland = try result.devices.filter { $0.app == .overland }.flatMap { device in
+            let dir = archives + "/overland/" + device.name
+            return try FileSystem.list(dir).filter { $0.hasSuffix(".json") }.sorted().map { dir + "/" + $0 }
+        }
+        try #require(overland.count >= 6)
+        let times = result.devices.flatMap(\.points).map(\.timeMs).sorted()
+        let cuts = [times[times.count / 3], times[times.count * 2 / 3]]
+        // The .rec files as they stood at each cut: the simulation up to the cut, written by the same writer.
+        var recAtCut: [String] = []
+        for cut in cuts {
+            var partial = result
+            partial.devices = result.devices.filter { $0.app == .owntracks }.map { d in
+                var d = d
+                d.points = d.points.filter { $0.timeMs < cut }
+                d.appTrips = d.appTrips.filter { $0.endMs < cut }
+                return d
+            }
+            let dir = try writeArchives(partial)
+            recAtCut.append(dir + "/rec")
+        }
+        let groups: [[String]] = [
+            Array(overland[..<(overland.count / 3)]) + [recAtCut[0]],
+            Array(overland[(overland.count / 3)..<(overland.count * 2 / 3)]) + [recAtCut[1]],
+            Array(overland[(overland.count * 2 / 3)...]) + [archives + "/rec"],
+        ]
+        let incDir = try temporaryDirectory()
+        let inc = incDir + "/inc.sqlite"
+        var incremental = false
+        for group in groups {
+            _ = try run(["import", "--db", inc, "--quiet"] + group)
+            _ = try run(["rebuild", "--db", inc, "--timezone", result.truth.timeZoneName])
+        }
+        let incStore = try Store(path: inc, create: false)
+        incremental = try (incStore.db.scalarInt("SELECT count(*) FROM pass_runs WHERE pass = 'stays' AND from_ms IS NOT NULL") ?? 0) > 0
+        #expect(incremental, "the later rebuilds were incremental")
+
+        let full = try Store(path: try importAndRebuild(archives, into: try temporaryDirectory()), create: false)
+        #expect(try pointSet(incStore.db) == pointSet(full.db), "the same points")
+        for (sql, what) in Self.comparisons {
+            let a = try rows(incStore, sql), b = try rows(full, sql)
+            #expect(!a.isEmpty, "\(what) empty")
+            #expect(a.count == b.count, "\(what): \(a.count) incremental vs \(b.count) full")
+            let differing = zip(a, b).filter { $0 != $1 }.prefix(3).map { "incremental \($0.0)\n       full \($0.1)" }
+            #expect(a == b, "\(what) differ:\n\(differing.joined(separator: "\n"))")
+        }
+    }
+
+    /// Every export of one database twice is byte-identical, and two whole pipeline runs from the same archives give
+    /// byte-identical exports, reports and map.
+    @Test func exportsAreDeterministic() throws {
+        let archives = try writeArchives()
+        let dbA = try importAndRebuild(archives, into: try temporaryDirectory())
+        let dbB = try importAndRebuild(archives, into: try temporaryDirectory())
+        let first = try exports(dbA)
+        let again = try exports(dbA)
+        let other = try exports(dbB)
+        #expect(first.count >= 17)
+        for (name, bytes) in first {
+            #expect(bytes.count > 100, "\(name) is not empty")
+            #expect(again[name] == bytes, "\(name): the same database exported twice differs")
+            #expect(other[name] == bytes, "\(name): two pipeline runs from the same archives differ")
+        }
+    }
+
+    /// Every export kind × format, the reports and the map of a database, by name.
+    func exports(_ db: String) throws -> [String: [UInt8]] {
+        let out = try temporaryDirectory()
+        var files: [String: [UInt8]] = [:]
+        for kind in ["trips", "legs", "visits", "places", "points", "days"] {
+            for format in ["geojson", "gpx", "csv"] where !(kind == "days" && format == "gpx") {
+                let path = out + "/\(kind).\(format)"
+                _ = try run(["export", "--db", db, "--format", format, "--what", kind, "-o", path, "--quiet"])
+                files["\(kind).\(format)"] = try FileSystem.read(path)
+            }
+        }
+        for report in ["daily-summary", "monthly-summary", "top-places", "trips", "visits", "travel-by-mode"] {
+            files["report " + report] = Array(try run(["report", report, "--db", db, "--format", "csv"]).utf8)
+        }
+        _ = try run(["map", "--db", db, "-o", out + "/map.html"])
+        files["map.html"] = try FileSystem.read(out + "/map.html")
+        return files
+    }
+
+    /// Content of the rebuilt tables, by device name and time (surrogate ids left out).
+    static let comparisons: [(String, String)] = [
+        ("SELECT d.name, time_ms, flags FROM point_flags JOIN devices d ON d.id = device_id ORDER BY 1, 2", "point flags"),
+        ("SELECT d.name, start_ms, end_ms, round(lat, 7), round(lon, 7), points, gap_s FROM stays JOIN devices d ON d.id = device_id ORDER BY 1, 2", "stays"),
+        ("SELECT d.name, v.start_ms, v.end_ms, round(v.lat, 7), round(v.lon, 7), v.start_utc_offset_s, p.name FROM visits v JOIN places p ON p.id = v.place_id JOIN devices d ON d.id = v.device_id ORDER BY 1, 2", "visits"),
+        ("SELECT d.name, p.name, round(p.lat, 7), round(p.lon, 7), p.visits, p.total_dwell_s FROM places p JOIN devices d ON d.id = p.device_id ORDER BY 1, 3, 4", "places"),
+        ("SELECT d.name, start_ms, end_ms, round(distance_m, 3), round(moving_s, 3), mode, legs, gaps, start_utc_offset_s FROM trips JOIN devices d ON d.id = device_id ORDER BY 1, 2", "trips"),
+        ("SELECT d.name, l.start_ms, l.end_ms, l.mode, round(l.distance_m, 3) FROM legs l JOIN devices d ON d.id = l.device_id ORDER BY 1, 2", "legs"),
+        ("SELECT d.name, date, round(distance_m, 3), round(moving_s, 3), trips, visits, places, utc_offset_s FROM days JOIN devices d ON d.id = device_id ORDER BY 1, 2", "days"),
+        ("SELECT d.name, e.kind, e.time_ms FROM app_events e JOIN devices d ON d.id = e.device_id ORDER BY 1, 2, 3", "app events"),
+        ("SELECT e.time_ms, round(m.overlap, 6), m.trip_mode FROM app_trip_matches m JOIN app_events e ON e.id = m.event_id ORDER BY 1", "app trip matches"),
+    ]
+
+    func rows(_ store: Store, _ sql: String) throws -> [String] {
+        let s = try store.db.prepare(sql)
+        var out: [String] = []
+        while try s.step() { out.append((0..<s.columnCount).map { "\(s.value($0))" }.joined(separator: "|")) }
+        return out
+    }
+}
