@@ -137,6 +137,62 @@ import Testing
         }
     }
 
+    /// The quirks real archives have (`SimulationWriter.Options.quirks`, used for SampleData) cost no real fix and
+    /// add none: the damaged archives import to exactly the points of the clean ones, and every kind of damage
+    /// shows up as a reject with its reason or as an app event.
+    @Test func quirkyArchivesImportTheSameFixes() throws {
+        let result = Simulator(config: SimulatorConfig(seed: Self.seed + 1, days: 2, people: 2, movingIntervalS: 5)).run()
+        var stores: [Store] = []
+        var outputs: [String] = []
+        for quirks in [false, true] {
+            let dir = try temporaryDirectory()
+            try SimulationWriter.write(result, to: dir, options: SimulationWriter.Options(quirks: quirks))
+            let db = dir + "/t.sqlite"
+            let r = runCLI(["import", "--db", db] + archiveRoots(dir))
+            #expect(r.status == 0, "a damaged file still imports its good records: \(r.stderr)")
+            outputs.append(r.stdout)
+            stores.append(try Store(path: db, create: false))
+        }
+        let (clean, quirky) = (stores[0], stores[1])
+        let simulated = result.devices.reduce(0) { $0 + $1.points.count }
+        #expect(try clean.db.scalarInt("SELECT count(*) FROM points") == Int64(simulated))
+        #expect(try pointSet(quirky.db) == pointSet(clean.db), "the same fixes, none lost, none invented")
+        #expect(try clean.db.scalarInt("SELECT count(*) FROM rejects") == 0)
+        let reasons = Set(try texts(quirky, "SELECT DISTINCT reason FROM rejects"))
+        #expect(reasons == ["lat_out_of_range", "null_island", "time_too_early", "truncated", "invalid_json"], "\(reasons)")
+        let kinds = Set(try texts(quirky, "SELECT DISTINCT kind FROM app_events"))
+        for kind in ["paused_location_updates", "resumed_location_updates", "visit", "lwt", "transition", "waypoint"] {
+            #expect(kinds.contains(kind), "\(kind) kept as an app event")
+        }
+        #expect(try quirky.db.scalarInt("SELECT count(*) FROM app_events WHERE kind = 'paused_location_updates' AND lat IS NULL") ?? 0 > 0)
+        #expect(try quirky.db.scalarInt("SELECT count(*) FROM app_events WHERE kind = 'visit' AND start_ms IS NOT NULL") ?? 0 > 0)
+        // Re-sent batches and duplicate lines are duplicates; the UTC (`Z`) batch carries no offset.
+        let dupes = try quirky.db.scalarInt("SELECT sum(points_duplicate) FROM imports") ?? 0
+        #expect(dupes > (try clean.db.scalarInt("SELECT sum(points_duplicate) FROM imports") ?? 0))
+        #expect(try quirky.db.scalarInt("SELECT count(*) FROM points p JOIN devices d ON d.id = p.device_id WHERE d.source = 'overland' AND p.utc_offset_s IS NULL") ?? 0 > 0)
+        #expect(try quirky.db.scalarInt("SELECT count(*) FROM points WHERE speed_mps IS NULL") ?? 0 > 0)
+        // The import lists each file's rejects with where and why.
+        #expect(outputs[1].contains("rejected line") && outputs[1].contains("null_island: position is exactly (0, 0)"))
+        #expect(outputs[1].contains("truncated: the file ends inside this record"))
+    }
+
+    /// SampleData (made with the quirks) imports with its rejects listed, and its rebuild meets the targets.
+    @Test func sampleDataImportsWithRejectsAndScores() throws {
+        let data = packageRoot() + "/SampleData"
+        let db = try temporaryDirectory() + "/sample.sqlite"
+        let imported = runCLI(["import", "--db", db] + archiveRoots(data))
+        #expect(imported.status == 0, "rejected records do not fail the import: \(imported.stderr)")
+        #expect(imported.stdout.contains("rejected line"))
+        #expect(imported.stdout.contains(" 0 failed"))
+        let info = try run(["info", "--db", db])
+        #expect(info.contains("Rejects:") && info.contains("truncated"), "\(info)")
+        _ = try run(["rebuild", "--db", db, "--timezone", DemoCommand.sampleTimeZone])
+        let s = try SimulationEvaluation.score(try TruthFile.read(data + "/truth.json"), store: try Store(path: db, create: false))
+        print("SampleData:\n" + s.report)
+        #expect(s.tripF1 >= 0.95 && s.visitF1 >= 0.95)
+        #expect(s.medianTripDistanceError <= 0.02 && s.p90TripDistanceError <= 0.05 && s.medianDailyDistanceError <= 0.02)
+    }
+
     /// Every export kind × format, the reports and the map of a database, by name.
     func exports(_ db: String) throws -> [String: [UInt8]] {
         let out = try temporaryDirectory()
@@ -173,6 +229,13 @@ import Testing
         let s = try store.db.prepare(sql)
         var out: [String] = []
         while try s.step() { out.append((0..<s.columnCount).map { "\(s.value($0))" }.joined(separator: "|")) }
+        return out
+    }
+
+    func texts(_ store: Store, _ sql: String) throws -> [String] {
+        let s = try store.db.prepare(sql)
+        var out: [String] = []
+        while try s.step() { out.append(s.text(0) ?? "NULL") }
         return out
     }
 }
