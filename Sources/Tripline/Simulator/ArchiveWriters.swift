@@ -281,7 +281,24 @@ public enum SimulationWriter {
         let stringTst = quirks ? picks([0.08, 0.29, 0.47, 0.66, 0.88]) : []
         let duplicated = quirks ? picks([0.17, 0.58, 0.79]) : []
         let broken = quirks ? picks([0.38, 0.92]) : []
-        let transitions = quirks ? picks([0.25, 0.61]) : []
+        // Leaving and entering the watched region round home (where each day starts): the first leave after a
+        // quarter of the fixes, and the enter that follows.
+        var transitions: [Int: String] = [:]
+        if quirks, let home = device.points.first, n >= 100 {
+            var inside = true
+            // Out beyond 300 m, back within 100 m (indoor drift and far-off wifi/cell fixes trigger nothing).
+            for (k, p) in device.points.enumerated() where p.accuracyM ?? 0 < 50 {
+                let d = Geo.distance(home.lat, home.lon, p.lat, p.lon)
+                let now = inside ? d < 300 : d < 100
+                defer { inside = now }
+                guard now != inside, k >= n / 4 else { continue }
+                if !now && transitions.isEmpty { transitions[k] = "leave" }
+                if now && !transitions.isEmpty {
+                    transitions[k] = "enter"
+                    break
+                }
+            }
+        }
         // The first day's lines come from an older recorder that separated the fields with runs of spaces.
         let oldFormatUntil = quirks ? (device.points.first.map { $0.timeMs / 86_400_000 * 86_400_000 + 86_400_000 } ?? 0) : 0
         for (k, p) in device.points.enumerated() {
@@ -315,10 +332,9 @@ public enum SimulationWriter {
                 // A line cut short inside its JSON (an interrupted write), then the recorder went on.
                 months[month]! += String(text.prefix(text.count * 3 / 5)) + "\n"
             }
-            if transitions.contains(k) {
-                // Leaving / entering the watched region: a transition event, once on the `event` topic and once
-                // on the `*` field with the topic ending in /event (both happen in real files).
-                let event = transitions.sorted().first == k ? "leave" : "enter"
+            if let event = transitions[k] {
+                // A transition event, once on the `event` topic field and once on the `*` field with the topic
+                // ending in /event (both happen in real files).
                 let message = "{\"_type\":\"transition\",\"acc\":\(Int((p.accuracyM ?? 10).rounded())),\"desc\":\"Home\",\"event\":\"\(event)\",\"lat\":\(number(p.lat, decimals: 7)),\"lon\":\(number(p.lon, decimals: 7)),\"t\":\"c\",\"tid\":\(string(tid)),\"topic\":\(string(topic + "/event")),\"tst\":\(p.timeMs / 1000 + 1),\"wtst\":\(device.points[0].timeMs / 1000)}"
                 months[month]! += line(receive + 1, event == "leave" ? "event" + String(repeating: " ", count: 13) : field, message)
             }
