@@ -198,6 +198,18 @@ import Testing
         #expect(s.medianTripDistanceError <= 0.02 && s.p90TripDistanceError <= 0.05 && s.medianDailyDistanceError <= 0.02)
     }
 
+    /// `tripline demo` runs every step on SampleData to the end, rejected records and all.
+    @Test func demoSucceedsOnSampleData() throws {
+        let out = try temporaryDirectory() + "/demo"
+        let r = runCLI(["demo", "--data", packageRoot() + "/SampleData", "--out", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("rejected line") && r.stdout.contains("Rejects:"), "the import lists rejects, info counts them")
+        #expect(r.stdout.contains("== Outputs in"))
+        for file in ["tripline.sqlite", "trips.geojson", "trips.gpx", "visits.gpx", "trips.csv", "days.csv", "map.html"] {
+            #expect(FileSystem.size(out + "/" + file) ?? 0 > 0, "\(file) written")
+        }
+    }
+
     /// Every export kind × format, the reports and the map of a database, by name.
     func exports(_ db: String) throws -> [String: [UInt8]] {
         let out = try temporaryDirectory()
