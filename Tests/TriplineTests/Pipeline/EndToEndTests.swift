@@ -44,6 +44,7 @@ import Testing
         let simulated = Self.simulation.devices.reduce(0) { $0 + $1.points.count }
         #expect(imported.contains("\"points_new\":\(simulated),"), "every simulated point imported once: \(imported.suffix(200))")
         #expect(imported.contains("\"rejected\":0,"), "clean archives have no rejects")
+        try expectFaithfulFixes(Store(path: db, create: false))
         _ = try run(["rebuild", "--db", db, "--timezone", Self.simulation.truth.timeZoneName])
 
         // The truth as the user has it: read back from truth.json.
@@ -65,6 +66,41 @@ import Testing
         // `tripline score` prints the same numbers.
         let printed = try run(["score", "--db", db, "--truth", archives + "/truth.json"])
         #expect(printed == s.report)
+    }
+
+    /// Each imported fix is the simulated one, in the database's units: time, position (7 decimals), the local
+    /// offset where the app writes one (Overland) and none where it does not (OwnTracks), speed in m/s (OwnTracks
+    /// writes whole km/h), accuracy in metres, SSID.
+    func expectFaithfulFixes(_ store: Store) throws {
+        for device in Self.simulation.devices {
+            let name = device.app == .overland ? device.name : "person\(device.person + 1)/iphone"
+            let id = try #require(try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]), "device \(name)")
+            let q = try store.db.prepare("SELECT time_ms, utc_offset_s, lat, lon, speed_mps, accuracy_m, ssid FROM points WHERE device_id = ? ORDER BY time_ms")
+            q.bindInt(id, at: 1)
+            var k = 0
+            var bad: [String] = []
+            while try q.step() {
+                guard k < device.points.count else { k += 1; continue }
+                let p = device.points[k]
+                k += 1
+                let speedTolerance = device.app == .overland ? 0.006 : 0.5 / 3.6 + 1e-9
+                let offset: Int32? = q.isNull(1) ? nil : Int32(q.int64(1))
+                let speed: Double? = q.isNull(4) ? nil : q.double(4)
+                let simulatedSpeed = device.app == .owntracks && (p.speedMps ?? 0) * 3.6 < 0.5 ? nil : p.speedMps
+                let sameSpeed = speed == nil && simulatedSpeed == nil
+                    || speed != nil && simulatedSpeed != nil && abs(speed! - simulatedSpeed!) <= speedTolerance
+                let accuracy: Double? = q.isNull(5) ? nil : q.double(5)
+                let sameAccuracy = device.app == .owntracks && (p.accuracyM ?? 0).rounded() == 0 ? accuracy == nil
+                    : accuracy.map { abs($0 - (p.accuracyM ?? 65).rounded()) < 1e-9 } ?? false
+                if q.int64(0) != p.timeMs / 1000 * 1000 && q.int64(0) != p.timeMs || abs(q.double(2) - p.lat) > 1e-7
+                    || abs(q.double(3) - p.lon) > 1e-7 || offset != (device.app == .overland ? p.utcOffsetS : nil) || !sameSpeed
+                    || !sameAccuracy || q.text(6) != p.ssid.flatMap({ $0.isEmpty ? nil : $0 }) {
+                    if bad.count < 3 { bad.append("\(name) #\(k): imported \(q.int64(0)) \(offset.map(String.init) ?? "-") \(q.double(2)),\(q.double(3)) v=\(speed.map { "\($0)" } ?? "-") acc=\(accuracy.map { "\($0)" } ?? "-") \(q.text(6) ?? "-"); simulated \(p.timeMs) \(p.utcOffsetS.map { String($0) } ?? "-") \(p.lat),\(p.lon) v=\(p.speedMps.map { "\($0)" } ?? "-") acc=\(p.accuracyM.map { "\($0)" } ?? "-") \(p.ssid ?? "-")") }
+                }
+            }
+            #expect(k == device.points.count, "\(name): \(k) fixes imported, \(device.points.count) simulated")
+            #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+        }
     }
 
     /// Split imports: the archive files arrive in three groups split in time (Overland batches in order; the
