@@ -181,8 +181,8 @@ public enum SimulationWriter {
         return files
     }
 
-    /// Inserts, a handful each, the Overland records real archives have besides fixes: pause/resume actions
-    /// (the pause without geometry), `visit` records, a fix with `"speed":"NaN"` (a still fix whose speed was
+    /// Inserts, a handful each, the Overland records real archives have besides fixes: pause/resume and
+    /// `will_terminate` actions (the pause and the termination without geometry), `visit` records, a fix with `"speed":"NaN"` (a still fix whose speed was
     /// unknown anyway), and junk that the importer must reject: a latitude out of range, a (0,0) fix and a time
     /// before 2000 (a GPS week-rollover clock). None of them is a new position.
     static func injectOverlandQuirks(_ items: inout [OverlandItem], deviceName: String) {
@@ -204,10 +204,16 @@ public enum SimulationWriter {
         func coords(_ p: Point) -> String { "[\(number(p.lon, decimals: 7)),\(number(p.lat, decimals: 7))]" }
         func time(_ ms: Int64, _ p: Point) -> String { string(overlandTime(ms, p.utcOffsetS ?? 0)) }
         var inserts: [(Int, OverlandItem)] = []
+        // Action records carry UTC `Z` times, as in the app's own example (`will_terminate`, PROVENANCE §1).
+        func zulu(_ ms: Int64) -> String { string(CivilTime.iso8601(ms: ms / 1000 * 1000)) }
         for (n, fraction) in [0.12, 0.52].enumerated() {
             let (i, p) = at(fraction)
-            inserts.append((i, .raw(feature(nil, ["\"action\":\"paused_location_updates\"", "\"timestamp\":" + time(p.timeMs + 40_000, p), "\"battery_state\":\"unplugged\"", "\"battery_level\":0.6\(n)", "\"wifi\":\"\""]))))
-            inserts.append((i, .raw(feature(coords(p), ["\"action\":\"resumed_location_updates\"", "\"timestamp\":" + time(p.timeMs + 95_000, p), "\"battery_state\":\"unplugged\"", "\"battery_level\":0.6\(n)", "\"wifi\":\"\""]))))
+            inserts.append((i, .raw(feature(nil, ["\"action\":\"paused_location_updates\"", "\"timestamp\":" + zulu(p.timeMs + 40_000), "\"battery_state\":\"unplugged\"", "\"battery_level\":0.6\(n)", "\"wifi\":\"\""]))))
+            inserts.append((i, .raw(feature(coords(p), ["\"action\":\"resumed_location_updates\"", "\"timestamp\":" + zulu(p.timeMs + 95_000), "\"battery_state\":\"unplugged\"", "\"battery_level\":0.6\(n)", "\"wifi\":\"\""]))))
+        }
+        do {
+            let (i, p) = at(0.95)
+            inserts.append((i, .raw(feature(nil, ["\"wifi\":\"\"", "\"timestamp\":" + zulu(p.timeMs + 20_000), "\"battery_state\":\"unplugged\"", "\"battery_level\":0.55", "\"action\":\"will_terminate\""]))))
         }
         for (fraction, stay) in [(0.33, Int64?.none), (0.71, 1_200_000)] {
             let (i, p) = at(fraction)
