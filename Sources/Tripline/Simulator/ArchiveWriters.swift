@@ -182,8 +182,8 @@ public enum SimulationWriter {
     }
 
     /// Inserts, a handful each, the Overland records real archives have besides fixes: pause/resume and
-    /// `will_terminate` actions (the pause and the termination without geometry), `visit` records, a fix with `"speed":"NaN"` (a still fix whose speed was
-    /// unknown anyway), and junk that the importer must reject: a latitude out of range, a (0,0) fix and a time
+    /// `will_terminate` actions (the pause and the termination without geometry), `visit` records, still fixes with
+    /// `"speed":"NaN"`, and junk that the importer must reject: a latitude out of range, fixes at (0,0) and a time
     /// before 2000 (a GPS week-rollover clock). None of them is a new position.
     static func injectOverlandQuirks(_ items: inout [OverlandItem], deviceName: String) {
         // The still fixes (speed unknown or below 0.3 m/s, not far off), by item index: the injections go right after
