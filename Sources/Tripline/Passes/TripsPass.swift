@@ -21,6 +21,8 @@ public struct TripsPass: Pass {
         public var minDistanceM: Double = 150
         /// Half-window (seconds) of the highest-speed profile.
         public var windowS: Double = 30
+        /// A speed counts only when held this long (seconds; the lowest speed within ±half of it), 0 = off.
+        public var sustainS: Double = 0
         /// Class thresholds on the windowed highest speed (m/s).
         public var walkMaxMps: Double = 2.4
         public var runMaxMps: Double = 3.9
@@ -36,7 +38,7 @@ public struct TripsPass: Pass {
         public var trainMinMps: Double = 17
         public init() {}
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
-            "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "walk_max_mps": \.walkMaxMps,
+            "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps,
         ] }
@@ -125,6 +127,28 @@ public struct TripsPass: Pass {
         return trips
     }
 
+    /// The highest (or lowest) of `values` within ±`halfWindowMs` of each point (monotonic deque, linear time).
+    static func slidingExtreme(_ values: [Double], _ w: DeviceWork, _ pts: [Int], halfWindowMs win: Int64, highest: Bool) -> [Double] {
+        let m = pts.count
+        var out = [Double](repeating: 0, count: m)
+        var deque: [Int] = []
+        deque.reserveCapacity(64)
+        var head = 0
+        var right = 0
+        for k in 0..<m {
+            while right < m && w.time[pts[right]] <= w.time[pts[k]] + win {
+                while deque.count > head && (highest ? values[deque.last!] <= values[right] : values[deque.last!] >= values[right]) {
+                    deque.removeLast()
+                }
+                deque.append(right)
+                right += 1
+            }
+            while w.time[pts[deque[head]]] < w.time[pts[k]] - win { head += 1 }
+            out[k] = values[deque[head]]
+        }
+        return out
+    }
+
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
     static func build(_ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
@@ -132,26 +156,17 @@ public struct TripsPass: Pass {
         if distance < p.minDistanceM { return false }
         let v = speeds(w, pts)
         let m = pts.count
-        // Highest speed within ±window (monotonic deque).
-        var vmax = [Double](repeating: 0, count: m)
-        let win = Int64(p.windowS * 1000)
-        var deque: [Int] = []
-        var head = 0
-        var right = 0
-        for k in 0..<m {
-            while right < m && w.time[pts[right]] <= w.time[pts[k]] + win {
-                while deque.count > head && v[deque.last!] <= v[right] { deque.removeLast() }
-                deque.append(right)
-                right += 1
-            }
-            while w.time[pts[deque[head]]] < w.time[pts[k]] - win { head += 1 }
-            vmax[k] = v[deque[head]]
-        }
+        // Highest speed within ±window (monotonic deque). A motorised speed counts only when it is held for `sustain_s`
+        // (the highest within ±window of the lowest within ±sustain_s/2): a GPS jump of a few seconds is not a car.
+        let vmax = slidingExtreme(v, w, pts, halfWindowMs: Int64(p.windowS * 1000), highest: true)
+        let vheld = p.sustainS > 0
+            ? slidingExtreme(slidingExtreme(v, w, pts, halfWindowMs: Int64(p.sustainS * 500), highest: false), w, pts,
+                halfWindowMs: Int64(p.windowS * 1000), highest: true) : vmax
         // Classes: 0 still, 1 walk, 2 run, 3 cycle, 4 motor.
         var cls = [UInt8](repeating: 0, count: m)
         for k in 0..<m {
             let s = vmax[k]
-            cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps ? 3 : 4
+            cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
         // Still points take the previous moving class (the next one at the start).
         var lastMoving: UInt8 = 0
