@@ -36,11 +36,14 @@ public struct TripsPass: Pass {
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
         public var planeMinMps: Double = 70
         public var trainMinMps: Double = 17
+        /// Motorised legs faster than this (95th percentile, m/s) but slower than a plane are trains even when not
+        /// entered on foot: no road vehicle keeps 160 km/h.
+        public var railMinMps: Double = 45
         public init() {}
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS,
-            "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps,
+            "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
         ] }
     }
 
@@ -251,7 +254,7 @@ public struct TripsPass: Pass {
                 let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
                 let footBefore = k > 0 && runs[k - 1].cls <= 2
                 let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
-                if p95 >= p.planeMinMps { mode = "plane" } else if footBefore || footAfter {
+                if p95 >= p.planeMinMps { mode = "plane" } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
                     mode = p95 >= p.trainMinMps ? "train" : "bus"
                 }
             }
