@@ -144,6 +144,13 @@ extension Substring {
     }
 }
 
+/// Three decimals (mode accuracies move by less than 0.01 between parameter choices).
+func format3(_ v: Double) -> String {
+    let s = String((v * 1000).rounded() / 1000)
+    guard let dot = s.firstIndex(of: ".") else { return s + ".000" }
+    return s + String(repeating: "0", count: max(0, 3 - s.distance(from: dot, to: s.endIndex) + 1))
+}
+
 /// Scores on real labelled data.
 public enum RealDataEvaluation {
     public struct GeoLifeScores: Sendable {
@@ -168,7 +175,7 @@ public enum RealDataEvaluation {
             "points \(points); trips: labelled \(truthTrips), rebuilt \(foundTrips) (\(labelledFoundTrips) in labelled time), "
                 + "matched \(matchedTrips); precision \(format2(tripPrecision)), recall \(format2(tripRecall)), F1 \(format2(tripF1)) "
                 + "(raw F1 \(format2(rawTripF1)) counting the \(foundTrips - labelledFoundTrips) rebuilt trips in unlabelled time); "
-                + "3-class mode accuracy \(format2(modeAccuracy)), exact \(format2(exactModeAccuracy))"
+                + "3-class mode accuracy \(format3(modeAccuracy)), exact \(format3(exactModeAccuracy))"
         }
     }
 

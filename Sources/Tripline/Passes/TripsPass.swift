@@ -31,6 +31,8 @@ public struct TripsPass: Pass {
         public var cycleMaxMps: Double = 7.5
         /// Below this windowed speed (m/s) a point did not move: it takes its neighbours' class.
         public var stillMps: Double = 0.6
+        /// A silence longer than this (seconds) inside a trip ends a leg (0 = off).
+        public var legGapS: Double = 600
         /// Shortest leg (seconds).
         public var minLegS: Double = 120
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
@@ -42,7 +44,7 @@ public struct TripsPass: Pass {
         public init() {}
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
         ] }
     }
@@ -178,9 +180,15 @@ public struct TripsPass: Pass {
         for k in stride(from: m - 1, through: 0, by: -1) { if cls[k] == 0 { cls[k] = nextMoving } else { nextMoving = cls[k] } }
         // Runs of one class.
         struct Run { var a: Int; var b: Int; var cls: UInt8 }
+        // A silence longer than `leg_gap_s` inside a trip is a leg boundary: the traveller may have changed vehicles
+        // out of reach of the satellites (a station, an underground transfer); each side gets its own mode.
+        let legGapMs = p.legGapS > 0 ? Int64(p.legGapS * 1000) : Int64.max
+        @inline(__always) func silenceBefore(_ k: Int) -> Bool { k > 0 && w.time[pts[k]] - w.time[pts[k - 1]] > legGapMs }
         var runs: [Run] = []
         for k in 0..<m {
-            if let last = runs.last, last.cls == cls[k] { runs[runs.count - 1].b = k } else { runs.append(Run(a: k, b: k, cls: cls[k])) }
+            if let last = runs.last, last.cls == cls[k], !silenceBefore(k) { runs[runs.count - 1].b = k } else {
+                runs.append(Run(a: k, b: k, cls: cls[k]))
+            }
         }
         func duration(_ r: Run) -> Int64 { w.time[pts[r.b]] - w.time[pts[r.a]] + 1000 }
         let minLeg = Int64(p.minLegS * 1000)
@@ -193,14 +201,18 @@ public struct TripsPass: Pass {
             let k = shortest
             let target: Int
             if k == 0 { target = 1 } else if k == runs.count - 1 { target = k - 1 } else {
-                target = duration(runs[k - 1]) >= duration(runs[k + 1]) ? k - 1 : k + 1
+                // The neighbour on this side of a silence, else the longer one.
+                let beforeSilent = silenceBefore(runs[k].a), afterSilent = silenceBefore(runs[k + 1].a)
+                if beforeSilent != afterSilent { target = beforeSilent ? k + 1 : k - 1 } else {
+                    target = duration(runs[k - 1]) >= duration(runs[k + 1]) ? k - 1 : k + 1
+                }
             }
             if target < k { runs[target].b = runs[k].b } else { runs[target].a = runs[k].a }
             runs.remove(at: k)
-            // Join neighbours of one class.
+            // Join neighbours of one class (not across a silence).
             var joined: [Run] = []
             for r in runs {
-                if let last = joined.last, last.cls == r.cls { joined[joined.count - 1].b = r.b } else { joined.append(r) }
+                if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
             }
             runs = joined
         }
