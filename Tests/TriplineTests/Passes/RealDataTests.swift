@@ -26,6 +26,9 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
         #expect(s.labelledFoundTrips == s.foundTrips)  // every point of 010 lies inside a label
         #expect(s.tripF1 >= 0.92 && s.tripF1 > 0.165)
         #expect(s.modeAccuracy >= 0.88 && s.modeAccuracy > 0.52)
+        // Bus / car / train: the intercity train (p95 62 m/s) is a train though not entered on foot
+        // (trips.rail_min_mps), and taxi → train → subway are separate legs at the silences between them (trips.leg_gap_s).
+        #expect(s.exactModeAccuracy >= 0.68)
     }
 
     @Test func geolife020() throws {
@@ -38,6 +41,7 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
         #expect(s.tripF1 >= 0.91 && s.tripF1 > 0.913)
         #expect(s.rawTripF1 >= 0.86 && s.rawTripF1 > 0.857)
         #expect(s.modeAccuracy >= 0.68 && s.modeAccuracy > 0.20)
+        #expect(s.exactModeAccuracy >= 0.68)
     }
 
     @Test(arguments: [("20250617.gpx", ["20250617.gpx"]), ("20250618.gpx", ["20250618.gpx"]), ("20250617.gpx+20250618.gpx", ["20250617.gpx", "20250618.gpx"])])
@@ -47,9 +51,9 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
             gpxFiles: files.map { corpus + "/gpx/" + $0 }, scenario: scenario, corpus: corpus, workDirectory: try temporaryDirectory())
         print("reitti \(scenario): " + s.report)
         // Every visit of 10 min or more is found at the right place; of the 5–8 min stops at ST_THOMAS only those
-        // that are errands from home and back are kept (stays.errand_min_duration_s); the one on the way to GARTEN
-        // and one whose noisy network fixes leave under 4 min of stay are missed.
+        // that are errands from home and back are kept (stays.errand_min_duration_s), so the one on the way to GARTEN
+        // is missed. The 06-18 05:55 errand's jittery network fixes stay "at" the place (stays.scatter_factor).
         #expect(s.precision == 1.0)
-        #expect(s.recall >= 0.65)
+        #expect(s.recall >= (scenario == "20250617.gpx" ? 1.0 : scenario == "20250618.gpx" ? 0.83 : 0.9))
     }
 }
