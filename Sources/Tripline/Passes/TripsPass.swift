@@ -8,9 +8,10 @@
 /// ±`window_s`; that speed says foot (< `walk_max_mps`), run (< `run_max_mps`), cycle (< `cycle_max_mps`) or
 /// motorised; points that did not move take their neighbours' class. Runs shorter than `min_leg_s` join a
 /// neighbour. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
-/// app's own `trip_mode` (when most points carry one) overrides both. A motorised leg is a plane above
-/// `plane_min_mps`, else public transport when it is entered or left on foot (a bus below `train_min_mps`, else a
-/// train), else a car.
+/// app's own `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip
+/// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
+/// a train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on
+/// foot (a bus below `train_min_mps`, else a train), else a car.
 public struct TripsPass: Pass {
     public static let name = "trips"
 
