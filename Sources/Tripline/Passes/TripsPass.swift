@@ -34,6 +34,8 @@ public struct TripsPass: Pass {
         public var stillMps: Double = 0.6
         /// A silence longer than this (seconds) inside a trip ends a leg (0 = off).
         public var legGapS: Double = 600
+        /// A foot run between two motorised runs that moved less than this (metres) is a stop inside the vehicle leg.
+        public var transferMinM: Double = 50
         /// Shortest leg (seconds).
         public var minLegS: Double = 120
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
@@ -45,7 +47,7 @@ public struct TripsPass: Pass {
         public init() {}
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
         ] }
     }
@@ -216,6 +218,24 @@ public struct TripsPass: Pass {
                 if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
             }
             runs = joined
+        }
+        // A "foot" run between two motorised runs that hardly moved is the vehicle standing in traffic or at a stop,
+        // not a change of vehicle (which means walking to the next stop or platform): it joins the vehicle.
+        if p.transferMinM > 0 && runs.count >= 3 {
+            var k = 1
+            while k < runs.count - 1 {
+                let r = runs[k]
+                if r.cls <= 2 && runs[k - 1].cls == 4 && runs[k + 1].cls == 4 && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
+                    var d = 0.0
+                    for q in r.a...r.b { d += inc[q] }
+                    if d < p.transferMinM {
+                        runs[k - 1].b = runs[k + 1].b
+                        runs.removeSubrange(k...(k + 1))
+                        continue
+                    }
+                }
+                k += 1
+            }
         }
         // Modes per run.
         var legs: [LegRecord] = []
