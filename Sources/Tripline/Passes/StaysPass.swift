@@ -139,32 +139,39 @@ public struct StaysPass: Pass {
             var cx = sx / sw, cy = sy / sw
             // Trim moving edges.
             var s = a, e = b
-            func medianInterval(_ a: Int, _ b: Int) -> Int64 {
-                var gaps: [Int64] = []
-                gaps.reserveCapacity(b - a)
-                for k in a..<b { gaps.append(w.time[kept[k + 1]] - w.time[kept[k]]) }
-                gaps.sort()
-                return gaps[gaps.count / 2]
-            }
-            // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter more.
-            var unknownLimit = p.unknownAccuracyM
-            if p.scatterFactor > 0 && b > a + 2 && medianInterval(a, b) >= Int64(p.sparseIntervalS * 1000) {
-                var ds: [Double] = []
-                ds.reserveCapacity(b - a + 1)
-                for k in a...b where w.accuracy[kept[k]].isNaN {
-                    let (x, y) = xy(kept[k])
-                    ds.append(((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot())
+            // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter more
+            // (worked out only when a fix without an accuracy is tested, and only for a cluster long enough to be a stay).
+            var unknownLimitCache: Double? = nil
+            func unknownLimit() -> Double {
+                if let cached = unknownLimitCache { return cached }
+                var limit = p.unknownAccuracyM
+                let longEnough = Double(w.time[kept[b]] - w.time[kept[a]]) >= min(p.minDurationS, p.errandMinDurationS) * 1000
+                if p.scatterFactor > 0 && b > a + 2 && longEnough {
+                    var gaps: [Int64] = []
+                    gaps.reserveCapacity(b - a)
+                    for k in a..<b { gaps.append(w.time[kept[k + 1]] - w.time[kept[k]]) }
+                    gaps.sort()
+                    if gaps[gaps.count / 2] >= Int64(p.sparseIntervalS * 1000) {
+                        var ds: [Double] = []
+                        ds.reserveCapacity(b - a + 1)
+                        for k in a...b where w.accuracy[kept[k]].isNaN {
+                            let (x, y) = xy(kept[k])
+                            ds.append(((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot())
+                        }
+                        if ds.count >= 3 {
+                            ds.sort()
+                            limit = max(limit, p.scatterFactor * ds[ds.count / 2])
+                        }
+                    }
                 }
-                if ds.count >= 3 {
-                    ds.sort()
-                    unknownLimit = max(unknownLimit, p.scatterFactor * ds[ds.count / 2])
-                }
+                unknownLimitCache = limit
+                return limit
             }
             // Further from the centre than `trim_m` and than the fix's own accuracy (unknown accuracy: `unknownLimit`).
             func far(_ k: Int) -> Bool {
                 let (x, y) = xy(kept[k])
                 let acc = w.accuracy[kept[k]]
-                let limit = max(p.trimM, acc.isNaN ? unknownLimit : acc)
+                let limit = max(p.trimM, acc.isNaN ? unknownLimit() : acc)
                 return (x - cx) * (x - cx) + (y - cy) * (y - cy) > limit * limit
             }
             // Within the first and last `edge_s`, everything up to the last moving fix away from the centre is
