@@ -40,6 +40,7 @@ enum EvaluateCommand {
         if let dir = parsed.value("geolife") {
             let s = try RealDataEvaluation.geolife(userDirectory: dir, workDirectory: try FileSystem.temporaryDirectory(prefix: "tripline-geolife"), settings: options.settings)
             context.stdout.write("GeoLife \(dir): " + s.report + "\n")
+            if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
             return TriplineCLI.Exit.success
         }
         if let dir = parsed.value("reitti") {

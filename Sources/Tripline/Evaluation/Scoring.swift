@@ -175,6 +175,7 @@ public enum SimulationEvaluation {
         var dayErrors: [Double] = []
         var sumTrue = 0.0, sumFound = 0.0
         var modeTotal = 0.0, modeExact = 0.0, modeCoarse = 0.0
+        var confusion: [String: Double] = [:]  // "true → rebuilt": seconds
         let deviceNames = devices ?? Array(Set(truth.trips.map(\.device)).union(truth.stays.map(\.device))).sorted()
         let placeByID = Dictionary(uniqueKeysWithValues: truth.places.map { ($0.id, $0) })
         for name in deviceNames {
@@ -227,6 +228,7 @@ public enum SimulationEvaluation {
                     while k < fLegs.count && fLegs[k].0 < leg.endMs {
                         let ov = Double(max(0, min(leg.endMs, fLegs[k].1) - max(leg.startMs, fLegs[k].0)))
                         if ov > 0 {
+                            if fLegs[k].2 != leg.mode.rawValue { confusion["\(leg.mode.rawValue) → \(fLegs[k].2)", default: 0] += ov / 1000 }
                             if fLegs[k].2 == leg.mode.rawValue { modeExact += ov }
                             if let m = TravelMode(rawValue: fLegs[k].2), m.coarseClass == leg.mode.coarseClass { modeCoarse += ov }
                         }
@@ -269,6 +271,9 @@ public enum SimulationEvaluation {
                 sumTrue += day.distanceM
                 sumFound += f
             }
+        }
+        for (pair, seconds) in confusion.sorted(by: { $0.value > $1.value }) {
+            s.details.append("mode \(pair): \(Int(seconds)) s of true leg time")
         }
         (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: s.matchedTrips, truth: s.truthTrips, found: s.foundTrips)
         (s.visitPrecision, s.visitRecall, s.visitF1) = Scoring.prf(matched: s.matchedVisits, truth: s.truthVisits, found: s.foundVisits)

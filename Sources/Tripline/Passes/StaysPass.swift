@@ -38,6 +38,10 @@ public struct StaysPass: Pass {
         public var extendMaxS: Double = 4000
         /// Accuracy (metres) assumed for fixes that report none (GPX, GeoLife) when trimming.
         public var unknownAccuracyM: Double = 40
+        /// Fixes without an accuracy may jitter this many times the cluster's median distance from its centre (0 = off).
+        public var scatterFactor: Double = 2
+        /// … in clusters whose median interval between fixes is at least this long (seconds).
+        public var sparseIntervalS: Double = 10
         /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
         public var edgeS: Double = 240
         /// Stays closer than this (metres) …
@@ -49,7 +53,7 @@ public struct StaysPass: Pass {
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
-            "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
+            "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
     }
 
@@ -135,11 +139,39 @@ public struct StaysPass: Pass {
             var cx = sx / sw, cy = sy / sw
             // Trim moving edges.
             var s = a, e = b
-            // Further from the centre than `trim_m` and than the fix's own accuracy (unknown accuracy: `unknown_accuracy_m`).
+            // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter more
+            // (worked out only when a fix without an accuracy is tested, and only for a cluster long enough to be a stay).
+            var unknownLimitCache: Double? = nil
+            func unknownLimit() -> Double {
+                if let cached = unknownLimitCache { return cached }
+                var limit = p.unknownAccuracyM
+                let longEnough = Double(w.time[kept[b]] - w.time[kept[a]]) >= min(p.minDurationS, p.errandMinDurationS) * 1000
+                if p.scatterFactor > 0 && b > a + 2 && longEnough {
+                    var gaps: [Int64] = []
+                    gaps.reserveCapacity(b - a)
+                    for k in a..<b { gaps.append(w.time[kept[k + 1]] - w.time[kept[k]]) }
+                    gaps.sort()
+                    if gaps[gaps.count / 2] >= Int64(p.sparseIntervalS * 1000) {
+                        var ds: [Double] = []
+                        ds.reserveCapacity(b - a + 1)
+                        for k in a...b where w.accuracy[kept[k]].isNaN {
+                            let (x, y) = xy(kept[k])
+                            ds.append(((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot())
+                        }
+                        if ds.count >= 3 {
+                            ds.sort()
+                            limit = max(limit, p.scatterFactor * ds[ds.count / 2])
+                        }
+                    }
+                }
+                unknownLimitCache = limit
+                return limit
+            }
+            // Further from the centre than `trim_m` and than the fix's own accuracy (unknown accuracy: `unknownLimit`).
             func far(_ k: Int) -> Bool {
                 let (x, y) = xy(kept[k])
                 let acc = w.accuracy[kept[k]]
-                let limit = max(p.trimM, acc.isNaN ? p.unknownAccuracyM : acc)
+                let limit = max(p.trimM, acc.isNaN ? unknownLimit() : acc)
                 return (x - cx) * (x - cx) + (y - cy) * (y - cy) > limit * limit
             }
             // Within the first and last `edge_s`, everything up to the last moving fix away from the centre is

@@ -8,9 +8,10 @@
 /// ±`window_s`; that speed says foot (< `walk_max_mps`), run (< `run_max_mps`), cycle (< `cycle_max_mps`) or
 /// motorised; points that did not move take their neighbours' class. Runs shorter than `min_leg_s` join a
 /// neighbour. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
-/// app's own `trip_mode` (when most points carry one) overrides both. A motorised leg is a plane above
-/// `plane_min_mps`, else public transport when it is entered or left on foot (a bus below `train_min_mps`, else a
-/// train), else a car.
+/// app's own `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip
+/// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
+/// a train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on
+/// foot (a bus below `train_min_mps`, else a train), else a car.
 public struct TripsPass: Pass {
     public static let name = "trips"
 
@@ -21,6 +22,8 @@ public struct TripsPass: Pass {
         public var minDistanceM: Double = 150
         /// Half-window (seconds) of the highest-speed profile.
         public var windowS: Double = 30
+        /// A speed counts only when held this long (seconds; the lowest speed within ±half of it), 0 = off.
+        public var sustainS: Double = 0
         /// Class thresholds on the windowed highest speed (m/s).
         public var walkMaxMps: Double = 2.4
         public var runMaxMps: Double = 3.9
@@ -29,16 +32,23 @@ public struct TripsPass: Pass {
         public var cycleMaxMps: Double = 7.5
         /// Below this windowed speed (m/s) a point did not move: it takes its neighbours' class.
         public var stillMps: Double = 0.6
+        /// A silence longer than this (seconds) inside a trip ends a leg (0 = off).
+        public var legGapS: Double = 600
+        /// A foot run between two motorised runs that moved less than this (metres) is a stop inside the vehicle leg.
+        public var transferMinM: Double = 50
         /// Shortest leg (seconds).
         public var minLegS: Double = 120
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
         public var planeMinMps: Double = 70
         public var trainMinMps: Double = 17
+        /// Motorised legs faster than this (95th percentile, m/s) but slower than a plane are trains even when not
+        /// entered on foot: no road vehicle keeps 160 km/h.
+        public var railMinMps: Double = 45
         public init() {}
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
-            "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS,
-            "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps,
+            "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
         ] }
     }
 
@@ -125,6 +135,28 @@ public struct TripsPass: Pass {
         return trips
     }
 
+    /// The highest (or lowest) of `values` within ±`halfWindowMs` of each point (monotonic deque, linear time).
+    static func slidingExtreme(_ values: [Double], _ w: DeviceWork, _ pts: [Int], halfWindowMs win: Int64, highest: Bool) -> [Double] {
+        let m = pts.count
+        var out = [Double](repeating: 0, count: m)
+        var deque: [Int] = []
+        deque.reserveCapacity(64)
+        var head = 0
+        var right = 0
+        for k in 0..<m {
+            while right < m && w.time[pts[right]] <= w.time[pts[k]] + win {
+                while deque.count > head && (highest ? values[deque.last!] <= values[right] : values[deque.last!] >= values[right]) {
+                    deque.removeLast()
+                }
+                deque.append(right)
+                right += 1
+            }
+            while w.time[pts[deque[head]]] < w.time[pts[k]] - win { head += 1 }
+            out[k] = values[deque[head]]
+        }
+        return out
+    }
+
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
     static func build(_ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
@@ -132,26 +164,17 @@ public struct TripsPass: Pass {
         if distance < p.minDistanceM { return false }
         let v = speeds(w, pts)
         let m = pts.count
-        // Highest speed within ±window (monotonic deque).
-        var vmax = [Double](repeating: 0, count: m)
-        let win = Int64(p.windowS * 1000)
-        var deque: [Int] = []
-        var head = 0
-        var right = 0
-        for k in 0..<m {
-            while right < m && w.time[pts[right]] <= w.time[pts[k]] + win {
-                while deque.count > head && v[deque.last!] <= v[right] { deque.removeLast() }
-                deque.append(right)
-                right += 1
-            }
-            while w.time[pts[deque[head]]] < w.time[pts[k]] - win { head += 1 }
-            vmax[k] = v[deque[head]]
-        }
+        // Highest speed within ±window (monotonic deque). A motorised speed counts only when it is held for `sustain_s`
+        // (the highest within ±window of the lowest within ±sustain_s/2): a GPS jump of a few seconds is not a car.
+        let vmax = slidingExtreme(v, w, pts, halfWindowMs: Int64(p.windowS * 1000), highest: true)
+        let vheld = p.sustainS > 0
+            ? slidingExtreme(slidingExtreme(v, w, pts, halfWindowMs: Int64(p.sustainS * 500), highest: false), w, pts,
+                halfWindowMs: Int64(p.windowS * 1000), highest: true) : vmax
         // Classes: 0 still, 1 walk, 2 run, 3 cycle, 4 motor.
         var cls = [UInt8](repeating: 0, count: m)
         for k in 0..<m {
             let s = vmax[k]
-            cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps ? 3 : 4
+            cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
         // Still points take the previous moving class (the next one at the start).
         var lastMoving: UInt8 = 0
@@ -160,9 +183,15 @@ public struct TripsPass: Pass {
         for k in stride(from: m - 1, through: 0, by: -1) { if cls[k] == 0 { cls[k] = nextMoving } else { nextMoving = cls[k] } }
         // Runs of one class.
         struct Run { var a: Int; var b: Int; var cls: UInt8 }
+        // A silence longer than `leg_gap_s` inside a trip is a leg boundary: the traveller may have changed vehicles
+        // out of reach of the satellites (a station, an underground transfer); each side gets its own mode.
+        let legGapMs = p.legGapS > 0 ? Int64(p.legGapS * 1000) : Int64.max
+        @inline(__always) func silenceBefore(_ k: Int) -> Bool { k > 0 && w.time[pts[k]] - w.time[pts[k - 1]] > legGapMs }
         var runs: [Run] = []
         for k in 0..<m {
-            if let last = runs.last, last.cls == cls[k] { runs[runs.count - 1].b = k } else { runs.append(Run(a: k, b: k, cls: cls[k])) }
+            if let last = runs.last, last.cls == cls[k], !silenceBefore(k) { runs[runs.count - 1].b = k } else {
+                runs.append(Run(a: k, b: k, cls: cls[k]))
+            }
         }
         func duration(_ r: Run) -> Int64 { w.time[pts[r.b]] - w.time[pts[r.a]] + 1000 }
         let minLeg = Int64(p.minLegS * 1000)
@@ -175,16 +204,38 @@ public struct TripsPass: Pass {
             let k = shortest
             let target: Int
             if k == 0 { target = 1 } else if k == runs.count - 1 { target = k - 1 } else {
-                target = duration(runs[k - 1]) >= duration(runs[k + 1]) ? k - 1 : k + 1
+                // The neighbour on this side of a silence, else the longer one.
+                let beforeSilent = silenceBefore(runs[k].a), afterSilent = silenceBefore(runs[k + 1].a)
+                if beforeSilent != afterSilent { target = beforeSilent ? k + 1 : k - 1 } else {
+                    target = duration(runs[k - 1]) >= duration(runs[k + 1]) ? k - 1 : k + 1
+                }
             }
             if target < k { runs[target].b = runs[k].b } else { runs[target].a = runs[k].a }
             runs.remove(at: k)
-            // Join neighbours of one class.
+            // Join neighbours of one class (not across a silence).
             var joined: [Run] = []
             for r in runs {
-                if let last = joined.last, last.cls == r.cls { joined[joined.count - 1].b = r.b } else { joined.append(r) }
+                if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
             }
             runs = joined
+        }
+        // A "foot" run between two motorised runs that hardly moved is the vehicle standing in traffic or at a stop,
+        // not a change of vehicle (which means walking to the next stop or platform): it joins the vehicle.
+        if p.transferMinM > 0 && runs.count >= 3 {
+            var k = 1
+            while k < runs.count - 1 {
+                let r = runs[k]
+                if r.cls <= 2 && runs[k - 1].cls == 4 && runs[k + 1].cls == 4 && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
+                    var d = 0.0
+                    for q in r.a...r.b { d += inc[q] }
+                    if d < p.transferMinM {
+                        runs[k - 1].b = runs[k + 1].b
+                        runs.removeSubrange(k...(k + 1))
+                        continue
+                    }
+                }
+                k += 1
+            }
         }
         // Modes per run.
         var legs: [LegRecord] = []
@@ -236,7 +287,7 @@ public struct TripsPass: Pass {
                 let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
                 let footBefore = k > 0 && runs[k - 1].cls <= 2
                 let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
-                if p95 >= p.planeMinMps { mode = "plane" } else if footBefore || footAfter {
+                if p95 >= p.planeMinMps { mode = "plane" } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
                     mode = p95 >= p.trainMinMps ? "train" : "bus"
                 }
             }

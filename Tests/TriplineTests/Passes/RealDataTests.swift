@@ -15,15 +15,20 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
 }
 
 /// Scores on real labelled data. Reference: trackintel 1.4.2 with its defaults scores trip F1 0.165 (010) and
-/// 0.913 (020), and 3-class mode accuracy 0.52 and 0.20.
+/// 0.913 (020), and 3-class mode accuracy 0.52 and 0.20. Trip F1 is over labelled time (rebuilt trips that overlap no
+/// label are left out, as in trackintel's 0.913; with them trackintel scores 0.857 on 020).
 @Suite struct RealDataTests {
     @Test func geolife010() throws {
         let corpus = try #require(corpusDirectory(), "../shared/corpus not found")
         let s = try RealDataEvaluation.geolife(userDirectory: corpus + "/geolife/010", workDirectory: try temporaryDirectory())
         print("GeoLife 010: " + s.report)
         #expect(s.points == 42_588)
-        #expect(s.tripF1 >= 0.90 && s.tripF1 > 0.165)
-        #expect(s.modeAccuracy >= 0.85 && s.modeAccuracy > 0.52)
+        #expect(s.labelledFoundTrips == s.foundTrips)  // every point of 010 lies inside a label
+        #expect(s.tripF1 >= 0.92 && s.tripF1 > 0.165)
+        #expect(s.modeAccuracy >= 0.88 && s.modeAccuracy > 0.52)
+        // Bus / car / train: the intercity train (p95 62 m/s) is a train though not entered on foot
+        // (trips.rail_min_mps), and taxi → train → subway are separate legs at the silences between them (trips.leg_gap_s).
+        #expect(s.exactModeAccuracy >= 0.68)
     }
 
     @Test func geolife020() throws {
@@ -32,9 +37,11 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
         print("GeoLife 020: " + s.report)
         #expect(s.points == 20_638)
         // Three files of 020 have no labels at all; trips rebuilt there count against the raw F1 only.
-        #expect(s.tripF1 >= 0.85)
-        #expect(s.labelledTripF1 > 0.913)
-        #expect(s.modeAccuracy >= 0.6 && s.modeAccuracy > 0.20)
+        #expect(s.foundTrips - s.labelledFoundTrips == 3)
+        #expect(s.tripF1 >= 0.91 && s.tripF1 > 0.913)
+        #expect(s.rawTripF1 >= 0.86 && s.rawTripF1 > 0.857)
+        #expect(s.modeAccuracy >= 0.68 && s.modeAccuracy > 0.20)
+        #expect(s.exactModeAccuracy >= 0.68)
     }
 
     @Test(arguments: [("20250617.gpx", ["20250617.gpx"]), ("20250618.gpx", ["20250618.gpx"]), ("20250617.gpx+20250618.gpx", ["20250617.gpx", "20250618.gpx"])])
@@ -44,9 +51,9 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
             gpxFiles: files.map { corpus + "/gpx/" + $0 }, scenario: scenario, corpus: corpus, workDirectory: try temporaryDirectory())
         print("reitti \(scenario): " + s.report)
         // Every visit of 10 min or more is found at the right place; of the 5–8 min stops at ST_THOMAS only those
-        // that are errands from home and back are kept (stays.errand_min_duration_s); the one on the way to GARTEN
-        // and one whose noisy network fixes leave under 4 min of stay are missed.
+        // that are errands from home and back are kept (stays.errand_min_duration_s), so the one on the way to GARTEN
+        // is missed. The 06-18 05:55 errand's jittery network fixes stay "at" the place (stays.scatter_factor).
         #expect(s.precision == 1.0)
-        #expect(s.recall >= 0.65)
+        #expect(s.recall >= (scenario == "20250617.gpx" ? 1.0 : scenario == "20250618.gpx" ? 0.83 : 0.9))
     }
 }

@@ -17,6 +17,8 @@ import Testing
         #expect(s.p90TripDistanceError <= 0.05)
         #expect(s.medianDailyDistanceError <= 0.02)
         #expect(s.totalDistanceError <= 0.02)
+        // Exact modes (walk/run/cycle/car/bus/train/plane) over true leg time: 99.3 % and 99.6 % with the defaults.
+        #expect(s.modeAccuracy >= 0.97)
     }
 
     /// Points arriving in two imports: the incremental rebuild equals a full rebuild of all points.
