@@ -87,7 +87,7 @@ if [ $minimise -eq 1 ]; then
         rm -rf "$merged"; mkdir -p "$merged"
         TRIPLINE_FUZZ_TARGET=$t "$bin" -set_cover_merge=1 "$merged" "$out/corpus/$t" >"$out/logs/$t-merge.log" 2>&1
         rm -rf "Fuzz/corpus/$t"; mkdir -p "Fuzz/corpus/$t"
-        find "$merged" -type f -size -4097c -printf '%s %p\n' | sort -n | head -"$keep" | while read -r _ f; do
+        { find "$merged" -type f -size -4097c -printf '%s %p\n' | sort -n | head -"$keep" || true; } | while read -r _ f; do
             cp "$f" "Fuzz/corpus/$t/"
         done
         echo "fuzz.sh: $t: $(ls "$out/corpus/$t" | wc -l) inputs -> $(ls "$merged" | wc -l) covering -> $(ls "Fuzz/corpus/$t" | wc -l) kept in Fuzz/corpus/$t" >&2

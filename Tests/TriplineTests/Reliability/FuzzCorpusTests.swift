@@ -104,6 +104,7 @@ import Testing
             }
         }
         #expect(compared > 0 && accepted > 0, "nothing was compared")
+        print("JSON differential: \(compared) documents compared, \(accepted) accepted by both")
     }
 
     /// The reader invariants the fuzz targets check (Fuzz/Targets.swift), on every committed input.
