@@ -56,6 +56,9 @@ enum ImportCommand {
             } else if !quiet && !json {
                 clearProgress()
                 context.stdout.write(describe(file) + "\n")
+                if file.status == .imported, file.rejected > 0, let id = file.importID {
+                    context.stdout.write(rejectLines(store: store, importID: id, count: file.rejected))
+                }
             }
         }
         let summary = try importer.importPaths(parsed.positionals)
@@ -87,6 +90,25 @@ enum ImportCommand {
             }
             return text
         }
+    }
+
+    /// The first rejects of one import, one indented line each (where in the file, reason, why), and how to see
+    /// the rest. The file's records are committed when this runs.
+    static func rejectLines(store: Store, importID: Int64, count: Int, limit: Int = 5) -> String {
+        var text = ""
+        guard let q = try? store.db.prepare("SELECT line, byte_offset, reason, detail FROM rejects WHERE import_id = ? ORDER BY byte_offset, id LIMIT ?") else { return "" }
+        q.bindInt(importID, at: 1)
+        q.bindInt(Int64(limit), at: 2)
+        var shown = 0
+        while (try? q.step()) == true {
+            let place = q.isNull(0) ? "byte \(q.int64(1))" : "line \(q.int64(0))"
+            text += "          rejected \(place): \(q.text(2) ?? "?"): \(q.text(3) ?? "")\n"
+            shown += 1
+        }
+        if count > shown {
+            text += "          … and \(count - shown) more: SELECT * FROM rejects WHERE import_id = \(importID)\n"
+        }
+        return text
     }
 
     static func originText(_ origin: String) -> String {

@@ -103,6 +103,7 @@ enum SimulateCommand {
                 OptionSpec("people", value: "N", help: "People (default 2)."),
                 OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1 = 1 Hz)."),
                 OptionSpec("start", value: "DATE", help: "First local day (default 2024-03-29; the DST change is on day 3)."),
+                OptionSpec("quirks", help: "Damage the archives as real ones are (truncated file, re-sends, junk records; see docs/SIMULATOR.md)."),
             ],
             run: run)
     }
@@ -125,7 +126,7 @@ enum SimulateCommand {
         }
         let result = Simulator(config: config).run()
         try FileSystem.createDirectory(out)
-        let files = try SimulationWriter.write(result, to: out)
+        let files = try SimulationWriter.write(result, to: out, options: SimulationWriter.Options(quirks: parsed.flag("quirks")))
         let points = result.devices.reduce(0) { $0 + $1.points.count }
         context.stdout.write(
             "Simulated \(config.days) days of \(config.people) people (seed \(config.seed)): \(points) points, "

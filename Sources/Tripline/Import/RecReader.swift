@@ -76,9 +76,11 @@ public struct RecReader {
                 guard p.atEnd else { throw p.fail("unexpected data after the JSON object") }
             } catch {
                 let cut = lineEnd >= count && error.atEnd
-                builder.reject(cut ? .truncated : .invalidJSON,
-                               cut ? "the file ends inside this line (cut mid-write?): \(error.message)" : "\(error.message) at byte \(error.offset)",
-                               start: lineStart, end: e)
+                // The parser sees only this line: an end of input before the file's end is a line cut short.
+                let detail = cut ? "the file ends inside this line (cut mid-write?): \(error.message)"
+                    : error.atEnd ? "the line ends inside its JSON object (a write cut short?): " + error.message.replacing(" (the file looks truncated)", with: "")
+                    : "\(error.message) at byte \(error.offset)"
+                builder.reject(cut ? .truncated : .invalidJSON, detail, start: lineStart, end: e)
                 continue
             }
             builder.ownTracksMessage(p, tape, 0, start: lineStart, end: e, pathDevice: pathDevice, lineTimeMs: lineTime.ms)

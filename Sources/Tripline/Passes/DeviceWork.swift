@@ -35,7 +35,8 @@ public final class DeviceWork {
     public let deviceID: Int64
     /// The span rebuilt: points with `fromMs <= time_ms < toMs`.
     public let fromMs: Int64
-    public let toMs: Int64
+    /// End of the span (exclusive); lowered by a window's load when it stops at its point limit.
+    public internal(set) var toMs: Int64
     /// Where stays and trips are recomputed from (the point after the last visit kept from an earlier rebuild).
     /// Points before it are loaded only as context (neighbours, speeds, whole local days).
     public var processFromMs: Int64
@@ -87,23 +88,38 @@ public final class DeviceWork {
     }
 
     /// Loads the device's points of the span, in time order, with one statement.
-    func loadPoints(store: Store) throws {
+    /// The highest `import_id` among the loaded points.
+    public private(set) var maxImportID: Int64 = Int64.min
+
+    /// Loads the device's points of the span, in time order, with one statement; at most `limit` points, in which case
+    /// the span ends just after the last one loaded (`toMs` is lowered).
+    func loadPoints(store: Store, limit: Int) throws {
+        try loadPoints(store: store, limitRows: limit)
+        if count >= limit, let last = time.last { toMs = last + 1 }
+    }
+
+    func loadPoints(store: Store) throws { try loadPoints(store: store, limitRows: Int.max) }
+
+    private func loadPoints(store: Store, limitRows: Int) throws {
         let statement = try store.db.prepare(
             """
             SELECT time_ms, lat, lon, coalesce(accuracy_m, -1e300), coalesce(speed_mps, -1e300),
-              coalesce(utc_offset_s, -2147483648), motion, app_trip_mode
-            FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms
+              coalesce(utc_offset_s, -2147483648), motion, app_trip_mode, import_id
+            FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms LIMIT ?
             """)
         statement.reset()
         statement.bindInt(deviceID, at: 1)
         statement.bindInt(fromMs, at: 2)
         statement.bindInt(toMs, at: 3)
+        statement.bindInt(limitRows == Int.max ? -1 : Int64(limitRows), at: 4)
+        var maxImport = Int64.min
         var modeIndex: [String: UInt16] = [:]
         // Local arrays (no exclusivity checks on the class's properties per row), moved in at the end.
         var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], accuracy: [Double] = [], speed: [Double] = []
         var offset: [Int32] = [], motion: [UInt8] = [], tripMode: [UInt16] = []
         var tripModes = self.tripModes
         while try statement.step() {
+            maxImport = max(maxImport, statement.int64(8))
             time.append(statement.int64(0))
             lat.append(statement.double(1))
             lon.append(statement.double(2))
@@ -134,6 +150,7 @@ public final class DeviceWork {
         self.motion = motion
         self.tripMode = tripMode
         self.tripModes = tripModes
+        self.maxImportID = maxImport
     }
 
     /// Loads the clean flags of the span (when the clean pass did not run in this rebuild).

@@ -84,7 +84,6 @@ public struct Rebuild {
         let zone = try resolveTimeZone()
         var reports: [Report] = []
         for (deviceID, name) in devices {
-            guard let maxImport = try store.db.scalarInt("SELECT max(import_id) FROM points WHERE device_id = ?", [.integer(deviceID)]) else { continue }
             let key = "rebuild.last_import.\(deviceID)"
             // The span: the whole device, or from where new points start to matter.
             var processFrom = Int64.min
@@ -96,15 +95,13 @@ public struct Rebuild {
             } else if !options.full && options.pass == nil,
                 let last = try store.db.scalarText("SELECT value FROM settings WHERE key = ?", [.text(key)]).flatMap({ Int64($0) })
             {
-                if last >= maxImport {
+                guard let earliest = try store.db.scalarInt(
+                    "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
+                else {
                     reports.append(Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0)))
                     continue
                 }
-                if let earliest = try store.db.scalarInt(
-                    "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
-                {
-                    processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
-                }
+                processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
             }
             // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
             // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.
@@ -137,23 +134,20 @@ public struct Rebuild {
             var windowPrevious = previous
             var totals: [String: [(String, Double)]] = [:]
             var windows = 0
+            var maxImport = Int64.min
             try store.db.transaction {
                 while true {
-                    var end = toMs
-                    if windowed, let t = try store.db.scalarInt(
-                        "SELECT time_ms FROM points WHERE device_id = ? AND time_ms >= ? ORDER BY time_ms LIMIT 1 OFFSET ?",
-                        [.integer(deviceID), .integer(windowFrom), .integer(Int64(windowSize))])
-                    {
-                        end = min(t, toMs)
-                    }
                     let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
-                    let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: end, processFromMs: windowFrom, timeZone: zone)
+                    let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, timeZone: zone)
+                    let loadStarted = Clock.monotonic()
+                    // One ordered statement per window; a window that hits its point limit ends after its last point.
+                    try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
+                    let end = work.toMs
                     if end == toMs {
                         work.keepFromMs = keepFrom
                         work.lastDate = lastDate
                     }
-                    let loadStarted = Clock.monotonic()
-                    try work.loadPoints(store: store)
+                    maxImport = max(maxImport, work.maxImportID)
                     Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
                     if let p = windowPrevious {
                         // Index the kept visit in this work.
@@ -185,7 +179,7 @@ public struct Rebuild {
                     windowPrevious = next
                     windowSize = options.windowPoints
                 }
-                if options.pass == nil && !restricted {
+                if options.pass == nil && !restricted && maxImport != Int64.min {
                     try store.db.run("INSERT OR REPLACE INTO settings(key, value) VALUES (?, ?)", [.text(key), .text(String(maxImport))])
                 }
             }

@@ -32,6 +32,10 @@ public struct StaysPass: Pass {
         public var movingMps: Double = 0.7
         /// Moving points within this distance (metres) of the centre are kept in the stay.
         public var trimM: Double = 5
+        /// A silence between a stay's last fix and a moving fix longer than this (seconds) and at most `extend_max_s`
+        /// is claimed by the stay up to the estimated departure (arrival likewise); 0 turns this off.
+        public var extendMinS: Double = 120
+        public var extendMaxS: Double = 4000
         /// Accuracy (metres) assumed for fixes that report none (GPX, GeoLife) when trimming.
         public var unknownAccuracyM: Double = 40
         /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
@@ -44,7 +48,7 @@ public struct StaysPass: Pass {
         public init() {}
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
-            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "weight_cap_s": \.weightCapS,
+            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
     }
@@ -115,7 +119,15 @@ public struct StaysPass: Pass {
                 if w.time[j] - w.time[kept[b]] > gapMs { break }
                 let (x, y) = xy(j)
                 let cx = sx / sw, cy = sy / sw
-                if (x - cx) * (x - cx) + (y - cy) * (y - cy) > r2 { break }
+                let d2 = (x - cx) * (x - cx) + (y - cy) * (y - cy)
+                if d2 > r2 {
+                    // A still fix may lie a little further when its own accuracy says it could be here: two indoor
+                    // fixes an hour apart can drift 20–80 m in opposite directions.
+                    // (Only fixes that report an accuracy.)
+                    let acc = w.accuracy[j]
+                    let reach = p.radiusM + 0.5 * min(acc.isNaN ? 0 : acc, p.radiusM)
+                    if v[b + 1] >= p.movingMps || d2 > reach * reach { break }
+                }
                 let wt = weight(b + 1)
                 sx += x * wt; sy += y * wt; sw += wt
                 b += 1
@@ -186,7 +198,7 @@ public struct StaysPass: Pass {
         // Stays shorter than `min_duration_s` are kept only as errands: out from one place and back to it.
         let minMs = Int64(p.minDurationS * 1000)
         func isShort(_ s: StayRecord) -> Bool { s.endMs - s.startMs < minMs }
-        if !merged.contains(where: isShort) { return merged }
+        if !merged.contains(where: isShort) { return extendIntoSilences(merged, w, p) }
         var out: [StayRecord] = []
         for (k, stay) in merged.enumerated() {
             guard isShort(stay) else { out.append(stay); continue }
@@ -199,7 +211,51 @@ public struct StaysPass: Pass {
                 out.append(stay)
             }
         }
-        return merge(out, w, p)
+        return extendIntoSilences(merge(out, w, p), w, p)
+    }
+
+    /// Sparse sampling while still (Overland keeps one fix an hour, OwnTracks reports every few minutes to hours)
+    /// leaves a silence between a stay's last fix and the first moving fix of the trip after it. The person left
+    /// shortly before that moving fix, not at the last still fix: when the silence lasts between `extend_min_s` and
+    /// `extend_max_s`, the stay ends (and the trip starts) at the moving fix's time less the time to cover its distance
+    /// from the stay's centre at its speed. Arrivals likewise. Longer silences are missing data and stay unclaimed.
+    static func extendIntoSilences(_ stays: [StayRecord], _ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
+        guard p.extendMaxS > 0 else { return stays }
+        let minMs = Int64(p.extendMinS * 1000), maxMs = Int64(p.extendMaxS * 1000)
+        func speed(_ i: Int) -> Double? {
+            let v = w.speed[i]
+            return !v.isNaN && v >= p.movingMps ? v : nil
+        }
+        var out = stays
+        for k in out.indices {
+            var st = out[k]
+            // Departure: the first kept point after the stay.
+            var j = st.last + 1
+            while j < w.count && w.flags[j] != 0 { j += 1 }
+            if j < w.count, let v = speed(j) {
+                let silence = w.time[j] - st.endMs
+                if silence > minMs && silence <= maxMs {
+                    let d = Geo.distance(st.lat, st.lon, w.lat[j], w.lon[j])
+                    let leave = w.time[j] - Int64(d / v * 1000)
+                    st.endMs = min(max(leave, st.endMs), w.time[j] - 1000)
+                }
+            }
+            // Arrival: the last kept point before the stay.
+            var i = st.first - 1
+            while i >= 0 && w.flags[i] != 0 { i -= 1 }
+            if i >= 0, let v = speed(i) {
+                let silence = st.startMs - w.time[i]
+                if silence > minMs && silence <= maxMs {
+                    let d = Geo.distance(st.lat, st.lon, w.lat[i], w.lon[i])
+                    let arrive = w.time[i] + Int64(d / v * 1000)
+                    st.startMs = max(min(arrive, st.startMs), w.time[i] + 1000)
+                }
+            }
+            // Never overlap the neighbours.
+            if k > 0 { st.startMs = max(st.startMs, out[k - 1].endMs) }
+            out[k] = st
+        }
+        return out
     }
 
     /// Merges consecutive stays at one spot with no real excursion between them.

@@ -231,9 +231,9 @@ public struct TripsPass: Pass {
                 if !(fromMotion == "car" && mode == "car") { mode = fromMotion }
                 if source == "speed" { source = "speed+motion" }
             }
-            speedsInRun.sort()
-            let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
             if mode == "car" {
+                speedsInRun.sort()  // only motorised legs need their 95th percentile
+                let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
                 let footBefore = k > 0 && runs[k - 1].cls <= 2
                 let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
                 if p95 >= p.planeMinMps { mode = "plane" } else if footBefore || footAfter {

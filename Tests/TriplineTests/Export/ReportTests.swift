@@ -119,7 +119,7 @@ import Testing
     @Test func listShowsEveryReportWithItsDescription() throws {
         let result = runCLI(["report", "--list"])
         #expect(result.status == 0)
-        let names = ["app-agreement", "daily-summary", "devices-overview", "monthly-summary", "top-places", "tracking-quality", "travel-by-mode"]
+        let names = ["app-agreement", "daily-summary", "devices-overview", "monthly-summary", "top-places", "tracking-quality", "travel-by-mode", "trips", "visits"]
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == names.count)
         for (line, name) in zip(lines, names) {

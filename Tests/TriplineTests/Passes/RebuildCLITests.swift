@@ -52,4 +52,18 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("F1 1.00"), "\(r.stdout)")
     }
+
+    @Test func configFileSetsParameters() throws {
+        let (db, _) = try simulatedDatabase()
+        let config = FileSystem.directoryName(db) + "/passes.conf"
+        try FileSystem.write("# tuning\nstays.radius_m = 90   # tighter\n\nmetrics.min_step_m=10\n", to: config)
+        let r = runCLI(["rebuild", "--db", db, "--config", config, "--timezone", "Europe/Berlin"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let store = try Store(path: db)
+        #expect(try store.db.scalarText("SELECT parameters FROM pass_runs WHERE pass = 'stays' ORDER BY id DESC LIMIT 1")?.contains("\"radius_m\":90") == true)
+        #expect(try store.db.scalarText("SELECT parameters FROM pass_runs WHERE pass = 'metrics' ORDER BY id DESC LIMIT 1")?.contains("\"min_step_m\":10") == true)
+        try FileSystem.write("stays.radius_m 90\n", to: config)
+        let bad = runCLI(["rebuild", "--db", db, "--config", config])
+        #expect(bad.status == 64 && bad.stderr.contains("passes.conf:1"), "\(bad.stderr)")
+    }
 }
