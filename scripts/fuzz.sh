@@ -87,9 +87,34 @@ if [ $minimise -eq 1 ]; then
         rm -rf "$merged"; mkdir -p "$merged"
         TRIPLINE_FUZZ_TARGET=$t "$bin" -set_cover_merge=1 "$merged" "$out/corpus/$t" >"$out/logs/$t-merge.log" 2>&1
         rm -rf "Fuzz/corpus/$t"; mkdir -p "Fuzz/corpus/$t"
-        find "$merged" -type f -size -4097c -printf '%s %p\n' | sort -n | head -"$keep" | while read -r _ f; do
+        { find "$merged" -type f -size -4097c -printf '%s %p\n' | sort -n | head -"$keep" || true; } | while read -r _ f; do
             cp "$f" "Fuzz/corpus/$t/"
         done
+        if [ "$t" = overland ] || [ "$t" = owntracks ]; then
+            # Most small fuzz inputs are broken JSON; add up to 40 covering inputs that ARE valid JSON (as a whole
+            # or line by line), so the differential test against Foundation compares accepted values too.
+            python3 - "$merged" "Fuzz/corpus/$t" <<'PY'
+import json, os, sys
+src, dst = sys.argv[1], sys.argv[2]
+def strict(b):
+    try:
+        json.loads(b, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+        return True
+    except Exception:
+        return False
+picked = 0
+for name in sorted(os.listdir(src), key=lambda n: os.path.getsize(os.path.join(src, n))):
+    data = open(os.path.join(src, name), "rb").read()
+    if len(data) > 4096 or os.path.exists(os.path.join(dst, name)):
+        continue
+    lines = [l for l in data.split(b"\n") if l.strip()]
+    if lines and (strict(data) or all(strict(l) for l in lines)):
+        open(os.path.join(dst, name), "wb").write(data)
+        picked += 1
+        if picked == 40:
+            break
+PY
+        fi
         echo "fuzz.sh: $t: $(ls "$out/corpus/$t" | wc -l) inputs -> $(ls "$merged" | wc -l) covering -> $(ls "Fuzz/corpus/$t" | wc -l) kept in Fuzz/corpus/$t" >&2
     done
     exit 0

@@ -67,7 +67,7 @@ for n in $((days / 2)) "$days"; do
     measure import "$n" "-" "$binary" import --db "$db" --quiet "$archive"
     points=$(sqlite3 "$db" 'SELECT count(*) FROM points' 2>/dev/null || echo "?")
     if has_command rebuild; then
-        measure rebuild "$n" "$points" "$binary" rebuild --db "$db" --quiet
+        measure rebuild "$n" "$points" "$binary" rebuild --db "$db" --quiet --timezone Europe/Berlin
     else
         echo "| $n | rebuild | $points | - | - | missing: no 'rebuild' command in this build |" | tee -a "$table"
     fi

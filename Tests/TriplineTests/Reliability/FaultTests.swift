@@ -101,6 +101,7 @@ import Testing
 
     @Test func readOnlyDatabaseIsRefusedBeforeAnythingIsWritten() throws {
         try #require(Binary.exists, "build the tripline binary first (swift build)")
+        try Binary.requireRunsUnprivileged()
         let dir = try sharedTemporaryDirectory()
         let files = try threeFiles(dir + "/in")
         let folder = try unprivilegedFolder(dir)
@@ -119,6 +120,7 @@ import Testing
 
     @Test func databaseInAFolderThatIsNotWritableIsRefusedClearly() throws {
         try #require(Binary.exists, "build the tripline binary first (swift build)")
+        try Binary.requireRunsUnprivileged()
         let dir = try sharedTemporaryDirectory()
         let files = try threeFiles(dir + "/in")
         let db = dir + "/t.sqlite"  // the folder belongs to root (or is not writable), the file is writable by all
@@ -135,6 +137,7 @@ import Testing
 
     @Test func unreadableMissingAndUnsearchableInputsFailClearlyAndTheRestImports() throws {
         try #require(Binary.exists, "build the tripline binary first (swift build)")
+        try Binary.requireRunsUnprivileged()
         let dir = try sharedTemporaryDirectory()
         let files = try threeFiles(dir + "/in")
         chmod(dir + "/in", 0o755)

@@ -2,12 +2,12 @@ import Foundation
 import Testing
 @testable import Tripline
 
-/// Replays the committed, minimised fuzz corpus (`Fuzz/corpus/`): every input the fuzzer kept must pass the same
+/// Replays the committed, minimised fuzz corpus (`Fuzz/corpus/`, and the seeds in `Fuzz/seeds/`): every input the fuzzer kept must pass the same
 /// reader invariants as under the fuzzer, and the JSON parser must agree with Foundation's `JSONSerialization`.
 /// Set `TRIPLINE_FUZZ_CORPUS=dir1:dir2` to replay a larger corpus too (e.g. `fuzz-output/corpus/overland`).
 @Suite struct FuzzCorpusTests {
     static func inputs(_ targets: [String]) -> [(name: String, bytes: [UInt8])] {
-        var dirs = targets.map { packageRoot() + "/Fuzz/corpus/" + $0 }
+        var dirs = targets.flatMap { [packageRoot() + "/Fuzz/corpus/" + $0, packageRoot() + "/Fuzz/seeds/" + $0] }
         if let extra = ProcessInfo.processInfo.environment["TRIPLINE_FUZZ_CORPUS"] {
             dirs += extra.split(separator: ":").map(String.init)
         }
@@ -104,6 +104,7 @@ import Testing
             }
         }
         #expect(compared > 0 && accepted > 0, "nothing was compared")
+        print("JSON differential: \(compared) documents compared, \(accepted) accepted by both")
     }
 
     /// The reader invariants the fuzz targets check (Fuzz/Targets.swift), on every committed input.

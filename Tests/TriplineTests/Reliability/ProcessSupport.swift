@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import Tripline
 
 /// Running the built `tripline` binary for the fault tests, optionally as an unprivileged user.
@@ -15,6 +16,25 @@ enum Binary {
     /// The unprivileged user the permission tests run as.
     static let nobody: UInt32 = 65534
 
+    /// A copy of the binary in a folder every user may enter (the checkout may sit in a 0700 home folder).
+    nonisolated(unsafe) static var copied: String?
+    static func sharedCopy() throws -> String {
+        if let copied, FileSystem.exists(copied) { return copied }
+        let dir = try sharedTemporaryDirectory()
+        let target = dir + "/tripline"
+        try FileSystem.write(try FileSystem.read(path), to: target)
+        chmod(target, 0o755)
+        copied = target
+        return target
+    }
+
+    /// Fails the calling test with a clear message when the binary cannot run as the unprivileged user at all (its
+    /// Swift runtime libraries unreadable for that user, say), rather than letting a permission test fail obscurely.
+    static func requireRunsUnprivileged() throws {
+        let r = try run(["--version"], unprivileged: true, timeout: 30)
+        try #require(r.status == 0, "tripline cannot run as user \(nobody): \(r.stderr)")
+    }
+
     /// A finished run: status, output, and whether it had to be killed for taking too long.
     struct Result {
         var status: Int32
@@ -30,7 +50,7 @@ enum Binary {
         let p = Process()
         if unprivileged && isRoot {
             p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            p.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", path] + arguments
+            p.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", try sharedCopy()] + arguments
         } else {
             p.executableURL = URL(fileURLWithPath: path)
             p.arguments = arguments
