@@ -74,7 +74,7 @@ extension ByteWriter {
     public func append(fixed value: Double, decimals maxDecimals: Int) throws {
         // The two precisions exports use get constant divisors (a multiply instead of a 64-bit division).
         switch maxDecimals {
-        case 7: try appendFixed(value, 7, 1e7, 10_000_000)
+        case 7: try appendFixed7(value)
         case 3: try appendFixed(value, 3, 1e3, 1_000)
         default: try appendFixed(value, maxDecimals, fixedPointScalesDouble[maxDecimals], fixedPointScales[maxDecimals])
         }
@@ -102,6 +102,55 @@ extension ByteWriter {
         }
         put(UInt8(ascii: "."))
         putPadded(Int(fraction), decimals)
+    }
+
+    /// ``appendFixed(_:_:_:_:)`` with 7 decimals for magnitudes below 1000 (every coordinate), written straight into
+    /// the buffer: the whole part has at most 3 digits, the 7 fraction digits are written at once and trailing zeros
+    /// dropped by looking at the bytes. Same text, same rounding; fewer divisions and no per-digit state updates.
+    @inline(__always)
+    func appendFixed7(_ value: Double) throws {
+        let scaled = value.magnitude * 1e7 + 0.5
+        guard scaled < 1e10 else { return try appendFixed(value, 7, 1e7, 10_000_000) }
+        try reserve(24)
+        let n = UInt64(scaled)
+        if n == 0 {
+            put(UInt8(ascii: "0"))
+            return
+        }
+        let start = buffer + count
+        var p = start
+        if value < 0 {
+            p[0] = UInt8(ascii: "-")
+            p += 1
+        }
+        let whole = UInt32(truncatingIfNeeded: n / 10_000_000)
+        var fraction = UInt32(truncatingIfNeeded: n &- UInt64(whole) &* 10_000_000)
+        if whole >= 100 {
+            p[0] = UInt8(truncatingIfNeeded: whole / 100) &+ 48
+            p[1] = UInt8(truncatingIfNeeded: whole / 10 % 10) &+ 48
+            p[2] = UInt8(truncatingIfNeeded: whole % 10) &+ 48
+            p += 3
+        } else if whole >= 10 {
+            p[0] = UInt8(truncatingIfNeeded: whole / 10) &+ 48
+            p[1] = UInt8(truncatingIfNeeded: whole % 10) &+ 48
+            p += 2
+        } else {
+            p[0] = UInt8(truncatingIfNeeded: whole) &+ 48
+            p += 1
+        }
+        if fraction != 0 {
+            p[0] = UInt8(ascii: ".")
+            var index = 7
+            while index > 0 {
+                p[index] = UInt8(truncatingIfNeeded: fraction % 10) &+ 48
+                fraction /= 10
+                index -= 1
+            }
+            var end = 7
+            while p[end] == UInt8(ascii: "0") { end -= 1 }
+            p += end + 1
+        }
+        count += p - start
     }
 
     /// Numbers too large for the integer path (beyond 9e18 / 10^d): C's `%.*f` in the default "C" locale.
