@@ -125,14 +125,16 @@ extension ByteWriter {
         }
         let whole = UInt32(truncatingIfNeeded: n / 10_000_000)
         var fraction = UInt32(truncatingIfNeeded: n &- UInt64(whole) &* 10_000_000)
+        let pairs = Self.digitPairs
         if whole >= 100 {
+            let rest = Int(whole % 100)
             p[0] = UInt8(truncatingIfNeeded: whole / 100) &+ 48
-            p[1] = UInt8(truncatingIfNeeded: whole / 10 % 10) &+ 48
-            p[2] = UInt8(truncatingIfNeeded: whole % 10) &+ 48
+            p[1] = pairs[2 * rest]
+            p[2] = pairs[2 * rest + 1]
             p += 3
         } else if whole >= 10 {
-            p[0] = UInt8(truncatingIfNeeded: whole / 10) &+ 48
-            p[1] = UInt8(truncatingIfNeeded: whole % 10) &+ 48
+            p[0] = pairs[2 * Int(whole)]
+            p[1] = pairs[2 * Int(whole) + 1]
             p += 2
         } else {
             p[0] = UInt8(truncatingIfNeeded: whole) &+ 48
@@ -140,17 +142,29 @@ extension ByteWriter {
         }
         if fraction != 0 {
             p[0] = UInt8(ascii: ".")
-            var index = 7
+            p[7] = UInt8(truncatingIfNeeded: fraction % 10) &+ 48
+            fraction /= 10
+            var index = 5
             while index > 0 {
-                p[index] = UInt8(truncatingIfNeeded: fraction % 10) &+ 48
-                fraction /= 10
-                index -= 1
+                let pair = Int(fraction % 100)
+                fraction /= 100
+                p[index] = pairs[2 * pair]
+                p[index + 1] = pairs[2 * pair + 1]
+                index -= 2
             }
             var end = 7
             while p[end] == UInt8(ascii: "0") { end -= 1 }
             p += end + 1
         }
         count += p - start
+    }
+
+    /// "00", "01", … "99": two digits at a time (a literal, so no lazily initialised global in the hot path).
+    @inline(__always)
+    static var digitPairs: UnsafePointer<UInt8> {
+        let literal: StaticString =
+            "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+        return literal.utf8Start
     }
 
     /// Numbers too large for the integer path (beyond 9e18 / 10^d): C's `%.*f` in the default "C" locale.
