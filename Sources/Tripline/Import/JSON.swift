@@ -441,10 +441,7 @@ public struct JSONParser {
                     if escaped || (upper ? high & bit : low & bit) != 0 {
                         var j = object + 1
                         while j < i {
-                            // Plain keys of different lengths differ: only then is the full comparison needed.
-                            let other = nodes[j]
-                            if (escaped || other.flags & JSONNode.Flags.escaped != 0 || other.end - other.start == length)
-                                && sameKey(tape, i, j) { return true }
+                            if sameKey(tape, i, j) { return true }
                             j = Int(nodes[j + 1].next)
                         }
                         if escaped {
