@@ -88,8 +88,9 @@ enum ImportBenchmark {
         return -1
     }
 
-    /// Inserts the same rows as the import produces through the sqlite3 C API (same statement, same transaction
-    /// per file), with nothing parsed; only the insert loop is timed.
+    /// Inserts the same rows as the import produces through the sqlite3 C API (same table, schema, pragmas and page
+    /// size — both open the database through `Store` — same statement, same binds, same transaction per file), with
+    /// nothing parsed; only the insert loop is timed.
     static func rawInsert(points: Int, dbPath: String) throws -> (rate: Double, cpuSeconds: Double) {
         let store = try Store(path: dbPath)
         let db = store.db
@@ -102,6 +103,8 @@ enum ImportBenchmark {
             VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             ON CONFLICT(device_id, time_ms) DO NOTHING
             """)
+        // Texts bound the way the importer binds them (copied once into a row buffer, no copy by SQLite).
+        let texts = RowText()
         var seconds = 0.0
         var cpu = 0.0
         var i = 0
@@ -132,16 +135,17 @@ enum ImportBenchmark {
                     statement.bindDouble(p.courseDeg, at: 8)
                     statement.bindDouble(p.accuracyM, at: 9)
                     statement.bindDouble(p.vAccuracyM, at: 10)
-                    statement.bindText(p.motion, at: 11)
+                    texts.clear()
+                    texts.bind(p.motion, to: statement, at: 11)
                     statement.bindDouble(p.batteryLevel, at: 12)
-                    statement.bindText(p.batteryState, at: 13)
-                    statement.bindText(p.ssid, at: 14)
-                    statement.bindText(p.bssid, at: 15)
-                    statement.bindText(p.appTripID, at: 16)
-                    statement.bindText(p.appTripMode, at: 17)
-                    statement.bindText(p.trigger, at: 18)
-                    statement.bindText(p.conn, at: 19)
-                    statement.bindText(p.extra, at: 20)
+                    texts.bind(p.batteryState, to: statement, at: 13)
+                    texts.bind(p.ssid, to: statement, at: 14)
+                    texts.bind(p.bssid, to: statement, at: 15)
+                    texts.bind(p.appTripID, to: statement, at: 16)
+                    texts.bind(p.appTripMode, to: statement, at: 17)
+                    texts.bind(p.trigger, to: statement, at: 18)
+                    texts.bind(p.conn, to: statement, at: 19)
+                    texts.bind(p.extra, to: statement, at: 20)
                     statement.bindInt(p.importID, at: 21)
                     _ = try statement.step()
                     statement.reset()

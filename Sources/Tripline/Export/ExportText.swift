@@ -74,7 +74,7 @@ extension ByteWriter {
     public func append(fixed value: Double, decimals maxDecimals: Int) throws {
         // The two precisions exports use get constant divisors (a multiply instead of a 64-bit division).
         switch maxDecimals {
-        case 7: try appendFixed(value, 7, 1e7, 10_000_000)
+        case 7: try appendFixed7(value)
         case 3: try appendFixed(value, 3, 1e3, 1_000)
         default: try appendFixed(value, maxDecimals, fixedPointScalesDouble[maxDecimals], fixedPointScales[maxDecimals])
         }
@@ -102,6 +102,69 @@ extension ByteWriter {
         }
         put(UInt8(ascii: "."))
         putPadded(Int(fraction), decimals)
+    }
+
+    /// ``appendFixed(_:_:_:_:)`` with 7 decimals for magnitudes below 1000 (every coordinate), written straight into
+    /// the buffer: the whole part has at most 3 digits, the 7 fraction digits are written at once and trailing zeros
+    /// dropped by looking at the bytes. Same text, same rounding; fewer divisions and no per-digit state updates.
+    @inline(__always)
+    func appendFixed7(_ value: Double) throws {
+        let scaled = value.magnitude * 1e7 + 0.5
+        guard scaled < 1e10 else { return try appendFixed(value, 7, 1e7, 10_000_000) }
+        try reserve(24)
+        let n = UInt64(scaled)
+        if n == 0 {
+            put(UInt8(ascii: "0"))
+            return
+        }
+        let start = buffer + count
+        var p = start
+        if value < 0 {
+            p[0] = UInt8(ascii: "-")
+            p += 1
+        }
+        let whole = UInt32(truncatingIfNeeded: n / 10_000_000)
+        var fraction = UInt32(truncatingIfNeeded: n &- UInt64(whole) &* 10_000_000)
+        let pairs = Self.digitPairs
+        if whole >= 100 {
+            let rest = Int(whole % 100)
+            p[0] = UInt8(truncatingIfNeeded: whole / 100) &+ 48
+            p[1] = pairs[2 * rest]
+            p[2] = pairs[2 * rest + 1]
+            p += 3
+        } else if whole >= 10 {
+            p[0] = pairs[2 * Int(whole)]
+            p[1] = pairs[2 * Int(whole) + 1]
+            p += 2
+        } else {
+            p[0] = UInt8(truncatingIfNeeded: whole) &+ 48
+            p += 1
+        }
+        if fraction != 0 {
+            p[0] = UInt8(ascii: ".")
+            p[7] = UInt8(truncatingIfNeeded: fraction % 10) &+ 48
+            fraction /= 10
+            var index = 5
+            while index > 0 {
+                let pair = Int(fraction % 100)
+                fraction /= 100
+                p[index] = pairs[2 * pair]
+                p[index + 1] = pairs[2 * pair + 1]
+                index -= 2
+            }
+            var end = 7
+            while p[end] == UInt8(ascii: "0") { end -= 1 }
+            p += end + 1
+        }
+        count += p - start
+    }
+
+    /// "00", "01", … "99": two digits at a time (a literal, so no lazily initialised global in the hot path).
+    @inline(__always)
+    static var digitPairs: UnsafePointer<UInt8> {
+        let literal: StaticString =
+            "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+        return literal.utf8Start
     }
 
     /// Numbers too large for the integer path (beyond 9e18 / 10^d): C's `%.*f` in the default "C" locale.

@@ -369,6 +369,8 @@ final class Writer {
     let findPoint: Statement
     let insertEvent: Statement
     let insertReject: Statement
+    /// The text columns of the point being inserted, bound without SQLite copying them.
+    let pointTexts = RowText()
     let onWait: ((String) -> Void)?
     var waited = false
     /// Database ids of the current file's devices, by index in its ``ParseOutput/devices``.
@@ -481,6 +483,7 @@ final class Writer {
     func write(_ chunk: inout ParseOutput, file: inout FileSummary) throws {
         try resolveDevices(chunk.devices)
         let s = insertPoint
+        let texts = pointTexts
         let importID = self.importID
         for i in chunk.points.indices {
             let p = chunk.points[i]
@@ -495,16 +498,17 @@ final class Writer {
             s.bindDouble(p.courseDeg, at: 8)
             s.bindDouble(p.accuracyM, at: 9)
             s.bindDouble(p.vAccuracyM, at: 10)
-            s.bindText(p.motion, at: 11)
+            texts.clear()
+            texts.bind(p.motion, to: s, at: 11)
             s.bindDouble(p.batteryLevel, at: 12)
-            s.bindText(p.batteryState, at: 13)
-            s.bindText(p.ssid, at: 14)
-            s.bindText(p.bssid, at: 15)
-            s.bindText(p.appTripID, at: 16)
-            s.bindText(p.appTripMode, at: 17)
-            s.bindText(p.trigger, at: 18)
-            s.bindText(p.conn, at: 19)
-            s.bindText(p.extra, at: 20)
+            texts.bind(p.batteryState, to: s, at: 13)
+            texts.bind(p.ssid, to: s, at: 14)
+            texts.bind(p.bssid, to: s, at: 15)
+            texts.bind(p.appTripID, to: s, at: 16)
+            texts.bind(p.appTripMode, to: s, at: 17)
+            texts.bind(p.trigger, to: s, at: 18)
+            texts.bind(p.conn, to: s, at: 19)
+            texts.bind(p.extra, to: s, at: 20)
             s.bindInt(importID, at: 21)
             let rc = sqlite3_step(s.handle)
             sqlite3_reset(s.handle)

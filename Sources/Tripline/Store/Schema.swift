@@ -45,28 +45,31 @@ enum Schema {
         );
         CREATE INDEX imports_fingerprint ON imports(fingerprint);
 
+        -- Column order is for speed, not looks: SQLite decodes a record from its start up to the last column a
+        -- query reads, so the columns every rebuild and export reads come first, and rarely read text (`extra`) last.
+        -- Always insert with a column list.
         CREATE TABLE points (
             device_id     INTEGER NOT NULL,
             time_ms       INTEGER NOT NULL,
-            utc_offset_s  INTEGER,
             lat           REAL NOT NULL,
             lon           REAL NOT NULL,
-            altitude_m    REAL,
-            speed_mps     REAL,
-            course_deg    REAL,
             accuracy_m    REAL,
-            v_accuracy_m  REAL,
+            speed_mps     REAL,
+            utc_offset_s  INTEGER,
             motion        TEXT,
+            app_trip_mode TEXT,
+            import_id     INTEGER NOT NULL,
+            altitude_m    REAL,
+            course_deg    REAL,
+            v_accuracy_m  REAL,
             battery_level REAL,
             battery_state TEXT,
             ssid          TEXT,
             bssid         TEXT,
             app_trip_id   TEXT,
-            app_trip_mode TEXT,
             trigger       TEXT,
             conn          TEXT,
             extra         TEXT,
-            import_id     INTEGER NOT NULL,
             PRIMARY KEY (device_id, time_ms)
         ) WITHOUT ROWID;
 

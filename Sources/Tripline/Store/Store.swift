@@ -66,6 +66,13 @@ public final class Store {
             throw StoreError.newerSchema(path: path, found: version, known: Schema.currentVersion)
         }
         if !readOnly {
+            if version == 0 {
+                // A new file: larger pages than SQLite's default 4 KiB (only takes effect before the first table is
+                // written). Measured on the import benchmark's rows: fewer b-tree pages to split, balance and write
+                // per row (~3 % fewer instructions a row than 4 KiB, like 8 KiB), and fewer pages to fetch when the
+                // rebuild and the exports scan `points`. See docs/PERFORMANCE.md.
+                try db.execute("PRAGMA page_size=\(Store.pageSize)")
+            }
             try db.execute("PRAGMA journal_mode=WAL")
             try db.execute("PRAGMA synchronous=NORMAL")
             try db.execute("PRAGMA foreign_keys=OFF")
@@ -96,6 +103,9 @@ public final class Store {
             }
         }
     }
+
+    /// The page size of new database files, in bytes.
+    public static let pageSize = 16384
 
     /// The schema version of the open file.
     public func schemaVersion() throws -> Int {

@@ -133,6 +133,24 @@ import Testing
         #expect(try text { try $0.append(int: 0) } == "0")
     }
 
+    /// The 7-decimal fast path (coordinates) writes exactly what the general fixed-point path writes.
+    @Test func sevenDecimalFastPathMatchesTheGeneralPath() throws {
+        var values: [Double] = [0, -0.0, 5e-8, -5e-8, 4.9e-8, 1e-7, 0.5, 9.99999995, 9.99999994, 10, 99.99999996, 100,
+                                -100, 180, -180, 999.99999994, 999.99999995, 1000, -1000.5, 13.4050001, 52.5000001,
+                                -0.1000000, 123.4567891, .nan, .infinity, -.infinity]
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<5_000 {
+            x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let unit = Double(x >> 11) / Double(1 << 53)
+            values.append((unit - 0.5) * [2e-6, 2, 360, 2000][Int(x & 3)])
+        }
+        for v in values {
+            let fast = try text { try $0.append(fixed: v, decimals: 7) }
+            let general = try text { try $0.appendFixed(v, 7, 1e7, 10_000_000) }
+            #expect(fast == general, "\(v)")
+        }
+    }
+
     @Test func times() throws {
         let ms = ExportFixture.ms(2024, 3, 1, 8, 0)
         #expect(try text { try $0.append(time: ms, offsetSeconds: 3600) } == "2024-03-01T09:00:00+01:00")
