@@ -79,7 +79,9 @@ import Testing
         let db = dir + "/t.sqlite"
         let store = try Store(path: db)
         let pages = try #require(try store.db.scalarInt("PRAGMA page_count"))
-        try store.db.execute("PRAGMA max_page_count=\(pages + 60)")  // room for one file (~40 pages of 4 KiB), not three
+        let pageSize = try #require(try store.db.scalarInt("PRAGMA page_size"))
+        // Room for one file (~160 KB of b-tree pages), not three, whatever the page size.
+        try store.db.execute("PRAGMA max_page_count=\(pages + 240_000 / pageSize)")
         let importer = Importer(store: store, options: ImportOptions(nowMs: testNow))
         var thrown: Error?
         do { _ = try importer.importPaths(files) } catch { thrown = error }
