@@ -109,14 +109,14 @@ public final class ReportRunner {
     public init(store: Store) throws {
         self.store = store
         timezone = try store.db.scalarText("SELECT value FROM settings WHERE key = 'timezone'")
-        try ReportRunner.registerFunctions(on: store.db, zone: timezone.flatMap { ZoneOffsets(identifier: $0) })
+        try ReportRunner.registerFunctions(on: store.db, zone: timezone.flatMap { TimeZoneTable.named($0) })
     }
 
     /// Registers `tripline_local_date` and `tripline_local_time` on `db`.
-    public static func registerFunctions(on db: Database, zone: ZoneOffsets?) throws {
+    public static func registerFunctions(on db: Database, zone: TimeZoneTable?) throws {
         final class Resolver {
             var local: LocalTime
-            init(_ zone: ZoneOffsets?) { local = LocalTime(zone: zone) }
+            init(_ zone: TimeZoneTable?) { local = LocalTime(zone: zone) }
         }
         let resolver = Resolver(zone)
         func arguments(_ values: [SQLValue]) -> (Int64, Int32?)? {

@@ -43,7 +43,9 @@ public struct TimeZoneTable: Sendable, Equatable {
 
     /// The table of an IANA zone (`Europe/Berlin`) between two years, from Foundation's time-zone database.
     /// - Returns: nil when the identifier is unknown.
-    public static func named(_ identifier: String, years: ClosedRange<Int> = 1990...2040) -> TimeZoneTable? {
+    /// The default range, 1900–2099, covers every time an archive can hold; the rebuild (local days) and the exports
+    /// (local times) use the same table, so they always agree.
+    public static func named(_ identifier: String, years: ClosedRange<Int> = 1900...2099) -> TimeZoneTable? {
         if identifier == "UTC" || identifier == "Z" { return .fixed(0) }
         guard let zone = TimeZone(identifier: identifier) else { return nil }
         let startDays = CivilTime.daysFromCivil(year: years.lowerBound, month: 1, day: 1)
@@ -68,12 +70,19 @@ public struct TimeZoneTable: Sendable, Equatable {
     /// - Complexity: O(log transitions).
     @inline(__always)
     public func offset(at ms: Int64) -> Int32 {
+        offsets[interval(at: ms)]
+    }
+
+    /// The index of the interval holding `ms`: `offsets[i]` applies from `starts[i]` until `starts[i + 1]`.
+    /// - Complexity: O(log transitions).
+    @inline(__always)
+    public func interval(at ms: Int64) -> Int {
         var lo = 0
         var hi = starts.count - 1
         while lo < hi {
             let mid = (lo + hi + 1) >> 1
             if starts[mid] <= ms { lo = mid } else { hi = mid - 1 }
         }
-        return offsets[lo]
+        return lo
     }
 }
