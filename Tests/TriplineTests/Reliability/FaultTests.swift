@@ -254,7 +254,8 @@ import Testing
         a.waitUntilExit()
         b.waitUntilExit()
         #expect(a.terminationStatus == 0 && b.terminationStatus == 0, "\(textA)\(textB)")
-        #expect((textA + textB).contains("waiting for another process"), "neither process said it waited")
+        // Whether one of them had to wait long enough to say so depends on timing; the message itself is tested
+        // deterministically (a held lock) in ImporterProcessTests.twoImportsAtOnceBothFinishWithoutDuplicates.
         let store = try Store(path: db)
         #expect(try store.db.scalarText("PRAGMA integrity_check") == "ok")
         #expect(try store.db.scalarInt("SELECT count(*) FROM points") == 9000)
