@@ -93,7 +93,8 @@ enum ImportCommand {
     }
 
     /// The first rejects of one import, one indented line each (where in the file, reason, why), and how to see
-    /// the rest. The file's records are committed when this runs.
+    /// the rest. The file's records are committed when this runs, so this is a courtesy listing: if reading it back
+    /// fails, the summary line's count and `tripline info` still say how many were rejected, and nothing is lost.
     static func rejectLines(store: Store, importID: Int64, count: Int, limit: Int = 5) -> String {
         var text = ""
         guard let q = try? store.db.prepare("SELECT line, byte_offset, reason, detail FROM rejects WHERE import_id = ? ORDER BY byte_offset, id LIMIT ?") else { return "" }

@@ -86,11 +86,14 @@ enum ReportCommand {
                 query, parameters: ReportParameters(from: parsed.value("from"), to: parsed.value("to"), device: parsed.value("device")),
                 to: makeReportSink(format, out: out))
         } catch let error as ReportError {
-            try? out.flush()
+            try? out.flush()  // show the rows written so far; the report's own error is the one to report
             throw CommandFailure(error.message)
         } catch {
-            try? out.flush()
+            try? out.flush()  // as above
             throw error
+        }
+        if let code = context.stdout.writeError {
+            throw FileError(path: "standard output", errno: code)
         }
         return TriplineCLI.Exit.success
     }

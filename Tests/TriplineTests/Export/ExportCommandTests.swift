@@ -216,14 +216,18 @@ import Testing
 
 /// Standard output that cannot be written (a full disk behind it) is an error, not a silent success.
 @Suite struct StandardOutputErrorTests {
-    @Test func exportToAFullStandardOutputFails() throws {
+    @Test(arguments: [
+        ["export", "--format", "csv", "--what", "points"],
+        ["report", "trips", "--format", "csv"],
+    ])
+    func writingToAFullStandardOutputFails(_ command: [String]) throws {
         let binary = packageRoot() + "/.build/debug/tripline"
         try #require(FileSystem.exists(binary), "build the tripline binary first (swift build)")
         try #require(FileSystem.exists("/dev/full"), "this test needs /dev/full")
         let db = try ExportFixture.temporary().path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["export", "--db", db, "--format", "csv", "--what", "points"]
+        p.arguments = [command[0], "--db", db] + command.dropFirst()
         p.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
         let err = Pipe()
         p.standardError = err
