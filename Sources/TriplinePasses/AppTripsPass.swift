@@ -7,26 +7,16 @@ import TriplineStore
 public struct AppTripsPass: Pass {
     public static let name = "apptrips"
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// Least temporal overlap (intersection over union) for a match to be recorded with a trip.
         public var minOverlap: Double = 0.1
         public init() {}
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { ["min_overlap": \.minOverlap] }
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { ["min_overlap": \.minOverlap] }
     }
 
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-    }
-
-    public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-    }
 
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         let events = try store.db.prepare(

@@ -24,7 +24,7 @@ public struct CleanPass: Pass {
         public static let duplicate: UInt8 = 4
     }
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// Points with a reported accuracy worse than this (metres) are left out. 200 m keeps indoor drift
         /// (20–100 m) and drops wifi/cell fixes (1–3 km).
         public var maxAccuracyM: Double = 200
@@ -39,7 +39,7 @@ public struct CleanPass: Pass {
 
         public init() {}
 
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs,
         ] }
@@ -48,16 +48,6 @@ public struct CleanPass: Pass {
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-    }
-
-    public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-    }
 
     /// Computes the flags of every point in `work`.
     /// - Complexity: O(n).

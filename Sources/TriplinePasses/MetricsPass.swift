@@ -16,7 +16,7 @@ import TriplineStore
 public struct MetricsPass: Pass {
     public static let name = "metrics"
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// Least movement (metres) before a new vertex counts.
         public var minStepM: Double = 12
         /// Longest silence (seconds) bridged by a straight line inside a trip.
@@ -24,7 +24,7 @@ public struct MetricsPass: Pass {
         /// Speed (m/s) at or above which time counts as moving.
         public var movingMps: Double = 0.6
         public init() {}
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "min_step_m": \.minStepM, "bridge_max_s": \.bridgeMaxS, "moving_mps": \.movingMps,
         ] }
     }
@@ -32,16 +32,6 @@ public struct MetricsPass: Pass {
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-    }
-
-    public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-    }
 
     /// Per-point distance increments along `pts` (indices of kept points in order), and the number of unbridged gaps.
     /// - Complexity: O(pts.count).

@@ -10,27 +10,17 @@ import TriplineStore
 public struct PlacesPass: Pass {
     public static let name = "places"
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// A stay joins a place whose centre is within this distance (metres). Below half the 200 m between two
         /// neighbouring shops, above the scatter of one place's stay centres.
         public var radiusM: Double = 75
         public init() {}
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { ["radius_m": \.radiusM] }
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { ["radius_m": \.radiusM] }
     }
 
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-    }
-
-    public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-    }
 
     struct Place {
         var lat: Double

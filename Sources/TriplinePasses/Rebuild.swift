@@ -9,7 +9,14 @@ import TriplineStore
 /// the stay detector itself passes through (it restarts after every stay), so the result is the same as a full
 /// rebuild; a test proves it on split imports. `full` recomputes everything.
 public struct Rebuild {
-    public static let passOrder = ["clean", "stays", "places", "trips", "metrics", "apptrips"]
+    /// The passes, in the order they run.
+    public static let passes: [any Pass.Type] = [
+        CleanPass.self, StaysPass.self, PlacesPass.self, TripsPass.self, MetricsPass.self, AppTripsPass.self,
+    ]
+    public static var passOrder: [String] { passes.map { $0.name } }
+
+    /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
+    public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
 
     public struct Options {
         public var device: String?
@@ -47,15 +54,10 @@ public struct Rebuild {
 
     /// The pass called `name` with the parameter overrides in `settings` (unknown keys throw).
     public static func makePass(_ name: String, settings: PassSettings) throws -> any Pass {
-        switch name {
-        case "clean": return try CleanPass(settings: settings)
-        case "stays": return try StaysPass(settings: settings)
-        case "places": return try PlacesPass(settings: settings)
-        case "trips": return try TripsPass(settings: settings)
-        case "metrics": return try MetricsPass(settings: settings)
-        case "apptrips": return try AppTripsPass(settings: settings)
-        default: throw PassError("unknown pass '\(name)'; passes are \(Self.passOrder.joined(separator: ", "))")
+        guard let type = passes.first(where: { $0.name == name }) else {
+            throw PassError("unknown pass '\(name)'; passes are \(Self.passOrder.joined(separator: ", "))")
         }
+        return try type.init(settings: settings)
     }
 
     /// The time zone for points without an offset, stored in `settings` (key `timezone`) for exports.

@@ -19,7 +19,7 @@ import TriplineStore
 public struct StaysPass: Pass {
     public static let name = "stays"
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// Cluster radius (metres) around the time-weighted centre. Covers 20–80 m of drift plus noise.
         public var radiusM: Double = 120
         /// Shortest stay (seconds). Traffic lights, bus stops, level crossings and waits for a bus or a train stay inside trips.
@@ -55,7 +55,7 @@ public struct StaysPass: Pass {
 
         public init() {}
 
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
@@ -64,16 +64,6 @@ public struct StaysPass: Pass {
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-    }
-
-    public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-    }
 
     /// Speed at each kept point: the reported speed, else the displacement over a window of at least 10 s.
     static func speeds(_ w: DeviceWork, kept: [Int]) -> [Double] {

@@ -18,7 +18,7 @@ import TriplineStore
 public struct TripsPass: Pass {
     public static let name = "trips"
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// A silence longer than this (seconds) splits a trip (missing data).
         public var splitGapS: Double = 1800
         /// Least path length (metres) of a trip.
@@ -48,7 +48,7 @@ public struct TripsPass: Pass {
         /// entered on foot: no road vehicle keeps 160 km/h.
         public var railMinMps: Double = 45
         public init() {}
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
@@ -58,7 +58,9 @@ public struct TripsPass: Pass {
     public var parameters: Parameters
     public var metrics: MetricsPass.Parameters
 
-    public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters = .init()) {
+    public init(parameters: Parameters = Parameters()) { self.init(parameters: parameters, metrics: .init()) }
+
+    public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters) {
         self.parameters = parameters
         self.metrics = metrics
     }
@@ -70,9 +72,9 @@ public struct TripsPass: Pass {
         metrics = try MetricsPass(settings: settings).parameters
     }
 
+    /// Its own parameters, then the metrics parameters it uses (as `metrics.key`).
     public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-            + MetricsPass.Parameters.keys.keys.sorted().map { ("metrics." + $0, formatParameter(metrics[keyPath: MetricsPass.Parameters.keys[$0]!])) }
+        parameters.list + metrics.list.map { ("metrics." + $0.0, $0.1) }
     }
 
     /// Speed of each of `pts`: reported, else displacement over at least 10 s.
