@@ -19,10 +19,8 @@ public struct Rebuild {
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
 
     public struct Options {
-        public var device: String?
-        /// Local days (days since 1970-01-01), inclusive; restricts the devices' spans.
-        public var fromDay: Int?
-        public var toDay: Int?
+        /// One device, and local days (inclusive) that restrict the devices' spans.
+        public var filter = RecordFilter()
         /// Run only this pass.
         public var pass: String?
         public var settings = PassSettings()
@@ -82,7 +80,7 @@ public struct Rebuild {
         var devices: [(Int64, String)] = []
         let list = try store.db.prepare("SELECT id, name FROM devices ORDER BY id")
         while try list.step() { devices.append((list.int64(0), list.text(1) ?? "")) }
-        if let wanted = options.device {
+        if let wanted = options.filter.device {
             devices = devices.filter { $0.1 == wanted }
             if devices.isEmpty { throw PassError("no device named '\(wanted)'; see 'tripline info' for the device names") }
         }
@@ -93,8 +91,8 @@ public struct Rebuild {
             // The span: the whole device, or from where new points start to matter.
             var processFrom = Int64.min
             var previous: StayRecord? = nil
-            let restricted = options.fromDay != nil || options.toDay != nil
-            if let fromDay = options.fromDay {
+            let restricted = options.filter.fromDay != nil || options.filter.toDay != nil
+            if let fromDay = options.filter.fromDay {
                 let ms = Int64(fromDay) * 86_400_000
                 processFrom = ms - Int64(zone.offset(at: ms)) * 1000
             } else if !options.full && options.pass == nil,
@@ -113,7 +111,7 @@ public struct Rebuild {
             var toMs = Int64.max
             var keepFrom = Int64.max
             var lastDate: String? = nil
-            if let toDay = options.toDay {
+            if let toDay = options.filter.toDay {
                 let ms = Int64(toDay + 1) * 86_400_000
                 let dayEnd = ms - Int64(zone.offset(at: ms)) * 1000
                 if let end = try store.db.scalarInt(
@@ -126,7 +124,7 @@ public struct Rebuild {
                     lastDate = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
                 }
             }
-            if restricted && options.fromDay != nil {
+            if restricted && options.filter.fromDay != nil {
                 // Start right after the last visit that ended before the requested day, as an incremental run would.
                 processFrom = try restartPoint(deviceID: deviceID, before: processFrom, previous: &previous, keep: 1)
             }

@@ -39,15 +39,7 @@ enum RebuildCommand {
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         var options = Rebuild.Options()
-        options.device = parsed.value("device")
-        if let text = parsed.value("from") {
-            guard let day = CivilTime.parseDate(text) else { throw UsageError("--from wants a date YYYY-MM-DD, not '\(text)'") }
-            options.fromDay = day
-        }
-        if let text = parsed.value("to") {
-            guard let day = CivilTime.parseDate(text) else { throw UsageError("--to wants a date YYYY-MM-DD, not '\(text)'") }
-            options.toDay = day
-        }
+        options.filter = try CommonOptions.filter(parsed, command: "rebuild")
         if let pass = parsed.value("pass") {
             guard Rebuild.passOrder.contains(pass) else {
                 throw UsageError("Unknown pass '\(pass)'; passes are \(Rebuild.passOrder.joined(separator: ", "))")
