@@ -61,13 +61,13 @@ public struct Rebuild {
     /// The time zone for points without an offset, stored in `settings` (key `timezone`) for exports.
     func resolveTimeZone() throws -> TimeZoneTable {
         var name = options.timeZoneName
-        if name == nil { name = try store.db.scalarText("SELECT value FROM settings WHERE key = 'timezone'") }
+        if name == nil { name = try store.setting("timezone") }
         let zoneName = name ?? "UTC"
         guard let table = TimeZoneTable.named(zoneName) else {
             throw PassError("unknown time zone '\(zoneName)'; use an IANA name such as Europe/Berlin")
         }
         if options.timeZoneName != nil {
-            try store.db.run("INSERT OR REPLACE INTO settings(key, value) VALUES ('timezone', ?)", [.text(zoneName)])
+            try store.setSetting("timezone", zoneName)
         }
         return table
     }
@@ -163,11 +163,10 @@ public struct Rebuild {
                         let started = Clock.nowMs()
                         let stats = try passes[k].run(work, store: store)
                         let type = type(of: passes[k])
-                        try store.db.run(
-                            "INSERT INTO pass_runs(pass, device_id, from_ms, to_ms, parameters, stats, started_ms, finished_ms) VALUES (?,?,?,?,?,?,?,?)",
-                            [.text(type.name), .integer(deviceID), windowFrom == Int64.min ? .null : .integer(windowFrom),
-                             end == Int64.max ? .null : .integer(end), .text(Self.json(passes[k].parameterList)), .text(Self.json(stats)),
-                             .integer(started), .integer(Clock.nowMs())])
+                        try RebuildTables(store).insert(
+                            PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
+                                       toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
+                                       startedMs: started, finishedMs: Clock.nowMs()))
                         Self.add(&totals, type.name, stats + [("ms", String(Clock.nowMs() - started))])
                     }
                     windows += 1
@@ -183,7 +182,7 @@ public struct Rebuild {
                     windowSize = options.windowPoints
                 }
                 if options.pass == nil && !restricted && maxImport != Int64.min {
-                    try store.db.run("INSERT OR REPLACE INTO settings(key, value) VALUES (?, ?)", [.text(key), .text(String(maxImport))])
+                    try store.setSetting(key, String(maxImport))
                 }
             }
             for pass in ["load"] + passNames {
