@@ -163,6 +163,7 @@ public struct Rebuild {
                         let started = Clock.nowMs()
                         let stats = try passes[k].run(work, store: store)
                         let type = type(of: passes[k])
+                        PausePoint.reach("rebuild.\(name).\(type.name)")
                         try RebuildTables(store).insert(
                             PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
                                        toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
