@@ -19,16 +19,25 @@ let package = Package(
             name: "Tripline",
             dependencies: ["CSQLite"]
         ),
+        // Embedded geography tables (.incbin in geography.S), built by scripts/build-geography.py; docs/GEOGRAPHY.md.
+        .target(
+            name: "CTriplineGeographyData",
+            exclude: ["data"],
+            cSettings: [.headerSearchPath("data")]
+        ),
+        // Offline time zone, country, nearest place and base layer for a point (no other dependency).
+        .target(name: "TriplineGeography", dependencies: ["CTriplineGeographyData"]),
         // The thin executable.
         .executableTarget(name: "tripline", dependencies: ["Tripline"]),
         // Benchmarks, run in release mode: `swift run -c release tripline-bench`.
-        .executableTarget(name: "tripline-bench", dependencies: ["Tripline", "CSQLite"]),
+        .executableTarget(name: "tripline-bench", dependencies: ["Tripline", "CSQLite", "TriplineGeography"]),
         .testTarget(
             name: "TriplineTests",
             dependencies: ["Tripline", "CSQLite"],
             // Golden files are read through #filePath, not built or bundled.
             exclude: ["Export/Golden"]
         ),
+        .testTarget(name: "TriplineGeographyTests", dependencies: ["TriplineGeography"]),
     ],
     swiftLanguageModes: [.v6]
 )
