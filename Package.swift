@@ -4,6 +4,7 @@ import PackageDescription
 // The targets are layers: each imports only those above it in this list, so the compiler keeps the structure.
 //
 //   CSQLite ─ TriplineCore ─ TriplineStore ─ TriplineImport ─ TriplinePasses ─ TriplineExport   (the product's stages)
+//   CTriplineGeographyData ─ TriplineGeography ┘ (offline zones, countries, places, base layer; depends on nothing)
 //                                          └ TriplineSimulator ─ TriplineEvaluation           (never imported by a stage)
 //   TriplineCLI (every command) ─ tripline (the thin executable), tripline-bench
 //
@@ -23,6 +24,14 @@ let package = Package(
         ),
         // Records, time, geometry, byte-level text and number formatting, file helpers: no SQLite, no Foundation.
         .target(name: "TriplineCore"),
+        // Embedded geography tables (.incbin in geography.S), built by scripts/build-geography.py; docs/GEOGRAPHY.md.
+        .target(
+            name: "CTriplineGeographyData",
+            exclude: ["data"],
+            cSettings: [.headerSearchPath("data")]
+        ),
+        // Offline time zone, country, nearest place and base layer for a point (no other dependency).
+        .target(name: "TriplineGeography", dependencies: ["CTriplineGeographyData"]),
         // The one owner of the database: connection, statements, migrations and every table's typed rows.
         .target(name: "TriplineStore", dependencies: ["TriplineCore", "CSQLite"]),
         // Archives to points, app events and rejects: format detection, readers, the two-thread importer.
@@ -57,7 +66,7 @@ let package = Package(
             name: "tripline-bench",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "CSQLite",
+                "TriplineSimulator", "TriplineGeography", "CSQLite",
             ]
         ),
         .testTarget(
@@ -69,6 +78,7 @@ let package = Package(
             // Golden files are read through #filePath, not built or bundled.
             exclude: ["Export/Golden"]
         ),
+        .testTarget(name: "TriplineGeographyTests", dependencies: ["TriplineGeography"]),
     ],
     swiftLanguageModes: [.v6]
 )
