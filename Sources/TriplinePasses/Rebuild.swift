@@ -15,6 +15,11 @@ public struct Rebuild {
     ]
     public static var passOrder: [String] { passes.map { $0.name } }
 
+    /// The version of the passes' logic, recorded with each device's results (`rebuild_state.algorithm_version`).
+    /// Bump it whenever a change to a pass changes what it writes: the next rebuild of every device then recomputes
+    /// everything and says why. 2: stable ids, the user's place edits, wifi names without `Wifi "…"`.
+    public static let algorithmVersion = 2
+
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
 
@@ -24,8 +29,11 @@ public struct Rebuild {
         /// Run only this pass.
         public var pass: String?
         public var settings = PassSettings()
-        /// The zone of points without their own offset (`--timezone`); nil = the stored setting, else UTC.
+        /// The zone of points without their own offset (`--timezone`); nil = the stored setting, else
+        /// ``environmentTimeZone``, else UTC.
         public var timeZoneName: String?
+        /// The `TZ` environment variable: the zone when neither `--timezone` nor a stored zone exists.
+        public var environmentTimeZone: String?
         public var full = false
         /// Points per window when rebuilding a device in bounded memory (see ``run()``).
         public var windowPoints = 250_000
@@ -38,6 +46,8 @@ public struct Rebuild {
         public var pass: String
         public var stats: [(String, String)]
         public var span: (Int64, Int64)
+        /// Why everything was recomputed (stale parameters, zone or code version), when it was.
+        public var reason: String? = nil
     }
 
     let store: Store
@@ -58,22 +68,110 @@ public struct Rebuild {
         return try type.init(settings: settings)
     }
 
-    /// The time zone for points without an offset, stored in `settings` (key `timezone`) for exports.
-    func resolveTimeZone() throws -> TimeZoneTable {
-        var name = options.timeZoneName
-        if name == nil { name = try store.setting("timezone") }
-        let zoneName = name ?? "UTC"
-        guard let table = TimeZoneTable.named(zoneName) else {
-            throw PassError("unknown time zone '\(zoneName)'; use an IANA name such as Europe/Berlin")
+    /// Where the zone of points without their own offset came from.
+    public enum ZoneSource: String, Sendable {
+        case option = "--timezone"
+        case stored = "stored"
+        case environment = "TZ"
+        case defaultUTC = "default"
+    }
+
+    /// The zone of points without their own offset: `--timezone`, else the one stored in `settings` (key
+    /// `timezone`), else `$TZ` (``Options/environmentTimeZone``), else UTC. A zone from `--timezone` or `TZ` is
+    /// stored, so later runs and the exports use it.
+    func resolveTimeZone(warnings: inout [String]) throws -> (name: String, table: TimeZoneTable, source: ZoneSource) {
+        if let name = options.timeZoneName {
+            guard let table = TimeZoneTable.named(name) else {
+                throw PassError("unknown time zone '\(name)'; use an IANA name such as Europe/Berlin")
+            }
+            try store.setSetting("timezone", name)
+            return (name, table, .option)
         }
-        if options.timeZoneName != nil {
-            try store.setSetting("timezone", zoneName)
+        if let name = try store.setting("timezone") {
+            guard let table = TimeZoneTable.named(name) else {
+                throw PassError("unknown time zone '\(name)' stored in settings; give one with --timezone AREA/CITY")
+            }
+            return (name, table, .stored)
         }
-        return table
+        if var tz = options.environmentTimeZone, !tz.isEmpty {
+            if tz.hasPrefix(":") { tz.removeFirst() }
+            if let table = TimeZoneTable.named(tz) {
+                try store.setSetting("timezone", tz)
+                return (tz, table, .environment)
+            }
+            warnings.append("TZ=\(tz) is not an IANA time zone name (such as Europe/Berlin); using UTC")
+        }
+        return ("UTC", TimeZoneTable.named("UTC")!, .defaultUTC)
+    }
+
+    /// Every pass's parameters as one JSON object, `"pass.key": value` in pass order (`rebuild_state.parameters`).
+    public func parameterSnapshot() throws -> [(String, String)] {
+        try Self.passOrder.flatMap { name in try makePass(name).parameterList.map { (name + "." + $0.0, $0.1) } }
+    }
+
+    /// The stored parameters of a `rebuild_state` row, in their stored order.
+    func storedParameters(_ json: String) throws -> [(String, String)] {
+        let st = try store.db.prepare("SELECT key, value FROM json_each(?)")
+        try st.bind([.text(json)])
+        var out: [(String, String)] = []
+        while try st.step() {
+            let value = st.value(1)
+            switch value {
+            case .integer(let v): out.append((st.text(0) ?? "", String(v)))
+            case .real(let v): out.append((st.text(0) ?? "", formatParameter(v)))
+            default: out.append((st.text(0) ?? "", st.text(1) ?? ""))
+            }
+        }
+        return out
+    }
+
+    /// Why a device's stored results are stale for this run (nil: they were built with what this run uses).
+    func staleness(_ state: RebuildStateRow?, parameters: [(String, String)], zone: String) throws -> String? {
+        guard let state else { return nil }
+        if state.parameters == "{}" || state.timezone.isEmpty {
+            return "the stored results have no record of the parameters, time zone and code version they were built with"
+        }
+        var reasons: [String] = []
+        if state.algorithmVersion != Self.algorithmVersion {
+            reasons.append("code version changed (\(state.algorithmVersion) → \(Self.algorithmVersion))")
+        }
+        let stored = Dictionary(try storedParameters(state.parameters), uniquingKeysWith: { a, _ in a })
+        var changed: [String] = []
+        for (key, value) in parameters where stored[key] != value {
+            changed.append("\(key) \(stored[key] ?? "unset") → \(value)")
+        }
+        if !changed.isEmpty {
+            let shown = changed.prefix(4).joined(separator: ", ") + (changed.count > 4 ? ", and \(changed.count - 4) more" : "")
+            reasons.append("parameters changed (\(shown))")
+        }
+        if state.timezone != zone { reasons.append("time zone changed (\(state.timezone) → \(zone))") }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// The stored `rebuild_state` row of a device.
+    func state(of deviceID: Int64) throws -> RebuildStateRow? {
+        let st = try store.db.prepare(
+            "SELECT parameters, timezone, algorithm_version, last_import_id, rebuilt_ms FROM rebuild_state WHERE device_id = ?")
+        st.bindInt(deviceID, at: 1)
+        guard try st.step() else { return nil }
+        return RebuildStateRow(deviceID: deviceID, parameters: st.text(0) ?? "{}", timezone: st.text(1) ?? "", algorithmVersion: st.int(2),
+                               lastImportID: st.optionalInt64(3), rebuiltMs: st.int64(4))
+    }
+
+    /// What a run did: one report per device and pass, and warnings to show once.
+    public struct Outcome {
+        public var reports: [Report] = []
+        public var warnings: [String] = []
+        public var timeZone = "UTC"
+        public var zoneSource = ZoneSource.defaultUTC
     }
 
     /// Runs the rebuild and returns one report per device and pass.
-    public func run() throws -> [Report] {
+    public func run() throws -> [Report] { try execute().reports }
+
+    /// Runs the rebuild: per device, one write transaction (`BEGIN IMMEDIATE`) that decides what to recompute —
+    /// stale settings, new points, `--from`/`--to` — and recomputes it, so nothing imported meanwhile is skipped.
+    public func execute() throws -> Outcome {
         try options.settings.validate()
         let passNames = options.pass.map { [$0] } ?? Self.passOrder
         var passes = try passNames.map { try makePass($0) }
@@ -84,114 +182,209 @@ public struct Rebuild {
             devices = devices.filter { $0.1 == wanted }
             if devices.isEmpty { throw PassError("no device named '\(wanted)'; see 'tripline info' for the device names") }
         }
-        let zone = try resolveTimeZone()
-        var reports: [Report] = []
+        var outcome = Outcome()
+        let (zoneName, zone, zoneSource) = try resolveTimeZone(warnings: &outcome.warnings)
+        outcome.timeZone = zoneName
+        outcome.zoneSource = zoneSource
+        let parameters = try parameterSnapshot()
+        let parameterJSON = Self.json(parameters)
+        var pointsOnUTCDays = 0
         for (deviceID, name) in devices {
-            let key = "rebuild.last_import.\(deviceID)"
-            // The span: the whole device, or from where new points start to matter.
-            var processFrom = Int64.min
-            var previous: StayRecord? = nil
-            let restricted = options.filter.fromDay != nil || options.filter.toDay != nil
-            if let fromDay = options.filter.fromDay {
-                let ms = Int64(fromDay) * 86_400_000
-                processFrom = ms - Int64(zone.offset(at: ms)) * 1000
-            } else if !options.full && options.pass == nil,
-                let last = try store.db.scalarText("SELECT value FROM settings WHERE key = ?", [.text(key)]).flatMap({ Int64($0) })
+            let deviceReports: [Report] = try store.db.transaction {
+                PausePoint.reach("rebuild.locked")
+                return try rebuildDevice(
+                    deviceID, name: name, passes: &passes, passNames: passNames, zone: zone, zoneName: zoneName,
+                    countUTC: zoneSource == .defaultUTC, parameters: parameters, parameterJSON: parameterJSON, pointsOnUTCDays: &pointsOnUTCDays)
+            }
+            outcome.reports += deviceReports
+        }
+        if pointsOnUTCDays > 0 {
+            outcome.warnings.append(
+                "\(pointsOnUTCDays) points have no UTC offset of their own and were put on UTC days; give their zone with "
+                    + "--timezone AREA/CITY (or set TZ) to put them on local days")
+        }
+        return outcome
+    }
+
+    /// One device's rebuild, inside its write transaction.
+    func rebuildDevice(
+        _ deviceID: Int64, name: String, passes: inout [any Pass], passNames: [String], zone: TimeZoneTable, zoneName: String, countUTC: Bool,
+        parameters: [(String, String)], parameterJSON: String, pointsOnUTCDays: inout Int
+    ) throws -> [Report] {
+        var reports: [Report] = []
+        let state = try state(of: deviceID)
+        // Stale results (built with other parameters, another zone or older code) are recomputed whole; a single
+        // `--pass` run is explicit and records its own parameters instead.
+        let stale = options.pass == nil ? try staleness(state, parameters: parameters, zone: zoneName) : nil
+        let full = options.full || stale != nil || state?.lastImportID == nil
+        let filter = stale == nil ? options.filter : RecordFilter(device: options.filter.device)
+        // The span: the whole device, or from where new points start to matter.
+        var processFrom = Int64.min
+        var previous: StayRecord? = nil
+        let restricted = filter.fromDay != nil || filter.toDay != nil
+        if let fromDay = filter.fromDay {
+            let ms = Int64(fromDay) * 86_400_000
+            processFrom = ms - Int64(zone.offset(at: ms)) * 1000
+        } else if !full && options.pass == nil, let last = state?.lastImportID {
+            guard let earliest = try store.db.scalarInt(
+                "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
+            else {
+                return [Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0))]
+            }
+            processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
+        }
+        // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
+        // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.
+        var toMs = Int64.max
+        var keepFrom = Int64.max
+        var lastDate: String? = nil
+        if let toDay = filter.toDay {
+            let ms = Int64(toDay + 1) * 86_400_000
+            let dayEnd = ms - Int64(zone.offset(at: ms)) * 1000
+            if let end = try store.db.scalarInt(
+                "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
             {
-                guard let earliest = try store.db.scalarInt(
-                    "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
-                else {
-                    reports.append(Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0)))
-                    continue
-                }
-                processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
-            }
-            // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
-            // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.
-            var toMs = Int64.max
-            var keepFrom = Int64.max
-            var lastDate: String? = nil
-            if let toDay = options.filter.toDay {
-                let ms = Int64(toDay + 1) * 86_400_000
-                let dayEnd = ms - Int64(zone.offset(at: ms)) * 1000
-                if let end = try store.db.scalarInt(
-                    "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
-                {
-                    // Load two hours past the stay as context (its cluster and trimming saw them in a full run).
-                    toMs = end + 2 * 3_600_000
-                    keepFrom = end
-                    let (y, m, d) = CivilTime.civilFromDays(toDay)
-                    lastDate = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
-                }
-            }
-            if restricted && options.filter.fromDay != nil {
-                // Start right after the last visit that ended before the requested day, as an incremental run would.
-                processFrom = try restartPoint(deviceID: deviceID, before: processFrom, previous: &previous, keep: 1)
-            }
-            // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
-            // right after the second-to-last visit of the previous one, exactly as an incremental run would, so the
-            // result equals one pass over everything; the overlap is recomputed and replaced.
-            let windowed = options.pass == nil
-            var windowSize = options.windowPoints
-            var windowFrom = processFrom
-            var windowPrevious = previous
-            var totals: [String: [(String, Double)]] = [:]
-            var windows = 0
-            var maxImport = Int64.min
-            try store.db.transaction {
-                while true {
-                    let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
-                    let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, timeZone: zone)
-                    let loadStarted = Clock.monotonic()
-                    // One ordered statement per window; a window that hits its point limit ends after its last point.
-                    try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
-                    let end = work.toMs
-                    if end == toMs {
-                        work.keepFromMs = keepFrom
-                        work.lastDate = lastDate
-                    }
-                    maxImport = max(maxImport, work.maxImportID)
-                    Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
-                    if let p = windowPrevious {
-                        // Index the kept visit in this work.
-                        var s = p
-                        s.first = lowerBound(work.time, p.startMs)
-                        s.last = max(s.first, lowerBound(work.time, p.endMs + 1) - 1)
-                        work.previousStay = s
-                    }
-                    for k in passes.indices {
-                        let started = Clock.nowMs()
-                        let stats = try passes[k].run(work, store: store)
-                        let type = type(of: passes[k])
-                        try RebuildTables(store).insert(
-                            PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
-                                       toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
-                                       startedMs: started, finishedMs: Clock.nowMs()))
-                        Self.add(&totals, type.name, stats + [("ms", String(Clock.nowMs() - started))])
-                    }
-                    windows += 1
-                    if end >= toMs { break }
-                    var next: StayRecord? = nil
-                    let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next)
-                    if restart == Int64.min || restart <= windowFrom {
-                        windowSize *= 2  // no two visits in this window: take a bigger one
-                        continue
-                    }
-                    windowFrom = restart
-                    windowPrevious = next
-                    windowSize = options.windowPoints
-                }
-                if options.pass == nil && !restricted && maxImport != Int64.min {
-                    try store.setSetting(key, String(maxImport))
-                }
-            }
-            for pass in ["load"] + passNames {
-                var stats = (totals[pass] ?? []).map { ($0.0, formatParameter(($0.1 * 100).rounded() / 100)) }
-                if windows > 1 && pass == "load" { stats.append(("windows", String(windows))) }
-                reports.append(Report(device: name, pass: pass, stats: stats, span: (processFrom, toMs)))
+                // Load two hours past the stay as context (its cluster and trimming saw them in a full run).
+                toMs = end + 2 * 3_600_000
+                keepFrom = end
+                let (y, m, d) = CivilTime.civilFromDays(toDay)
+                lastDate = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
             }
         }
+        if restricted && filter.fromDay != nil {
+            // Start right after the last visit that ended before the requested day, as an incremental run would.
+            processFrom = try restartPoint(deviceID: deviceID, before: processFrom, previous: &previous, keep: 1)
+        }
+        // Trips are recomputed from the end of the visit kept before the span (the trip leaving it).
+        let tripsFrom = previous?.endMs ?? processFrom
+        // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
+        // right after the second-to-last visit of the previous one, exactly as an incremental run would, so the
+        // result equals one pass over everything; the overlap is recomputed and replaced.
+        let windowed = options.pass == nil
+        var windowSize = options.windowPoints
+        var windowFrom = processFrom
+        var windowPrevious = previous
+        var totals: [String: [(String, Double)]] = [:]
+        var windows = 0
+        var maxImport = Int64.min
+        var countedTo = Int64.min
+        while true {
+            let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
+            let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, timeZone: zone)
+            let loadStarted = Clock.monotonic()
+            // One ordered statement per window; a window that hits its point limit ends after its last point.
+            try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
+            let end = work.toMs
+            if end == toMs {
+                work.keepFromMs = keepFrom
+                work.lastDate = lastDate
+            }
+            maxImport = max(maxImport, work.maxImportID)
+            if countUTC {
+                // Points of this window not counted by an earlier one (windows overlap).
+                let from = max(windowFrom, countedTo)
+                for i in lowerBound(work.time, from)..<work.count where work.offset[i] == Int32.min { pointsOnUTCDays += 1 }
+                countedTo = max(countedTo, end)
+            }
+            Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
+            if let p = windowPrevious {
+                // Index the kept visit in this work.
+                var s = p
+                s.first = lowerBound(work.time, p.startMs)
+                s.last = max(s.first, lowerBound(work.time, p.endMs + 1) - 1)
+                work.previousStay = s
+            }
+            for k in passes.indices {
+                let started = Clock.nowMs()
+                let stats = try passes[k].run(work, store: store)
+                let type = type(of: passes[k])
+                try RebuildTables(store).insert(
+                    PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
+                               toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
+                               startedMs: started, finishedMs: Clock.nowMs()))
+                Self.add(&totals, type.name, stats + [("ms", String(Clock.nowMs() - started))])
+            }
+            windows += 1
+            if end >= toMs { break }
+            var next: StayRecord? = nil
+            let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next)
+            if restart == Int64.min || restart <= windowFrom {
+                windowSize *= 2  // no two visits in this window: take a bigger one
+                continue
+            }
+            windowFrom = restart
+            windowPrevious = next
+            windowSize = options.windowPoints
+        }
+        let tables = RebuildTables(store)
+        if options.pass == nil && !restricted {
+            try tables.insert(RebuildStateRow(
+                deviceID: deviceID, parameters: parameterJSON, timezone: zoneName, algorithmVersion: Self.algorithmVersion,
+                lastImportID: maxImport != Int64.min ? maxImport : state?.lastImportID, rebuiltMs: Clock.nowMs()))
+        } else if let pass = options.pass, var state, state.parameters != "{}" {
+            // One pass rerun with its own parameters: the record says so, and a later plain rebuild that uses other
+            // parameters for this pass sees the difference.
+            var stored = try storedParameters(state.parameters)
+            for (key, value) in parameters where key.hasPrefix(pass + ".") {
+                if let i = stored.firstIndex(where: { $0.0 == key }) { stored[i].1 = value } else { stored.append((key, value)) }
+            }
+            state.parameters = Self.json(stored)
+            state.rebuiltMs = Clock.nowMs()
+            try tables.insert(state)
+        }
+        // The counts printed are the stored rows of the span (summing windows would count each overlap twice).
+        let stored = try storedStats(deviceID: deviceID, fromMs: processFrom, tripsFromMs: tripsFrom, toMs: min(toMs, keepFrom), zone: zone)
+        for pass in ["load"] + passNames {
+            var stats = (totals[pass] ?? []).map { key, value in
+                (key, stored[pass]?.first { $0.0 == key }?.1 ?? formatParameter((value * 100).rounded() / 100))
+            }
+            if windows > 1 && pass == "load" { stats.append(("windows", String(windows))) }
+            reports.append(Report(device: name, pass: pass, stats: stats, span: (processFrom, toMs), reason: stale))
+        }
         return reports
+    }
+
+    /// The stored results of a span, by pass and stat (the passes' own counts are per window).
+    func storedStats(deviceID: Int64, fromMs: Int64, tripsFromMs: Int64, toMs: Int64, zone: TimeZoneTable) throws -> [String: [(String, String)]] {
+        let d = SQLValue.integer(deviceID), f = SQLValue.integer(fromMs), t = SQLValue.integer(toMs), tf = SQLValue.integer(tripsFromMs)
+        func int(_ sql: String, _ values: [SQLValue]) throws -> String { String(try store.db.scalarInt(sql, values) ?? 0) }
+        func real(_ sql: String, _ values: [SQLValue], scale: Double) throws -> String {
+            let v = try store.db.scalarText("SELECT CAST((\(sql)) AS TEXT)", values).flatMap { Double($0) } ?? 0
+            return formatParameter((v / scale * 100).rounded() / 100)
+        }
+        var out: [String: [(String, String)]] = [:]
+        let flags = "SELECT count(*) FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ? AND flags & "
+        out["clean"] = [
+            ("points", try int("SELECT count(*) FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ?", [d, f, t])),
+            ("low_accuracy", try int(flags + "1 != 0", [d, f, t])), ("jumps", try int(flags + "2 != 0", [d, f, t])),
+            ("duplicates", try int(flags + "4 != 0", [d, f, t])),
+        ]
+        let stays = "FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?"
+        out["stays"] = [("stays", try int("SELECT count(*) " + stays, [d, f, t])),
+                        ("dwell_h", try real("SELECT total(end_ms - start_ms) / 1000.0 " + stays, [d, f, t], scale: 3600))]
+        out["places"] = [
+            ("places", try int("SELECT count(*) FROM places WHERE device_id = ?", [d])),
+            ("visits", try int("SELECT count(*) FROM visits WHERE device_id = ?", [d])),
+            ("named_by_wifi", try int("SELECT count(*) FROM places WHERE device_id = ? AND ssid IS NOT NULL", [d])),
+        ]
+        let trips = "FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?"
+        out["trips"] = [
+            ("trips", try int("SELECT count(*) " + trips, [d, tf, t])),
+            ("legs", try int("SELECT count(*) FROM legs WHERE trip_id IN (SELECT id " + trips + ")", [d, tf, t])),
+            ("distance_km", try real("SELECT total(distance_m) " + trips, [d, tf, t], scale: 1000)),
+        ]
+        func date(_ ms: Int64) -> String { CivilTime.localDate(ms: ms, offsetSeconds: Int(zone.offset(at: ms))) }
+        let days = "FROM days WHERE device_id = ? AND date >= ? AND date <= ?"
+        let dayRange: [SQLValue] = [d, .text(fromMs == Int64.min ? "" : date(fromMs)), .text(toMs == Int64.max ? "~" : date(toMs))]
+        out["metrics"] = [("days", try int("SELECT count(*) " + days, dayRange)),
+                          ("distance_km", try real("SELECT total(distance_m) " + days, dayRange, scale: 1000))]
+        let matches = """
+            FROM app_trip_matches m JOIN app_events e ON e.id = m.event_id
+            WHERE m.device_id = ? AND e.end_ms >= ? AND e.start_ms < ?
+            """
+        out["apptrips"] = [("app_trips", try int("SELECT count(*) " + matches, [d, f, t])),
+                           ("matched", try int("SELECT count(*) " + matches + " AND m.trip_id IS NOT NULL", [d, f, t]))]
+        return out
     }
 
     /// The restart point for new points from `before` on: right after the `keep`-th last visit ending before it.
@@ -229,10 +422,29 @@ public struct Rebuild {
         totals[pass] = list
     }
 
+    /// A JSON object of `key: value` pairs: a value that is a finite JSON number stays a number, anything else is a
+    /// string; keys and strings go through the one escaper (``JSONText/quoted(_:)``).
     package static func json(_ pairs: [(String, String)]) -> String {
         "{" + pairs.map { key, value in
-            let numeric = Double(value) != nil
-            return "\"\(key)\":" + (numeric ? value : "\"\(value)\"")
+            JSONText.quoted(key) + ":" + (isJSONNumber(value) ? value : JSONText.quoted(value))
         }.joined(separator: ",") + "}"
+    }
+
+    /// Whether `text` is a JSON number as written (`-12`, `0.5`, `1e3`; not `nan`, `inf`, `+1`, `.5` or `01`).
+    static func isJSONNumber(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits() -> Int { let s = i; while i < b.count && b[i] >= 48 && b[i] <= 57 { i += 1 }; return i - s }
+        if i < b.count && b[i] == UInt8(ascii: "-") { i += 1 }
+        let start = i
+        let n = digits()
+        if n == 0 || (n > 1 && b[start] == UInt8(ascii: "0")) { return false }
+        if i < b.count && b[i] == UInt8(ascii: ".") { i += 1; if digits() == 0 { return false } }
+        if i < b.count && (b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < b.count && (b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-")) { i += 1 }
+            if digits() == 0 { return false }
+        }
+        return i == b.count
     }
 }
