@@ -158,6 +158,24 @@ public struct Rebuild {
                                lastImportID: st.optionalInt64(3), rebuiltMs: st.int64(4))
     }
 
+    /// Reruns the places and metrics passes of one device with the parameters and zone its results were built with
+    /// (after `tripline places rename|merge|forget`), so an edit shows at once, exactly as the next rebuild applies it.
+    public static func reapplyPlaceEdits(store: Store, deviceID: Int64) throws {
+        guard let name = try store.db.scalarText("SELECT name FROM devices WHERE id = ?", [.integer(deviceID)]) else { return }
+        var options = Options()
+        options.filter = RecordFilter(device: name)
+        let probe = Rebuild(store: store, options: options)
+        if let state = try probe.state(of: deviceID), state.parameters != "{}" {
+            for (key, value) in try probe.storedParameters(state.parameters) where key.hasPrefix("places.") || key.hasPrefix("metrics.") {
+                options.settings.values[key] = value
+            }
+        }
+        for pass in [PlacesPass.name, MetricsPass.name] {
+            options.pass = pass
+            _ = try Rebuild(store: store, options: options).run()
+        }
+    }
+
     /// What a run did: one report per device and pass, and warnings to show once.
     public struct Outcome {
         public var reports: [Report] = []
