@@ -208,6 +208,7 @@ public struct Rebuild {
         let parameterJSON = Self.json(parameters)
         var pointsOnUTCDays = 0
         for (deviceID, name) in devices {
+            PausePoint.reach("rebuild.before-lock")
             let deviceReports: [Report] = try store.db.transaction {
                 PausePoint.reach("rebuild.locked")
                 return try rebuildDevice(

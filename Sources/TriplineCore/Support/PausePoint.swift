@@ -10,8 +10,9 @@
 /// the paused one by writing a newline, so a race is replayed in a chosen order without any timing. Each point
 /// pauses once per process. Without the variable (always, outside tests) a pause point costs one `getenv`.
 ///
-/// Points: `rebuild.locked` (the rebuild holds its write lock, before it decides what to recompute) and
-/// `map.read` (the map has read the trips of its selection, before the visits and places).
+/// Points: `rebuild.before-lock` (a device's rebuild is about to take its write lock; it has decided nothing yet),
+/// `rebuild.locked` (it holds the lock, before it decides what to recompute) and `map.read` (the map has read the
+/// trips of its selection, before the visits and places).
 public enum PausePoint {
     nonisolated(unsafe) private static var passed: Set<String> = []
 
