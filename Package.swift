@@ -4,6 +4,7 @@ import PackageDescription
 // The targets are layers: each imports only those above it in this list, so the compiler keeps the structure.
 //
 //   CSQLite ─ TriplineCore ─ TriplineStore ─ TriplineImport ─ TriplinePasses ─ TriplineExport   (the product's stages)
+//   CTriplineGeographyData ─ TriplineGeography (offline zones, countries, places, base layer; needs only TriplineCore)
 //                                          └ TriplineSimulator ─ TriplineEvaluation           (never imported by a stage)
 //   TriplineCLI (every command) ─ tripline (the thin executable), tripline-bench
 //
@@ -23,16 +24,24 @@ let package = Package(
         ),
         // Records, time, geometry, byte-level text and number formatting, file helpers: no SQLite, no Foundation.
         .target(name: "TriplineCore"),
+        // Embedded geography tables (.incbin in geography.S), built by scripts/build-geography.py; docs/GEOGRAPHY.md.
+        .target(
+            name: "CTriplineGeographyData",
+            exclude: ["data"],
+            cSettings: [.headerSearchPath("data")]
+        ),
+        // Offline time zone, country, nearest place and base layer for a point (no other dependency).
+        .target(name: "TriplineGeography", dependencies: ["CTriplineGeographyData", "TriplineCore"]),
         // The one owner of the database: connection, statements, migrations and every table's typed rows.
         .target(name: "TriplineStore", dependencies: ["TriplineCore", "CSQLite"]),
         // Archives to points, app events and rejects: format detection, readers, the two-thread importer.
         .target(name: "TriplineImport", dependencies: ["TriplineCore", "TriplineStore"]),
         // `rebuild`: clean → stays → places/visits → trips/legs → metrics → app trips.
-        .target(name: "TriplinePasses", dependencies: ["TriplineCore", "TriplineStore"]),
+        .target(name: "TriplinePasses", dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"]),
         // Writers (GeoJSON, GPX, CSV), the SQL reports and the offline map.
         .target(
             name: "TriplineExport",
-            dependencies: ["TriplineCore", "TriplineStore"],
+            dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"],
             exclude: ["Generated/README.md"]
         ),
         // A seeded simulator of people's days with exact truth, and writers of real-looking archives.
@@ -47,7 +56,7 @@ let package = Package(
             name: "TriplineCLI",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineEvaluation",
+                "TriplineSimulator", "TriplineEvaluation", "TriplineGeography",
             ]
         ),
         // The thin executable.
@@ -57,18 +66,19 @@ let package = Package(
             name: "tripline-bench",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "CSQLite",
+                "TriplineSimulator", "TriplineGeography", "CSQLite",
             ]
         ),
         .testTarget(
             name: "TriplineTests",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "CSQLite",
+                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "TriplineGeography", "CSQLite",
             ],
             // Golden files are read through #filePath, not built or bundled.
             exclude: ["Export/Golden"]
         ),
+        .testTarget(name: "TriplineGeographyTests", dependencies: ["TriplineGeography"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -83,13 +83,15 @@ public struct PlacesPass: Pass {
         // Wifi seen during each visit.
         let ssidQuery = try store.db.prepare(
             "SELECT ssid, count(*) FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
-        let offsetQuery = try store.db.prepare("SELECT utc_offset_s FROM points WHERE device_id = ? AND time_ms = ?")
+        let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points WHERE device_id = ? AND time_ms = ?")
+        /// The offset of the point at `ms` (a stay starts and ends at points): its own, else its zone's.
         func offset(_ ms: Int64) throws -> Int32 {
             offsetQuery.reset()
             offsetQuery.bindInt(work.deviceID, at: 1)
             offsetQuery.bindInt(ms, at: 2)
-            if try offsetQuery.step(), !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
-            return work.timeZone.offset(at: ms)
+            guard try offsetQuery.step() else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }
+            if !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
+            return work.zones.offset(atMs: ms, latitude: offsetQuery.double(1), longitude: offsetQuery.double(2))
         }
         for (k, s) in stays.enumerated() {
             ssidQuery.reset()

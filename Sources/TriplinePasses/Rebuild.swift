@@ -1,4 +1,5 @@
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 /// Runs the passes per device, in order, over the span that needs it, and records each run in `pass_runs`.
@@ -29,11 +30,9 @@ public struct Rebuild {
         /// Run only this pass.
         public var pass: String?
         public var settings = PassSettings()
-        /// The zone of points without their own offset (`--timezone`); nil = the stored setting, else
-        /// ``environmentTimeZone``, else UTC.
+        /// The zone of every point without its own offset (`--timezone`); nil = the stored setting, else each
+        /// point's zone by its position.
         public var timeZoneName: String?
-        /// The `TZ` environment variable: the zone when neither `--timezone` nor a stored zone exists.
-        public var environmentTimeZone: String?
         public var full = false
         /// Points per window when rebuilding a device in bounded memory (see ``run()``).
         public var windowPoints = 250_000
@@ -72,36 +71,41 @@ public struct Rebuild {
     public enum ZoneSource: String, Sendable {
         case option = "--timezone"
         case stored = "stored"
-        case environment = "TZ"
-        case defaultUTC = "default"
+        /// Each point's zone by its position (the embedded boundary table).
+        case position = "position"
     }
 
-    /// The zone of points without their own offset: `--timezone`, else the one stored in `settings` (key
-    /// `timezone`), else `$TZ` (``Options/environmentTimeZone``), else UTC. A zone from `--timezone` or `TZ` is
-    /// stored, so later runs and the exports use it.
-    func resolveTimeZone(warnings: inout [String]) throws -> (name: String, table: TimeZoneTable, source: ZoneSource) {
-        if let name = options.timeZoneName {
-            guard let table = TimeZoneTable.named(name) else {
-                throw PassError("unknown time zone '\(name)'; use an IANA name such as Europe/Berlin")
-            }
-            try store.setSetting("timezone", name)
-            return (name, table, .option)
+    /// The zones of points without an offset: the zone the user chose (`--timezone`, stored in `settings` as
+    /// `timezone` for later runs and for exports), else each point's zone by its position (recorded as `position`).
+    func resolveZones() throws -> (name: String, zones: LocalZones, source: ZoneSource) {
+        let chosen = options.timeZoneName
+        guard let zoneName = try chosen ?? store.setting("timezone") else { return ("position", LocalZones(), .position) }
+        guard let zones = LocalZones(overrideName: zoneName) else {
+            throw PassError("unknown time zone '\(zoneName)'; use an IANA name such as Europe/Berlin")
         }
-        if let name = try store.setting("timezone") {
-            guard let table = TimeZoneTable.named(name) else {
-                throw PassError("unknown time zone '\(name)' stored in settings; give one with --timezone AREA/CITY")
-            }
-            return (name, table, .stored)
+        if chosen != nil {
+            try store.setSetting("timezone", zoneName)
         }
-        if var tz = options.environmentTimeZone, !tz.isEmpty {
-            if tz.hasPrefix(":") { tz.removeFirst() }
-            if let table = TimeZoneTable.named(tz) {
-                try store.setSetting("timezone", tz)
-                return (tz, table, .environment)
-            }
-            warnings.append("TZ=\(tz) is not an IANA time zone name (such as Europe/Berlin); using UTC")
+        return (zoneName, zones, chosen != nil ? .option : .stored)
+    }
+
+    /// The offset at `ms` for a device: at the device's position then (its first point from `ms` on, else its last
+    /// before), or in the zone the user chose.
+    func offset(atMs ms: Int64, device: Int64, zones: LocalZones) throws -> Int32 {
+        var lat = 0.0, lon = 0.0
+        if zones.override == nil {
+            let near = try store.db.prepare(
+                "SELECT lat, lon FROM (SELECT lat, lon, time_ms FROM points WHERE device_id = ?1 AND time_ms >= ?2 ORDER BY time_ms LIMIT 1) UNION ALL SELECT lat, lon FROM (SELECT lat, lon FROM points WHERE device_id = ?1 AND time_ms < ?2 ORDER BY time_ms DESC LIMIT 1) LIMIT 1")
+            try near.bind([.integer(device), .integer(ms)])
+            if try near.step() { (lat, lon) = (near.double(0), near.double(1)) }
         }
-        return ("UTC", TimeZoneTable.named("UTC")!, .defaultUTC)
+        return zones.offset(atMs: ms, latitude: lat, longitude: lon)
+    }
+
+    /// The UTC instant of local midnight starting day-number `day` for a device (see ``offset(atMs:device:zones:)``).
+    func localMidnight(day: Int, device: Int64, zones: LocalZones) throws -> Int64 {
+        let ms = Int64(day) * 86_400_000
+        return ms - Int64(try offset(atMs: ms, device: device, zones: zones)) * 1000
     }
 
     /// Every pass's parameters as one JSON object, `"pass.key": value` in pass order (`rebuild_state.parameters`).
@@ -180,8 +184,8 @@ public struct Rebuild {
     public struct Outcome {
         public var reports: [Report] = []
         public var warnings: [String] = []
-        public var timeZone = "UTC"
-        public var zoneSource = ZoneSource.defaultUTC
+        public var timeZone = "position"
+        public var zoneSource = ZoneSource.position
     }
 
     /// Runs the rebuild and returns one report per device and pass.
@@ -201,34 +205,28 @@ public struct Rebuild {
             if devices.isEmpty { throw PassError("no device named '\(wanted)'; see 'tripline info' for the device names") }
         }
         var outcome = Outcome()
-        let (zoneName, zone, zoneSource) = try resolveTimeZone(warnings: &outcome.warnings)
+        let (zoneName, zones, zoneSource) = try resolveZones()
         outcome.timeZone = zoneName
         outcome.zoneSource = zoneSource
         let parameters = try parameterSnapshot()
         let parameterJSON = Self.json(parameters)
-        var pointsOnUTCDays = 0
         for (deviceID, name) in devices {
             PausePoint.reach("rebuild.before-lock")
             let deviceReports: [Report] = try store.db.transaction {
                 PausePoint.reach("rebuild.locked")
                 return try rebuildDevice(
-                    deviceID, name: name, passes: &passes, passNames: passNames, zone: zone, zoneName: zoneName,
-                    countUTC: zoneSource == .defaultUTC, parameters: parameters, parameterJSON: parameterJSON, pointsOnUTCDays: &pointsOnUTCDays)
+                    deviceID, name: name, passes: &passes, passNames: passNames, zones: zones, zoneName: zoneName,
+                    parameters: parameters, parameterJSON: parameterJSON)
             }
             outcome.reports += deviceReports
-        }
-        if pointsOnUTCDays > 0 {
-            outcome.warnings.append(
-                "\(pointsOnUTCDays) points have no UTC offset of their own and were put on UTC days; give their zone with "
-                    + "--timezone AREA/CITY (or set TZ) to put them on local days")
         }
         return outcome
     }
 
     /// One device's rebuild, inside its write transaction.
     func rebuildDevice(
-        _ deviceID: Int64, name: String, passes: inout [any Pass], passNames: [String], zone: TimeZoneTable, zoneName: String, countUTC: Bool,
-        parameters: [(String, String)], parameterJSON: String, pointsOnUTCDays: inout Int
+        _ deviceID: Int64, name: String, passes: inout [any Pass], passNames: [String], zones: LocalZones, zoneName: String,
+        parameters: [(String, String)], parameterJSON: String
     ) throws -> [Report] {
         var reports: [Report] = []
         let state = try state(of: deviceID)
@@ -242,8 +240,7 @@ public struct Rebuild {
         var previous: StayRecord? = nil
         let restricted = filter.fromDay != nil || filter.toDay != nil
         if let fromDay = filter.fromDay {
-            let ms = Int64(fromDay) * 86_400_000
-            processFrom = ms - Int64(zone.offset(at: ms)) * 1000
+            processFrom = try localMidnight(day: fromDay, device: deviceID, zones: zones)
         } else if !full && options.pass == nil, let last = state?.lastImportID {
             guard let earliest = try store.db.scalarInt(
                 "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
@@ -258,8 +255,7 @@ public struct Rebuild {
         var keepFrom = Int64.max
         var lastDate: String? = nil
         if let toDay = filter.toDay {
-            let ms = Int64(toDay + 1) * 86_400_000
-            let dayEnd = ms - Int64(zone.offset(at: ms)) * 1000
+            let dayEnd = try localMidnight(day: toDay + 1, device: deviceID, zones: zones)
             if let end = try store.db.scalarInt(
                 "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
             {
@@ -286,10 +282,9 @@ public struct Rebuild {
         var totals: [String: [(String, Double)]] = [:]
         var windows = 0
         var maxImport = Int64.min
-        var countedTo = Int64.min
         while true {
             let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
-            let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, timeZone: zone)
+            let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
             let loadStarted = Clock.monotonic()
             // One ordered statement per window; a window that hits its point limit ends after its last point.
             try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
@@ -299,12 +294,6 @@ public struct Rebuild {
                 work.lastDate = lastDate
             }
             maxImport = max(maxImport, work.maxImportID)
-            if countUTC {
-                // Points of this window not counted by an earlier one (windows overlap).
-                let from = max(windowFrom, countedTo)
-                for i in lowerBound(work.time, from)..<work.count where work.offset[i] == Int32.min { pointsOnUTCDays += 1 }
-                countedTo = max(countedTo, end)
-            }
             Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
             if let p = windowPrevious {
                 // Index the kept visit in this work.
@@ -317,6 +306,7 @@ public struct Rebuild {
                 let started = Clock.nowMs()
                 let stats = try passes[k].run(work, store: store)
                 let type = type(of: passes[k])
+                PausePoint.reach("rebuild.\(name).\(type.name)")
                 try RebuildTables(store).insert(
                     PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
                                toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
@@ -352,7 +342,7 @@ public struct Rebuild {
             try tables.insert(state)
         }
         // The counts printed are the stored rows of the span (summing windows would count each overlap twice).
-        let stored = try storedStats(deviceID: deviceID, fromMs: processFrom, tripsFromMs: tripsFrom, toMs: min(toMs, keepFrom), zone: zone)
+        let stored = try storedStats(deviceID: deviceID, fromMs: processFrom, tripsFromMs: tripsFrom, toMs: min(toMs, keepFrom), zones: zones)
         for pass in ["load"] + passNames {
             var stats = (totals[pass] ?? []).map { key, value in
                 (key, stored[pass]?.first { $0.0 == key }?.1 ?? formatParameter((value * 100).rounded() / 100))
@@ -364,7 +354,7 @@ public struct Rebuild {
     }
 
     /// The stored results of a span, by pass and stat (the passes' own counts are per window).
-    func storedStats(deviceID: Int64, fromMs: Int64, tripsFromMs: Int64, toMs: Int64, zone: TimeZoneTable) throws -> [String: [(String, String)]] {
+    func storedStats(deviceID: Int64, fromMs: Int64, tripsFromMs: Int64, toMs: Int64, zones: LocalZones) throws -> [String: [(String, String)]] {
         let d = SQLValue.integer(deviceID), f = SQLValue.integer(fromMs), t = SQLValue.integer(toMs), tf = SQLValue.integer(tripsFromMs)
         func int(_ sql: String, _ values: [SQLValue]) throws -> String { String(try store.db.scalarInt(sql, values) ?? 0) }
         func real(_ sql: String, _ values: [SQLValue], scale: Double) throws -> String {
@@ -392,9 +382,11 @@ public struct Rebuild {
             ("legs", try int("SELECT count(*) FROM legs WHERE trip_id IN (SELECT id " + trips + ")", [d, tf, t])),
             ("distance_km", try real("SELECT total(distance_m) " + trips, [d, tf, t], scale: 1000)),
         ]
-        func date(_ ms: Int64) -> String { CivilTime.localDate(ms: ms, offsetSeconds: Int(zone.offset(at: ms))) }
+        func date(_ ms: Int64) throws -> String {
+            CivilTime.localDate(ms: ms, offsetSeconds: Int(try offset(atMs: ms, device: deviceID, zones: zones)))
+        }
         let days = "FROM days WHERE device_id = ? AND date >= ? AND date <= ?"
-        let dayRange: [SQLValue] = [d, .text(fromMs == Int64.min ? "" : date(fromMs)), .text(toMs == Int64.max ? "~" : date(toMs))]
+        let dayRange: [SQLValue] = [d, .text(fromMs == Int64.min ? "" : try date(fromMs)), .text(toMs == Int64.max ? "~" : try date(toMs))]
         out["metrics"] = [("days", try int("SELECT count(*) " + days, dayRange)),
                           ("distance_km", try real("SELECT total(distance_m) " + days, dayRange, scale: 1000))]
         let matches = """

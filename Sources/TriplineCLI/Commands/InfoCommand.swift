@@ -39,13 +39,10 @@ enum InfoCommand {
                                      waiting: st.int(9)))
         }
         // The zone of points without their own offset, as the next rebuild resolves it.
-        var zone = "UTC", zoneFrom = "default"
+        var zone = "position", zoneFrom = "position"
         if let stored = try store.setting("timezone") {
             zone = stored
             zoneFrom = "stored"
-        } else if var tz = context.environment["TZ"], !tz.isEmpty {
-            if tz.hasPrefix(":") { tz.removeFirst() }
-            if TimeZoneTable.named(tz) != nil { zone = tz; zoneFrom = "TZ" }
         }
         let lastRebuild = devices.compactMap(\.rebuiltMs).max()
         let waiting = devices.reduce(0) { $0 + $1.waiting }
@@ -99,8 +96,8 @@ enum InfoCommand {
             }
             out += table(rows, rightAligned: [3, 6, 8])
         }
-        out += "\nTime zone of points without their own offset: \(zone)"
-            + (zoneFrom == "stored" ? "" : zoneFrom == "TZ" ? " (from TZ; stored by the next rebuild)" : " (default; choose one with 'rebuild --timezone')") + "\n"
+        out += "\nTime zone of points without their own offset: "
+            + (zoneFrom == "stored" ? zone + " (chosen with 'rebuild --timezone')" : "the zone where each was taken") + "\n"
         out += "Last rebuild: " + (lastRebuild.map { CivilTime.iso8601(ms: $0) } ?? "never") + "; points waiting to be rebuilt: \(waiting)\n"
         out += "\nImports: " + (statuses.isEmpty ? "none" : statuses.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
         for (path, message) in failed { out += "  failed: \(path): \(message)\n" }

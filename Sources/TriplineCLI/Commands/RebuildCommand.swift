@@ -15,9 +15,8 @@ enum RebuildCommand {
                 the spans touched by points imported since the last rebuild are recomputed (the result equals a full
                 rebuild); --full recomputes everything. Parameters are documented in docs/PASSES.md; override them with
                 --set pass.key=value (repeatable) or a --config file of such lines. Points without their own UTC offset
-                (OwnTracks, GPX) are put on local days with --timezone, else the zone stored by an earlier run, else the
-                TZ environment variable (a zone from --timezone or TZ is remembered in the database), else UTC, with
-                a warning. Each device's results record the parameters, zone and code version they were built with; a
+                (OwnTracks, GPX) are put on the local days of the zone where they were taken (an offline boundary
+                table); --timezone gives one zone for all of them instead (remembered in the database). Each device's results record the parameters, zone and code version they were built with; a
                 rebuild with different ones recomputes the device and says why.
                 """ + "\n\n" + parameterHelp,
             options: [
@@ -58,7 +57,6 @@ enum RebuildCommand {
             throw UsageError(error.message)
         }
         options.timeZoneName = parsed.value("timezone")
-        options.environmentTimeZone = context.environment["TZ"]
         options.full = parsed.flag("full")
         let path = CommonOptions.databasePath(parsed, context)
         let store = try Store(path: path, create: false)

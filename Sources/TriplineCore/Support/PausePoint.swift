@@ -2,26 +2,35 @@
 @preconcurrency import Glibc
 #endif
 
-/// A test hook for process tests of concurrent commands (docs/ARCHITECTURE.md, "Pause points").
+/// Named moments where a process test can stop a running `tripline` deterministically, instead of guessing with
+/// sleeps: kill it there (crash safety), or hold it there while another process runs (races).
 ///
-/// When the environment variable `TRIPLINE_PAUSE_AT` names a pause point that the running command reaches, the
-/// command writes the marker line `tripline: paused at <name>` to standard error and waits until a line (or end of
-/// file) arrives on standard input, then goes on. A test reads the marker, starts the other process, and releases
-/// the paused one by writing a newline, so a race is replayed in a chosen order without any timing. Each point
-/// pauses once per process. Without the variable (always, outside tests) a pause point costs one `getenv`.
+/// When the environment variable `TRIPLINE_PAUSE_AT` names the moment a run reaches, the process writes
+/// `paused at NAME` as one line on standard error and then waits for one line on standard input: the test reads the
+/// marker, does what it wants (kills the process, starts another one), and writes a newline to let it go on. With
+/// standard input closed or at its end the process goes on at once. Without the variable this costs one comparison.
 ///
-/// Points: `rebuild.before-lock` (a device's rebuild is about to take its write lock; it has decided nothing yet),
-/// `rebuild.locked` (it holds the lock, before it decides what to recompute) and `map.read` (the map has read the
-/// trips of its selection, before the visits and places).
+/// The moments (docs/RELIABILITY.md keeps the list):
+/// - `import.file.N.written`: the N-th file (from 1, in the order they are read) is written, its transaction open;
+/// - `import.file.N.committed`: the N-th file is committed;
+/// - `rebuild.DEVICE.PASS`: a pass has written its rows for a device, inside the rebuild's transaction.
 public enum PausePoint {
-    nonisolated(unsafe) private static var passed: Set<String> = []
+    /// The moment named by `TRIPLINE_PAUSE_AT`, read once.
+    static let wanted: String? = getenv("TRIPLINE_PAUSE_AT").map { String(cString: $0) }
 
-    public static func reach(_ name: String) {
-        guard let value = getenv("TRIPLINE_PAUSE_AT"), String(cString: value) == name, !passed.contains(name) else { return }
-        passed.insert(name)
-        let marker = Array("tripline: paused at \(name)\n".utf8)
-        _ = marker.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    /// Pauses when `name` is the wanted moment.
+    @inline(__always)
+    public static func reach(_ name: @autoclosure () -> String) {
+        guard let wanted else { return }
+        let here = name()
+        guard here == wanted else { return }
+        let line = "paused at \(here)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
         var byte: UInt8 = 0
-        while read(0, &byte, 1) == 1 && byte != UInt8(ascii: "\n") {}
+        while true {
+            let n = read(0, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 || byte == UInt8(ascii: "\n") { break }
+        }
     }
 }

@@ -39,35 +39,30 @@ func count(_ path: String, _ sql: String) throws -> Int64 {
         let (db, _) = try trustDatabase()
         let first = runCLI(["rebuild", "--db", db])
         #expect(first.status == 0, "\(first.stderr)")
-        // OwnTracks points carry no offset: on UTC days, and the run says so once.
-        #expect(first.stderr.components(separatedBy: "were put on UTC days").count == 2, "\(first.stderr)")
-        #expect(try strings(db, Self.ownTracksOffsets) == ["0"])
-        let second = runCLI(["rebuild", "--db", db, "--timezone", "Europe/Berlin"])
+        // OwnTracks points carry no offset: they take the zone where they were (Berlin, CET before the DST change).
+        #expect(try strings(db, Self.ownTracksOffsets) == ["3600"])
+        let second = runCLI(["rebuild", "--db", db, "--timezone", "America/New_York"])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout.contains("owntracks-2: time zone changed (UTC → Europe/Berlin): rebuilding all"), "\(second.stdout)")
+        #expect(second.stdout.contains("owntracks-2: time zone changed (position → America/New_York): rebuilding all"), "\(second.stdout)")
         #expect(!second.stdout.contains("up to date"))
-        #expect(!second.stderr.contains("UTC days"))
-        #expect(try strings(db, Self.ownTracksOffsets) == ["3600"], "CET (the two days end before the DST change)")
-        // The same zone again: nothing to do.
+        #expect(try strings(db, Self.ownTracksOffsets) == ["-14400"], "EDT, as the chosen zone says")
+        // The same zone again (stored): nothing to do.
         #expect(runCLI(["rebuild", "--db", db]).stdout.contains("owntracks-2 (up to date)"))
     }
 
-    @Test func tzEnvironmentIsTheDefaultZone() throws {
+    /// The position decides, not the machine's zone: `TZ` would put a trip to New York on Berlin's days.
+    @Test func tzEnvironmentDoesNotOverrideThePosition() throws {
         let (db, _) = try trustDatabase()
-        let r = runCLI(["rebuild", "--db", db], environment: ["TZ": ":Europe/Berlin"])
+        let r = runCLI(["rebuild", "--db", db], environment: ["TZ": "America/New_York"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(!r.stderr.contains("UTC days"), "\(r.stderr)")
         #expect(try strings(db, Self.ownTracksOffsets) == ["3600"])
-        #expect(try strings(db, "SELECT value FROM settings WHERE key = 'timezone'") == ["Europe/Berlin"])
+        #expect(try strings(db, "SELECT value FROM settings WHERE key = 'timezone'") == [])
+        #expect(try strings(db, "SELECT DISTINCT timezone FROM rebuild_state") == ["position"])
         let info = runCLI(["info", "--db", db, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
-        #expect(object["timezone"] as? String == "Europe/Berlin")
+        #expect(object["timezone"] as? String == "position")
         #expect(object["points_waiting"] as? Int == 0)
         #expect(object["last_rebuild_ms"] is Int)
-        // A bad TZ is said, and UTC used.
-        let (other, _) = try trustDatabase()
-        let bad = runCLI(["rebuild", "--db", other], environment: ["TZ": "Mars/Olympus"])
-        #expect(bad.status == 0 && bad.stderr.contains("TZ=Mars/Olympus is not an IANA time zone name"), "\(bad.stderr)")
     }
 
     @Test func changedParameterIsAppliedAndSaid() throws {

@@ -36,10 +36,10 @@ import Testing
         }
     }
 
-    static func startPaused(_ arguments: [String], at point: String) throws -> Paused {
+    static func startPausedWithPipes(_ arguments: [String], at point: String) throws -> Paused {
         let stdin = Pipe(), stderr = Pipe()
         let p = try Binary.start(arguments, environment: ["TRIPLINE_PAUSE_AT": point], stderr: stderr, stdin: stdin)
-        let (seen, text) = read(stderr, until: "tripline: paused at \(point)")
+        let (seen, text) = read(stderr, until: "paused at \(point)\n")
         #expect(seen, "no pause marker from \(arguments): \(text)")
         return Paused(process: p, stdin: stdin, stderr: stderr)
     }
@@ -71,7 +71,7 @@ import Testing
         #expect(try Binary.run(["import", "--db", db, "-q"] + first).status == 0)
         #expect(try Binary.run(["rebuild", "--db", db, "--timezone", "Europe/Berlin", "-q"]).status == 0)
         #expect(try Binary.run(["rebuild", "--db", db, "--full", "-q"]).status == 0)
-        let rebuild = try Self.startPaused(["rebuild", "--db", db, "--full", "-q"], at: "rebuild.locked")
+        let rebuild = try Self.startPausedWithPipes(["rebuild", "--db", db, "--full", "-q"], at: "rebuild.locked")
         let importErr = Pipe()
         let importer = try Binary.start(["import", "--db", db] + second, stderr: importErr)
         let (waited, text) = Self.read(importErr, until: "waiting for another process")
@@ -101,7 +101,7 @@ import Testing
         let db = dir + "/raced.sqlite"
         #expect(try Binary.run(["import", "--db", db, "-q"] + first).status == 0)
         #expect(try Binary.run(["rebuild", "--db", db, "--timezone", "Europe/Berlin", "-q"]).status == 0)
-        let rebuild = try Self.startPaused(["rebuild", "--db", db, "-q"], at: "rebuild.before-lock")
+        let rebuild = try Self.startPausedWithPipes(["rebuild", "--db", db, "-q"], at: "rebuild.before-lock")
         #expect(try Binary.run(["import", "--db", db, "-q"] + second).status == 0, "nothing holds the lock yet")
         try rebuild.release()
         rebuild.process.waitUntilExit()
@@ -119,7 +119,7 @@ import Testing
         #expect(try Binary.run(["rebuild", "--db", db, "--timezone", "Europe/Berlin", "-q"]).status == 0)
         #expect(try Binary.run(["map", "--db", db, "-o", dir + "/before.html", "-q"]).status == 0)
         // The map has read the trips; a rebuild with other parameters commits before it reads visits and places.
-        let map = try Self.startPaused(["map", "--db", db, "-o", dir + "/raced.html", "-q"], at: "map.read")
+        let map = try Self.startPausedWithPipes(["map", "--db", db, "-o", dir + "/raced.html", "-q"], at: "map.read")
         let changed = try Binary.run(["rebuild", "--db", db, "--set", "stays.radius_m=60", "--set", "places.radius_m=40", "-q"])
         #expect(changed.status == 0, "\(changed.stderr)")
         try map.release()
