@@ -148,7 +148,12 @@ public struct Rebuild {
             let shown = changed.prefix(4).joined(separator: ", ") + (changed.count > 4 ? ", and \(changed.count - 4) more" : "")
             reasons.append("parameters changed (\(shown))")
         }
-        if state.timezone != zone { reasons.append("time zone changed (\(state.timezone) → \(zone))") }
+        // The zone only matters to points without their own offset (OwnTracks, GPX; Overland carries its offsets).
+        if state.timezone != zone,
+            try store.db.scalarInt("SELECT 1 FROM points WHERE device_id = ? AND utc_offset_s IS NULL LIMIT 1", [.integer(state.deviceID)]) != nil
+        {
+            reasons.append("time zone changed (\(state.timezone) → \(zone))")
+        }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 
@@ -245,6 +250,12 @@ public struct Rebuild {
             guard let earliest = try store.db.scalarInt(
                 "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
             else {
+                if var state, state.timezone != zoneName {
+                    // Another zone that changes nothing here (every point has its own offset): recorded, so the
+                    // record says what the results hold.
+                    state.timezone = zoneName
+                    try RebuildTables(store).insert(state)
+                }
                 return [Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0))]
             }
             processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
