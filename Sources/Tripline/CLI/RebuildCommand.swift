@@ -104,6 +104,7 @@ enum SimulateCommand {
                 OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1 = 1 Hz)."),
                 OptionSpec("start", value: "DATE", help: "First local day (default 2024-03-29; the DST change is on day 3)."),
                 OptionSpec("quirks", help: "Damage the archives as real ones are (truncated file, re-sends, junk records; see docs/SIMULATOR.md)."),
+                OptionSpec("google", help: "Also write each device's history as Google exports it, under google/<device>/ (Takeout Records.json and Semantic Location History, Timeline.json, Android location-history.json)."),
             ],
             run: run)
     }
@@ -126,7 +127,14 @@ enum SimulateCommand {
         }
         let result = Simulator(config: config).run()
         try FileSystem.createDirectory(out)
-        let files = try SimulationWriter.write(result, to: out, options: SimulationWriter.Options(quirks: parsed.flag("quirks")))
+        var files = try SimulationWriter.write(result, to: out, options: SimulationWriter.Options(quirks: parsed.flag("quirks")))
+        if parsed.flag("google") {
+            for device in result.devices {
+                for layout in TakeoutWriter.Layout.allCases {
+                    files += try TakeoutWriter.write(result, device: device, layout: layout, to: out + "/google/" + device.name)
+                }
+            }
+        }
         let points = result.devices.reduce(0) { $0 + $1.points.count }
         context.stdout.write(
             "Simulated \(config.days) days of \(config.people) people (seed \(config.seed)): \(points) points, "

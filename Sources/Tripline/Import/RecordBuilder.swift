@@ -12,6 +12,9 @@ struct RecordBuilder {
     var recognized = 0
     var sawOverland = false
     var sawOwnTracks = false
+    /// A Google location-history record was seen (see TakeoutRecords.swift).
+    var sawGoogle = false
+    var googleDeviceIndex: Int?
     // Incremental line counting (offsets only ever grow within a file).
     var lineOffset = 0
     var lineNumber = 1
@@ -82,11 +85,11 @@ struct RecordBuilder {
     func notAnArchive() -> String? {
         guard recognized == 0 else { return nil }
         if rejectTotal == 0 {
-            return "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+            return "valid JSON, but not a location archive: no Overland feature, OwnTracks message or Google location record in it"
         }
         guard rejectTotal == structuralRejects, let first = firstReject else { return nil }
         if first.reason == .unknownRecord {
-            return "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+            return "valid JSON, but not a location archive: no Overland feature, OwnTracks message or Google location record in it"
         }
         if first.reason == .emptyFile { return nil }
         return "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))"
