@@ -14,10 +14,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The system zlib (gzip files and zip entries), reached the same way.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The whole pipeline: store, import, passes, export, simulator and the CLI commands.
         .target(
             name: "Tripline",
-            dependencies: ["CSQLite"]
+            dependencies: ["CSQLite", "CZlib"]
         ),
         // The thin executable.
         .executableTarget(name: "tripline", dependencies: ["Tripline"]),

@@ -92,6 +92,7 @@ public struct JSONArchiveReader {
         }
         if out.fatal == nil, let reason = builder.notAnArchive() {
             out.fatal = reason
+            out.notArchive = reason.hasPrefix("valid JSON, but not")
             out.format = "json"
             out.rejects.removeAll()
             out.points.removeAll()

@@ -135,7 +135,12 @@ extension RecordBuilder {
     func latLng(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> (lat: Double, lon: Double)?? {
         guard let index else { return nil }
         let node = tape.nodes[index]
-        guard node.kind == .string, node.flags & JSONNode.Flags.escaped == 0 else { return .some(nil) }
+        guard node.kind == .string else { return .some(nil) }
+        if node.flags & JSONNode.Flags.escaped != 0 {
+            // "48.86\u00b0, 2.33\u00b0": the degree sign written as an escape.
+            let decoded = p.decodedBytes(node)
+            return .some(decoded.withUnsafeBufferPointer { RecordBuilder.latLng($0) })
+        }
         return .some(RecordBuilder.latLng(p.raw(node)))
     }
 

@@ -155,3 +155,34 @@ import Testing
         #expect(RecordBuilder.googleMode("SKIING") == "skiing")
     }
 }
+
+/// The real Google exports in `../shared/corpus` (dawarich's and reitti's test fixtures).
+@Suite struct TakeoutCorpusTests {
+    func importFile(_ relative: String) throws -> (ImportSummary, Store)? {
+        let path = corpusPath(relative)
+        guard FileSystem.exists(path) else {
+            print("skipped: \(relative) not found (../shared/corpus is absent in this checkout)")
+            return nil
+        }
+        let (store, _) = try freshStore()
+        return (try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([path]), store)
+    }
+
+    @Test(arguments: [
+        ("reitti/google/Records.json", "google/records", 95, 0, 0),
+        ("reitti/google/timeline_from_android_randomized.json", "google/timeline", 78, 12, 5),
+        ("reitti/google/timeline_from_ios_randomized.json", "google/android", 0, 50, 0),
+        ("dawarich/google/location-history.json", "google/android", 7, 1, 3),
+        ("dawarich/google/records.json", "google/records", 3, 0, 0),
+        ("dawarich/google/phone-takeout_w_3_duplicates.json", "google/timeline", 3, 1, 0),
+        ("dawarich/google/semantic_history.json", "google/semantic", 0, 3, 0),
+        ("dawarich/google/timeline_new_format.json", "google/timeline", 3, 2, 0),
+        ("dawarich/google/edge_cases/phone_takeout_array_timeline_path.json", "google/android", 3, 0, 0),
+        ("dawarich/google/edge_cases/semantic_history_with_bom.json", "google/semantic", 0, 1, 0),
+    ])
+    func realGoogleExportsImport(_ file: String, _ format: String, _ points: Int, _ events: Int, _ duplicates: Int) throws {
+        guard let (summary, _) = try importFile(file) else { return }
+        #expect(summary.files.map(\.format) == [format])
+        #expect(summary.pointsNew == points && summary.events == events && summary.pointsDuplicate == duplicates && summary.rejected == 0)
+    }
+}
