@@ -1,6 +1,9 @@
 // The Google Takeout benchmark: a generated Records.json of a given size (default 2 GB) imported through
 // `Importer`, with the peak memory of the whole process. `swift run -c release tripline-bench takeout [GB]`.
-import Tripline
+import TriplineCore
+import TriplineStore
+import TriplineImport
+import TriplineSimulator
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -11,7 +14,7 @@ enum TakeoutBenchmark {
     /// writes (the generator holds no more than one chunk). Returns the number of fixes.
     static func generate(bytes target: Int, to path: String) throws -> Int {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CommandFailure("cannot create \(path)") }
+        guard fd >= 0 else { throw BenchmarkFailure("cannot create \(path)") }
         defer { close(fd) }
         var chunk: [UInt8] = []
         chunk.reserveCapacity(9 << 20)
@@ -20,7 +23,7 @@ enum TakeoutBenchmark {
             var offset = 0
             while offset < chunk.count {
                 let n = chunk.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                guard n > 0 else { throw CommandFailure("cannot write \(path)") }
+                guard n > 0 else { throw BenchmarkFailure("cannot write \(path)") }
                 offset += n
             }
             written += chunk.count
@@ -62,7 +65,7 @@ enum TakeoutBenchmark {
         let seconds = Clock.monotonic() - start
         let rss = ImportBenchmark.peakRSSMB()
         guard summary.pointsNew == fixes, summary.rejected == 0 else {
-            throw CommandFailure("import stored \(summary.pointsNew) points, expected \(fixes) (rejected \(summary.rejected), \(summary.files.first?.message ?? ""))")
+            throw BenchmarkFailure("import stored \(summary.pointsNew) points, expected \(fixes) (rejected \(summary.rejected), \(summary.files.first?.message ?? ""))")
         }
         let n = Double(fixes)
         print("format:     \(summary.files.first?.format ?? "?")")

@@ -1,12 +1,19 @@
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// How line geometry handles gaps, single points and the edges of the coordinate range.
 @Suite struct GeometryTests {
     static func text(_ path: String, _ kind: ExportKind, _ format: ExportFormat, parameters: ExportParameters = ExportParameters()) throws -> String {
         let store = try Store(path: path, create: false)
         let writer = ByteWriter.memory()
-        _ = try Exporter(store: store, parameters: parameters).export(kind, as: format, filter: ExportFilter(device: "tablet"), to: writer)
+        _ = try Exporter(store: store, parameters: parameters).export(kind, as: format, filter: RecordFilter(device: "tablet"), to: writer)
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 

@@ -1,5 +1,8 @@
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplineSimulator
 
 /// Early OwnTracks apps wrote every value as a string: `"lat":"52.19","lon":"7.68","tst":"1376715317"`.
 @Suite struct OwnTracksStringTests {

@@ -1,5 +1,8 @@
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplineSimulator
 
 /// Google location history (Records.json, Semantic Location History, Timeline.json, Android location-history.json),
 /// written by the simulator's `TakeoutWriter` and imported back.

@@ -1,5 +1,12 @@
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// The rebuild scored against the simulator's exact truth, on seeds the tuning never used (tuning used seeds 1–4).
 @Suite struct ScoredSimulationTests {
@@ -74,8 +81,8 @@ import Testing
         try rebuild(store, timezone: "Europe/Berlin")
         let before = try Self.comparisons.map { try rows(store, $0.0) }
         var options = Rebuild.Options()
-        options.fromDay = CivilTime.parseDate("2024-03-30")
-        options.toDay = CivilTime.parseDate("2024-03-31")
+        options.filter.fromDay = CivilTime.parseDate("2024-03-30")
+        options.filter.toDay = CivilTime.parseDate("2024-03-31")
         _ = try Rebuild(store: store, options: options).run()
         #expect(try store.db.scalarInt("SELECT count(*) FROM pass_runs WHERE from_ms IS NOT NULL AND to_ms IS NOT NULL") ?? 0 > 0)
         for (k, (sql, what)) in Self.comparisons.enumerated() {

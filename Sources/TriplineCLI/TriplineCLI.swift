@@ -1,0 +1,143 @@
+import TriplineCore
+
+/// The `tripline` command line: a table of subcommands, help in swift-argument-parser's layout,
+/// `Error:` lines with a usage hint, exit status 64 for bad arguments and 1 for failures.
+public enum TriplineCLI {
+    public static let version = "0.1.0"
+
+    /// Exit statuses.
+    public enum Exit {
+        public static let success: Int32 = 0
+        public static let failure: Int32 = 1
+        public static let usage: Int32 = 64
+    }
+
+    /// Every subcommand, in the order `--help` lists them. Each lives in its own file under `CLI/`.
+    public static var commands: [CommandSpec] {
+        [
+            ImportCommand.spec,
+            InfoCommand.spec,
+            RebuildCommand.spec,
+            ExportCommand.spec,
+            ReportCommand.spec,
+            ReportCommand.querySpec,
+            MapCommand.spec,
+            DemoCommand.spec,
+            SimulateCommand.spec,
+            ScoreCommand.spec,
+            EvaluateCommand.spec,
+        ]
+    }
+
+    static let overview = """
+        OVERVIEW: Tripline turns archived Overland, OwnTracks and GPX location logs into trips, visits and places.
+
+        Import archives into one SQLite file, rebuild stays, visits, trips and daily totals from the raw points,
+        then export GeoJSON, GPX and CSV, run SQL reports and draw an offline map.
+        """
+
+    /// The top-level help text.
+    public static var help: String {
+        var text = overview + "\n\nUSAGE: tripline <subcommand> [<options>]\n\nOPTIONS:\n"
+        text += HelpFormatter.row("--version", "Show the version.")
+        text += HelpFormatter.row("-h, --help", "Show help information.")
+        text += "\nSUBCOMMANDS:\n"
+        for command in commands { text += HelpFormatter.row(command.name, command.abstract) }
+        text += HelpFormatter.row("help", "Show subcommand help information.")
+        text += "\n  See 'tripline help <subcommand>' for detailed help.\n"
+        return text
+    }
+
+    /// Runs the command line `arguments` (without the program name) and returns the exit status.
+    public static func main(_ arguments: [String], context: CommandContext) -> Int32 {
+        guard let first = arguments.first else {
+            context.stdout.write(help)
+            return Exit.success
+        }
+        switch first {
+        case "-h", "--help":
+            context.stdout.write(help)
+            return Exit.success
+        case "--version":
+            context.stdout.write("\(version)\n")
+            return Exit.success
+        case "help":
+            guard arguments.count > 1 else {
+                context.stdout.write(help)
+                return Exit.success
+            }
+            guard let command = commands.first(where: { $0.name == arguments[1] }) else {
+                return reportUsage(unknownCommand(arguments[1]), context: context)
+            }
+            context.stdout.write(command.help)
+            return Exit.success
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            return reportUsage(unknownCommand(first), context: context)
+        }
+        do {
+            let parsed = try command.parse(Array(arguments.dropFirst()))
+            if parsed.flag("help") {
+                context.stdout.write(command.help)
+                return Exit.success
+            }
+            return try command.run(parsed, context)
+        } catch let error as UsageError {
+            var error = error
+            if error.command == nil { error.command = command.name }
+            return reportUsage(error, context: context)
+        } catch {
+            context.stderr.write("Error: \(error)\n")
+            return Exit.failure
+        }
+    }
+
+    static func unknownCommand(_ name: String) -> UsageError {
+        var message = "Unknown subcommand '\(name)'"
+        if let suggestion = HelpFormatter.closest(name, in: commands.map(\.name) + ["help"]) {
+            message += ". Did you mean '\(suggestion)'?"
+        }
+        return UsageError(message)
+    }
+
+    static func reportUsage(_ error: UsageError, context: CommandContext) -> Int32 {
+        context.stderr.write("Error: \(error.message)\n")
+        if let name = error.command, let command = commands.first(where: { $0.name == name }) {
+            context.stderr.write("Usage: \(command.usageLine)\n")
+            context.stderr.write("  See 'tripline \(name) --help' for more information.\n")
+        } else {
+            context.stderr.write("Usage: tripline <subcommand> [<options>]\n")
+            context.stderr.write("  See 'tripline --help' for more information.\n")
+        }
+        return Exit.usage
+    }
+}
+
+/// Options shared by several commands, and how they resolve.
+public enum CommonOptions {
+    public static let db = OptionSpec(
+        "db", value: "PATH", help: "The database file (default: $TRIPLINE_DB, else ./tripline.sqlite).")
+    public static let device = OptionSpec("device", value: "NAME", help: "Only this device (its name as 'tripline info' shows it).")
+    public static let from = OptionSpec("from", value: "DATE", help: "First local day to include (YYYY-MM-DD), inclusive.")
+    public static let to = OptionSpec("to", value: "DATE", help: "Last local day to include (YYYY-MM-DD), inclusive.")
+    public static let quiet = OptionSpec("quiet", short: "q", help: "Print nothing but errors.")
+    public static let json = OptionSpec("json", help: "Print the summary as one JSON object.")
+
+    /// `--device`, `--from` and `--to` as the one ``RecordFilter`` every command takes; a bad date is a usage error.
+    public static func filter(_ parsed: ParsedArguments, command: String) throws -> RecordFilter {
+        do {
+            return try RecordFilter.parse(device: parsed.value("device"), from: parsed.value("from"), to: parsed.value("to"))
+        } catch let error as RecordFilterError {
+            throw UsageError(error.message, command: command)
+        }
+    }
+
+    /// The database path: `--db`, else `$TRIPLINE_DB`, else `./tripline.sqlite`.
+    public static func databasePath(_ parsed: ParsedArguments, _ context: CommandContext) -> String {
+        if let path = parsed.value("db"), !path.isEmpty { return path }
+        if let path = context.environment["TRIPLINE_DB"], !path.isEmpty { return path }
+        return "tripline.sqlite"
+    }
+}

@@ -1,0 +1,286 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An error opening, reading or writing a file, naming the path and the system's reason.
+public struct FileError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+
+    package init(path: String, errno code: Int32) {
+        self.path = path
+        self.reason = String(cString: strerror(code))
+    }
+
+    package init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// Small, Foundation-free file-system helpers used at the pipeline's edges.
+public enum FileSystem {
+    public enum Kind: Sendable { case file, directory, fifo, other }
+
+    /// Whether anything exists at `path` (following symbolic links).
+    public static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    /// The kind of file at `path`, or nil when nothing is there.
+    public static func kind(_ path: String) -> Kind? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFIFO: return .fifo
+        default: return .other
+        }
+    }
+
+    /// Why `stat` fails on `path` ("no such file or directory", "permission denied" for a folder on the way that may
+    /// not be searched, …), or nil when it succeeds.
+    public static func statFailure(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) != 0 else { return nil }
+        let text = String(cString: strerror(errno))
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+
+    /// The size of the regular file at `path`, or nil.
+    public static func size(_ path: String) -> Int? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return Int(st.st_size)
+    }
+
+    /// Reads the whole file at `path`.
+    public static func read(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(path: path, errno: errno) }
+        defer { close(fd) }
+        return try readAll(fd: fd, path: path)
+    }
+
+    /// Reads a descriptor to its end (used for standard input and pipes too), at most `limit` bytes: more is an
+    /// error naming the limit (so `/dev/zero` or an endless pipe cannot fill memory).
+    public static func readAll(fd: Int32, path: String, limit: Int = Int.max) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            throw FileError(path: path, reason: "is a directory")
+        }
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 {
+            result.reserveCapacity(Int(st.st_size))
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, errno: errno)
+            }
+            if n == 0 { break }
+            if result.count + n > limit {
+                throw FileError(path: path, reason: "is larger than \(limit >> 20) MiB (or endless, like a device); not read")
+            }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
+    /// Writes `bytes` to `path`, replacing it.
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError(path: path, errno: errno) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, errno: errno)
+            }
+            offset += n
+        }
+    }
+
+    public static func write(_ text: String, to path: String) throws {
+        try write(Array(text.utf8), to: path)
+    }
+
+    /// Creates `path` and any missing parents.
+    public static func createDirectory(_ path: String) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw FileError(path: current, errno: errno)
+            }
+        }
+    }
+
+    /// The entries of a directory, sorted by name, without `.` and `..`.
+    public static func list(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw FileError(path: path, errno: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Every regular file under `path`, depth first, sorted by path; hidden entries (starting with `.`) are skipped.
+    /// Directories that cannot be read are reported through `onError` and skipped.
+    public static func walk(_ path: String, onError: (FileError) -> Void) -> [String] {
+        var result: [String] = []
+        func visit(_ dir: String) {
+            let names: [String]
+            do { names = try list(dir) } catch let error as FileError {
+                onError(error)
+                return
+            } catch { return }
+            for name in names where !name.hasPrefix(".") {
+                let child = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+                switch kind(child) {
+                case .directory: visit(child)
+                case .file: result.append(child)
+                default: break
+                }
+            }
+        }
+        visit(path)
+        return result
+    }
+
+    /// A file found by ``walkEntries(_:)``: its path as the bytes the file system holds (not always UTF-8) and as
+    /// text to show (``Terminal/escapedPathBytes(_:)``).
+    public struct WalkEntry: Sendable {
+        public var raw: [UInt8]
+        public var display: String
+    }
+
+    /// What ``walkEntries(_:)`` found.
+    public struct WalkResult: Sendable {
+        public var files: [WalkEntry] = []
+        /// Entries passed over on purpose, with the reason (shown to the user, not failures).
+        public var skipped: [(path: String, reason: String)] = []
+        /// Folders that could not be read.
+        public var errors: [FileError] = []
+    }
+
+    /// The entries of a directory given as raw path bytes, sorted bytewise, without `.` and `..`.
+    static func listRaw(_ dir: [UInt8]) throws -> [[UInt8]] {
+        guard let handle = (dir + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }) else {
+            throw FileError(path: Terminal.escapedPathBytes(dir), errno: errno)
+        }
+        defer { closedir(handle) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+        }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// `stat` (following links) of a raw path.
+    package static func statRaw(_ path: [UInt8]) -> stat? {
+        var st = stat()
+        let ok = (path + [0]).withUnsafeBufferPointer { stat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st) == 0 }
+        return ok ? st : nil
+    }
+
+    /// Names that, next to a `rec/` folder, mark an OwnTracks Recorder store (`ot-recorder --storage`).
+    static let recorderStoreNames: Set<[UInt8]> = Set(["ghash", "last", "monitor", "photos", "msg", "htdocs", "cards", "flags", "waypoints"].map { Array($0.utf8) })
+
+    /// Every regular file under `path`, depth first, sorted by name; hidden entries (starting with `.`) skipped.
+    ///
+    /// - Symbolic links are followed, but each real folder (device and inode) is read once: a link to a parent
+    ///   or a folder reached twice is listed as skipped, so link loops cannot make the walk explode.
+    /// - Names that are not UTF-8 are kept as bytes (``WalkEntry/raw``) and shown escaped.
+    /// - An OwnTracks Recorder store (a folder with `rec/` next to `ghash/`, `last/`, `monitor`, `photos/`, …) is read
+    ///   through its `rec/` only; the rest is listed as skipped once.
+    /// - FIFOs, devices, sockets and broken links are listed as skipped.
+    public static func walkEntries(_ path: String) -> WalkResult {
+        var result = WalkResult()
+        var seen = Set<[UInt64]>()
+        func join(_ dir: [UInt8], _ name: [UInt8]) -> [UInt8] { dir.last == 0x2F ? dir + name : dir + [0x2F] + name }
+        func visit(_ dir: [UInt8]) {
+            let display = Terminal.escapedPathBytes(dir)
+            guard let st = statRaw(dir) else { return }
+            let identity = [UInt64(st.st_dev), UInt64(st.st_ino)]
+            guard seen.insert(identity).inserted else {
+                result.skipped.append((display, "a folder already read through another path (a symbolic link); read once"))
+                return
+            }
+            var names: [[UInt8]]
+            do { names = try listRaw(dir) } catch let error as FileError {
+                result.errors.append(error)
+                return
+            } catch { return }
+            names.removeAll { $0.first == 0x2E }
+            let rec = Array("rec".utf8)
+            if names.contains(rec), let recStat = statRaw(join(dir, rec)), recStat.st_mode & S_IFMT == S_IFDIR,
+               names.contains(where: { recorderStoreNames.contains($0) })
+            {
+                let others = names.filter { $0 != rec }.map { Terminal.escapedPathBytes($0) }
+                result.skipped.append((display, "an OwnTracks Recorder store: only rec/ holds locations; not read: \(others.joined(separator: ", "))"))
+                names = [rec]
+            }
+            for name in names {
+                let child = join(dir, name)
+                guard let cst = statRaw(child) else {
+                    result.skipped.append((Terminal.escapedPathBytes(child), "a broken symbolic link (or it vanished)"))
+                    continue
+                }
+                switch cst.st_mode & S_IFMT {
+                case S_IFDIR: visit(child)
+                case S_IFREG: result.files.append(WalkEntry(raw: child, display: Terminal.escapedPathBytes(child)))
+                case S_IFIFO: result.skipped.append((Terminal.escapedPathBytes(child), "a named pipe (FIFO) inside a folder is not read; give it on its own"))
+                default: result.skipped.append((Terminal.escapedPathBytes(child), "not a regular file (a device or socket)"))
+                }
+            }
+        }
+        visit(Array(path.utf8))
+        return result
+    }
+
+    /// Removes a file if it exists.
+    public static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// A fresh temporary directory under `$TMPDIR` or `/tmp`.
+    public static func temporaryDirectory(prefix: String = "tripline") throws -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
+        guard let result = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw FileError(path: base, errno: errno)
+        }
+        return String(cString: result)
+    }
+
+    /// Whether the descriptor is a terminal.
+    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) != 0 }
+
+    /// The last path component.
+    public static func baseName(_ path: String) -> String {
+        let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+        return trimmed.split(separator: "/").last.map(String.init) ?? trimmed
+    }
+
+    /// The path without its last component ("." when there is none).
+    public static func directoryName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
