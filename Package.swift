@@ -71,7 +71,7 @@ let package = Package(
             name: "TriplineTests",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "CSQLite",
+                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "CSQLite", "CZlib",
             ],
             // Golden files are read through #filePath, not built or bundled.
             exclude: ["Export/Golden"]

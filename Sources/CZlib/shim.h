@@ -5,3 +5,8 @@
 static inline int tripline_inflate_init2(z_stream *stream, int windowBits) {
     return inflateInit2(stream, windowBits);
 }
+
+/// `deflateInit2` is a macro too (used by the tests to write gzip and zip files).
+static inline int tripline_deflate_init2(z_stream *stream, int level, int windowBits) {
+    return deflateInit2(stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY);
+}

@@ -296,7 +296,7 @@ public final class Importer {
                     // Inside a folder or an archive: a file of another kind is passed over, not a failure.
                     try writer.rollback()
                     file.status = .skipped
-                    file.message = "not a location archive: " + fatal
+                    file.message = fatal.contains("not a location archive") || fatal.contains("not GPX") ? fatal : "not a location archive: " + fatal
                     finish(file)
                     break
                 }
@@ -576,7 +576,7 @@ final class Writer {
         return id
     }
 
-    func insertEvent(_ e: ParsedEvent, deviceID: Int64, file: inout FileSummary) throws {
+    func insertEvent(_ e: ParsedEvent, deviceID: Int64?, file: inout FileSummary) throws {
         let st = insertEvent
         st.reset()
         st.bindInt(deviceID, at: 1)
@@ -641,9 +641,6 @@ final class Writer {
         for e in chunk.events {
             if let id = deviceIDs[e.device] {
                 try insertEvent(e, deviceID: id, file: &file)
-            } else if !Writer.fallbackOrigins.contains(devices[e.device].origin) {
-                // A device the record itself names (an OwnTracks topic or tid, a device_id): its row is made.
-                try insertEvent(e, deviceID: try deviceID(e.device), file: &file)
             } else {
                 pendingEvents.append(e)
             }
@@ -703,18 +700,31 @@ final class Writer {
             devices = parsed
             while deviceIDs.count < devices.count { deviceIDs.append(nil) }
         }
-        // Events of the fallback device: to the file's one device with points, else to a row of their own.
+        // App events whose device got no point in this file (see docs/IMPORT.md, "Device rows"): the row of that
+        // name when one exists; for a device no record names, the file's one device with points; a Google or app
+        // trip/visit record (evidence to compare with) gets its device's row; anything else is kept without a
+        // device, so a file of events or rejects makes no empty device.
         let withRows = deviceIDs.indices.filter { deviceIDs[$0] != nil }
+        var homeless = 0
         for e in pendingEvents {
             if let id = deviceIDs[e.device] {
                 try insertEvent(e, deviceID: id, file: &file)
-            } else if withRows.count == 1 {
+            } else if let existing = try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(devices[e.device].name)]) {
+                deviceIDs[e.device] = existing
+                try insertEvent(e, deviceID: existing, file: &file)
+            } else if Writer.fallbackOrigins.contains(devices[e.device].origin), withRows.count == 1 {
                 try insertEvent(e, deviceID: deviceIDs[withRows[0]]!, file: &file)
-            } else {
+            } else if e.kind == "trip" || e.kind == "visit" {
                 try insertEvent(e, deviceID: try deviceID(e.device), file: &file)
+            } else {
+                homeless += 1
+                try insertEvent(e, deviceID: nil, file: &file)
             }
         }
         pendingEvents.removeAll()
+        if homeless > 0 {
+            file.message = "\(homeless) app event\(homeless == 1 ? "" : "s") kept without a device (no point names one)"
+        }
         file.devices = deviceIDs.indices.filter { deviceIDs[$0] != nil }.map { devices[$0] }
         let ids = deviceIDs.compactMap { $0 }
         let single: SQLValue = Set(ids).count == 1 ? .integer(ids[0]) : .null

@@ -64,7 +64,7 @@ enum InfoCommand {
                     + "\"rejects\":\(counts(reasons)),\"app_events\":\(counts(kinds))}\n")
             return TriplineCLI.Exit.success
         }
-        var out = "Database: \(store.path)\n\n"
+        var out = "Database: \(Terminal.escaped(store.path))\n\n"
         if devices.isEmpty {
             out += "No devices yet: run 'tripline import PATH'.\n"
         } else {
@@ -76,20 +76,22 @@ enum InfoCommand {
             out += table(rows, rightAligned: [3, 6])
         }
         out += "\nImports: " + (statuses.isEmpty ? "none" : statuses.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
-        for (path, message) in failed { out += "  failed: \(path): \(message)\n" }
+        for (path, message) in failed { out += "  failed: \(Terminal.escaped(path)): \(Terminal.escaped(message))\n" }
         if !recent.isEmpty {
             out += "\nLatest imports:\n"
             out += table([["ID", "STATUS", "FORMAT", "NEW", "DUPLICATE", "REJECTED", "EVENTS", "PATH"]] + recent.reversed(), rightAligned: [0, 3, 4, 5, 6])
             out += "\n"
         }
         out += "Rejects: " + (reasons.isEmpty ? "none" : reasons.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
-        out += "App events: " + (kinds.isEmpty ? "none" : kinds.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
+        out += "App events: " + (kinds.isEmpty ? "none" : kinds.map { "\($0.1) \(Terminal.escaped($0.0))" }.joined(separator: ", ")) + "\n"
         context.stdout.write(out)
         return TriplineCLI.Exit.success
     }
 
-    /// Rows as aligned columns separated by two spaces.
-    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+    /// Rows as aligned columns separated by two spaces; cells come from files (device names, paths), so their
+    /// control characters are shown escaped, never sent to the terminal.
+    static func table(_ rawRows: [[String]], rightAligned: Set<Int> = []) -> String {
+        let rows = rawRows.map { $0.map(Terminal.escaped) }
         var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         var out = ""
