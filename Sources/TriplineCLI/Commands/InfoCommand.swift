@@ -15,7 +15,7 @@ enum InfoCommand {
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
         let db = store.db
         var devices: [DeviceRow] = []
         let st = try db.prepare(

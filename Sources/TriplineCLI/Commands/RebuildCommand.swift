@@ -92,6 +92,9 @@ extension String {
 
 /// `tripline simulate`: writes simulated archives and their exact truth.
 enum SimulateCommand {
+    /// The largest `--days × --people` (two people for a year, and a margin): about 4 GB at most.
+    static let maxPersonDays = 800
+
     static var spec: CommandSpec {
         CommandSpec(
             name: "simulate",
@@ -130,6 +133,13 @@ enum SimulateCommand {
         if let start = parsed.value("start") {
             guard let day = CivilTime.parseDate(start) else { throw UsageError("--start wants a date YYYY-MM-DD, not '\(start)'") }
             config.startDay = day
+        }
+        // The simulation is held in memory before it is written (about 5 MB a person-day at 1 Hz): a cap, so that
+        // `--days 100000` is a clear error at once rather than gigabytes of memory before the first file.
+        let personDays = config.days.multipliedReportingOverflow(by: config.people)
+        if personDays.overflow || personDays.partialValue > SimulateCommand.maxPersonDays {
+            throw UsageError("--days × --people is at most \(SimulateCommand.maxPersonDays) person-days (the simulation is held in memory, "
+                + "about 5 MB a person-day); simulate fewer days, or several runs with --start and --seed", command: "simulate")
         }
         let result = Simulator(config: config).run()
         try FileSystem.createDirectory(out)

@@ -60,11 +60,12 @@ public enum FileSystem {
     }
 
     /// Reads the whole file at `path`.
-    public static func read(_ path: String) throws -> [UInt8] {
+    /// At most `limit` bytes: a larger (or endless) input, such as `/dev/zero`, is an error, not a full memory.
+    public static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         defer { close(fd) }
-        return try readAll(fd: fd, path: path)
+        return try readAll(fd: fd, path: path, limit: limit)
     }
 
     /// Reads a descriptor to its end (used for standard input and pipes too), at most `limit` bytes: more is an
