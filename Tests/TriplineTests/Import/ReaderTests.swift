@@ -9,7 +9,7 @@ import Testing
 @testable import TriplineCLI
 
 @Suite struct ReaderFormatTests {
-    @Test func overlandCorpusBody() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func overlandCorpusBody() throws {
         let data = try FileSystem.read(corpusPath("dawarich/overland/geodata.json"))
         let out = FormatDetector.parse(data, context: context("mine"))
         #expect(out.format == "overland/body")
@@ -66,7 +66,7 @@ import Testing
         #expect(out.events.allSatisfy { out.devices[$0.device].name == "phone" })
     }
 
-    @Test func ownTracksRecCorpusWithTabsAndSpaces() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func ownTracksRecCorpusWithTabsAndSpaces() throws {
         let tabs = try FileSystem.read(corpusPath("dawarich/owntracks/2024-03.rec"))
         let out = FormatDetector.parse(tabs, context: context())
         #expect(out.format == "owntracks-rec")
@@ -105,7 +105,7 @@ import Testing
         #expect(noTst.points.first?.timeMs == 1_709_283_789_000)
     }
 
-    @Test func ownTracksJSONForms() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func ownTracksJSONForms() throws {
         let array = try FileSystem.read(corpusPath("owntracks-android/fixtures/location_multiple_messages.json"))
         let out = FormatDetector.parse(array, context: context())
         #expect(out.format == "owntracks-json/array")
@@ -120,7 +120,7 @@ import Testing
         #expect(l.points.count == 1 && l.events.map(\.kind) == ["transition"])
     }
 
-    @Test func gpxCorpus() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func gpxCorpus() throws {
         let gpx10 = try FileSystem.read(corpusPath("reitti/gpx/20250617.gpx"))
         let out = FormatDetector.parse(gpx10, context: context())
         #expect(out.format == "gpx/1.0")
@@ -145,7 +145,7 @@ import Testing
         #expect(route.points.isEmpty && route.events.map(\.kind) == ["route_point"])
     }
 
-    @Test func notALocationArchiveIsOneClearError() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func notALocationArchiveIsOneClearError() throws {
         // (A Google Records.json was refused here before issue 12; it is an archive now: see TakeoutImportTests.)
         if FileSystem.exists(corpusPath("dawarich/google/records.json")) {
             let google = FormatDetector.parse(try FileSystem.read(corpusPath("dawarich/google/records.json")), context: context())

@@ -160,7 +160,7 @@ import Testing
 }
 
 /// The real Google exports in `../shared/corpus` (dawarich's and reitti's test fixtures).
-@Suite struct TakeoutCorpusTests {
+@Suite(.enabled(if: Corpus.available, Corpus.absent)) struct TakeoutCorpusTests {
     func importFile(_ relative: String) throws -> (ImportSummary, Store)? {
         let path = corpusPath(relative)
         guard FileSystem.exists(path) else {
