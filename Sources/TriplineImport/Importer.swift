@@ -312,7 +312,9 @@ public final class Importer {
                 try writer.write(&chunk, file: &file)
                 points += chunk.points.count
                 file.format = chunk.format
+                PausePoint.reach("import.file.\(filesDone + 1).written")
                 try writer.commit(file: &file, devices: chunk.devices, creator: chunk.creator)
+                PausePoint.reach("import.file.\(filesDone + 1).committed")
                 finish(file)
             case .failed(let path, let message, let size):
                 var file = FileSummary(path: path, status: .failed, message: message)
