@@ -120,6 +120,7 @@ enum SimulateCommand {
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let out = parsed.value("out") else { throw UsageError("Missing '--out <DIR>'") }
+        guard out != "-" else { throw UsageError("'--out -': simulate writes a folder of files, which standard output cannot hold; name a folder", command: "simulate") }
         func int(_ name: String, _ def: Int) throws -> Int {
             guard let text = parsed.value(name) else { return def }
             guard let v = Int(text), v > 0 else { throw UsageError("--\(name) wants a positive whole number, not '\(text)'") }

@@ -125,6 +125,11 @@ import Testing
         #expect(e.status == 0 && e.stdout.hasPrefix("device,time"))
         let m = runCLI(["map", "--db", db, "-o", "-"])
         #expect(m.status == 0 && m.stdout.hasPrefix("<!DOCTYPE html>") && m.stderr.contains("Wrote standard output"))
+        // Commands that write a folder say that standard output cannot hold one (and make no folder named '-').
+        let sim = runCLI(["simulate", "-o", "-", "--days", "1"])
+        #expect(sim.status == 64 && sim.stderr.contains("standard output cannot hold"))
+        let demo = runCLI(["demo", "--out", "-"])
+        #expect(demo.status == 64 && demo.stderr.contains("standard output cannot hold"))
         #expect(!FileSystem.exists("-"))
     }
 
