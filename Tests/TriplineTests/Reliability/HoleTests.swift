@@ -34,31 +34,55 @@ import Testing
         #expect(bytes.changedWhileRead()?.contains("shrank") == true)
     }
 
-    @Test func aFileCutWhileTheImportReadsItIsRolledBack() throws {
-        let (store, dir) = try freshStore()
-        try FileSystem.write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8)]), to: dir + "/a-first.json")
-        // 150,000 features in JSON lines, written in small batches through a one-deep queue: the parser is never
-        // more than two batches ahead of the writer, so it is deep inside the file when the progress callback cuts it.
-        let total = 150_000
+    @Test func aFileCutWhileTheParserReadsItFailsAsAWhole() throws {
+        let dir = try temporaryDirectory()
+        let total = 20_000
         let features = (0..<total).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_300_000 + Int64($0) * 1000), lat: 50, lon: 8) }
-        let big = dir + "/b-big.json"
+        let big = dir + "/big.json"
         try FileSystem.write(features.joined(separator: "\n"), to: big)
-        let importer = Importer(store: store, options: ImportOptions(nowMs: testNow, batchSize: 64, queueDepth: 1))
-        var cutAt: Int?
-        importer.onProgress = { p in
-            if cutAt == nil, p.filesDone == 1, p.points > 1, p.points < total / 2 {
-                cutAt = p.points
-                _ = truncate(big, 4096)
+        // The parsing thread alone, with a one-deep queue this test drains by hand: after the first batch it waits,
+        // deep inside the file, when the file is cut.
+        let queue = BoundedQueue<Importer.Message>(capacity: 1)
+        let recycle = BoundedQueue<[Point]>(capacity: 4)
+        let job = Importer.Job(path: big, fallback: ("d", "--device"), size: FileSystem.size(big) ?? 0)
+        let options = ImportOptions(nowMs: testNow, batchSize: 64, queueDepth: 1)
+        let parser = WorkerThread {
+            Importer.parseAll([job], options: options, dbPath: dir + "/absent.sqlite", queue: queue, recycle: recycle)
+        }
+        guard case .begin = queue.pop() else {
+            Issue.record("the parser did not begin the file")
+            return
+        }
+        guard case .batch = queue.pop() else {
+            Issue.record("the parser sent no batch")
+            return
+        }
+        #expect(truncate(big, 4096) == 0)
+        var batches = 1
+        var fatal: String?
+        while let message = queue.pop() {
+            switch message {
+            case .batch: batches += 1
+            case .end(let output): fatal = output.fatal
+            default: break
             }
         }
-        let s = try importer.importPaths([dir + "/a-first.json", big])
-        try #require(cutAt != nil, "the progress callback never ran while the big file was being read")
-        #expect(s.files.map(\.status) == [.imported, .failed])
-        #expect(s.files[1].message?.contains("while it was being read") == true)
-        // Nothing of the cut file is stored; importing again reads what is there now.
-        #expect(try store.db.scalarInt("SELECT count(*) FROM points") == 1)
-        let again = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([big])
-        #expect(again.files[0].status == .imported && again.pointsNew > 0)
+        parser.join()
+        #expect(batches < total / 64)
+        #expect(fatal?.contains("while it was being read") == true)
+    }
+
+    @Test func aFileChangedAfterItWasOpenedIsNoticedAndReadWholeNextTime() throws {
+        let (store, dir) = try freshStore()
+        let path = dir + "/f.json"
+        try FileSystem.write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8)]), to: path)
+        let importer = Importer(store: store, options: ImportOptions(nowMs: testNow))
+        // Rewritten after it was opened (same path, new content): its size and modification time tell.
+        let bytes = try FileBytes(path: path)
+        try FileSystem.write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8), overlandFeature("2024-01-01T00:00:01Z", lat: 50, lon: 8)]), to: path)
+        #expect(bytes.changedWhileRead()?.contains("changed while it was being read") == true)
+        let s = try importer.importPaths([path])
+        #expect(s.files[0].status == .imported && s.pointsNew == 2)
     }
 
     // MARK: tripline query runs untrusted SQL
