@@ -258,10 +258,11 @@ enum Containers {
             var length = 0
             var j = i
             while j < data.count, data[j] >= UInt8(ascii: "0"), data[j] <= UInt8(ascii: "9") {
+                guard length <= data.count else { return nil }  // longer than the header: a lie (and no overflow)
                 length = length * 10 + Int(data[j] - UInt8(ascii: "0"))
                 j += 1
             }
-            guard length > 0, i + length <= data.count, j < data.count, data[j] == 0x20 else { return nil }
+            guard length > 0, i + length <= data.count, j < data.count, data[j] == 0x20, j + 1 <= i + length - 1 else { return nil }
             let record = data[(j + 1)..<(i + length - 1)]  // without the newline
             if record.starts(with: want) { return Array(record.dropFirst(want.count)) }
             i += length

@@ -333,3 +333,64 @@ enum Pack {
         #expect(line.contains("evil\\x1B]0;owned\\x07.json") && line.contains("dev\\x1B[2J"))
     }
 }
+
+/// Random damage to gzip, tar and zip files: expanding them must always return (no crash, no hang, no read past
+/// the end), with files, failures or skips, never an entry outside the container's bytes.
+@Suite struct ContainerMutationTests {
+    @Test func damagedContainersNeverBreakTheExpander() throws {
+        let body = Array(overlandBody((0..<30).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8) }).utf8)
+        let tar = Pack.tar([("a/", []), ("a/one.json", body), ("a/two.rec", Array("2024-01-01T00:00:05Z\t*\t{}\n".utf8))])
+        let seeds: [[UInt8]] = [
+            Pack.deflate(body, gzip: true), tar, Pack.deflate(tar, gzip: true),
+            Pack.zip([(name: "x.json", content: body, method: 8, encrypted: false), (name: "y.json", content: body, method: 0, encrypted: false)]),
+        ]
+        var state: UInt64 = 0x5EED
+        func next(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(max(n, 1)))
+        }
+        var outcomes = [0, 0, 0]
+        for seed in seeds {
+            for _ in 0..<150 {
+                var data = seed
+                for _ in 0..<(1 + next(3)) {
+                    guard !data.isEmpty else { break }
+                    let at = next(data.count)
+                    switch next(3) {
+                    case 0: data[at] = UInt8(truncatingIfNeeded: next(256))
+                    case 1: data.removeSubrange(at..<min(data.count, at + 1 + next(64)))
+                    default: data.removeSubrange(at...)
+                    }
+                }
+                let bytes = FileBytes(bytes: data)
+                Containers.expand(path: "m", bytes: bytes) { entry in
+                    switch entry {
+                    case .file(_, let inner, _, _):
+                        outcomes[0] += 1
+                        // A view must lie inside the container; inflated content is its own buffer.
+                        if let p = inner.pointer, let base = bytes.pointer, p >= base, p < base + max(bytes.count, 1) {
+                            #expect(p + inner.count <= base + bytes.count)
+                        }
+                        _ = FormatDetector.parse(inner.buffer, context: context())
+                    case .failed: outcomes[1] += 1
+                    case .skipped: outcomes[2] += 1
+                    }
+                    return true
+                }
+            }
+        }
+        // The damage is varied enough to reach every outcome.
+        #expect(outcomes[0] > 0 && outcomes[1] > 0)
+    }
+}
+
+extension ContainerMutationTests {
+    @Test func paxRecordsThatLieAboutTheirLength() {
+        for text in ["1 ", "3 x", "2 path=a\n", "10 path=\n", "", "5 pa", "99999999999999999999 path=x\n"] {
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { Containers.paxValue($0, key: "path") }
+        }
+        let good = Array("12 path=a/b\n".utf8)  // the length counts itself, the space and the newline
+        #expect(good.withUnsafeBytes { Containers.paxValue($0, key: "path") } == Array("a/b".utf8))
+    }
+}
