@@ -13,9 +13,9 @@ import TriplineCore
 /// - tar (POSIX ustar, GNU and pax; `ustar` at byte 257): each regular file is read in place (a view into the
 ///   mapped tar, or into the inflated `.tar.gz`); its path is `archive.tar/inner/path`. Directories, links and device
 ///   entries are passed over.
-/// - zip (`PK\3\4`): the central directory lists the entries; stored entries are read in place, deflated ones
+/// - zip (`PK\3\4`, zip64 included): the central directory lists the entries; stored entries are read in place, deflated ones
 ///   inflated (zlib raw inflate) into a temporary file, with the CRC-32 and size checked.
-/// - Not supported, with a message saying so: zip64 (archives over 4 GiB or 65,535 entries), encrypted zip entries,
+/// - Not supported, with a message saying so: encrypted zip entries,
 ///   zip methods other than stored and deflate (bzip2, LZMA, zstd, deflate64), bzip2/xz/zstd/7z files, and
 ///   multi-volume archives.
 ///
@@ -279,6 +279,13 @@ enum Containers {
 
     static func u16(_ b: UnsafeRawBufferPointer, _ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
     static func u32(_ b: UnsafeRawBufferPointer, _ i: Int) -> Int { u16(b, i) | u16(b, i + 2) << 16 }
+    /// A little-endian 64-bit field, nil when it does not fit an `Int` (no archive is that large).
+    static func u64(_ b: UnsafeRawBufferPointer, _ i: Int) -> Int? {
+        guard i >= 0, i + 8 <= b.count else { return nil }
+        let high = u32(b, i + 4)
+        guard high < 0x8000_0000 else { return nil }
+        return u32(b, i) | high << 32
+    }
 
     /// Calls `body` for each file of a zip archive (from its central directory).
     static func unzip(_ bytes: FileBytes, path: String, _ body: (Entry) -> Bool) -> Bool {
@@ -296,34 +303,63 @@ enum Containers {
         guard eocd >= 0 else {
             return body(.failed(path: path, message: "a zip file without its central directory (cut mid-write, or not a zip file); not read"))
         }
-        let entries = u16(b, eocd + 10)
-        let cdSize = u32(b, eocd + 12)
-        let cdOffset = u32(b, eocd + 16)
+        var entries = u16(b, eocd + 10)
+        var cdSize = u32(b, eocd + 12)
+        var cdOffset = u32(b, eocd + 16)
         if u16(b, eocd + 4) != 0 || u16(b, eocd + 6) != 0 {
             return body(.failed(path: path, message: "a multi-volume zip archive is not supported"))
         }
+        // Zip64 (archives over 4 GiB or 65,535 entries, and some tools always): the real values are in the zip64
+        // end record, found through the locator just before the classic one.
+        var cdEnd = eocd
         if entries == 0xFFFF || cdSize == 0xFFFF_FFFF || cdOffset == 0xFFFF_FFFF {
-            return body(.failed(path: path, message: "a zip64 archive (over 4 GiB or 65,535 entries) is not supported; unzip it and import the folder"))
+            let locator = eocd - 20
+            guard locator >= 0, u32(b, locator) == 0x0706_4B50, let record = u64(b, locator + 8), record >= 0, record + 56 <= locator,
+                  u32(b, record) == 0x0606_4B50, let n = u64(b, record + 32), let size = u64(b, record + 40), let offset = u64(b, record + 48)
+            else {
+                return body(.failed(path: path, message: "a damaged zip64 archive: its zip64 end record is missing or damaged"))
+            }
+            entries = n
+            cdSize = size
+            cdOffset = offset
+            cdEnd = record
         }
-        guard cdOffset + cdSize <= eocd else {
+        guard cdOffset >= 0, cdSize >= 0, cdOffset <= cdEnd, cdSize <= cdEnd - cdOffset else {
             return body(.failed(path: path, message: "a damaged zip file: the central directory lies outside the file"))
         }
         var p = cdOffset
         for _ in 0..<entries {
-            guard p + 46 <= eocd, u32(b, p) == 0x0201_4B50 else {
+            guard p + 46 <= cdEnd, u32(b, p) == 0x0201_4B50 else {
                 return body(.failed(path: path, message: "a damaged zip central directory at byte \(p)"))
             }
             let flags = u16(b, p + 8)
             let method = u16(b, p + 10)
             let crc = u32(b, p + 16)
-            let compressed = u32(b, p + 20)
-            let size = u32(b, p + 24)
+            var compressed = u32(b, p + 20)
+            var size = u32(b, p + 24)
             let nameLength = u16(b, p + 28)
             let extraLength = u16(b, p + 30)
             let commentLength = u16(b, p + 32)
-            let local = u32(b, p + 42)
-            guard p + 46 + nameLength <= eocd else { return body(.failed(path: path, message: "a damaged zip central directory at byte \(p)")) }
+            var local = u32(b, p + 42)
+            guard p + 46 + nameLength + extraLength <= cdEnd else { return body(.failed(path: path, message: "a damaged zip central directory at byte \(p)")) }
             let name = Array(b[(p + 46)..<(p + 46 + nameLength)])
+            // The zip64 extra field (id 1) holds, in this order, each of size, compressed size and local header
+            // offset that the entry wrote as 0xFFFFFFFF.
+            if size == 0xFFFF_FFFF || compressed == 0xFFFF_FFFF || local == 0xFFFF_FFFF {
+                var e = p + 46 + nameLength
+                let end = e + extraLength
+                while e + 4 <= end {
+                    let id = u16(b, e), length = u16(b, e + 2)
+                    if id == 1 {
+                        var f = e + 4
+                        if size == 0xFFFF_FFFF, f + 8 <= e + 4 + length, let v = u64(b, f) { size = v; f += 8 }
+                        if compressed == 0xFFFF_FFFF, f + 8 <= e + 4 + length, let v = u64(b, f) { compressed = v; f += 8 }
+                        if local == 0xFFFF_FFFF, f + 8 <= e + 4 + length, let v = u64(b, f) { local = v; f += 8 }
+                        break
+                    }
+                    e += 4 + length
+                }
+            }
             p += 46 + nameLength + extraLength + commentLength
             let entryPath = path + "/" + displayName(name)
             if name.last == UInt8(ascii: "/") { continue }  // a directory
@@ -331,12 +367,12 @@ enum Containers {
                 if !body(.skipped(path: entryPath, message: "an encrypted zip entry; Tripline cannot decrypt it")) { return false }
                 continue
             }
-            guard local + 30 <= b.count, u32(b, local) == 0x0403_4B50 else {
+            guard local >= 0, local <= b.count - 30, u32(b, local) == 0x0403_4B50 else {
                 if !body(.failed(path: entryPath, message: "the zip entry's local header is missing or damaged")) { return false }
                 continue
             }
             let dataStart = local + 30 + u16(b, local + 26) + u16(b, local + 28)
-            guard dataStart + compressed <= b.count else {
+            guard compressed >= 0, size >= 0, dataStart <= b.count, compressed <= b.count - dataStart else {
                 if !body(.failed(path: entryPath, message: "the zip entry runs past the end of the file (cut mid-write?)")) { return false }
                 continue
             }

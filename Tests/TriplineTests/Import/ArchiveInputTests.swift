@@ -69,7 +69,11 @@ enum Pack {
 
     /// A zip archive; `method` 0 = stored, 8 = deflate, anything else is written as-is (to test refusals);
     /// `encrypted` sets the encryption flag.
-    static func zip(_ entries: [(name: String, content: [UInt8], method: Int, encrypted: Bool)]) -> [UInt8] {
+    static func le64(_ v: Int) -> [UInt8] { le32(v & 0xFFFF_FFFF) + le32(v >> 32) }
+
+    /// With `zip64`, written as zip64 tools write it: sizes and offsets 0xFFFFFFFF with the values in a zip64
+    /// extra field, and a zip64 end record with its locator before the classic end record.
+    static func zip(_ entries: [(name: String, content: [UInt8], method: Int, encrypted: Bool)], zip64: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         var central: [UInt8] = []
         for e in entries {
@@ -77,13 +81,27 @@ enum Pack {
             let name = Array(e.name.utf8)
             let offset = out.count
             let flags = e.encrypted ? 1 : 0
-            let common = le16(20) + le16(flags) + le16(e.method) + le16(0) + le16(0x5821) + le32(crc(e.content)) + le32(data.count) + le32(e.content.count)
-                + le16(name.count) + le16(0)
-            out += le32(0x0403_4B50) + common + name + data
-            central += le32(0x0201_4B50) + le16(20) + common + le16(0) + le16(0) + le16(0) + le32(0) + le32(offset) + name
+            let head = le16(20) + le16(flags) + le16(e.method) + le16(0) + le16(0x5821) + le32(crc(e.content))
+            out += le32(0x0403_4B50) + head + le32(data.count) + le32(e.content.count) + le16(name.count) + le16(0) + name + data
+            if zip64 {
+                let extra = le16(1) + le16(24) + le64(e.content.count) + le64(data.count) + le64(offset)
+                central += le32(0x0201_4B50) + le16(45) + head + le32(0xFFFF_FFFF) + le32(0xFFFF_FFFF) + le16(name.count) + le16(extra.count)
+                    + le16(0) + le16(0) + le16(0) + le32(0) + le32(0xFFFF_FFFF) + name + extra
+            } else {
+                central += le32(0x0201_4B50) + le16(20) + head + le32(data.count) + le32(e.content.count) + le16(name.count) + le16(0)
+                    + le16(0) + le16(0) + le16(0) + le32(0) + le32(offset) + name
+            }
         }
         let cdOffset = out.count
         out += central
+        if zip64 {
+            let record = out.count
+            out += le32(0x0606_4B50) + le64(44) + le16(45) + le16(45) + le32(0) + le32(0) + le64(entries.count) + le64(entries.count)
+                + le64(central.count) + le64(cdOffset)
+            out += le32(0x0706_4B50) + le32(0) + le64(record) + le32(1)
+            out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(0xFFFF) + le16(0xFFFF) + le32(0xFFFF_FFFF) + le32(0xFFFF_FFFF) + le16(0)
+            return out
+        }
         out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(entries.count) + le16(entries.count) + le32(central.count) + le32(cdOffset) + le16(0)
         return out
     }
@@ -174,6 +192,20 @@ enum Pack {
         try FileSystem.write(Array(whole.prefix(whole.count - 40)), to: dir + "/cut.zip")
         let cut = try importer(store).importPaths([dir + "/cut.zip"])
         #expect(cut.failed == 1 && cut.files[0].message?.contains("central directory") == true)
+    }
+
+    @Test func zip64ArchivesAreRead() throws {
+        let (store, dir) = try freshStore()
+        try FileSystem.write(Pack.zip([
+            (name: "Takeout/Location History/Records.json", content: Array("{\"locations\":[{\"latitudeE7\":523000000,\"longitudeE7\":134000000,\"timestamp\":\"2024-01-01T10:00:00Z\"}]}".utf8), method: 8, encrypted: false),
+            (name: "Takeout/archive_browser.html", content: Array("<html><body>Google</body></html>".utf8), method: 0, encrypted: false),
+        ], zip64: true), to: dir + "/takeout-001.zip")
+        let s = try importer(store).importPaths([dir + "/takeout-001.zip"])
+        #expect(s.failed == 0 && s.pointsNew == 1)
+        #expect(s.files.map(\.status) == [.imported, .skipped])
+        #expect(s.files[0].format == "zip:google/records" && s.files[0].path.hasSuffix("takeout-001.zip/Takeout/Location History/Records.json"))
+        // The device of a Google file inside an archive is the archive's name.
+        #expect(try store.db.scalarText("SELECT name FROM devices") == "takeout-001")
     }
 
     @Test func inflatingPastTheLimitStopsWithAMessage() throws {
@@ -343,6 +375,7 @@ enum Pack {
         let seeds: [[UInt8]] = [
             Pack.deflate(body, gzip: true), tar, Pack.deflate(tar, gzip: true),
             Pack.zip([(name: "x.json", content: body, method: 8, encrypted: false), (name: "y.json", content: body, method: 0, encrypted: false)]),
+            Pack.zip([(name: "x.json", content: body, method: 8, encrypted: false)], zip64: true),
         ]
         var state: UInt64 = 0x5EED
         func next(_ n: Int) -> Int {
