@@ -113,6 +113,8 @@ public final class Importer {
         var inFolder = false
         /// For a file given on its own: the name of its folder (GPX devices take it).
         var folderDevice: String? = nil
+        /// For a file inside a folder given: the nearest folder that is not Takeout's own layout (Google files take it).
+        var googleFolder: String? = nil
     }
 
     enum Message: @unchecked Sendable {
@@ -123,6 +125,21 @@ public final class Importer {
         case skipped(path: String, size: Int)
         /// Passed over on purpose (not a location archive inside a folder, a link loop, a Recorder store's other parts).
         case ignored(path: String, message: String, size: Int)
+    }
+
+    /// The nearest folder between `file` and the folder `root` given on the command line that is not part of
+    /// Google Takeout's own layout, or nil when there is none.
+    static func exportFolder(_ file: String, under root: String) -> String? {
+        let base = root.hasSuffix("/") ? root : root + "/"
+        guard file.hasPrefix(base) else { return nil }
+        let folders = file.dropFirst(base.count).split(separator: "/").dropLast()
+        for name in folders.reversed() {
+            let lower = name.lowercased()
+            let structural = lower == "takeout" || lower.hasPrefix("location history") || lower == "semantic location history"
+                || lower == "timeline" || (name.count == 4 && name.allSatisfy(\.isNumber))
+            if !structural { return String(name) }
+        }
+        return nil
     }
 
     /// A file name without the extensions that say how it is packed and what it holds (`f.json.gz` → `f`).
@@ -167,7 +184,8 @@ public final class Importer {
                     let size = FileSystem.statRaw(file.raw).map { Int($0.st_size) } ?? 0
                     let utf8 = String(validating: file.raw, as: UTF8.self)
                     jobs.append(Job(path: file.display, fallback: fallback(name: folder, origin: "folder"), size: size,
-                                    raw: utf8 == file.display ? nil : file.raw, inFolder: true))
+                                    raw: utf8 == file.display ? nil : file.raw, inFolder: true,
+                                    googleFolder: Importer.exportFolder(file.display, under: path)))
                 }
             case .none:
                 failures.append(FileSummary(path: path, status: .failed, message: FileSystem.statFailure(path) ?? "no such file or directory"))
@@ -392,8 +410,9 @@ public final class Importer {
         guard queue.push(.begin(path: path, fingerprint: fingerprint, size: bytes.count, bytes: bytes, skipNonArchive: job.inFolder || inContainer)) else { return false }
         var fallback = job.fallback
         if inContainer && fallback.origin == "file" { fallback.origin = "archive" }
-        let context = ReadContext(path: path, fallbackDevice: fallback, nowMs: options.nowMs, batchSize: options.batchSize,
+        var context = ReadContext(path: path, fallbackDevice: fallback, nowMs: options.nowMs, batchSize: options.batchSize,
                                   folderDevice: job.folderDevice)
+        context.googleFolder = job.googleFolder
         var open = true
         let batchSize = options.batchSize
         var output = FormatDetector.parse(bytes.buffer, context: context) { out in

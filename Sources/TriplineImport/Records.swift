@@ -169,6 +169,10 @@ public struct ReadContext: Sendable {
     /// For a file given on its own (fallback origin `file`): the name of the folder that holds it. GPX files take
     /// it, so `tripline import gpxdir/*.gpx` makes one device `gpxdir`, not one a file.
     public var folderDevice: String?
+    /// For a Google file found inside a folder given on the command line: the nearest folder between them that is
+    /// not part of Takeout's own layout (`Takeout`, `Location History…`, `Semantic Location History`, a year), so that
+    /// `family/alice/Takeout/…` and `family/bob/Takeout/…` are two devices, `alice` and `bob`.
+    public var googleFolder: String?
 
     public init(path: String, fallbackDevice: (name: String, origin: String), nowMs: Int64, batchSize: Int = 0, folderDevice: String? = nil) {
         self.path = path

@@ -327,6 +327,24 @@ enum Pack {
         #expect(try store.db.scalarInt("SELECT count(*) FROM app_events WHERE device_id = (SELECT id FROM devices WHERE name = 'BN')") == 1)
     }
 
+    @Test func aFamilysGoogleExportsInOneFolderStayApart() throws {
+        let (store, dir) = try freshStore()
+        let simulation = Simulator(config: SimulatorConfig(seed: 4, days: 1, people: 2)).run()
+        for (name, device) in zip(["alice", "bob"], simulation.devices) {
+            try TakeoutWriter.write(simulation, device: device, layout: .records, to: dir + "/family/" + name)
+            try TakeoutWriter.write(simulation, device: device, layout: .semantic, to: dir + "/family/" + name)
+        }
+        let s = try importer(store).importPaths([dir + "/family"])
+        #expect(s.failed == 0 && s.rejected == 0)
+        #expect(try devices(store) == ["alice", "bob"])
+        #expect(try store.db.scalarText("SELECT group_concat(DISTINCT name_origin) FROM devices") == "folder holding the export")
+        // Each person's semantic trips are on the same device as their fixes.
+        #expect(try store.db.scalarInt("SELECT count(*) FROM app_events e JOIN devices d ON d.id = e.device_id WHERE e.kind = 'trip' AND d.name = 'bob'") ==
+                Int64(simulation.truth.trips.filter { $0.device == simulation.devices[1].name }.count))
+        #expect(Importer.exportFolder("/x/family/alice/Takeout/Location History/Semantic Location History/2024/2024_MARCH.json", under: "/x/family") == "alice")
+        #expect(Importer.exportFolder("/x/Takeout/Location History (Timeline)/Records.json", under: "/x/Takeout") == nil)
+    }
+
     @Test func symbolicLinkLoopsAreReadOnce() throws {
         let (store, dir) = try freshStore()
         try write(rec, dir + "/data/rec/alice/phone/2024-01.rec")
