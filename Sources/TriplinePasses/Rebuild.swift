@@ -98,8 +98,10 @@ public struct Rebuild {
             } else if !options.full && options.pass == nil,
                 let last = try store.db.scalarText("SELECT value FROM settings WHERE key = ?", [.text(key)]).flatMap({ Int64($0) })
             {
+                let keys = PointKey.range(device: deviceID, fromMs: 0, throughMs: PointKey.maxTimeMs)
                 guard let earliest = try store.db.scalarInt(
-                    "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
+                    "SELECT min(key) FROM points_hot WHERE key BETWEEN ? AND ? AND import_id > ?",
+                    [.integer(keys.lower), .integer(keys.upper), .integer(last)]).map(PointKey.time)
                 else {
                     reports.append(Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0)))
                     continue

@@ -38,6 +38,9 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_FULL`, …).
     public var primaryCode: Int32 { code & 0xFF }
+
+    /// Another connection holds the lock (`SQLITE_BUSY`).
+    public var isBusy: Bool { primaryCode == SQLITE_BUSY }
 }
 
 /// A value that can be bound to a statement parameter.
@@ -56,7 +59,7 @@ public enum SQLValue: Sendable, Equatable {
 /// A connection is used by one thread at a time.
 public final class Database {
     public let path: String
-    package let handle: OpaquePointer
+    let handle: OpaquePointer
 
     /// Opens (or creates) the database at `path`.
     /// - Parameters:
@@ -91,7 +94,7 @@ public final class Database {
         _ = tripline_sqlite3_disable_memstatus()
     }()
 
-    package func error(_ rc: Int32, sql: String? = nil) -> DatabaseError {
+    func error(_ rc: Int32, sql: String? = nil) -> DatabaseError {
         DatabaseError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
@@ -123,6 +126,11 @@ public final class Database {
             try? execute("ROLLBACK")  // the original error is the one worth reporting
             throw error
         }
+    }
+
+    /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+    public func setBusyTimeout(ms: Int32) {
+        sqlite3_busy_timeout(handle, ms)
     }
 
     /// The rowid of the last successful `INSERT` on this connection.
@@ -157,7 +165,7 @@ public final class Database {
 
 /// A prepared statement. Owns its `sqlite3_stmt` and finalizes it on `deinit`.
 public final class Statement {
-    package let handle: OpaquePointer
+    let handle: OpaquePointer
     unowned let database: Database
     public let sql: String
 
@@ -474,6 +482,19 @@ public final class RowText {
             return
         }
         value.withUTF8 { bytes in bind(bytes: UnsafeRawBufferPointer(bytes), to: statement, at: index) }
+    }
+
+    /// Binds UTF-8 `bytes` as text to parameter `index` of `s` for the next step; returns SQLite's result code.
+    @inline(__always) func bindChecked(bytes: UnsafeRawBufferPointer, to s: OpaquePointer, at index: Int32) -> Int32 {
+        let used = storage.load(as: Int.self)
+        let count = bytes.count
+        guard count > 0, used + count <= capacity, let source = bytes.baseAddress else {
+            return bindTextBytes(s, index, bytes.baseAddress, count)
+        }
+        let target = storage + 8 + used
+        target.copyMemory(from: source, byteCount: count)
+        storage.storeBytes(of: used + count, as: Int.self)
+        return sqlite3_bind_text(s, index, target.assumingMemoryBound(to: CChar.self), Int32(count), nil)  // nil = SQLITE_STATIC
     }
 
     /// Binds UTF-8 `bytes` as text to parameter `index` of `statement` for the next step.

@@ -107,11 +107,7 @@ enum ExportBenchmark {
         let device = try store.deviceID(named: "bench-phone", source: "overland", origin: "benchmark")
         try db.run("INSERT OR REPLACE INTO settings(key, value) VALUES ('timezone', 'Europe/Berlin')")
         let start = Int64(CivilTime.daysFromCivil(year: 2023, month: 1, day: 1)) * 86_400_000
-        let insert = try db.prepare(
-            """
-            INSERT INTO points(device_id, time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg, accuracy_m, motion, import_id)
-            VALUES (?1, ?2, 3600, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1)
-            """)
+        let insert = try PointWriter(db)
         let flag = try db.prepare("INSERT INTO point_flags(device_id, time_ms, flags) VALUES (?1, ?2, 1)")
         let trip = try db.prepare(
             """
@@ -139,17 +135,10 @@ enum ExportBenchmark {
                         let time = tripStart + Int64(second) * 1000
                         lat += 0.00009 * sin(Double(second) / 300)
                         lon += 0.00012
-                        insert.reset()
-                        insert.bindInt(device, at: 1)
-                        insert.bindInt(time, at: 2)
-                        insert.bindDouble(lat, at: 3)
-                        insert.bindDouble(lon, at: 4)
-                        insert.bindDouble(34 + Double(second % 50) * 0.1, at: 5)
-                        insert.bindDouble(12.5 + Double(second % 7), at: 6)
-                        insert.bindDouble(Double(second % 360), at: 7)
-                        insert.bindDouble(4.5, at: 8)
-                        insert.bindText("automotive", at: 9)
-                        _ = try insert.step()
+                        try insert.insert(
+                            Point(deviceID: device, timeMs: time, utcOffsetS: 3600, lat: lat, lon: lon, altitudeM: 34 + Double(second % 50) * 0.1,
+                                  speedMps: 12.5 + Double(second % 7), courseDeg: Double(second % 360), accuracyM: 4.5, motion: "automotive",
+                                  importID: 1))
                         if count % 1000 == 999 {
                             flag.reset()
                             flag.bindInt(device, at: 1)

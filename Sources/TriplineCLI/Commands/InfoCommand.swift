@@ -21,9 +21,9 @@ enum InfoCommand {
         let st = try db.prepare(
             """
             SELECT d.name, d.source, d.name_origin,
-              (SELECT count(*) FROM points p WHERE p.device_id = d.id),
-              (SELECT min(time_ms) FROM points p WHERE p.device_id = d.id),
-              (SELECT max(time_ms) FROM points p WHERE p.device_id = d.id),
+              (SELECT count(*) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103),
+              (SELECT min(key) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103) & 4398046511103,
+              (SELECT max(key) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103) & 4398046511103,
               (SELECT count(*) FROM app_events e WHERE e.device_id = d.id)
             FROM devices d ORDER BY d.name
             """)
