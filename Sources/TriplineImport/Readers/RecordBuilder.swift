@@ -261,33 +261,27 @@ struct RecordBuilder {
         var batteryLevel: Int?, batteryState: Int?, wifi: Int?, bssid: Int?, tripID: Int?, tripMode: Int?
         var uniqueID: Int?, speedAccuracy: Int?, courseAccuracy: Int?
         members(tape, properties) { k, v in
-            let n = k.end - k.start
-            switch n {
-            case 4:
-                if p.equals(k, "type") { type = v } else if p.equals(k, "wifi") { wifi = v }
-            case 5:
-                if p.equals(k, "speed") { speed = v }
-            case 6:
-                if p.equals(k, "course") { course = v } else if p.equals(k, "motion") { motion = v } else if p.equals(k, "action") { action = v }
-            case 7:
-                if p.equals(k, "trip_id") { tripID = v }
-            case 8:
-                if p.equals(k, "altitude") { altitude = v }
-            case 9:
-                if p.equals(k, "timestamp") { timestamp = v } else if p.equals(k, "device_id") { deviceID = v } else if p.equals(k, "trip_mode") { tripMode = v } else if p.equals(k, "unique_id") { uniqueID = v }
-            case 10:
-                if p.equals(k, "wifi_bssid") { bssid = v }
-            case 13:
-                if p.equals(k, "battery_level") { batteryLevel = v } else if p.equals(k, "battery_state") { batteryState = v }
-            case 14:
-                if p.equals(k, "speed_accuracy") { speedAccuracy = v }
-            case 15:
-                if p.equals(k, "course_accuracy") { courseAccuracy = v }
-            case 17:
-                if p.equals(k, "vertical_accuracy") { vacc = v }
-            case 19:
-                if p.equals(k, "horizontal_accuracy") { hacc = v }
-            default: break
+            switch Self.overlandProperty(p, k) {
+            case .none: break
+            case .type: type = v
+            case .wifi: wifi = v
+            case .speed: speed = v
+            case .course: course = v
+            case .motion: motion = v
+            case .action: action = v
+            case .tripID: tripID = v
+            case .altitude: altitude = v
+            case .timestamp: timestamp = v
+            case .deviceID: deviceID = v
+            case .tripMode: tripMode = v
+            case .uniqueID: uniqueID = v
+            case .bssid: bssid = v
+            case .batteryLevel: batteryLevel = v
+            case .batteryState: batteryState = v
+            case .speedAccuracy: speedAccuracy = v
+            case .courseAccuracy: courseAccuracy = v
+            case .verticalAccuracy: vacc = v
+            case .horizontalAccuracy: hacc = v
             }
         }
         // The device: the feature's device_id, else --device / the folder or file name.
@@ -351,14 +345,17 @@ struct RecordBuilder {
             reject(reason, detail, start: start, end: end)
             return
         }
-        for v in [speedAccuracy, courseAccuracy, uniqueID] {
-            guard let v else { continue }
-            let k = tape.nodes[v - 1]
+        // Kept in `extra` unless -1 (unknown) or null; no array of the three (that would allocate for every point).
+        @inline(__always) func keep(_ v: Int?) {
+            guard let v else { return }
             let node = tape.nodes[v]
-            if node.kind == .number, let d = number(p, tape, v), d < 0 { continue }  // -1 = unknown
-            if node.kind == .null { continue }
-            extra(p, k, node)
+            if node.kind == .number, let d = number(p, tape, v), d < 0 { return }
+            if node.kind == .null { return }
+            extra(p, tape.nodes[v - 1], node)
         }
+        keep(speedAccuracy)
+        keep(courseAccuracy)
+        keep(uniqueID)
         var speedValue = measure(p, tape, speed)
 
         if let s = speedValue, s > 1000 { speedValue = nil }  // not a phone's speed
@@ -372,6 +369,58 @@ struct RecordBuilder {
             bssid: text(p, tape, bssid), appTripID: text(p, tape, tripID), appTripMode: text(p, tape, tripMode),
             trigger: nil, conn: nil, extra: takeExtra())
         addPoint(point, start: start, end: end)
+    }
+
+    /// The Overland `properties` keys the builder reads.
+    enum OverlandProperty {
+        case none, type, wifi, speed, course, motion, action, tripID, altitude, timestamp, deviceID, tripMode, uniqueID, bssid
+        case batteryLevel, batteryState, speedAccuracy, courseAccuracy, verticalAccuracy, horizontalAccuracy
+    }
+
+    static let overlandProperties: [(StaticString, OverlandProperty)] = [
+        ("type", .type), ("wifi", .wifi), ("speed", .speed), ("course", .course), ("motion", .motion), ("action", .action),
+        ("trip_id", .tripID), ("altitude", .altitude), ("timestamp", .timestamp), ("device_id", .deviceID), ("trip_mode", .tripMode),
+        ("unique_id", .uniqueID), ("wifi_bssid", .bssid), ("battery_level", .batteryLevel), ("battery_state", .batteryState),
+        ("speed_accuracy", .speedAccuracy), ("course_accuracy", .courseAccuracy), ("vertical_accuracy", .verticalAccuracy),
+        ("horizontal_accuracy", .horizontalAccuracy),
+    ]
+
+    /// Which `properties` key `k` is: a perfect hash on (length, first byte, last byte) picks the one candidate,
+    /// one comparison confirms it. An escaped key (rare) is decoded and compared with every name.
+    @inline(__always)
+    static func overlandProperty(_ p: JSONParser, _ k: JSONNode) -> OverlandProperty {
+        let n = k.end - k.start
+        guard n >= 4 else { return .none }
+        if k.flags & JSONNode.Flags.escaped != 0 {
+            for (name, key) in overlandProperties where p.equals(k, name) { return key }
+            return .none
+        }
+        let b = p.base + k.start
+        let first = b[0]
+        let last = b[n - 1]
+        let candidate: (StaticString, OverlandProperty)
+        switch n {
+        case 4: candidate = first == UInt8(ascii: "t") ? ("type", .type) : ("wifi", .wifi)
+        case 5: candidate = ("speed", .speed)
+        case 6:
+            candidate = first == UInt8(ascii: "c") ? ("course", .course) : first == UInt8(ascii: "m") ? ("motion", .motion) : ("action", .action)
+        case 7: candidate = ("trip_id", .tripID)
+        case 8: candidate = ("altitude", .altitude)
+        case 9:
+            switch first {
+            case UInt8(ascii: "t"): candidate = last == UInt8(ascii: "p") ? ("timestamp", .timestamp) : ("trip_mode", .tripMode)
+            case UInt8(ascii: "d"): candidate = ("device_id", .deviceID)
+            default: candidate = ("unique_id", .uniqueID)
+            }
+        case 10: candidate = ("wifi_bssid", .bssid)
+        case 13: candidate = last == UInt8(ascii: "l") ? ("battery_level", .batteryLevel) : ("battery_state", .batteryState)
+        case 14: candidate = ("speed_accuracy", .speedAccuracy)
+        case 15: candidate = ("course_accuracy", .courseAccuracy)
+        case 17: candidate = ("vertical_accuracy", .verticalAccuracy)
+        case 19: candidate = ("horizontal_accuracy", .horizontalAccuracy)
+        default: return .none
+        }
+        return memcmp(b, candidate.0.utf8Start, n) == 0 ? candidate.1 : .none
     }
 
     /// `geometry.coordinates` of a Point: nil when there is no geometry, `.some(nil)` when it is malformed.
