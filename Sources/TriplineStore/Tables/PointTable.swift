@@ -169,10 +169,13 @@ final class ColdBuffer {
             return 0
         }
         // Worst case: every text byte escaped as \u00XX (6 bytes), numbers at most 32 bytes, keys and punctuation.
-        var bound = 8 * 48
-        for text in [p.batteryState, p.bssid, p.appTripID, p.trigger, p.conn, p.extra] {
-            if let text { bound += 6 * text.utf8.count }
-        }
+        var bound = 8 * 48  // (one at a time: an array of the six would allocate for every row)
+        if let t = p.batteryState { bound += 6 * t.utf8.count }
+        if let t = p.bssid { bound += 6 * t.utf8.count }
+        if let t = p.appTripID { bound += 6 * t.utf8.count }
+        if let t = p.trigger { bound += 6 * t.utf8.count }
+        if let t = p.conn { bound += 6 * t.utf8.count }
+        if let t = p.extra { bound += 6 * t.utf8.count }
         if bound > capacity {
             bytes.deallocate()
             capacity = max(bound, capacity * 2)
@@ -217,14 +220,26 @@ struct ColdWriter {
         var value = value
         byte(UInt8(ascii: "\""))
         value.withUTF8 { b in
+            guard let source = b.baseAddress else { return }
+            // Most texts need no escape: one copy.
+            var plain = true
+            for c in b where c == 0x22 || c == 0x5C || c < 0x20 {
+                plain = false
+                break
+            }
+            if plain {
+                (out + count).update(from: source, count: b.count)
+                count += b.count
+                return
+            }
             for c in b {
                 if c == 0x22 || c == 0x5C {
                     byte(0x5C)
                     byte(c)
                 } else if c < 0x20 {
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    @inline(__always) func hex(_ d: UInt8) -> UInt8 { d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10 }
                     byte(0x5C); byte(UInt8(ascii: "u")); byte(UInt8(ascii: "0")); byte(UInt8(ascii: "0"))
-                    byte(hex[Int(c >> 4)]); byte(hex[Int(c & 15)])
+                    byte(hex(c >> 4)); byte(hex(c & 15))
                 } else {
                     byte(c)
                 }
