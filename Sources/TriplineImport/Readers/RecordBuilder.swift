@@ -289,7 +289,8 @@ struct RecordBuilder {
         if let deviceID, tape.nodes[deviceID].kind == .string, tape.nodes[deviceID].end > tape.nodes[deviceID].start {
             // Most files hold one device: compare the raw bytes with the last one before building a String.
             let raw = p.raw(tape.nodes[deviceID])
-            if let last = lastOverlandDevice, raw.elementsEqual(last.raw) {
+            if let last = lastOverlandDevice, last.raw.count == raw.count,
+               last.raw.withUnsafeBufferPointer({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
                 device = last.index
             } else {
                 device = out.deviceIndex(ParsedDevice(name: p.string(tape.nodes[deviceID]), source: "overland", origin: "device_id"))

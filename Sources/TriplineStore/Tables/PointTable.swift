@@ -217,35 +217,40 @@ struct ColdWriter {
 
     /// A JSON string: `"`, `\` and control bytes escaped; other bytes (valid UTF-8: a Swift string's) as they are.
     mutating func string(_ value: String) {
-        var value = value
         byte(UInt8(ascii: "\""))
-        value.withUTF8 { b in
-            guard let source = b.baseAddress else { return }
-            // Most texts need no escape: one copy.
-            var plain = true
-            for c in b where c == 0x22 || c == 0x5C || c < 0x20 {
-                plain = false
-                break
-            }
-            if plain {
-                (out + count).update(from: source, count: b.count)
-                count += b.count
-                return
-            }
-            for c in b {
-                if c == 0x22 || c == 0x5C {
-                    byte(0x5C)
-                    byte(c)
-                } else if c < 0x20 {
-                    @inline(__always) func hex(_ d: UInt8) -> UInt8 { d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10 }
-                    byte(0x5C); byte(UInt8(ascii: "u")); byte(UInt8(ascii: "0")); byte(UInt8(ascii: "0"))
-                    byte(hex(c >> 4)); byte(hex(c & 15))
-                } else {
-                    byte(c)
-                }
-            }
+        if value.utf8.withContiguousStorageIfAvailable({ append(escaping: $0) }) == nil {
+            var copy = value
+            copy.withUTF8 { append(escaping: $0) }
         }
         byte(UInt8(ascii: "\""))
+    }
+
+    /// The bytes of a JSON string's content, escaped.
+    mutating func append(escaping b: UnsafeBufferPointer<UInt8>) {
+        guard let source = b.baseAddress else { return }
+        // Most texts need no escape: one copy.
+        var plain = true
+        for c in b where c == 0x22 || c == 0x5C || c < 0x20 {
+            plain = false
+            break
+        }
+        if plain {
+            (out + count).update(from: source, count: b.count)
+            count += b.count
+            return
+        }
+        @inline(__always) func hex(_ d: UInt8) -> UInt8 { d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10 }
+        for c in b {
+            if c == 0x22 || c == 0x5C {
+                byte(0x5C)
+                byte(c)
+            } else if c < 0x20 {
+                byte(0x5C); byte(UInt8(ascii: "u")); byte(UInt8(ascii: "0")); byte(UInt8(ascii: "0"))
+                byte(hex(c >> 4)); byte(hex(c & 15))
+            } else {
+                byte(c)
+            }
+        }
     }
 
     /// A number that reads back as the same double: the shortest of 0–9 decimals that is exact (a source's
@@ -300,7 +305,11 @@ extension RowText {
     /// As ``bind(_:to:at:)``, returning SQLite's result code.
     @inline(__always)
     func bindChecked(_ value: String?, to s: OpaquePointer, at index: Int32) -> Int32 {
-        guard var value else { return sqlite3_bind_null(s, index) }
-        return value.withUTF8 { bindChecked(bytes: UnsafeRawBufferPointer($0), to: s, at: index) }
+        guard let value else { return sqlite3_bind_null(s, index) }
+        if let rc = value.utf8.withContiguousStorageIfAvailable({ bindChecked(bytes: UnsafeRawBufferPointer($0), to: s, at: index) }) {
+            return rc
+        }
+        var copy = value
+        return copy.withUTF8 { bindChecked(bytes: UnsafeRawBufferPointer($0), to: s, at: index) }
     }
 }
