@@ -118,6 +118,7 @@ public struct JSONParser {
     public mutating func skipWhitespace() {
         while pos < count {
             let b = base[pos]
+            if b > 0x20 { return }  // the usual case (compact JSON): one comparison
             if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { pos += 1 } else { return }
         }
     }

@@ -421,7 +421,23 @@ struct RecordBuilder {
         case 19: candidate = ("horizontal_accuracy", .horizontalAccuracy)
         default: return .none
         }
-        return memcmp(b, candidate.0.utf8Start, n) == 0 ? candidate.1 : .none
+        return Self.sameBytes(b, candidate.0.utf8Start, n) ? candidate.1 : .none
+    }
+
+    /// Whether the `n` bytes (4 ≤ n ≤ 24) at `a` and `b` are equal: two or three overlapping word loads each,
+    /// no call (all loads stay inside the `n` bytes).
+    @inline(__always)
+    static func sameBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let x = UnsafeRawPointer(a), y = UnsafeRawPointer(b)
+        if n < 8 {
+            return x.loadUnaligned(as: UInt32.self) == y.loadUnaligned(as: UInt32.self)
+                && x.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == y.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        }
+        if n > 24 { return memcmp(a, b, n) == 0 }
+        guard x.loadUnaligned(as: UInt64.self) == y.loadUnaligned(as: UInt64.self),
+              x.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        else { return false }
+        return n <= 16 || x.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
     }
 
     /// `geometry.coordinates` of a Point: nil when there is no geometry, `.some(nil)` when it is malformed.
