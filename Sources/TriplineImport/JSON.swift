@@ -469,10 +469,14 @@ public struct JSONParser {
             w = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
             w ^= UInt64(base[end - 1]) << 3
         } else if length > 0 {
-            var k = 0
-            while k < length {
-                w |= UInt64(base[start + k]) << (8 * UInt64(k))
-                k += 1
+            if start + 8 <= count {  // one load, the bytes after the key masked off
+                w = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self) & (UInt64.max >> (64 - 8 * UInt64(length)))
+            } else {
+                var k = 0
+                while k < length {
+                    w |= UInt64(base[start + k]) << (8 * UInt64(k))
+                    k += 1
+                }
             }
         }
         var h = (w ^ UInt64(truncatingIfNeeded: length) &* 0x9E37_79B9_7F4A_7C15) &* 0xBF58_476D_1CE4_E5B9

@@ -120,12 +120,15 @@ struct RecordBuilder {
     /// Calls `body(keyNode, valueIndex)` for each member of the object at `index`.
     @inline(__always)
     func members(_ tape: JSONTape, _ index: Int, _ body: (JSONNode, Int) -> Void) {
-        let node = tape.nodes[index]
-        guard node.kind == .object else { return }
-        var child = index + 1
-        for _ in 0..<node.count {
-            body(tape.nodes[child], child + 1)
-            child = Int(tape.nodes[child + 1].next)
+        // Through the buffer: a tape is well formed by construction (every `next` is inside it).
+        tape.nodes.withUnsafeBufferPointer { nodes in
+            let node = nodes[index]
+            guard node.kind == .object else { return }
+            var child = index + 1
+            for _ in 0..<node.count {
+                body(nodes[child], child + 1)
+                child = Int(nodes[child + 1].next)
+            }
         }
     }
 
