@@ -82,22 +82,22 @@ public struct PlacesPass: Pass {
         var (places, assignment) = Self.cluster(stays, radius: parameters.radiusM)
         // Wifi seen during each visit.
         let ssidQuery = try store.db.prepare(
-            "SELECT ssid, count(*) FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
-        let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points WHERE device_id = ? AND time_ms = ?")
+            "SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
+        let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points_hot WHERE key = ?")
         /// The offset of the point at `ms` (a stay starts and ends at points): its own, else its zone's.
         func offset(_ ms: Int64) throws -> Int32 {
+            guard let key = PointKey.make(device: work.deviceID, timeMs: ms) else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }
             offsetQuery.reset()
-            offsetQuery.bindInt(work.deviceID, at: 1)
-            offsetQuery.bindInt(ms, at: 2)
+            offsetQuery.bindInt(key, at: 1)
             guard try offsetQuery.step() else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }
             if !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
             return work.zones.offset(atMs: ms, latitude: offsetQuery.double(1), longitude: offsetQuery.double(2))
         }
         for (k, s) in stays.enumerated() {
+            let keys = PointKey.range(device: work.deviceID, fromMs: s.start, throughMs: s.end)
             ssidQuery.reset()
-            ssidQuery.bindInt(work.deviceID, at: 1)
-            ssidQuery.bindInt(s.start, at: 2)
-            ssidQuery.bindInt(s.end, at: 3)
+            ssidQuery.bindInt(keys.lower, at: 1)
+            ssidQuery.bindInt(keys.upper, at: 2)
             while try ssidQuery.step() {
                 places[assignment[k]].ssidCounts[ssidQuery.text(0) ?? "", default: 0] += ssidQuery.int(1)
             }

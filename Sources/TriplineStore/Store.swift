@@ -16,6 +16,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case missing(path: String)
     /// A command that writes was given a database it may not write (file permissions, a read-only folder or mount).
     case readOnly(path: String, reason: String)
+    /// A point whose device id or time does not fit `points_hot.key` (device ids up to 2^21 − 1, times
+    /// 1970-01-01 … 2109-05-15).
+    case pointOutOfRange(deviceID: Int64, timeMs: Int64)
 
     public var description: String {
         switch self {
@@ -28,6 +31,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "no database at \(path); run 'tripline import' first (or pass --db PATH)"
         case .readOnly(let path, let reason):
             return "cannot write to \(path): \(reason). Nothing was changed."
+        case .pointOutOfRange(let deviceID, let timeMs):
+            return "cannot store a point of device \(deviceID) at time_ms \(timeMs): the database holds device ids 0…\(PointKey.maxDeviceID) and times 0…\(PointKey.maxTimeMs) ms (1970 to 2109)"
         }
     }
 }

@@ -256,7 +256,7 @@ struct TripPointStream {
 
     init(store: Store) throws {
         points = try store.db.prepare(
-            "SELECT time_ms, lat, lon FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? ORDER BY time_ms")
+            "SELECT \(PointKey.timeSQL), lat, lon FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key")
         flags = try store.db.prepare(
             "SELECT time_ms FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND flags != 0 ORDER BY time_ms")
     }
@@ -270,10 +270,10 @@ struct TripPointStream {
         flags.bindInt(trip.startMs, at: 2)
         flags.bindInt(trip.endMs, at: 3)
         while try flags.step() { flagged.append(flags.int64(0)) }
+        let keys = PointKey.range(device: trip.deviceID, fromMs: trip.startMs, throughMs: trip.endMs)
         points.reset()
-        points.bindInt(trip.deviceID, at: 1)
-        points.bindInt(trip.startMs, at: 2)
-        points.bindInt(trip.endMs, at: 3)
+        points.bindInt(keys.lower, at: 1)
+        points.bindInt(keys.upper, at: 2)
         var next = 0
         var count = 0
         while try points.step() {

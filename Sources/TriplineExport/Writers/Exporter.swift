@@ -369,15 +369,15 @@ public final class Exporter {
         ///   With `positionOnly`, offset and altitude are not read either (GeoJSON lines have neither).
         init(_ db: Database, lineOnly: Bool = false, positionOnly: Bool = false) throws {
             let columns = positionOnly
-                ? "time_ms, NULL, lat, lon, NULL"
+                ? "\(PointKey.timeSQL), NULL, lat, lon, NULL"
                 : lineOnly
-                ? "time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999)"
+                ? "\(PointKey.timeSQL), ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999)"
                 : """
-                time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999), ifnull(speed_mps, 1e999),
+                \(PointKey.timeSQL), ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999), ifnull(speed_mps, 1e999),
                 ifnull(course_deg, 1e999), ifnull(accuracy_m, 1e999), motion, ssid
                 """
             points = try db.prepare(
-                "SELECT \(columns) FROM points WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 ORDER BY time_ms")
+                "SELECT \(columns) FROM points_hot WHERE key BETWEEN ?4 AND ?5 ORDER BY key")
             flags = try db.prepare(
                 "SELECT time_ms, flags FROM point_flags WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 AND flags != 0 ORDER BY time_ms")
         }
@@ -387,11 +387,12 @@ public final class Exporter {
         func read(device: Int64, startMs: Int64, endMs: Int64, _ body: (Statement, Int64, Int64) throws -> Void) throws {
             points.reset()
             flags.reset()
-            for statement in [points, flags] {
-                statement.bindInt(device, at: 1)
-                statement.bindInt(startMs, at: 2)
-                statement.bindInt(endMs, at: 3)
-            }
+            flags.bindInt(device, at: 1)
+            flags.bindInt(startMs, at: 2)
+            flags.bindInt(endMs, at: 3)
+            let keys = PointKey.range(device: device, fromMs: startMs, throughMs: endMs)
+            points.bindInt(keys.lower, at: 4)
+            points.bindInt(keys.upper, at: 5)
             var flagTime = Int64.max
             var flagValue: Int64 = 0
             if try flags.step() {
