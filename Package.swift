@@ -4,7 +4,7 @@ import PackageDescription
 // The targets are layers: each imports only those above it in this list, so the compiler keeps the structure.
 //
 //   CSQLite ─ TriplineCore ─ TriplineStore ─ TriplineImport ─ TriplinePasses ─ TriplineExport   (the product's stages)
-//   CTriplineGeographyData ─ TriplineGeography ┘ (offline zones, countries, places, base layer; depends on nothing)
+//   CTriplineGeographyData ─ TriplineGeography ┘ (offline zones, countries, places, base layer; used by Passes and Export)
 //                                          └ TriplineSimulator ─ TriplineEvaluation           (never imported by a stage)
 //   TriplineCLI (every command) ─ tripline (the thin executable), tripline-bench
 //
@@ -37,11 +37,11 @@ let package = Package(
         // Archives to points, app events and rejects: format detection, readers, the two-thread importer.
         .target(name: "TriplineImport", dependencies: ["TriplineCore", "TriplineStore"]),
         // `rebuild`: clean → stays → places/visits → trips/legs → metrics → app trips.
-        .target(name: "TriplinePasses", dependencies: ["TriplineCore", "TriplineStore"]),
+        .target(name: "TriplinePasses", dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"]),
         // Writers (GeoJSON, GPX, CSV), the SQL reports and the offline map.
         .target(
             name: "TriplineExport",
-            dependencies: ["TriplineCore", "TriplineStore"],
+            dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"],
             exclude: ["Generated/README.md"]
         ),
         // A seeded simulator of people's days with exact truth, and writers of real-looking archives.
@@ -73,7 +73,7 @@ let package = Package(
             name: "TriplineTests",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "CSQLite",
+                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "TriplineGeography", "CSQLite",
             ],
             // Golden files are read through #filePath, not built or bundled.
             exclude: ["Export/Golden"]

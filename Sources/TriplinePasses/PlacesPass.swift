@@ -1,12 +1,14 @@
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 /// Pass 3, `places`: clusters the device's stays into places and writes one visit per stay.
 ///
 /// Stays are taken in time order; each joins the nearest place whose centre is within `radius_m`, else founds a new
 /// one; a place's centre is the dwell-weighted mean of its visits. Repeated visits home become one place while two
-/// shops 200 m apart stay two. A place is named after the wifi network most seen there (`Wifi "SSID"`), else its
-/// coordinates. Places are per device and always recomputed from all of the device's stays (a few thousand at most).
+/// shops 200 m apart stay two. Each place and visit gets the country and locality (city, town) of its centre, looked
+/// up offline (`Geography.country`, `Geography.locality`). A place is named after the wifi network most seen there
+/// (`Wifi "SSID"`), else `near <locality>`, else its coordinates. Places are per device and always recomputed from all of the device's stays (a few thousand at most).
 public struct PlacesPass: Pass {
     public static let name = "places"
 
@@ -104,29 +106,53 @@ public struct PlacesPass: Pass {
         try tables.deletePlacesAndVisits(device: work.deviceID)
         var placeIDs: [Int64] = []
         var named = 0
+        var located = 0
         for p in places {
             let ssid = p.ssidCounts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
-            let name = ssid.map { "Wifi \"\($0)\"" } ?? Self.coordinateName(p.lat, p.lon)
+            let whereIs = Self.whereIs(p.lat, p.lon)
+            let name = ssid.map { "Wifi \"\($0)\"" } ?? whereIs.locality.map { "near " + $0 } ?? Self.coordinateName(p.lat, p.lon)
             if ssid != nil { named += 1 }
+            if whereIs.locality != nil { located += 1 }
             placeIDs.append(try tables.insert(
                 PlaceRow(deviceID: work.deviceID, name: name, ssid: ssid, lat: p.lat, lon: p.lon, radiusM: p.radius, visits: p.visits,
-                         totalDwellS: Int64(p.dwell.rounded()), firstVisitMs: p.first, lastVisitMs: p.last)))
+                         totalDwellS: Int64(p.dwell.rounded()), firstVisitMs: p.first, lastVisitMs: p.last,
+                         countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality)))
         }
         var placeOfStay: [Int64: Int64] = [:]
         for (k, s) in stays.enumerated() {
-            // A visit is its stay (same id) with a place and local offsets.
+            // A visit is its stay (same id) with a place, local offsets and where it is.
+            let whereIs = Self.whereIs(s.lat, s.lon)
             try tables.insert(
                 VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[assignment[k]], startMs: s.start, endMs: s.end,
                          startUTCOffsetS: Int(try offset(s.start)), endUTCOffsetS: Int(try offset(s.end)), lat: s.lat, lon: s.lon,
-                         radiusM: extents[k].radiusM, points: extents[k].points))
+                         radiusM: extents[k].radiusM, points: extents[k].points, countryCode: whereIs.countryCode,
+                         country: whereIs.country, locality: whereIs.locality))
             placeOfStay[ids[k]] = placeIDs[assignment[k]]
         }
         if var workStays = work.stays {
             for k in workStays.indices { workStays[k].placeID = placeOfStay[workStays[k].id] ?? 0 }
             work.stays = workStays
         }
-        return [("places", String(places.count)), ("visits", String(stays.count)), ("named_by_wifi", String(named))]
+        return [("places", String(places.count)), ("visits", String(stays.count)), ("named_by_wifi", String(named)),
+                ("with_locality", String(located))]
     }
+
+    /// Country (code and English name) and locality of a centre. The country is the Natural Earth unit the point is
+    /// in (nil at sea); the locality is the GeoNames city, town or village it is in or nearest to
+    /// (`Geography.locality`), nil when that is more than `localityMaxM` away (open sea, deserts, ice).
+    static func whereIs(_ lat: Double, _ lon: Double) -> (countryCode: String?, country: String?, locality: String?) {
+        let country = Geography.country(latitude: lat, longitude: lon)
+        var locality: String? = nil
+        if let place = Geography.locality(latitude: lat, longitude: lon), place.distanceMeters <= localityMaxM {
+            let name = place.name.trimmingCharacters(in: " \t\r\n")
+            locality = name.isEmpty ? nil : name
+        }
+        return (country?.code, country?.name, locality)
+    }
+
+    /// A locality farther than this from the centre is not named (50 km: beyond it "near X" misleads more than it
+    /// helps; every inhabited area of Europe has a place of ≥ 1000 people closer).
+    static let localityMaxM = 50_000.0
 
     static func coordinateName(_ lat: Double, _ lon: Double) -> String {
         func f(_ v: Double) -> String {
