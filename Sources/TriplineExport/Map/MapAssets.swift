@@ -144,13 +144,13 @@ enum MapAssets {
           }
           if(cityG){clear(cityG);
             if(svg.classList.contains("tiled"))return;
-            var km=r.width/ppu*mpu()/1000,min=km>5000?2e6:km>1800?6e5:km>600?1.5e5:km>200?4e4:km>60?1e4:km>20?3000:1000,n=0;
+            var km=r.width/ppu*mpu()/1000,min=km>5000?5e5:km>1800?1e5:km>600?2e4:km>200?5000:1000,n=0;
             var C=D.cities;
-            for(var i=0;i+3<C.length&&n<40;i+=4){
+            for(var i=0;i+3<C.length&&n<30;i+=4){
               if(C[i+3]<min)break;
               var x=sx(C[i+1]),y=sy(C[i+2]);if(x<-50||y<-50||x>r.width+50||y>r.height+50)continue;
               var big=C[i+3]>=1e6,mid=C[i+3]>=1e5,font=big?14:mid?12.5:11,t=C[i],w=textWidth(t,font,big);
-              var b=[x-w/2-2,y-font*0.55,x+w/2+2,y+font*0.45];
+              var b=[x-w/2-6,y-font*0.55-3,x+w/2+6,y+font*0.45+3];
               if(!free(b))continue;taken.push(b);n++;
               var e=sel("text",{x:C[i+1],y:C[i+2],dy:"0.35em","font-size":(font/10)+"em","class":big?"c1":mid?"c2":"c3"});
               e.textContent=t;cityG.appendChild(e);

@@ -83,8 +83,10 @@ extension MapPage {
         for (index, level) in levels.enumerated().reversed() {
             let boxes = geoBoxes(level)
             if index < levels.count - 1 {
-                // Hide the coarser levels inside this one's box.
-                out.append("<rect class=\"sea\" x=\"\(Int(level.x0.rounded()))\" y=\"\(Int(level.y0.rounded()))\" width=\"\(Int((level.x1 - level.x0).rounded()))\" height=\"\(Int((level.y1 - level.y0).rounded()))\"/>\n")
+                // Hide the coarser levels inside this one's box, inset by 1 % so the finer land overlaps the coarser
+                // at the edge (no antialiased seam when zoomed out far enough to see the edge).
+                let ix = (level.x1 - level.x0) * 0.01, iy = (level.y1 - level.y0) * 0.01
+                out.append("<rect class=\"sea\" x=\"\(Int((level.x0 + ix).rounded()))\" y=\"\(Int((level.y0 + iy).rounded()))\" width=\"\(Int((level.x1 - level.x0 - 2 * ix).rounded()))\" height=\"\(Int((level.y1 - level.y0 - 2 * iy).rounded()))\"/>\n")
             }
             out.append("<g class=\"l\(index)\">")
             for (kind, cls) in [(BaseLayerKind.countries, "land"), (.coastlines, "coast"), (.borders, "border")] {
@@ -92,7 +94,9 @@ extension MapPage {
                 for box in boxes { shapes += Geography.baseLayer(kind, detail: level.detail, in: box) }
                 var wroteAny = false
                 for shape in shapes {
-                    for part in shape.parts where part.count >= 2 {
+                    // Natural Earth cuts shapes at ±180: a line's run along that cut is not a coast or a border.
+                    let parts = kind == .countries ? shape.parts : shape.parts.flatMap(Self.withoutAntimeridianRuns)
+                    for part in parts where part.count >= 2 {
                         let xs = part.map { view.gx(view.worldX($0.longitude)) }
                         let ys = part.map { view.gy(WebMercator.y(latitude: $0.latitude)) }
                         let closed = kind == .countries
@@ -116,6 +120,22 @@ extension MapPage {
         }
         out.append("</g>\n")
         return written
+    }
+
+    /// A line split where it runs along the antimeridian (both ends of a segment at ±180°).
+    static func withoutAntimeridianRuns(_ line: [GeoPoint]) -> [[GeoPoint]] {
+        var pieces: [[GeoPoint]] = []
+        var current: [GeoPoint] = []
+        for p in line {
+            if let last = current.last, abs(last.longitude) >= 179.99999, abs(p.longitude) >= 179.99999 {
+                if current.count >= 2 { pieces.append(current) }
+                current = [p]
+            } else {
+                current.append(p)
+            }
+        }
+        if current.count >= 2 { pieces.append(current) }
+        return pieces
     }
 
     /// `M x y l dx dy … [z]` on the integer grid.
