@@ -100,4 +100,21 @@ import Testing
         let km = Double(row["longest_trip_km"] ?? "") ?? 0
         #expect(km > 850 && km < 950, "\(km) km Berlin → Paris")
     }
+
+    /// The same trip's exports carry the names: CSV columns, GeoJSON properties, GPX extensions.
+    @Test func tripAbroadExportsNameCountriesAndCities() throws {
+        let store = try PlaceNamesTests.tripAbroad()
+        try rebuild(store, timezone: "Europe/Berlin")
+        let csv = runCLI(["export", "--format", "csv", "--what", "places", "--db", store.path])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let lines = csv.stdout.split(separator: "\r\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.dropFirst().first?.hasSuffix(",HomeNet,DE,Germany,Berlin") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("2,phone,near Paris,") == true && lines.last?.hasSuffix(",,FR,France,Paris") == true, "\(lines)")
+        let geojson = runCLI(["export", "--format", "geojson", "--what", "visits", "--db", store.path])
+        #expect(geojson.stdout.contains("\"country_code\":\"FR\",\"country\":\"France\",\"locality\":\"Paris\""))
+        #expect(geojson.stdout.contains("\"country_code\":\"DE\",\"country\":\"Germany\",\"locality\":\"Berlin\""))
+        let gpx = runCLI(["export", "--format", "gpx", "--what", "visits", "--db", store.path])
+        #expect(gpx.stdout.contains("<tripline:country_code>FR</tripline:country_code><tripline:country>France</tripline:country><tripline:locality>Paris</tripline:locality>"))
+    }
 }
