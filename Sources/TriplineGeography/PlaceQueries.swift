@@ -32,14 +32,24 @@ extension Geography {
     /// The city, town or village a point is in: the most populous GeoNames place whose reach (see
     /// `localityReachPerSqrtPopulation`) covers the point, else the nearest place. nil only for invalid input.
     public static func locality(latitude: Double, longitude: Double) -> Place? {
-        guard let nearest = nearestPlace(latitude: latitude, longitude: longitude) else { return nil }
-        // The biggest places (Tokyo, Delhi: ~10 M in the table) reach about 23 km.
-        var best = nearest
-        var covered = nearest.distanceMeters <= reach(nearest.population)
-        for p in populatedPlaces(latitude: latitude, longitude: longitude, withinMeters: 25_000) where p.distanceMeters <= reach(p.population) {
-            if !covered || p.population > best.population { best = p; covered = true }
+        guard let (nearestIndex, nearestChord2) = places.nearest(latitude: latitude, longitude: longitude) else { return nil }
+        func metres(_ chord2: Float) -> Double { 2 * asin(min(1, Double(chord2).squareRoot() / 2)) * 6_371_008.8 }
+        var best = nearestIndex, bestChord2 = nearestChord2
+        var covered = metres(nearestChord2) <= reach(places.population(nearestIndex))
+        var bestPopulation = places.population(nearestIndex)
+        // The biggest places (Tokyo, Delhi: ~10 M in the table) reach about 23 km. Only the winner becomes a Place.
+        let chord = Float(2 * sin(25_000 / 6_371_008.8 / 2))
+        PlaceRange(places).search(latitude: latitude, longitude: longitude, chord: chord) { i, chord2 in
+            let population = places.population(i)
+            guard metres(chord2) <= reach(population) else { return }
+            if !covered || population > bestPopulation || (population == bestPopulation && (chord2, i) < (bestChord2, best)) {
+                best = i
+                bestChord2 = chord2
+                bestPopulation = population
+                covered = true
+            }
         }
-        return best
+        return place(best, chord2: bestChord2)
     }
 
     static func reach(_ population: Int) -> Double {
