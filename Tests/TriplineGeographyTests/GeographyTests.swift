@@ -67,6 +67,23 @@ struct GeographyTests {
         #expect(Geography.country(latitude: 40.7128, longitude: -74.006)?.name == "United States of America")
     }
 
+    @Test("France's overseas departments have their own ISO codes, as in GeoNames")
+    func overseas() {
+        #expect(Geography.country(latitude: 48.8566, longitude: 2.3522)?.code == "FR")
+        #expect(Geography.country(latitude: -21.1151, longitude: 55.5364)?.code == "RE")
+        #expect(Geography.country(latitude: 4.9224, longitude: -52.3135)?.code == "GF")
+        #expect(Geography.country(latitude: 16.2650, longitude: -61.5510)?.code == "GP")
+        #expect(Geography.zone(latitude: -21.1151, longitude: 55.5364) == "Indian/Reunion")
+    }
+
+    @Test("a harbour or beach that the 1:10m coastline puts in the sea still gets its country")
+    func coastalSnap() {
+        // Anadyr's waterfront: Natural Earth's coastline runs inland of it; 1.5 km around there is land.
+        #expect(Geography.country(latitude: 64.7337, longitude: 177.4968)?.code == "RU")
+        // 30 km off the Dutch coast is sea.
+        #expect(Geography.country(latitude: 52.4, longitude: 4.1)?.code == nil)
+    }
+
     @Test("the South Pole is in Antarctica")
     func southPole() {
         #expect(Geography.country(latitude: -90, longitude: 0)?.code == "AQ")

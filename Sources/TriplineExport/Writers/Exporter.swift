@@ -249,7 +249,7 @@ public final class Exporter {
         var id: Int64, deviceID: Int64, placeID: Int64?, placeName: String?
         var startMs: Int64, endMs: Int64, startOffset: Int32?, endOffset: Int32?
         var lat: Double, lon: Double, radiusM: Double, points: Int64
-        /// Where the visit's centre is (NULL before migration 2's first rebuild, and at sea).
+        /// Where the visit's centre is (NULL before migration 3's first rebuild, and at sea).
         var countryCode: String? = nil, country: String? = nil, locality: String? = nil
     }
 
@@ -309,7 +309,7 @@ public final class Exporter {
                    p.country_code, p.country, p.locality
             FROM places p
             WHERE (?1 IS NULL OR p.device_id = ?1)
-            ORDER BY p.id
+            ORDER BY p.first_visit_ms, p.id
             """)
         statement.bindInt(selection.deviceID, at: 1)
         while try statement.step() {

@@ -39,7 +39,7 @@ enum ExportFixture {
         var home = "Home"
         var homeSSID: String? = "HomeNet"
         var pointSSID: String? = nil
-        /// The locality of the phone's places and visits (migration 2's columns; the tablet's visit is in Munich).
+        /// The locality of the phone's places and visits (migration 3's columns; the tablet's visit is in Munich).
         var locality = "Berlin"
     }
 
@@ -116,7 +116,7 @@ enum ExportFixture {
                 """,
                 [.integer(ms(2024, 3, 1, 0, 0)), .integer(ms(2024, 3, 1, 8, 0)), .integer(ms(2024, 3, 1, 8, 10)), .integer(ms(2024, 3, 1, 17, 0)),
                  .integer(ms(2024, 3, 1, 17, 30)), .integer(ms(2024, 3, 1, 23, 0)), .integer(ms(2024, 3, 31, 0, 30)), .integer(ms(2024, 3, 31, 1, 30))])
-            // Where they are (migration 2), as the places pass names them: Berlin and Munich.
+            // Where they are (migration 3), as the places pass names them: Berlin and Munich.
             try db.run("UPDATE places SET country_code = 'DE', country = 'Germany', locality = ?", [.text(names.locality)])
             try db.run("UPDATE visits SET country_code = 'DE', country = 'Germany', locality = ? WHERE device_id = 1", [.text(names.locality)])
             try db.run("UPDATE visits SET country_code = 'DE', country = 'Germany', locality = 'Munich' WHERE device_id = 2")

@@ -96,7 +96,7 @@ import Testing
         // visit there (the train arrives on the first day), so no day is away.
         #expect(row["home"] == "near Paris")
         #expect(row["days_away"] == "0")
-        #expect(row["longest_trip_from"] == "Wifi \"HomeNet\"" || row["longest_trip_from"] == "\"Wifi \"\"HomeNet\"\"\"")
+        #expect(row["longest_trip_from"] == "HomeNet")
         let km = Double(row["longest_trip_km"] ?? "") ?? 0
         #expect(km > 850 && km < 950, "\(km) km Berlin → Paris")
     }
@@ -110,7 +110,7 @@ import Testing
         let lines = csv.stdout.split(separator: "\r\n").map(String.init)
         #expect(lines.count == 3)
         #expect(lines.dropFirst().first?.hasSuffix(",HomeNet,DE,Germany,Berlin") == true, "\(lines)")
-        #expect(lines.last?.hasPrefix("2,phone,near Paris,") == true && lines.last?.hasSuffix(",,FR,France,Paris") == true, "\(lines)")
+        #expect(lines.last?.contains(",phone,near Paris,") == true && lines.last?.hasSuffix(",,FR,France,Paris") == true, "\(lines)")
         let geojson = runCLI(["export", "--format", "geojson", "--what", "visits", "--db", store.path])
         #expect(geojson.stdout.contains("\"country_code\":\"FR\",\"country\":\"France\",\"locality\":\"Paris\""))
         #expect(geojson.stdout.contains("\"country_code\":\"DE\",\"country\":\"Germany\",\"locality\":\"Berlin\""))

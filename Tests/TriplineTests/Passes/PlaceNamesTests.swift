@@ -75,7 +75,7 @@ import Testing
         var rows: [[String?]] = []
         while try places.step() { rows.append((0..<4).map { places.text(Int32($0)) }) }
         #expect(rows.count == 2)
-        #expect(rows.first == ["Wifi \"HomeNet\"", "DE", "Germany", "Berlin"])
+        #expect(rows.first == ["HomeNet", "DE", "Germany", "Berlin"])
         #expect(rows.last == ["near Paris", "FR", "France", "Paris"])
         #expect(try count(store, "SELECT count(*) FROM visits WHERE country IS NULL OR locality IS NULL") == 0)
         #expect(try count(store, "SELECT count(DISTINCT country_code) FROM visits") == 2)
