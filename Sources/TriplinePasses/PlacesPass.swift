@@ -1,14 +1,16 @@
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 /// Pass 3, `places`: clusters the device's stays into places and writes one visit per stay.
 ///
 /// Stays are taken in time order; each joins the nearest place whose centre is within `radius_m`, else founds a new
 /// one; a place's centre is the dwell-weighted mean of its visits. Repeated visits home become one place while two
-/// shops 200 m apart stay two. A place is named after the wifi network most seen there (its SSID), else its
-/// coordinates. Places are per device and always recomputed from all of the device's stays (a few thousand at most);
-/// the user's edits (`place_edits`: rename, merge, forget) are applied each time, and a place's id is derived from
-/// the device and the start of its first visit, so it survives rebuilds.
+/// shops 200 m apart stay two. Each place and visit gets the country and locality (city, town) of its centre, looked
+/// up offline (`Geography.country`, `Geography.locality`). A place is named after the wifi network most seen there
+/// (its SSID), else `near <locality>`, else its coordinates. Places are per device and always recomputed from all of
+/// the device's stays (a few thousand at most); the user's edits (`place_edits`: rename, merge, forget) are applied
+/// each time, and a place's id is derived from the device and the start of its first visit, so it survives rebuilds.
 public struct PlacesPass: Pass {
     public static let name = "places"
 
@@ -166,27 +168,34 @@ public struct PlacesPass: Pass {
         try tables.deletePlacesAndVisits(device: work.deviceID)
         var placeIDs: [Int64] = []
         var named = 0
+        var located = 0
         for (f, p) in kept.enumerated() {
             let centre = places[p], t = totals[f]
             let ssid = t.ssidCounts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
-            // A readable default: the wifi network's own name, else the coordinates; the user's name wins.
-            let name = userNames[p] ?? ssid ?? Self.coordinateName(centre.lat, centre.lon)
+            let whereIs = Self.whereIs(centre.lat, centre.lon)
+            // A readable default: the wifi network's own name, else `near <locality>`, else the coordinates; the
+            // user's name wins.
+            let name = userNames[p] ?? ssid ?? whereIs.locality.map { "near " + $0 } ?? Self.coordinateName(centre.lat, centre.lon)
             if ssid != nil { named += 1 }
+            if whereIs.locality != nil { located += 1 }
             placeIDs.append(try tables.insert(
                 PlaceRow(id: StableID.make(.place, device: work.deviceID, startMs: stays[founder[p]].start), deviceID: work.deviceID,
                          name: name, ssid: ssid, lat: centre.lat, lon: centre.lon, radiusM: t.radius, visits: t.visits,
-                         totalDwellS: Int64(t.dwell.rounded()), firstVisitMs: t.first, lastVisitMs: t.last)))
+                         totalDwellS: Int64(t.dwell.rounded()), firstVisitMs: t.first, lastVisitMs: t.last,
+                         countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality)))
         }
         var placeOfStay: [Int64: Int64] = [:]
         var visitCount = 0
         for (k, s) in stays.enumerated() {
             let f = finalOf[assignment[k]]
             guard f >= 0 else { continue }  // a forgotten place: no visit (the stay and its points stay stored)
-            // A visit is its stay (same id) with a place and local offsets.
+            // A visit is its stay (same id) with a place, local offsets and where it is.
+            let whereIs = Self.whereIs(s.lat, s.lon)
             try tables.insert(
                 VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[f], startMs: s.start, endMs: s.end,
                          startUTCOffsetS: Int(try offset(s.start)), endUTCOffsetS: Int(try offset(s.end)), lat: s.lat, lon: s.lon,
-                         radiusM: extents[k].radiusM, points: extents[k].points))
+                         radiusM: extents[k].radiusM, points: extents[k].points, countryCode: whereIs.countryCode,
+                         country: whereIs.country, locality: whereIs.locality))
             placeOfStay[ids[k]] = placeIDs[f]
             visitCount += 1
         }
@@ -195,7 +204,8 @@ public struct PlacesPass: Pass {
             work.stays = workStays
         }
         try tables.refreshTripPlaces(device: work.deviceID)
-        return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named))]
+        return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named)),
+                ("with_locality", String(located))]
     }
 
     /// A device's place edits, oldest first.
@@ -211,6 +221,23 @@ public struct PlacesPass: Pass {
         }
         return out
     }
+
+    /// Country (code and English name) and locality of a centre. The country is the Natural Earth unit the point is
+    /// in (nil at sea); the locality is the GeoNames city, town or village it is in or nearest to
+    /// (`Geography.locality`), nil when that is more than `localityMaxM` away (open sea, deserts, ice).
+    static func whereIs(_ lat: Double, _ lon: Double) -> (countryCode: String?, country: String?, locality: String?) {
+        let country = Geography.country(latitude: lat, longitude: lon)
+        var locality: String? = nil
+        if let place = Geography.locality(latitude: lat, longitude: lon), place.distanceMeters <= localityMaxM {
+            let name = place.name.trimmingCharacters(in: " \t\r\n")
+            locality = name.isEmpty ? nil : name
+        }
+        return (country?.code, country?.name, locality)
+    }
+
+    /// A locality farther than this from the centre is not named (50 km: beyond it "near X" misleads more than it
+    /// helps; every inhabited area of Europe has a place of ≥ 1000 people closer).
+    static let localityMaxM = 50_000.0
 
     static func coordinateName(_ lat: Double, _ lon: Double) -> String {
         func f(_ v: Double) -> String {

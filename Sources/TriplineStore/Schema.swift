@@ -329,6 +329,18 @@ enum Schema {
                json_extract(cold, '$.extra')                      AS extra
         FROM points_hot;
         """,
+
+        // 4: places and visits named (issue 13): the country and the nearest populated place (city, town) of the centre,
+        // looked up offline in TriplineGeography by the places pass. NULL for rows written before this migration
+        // until the next `rebuild`, and at sea (country) or when the lookup gives nothing.
+        """
+        ALTER TABLE places ADD COLUMN country_code TEXT;
+        ALTER TABLE places ADD COLUMN country TEXT;
+        ALTER TABLE places ADD COLUMN locality TEXT;
+        ALTER TABLE visits ADD COLUMN country_code TEXT;
+        ALTER TABLE visits ADD COLUMN country TEXT;
+        ALTER TABLE visits ADD COLUMN locality TEXT;
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

@@ -290,15 +290,20 @@ func count(_ path: String, _ sql: String) throws -> Int64 {
         return try #require(object["places"] as? [[String: Any]])
     }
 
-    @Test func defaultNamesAreTheWifiNameElseCoordinates() throws {
+    /// The wifi name, else `near <locality>` (the offline geography), else the coordinates.
+    @Test func defaultNamesAreTheWifiNameElseTheLocalityElseCoordinates() throws {
         let db = try rebuilt()
-        let names = try strings(db, "SELECT name, coalesce(ssid, '') FROM places")
+        let names = try strings(db, "SELECT name, coalesce(ssid, ''), coalesce(locality, '') FROM places")
         #expect(!names.isEmpty)
         for row in names {
             let parts = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            if parts[1].isEmpty { #expect(parts[0].contains(", "), "\(row)") } else { #expect(parts[0] == parts[1], "\(row)") }
+            if parts[1].isEmpty {
+                #expect(parts[2].isEmpty ? parts[0].contains(", ") : parts[0] == "near " + parts[2], "\(row)")
+            } else {
+                #expect(parts[0] == parts[1], "\(row)")
+            }
         }
-        #expect(names.contains { !$0.hasSuffix("|") }, "some place is named by its wifi")
+        #expect(names.contains { !$0.split(separator: "|", omittingEmptySubsequences: false)[1].isEmpty }, "some place is named by its wifi")
         let table = runCLI(["places", "--db", db])
         #expect(table.stdout.hasPrefix("ID") || table.stdout.contains("NAME"), "\(table.stdout)")
     }
