@@ -19,9 +19,10 @@
 //       ISO 3166-1 alpha-2 code (nil for the few territories without one) and English name, from Natural Earth 1:10m
 //       admin-0 (its German point of view edition, as shipped). nil at sea (more than 1.5 km off the coast) and for
 //       invalid input.
-//   Geography.nearestPlace(latitude:longitude:) -> Place?
-//       The nearest GeoNames populated place of ≥ 1000 people: name, country code, admin-1 region name (nil when
-//       unknown), population, its coordinate and the great-circle distance in metres. nil only for invalid input.
+//   Geography.nearestPlace(latitude:longitude:minimumPopulation:) -> Place?
+//       The nearest GeoNames populated place of ≥ 1000 people (or of at least `minimumPopulation`): name, country
+//       code, admin-1 region name (nil when unknown), population, its coordinate and the great-circle distance in
+//       metres. nil only for invalid input.
 //   Geography.baseLayer(_:detail:in:) -> [BaseShape]
 //       Country polygons, coastlines or land borders (Natural Earth 1:10m, simplified) at `.low` (world) or `.high`
 //       (region) detail, clipped to a box; a box with minLongitude > maxLongitude crosses the antimeridian.
@@ -196,8 +197,14 @@ public enum Geography {
     }
 
     /// Nearest populated place (GeoNames, ≥ 1000 people); nil only for invalid input.
-    public static func nearestPlace(latitude: Double, longitude: Double) -> Place? {
-        guard let (i, chord2) = places.nearest(latitude: latitude, longitude: longitude) else { return nil }
+    ///
+    /// GeoNames lists many city districts as places of their own ("Zürich (Kreis 1) / Lindenhof"); pass
+    /// `minimumPopulation` (e.g. 50,000) to get the nearest town of at least that size instead (slower the larger it
+    /// is: fewer places qualify, so the search looks farther; see docs/PERFORMANCE.md).
+    public static func nearestPlace(latitude: Double, longitude: Double, minimumPopulation: Int = 0) -> Place? {
+        guard let (i, chord2) = places.nearest(latitude: latitude, longitude: longitude,
+                                               minimumPopulation: minimumPopulation)
+        else { return nil }
         let chord = Double(chord2).squareRoot()
         let region = places.region(i)
         let (lat, lon) = places.coordinate(i)

@@ -45,7 +45,7 @@ struct PlaceIndex: Sendable {
 
     /// Index of the nearest place and its squared chord distance on the unit sphere; nil for invalid input.
     /// - Complexity: O(log n) node visits on average.
-    func nearest(latitude: Double, longitude: Double) -> (index: Int, chord2: Float)? {
+    func nearest(latitude: Double, longitude: Double, minimumPopulation: Int = 0) -> (index: Int, chord2: Float)? {
         guard count > 0, let base = table.base, latitude >= -90, latitude <= 90, longitude >= -180, longitude <= 180
         else { return nil }
         let la = latitude * .pi / 180, lo = longitude * .pi / 180
@@ -54,7 +54,8 @@ struct PlaceIndex: Sendable {
         var search = Search(
             points: (base + pointsOffset).assumingMemoryBound(to: Float.self),
             axes: (base + axesOffset).assumingMemoryBound(to: UInt8.self), bucket: bucket,
-            q: (Float(c * cos(lo)), Float(c * sin(lo)), Float(sin(la))))
+            q: (Float(c * cos(lo)), Float(c * sin(lo)), Float(sin(la))),
+            records: base + recordsOffset, minimumPopulation: UInt32(clamping: max(0, minimumPopulation)))
         search.visit(0, count)
         return search.bestIndex >= 0 ? (search.bestIndex, search.best) : nil
     }
@@ -64,14 +65,25 @@ struct PlaceIndex: Sendable {
         let axes: UnsafePointer<UInt8>
         let bucket: Int
         let q: (Float, Float, Float)
+        let records: UnsafeRawPointer
+        let minimumPopulation: UInt32
         var best = Float.infinity
         var bestIndex = -1
 
-        init(points: UnsafePointer<Float>, axes: UnsafePointer<UInt8>, bucket: Int, q: (Float, Float, Float)) {
+        init(points: UnsafePointer<Float>, axes: UnsafePointer<UInt8>, bucket: Int, q: (Float, Float, Float),
+             records: UnsafeRawPointer, minimumPopulation: UInt32) {
             self.points = points
             self.axes = axes
             self.bucket = bucket
+            self.records = records
+            self.minimumPopulation = minimumPopulation
             self.q = q
+        }
+
+        @inline(__always) func qualifies(_ i: Int) -> Bool {
+            minimumPopulation == 0
+                || UInt32(littleEndian: records.loadUnaligned(fromByteOffset: PlaceIndex.recordSize * i + 4, as: UInt32.self))
+                    >= minimumPopulation
         }
 
         mutating func visit(_ lo: Int, _ hi: Int) {
@@ -82,7 +94,7 @@ struct PlaceIndex: Sendable {
                         let p = points + 3 * k
                         let dx = q.0 - p[0], dy = q.1 - p[1], dz = q.2 - p[2]
                         let d2 = dx * dx + dy * dy + dz * dz
-                        if d2 < best {
+                        if d2 < best, qualifies(k) {
                             best = d2
                             bestIndex = k
                         }
@@ -93,7 +105,7 @@ struct PlaceIndex: Sendable {
                 let p = points + 3 * mid
                 let dx = q.0 - p[0], dy = q.1 - p[1], dz = q.2 - p[2]
                 let d2 = dx * dx + dy * dy + dz * dz
-                if d2 < best {
+                if d2 < best, qualifies(mid) {
                     best = d2
                     bestIndex = mid
                 }

@@ -5,7 +5,7 @@ import TriplineGeography
 @preconcurrency import Glibc
 #endif
 
-/// `tripline-bench geography [--points N] [--check FILE]`
+/// `tripline-bench geography [--points N] [--check FILE] [--only LABEL-PREFIX]`
 ///
 /// Builds N (default 1,000,000) query points, land-biased and deterministic: 80 % are a GeoNames place (taken from
 /// `nearestPlace` of a uniform random point) moved by up to ±0.5°, 20 % uniform on the sphere. Times first use of each
@@ -18,11 +18,13 @@ enum GeographyBenchmark {
     static func run(_ args: [String]) throws {
         var count = 1_000_000
         var check: String?
+        var only: String?
         var index = 0
         while index < args.count {
             switch args[index] {
             case "--points": index += 1; count = index < args.count ? Int(args[index]) ?? count : count
             case "--check": index += 1; check = index < args.count ? args[index] : nil
+            case "--only": index += 1; only = index < args.count ? args[index] : nil
             default: print("unknown option \(args[index])"); exit(64)
             }
             index += 1
@@ -41,6 +43,7 @@ enum GeographyBenchmark {
         _ = Geography.baseLayer(.borders, detail: .low, in: GeoBox(minLatitude: 0, minLongitude: 0, maxLatitude: 1, maxLongitude: 1))
         print(", base layer \(ms(now() - t))")
 
+        Self.only = only
         let (lats, lons) = points(count)
         print("\(count) points (80 % within ±0.5° of a GeoNames place, 20 % uniform), best of 3, one thread; load average \(loadAverage()):")
         measure("zoneID (no String)", lats, lons) { la, lo in Int(Geography.zoneID(latitude: la, longitude: lo)?.raw ?? 0) }
@@ -48,6 +51,9 @@ enum GeographyBenchmark {
         measure("country", lats, lons) { la, lo in Geography.country(latitude: la, longitude: lo)?.name.utf8.count ?? 0 }
         measure("nearestPlace", lats, lons) { la, lo in
             Int(Geography.nearestPlace(latitude: la, longitude: lo)?.distanceMeters ?? 0)
+        }
+        measure("nearestPlace ≥ 50k", lats, lons) { la, lo in
+            Int(Geography.nearestPlace(latitude: la, longitude: lo, minimumPopulation: 50_000)?.distanceMeters ?? 0)
         }
         var box = 0
         t = now()
@@ -60,7 +66,10 @@ enum GeographyBenchmark {
         if let check { try accuracy(check) }
     }
 
+    nonisolated(unsafe) static var only: String?
+
     static func measure(_ label: String, _ lats: [Double], _ lons: [Double], _ body: (Double, Double) -> Int) {
+        if let only, !label.hasPrefix(only) { return }
         var best = Double.infinity, bestCPU = Double.infinity
         var sink = 0
         for _ in 0..<3 {

@@ -154,6 +154,19 @@ struct NearestPlaceTests {
         #expect(p.distanceMeters < 2000)
     }
 
+    @Test("with a minimum population: the city, not its district")
+    func minimumPopulation() throws {
+        let p = try #require(Geography.nearestPlace(latitude: 47.3769, longitude: 8.5417, minimumPopulation: 100_000))
+        #expect(p.name == "Zürich")
+        #expect(p.population > 300_000)
+        let berlin = try #require(Geography.nearestPlace(latitude: 52.5200, longitude: 13.4050, minimumPopulation: 1_000_000))
+        #expect(berlin.name == "Berlin")
+        // Nothing of 10 million near Basel: the nearest such city is far away but found.
+        let big = try #require(Geography.nearestPlace(latitude: 47.5596, longitude: 7.5886, minimumPopulation: 10_000_000))
+        #expect(big.population >= 10_000_000)
+        #expect(big.distanceMeters > 300_000)
+    }
+
     @Test("the distance is the great-circle distance to the place's own coordinate")
     func distance() throws {
         let q = GeoPoint(latitude: 48.0, longitude: 11.0)
@@ -180,8 +193,7 @@ struct NearestPlaceTests {
         #expect(atlantic.distanceMeters > 500_000)
     }
 
-    /// Brute force over a few thousand queries would need the whole table; instead check a set of queries against
-    /// the same answer computed by scanning every place near the query's result (the k-d search must not miss one).
+    /// 100 random queries against a scan of every place: the k-d search must never miss the nearest one.
     @Test("the k-d search agrees with a brute-force scan")
     func bruteForce() throws {
         let index = Geography.places
@@ -191,21 +203,28 @@ struct NearestPlaceTests {
             return Double(state >> 11) / Double(1 << 53)
         }
         var points: [(Float, Float, Float)] = []
+        var populations: [Int] = []
         for i in 0..<index.count {
             let c = index.coordinate(i)
             points.append(unit(c.latitude, c.longitude))
+            populations.append(index.population(i))
         }
-        for _ in 0..<200 {
+        for _ in 0..<100 {
             let lat = next() * 180 - 90, lon = next() * 360 - 180
             let got = try #require(index.nearest(latitude: lat, longitude: lon))
             let q = unit(lat, lon)
-            var best = Float.infinity
-            for p in points {
+            let big = try #require(index.nearest(latitude: lat, longitude: lon, minimumPopulation: 100_000))
+            var best = Float.infinity, bestBig = Float.infinity
+            for (p, population) in zip(points, populations) {
                 let dx = p.0 - q.0, dy = p.1 - q.1, dz = p.2 - q.2
-                best = min(best, dx * dx + dy * dy + dz * dz)
+                let d2 = dx * dx + dy * dy + dz * dz
+                best = min(best, d2)
+                if population >= 100_000 { bestBig = min(bestBig, d2) }
             }
             // Equal up to Float rounding of the stored vs recomputed unit vectors.
             #expect(abs(got.chord2 - best) <= 1e-6 * max(best, 1e-6) + 1e-11)
+            #expect(abs(big.chord2 - bestBig) <= 1e-6 * max(bestBig, 1e-6) + 1e-11)
+            #expect(index.population(big.index) >= 100_000)
         }
     }
 }
