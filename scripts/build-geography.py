@@ -137,12 +137,14 @@ def load_countries():
         code = r["ISO_A2_EH"]
         if code == "-99":
             # Territories without an ISO code of their own: the sovereign's code where it has one
-            # (Akrotiri, Dhekelia -> GB, Guantanamo -> CU), Wake Island -> UM, else none.
+            # (Akrotiri, Dhekelia -> GB, Guantanamo -> CU), else none (Bir Tawil, Spratly Is., Scarborough Shoal).
             sov = {"GB1": "GBR", "CU1": "CUB"}.get(r["SOV_A3"], r["SOV_A3"])
-            code = {"PGA": "UM"}.get(r["ADM0_A3"]) or by_adm0.get(sov, {}).get("ISO_A2_EH", "-99")
+            code = by_adm0.get(sov, {}).get("ISO_A2_EH", "-99")
         if code == "-99":
             code = ""
-        name = r["NAME_EN"] or r["NAME"]
+        # NAME_EN, the English short name, but for two entries: the formal name of China, and the Spratly Islands
+        # (ADM0_A3 PGA), which this edition's NAME_EN calls "Wake Island".
+        name = NAME_FIXES.get(r["ADM0_A3"]) or r["NAME_EN"] or r["NAME"]
         geom = shapely.make_valid(shapely.geometry.shape(s.__geo_interface__))
         parts = [g for g in shapely.get_parts(geom) if g.geom_type == "Polygon"]
         if code == "FR":
@@ -156,6 +158,8 @@ def load_countries():
         out.append((code, name, shapely.MultiPolygon(parts)))
     return out, ne_version
 
+
+NAME_FIXES = {"CHN": "China", "PGA": "Spratly Islands"}
 
 # (code, English name, (min lon, min lat, max lon, max lat)) of France's overseas departments.
 OVERSEAS_FR = [

@@ -63,6 +63,7 @@ public struct GeoBox: Sendable, Hashable {
 /// A time zone found by `Geography.zoneID`: a land zone of the table or an open-sea "Etc/GMT±N" zone.
 public struct ZoneID: Sendable, Hashable {
     /// > 0: land zone number (1-based, in the table's sorted order); ≤ 0: -(12 + hours east of UTC) at sea.
+    /// Numbers change when the table is regenerated: store names (`Geography.zoneName`), not ids.
     public let raw: Int32
 }
 

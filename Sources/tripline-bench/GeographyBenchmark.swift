@@ -5,7 +5,7 @@ import TriplineGeography
 @preconcurrency import Glibc
 #endif
 
-/// `tripline-bench geography [--points N] [--check FILE] [--only LABEL-PREFIX]`
+/// `tripline-bench geography [--points N] [--check FILE] [--only LABEL-PREFIX] [--at LAT,LON]`
 ///
 /// Builds N (default 1,000,000) query points, land-biased and deterministic: 80 % are a GeoNames place (taken from
 /// `nearestPlace` of a uniform random point) moved by up to ±0.5°, 20 % uniform on the sphere. Times first use of each
@@ -25,6 +25,13 @@ enum GeographyBenchmark {
             case "--points": index += 1; count = index < args.count ? Int(args[index]) ?? count : count
             case "--check": index += 1; check = index < args.count ? args[index] : nil
             case "--only": index += 1; only = index < args.count ? args[index] : nil
+            case "--at":
+                // Print every lookup for one point and stop: `--at 52.52,13.405`.
+                index += 1
+                let parts = index < args.count ? args[index].split(separator: ",").compactMap { Double($0) } : []
+                guard parts.count == 2 else { print("--at LAT,LON"); exit(64) }
+                describe(parts[0], parts[1])
+                return
             default: print("unknown option \(args[index])"); exit(64)
             }
             index += 1
@@ -67,6 +74,16 @@ enum GeographyBenchmark {
     }
 
     nonisolated(unsafe) static var only: String?
+
+    static func describe(_ la: Double, _ lo: Double) {
+        print("zone: \(Geography.zone(latitude: la, longitude: lo) ?? "nil")")
+        if let c = Geography.country(latitude: la, longitude: lo) { print("country: \(c.code ?? "-") \(c.name)") } else { print("country: nil") }
+        for minimum in [0, 50_000] {
+            if let p = Geography.nearestPlace(latitude: la, longitude: lo, minimumPopulation: minimum) {
+                print("nearest place (population ≥ \(max(minimum, 1000))): \(p.name), \(p.admin1 ?? "-"), \(p.countryCode), population \(p.population), \(format(p.distanceMeters / 1000, 2)) km")
+            }
+        }
+    }
 
     static func measure(_ label: String, _ lats: [Double], _ lons: [Double], _ body: (Double, Double) -> Int) {
         if let only, !label.hasPrefix(only) { return }

@@ -65,6 +65,8 @@ struct GeographyTests {
         #expect(Geography.country(latitude: 52.52, longitude: 13.405)?.name == "Germany")
         #expect(Geography.country(latitude: 47.3769, longitude: 8.5417)?.name == "Switzerland")
         #expect(Geography.country(latitude: 40.7128, longitude: -74.006)?.name == "United States of America")
+        #expect(Geography.country(latitude: 39.9042, longitude: 116.4074)?.name == "China")
+        #expect(Geography.country(latitude: 43.8563, longitude: 18.4131)?.name == "Bosnia and Herzegovina")
     }
 
     @Test("France's overseas departments have their own ISO codes, as in GeoNames")
@@ -342,3 +344,56 @@ func haversine(_ a: GeoPoint, _ b: GeoPoint) -> Double {
 #if canImport(Glibc)
     import Glibc
 #endif
+
+@Suite("Damaged tables")
+struct DamagedTableTests {
+    /// Copies of each embedded table, truncated or with bytes overwritten, must give answers (perhaps wrong, perhaps
+    /// none) without trapping, hanging or reading outside the copy.
+    @Test("truncated and scribbled tables never trap", arguments: [EmbeddedTable.Which.zones, .countries, .places, .base])
+    func damaged(_ which: EmbeddedTable.Which) {
+        let original = EmbeddedTable(which)
+        guard let base = original.base else {
+            Issue.record("table \(which) is not embedded")
+            return
+        }
+        let bytes = Array(UnsafeRawBufferPointer(start: base, count: original.count))
+        var state: UInt64 = 7 &+ UInt64(which.rawValue)
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        var copies: [[UInt8]] = [[], Array(bytes.prefix(3)), Array(bytes.prefix(64)), Array(bytes.prefix(bytes.count / 2))]
+        for _ in 0..<6 {
+            var c = bytes
+            for _ in 0..<2000 { c[next() % c.count] = UInt8(truncatingIfNeeded: next()) }
+            copies.append(c)
+        }
+        for copy in copies {
+            copy.withUnsafeBytes { raw in
+                let table = EmbeddedTable(base: raw.baseAddress, count: raw.count)
+                for k in 0..<300 {
+                    let lat = Double(next() % 18000) / 100 - 90, lon = Double(next() % 36000) / 100 - 180
+                    switch which {
+                    case .zones, .countries:
+                        let index = RegionIndex(table, magic: which == .zones ? "TLRZ" : "TLRC")
+                        let r = index.region(latitude: lat, longitude: lon)
+                        #expect(r >= 0 && r <= index.regionCount)
+                    case .places:
+                        let index = PlaceIndex(table)
+                        if let hit = index.nearest(latitude: lat, longitude: lon) {
+                            #expect(hit.index >= 0 && hit.index < index.count)
+                            _ = index.name(hit.index)
+                            _ = index.region(hit.index)
+                        }
+                    case .base:
+                        if k % 30 == 0 {
+                            let layer = BaseLayerTable(table)
+                            let box = GeoBox(minLatitude: lat, minLongitude: lon, maxLatitude: min(90, lat + 20), maxLongitude: min(180, lon + 30))
+                            _ = layer.shapes(layer: k % 3, level: k % 2, box: box, countryCodes: [])
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
