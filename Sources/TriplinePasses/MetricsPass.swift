@@ -143,15 +143,16 @@ public struct MetricsPass: Pass {
         var visitCount: [String: Int] = [:]
         var placeSets: [String: Set<Int64>] = [:]
         let visits = try store.db.prepare(
-            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?")
+            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?")
         visits.reset()
         visits.bindInt(work.deviceID, at: 1)
         visits.bindInt(work.fromMs, at: 2)
         visits.bindInt(work.toMs, at: 3)
         while try visits.step() {
             let start = visits.int64(0), end = visits.int64(1)
-            let so = visits.isNull(2) ? work.timeZone.offset(at: start) : Int32(visits.int64(2))
-            let eo = visits.isNull(3) ? work.timeZone.offset(at: end) : Int32(visits.int64(3))
+            let (lat, lon) = (visits.double(5), visits.double(6))
+            let so = visits.isNull(2) ? work.zones.offset(atMs: start, latitude: lat, longitude: lon) : Int32(visits.int64(2))
+            let eo = visits.isNull(3) ? work.zones.offset(atMs: end, latitude: lat, longitude: lon) : Int32(visits.int64(3))
             let first = CivilTime.localDate(ms: start, offsetSeconds: Int(so))
             let last = CivilTime.localDate(ms: end, offsetSeconds: Int(eo))
             if start >= work.fromMs { visitCount[first, default: 0] += 1 }
