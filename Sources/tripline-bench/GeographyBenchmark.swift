@@ -50,16 +50,15 @@ enum GeographyBenchmark {
         _ = Geography.baseLayer(.borders, detail: .low, in: GeoBox(minLatitude: 0, minLongitude: 0, maxLatitude: 1, maxLongitude: 1))
         print(", base layer \(ms(now() - t))")
 
-        Self.only = only
         let (lats, lons) = points(count)
         print("\(count) points (80 % within ±0.5° of a GeoNames place, 20 % uniform), best of 3, one thread; load average \(loadAverage()):")
-        measure("zoneID (no String)", lats, lons) { la, lo in Int(Geography.zoneID(latitude: la, longitude: lo)?.raw ?? 0) }
-        measure("zone (String name)", lats, lons) { la, lo in Geography.zone(latitude: la, longitude: lo)?.utf8.count ?? 0 }
-        measure("country", lats, lons) { la, lo in Geography.country(latitude: la, longitude: lo)?.name.utf8.count ?? 0 }
-        measure("nearestPlace", lats, lons) { la, lo in
+        measure("zoneID (no String)", lats, lons, only: only) { la, lo in Int(Geography.zoneID(latitude: la, longitude: lo)?.raw ?? 0) }
+        measure("zone (String name)", lats, lons, only: only) { la, lo in Geography.zone(latitude: la, longitude: lo)?.utf8.count ?? 0 }
+        measure("country", lats, lons, only: only) { la, lo in Geography.country(latitude: la, longitude: lo)?.name.utf8.count ?? 0 }
+        measure("nearestPlace", lats, lons, only: only) { la, lo in
             Int(Geography.nearestPlace(latitude: la, longitude: lo)?.distanceMeters ?? 0)
         }
-        measure("nearestPlace ≥ 50k", lats, lons) { la, lo in
+        measure("nearestPlace ≥ 50k", lats, lons, only: only) { la, lo in
             Int(Geography.nearestPlace(latitude: la, longitude: lo, minimumPopulation: 50_000)?.distanceMeters ?? 0)
         }
         var box = 0
@@ -73,8 +72,6 @@ enum GeographyBenchmark {
         if let check { try accuracy(check) }
     }
 
-    nonisolated(unsafe) static var only: String?
-
     static func describe(_ la: Double, _ lo: Double) {
         print("zone: \(Geography.zone(latitude: la, longitude: lo) ?? "nil")")
         if let c = Geography.country(latitude: la, longitude: lo) { print("country: \(c.code ?? "-") \(c.name)") } else { print("country: nil") }
@@ -85,7 +82,8 @@ enum GeographyBenchmark {
         }
     }
 
-    static func measure(_ label: String, _ lats: [Double], _ lons: [Double], _ body: (Double, Double) -> Int) {
+    static func measure(_ label: String, _ lats: [Double], _ lons: [Double], only: String?,
+                        _ body: (Double, Double) -> Int) {
         if let only, !label.hasPrefix(only) { return }
         var best = Double.infinity, bestCPU = Double.infinity
         var sink = 0
