@@ -22,7 +22,7 @@
 //   Geography.nearestPlace(latitude:longitude:minimumPopulation:) -> Place?
 //       The nearest GeoNames populated place of ≥ 1000 people (or of at least `minimumPopulation`): name, country
 //       code, admin-1 region name (nil when unknown), population, its coordinate and the great-circle distance in
-//       metres. nil only for invalid input.
+//       metres. nil for invalid input (or a minimum population no place reaches).
 //   Geography.baseLayer(_:detail:in:) -> [BaseShape]
 //       Country polygons, coastlines or land borders (Natural Earth 1:10m, simplified) at `.low` (world) or `.high`
 //       (region) detail, clipped to a box; a box with minLongitude > maxLongitude crosses the antimeridian.
@@ -197,7 +197,8 @@ public enum Geography {
         return 0
     }
 
-    /// Nearest populated place (GeoNames, ≥ 1000 people); nil only for invalid input.
+    /// Nearest populated place (GeoNames, ≥ 1000 people); nil for invalid input, or when no place has
+    /// `minimumPopulation` (none has more than ~25 million).
     ///
     /// GeoNames lists many city districts as places of their own ("Zürich (Kreis 1) / Lindenhof"); pass
     /// `minimumPopulation` (e.g. 50,000) to get the nearest town of at least that size instead (slower the larger it

@@ -5,8 +5,10 @@
 #endif
 
 /// Nearest populated place over the embedded GeoNames table (format in docs/GEOGRAPHY.md): an implicit k-d tree
-/// over unit vectors (Float32 x, y, z; the median of each range at its middle, split axis = depth mod 3), so the
-/// nearest place by chord is the nearest by great-circle distance, across the antimeridian and at the poles too.
+/// over unit vectors (Float32 x, y, z; the median of each range at its middle, split on the axis of the range's
+/// widest spread, stored per node; ranges of ≤ `bucket` places are leaves), so the nearest place by chord is the
+/// nearest by great-circle distance, across the antimeridian and at the poles too. (Little-endian hosts only, as is
+/// every reader of these tables.)
 struct PlaceIndex: Sendable {
     let table: EmbeddedTable
     let count: Int
@@ -43,7 +45,8 @@ struct PlaceIndex: Sendable {
         count = sizesOK ? n : 0
     }
 
-    /// Index of the nearest place and its squared chord distance on the unit sphere; nil for invalid input.
+    /// Index of the nearest place (of at least `minimumPopulation`) and its squared chord distance on the unit
+    /// sphere; nil for invalid input or when no place is that large.
     /// - Complexity: O(log n) node visits on average.
     func nearest(latitude: Double, longitude: Double, minimumPopulation: Int = 0) -> (index: Int, chord2: Float)? {
         guard count > 0, let base = table.base, latitude >= -90, latitude <= 90, longitude >= -180, longitude <= 180

@@ -167,6 +167,7 @@ struct NearestPlaceTests {
         let big = try #require(Geography.nearestPlace(latitude: 47.5596, longitude: 7.5886, minimumPopulation: 10_000_000))
         #expect(big.population >= 10_000_000)
         #expect(big.distanceMeters > 300_000)
+        #expect(Geography.nearestPlace(latitude: 0, longitude: 0, minimumPopulation: 1_000_000_000) == nil)
     }
 
     @Test("the distance is the great-circle distance to the place's own coordinate")
