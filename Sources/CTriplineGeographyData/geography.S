@@ -3,7 +3,7 @@
 //   zones.bin 00226f95e1c37bbac031ea7bfca9ee33664ae1ed5f4fb6aea82ca7c237470a5b
 //   countries.bin e1ffb5c05854e378bde9c980ddebef46d9a346c196b85defebf140631b222ec1
 //   places.bin 59e866c0af58368838bdcd4f30d47f57e906711b595a43ce39353c7cf711dd07
-//   base.bin 0a806d3d8b90a78cf7fcfaff1a555a7a1eb427e8546856a0b812fddc541a6f3f
+//   base.bin 5ce91eae337742dabc20e5ba496ff972bd1fd31cf406a7e9fecd03113f3e89d1
 #if defined(__APPLE__)
 #define SYM(x) _##x
     .section __TEXT,__const

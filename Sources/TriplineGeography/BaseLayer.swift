@@ -1,4 +1,4 @@
-/// The embedded map base layer (format in docs/GEOGRAPHY.md): per level of detail, three layers of features with a
+/// The embedded map base layer (format in docs/GEOGRAPHY.md): per level of detail, four layers of features with a
 /// bounding box each, parts (rings or lines) and points in integer microdegrees.
 struct BaseLayerTable: Sendable {
     let table: EmbeddedTable
@@ -13,8 +13,8 @@ struct BaseLayerTable: Sendable {
 
     init(_ table: EmbeddedTable) {
         self.table = table
-        let ok = table.magic("TLBL") && table.u32(4) == 1 && table.u32(12) == 3
-        layers = 3
+        let ok = table.magic("TLBL") && table.u32(4) == 1 && table.u32(12) == 4
+        layers = 4
         directoryOffset = Int(table.u32(16))
         featuresOffset = Int(table.u32(20))
         partsOffset = Int(table.u32(24))

@@ -24,8 +24,8 @@
 //       code, admin-1 region name (nil when unknown), population, its coordinate and the great-circle distance in
 //       metres. nil for invalid input (or a minimum population no place reaches).
 //   Geography.baseLayer(_:detail:in:) -> [BaseShape]
-//       Country polygons, coastlines or land borders (Natural Earth 1:10m, simplified) at `.low` (world) or `.high`
-//       (region) detail, clipped to a box; a box with minLongitude > maxLongitude crosses the antimeridian.
+//       Country polygons, coastlines, land borders or lakes (Natural Earth 1:10m, simplified) at `.low` (world) or
+//       `.high` (region) detail, clipped to a box; a box with minLongitude > maxLongitude crosses the antimeridian.
 //
 // The tables are embedded in the binary by the C target CTriplineGeographyData (.incbin in geography.S), so the
 // `tripline` executable carries them wherever it is copied. Each table is checked and its small name tables decoded
@@ -89,9 +89,10 @@ public struct Place: Sendable, Hashable {
     public let distanceMeters: Double
 }
 
-/// A base-layer feature: a country's polygon (rings, the first outer, then holes; each closed) or one line.
+/// A base-layer feature: a country's or a lake's polygon (rings, the first outer, then holes; each closed) or one
+/// line.
 public struct BaseShape: Sendable, Hashable {
-    /// The country of a polygon (nil for lines and for units without a code).
+    /// The country of a polygon (nil for lakes, lines and units without a code).
     public let countryCode: String?
     public let parts: [[GeoPoint]]
 }
@@ -103,6 +104,8 @@ public enum BaseLayerKind: Int, Sendable, CaseIterable {
     case coastlines = 1
     /// Land borders between countries, as lines.
     case borders = 2
+    /// Lakes (Natural Earth 1:10m lakes, reservoirs included), as polygons to draw over the countries.
+    case lakes = 3
 }
 
 public enum BaseDetail: Int, Sendable, CaseIterable {

@@ -264,6 +264,25 @@ struct BaseLayerTests {
         }
     }
 
+    @Test("lakes: Lake Geneva and Lake Constance near Switzerland, the Great Lakes at world detail")
+    func lakes() {
+        let box = GeoBox(minLatitude: 45.5, minLongitude: 5.5, maxLatitude: 48.0, maxLongitude: 10.8)
+        let lakes = Geography.baseLayer(.lakes, detail: .high, in: box)
+        func has(_ lat: Double, _ lon: Double, in shapes: [BaseShape]) -> Bool {
+            shapes.contains { s in
+                let ring = s.parts[0]
+                let lats = ring.map(\.latitude), lons = ring.map(\.longitude)
+                return lats.min()! <= lat && lat <= lats.max()! && lons.min()! <= lon && lon <= lons.max()!
+            }
+        }
+        #expect(has(46.45, 6.55, in: lakes))  // Lake Geneva
+        #expect(has(47.60, 9.40, in: lakes))  // Lake Constance
+        #expect(lakes.allSatisfy { $0.countryCode == nil })
+        let world = Geography.baseLayer(.lakes, detail: .low, in: .world)
+        #expect(has(44.8, -87.0, in: world))  // Lake Michigan
+        #expect(Geography.baseLayer(.lakes, detail: .high, in: GeoBox(minLatitude: 30, minLongitude: -45, maxLatitude: 40, maxLongitude: -35)).isEmpty)
+    }
+
     @Test("clipped polygon rings stay closed")
     func closedRings() {
         let box = GeoBox(minLatitude: 50, minLongitude: 5, maxLatitude: 53, maxLongitude: 12)
