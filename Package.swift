@@ -6,6 +6,7 @@ import PackageDescription
 //   CSQLite ─ TriplineCore ─ TriplineStore ─ TriplineImport ─ TriplinePasses ─ TriplineExport   (the product's stages)
 //   CTriplineGeographyData ─ TriplineGeography (offline zones, countries, places, base layer; needs only TriplineCore)
 //                                          └ TriplineSimulator ─ TriplineEvaluation           (never imported by a stage)
+//   CZlib (the system zlib) is used by TriplineImport only (gzip files, zip entries).
 //   TriplineCLI (every command) ─ tripline (the thin executable), tripline-bench
 //
 // docs/ARCHITECTURE.md draws the same graph and says what lives where.
@@ -26,6 +27,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The system zlib (gzip files and zip entries), reached the same way.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Records, time, geometry, byte-level text and number formatting, file helpers: no SQLite, no Foundation.
         .target(name: "TriplineCore", swiftSettings: layered),
         // Embedded geography tables (.incbin in geography.S), built by scripts/build-geography.py; docs/GEOGRAPHY.md.
@@ -39,7 +46,7 @@ let package = Package(
         // The one owner of the database: connection, statements, migrations and every table's typed rows.
         .target(name: "TriplineStore", dependencies: ["TriplineCore", "CSQLite"], swiftSettings: layered),
         // Archives to points, app events and rejects: format detection, readers, the two-thread importer.
-        .target(name: "TriplineImport", dependencies: ["TriplineCore", "TriplineStore"], swiftSettings: layered),
+        .target(name: "TriplineImport", dependencies: ["TriplineCore", "TriplineStore", "CZlib"], swiftSettings: layered),
         // `rebuild`: clean → stays → places/visits → trips/legs → metrics → app trips.
         .target(name: "TriplinePasses", dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"], swiftSettings: layered),
         // Writers (GeoJSON, GPX, CSV), the SQL reports and the offline map.
@@ -81,7 +88,7 @@ let package = Package(
             name: "TriplineTests",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "TriplineGeography", "CSQLite",
+                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "TriplineGeography", "CSQLite", "CZlib",
             ],
             // Golden files are read through #filePath, not built or bundled.
             exclude: ["Export/Golden"]

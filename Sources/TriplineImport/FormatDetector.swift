@@ -61,6 +61,7 @@ public enum FormatDetector {
             var out = ParseOutput()
             let sample = bytes.prefix(4096)
             let binary = sample.contains(0) || sample.filter { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }.count > sample.count / 20
+            out.notArchive = true
             out.fatal = binary
                 ? "binary data, not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file or GPX)"
                 : "text that is not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file or GPX)"

@@ -102,19 +102,54 @@ public final class Importer {
         self.options = options
     }
 
-    /// A file to read: its path, the device name to fall back on, and its size.
+    /// A file to read: its path (as shown), the device name to fall back on, and its size.
     struct Job: Sendable {
         var path: String
         var fallback: (name: String, origin: String)
         var size: Int
+        /// The path's bytes when they are not the UTF-8 of `path` (a name that is not UTF-8, shown escaped).
+        var raw: [UInt8]? = nil
+        /// Found inside a folder: a file that is no location archive is skipped, not a failure.
+        var inFolder = false
+        /// For a file given on its own: the name of its folder (GPX devices take it).
+        var folderDevice: String? = nil
+        /// For a file inside a folder given: the nearest folder that is not Takeout's own layout (Google files take it).
+        var googleFolder: String? = nil
     }
 
     enum Message: @unchecked Sendable {
-        case begin(path: String, fingerprint: String, size: Int, bytes: FileBytes)
+        case begin(path: String, fingerprint: String, size: Int, bytes: FileBytes, skipNonArchive: Bool)
         case batch(ParseOutput)
         case end(ParseOutput)
         case failed(path: String, message: String, size: Int)
         case skipped(path: String, size: Int)
+        /// Passed over on purpose (not a location archive inside a folder, a link loop, a Recorder store's other parts).
+        case ignored(path: String, message: String, size: Int)
+    }
+
+    /// The nearest folder between `file` and the folder `root` given on the command line that is not part of
+    /// Google Takeout's own layout, or nil when there is none.
+    static func exportFolder(_ file: String, under root: String) -> String? {
+        let base = root.hasSuffix("/") ? root : root + "/"
+        guard file.hasPrefix(base) else { return nil }
+        let folders = file.dropFirst(base.count).split(separator: "/").dropLast()
+        for name in folders.reversed() {
+            let lower = name.lowercased()
+            let structural = lower == "takeout" || lower.hasPrefix("location history") || lower == "semantic location history"
+                || lower == "timeline" || (name.count == 4 && name.allSatisfy(\.isNumber))
+            if !structural { return String(name) }
+        }
+        return nil
+    }
+
+    /// A file name without the extensions that say how it is packed and what it holds (`f.json.gz` → `f`).
+    static func stem(_ name: String) -> String {
+        var stem = name
+        for ext in [".gz", ".tgz", ".zip", ".tar"] where stem.count > ext.count && stem.lowercased().hasSuffix(ext) {
+            stem = String(stem.dropLast(ext.count))
+        }
+        if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
+        return stem
     }
 
     /// Expands the arguments into files: directories recursively (sorted, hidden entries skipped), `-` as
@@ -122,6 +157,10 @@ public final class Importer {
     func jobs(_ paths: [String]) -> (jobs: [Job], failures: [FileSummary]) {
         var jobs: [Job] = []
         var failures: [FileSummary] = []
+        func isOwnRaw(_ raw: [UInt8]) -> Bool {
+            guard let real = Importer.realPath(raw) else { return false }
+            return ownFiles.contains(real)
+        }
         // The database itself (and its -wal, -shm, -journal files) is never an input, even inside a folder given.
         let database = Importer.realPath(store.path) ?? store.path
         let ownFiles: Set<String> = [database, database + "-wal", database + "-shm", database + "-journal"]
@@ -134,11 +173,19 @@ public final class Importer {
             switch FileSystem.kind(path) {
             case .directory:
                 let folder = FileSystem.baseName(path)
-                let files = FileSystem.walk(path) { error in
+                let walk = FileSystem.walkEntries(path)
+                for error in walk.errors {
                     failures.append(FileSummary(path: error.path, status: .failed, message: error.reason))
                 }
-                for file in files where !isOwn(file) {
-                    jobs.append(Job(path: file, fallback: fallback(name: folder, origin: "folder"), size: FileSystem.size(file) ?? 0))
+                for (skipped, reason) in walk.skipped {
+                    failures.append(FileSummary(path: skipped, status: .skipped, message: reason))
+                }
+                for file in walk.files where !isOwnRaw(file.raw) {
+                    let size = FileSystem.statRaw(file.raw).map { Int($0.st_size) } ?? 0
+                    let utf8 = String(validating: file.raw, as: UTF8.self)
+                    jobs.append(Job(path: file.display, fallback: fallback(name: folder, origin: "folder"), size: size,
+                                    raw: utf8 == file.display ? nil : file.raw, inFolder: true,
+                                    googleFolder: Importer.exportFolder(file.display, under: path)))
                 }
             case .none:
                 failures.append(FileSummary(path: path, status: .failed, message: FileSystem.statFailure(path) ?? "no such file or directory"))
@@ -147,9 +194,10 @@ public final class Importer {
                     failures.append(FileSummary(path: path, status: .failed, message: "this is the database being imported into"))
                     continue
                 }
-                var stem = FileSystem.baseName(path)
-                if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
-                jobs.append(Job(path: path, fallback: fallback(name: stem, origin: "file"), size: FileSystem.size(path) ?? 0))
+                let stem = Importer.stem(FileSystem.baseName(path))
+                let folder = Importer.realPath(FileSystem.directoryName(path)).map { FileSystem.baseName($0) }
+                jobs.append(Job(path: path, fallback: fallback(name: stem, origin: "file"), size: FileSystem.size(path) ?? 0,
+                                folderDevice: folder == "/" ? nil : folder))
             }
         }
         return (jobs, failures)
@@ -158,6 +206,13 @@ public final class Importer {
     /// The canonical absolute path (symbolic links resolved), or nil when it does not exist.
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    static func realPath(_ raw: [UInt8]) -> String? {
+        let resolved = (raw + [0]).withUnsafeBufferPointer { realpath(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), nil) }
+        guard let resolved else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }
@@ -203,6 +258,7 @@ public final class Importer {
         var bytesDone = 0
         var lastProgress = Clock.monotonic()
         var currentOffset = 0  // how far into the current file the parser is
+        var currentSkipsNonArchive = false
         func progress(force: Bool = false) {
             guard let onProgress else { return }
             let now = Clock.monotonic()
@@ -221,8 +277,9 @@ public final class Importer {
         }
         while let message = queue.pop() {
             switch message {
-            case .begin(let path, let fingerprint, let size, let bytes):
+            case .begin(let path, let fingerprint, let size, let bytes, let skipNonArchive):
                 writer.fileBytes = bytes
+                currentSkipsNonArchive = skipNonArchive
                 var file = FileSummary(path: path, status: .imported)
                 file.bytes = size
                 let id = try writer.begin(path: path, size: size, fingerprint: fingerprint)
@@ -253,6 +310,14 @@ public final class Importer {
                     finish(file)
                     break
                 }
+                if let fatal = chunk.fatal, chunk.notArchive, currentSkipsNonArchive {
+                    // Inside a folder or an archive: a file of another kind is passed over, not a failure.
+                    try writer.rollback()
+                    file.status = .skipped
+                    file.message = fatal.contains("not a location archive") || fatal.contains("not GPX") ? fatal : "not a location archive: " + fatal
+                    finish(file)
+                    break
+                }
                 if let fatal = chunk.fatal {
                     try writer.rollback()
                     file.status = .failed
@@ -265,9 +330,8 @@ public final class Importer {
                 try writer.write(&chunk, file: &file)
                 points += chunk.points.count
                 file.format = chunk.format
-                file.devices = chunk.devices
                 PausePoint.reach("import.file.\(filesDone + 1).written")
-                try writer.commit(file: file, creator: chunk.creator)
+                try writer.commit(file: &file, devices: chunk.devices, creator: chunk.creator)
                 PausePoint.reach("import.file.\(filesDone + 1).committed")
                 finish(file)
             case .failed(let path, let message, let size):
@@ -277,6 +341,10 @@ public final class Importer {
                 finish(file)
             case .skipped(let path, let size):
                 var file = FileSummary(path: path, status: .skipped, message: "already imported (same content)")
+                file.bytes = size
+                finish(file)
+            case .ignored(let path, let message, let size):
+                var file = FileSummary(path: path, status: .skipped, message: message)
                 file.bytes = size
                 finish(file)
             }
@@ -300,59 +368,92 @@ public final class Importer {
             if queue.isClosed { return }
             let bytes: FileBytes
             do {
-                bytes = try FileBytes(path: job.path)
+                bytes = try FileBytes(path: job.path, raw: job.raw)
             } catch {
                 let reason = (error as? FileError)?.reason ?? "\(error)"
                 guard queue.push(.failed(path: job.path, message: "cannot read: \(reason)", size: job.size)) else { return }
                 continue
             }
-            let fingerprint = bytes.fingerprint()
-            if let check {
-                check.reset()
-                check.bindText(fingerprint, at: 1)
-                if (try? check.step()) == true {
-                    check.reset()
-                    guard queue.push(.skipped(path: job.path, size: bytes.count)) else { return }
-                    continue
+            // The file itself, or each file inside it when it is a gzip, tar or zip container.
+            let open = Containers.expand(path: job.path, bytes: bytes) { entry in
+                switch entry {
+                case .file(let path, let inner, let via, let notes):
+                    return parseOne(job: job, path: path, bytes: inner, via: via, notes: notes, inContainer: path != job.path,
+                                    options: options, check: check, queue: queue, recycle: recycle)
+                case .failed(let path, let message):
+                    if let changed = bytes.changedWhileRead() {
+                        return queue.push(.failed(path: path, message: changed, size: job.size))
+                    }
+                    return queue.push(.failed(path: path, message: message, size: job.size))
+                case .skipped(let path, let message):
+                    return queue.push(.ignored(path: path, message: message, size: 0))
                 }
-                check.reset()
             }
-            guard queue.push(.begin(path: job.path, fingerprint: fingerprint, size: bytes.count, bytes: bytes)) else { return }
-            let context = ReadContext(path: job.path, fallbackDevice: job.fallback, nowMs: options.nowMs, batchSize: options.batchSize)
-            var open = true
-            let batchSize = options.batchSize
-            var output = FormatDetector.parse(bytes.buffer, context: context) { out in
-                guard open else {
-                    out.points.removeAll(keepingCapacity: true)
-                    out.positions.removeAll(keepingCapacity: true)
-                    return
-                }
-                var chunk = ParseOutput()
-                chunk.devices = out.devices
-                chunk.points = out.points
-                chunk.positions = out.positions
-                chunk.events = out.events
-                chunk.rejects = out.rejects
-                if let first = out.positions.first { bytes.release(before: Int(first.byteOffset)) }
-                // Reuse an array the writer is done with (its old points are freed here, off the writer's thread).
-                if var reused = recycle.poll() {
-                    reused.removeAll(keepingCapacity: true)
-                    out.points = reused
-                } else {
-                    out.points = []
-                    out.points.reserveCapacity(batchSize)
-                }
-                out.positions.removeAll(keepingCapacity: true)
-                out.events = []
-                out.rejects = []
-                open = queue.push(.batch(chunk))
-            }
-            if output.fatal != nil {
-                output.points.removeAll()
-                output.positions.removeAll()
-            }
-            guard open, queue.push(.end(output)) else { return }
+            guard open else { return }
         }
+    }
+
+    /// Fingerprints and parses one file (or one file inside a container), handing its batches to the writer.
+    /// Returns false once the queue is closed.
+    static func parseOne(job: Job, path: String, bytes: FileBytes, via: String, notes: [RejectRecord], inContainer: Bool,
+                         options: ImportOptions, check: Statement?, queue: BoundedQueue<Message>, recycle: BoundedQueue<[Point]>) -> Bool {
+        let fingerprint = bytes.fingerprint()
+        if let check {
+            check.reset()
+            check.bindText(fingerprint, at: 1)
+            if (try? check.step()) == true {
+                check.reset()
+                return queue.push(.skipped(path: path, size: bytes.count))
+            }
+            check.reset()
+        }
+        guard queue.push(.begin(path: path, fingerprint: fingerprint, size: bytes.count, bytes: bytes, skipNonArchive: job.inFolder || inContainer)) else { return false }
+        var fallback = job.fallback
+        if inContainer && fallback.origin == "file" { fallback.origin = "archive" }
+        var context = ReadContext(path: path, fallbackDevice: fallback, nowMs: options.nowMs, batchSize: options.batchSize,
+                                  folderDevice: job.folderDevice)
+        context.googleFolder = job.googleFolder
+        var open = true
+        let batchSize = options.batchSize
+        var output = FormatDetector.parse(bytes.buffer, context: context) { out in
+            guard open else {
+                out.points.removeAll(keepingCapacity: true)
+                out.positions.removeAll(keepingCapacity: true)
+                return
+            }
+            var chunk = ParseOutput()
+            chunk.devices = out.devices
+            chunk.points = out.points
+            chunk.positions = out.positions
+            chunk.events = out.events
+            chunk.rejects = out.rejects
+            if let first = out.positions.first { bytes.release(before: Int(first.byteOffset)) }
+            // Reuse an array the writer is done with (its old points are freed here, off the writer's thread).
+            if var reused = recycle.poll() {
+                reused.removeAll(keepingCapacity: true)
+                out.points = reused
+            } else {
+                out.points = []
+                out.points.reserveCapacity(batchSize)
+            }
+            out.positions.removeAll(keepingCapacity: true)
+            out.events = []
+            out.rejects = []
+            open = queue.push(.batch(chunk))
+        }
+        // A file that shrank (or changed) while it was read is not stored at all: the next run reads it whole.
+        if let changed = bytes.changedWhileRead() {
+            output.fatal = changed
+            output.notArchive = false
+        }
+        if output.fatal != nil {
+            output.points.removeAll()
+            output.positions.removeAll()
+        } else {
+            output.rejects += notes
+        }
+        if !via.isEmpty, let format = output.format { output.format = via + ":" + format }
+        return open && queue.push(.end(output))
     }
 }
 
@@ -379,8 +480,15 @@ final class Writer {
     let pointTexts = RowText()
     let onWait: ((String) -> Void)?
     var waited = false
-    /// Database ids of the current file's devices, by index in its ``ParseOutput/devices``.
-    var deviceIDs: [Int64] = []
+    /// Database ids of the current file's devices, by index in its ``ParseOutput/devices``; nil until the device
+    /// needs a row (a device row is made for a device that gets a point, not for one that only had rejects).
+    var deviceIDs: [Int64?] = []
+    /// The file's devices as parsed so far.
+    var devices: [ParsedDevice] = []
+    /// App events of a device named by no record (the file's fallback) that has no row yet: written at commit,
+    /// to the file's one point device when there is exactly one, else to their own device.
+    var pendingEvents: [ParsedEvent] = []
+    static let fallbackOrigins: Set<String> = ["--device", "folder", "file", "stdin", "archive", "folder of the file", "default for Google files"]
     var deviceCache: [String: Int64] = [:]
     var importID: Int64 = 0
     var inTransaction = false
@@ -445,6 +553,8 @@ final class Writer {
             [.text(path), .integer(Int64(size)), .text(fingerprint), .integer(Clock.nowMs())])
         importID = db.lastInsertRowID
         deviceIDs.removeAll()
+        devices.removeAll()
+        pendingEvents.removeAll()
         return importID
     }
 
@@ -472,28 +582,52 @@ final class Writer {
         }
     }
 
-    func resolveDevices(_ devices: [ParsedDevice]) throws {
-        while deviceIDs.count < devices.count {
-            let d = devices[deviceIDs.count]
-            if let id = deviceCache[d.name] {
-                deviceIDs.append(id)
-                continue
-            }
-            let id = try store.deviceID(named: d.name, source: d.source, origin: d.origin, tid: d.tid)
+    /// The database id of the file's device `index`, making its row when it has none yet.
+    func deviceID(_ index: Int) throws -> Int64 {
+        if let id = deviceIDs[index] { return id }
+        let d = devices[index]
+        let id: Int64
+        if let cached = deviceCache[d.name] {
+            id = cached
+        } else {
+            id = try store.deviceID(named: d.name, source: d.source, origin: d.origin, tid: d.tid)
             deviceCache[d.name] = id
-            deviceIDs.append(id)
         }
+        deviceIDs[index] = id
+        return id
+    }
+
+    func insertEvent(_ e: ParsedEvent, deviceID: Int64?, file: inout FileSummary) throws {
+        let st = insertEvent
+        st.reset()
+        st.bindInt(deviceID, at: 1)
+        st.bindInt(importID, at: 2)
+        st.bindText(e.kind, at: 3)
+        st.bindInt(e.timeMs, at: 4)
+        st.bindInt(e.utcOffsetS.map(Int64.init), at: 5)
+        st.bindDouble(e.lat.flatMap { $0.isFinite ? $0 : nil }, at: 6)
+        st.bindDouble(e.lon.flatMap { $0.isFinite ? $0 : nil }, at: 7)
+        st.bindInt(e.startMs, at: 8)
+        st.bindInt(e.endMs, at: 9)
+        st.bindDouble(e.distanceM, at: 10)
+        st.bindText(e.mode, at: 11)
+        st.bindText(e.raw, at: 12)
+        _ = try st.step()
+        if db.changes == 1 { file.events += 1 }
     }
 
     /// Writes a chunk's points, events and rejects inside the file's transaction.
     func write(_ chunk: inout ParseOutput, file: inout FileSummary) throws {
-        try resolveDevices(chunk.devices)
+        if devices.count < chunk.devices.count {
+            devices = chunk.devices
+            while deviceIDs.count < devices.count { deviceIDs.append(nil) }
+        }
         let s = insertPoint
         let texts = pointTexts
         let importID = self.importID
         for i in chunk.points.indices {
             let p = chunk.points[i]
-            let deviceID = deviceIDs[Int(p.deviceID)]
+            let deviceID = try deviceIDs[Int(p.deviceID)] ?? self.deviceID(Int(p.deviceID))
             s.bindInt(deviceID, at: 1)
             s.bindInt(p.timeMs, at: 2)
             if let o = p.utcOffsetS { s.bindInt(Int64(o), at: 3) } else { s.bindNull(at: 3) }
@@ -526,22 +660,11 @@ final class Writer {
             }
         }
         for e in chunk.events {
-            let st = insertEvent
-            st.reset()
-            st.bindInt(deviceIDs[e.device], at: 1)
-            st.bindInt(importID, at: 2)
-            st.bindText(e.kind, at: 3)
-            st.bindInt(e.timeMs, at: 4)
-            st.bindInt(e.utcOffsetS.map(Int64.init), at: 5)
-            st.bindDouble(e.lat.flatMap { $0.isFinite ? $0 : nil }, at: 6)
-            st.bindDouble(e.lon.flatMap { $0.isFinite ? $0 : nil }, at: 7)
-            st.bindInt(e.startMs, at: 8)
-            st.bindInt(e.endMs, at: 9)
-            st.bindDouble(e.distanceM, at: 10)
-            st.bindText(e.mode, at: 11)
-            st.bindText(e.raw, at: 12)
-            _ = try st.step()
-            if db.changes == 1 { file.events += 1 }
+            if let id = deviceIDs[e.device] {
+                try insertEvent(e, deviceID: id, file: &file)
+            } else {
+                pendingEvents.append(e)
+            }
         }
         for r in chunk.rejects { try reject(r, file: &file) }
     }
@@ -593,8 +716,39 @@ final class Writer {
     }
 
     /// Marks the file's import `done` and commits everything of it at once.
-    func commit(file: FileSummary, creator: String?) throws {
-        let single: SQLValue = deviceIDs.count == 1 ? .integer(deviceIDs[0]) : .null
+    func commit(file: inout FileSummary, devices parsed: [ParsedDevice], creator: String?) throws {
+        if devices.count < parsed.count {
+            devices = parsed
+            while deviceIDs.count < devices.count { deviceIDs.append(nil) }
+        }
+        // App events whose device got no point in this file (see docs/IMPORT.md, "Device rows"): the row of that
+        // name when one exists; for a device no record names, the file's one device with points; a Google or app
+        // trip/visit record (evidence to compare with) gets its device's row; anything else is kept without a
+        // device, so a file of events or rejects makes no empty device.
+        let withRows = deviceIDs.indices.filter { deviceIDs[$0] != nil }
+        var homeless = 0
+        for e in pendingEvents {
+            if let id = deviceIDs[e.device] {
+                try insertEvent(e, deviceID: id, file: &file)
+            } else if let existing = try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(devices[e.device].name)]) {
+                deviceIDs[e.device] = existing
+                try insertEvent(e, deviceID: existing, file: &file)
+            } else if Writer.fallbackOrigins.contains(devices[e.device].origin), withRows.count == 1 {
+                try insertEvent(e, deviceID: deviceIDs[withRows[0]]!, file: &file)
+            } else if e.kind == "trip" || e.kind == "visit" {
+                try insertEvent(e, deviceID: try deviceID(e.device), file: &file)
+            } else {
+                homeless += 1
+                try insertEvent(e, deviceID: nil, file: &file)
+            }
+        }
+        pendingEvents.removeAll()
+        if homeless > 0 {
+            file.message = "\(homeless) app event\(homeless == 1 ? "" : "s") kept without a device (no point names one)"
+        }
+        file.devices = deviceIDs.indices.filter { deviceIDs[$0] != nil }.map { devices[$0] }
+        let ids = deviceIDs.compactMap { $0 }
+        let single: SQLValue = Set(ids).count == 1 ? .integer(ids[0]) : .null
         try db.run(
             """
             UPDATE imports SET format = ?, creator = ?, device_id = ?, points_new = ?, points_duplicate = ?, rejected = ?,

@@ -140,6 +140,9 @@ public struct ParseOutput: Sendable {
     public var rejects: [RejectRecord] = []
     /// Set when the file as a whole could not be read as a location archive (binary, or JSON/XML of another kind).
     public var fatal: String?
+    /// With ``fatal``: the file is of another kind altogether (binary, other text, other JSON or XML), not a damaged
+    /// archive. Inside a folder or an archive such a file is listed as skipped, not as a failure.
+    public var notArchive = false
     /// Records seen (points + events + rejects), for progress.
     public var bytesRead: Int = 0
 
@@ -163,10 +166,18 @@ public struct ReadContext: Sendable {
     public var nowMs: Int64
     /// How many points to collect before handing a batch on (the importer's pipeline); 0 = never.
     public var batchSize: Int
+    /// For a file given on its own (fallback origin `file`): the name of the folder that holds it. GPX files take
+    /// it, so `tripline import gpxdir/*.gpx` makes one device `gpxdir`, not one a file.
+    public var folderDevice: String?
+    /// For a Google file found inside a folder given on the command line: the nearest folder between them that is
+    /// not part of Takeout's own layout (`Takeout`, `Location History…`, `Semantic Location History`, a year), so that
+    /// `family/alice/Takeout/…` and `family/bob/Takeout/…` are two devices, `alice` and `bob`.
+    public var googleFolder: String?
 
-    public init(path: String, fallbackDevice: (name: String, origin: String), nowMs: Int64, batchSize: Int = 0) {
+    public init(path: String, fallbackDevice: (name: String, origin: String), nowMs: Int64, batchSize: Int = 0, folderDevice: String? = nil) {
         self.path = path
         self.fallbackDevice = fallbackDevice
+        self.folderDevice = folderDevice
         self.nowMs = nowMs
         self.batchSize = batchSize
     }

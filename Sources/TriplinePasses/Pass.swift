@@ -75,7 +75,7 @@ public struct PassSettings {
 
     /// Reads a config file: one `pass.key = value` per line; `#` starts a comment; blank lines are skipped.
     public mutating func load(file path: String) throws {
-        let text = String(decoding: try FileSystem.read(path), as: UTF8.self)
+        let text = String(decoding: try FileSystem.read(path, limit: 1 << 20), as: UTF8.self)
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = Substring(raw)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }

@@ -56,6 +56,12 @@ public enum SQLValue: Sendable, Equatable {
     public static func optional(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
 }
 
+/// What ``Database/restrictToReading()``'s authorizer saw while a statement was prepared.
+final class AuthorizerState {
+    /// The statement writes the query's own temporary tables (allowed: they live in memory).
+    var tempWrite = false
+}
+
 /// One connection to a SQLite database file.
 ///
 /// A thin, honest wrapper over the sqlite3 C API in the manner of SwiftPM's `Basics/SQLite.swift`:
@@ -64,19 +70,40 @@ public enum SQLValue: Sendable, Equatable {
 public final class Database {
     public let path: String
     package let handle: OpaquePointer
+    /// Set by ``restrictToReading()``: ``forEachStatement(in:_:)`` refuses statements that would write.
+    public fileprivate(set) var untrusted = false
+    /// What the authorizer saw while the last statement was prepared.
+    let authorizerState = AuthorizerState()
 
     /// Opens (or creates) the database at `path`.
     /// - Parameters:
     ///   - readOnly: open with `SQLITE_OPEN_READONLY`; the file must exist.
     ///   - busyTimeoutMs: how long a write waits for another process's lock before failing with `SQLITE_BUSY`.
-    public init(path: String, readOnly: Bool = false, create: Bool = true, busyTimeoutMs: Int32 = 60_000) throws {
+    ///   - immutable: open read-only as an immutable file (`file:…?immutable=1`): no locks, no `-shm`, for a database
+    ///     on a read-only file system or in a folder this user may not write (nothing may write it meanwhile).
+    public init(path: String, readOnly: Bool = false, create: Bool = true, busyTimeoutMs: Int32 = 60_000, immutable: Bool = false) throws {
         Self.configureOnce
         self.path = path
         var db: OpaquePointer?
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if !readOnly && create { flags |= SQLITE_OPEN_CREATE }
+        var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if !readOnly && !immutable && create { flags |= SQLITE_OPEN_CREATE }
         flags |= SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var target = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            // A URI: '%', '?', '#' and bytes outside ASCII in the path are percent-encoded.
+            var encoded = "file:"
+            for c in path.utf8 {
+                if c < 0x80, c != UInt8(ascii: "%"), c != UInt8(ascii: "?"), c != UInt8(ascii: "#") {
+                    encoded.unicodeScalars.append(Unicode.Scalar(c))
+                } else {
+                    let hex = String(c, radix: 16, uppercase: true)
+                    encoded += "%" + (hex.count < 2 ? "0" : "") + hex
+                }
+            }
+            target = encoded + "?mode=ro&immutable=1"
+        }
+        let rc = sqlite3_open_v2(target, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
@@ -398,6 +425,7 @@ extension Database {
                 }
                 var statement: OpaquePointer?
                 var next: UnsafePointer<CChar>?
+                authorizerState.tempWrite = false
                 let rc = sqlite3_prepare_v2(handle, current, -1, &statement, &next)
                 guard rc == SQLITE_OK else {
                     var failure = error(rc, sql: nil)
@@ -408,9 +436,65 @@ extension Database {
                 guard let statement else { continue }  // only blanks or comments
                 let count = (next ?? current) - current
                 let text = String(decoding: UnsafeRawBufferPointer(start: current, count: count), as: UTF8.self)
+                // A statement that would write anything but the query's own temporary tables (VACUUM among them,
+                // which asks the authorizer nothing) is refused before it runs.
+                if untrusted && sqlite3_stmt_readonly(statement) == 0 && !authorizerState.tempWrite {
+                    sqlite3_finalize(statement)
+                    throw DatabaseError(code: SQLITE_AUTH, message: "not authorized: only statements that read are allowed (VACUUM, INSERT, UPDATE, DELETE, CREATE and the like are refused) (in the statement starting on line \(line))", sql: text)
+                }
                 try body(Statement(database: self, handle: statement, sql: text), line)
             }
         }
+    }
+
+    /// Makes this connection safe for SQL written by somebody else (`tripline query FILE`):
+    /// - `SQLITE_DBCONFIG_DEFENSIVE` on (no `writable_schema`, no raw page writes, no shadow-table writes),
+    ///   `SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER` off (the two-argument `fts3_tokenizer`, which takes a pointer, is
+    ///   refused), `TRUSTED_SCHEMA` off, extension loading off;
+    /// - an authorizer that refuses `ATTACH`, `DETACH`, every write and schema change outside the query's own
+    ///   `TEMP` tables, `PRAGMA`s other than a few that only read, and the functions `fts3_tokenizer`,
+    ///   `load_extension`, `readfile` and `writefile`;
+    /// - statements that would write anything else (`VACUUM INTO` among them) are refused before they run.
+    public func restrictToReading() throws {
+        for (op, on) in [(SQLITE_DBCONFIG_DEFENSIVE, 1), (SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0), (SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0),
+                         (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0)] {
+            let rc = tripline_sqlite3_db_config_flag(handle, Int32(op), Int32(on))
+            guard rc == SQLITE_OK else { throw error(rc, sql: "sqlite3_db_config") }
+        }
+        sqlite3_set_authorizer(handle, { box, action, arg1, arg2, database, _ in
+            let seen = Unmanaged<AuthorizerState>.fromOpaque(box!).takeUnretainedValue()
+            let inTemp = database.map { String(cString: $0) == "temp" } ?? false
+            switch action {
+            case SQLITE_FUNCTION:
+                let name = arg2.map { String(cString: $0).lowercased() } ?? ""
+                return ["fts3_tokenizer", "load_extension", "readfile", "writefile", "edit"].contains(name) ? SQLITE_DENY : SQLITE_OK
+            case SQLITE_PRAGMA:
+                // Pragmas that only describe: those about a table or index take its name, the others no value.
+                let name = arg1.map { String(cString: $0).lowercased() } ?? ""
+                let aboutObject: Set<String> = ["table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"]
+                let values: Set<String> = ["user_version", "schema_version", "page_size", "page_count", "database_list", "compile_options", "table_list"]
+                return aboutObject.contains(name) || (values.contains(name) && arg2 == nil) ? SQLITE_OK : SQLITE_DENY
+            case SQLITE_ATTACH, SQLITE_DETACH, SQLITE_ALTER_TABLE, SQLITE_REINDEX, SQLITE_ANALYZE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
+                return SQLITE_DENY
+            case SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_VIEW, SQLITE_DROP_TEMP_TABLE,
+                 SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_VIEW:
+                seen.tempWrite = true  // scratch tables of the query itself, in memory
+                return SQLITE_OK
+            case SQLITE_CREATE_TEMP_TRIGGER, SQLITE_DROP_TEMP_TRIGGER, SQLITE_CREATE_TABLE, SQLITE_CREATE_INDEX, SQLITE_CREATE_TRIGGER,
+                 SQLITE_CREATE_VIEW, SQLITE_DROP_TABLE, SQLITE_DROP_INDEX, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW:
+                return SQLITE_DENY
+            case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
+                let table = arg1.map { String(cString: $0) } ?? ""
+                if inTemp || table == "sqlite_temp_master" {
+                    seen.tempWrite = true
+                    return SQLITE_OK
+                }
+                // SQLite itself asks this for sqlite_master while it reads the schema; any other write is refused.
+                return action == SQLITE_UPDATE && table == "sqlite_master" ? SQLITE_OK : SQLITE_DENY
+            default: return SQLITE_OK  // SELECT, READ, transactions
+            }
+        }, Unmanaged.passUnretained(authorizerState).toOpaque())
+        untrusted = true
     }
 
     /// Registers a SQL function implemented in Swift on this connection.

@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 import TriplineCore
 
@@ -31,7 +34,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
 
 /// The Tripline database: one SQLite file in WAL mode whose schema is brought up to date on open.
 public final class Store {
-    public let db: Database
+    public private(set) var db: Database
     public var path: String { db.path }
 
     /// Opens the database, creating it when `create` is true, and applies pending migrations.
@@ -50,12 +53,33 @@ public final class Store {
             throw StoreError.readOnly(path: path, reason: "the file is not writable by this user (check its permissions, owner and mount)")
         }
         do {
-            try open(readOnly: readOnly)
+            do {
+                try open(readOnly: readOnly)
+            } catch let error as DatabaseError where readOnly && Store.mayNeedImmutable(error) {
+                // A WAL database whose -shm cannot be created (a read-only file system, a folder this user may not
+                // write): read it as an immutable file, without locks or -shm. See docs/SCHEMA.md.
+                db = try Database(path: path, readOnly: true, create: false, immutable: true)
+                try open(readOnly: true)
+            }
         } catch let error as DatabaseError where error.code == SQLITE_READONLY | (6 << 8)  /* SQLITE_READONLY_DIRECTORY */ {
             throw StoreError.readOnly(path: path, reason: "its folder is not writable, and SQLite must create \(path)-wal and \(path)-shm beside it")
         } catch let error as DatabaseError where error.primaryCode == SQLITE_READONLY {
             throw StoreError.readOnly(path: path, reason: error.message)
         }
+    }
+
+    /// Whether a read-only open failed the way a WAL database fails when its `-shm` cannot be made or mapped.
+    static func mayNeedImmutable(_ error: DatabaseError) -> Bool {
+        [SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_IOERR, SQLITE_BUSY, SQLITE_PERM].contains(error.primaryCode)
+    }
+
+    /// Opens an existing database for a command that only reads (`info`, `export`, `map`): as usual (so an older
+    /// schema is upgraded) when this user may write the file and its folder, else read-only — and, when even that
+    /// cannot set up WAL's `-shm`, as an immutable file.
+    public static func forReading(path: String) throws -> Store {
+        let folder = FileSystem.directoryName(path)
+        if access(path, W_OK) == 0 && access(folder, W_OK) == 0 { return try Store(path: path, create: false) }
+        return try Store(path: path, readOnly: true)
     }
 
     private func open(readOnly: Bool) throws {

@@ -13,6 +13,7 @@ import TriplineSimulator
 
 let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] = [
     ("import", "import a generated 1,000,000-point Overland archive vs a raw sqlite3 insert", ImportBenchmark.run),
+    ("takeout", "import a generated Google Takeout Records.json (default 2 GB; pass GB): points/s and peak memory", TakeoutBenchmark.run),
     ("map", "synthetic year at 1 Hz -> map.html: size, render time, drawn counts (--days N --dir DIR)", MapBenchmark.run),
     ("export", "export a year of 1 Hz points and its trips as GeoJSON, GPX and CSV: MB/s and peak memory", ExportBenchmark.run),
     ("geography", "ns per time-zone, country and nearest-place lookup on 1,000,000 points (--points N --check FILE)", GeographyBenchmark.run),

@@ -40,6 +40,7 @@ enum DemoCommand {
         }
         guard FileSystem.kind(data) == .directory else { throw CommandFailure("\(data) is not a directory") }
         let out = parsed.value("out") ?? "demo-output"
+        guard out != "-" else { throw UsageError("'--out -': demo writes a folder (database, exports, map), which standard output cannot hold; name a folder", command: "demo") }
         try FileSystem.createDirectory(out)
         let db = out + "/tripline.sqlite"
         for suffix in ["", "-wal", "-shm"] { FileSystem.remove(db + suffix) }

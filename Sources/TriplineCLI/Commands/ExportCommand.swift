@@ -40,7 +40,7 @@ enum ExportCommand {
         }
         let filter = try CommonOptions.filter(parsed, command: "export")
         if kind == .days && format == .gpx { throw UsageError(ExportError.noGeometry(kind: .days, format: .gpx).description, command: "export") }
-        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
         let output = parsed.value("output")
         let result: ExportResult
         do {

@@ -6,12 +6,15 @@ import TriplineStore
 enum ImportCommand {
     static var spec: CommandSpec { CommandSpec(
         name: "import",
-        abstract: "Import Overland, OwnTracks and GPX archives (files, folders, or - for standard input).",
+        abstract: "Import Overland, OwnTracks, GPX and Google location archives (files, folders, or - for standard input).",
         discussion: """
             Formats are detected by content: Overland POST bodies (one per file, JSON lines, arrays, FeatureCollections),
-            OwnTracks Recorder .rec files and JSON messages, GPX 1.0/1.1. Folders are read recursively. A file already
-            imported with the same content is skipped. Bad records are kept in the 'rejects' table with their position
-            and reason; the exit status is 1 when a file could not be read at all.
+            OwnTracks Recorder .rec files and JSON messages, GPX 1.0/1.1, Google Takeout Records.json and Semantic
+            Location History, the phone's Timeline.json and location-history.json. .gz, .tar, .tar.gz and .zip files
+            are read as the files they contain. Folders are read recursively; files in them that are no location
+            archive are listed as skipped, and an OwnTracks Recorder store is read through its rec/ folder. A file
+            already imported with the same content is skipped. Bad records are kept in the 'rejects' table with their
+            position and reason; the exit status is 1 when a file could not be read at all.
             """,
         arguments: [ArgumentSpec("path", variadic: true, help: "Files or folders to import; - reads standard input.")],
         options: [
@@ -56,7 +59,7 @@ enum ImportCommand {
         importer.onFile = { file in
             if file.status == .failed {
                 clearProgress()
-                context.stderr.write("Error: \(file.path): \(file.message ?? "could not be read")\n")
+                context.stderr.write("Error: \(Terminal.escaped(file.path)): \(Terminal.escaped(file.message ?? "could not be read"))\n")
             } else if !quiet && !json {
                 clearProgress()
                 context.stdout.write(describe(file) + "\n")
@@ -74,7 +77,7 @@ enum ImportCommand {
             context.stdout.write(
                 "\(summary.files.count) files: \(summary.pointsNew) new points, \(summary.pointsDuplicate) duplicate, "
                     + "\(summary.rejected) rejected, \(summary.events) app events, \(summary.failed) failed "
-                    + "(\(formatSeconds(summary.seconds)), \(rate) points/s) into \(store.path)\n")
+                    + "(\(formatSeconds(summary.seconds)), \(rate) points/s) into \(Terminal.escaped(store.path))\n")
             if summary.rejected > 0 {
                 context.stdout.write("See the rejects: tripline info --db \(store.path), or SELECT * FROM rejects.\n")
             }
@@ -84,14 +87,16 @@ enum ImportCommand {
 
     static func describe(_ file: FileSummary) -> String {
         switch file.status {
-        case .skipped: return "skipped   \(file.path): \(file.message ?? "already imported")"
-        case .failed: return "failed    \(file.path): \(file.message ?? "")"
+        // Paths, device names and messages come from files: control characters are shown, never sent raw.
+        case .skipped: return "skipped   \(Terminal.escaped(file.path)): \(Terminal.escaped(file.message ?? "already imported"))"
+        case .failed: return "failed    \(Terminal.escaped(file.path)): \(Terminal.escaped(file.message ?? ""))"
         case .imported:
-            var text = "imported  \(file.path) [\(file.format ?? "?")]: \(file.pointsNew) new, \(file.pointsDuplicate) duplicate, \(file.rejected) rejected"
+            var text = "imported  \(Terminal.escaped(file.path)) [\(file.format ?? "?")]: \(file.pointsNew) new, \(file.pointsDuplicate) duplicate, \(file.rejected) rejected"
             if file.events > 0 { text += ", \(file.events) app events" }
             if !file.devices.isEmpty {
-                text += "; " + file.devices.map { "device '\($0.name)' (\(originText($0.origin)))" }.joined(separator: ", ")
+                text += "; " + file.devices.map { "device '\(Terminal.escaped($0.name))' (\(originText($0.origin)))" }.joined(separator: ", ")
             }
+            if let message = file.message { text += "; " + Terminal.escaped(message) }
             return text
         }
     }
@@ -107,7 +112,7 @@ enum ImportCommand {
         var shown = 0
         while (try? q.step()) == true {
             let place = q.isNull(0) ? "byte \(q.int64(1))" : "line \(q.int64(0))"
-            text += "          rejected \(place): \(q.text(2) ?? "?"): \(q.text(3) ?? "")\n"
+            text += "          rejected \(place): \(q.text(2) ?? "?"): \(Terminal.escaped(q.text(3) ?? ""))\n"
             shown += 1
         }
         if count > shown {
@@ -124,6 +129,8 @@ enum ImportCommand {
         case "file": return "from the file name; the data carries no device"
         case "stdin": return "named 'stdin'; pass --device"
         case "path": return "from the rec/<user>/<device> path"
+        case "archive": return "from the archive's name; the data carries no device"
+        case "folder of the file": return "from the name of the file's folder; GPX carries no device"
         case "topic": return "from the topic"
         case "tid": return "from the tracker id (tid)"
         case "username/device": return "from username/device"

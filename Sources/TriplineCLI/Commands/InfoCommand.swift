@@ -18,7 +18,7 @@ enum InfoCommand {
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
         let db = store.db
         var devices: [DeviceRow] = []
         let st = try db.prepare(
@@ -83,7 +83,7 @@ enum InfoCommand {
                     + "\"rejects\":\(counts(reasons)),\"app_events\":\(counts(kinds))}\n")
             return TriplineCLI.Exit.success
         }
-        var out = "Database: \(store.path)\n\n"
+        var out = "Database: \(Terminal.escaped(store.path))\n\n"
         if devices.isEmpty {
             out += "No devices yet: run 'tripline import PATH'.\n"
         } else {
@@ -100,20 +100,22 @@ enum InfoCommand {
             + (zoneFrom == "stored" ? zone + " (chosen with 'rebuild --timezone')" : "the zone where each was taken") + "\n"
         out += "Last rebuild: " + (lastRebuild.map { CivilTime.iso8601(ms: $0) } ?? "never") + "; points waiting to be rebuilt: \(waiting)\n"
         out += "\nImports: " + (statuses.isEmpty ? "none" : statuses.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
-        for (path, message) in failed { out += "  failed: \(path): \(message)\n" }
+        for (path, message) in failed { out += "  failed: \(Terminal.escaped(path)): \(Terminal.escaped(message))\n" }
         if !recent.isEmpty {
             out += "\nLatest imports:\n"
             out += table([["ID", "STATUS", "FORMAT", "NEW", "DUPLICATE", "REJECTED", "EVENTS", "PATH"]] + recent.reversed(), rightAligned: [0, 3, 4, 5, 6])
             out += "\n"
         }
         out += "Rejects: " + (reasons.isEmpty ? "none" : reasons.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
-        out += "App events: " + (kinds.isEmpty ? "none" : kinds.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
+        out += "App events: " + (kinds.isEmpty ? "none" : kinds.map { "\($0.1) \(Terminal.escaped($0.0))" }.joined(separator: ", ")) + "\n"
         context.stdout.write(out)
         return TriplineCLI.Exit.success
     }
 
-    /// Rows as aligned columns separated by two spaces.
-    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+    /// Rows as aligned columns separated by two spaces; cells come from files (device names, paths), so their
+    /// control characters are shown escaped, never sent to the terminal.
+    static func table(_ rawRows: [[String]], rightAligned: Set<Int> = []) -> String {
+        let rows = rawRows.map { $0.map(Terminal.escaped) }
         var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         var out = ""

@@ -24,35 +24,44 @@ enum MapCommand {
         let filter = try CommonOptions.filter(parsed, command: "map")
         let path = parsed.value("output") ?? "map.html"
         guard !path.isEmpty else { throw UsageError("'--output' must not be empty", command: "map") }
-        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
         let started = Clock.monotonic()
         let document: MapDocument
+        let toStdout = path == "-"
         do {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the page.
-            document = try store.db.readTransaction { try MapRenderer(store: store).write(filter: filter, to: path) }
+            if toStdout {
+                // `-o -`: the page goes to standard output, the summary to standard error.
+                document = try store.db.readTransaction { try MapRenderer(store: store).render(filter: filter) }
+                document.bytes.withUnsafeBytes { context.stdout.write(bytes: $0) }
+                if let code = context.stdout.writeError { throw FileError(path: "standard output", errno: code) }
+            } else {
+                document = try store.db.readTransaction { try MapRenderer(store: store).write(filter: filter, to: path) }
+            }
         } catch let error as MapError {
             throw CommandFailure(error.message)
         } catch let error as FileError {
             throw CommandFailure("cannot write the map: \(error)")
         }
         let seconds = Clock.monotonic() - started
+        let report = toStdout ? context.stderr : context.stdout
         if parsed.flag("json") {
-            context.stdout.write(
+            report.write(
                 "{\"path\":\(JSONText.quotedForScript(path)),\"bytes\":\(document.bytes.count),\"trips\":\(document.tripsDrawn),"
                     + "\"trips_selected\":\(document.tripsSelected),\"visits\":\(document.visitsDrawn),"
                     + "\"visits_selected\":\(document.visitsSelected),\"labels\":\(document.labels),"
                     + "\"points_read\":\(document.pointsRead),\"vertices\":\(document.verticesWritten),"
                     + "\"seconds\":\(NumberText.fixed(seconds, decimals: 3))}\n")
         } else if !parsed.flag("quiet") {
-            var line = "Wrote \(path) (\(sizeText(document.bytes.count))): \(document.tripsDrawn) trips and \(document.visitsDrawn) visits drawn"
+            var line = "Wrote \(toStdout ? "standard output" : path) (\(sizeText(document.bytes.count))): \(document.tripsDrawn) trips and \(document.visitsDrawn) visits drawn"
             if document.tripsDrawn < document.tripsSelected {
                 line += " (\(document.tripsSelected - document.tripsDrawn) trips without any coordinates left out)"
             }
             line += ", \(document.labels) places labelled, \(document.verticesWritten) vertices from \(document.pointsRead) points"
             line += " in \(NumberText.fixed(seconds, decimals: 2)) s.\n"
-            context.stdout.write(line)
+            report.write(line)
             if document.tripsSelected == 0 && document.visitsSelected == 0 {
-                context.stdout.write("Nothing to show in this selection: the page says so. Run 'tripline rebuild' first, or choose other dates.\n")
+                report.write("Nothing to show in this selection: the page says so. Run 'tripline rebuild' first, or choose other dates.\n")
             }
         }
         return TriplineCLI.Exit.success

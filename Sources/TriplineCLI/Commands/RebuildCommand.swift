@@ -105,6 +105,9 @@ extension String {
 
 /// `tripline simulate`: writes simulated archives and their exact truth.
 enum SimulateCommand {
+    /// The largest `--days × --people` (two people for a year, and a margin): about 4 GB at most.
+    static let maxPersonDays = 800
+
     static var spec: CommandSpec {
         CommandSpec(
             name: "simulate",
@@ -123,12 +126,14 @@ enum SimulateCommand {
                 OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1 = 1 Hz)."),
                 OptionSpec("start", value: "DATE", help: "First local day (default 2024-03-29; the DST change is on day 3)."),
                 OptionSpec("quirks", help: "Damage the archives as real ones are (truncated file, re-sends, junk records; see docs/SIMULATOR.md)."),
+                OptionSpec("google", help: "Also write each device's history as Google exports it, under google/<device>/ (Takeout Records.json and Semantic Location History, Timeline.json, Android location-history.json)."),
             ],
             run: run)
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let out = parsed.value("out") else { throw UsageError("Missing '--out <DIR>'") }
+        guard out != "-" else { throw UsageError("'--out -': simulate writes a folder of files, which standard output cannot hold; name a folder", command: "simulate") }
         func int(_ name: String, _ def: Int) throws -> Int {
             guard let text = parsed.value(name) else { return def }
             guard let v = Int(text), v > 0 else { throw UsageError("--\(name) wants a positive whole number, not '\(text)'") }
@@ -143,9 +148,23 @@ enum SimulateCommand {
             guard let day = CivilTime.parseDate(start) else { throw UsageError("--start wants a date YYYY-MM-DD, not '\(start)'") }
             config.startDay = day
         }
+        // The simulation is held in memory before it is written (about 5 MB a person-day at 1 Hz): a cap, so that
+        // `--days 100000` is a clear error at once rather than gigabytes of memory before the first file.
+        let personDays = config.days.multipliedReportingOverflow(by: config.people)
+        if personDays.overflow || personDays.partialValue > SimulateCommand.maxPersonDays {
+            throw UsageError("--days × --people is at most \(SimulateCommand.maxPersonDays) person-days (the simulation is held in memory, "
+                + "about 5 MB a person-day); simulate fewer days, or several runs with --start and --seed", command: "simulate")
+        }
         let result = Simulator(config: config).run()
         try FileSystem.createDirectory(out)
-        let files = try SimulationWriter.write(result, to: out, options: SimulationWriter.Options(quirks: parsed.flag("quirks")))
+        var files = try SimulationWriter.write(result, to: out, options: SimulationWriter.Options(quirks: parsed.flag("quirks")))
+        if parsed.flag("google") {
+            for device in result.devices {
+                for layout in TakeoutWriter.Layout.allCases {
+                    files += try TakeoutWriter.write(result, device: device, layout: layout, to: out + "/google/" + device.name)
+                }
+            }
+        }
         let points = result.devices.reduce(0) { $0 + $1.points.count }
         context.stdout.write(
             "Simulated \(config.days) days of \(config.people) people (seed \(config.seed)): \(points) points, "

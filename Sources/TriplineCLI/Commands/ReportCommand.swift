@@ -62,7 +62,8 @@ enum ReportCommand {
         let path = parsed.positionals[0]
         let bytes: [UInt8]
         do {
-            bytes = path == "-" ? try FileSystem.readAll(fd: 0, path: "standard input") : try FileSystem.read(path)
+            // Bounded: `query /dev/zero` or an endless pipe must not fill memory.
+            bytes = path == "-" ? try FileSystem.readAll(fd: 0, path: "standard input", limit: 16 << 20) : try FileSystem.read(path, limit: 16 << 20)
         } catch let error as FileError {
             throw CommandFailure("cannot read the query: \(error)")
         }
@@ -83,6 +84,8 @@ enum ReportCommand {
         }
         let filter = try CommonOptions.filter(parsed, command: command)  // checked before the database opens
         let store = try Store(path: CommonOptions.databasePath(parsed, context), readOnly: true)
+        // The SQL may come from anywhere (a downloaded .sql file): defensive settings, an authorizer, reads only.
+        try store.db.restrictToReading()
         let out = ByteWriter(stream: context.stdout)
         do {
             // One snapshot for every statement of the report: a rebuild committing meanwhile never mixes in.

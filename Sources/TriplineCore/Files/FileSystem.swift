@@ -60,15 +60,17 @@ public enum FileSystem {
     }
 
     /// Reads the whole file at `path`.
-    public static func read(_ path: String) throws -> [UInt8] {
+    /// At most `limit` bytes: a larger (or endless) input, such as `/dev/zero`, is an error, not a full memory.
+    public static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         defer { close(fd) }
-        return try readAll(fd: fd, path: path)
+        return try readAll(fd: fd, path: path, limit: limit)
     }
 
-    /// Reads a descriptor to its end (used for standard input and pipes too).
-    public static func readAll(fd: Int32, path: String) throws -> [UInt8] {
+    /// Reads a descriptor to its end (used for standard input and pipes too), at most `limit` bytes: more is an
+    /// error naming the limit (so `/dev/zero` or an endless pipe cannot fill memory).
+    public static func readAll(fd: Int32, path: String, limit: Int = Int.max) throws -> [UInt8] {
         var result: [UInt8] = []
         var st = stat()
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
@@ -85,6 +87,9 @@ public enum FileSystem {
                 throw FileError(path: path, errno: errno)
             }
             if n == 0 { break }
+            if result.count + n > limit {
+                throw FileError(path: path, reason: "is larger than \(limit >> 20) MiB (or endless, like a device); not read")
+            }
             result.append(contentsOf: chunk[0..<n])
         }
         return result
@@ -155,6 +160,98 @@ public enum FileSystem {
             }
         }
         visit(path)
+        return result
+    }
+
+    /// A file found by ``walkEntries(_:)``: its path as the bytes the file system holds (not always UTF-8) and as
+    /// text to show (``Terminal/escapedPathBytes(_:)``).
+    public struct WalkEntry: Sendable {
+        public var raw: [UInt8]
+        public var display: String
+    }
+
+    /// What ``walkEntries(_:)`` found.
+    public struct WalkResult: Sendable {
+        public var files: [WalkEntry] = []
+        /// Entries passed over on purpose, with the reason (shown to the user, not failures).
+        public var skipped: [(path: String, reason: String)] = []
+        /// Folders that could not be read.
+        public var errors: [FileError] = []
+    }
+
+    /// The entries of a directory given as raw path bytes, sorted bytewise, without `.` and `..`.
+    static func listRaw(_ dir: [UInt8]) throws -> [[UInt8]] {
+        guard let handle = (dir + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }) else {
+            throw FileError(path: Terminal.escapedPathBytes(dir), errno: errno)
+        }
+        defer { closedir(handle) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+        }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// `stat` (following links) of a raw path.
+    package static func statRaw(_ path: [UInt8]) -> stat? {
+        var st = stat()
+        let ok = (path + [0]).withUnsafeBufferPointer { stat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st) == 0 }
+        return ok ? st : nil
+    }
+
+    /// Names that, next to a `rec/` folder, mark an OwnTracks Recorder store (`ot-recorder --storage`).
+    static let recorderStoreNames: Set<[UInt8]> = Set(["ghash", "last", "monitor", "photos", "msg", "htdocs", "cards", "flags", "waypoints"].map { Array($0.utf8) })
+
+    /// Every regular file under `path`, depth first, sorted by name; hidden entries (starting with `.`) skipped.
+    ///
+    /// - Symbolic links are followed, but each real folder (device and inode) is read once: a link to a parent
+    ///   or a folder reached twice is listed as skipped, so link loops cannot make the walk explode.
+    /// - Names that are not UTF-8 are kept as bytes (``WalkEntry/raw``) and shown escaped.
+    /// - An OwnTracks Recorder store (a folder with `rec/` next to `ghash/`, `last/`, `monitor`, `photos/`, …) is read
+    ///   through its `rec/` only; the rest is listed as skipped once.
+    /// - FIFOs, devices, sockets and broken links are listed as skipped.
+    public static func walkEntries(_ path: String) -> WalkResult {
+        var result = WalkResult()
+        var seen = Set<[UInt64]>()
+        func join(_ dir: [UInt8], _ name: [UInt8]) -> [UInt8] { dir.last == 0x2F ? dir + name : dir + [0x2F] + name }
+        func visit(_ dir: [UInt8]) {
+            let display = Terminal.escapedPathBytes(dir)
+            guard let st = statRaw(dir) else { return }
+            let identity = [UInt64(st.st_dev), UInt64(st.st_ino)]
+            guard seen.insert(identity).inserted else {
+                result.skipped.append((display, "a folder already read through another path (a symbolic link); read once"))
+                return
+            }
+            var names: [[UInt8]]
+            do { names = try listRaw(dir) } catch let error as FileError {
+                result.errors.append(error)
+                return
+            } catch { return }
+            names.removeAll { $0.first == 0x2E }
+            let rec = Array("rec".utf8)
+            if names.contains(rec), let recStat = statRaw(join(dir, rec)), recStat.st_mode & S_IFMT == S_IFDIR,
+               names.contains(where: { recorderStoreNames.contains($0) })
+            {
+                let others = names.filter { $0 != rec }.map { Terminal.escapedPathBytes($0) }
+                result.skipped.append((display, "an OwnTracks Recorder store: only rec/ holds locations; not read: \(others.joined(separator: ", "))"))
+                names = [rec]
+            }
+            for name in names {
+                let child = join(dir, name)
+                guard let cst = statRaw(child) else {
+                    result.skipped.append((Terminal.escapedPathBytes(child), "a broken symbolic link (or it vanished)"))
+                    continue
+                }
+                switch cst.st_mode & S_IFMT {
+                case S_IFDIR: visit(child)
+                case S_IFREG: result.files.append(WalkEntry(raw: child, display: Terminal.escapedPathBytes(child)))
+                case S_IFIFO: result.skipped.append((Terminal.escapedPathBytes(child), "a named pipe (FIFO) inside a folder is not read; give it on its own"))
+                default: result.skipped.append((Terminal.escapedPathBytes(child), "not a regular file (a device or socket)"))
+                }
+            }
+        }
+        visit(Array(path.utf8))
         return result
     }
 

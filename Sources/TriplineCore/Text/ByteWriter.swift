@@ -192,6 +192,8 @@ public final class ExportDestination {
     /// Where the result goes (`-` for standard output).
     public let path: String
     let temporaryPath: String?
+    /// The temporary file's registration for removal on SIGINT/SIGTERM (``OutputFiles/register(_:)``).
+    private var cleanupToken = -1
     let fd: Int32
     public let writer: ByteWriter
     private var finished = false
@@ -214,6 +216,7 @@ public final class ExportDestination {
         }
         self.path = path
         stdoutStream = nil
+        try OutputFiles.checkReplaceable(path)
         let directory = FileSystem.directoryName(path)
         let base = FileSystem.baseName(path)
         var template = Array("\(directory)/.\(base).tripline-XXXXXX".utf8CString)
@@ -222,6 +225,7 @@ public final class ExportDestination {
             throw FileError(path: path, reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
         }
         temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        cleanupToken = OutputFiles.register(temporaryPath!)
         fchmod(descriptor, 0o644)
         fd = descriptor
         writer = ByteWriter(fd: descriptor, path: path)
@@ -249,11 +253,19 @@ public final class ExportDestination {
             throw FileError(path: path, errno: code)
         }
         close(fd)
+        // Checked again just before the rename: something may have appeared at the path meanwhile.
+        do { try OutputFiles.checkReplaceable(path) } catch {
+            unlink(temporaryPath)
+            OutputFiles.unregister(cleanupToken)
+            throw error
+        }
         if rename(temporaryPath, path) != 0 {
             let code = errno
             unlink(temporaryPath)
+            OutputFiles.unregister(cleanupToken)
             throw FileError(path: path, errno: code)
         }
+        OutputFiles.unregister(cleanupToken)
     }
 
     /// Abandons a file export: the temporary file is removed and `path` keeps what it had.
@@ -267,6 +279,7 @@ public final class ExportDestination {
         guard let temporaryPath else { return }
         close(fd)
         unlink(temporaryPath)
+        OutputFiles.unregister(cleanupToken)
     }
 
     deinit { discard() }

@@ -59,19 +59,16 @@ public struct MapRenderer {
         return document
     }
 
+    /// Writes through ``ExportDestination``: the path must be new or a regular file (never a link, FIFO or device),
+    /// the temporary file beside it is removed if the write fails or a signal ends the process.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let directory = FileSystem.directoryName(path)
-        let temporary = directory + "/." + FileSystem.baseName(path) + ".tmp-\(getpid())"
+        let destination = try ExportDestination(path: path, stdout: OutputStream(sink: { _ in }))
         do {
-            try FileSystem.write(bytes, to: temporary)
+            try destination.writer.append(bytes: bytes)
+            try destination.commit()
         } catch {
-            FileSystem.remove(temporary)
+            destination.discard()
             throw error
-        }
-        if rename(temporary, path) != 0 {
-            let code = errno
-            FileSystem.remove(temporary)
-            throw FileError(path: path, errno: code)
         }
     }
 }

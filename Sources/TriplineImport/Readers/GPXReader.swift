@@ -174,6 +174,7 @@ public struct GPXReader {
                 if !sawRoot {
                     sawRoot = true
                     guard name == "gpx" else {
+                        builder.out.notArchive = true
                         builder.out.fatal = "XML, but not GPX: the root element is <\(name)>, not <gpx>"
                         return finish(format)
                     }
@@ -236,6 +237,7 @@ public struct GPXReader {
             if k == count {
                 builder.out.rejects.append(RejectRecord(line: nil, byteOffset: 0, reason: .emptyFile, detail: "the file is empty", excerpt: nil))
             } else {
+                builder.out.notArchive = true
                 builder.out.fatal = "XML without any element: not a GPX file"
             }
         }

@@ -19,6 +19,10 @@ public struct JSONArchiveReader {
     var unknownItems = 0
     let bytes: UnsafeRawBufferPointer
     var recordStart = 0
+    /// The array being streamed (`locations`, `timelineObjects`, `semanticSegments`, …), empty at the top level.
+    var container = ""
+    /// `records`, `semantic`, `timeline` or `android`, once a Google record was seen.
+    var googleLayout = ""
 
     /// - Parameters:
     ///   - bytes: the file's content; it must stay valid during ``read()``.
@@ -79,10 +83,16 @@ public struct JSONArchiveReader {
                 detail: "\(builder.unlistedUnknown) more records that are neither Overland nor OwnTracks (not listed one by one)", excerpt: nil))
         }
         var out = builder.out
-        let family = builder.sawOverland ? "overland" : (builder.sawOwnTracks ? "owntracks-json" : "json")
-        out.format = layout.isEmpty ? family : family + "/" + layout
+        let family = builder.sawOverland ? "overland" : (builder.sawOwnTracks ? "owntracks-json" : (builder.sawGoogle ? "google" : "json"))
+        if builder.sawGoogle && !builder.sawOverland && !builder.sawOwnTracks {
+            // Google's layouts are named after the file they come from.
+            out.format = "google/" + (googleLayout.isEmpty ? "records" : googleLayout)
+        } else {
+            out.format = layout.isEmpty ? family : family + "/" + layout
+        }
         if out.fatal == nil, let reason = builder.notAnArchive() {
             out.fatal = reason
+            out.notArchive = reason.hasPrefix("valid JSON, but not")
             out.format = "json"
             out.rejects.removeAll()
             out.points.removeAll()
@@ -214,11 +224,14 @@ public struct JSONArchiveReader {
                 p.skipWhitespace()
                 let key = itemTape.nodes[keyIndex]
                 let streamKey = p.equals(key, "locations") || p.equals(key, "features") || p.equals(key, "data")
+                    || p.equals(key, "timelineObjects") || p.equals(key, "semanticSegments") || p.equals(key, "rawSignals")
                 if streamKey, !p.atEnd, p.base[p.pos] == UInt8(ascii: "[") {
                     // A placeholder for the streamed array (its elements are handled one by one).
                     itemTape.nodes.append(JSONNode(kind: .array, flags: 0, start: p.pos, end: p.pos, next: Int32(itemTape.nodes.count + 1), count: 0))
                     streamed = true
                     streamedKey = p.string(key)
+                    container = streamedKey
+                    defer { container = "" }
                     streamedElements = try streamArray(&p, key: streamedKey)
                     recordStart = start
                 } else {
@@ -247,6 +260,10 @@ public struct JSONArchiveReader {
         }
         let end = p.pos
         if streamed {
+            if builder.sawGoogle && !builder.sawOverland {
+                // Records.json, a Semantic Location History month or Timeline.json: no Overland batch objects.
+                return
+            }
             if streamedKey == "locations" {
                 // An empty Overland POST body is still an Overland record (its elements count on their own).
                 if streamedElements == 0 { builder.recognized += 1 }
@@ -363,6 +380,16 @@ public struct JSONArchiveReader {
             builder.ownTracksMessage(p, tape, index, start: start, end: end, pathDevice: nil, lineTimeMs: nil)
         } else if builder.isFeature(p, tape, index) {
             builder.overlandFeature(p, tape, index, start: start, end: end)
+        } else if let kind = builder.googleKind(p, tape, index) {
+            if googleLayout.isEmpty {
+                switch container {
+                case "locations": googleLayout = "records"
+                case "timelineObjects": googleLayout = "semantic"
+                case "semanticSegments", "rawSignals": googleLayout = "timeline"
+                default: googleLayout = kind == .segment ? "android" : "records"
+                }
+            }
+            builder.googleRecord(p, tape, index, kind: kind, start: start, end: end)
         } else {
             unknownItems += 1
             builder.reject(.unknownRecord, "neither an Overland feature (no 'properties') nor an OwnTracks message (no '_type')",

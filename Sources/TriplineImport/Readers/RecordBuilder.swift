@@ -15,6 +15,9 @@ struct RecordBuilder {
     var recognized = 0
     var sawOverland = false
     var sawOwnTracks = false
+    /// A Google location-history record was seen (see TakeoutRecords.swift).
+    var sawGoogle = false
+    var googleDeviceIndex: Int?
     // Incremental line counting (offsets only ever grow within a file).
     var lineOffset = 0
     var lineNumber = 1
@@ -85,11 +88,11 @@ struct RecordBuilder {
     func notAnArchive() -> String? {
         guard recognized == 0 else { return nil }
         if rejectTotal == 0 {
-            return "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+            return "valid JSON, but not a location archive: no Overland feature, OwnTracks message or Google location record in it"
         }
         guard rejectTotal == structuralRejects, let first = firstReject else { return nil }
         if first.reason == .unknownRecord {
-            return "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+            return "valid JSON, but not a location archive: no Overland feature, OwnTracks message or Google location record in it"
         }
         if first.reason == .emptyFile { return nil }
         return "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))"
@@ -97,7 +100,10 @@ struct RecordBuilder {
 
     mutating func fallbackDevice(source: String) -> Int {
         if let fallbackIndex { return fallbackIndex }
-        let i = out.deviceIndex(ParsedDevice(name: context.fallbackDevice.name, source: source, origin: context.fallbackDevice.origin))
+        let fallback = context.fallbackDevice
+        let i = source == "gpx" && fallback.origin == "file" && !(context.folderDevice ?? "").isEmpty
+            ? out.deviceIndex(ParsedDevice(name: context.folderDevice!, source: source, origin: "folder of the file"))
+            : out.deviceIndex(ParsedDevice(name: fallback.name, source: source, origin: fallback.origin))
         fallbackIndex = i
         return i
     }
@@ -487,12 +493,17 @@ struct RecordBuilder {
             reject(.missingCoordinates, "the location has no 'lat'/'lon'", start: start, end: end)
             return
         }
-        guard tape.nodes[lat!].kind == .number, tape.nodes[lon!].kind == .number else {
-            reject(.invalidCoordinates, "'lat'/'lon' are not numbers", start: start, end: end)
+        // Numbers, or (early OwnTracks apps: "lat":"52.19","lon":"7.68") strings that hold a decimal number.
+        let latNode = tape.nodes[lat!], lonNode = tape.nodes[lon!]
+        guard latNode.kind == .number || latNode.kind == .string, lonNode.kind == .number || lonNode.kind == .string,
+              let latParsed = latNode.kind == .number ? p.double(latNode) : number(p, tape, lat),
+              let lonParsed = lonNode.kind == .number ? p.double(lonNode) : number(p, tape, lon)
+        else {
+            reject(.invalidCoordinates, "'lat'/'lon' are not numbers (or strings holding a number)", start: start, end: end)
             return
         }
-        let latValue = p.double(tape.nodes[lat!])
-        let lonValue = p.double(tape.nodes[lon!])
+        let latValue = latParsed
+        let lonValue = lonParsed
         if let (reason, detail) = Validate.point(timeMs: time, lat: latValue, lon: lonValue, nowMs: context.nowMs) {
             reject(reason, detail, start: start, end: end)
             return

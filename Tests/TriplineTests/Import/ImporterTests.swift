@@ -82,7 +82,7 @@ import Testing
         #expect(d.files[0].devices == [ParsedDevice(name: "dave", source: "overland", origin: "--device")])
     }
 
-    @Test func corpusImportsAndEventsAreDeduplicated() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func corpusImportsAndEventsAreDeduplicated() throws {
         let (store, _) = try freshStore()
         let importer = Importer(store: store)
         let s = try importer.importPaths([corpusPath("dawarich/owntracks"), corpusPath("owntracks-recorder"), corpusPath("dawarich/overland")])

@@ -17,7 +17,7 @@ import Testing
         "dawarich/gpx/garmin_example.gpx", "trackintel/gpx_data/track2.gpx",
     ]
 
-    @Test(arguments: seeds)
+    @Test(.enabled(if: Corpus.available, Corpus.absent), arguments: seeds)
     func mutatedFilesNeverBreakTheReaders(_ seed: String) throws {
         let original = try FileSystem.read(corpusPath(seed))
         var state: UInt64 = UInt64(seed.utf8.count) &* 2_654_435_761

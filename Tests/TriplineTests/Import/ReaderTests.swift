@@ -9,7 +9,7 @@ import Testing
 @testable import TriplineCLI
 
 @Suite struct ReaderFormatTests {
-    @Test func overlandCorpusBody() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func overlandCorpusBody() throws {
         let data = try FileSystem.read(corpusPath("dawarich/overland/geodata.json"))
         let out = FormatDetector.parse(data, context: context("mine"))
         #expect(out.format == "overland/body")
@@ -66,7 +66,7 @@ import Testing
         #expect(out.events.allSatisfy { out.devices[$0.device].name == "phone" })
     }
 
-    @Test func ownTracksRecCorpusWithTabsAndSpaces() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func ownTracksRecCorpusWithTabsAndSpaces() throws {
         let tabs = try FileSystem.read(corpusPath("dawarich/owntracks/2024-03.rec"))
         let out = FormatDetector.parse(tabs, context: context())
         #expect(out.format == "owntracks-rec")
@@ -105,7 +105,7 @@ import Testing
         #expect(noTst.points.first?.timeMs == 1_709_283_789_000)
     }
 
-    @Test func ownTracksJSONForms() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func ownTracksJSONForms() throws {
         let array = try FileSystem.read(corpusPath("owntracks-android/fixtures/location_multiple_messages.json"))
         let out = FormatDetector.parse(array, context: context())
         #expect(out.format == "owntracks-json/array")
@@ -120,7 +120,7 @@ import Testing
         #expect(l.points.count == 1 && l.events.map(\.kind) == ["transition"])
     }
 
-    @Test func gpxCorpus() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func gpxCorpus() throws {
         let gpx10 = try FileSystem.read(corpusPath("reitti/gpx/20250617.gpx"))
         let out = FormatDetector.parse(gpx10, context: context())
         #expect(out.format == "gpx/1.0")
@@ -145,10 +145,16 @@ import Testing
         #expect(route.points.isEmpty && route.events.map(\.kind) == ["route_point"])
     }
 
-    @Test func notALocationArchiveIsOneClearError() throws {
-        for (name, path) in [("google", "dawarich/google/records.json"), ("unknown", "owntracks-android/fixtures/unknown_message.json")] {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func notALocationArchiveIsOneClearError() throws {
+        // (A Google Records.json was refused here before issue 12; it is an archive now: see TakeoutImportTests.)
+        if FileSystem.exists(corpusPath("dawarich/google/records.json")) {
+            let google = FormatDetector.parse(try FileSystem.read(corpusPath("dawarich/google/records.json")), context: context())
+            #expect(google.fatal == nil && google.format == "google/records" && google.points.count == 3)
+        }
+        for (name, path) in [("unknown", "owntracks-android/fixtures/unknown_message.json")] {
             let out = FormatDetector.parse(try FileSystem.read(corpusPath(path)), context: context())
             #expect(out.fatal?.contains("not a location archive") == true, "\(name)")
+            #expect(out.notArchive)
             #expect(out.points.isEmpty)
         }
         #expect(parse("<html><body>hi</body></html>").fatal?.contains("not GPX") == true)
@@ -209,10 +215,11 @@ import Testing
             "{\"_type\":\"location\",\"lat\":52.1,\"lon\":13.1,\"tst\":1700000003,\"tid\":\"a\",\"vel\":\"fast\",\"acc\":-1}",
         ]
         let out = parse(lines.joined(separator: "\n"))
-        #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidCoordinates, .invalidTime])
-        #expect(out.rejects.map(\.line) == [1, 2, 3])
-        #expect(out.points.count == 1)
-        #expect(out.points[0].speedMps == nil && out.points[0].accuracyM == nil)
+        // "lat":"52.1" (a string holding a number, as early OwnTracks apps wrote it) is accepted since issue 12.
+        #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidTime])
+        #expect(out.rejects.map(\.line) == [2, 3])
+        #expect(out.points.count == 2 && out.points[0].lat == 52.1)
+        #expect(out.points[1].speedMps == nil && out.points[1].accuracyM == nil)
     }
 
     @Test func truncatedFilesKeepEverythingBeforeTheCut() {

@@ -9,22 +9,14 @@ import Testing
 @testable import TriplineCLI
 
 /// The shared corpus beside the package (`../shared/corpus`), found from this file's path; nil when absent.
-func corpusDirectory(_ file: String = #filePath) -> String? {
-    var dir = FileSystem.directoryName(file)
-    while dir != "/" && !dir.isEmpty {
-        if FileSystem.exists(dir + "/Package.swift") {
-            let corpus = FileSystem.directoryName(dir) + "/shared/corpus"
-            return FileSystem.exists(corpus) ? corpus : nil
-        }
-        dir = FileSystem.directoryName(dir)
-    }
-    return nil
+func corpusDirectory() -> String? {
+    Corpus.available ? sharedRoot() + "/corpus" : nil
 }
 
 /// Scores on real labelled data. Reference: trackintel 1.4.2 with its defaults scores trip F1 0.165 (010) and
 /// 0.913 (020), and 3-class mode accuracy 0.52 and 0.20. Trip F1 is over labelled time (rebuilt trips that overlap no
 /// label are left out, as in trackintel's 0.913; with them trackintel scores 0.857 on 020).
-@Suite struct RealDataTests {
+@Suite(.enabled(if: Corpus.available, Corpus.absent)) struct RealDataTests {
     @Test func geolife010() throws {
         let corpus = try #require(corpusDirectory(), "../shared/corpus not found")
         let s = try RealDataEvaluation.geolife(userDirectory: corpus + "/geolife/010", workDirectory: try temporaryDirectory())
