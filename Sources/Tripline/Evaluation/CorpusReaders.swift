@@ -89,6 +89,8 @@ public enum RealDataEvaluation {
         public var user = ""
         /// Hours the labels were shifted to match the fixes' clock (see ``GeoLifeUser``).
         public var labelShiftH = 0
+        /// Labels moved to the fixes' clock.
+        public var labelsShifted = 0
         /// Labelled seconds, and those whose rebuilt leg has the right class / exact mode (pooling sums these).
         public var labelledS = 0.0, rightS = 0.0, exactS = 0.0
         /// 3-class accuracy over the labels' whole spans (silences included), and its sums.

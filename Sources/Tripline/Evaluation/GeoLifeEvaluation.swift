@@ -6,9 +6,9 @@
 /// skipped that time, so whether they are trips is unknown). Mode accuracy is the share of labelled time whose rebuilt
 /// leg has the label's class (foot / bicycle / motorized), or its exact mode.
 ///
-/// Label clock: GeoLife `.plt` times are GMT, but some users' `labels.txt` are in Beijing time (+8 h). A user's labels
-/// are shifted by the whole number of hours (−12…+12) that puts the most fixes inside a label, when that is at least
-/// twice as many as without a shift; the same rule for every user, reported with the scores (`labelShiftH`).
+/// Label clock: GeoLife `.plt` times are GMT, but some labels (whole users, or some months of a user) are 8 h off (Beijing
+/// time). A label that covers no fix is moved by ±8 h when that lines its start and end up with recorded fixes (see
+/// `init`); the same rule for every label of every user, reported with the scores (`labelsShifted`).
 public final class GeoLifeUser {
     public let name: String
     public let directory: String
@@ -18,10 +18,10 @@ public final class GeoLifeUser {
     let times: [Int64]
     /// Labels within the points' time span, after the clock shift, sorted by start.
     public let labels: [CorpusReaders.Label]
-    /// Hours added to the label times (0 unless the labels' clock is off).
+    /// Mean hours added to the moved labels' times (0 when none moved).
     public let labelShiftH: Int
-    /// Share of fixes inside a label, without and with the shift.
-    public let coverage: (unshifted: Double, shifted: Double)
+    /// Labels moved to the fixes' clock.
+    public let labelsShifted: Int
 
     /// Imports `directory/Trajectory` (every `.plt`) into a fresh database in `workDirectory`, and reads `labels.txt`.
     public init(directory: String, workDirectory: String) throws {
@@ -41,37 +41,34 @@ public final class GeoLifeUser {
         points = times.count
         self.times = times
         let all = try CorpusReaders.readLabels(directory + "/labels.txt").sorted { $0.startMs < $1.startMs }
-        func covered(_ shiftMs: Int64) -> Int {
-            // Merged label intervals, then a sweep over the sorted fixes.
-            var spans: [(Int64, Int64)] = []
-            for l in all {
-                let a = l.startMs + shiftMs, b = l.endMs + shiftMs
-                if let last = spans.last, a <= last.1 { spans[spans.count - 1].1 = max(last.1, b) } else { spans.append((a, b)) }
-            }
-            var n = 0, k = 0
-            for t in times {
-                while k < spans.count && spans[k].1 < t { k += 1 }
-                if k < spans.count && spans[k].0 <= t { n += 1 }
-            }
-            return n
-        }
-        let base = covered(0)
-        var best = (hours: 0, count: base)
-        for h in -12...12 where h != 0 {
-            let c = covered(Int64(h) * 3_600_000)
-            if c > best.count { best = (h, c) }
-        }
-        let shift = best.count >= 2 * max(base, 1) ? best.hours : 0
-        labelShiftH = shift
-        let n = Double(max(points, 1))
-        coverage = (Double(base) / n, Double(shift == 0 ? base : best.count) / n)
-        let first = times.first ?? 0, last = times.last ?? 0
-        labels = all.map { l in
+        // A label with no fix inside it is moved by ±8 h (Beijing time written as GMT, or the reverse) when that puts a
+        // fix within a minute of both its start and its end and at least one inside it; labels are drawn on the
+        // recorded track, so such a match is no accident. Other labels stay where they are.
+        func fixes(_ a: Int64, _ b: Int64) -> Int { lowerBound(times, b + 1) - lowerBound(times, a) }
+        func near(_ t: Int64) -> Bool { fixes(t - 60_000, t + 60_000) > 0 }
+        var shifted: [CorpusReaders.Label] = []
+        var moved = 0, shiftSum = 0
+        let hours = [8, -8]
+        for l in all {
             var m = l
-            m.startMs += Int64(shift) * 3_600_000
-            m.endMs += Int64(shift) * 3_600_000
-            return m
-        }.filter { $0.endMs >= first && $0.startMs <= last }
+            if fixes(l.startMs, l.endMs) == 0 {
+                for h in hours {
+                    let d = Int64(h) * 3_600_000
+                    if near(l.startMs + d) && near(l.endMs + d) && fixes(l.startMs + d, l.endMs + d) > 0 {
+                        m.startMs += d
+                        m.endMs += d
+                        moved += 1
+                        shiftSum += h
+                        break
+                    }
+                }
+            }
+            shifted.append(m)
+        }
+        labelShiftH = moved > 0 ? shiftSum / moved : 0
+        labelsShifted = moved
+        let first = times.first ?? 0, last = times.last ?? 0
+        labels = shifted.sorted { $0.startMs < $1.startMs }.filter { $0.endMs >= first && $0.startMs <= last }
     }
 
     /// Rebuilds with `settings` and scores trips and modes.
@@ -99,6 +96,7 @@ public final class GeoLifeUser {
         s.user = name
         s.points = points
         s.labelShiftH = labelShiftH
+        s.labelsShifted = labelsShifted
         if details {
             let trips = try store.db.prepare("SELECT id, start_ms, end_ms, distance_m FROM trips ORDER BY start_ms")
             let tripLegs = try store.db.prepare("SELECT start_ms, end_ms, mode, mode_source, distance_m FROM legs WHERE trip_id = ? ORDER BY start_ms")
@@ -261,7 +259,7 @@ extension RealDataEvaluation.GeoLifeScores {
         return pad(user, 6) + pad(String(points), 8) + pad(String(truthTrips), 6) + pad(String(labelledFoundTrips), 6) + pad(String(matchedTrips), 6)
             + pad(format2(tripPrecision), 6) + pad(format2(tripRecall), 6) + pad(format2(tripF1), 6)
             + pad(format3(modeAccuracy), 7) + pad(format3(exactModeAccuracy), 7) + pad(String(Int(labelledS / 60)), 7) + pad(format3(spanModeAccuracy), 7)
-            + (labelShiftH != 0 ? "  labels \(labelShiftH > 0 ? "+" : "")\(labelShiftH) h" : "")
+            + (labelsShifted > 0 ? "  \(labelsShifted) labels moved \(labelShiftH > 0 ? "+" : "")\(labelShiftH) h" : "")
     }
 
     public static let header = "  user  points truth found match     P     R    F1  3-cls  exact obs_min span3"
