@@ -44,11 +44,22 @@ public struct TripsPass: Pass {
         /// Motorised legs faster than this (95th percentile, m/s) but slower than a plane are trains even when not
         /// entered on foot: no road vehicle keeps 160 km/h.
         public var railMinMps: Double = 45
+        /// Vehicle runs (run, cycle, motorised) not parted by a walk or a silence form one leg whose mode comes from
+        /// its whole speed profile (1 = on, 0 = each run keeps its own class). People change vehicles on foot: a car
+        /// does not turn into a bicycle at a red light, so a slow stretch of a car ride is not a bicycle leg.
+        public var profile: Double = 1
+        /// Profile of a vehicle leg (time-weighted speed percentiles of its moving fixes): a bicycle keeps its 85th
+        /// percentile below `cycle_p85_max_mps` and its 95th below `cycle_p95_max_mps`; faster is motorised.
+        public var cycleP85MaxMps: Double = 7
+        public var cycleP95MaxMps: Double = 10
+        /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
+        public var profileWalk: Double = 1
         public init() {}
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "profile_walk": \.profileWalk,
         ] }
     }
 
@@ -157,6 +168,56 @@ public struct TripsPass: Pass {
         return out
     }
 
+    /// Joins vehicle runs (run, cycle, motorised) that no walk or silence parts into one leg, and gives it the class of
+    /// its whole speed profile: time-weighted percentiles of the moving fixes' speeds (each fix weighs the time to the
+    /// next, at most a minute). Then joins neighbours of one class.
+    static func profileRuns(_ input: [(Int, Int, UInt8)], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ p: Parameters,
+                            _ silenceBefore: (Int) -> Bool) -> [(Int, Int, UInt8)] {
+        var chains: [(Int, Int, UInt8)] = []
+        for r in input {
+            if let last = chains.last, last.2 >= 2, r.2 >= 2, !silenceBefore(r.0) {
+                chains[chains.count - 1].1 = r.1
+                chains[chains.count - 1].2 = max(last.2, r.2)
+            } else {
+                chains.append(r)
+            }
+        }
+        var weighted: [(Double, Double)] = []
+        for k in chains.indices where chains[k].2 >= 2 {
+            let (a, b, _) = chains[k]
+            weighted.removeAll(keepingCapacity: true)
+            var total = 0.0
+            for q in a...b where v[q] >= p.stillMps {
+                let next = q < b ? w.time[pts[q + 1]] : w.time[pts[q]] + 1000
+                let wt = Double(min(max(next - w.time[pts[q]], 1000), 60_000)) / 1000
+                weighted.append((v[q], wt))
+                total += wt
+            }
+            guard total > 0 else { continue }
+            weighted.sort { $0.0 < $1.0 }
+            func percentile(_ f: Double) -> Double {
+                var acc = 0.0
+                for (speed, wt) in weighted {
+                    acc += wt
+                    if acc >= f * total { return speed }
+                }
+                return weighted.last!.0
+            }
+            let p85 = percentile(0.85), p95 = percentile(0.95)
+            let cls: UInt8
+            if p85 >= p.cycleP85MaxMps || p95 >= p.cycleP95MaxMps { cls = 4 }
+            else if p.profileWalk > 0 && p85 < p.walkMaxMps { cls = 1 }
+            else if p85 < p.runMaxMps { cls = 2 }
+            else { cls = 3 }
+            chains[k].2 = cls
+        }
+        var out: [(Int, Int, UInt8)] = []
+        for r in chains {
+            if let last = out.last, last.2 == r.2, !silenceBefore(r.0) { out[out.count - 1].1 = r.1 } else { out.append(r) }
+        }
+        return out
+    }
+
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
     static func build(_ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
@@ -225,7 +286,9 @@ public struct TripsPass: Pass {
             var k = 1
             while k < runs.count - 1 {
                 let r = runs[k]
-                if r.cls <= 2 && runs[k - 1].cls == 4 && runs[k + 1].cls == 4 && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
+                let vehicleMin: UInt8 = p.profile > 0 ? 3 : 4
+                if r.cls <= 2 && runs[k - 1].cls >= vehicleMin && runs[k + 1].cls >= vehicleMin && (p.profile > 0 || runs[k - 1].cls == runs[k + 1].cls)
+                    && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
                     var d = 0.0
                     for q in r.a...r.b { d += inc[q] }
                     if d < p.transferMinM {
@@ -237,6 +300,7 @@ public struct TripsPass: Pass {
                 k += 1
             }
         }
+        if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {
