@@ -58,7 +58,7 @@ public enum CorpusReaders {
 }
 
 /// Three decimals (mode accuracies move by less than 0.01 between parameter choices).
-func format3(_ v: Double) -> String {
+public func format3(_ v: Double) -> String {
     let s = String((v * 1000).rounded() / 1000)
     guard let dot = s.firstIndex(of: ".") else { return s + ".000" }
     return s + String(repeating: "0", count: max(0, 3 - s.distance(from: dot, to: s.endIndex) + 1))

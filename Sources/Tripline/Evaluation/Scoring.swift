@@ -102,7 +102,7 @@ public struct SimulationScores: Sendable {
     }
 }
 
-func format2(_ v: Double) -> String {
+public func format2(_ v: Double) -> String {
     let r = (v * 100).rounded() / 100
     var s = String(r)
     if let dot = s.firstIndex(of: ".") {
