@@ -25,10 +25,11 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
         #expect(s.points == 42_588)
         #expect(s.labelledFoundTrips == s.foundTrips)  // every point of 010 lies inside a label
         #expect(s.tripF1 >= 0.92 && s.tripF1 > 0.165)
-        #expect(s.modeAccuracy >= 0.88 && s.modeAccuracy > 0.52)
+        // Held out (leave-one-user-out, docs/PASSES.md): 0.94 trip F1, 0.956 3-class over observed labelled time.
+        #expect(s.modeAccuracy >= 0.93 && s.modeAccuracy > 0.52)
         // Bus / car / train: the intercity train (p95 62 m/s) is a train though not entered on foot
         // (trips.rail_min_mps), and taxi → train → subway are separate legs at the silences between them (trips.leg_gap_s).
-        #expect(s.exactModeAccuracy >= 0.68)
+        #expect(s.exactModeAccuracy >= 0.63)  // held out 0.655
     }
 
     @Test func geolife020() throws {
@@ -40,8 +41,25 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
         #expect(s.foundTrips - s.labelledFoundTrips == 3)
         #expect(s.tripF1 >= 0.91 && s.tripF1 > 0.913)
         #expect(s.rawTripF1 >= 0.86 && s.rawTripF1 > 0.857)
-        #expect(s.modeAccuracy >= 0.68 && s.modeAccuracy > 0.20)
-        #expect(s.exactModeAccuracy >= 0.68)
+        // Held out 0.777 (both 3-class and exact: 020 only rides bikes and buses and walks); 0.809 with the defaults.
+        #expect(s.modeAccuracy >= 0.75 && s.modeAccuracy > 0.20)
+        #expect(s.exactModeAccuracy >= 0.75)
+    }
+
+    /// All GeoLife users of the development set, pooled, with the defaults (which were not fitted to them: the
+    /// profile thresholds are bicycle speeds, 25 and 36 km/h). Leave-one-user-out held-out figures are in docs/PASSES.md.
+    @Test func geolifeAllUsersPooled() throws {
+        let corpus = try #require(corpusDirectory(), "../shared/corpus not found")
+        let dirs = try GeoLifeUser.userDirectories([corpus + "/geolife"])
+        #expect(dirs.count == 15)
+        let work = try temporaryDirectory()
+        let users = try dirs.map { try GeoLifeUser(directory: $0, workDirectory: work).score(details: false) }
+        let pool = RealDataEvaluation.GeoLifeScores.pooled(users)
+        print(RealDataEvaluation.GeoLifeScores.header)
+        for u in users { print(u.row) }
+        print(pool.row)
+        #expect(pool.tripF1 >= 0.63)  // measured 0.66
+        #expect(pool.modeAccuracy >= 0.83)  // measured 0.856
     }
 
     @Test(arguments: [("20250617.gpx", ["20250617.gpx"]), ("20250618.gpx", ["20250618.gpx"]), ("20250617.gpx+20250618.gpx", ["20250617.gpx", "20250618.gpx"])])
