@@ -41,12 +41,19 @@ bin="$out/bin/tripline-fuzz"
 mkdir -p "$out/bin" "$out/logs"
 
 # Build when missing or older than any source.
-newest=$(find Sources/Tripline Fuzz -name '*.swift' -newer "$bin" 2>/dev/null | head -1 || true)
+# The readers and what they stand on (TriplineCore, TriplineStore, TriplineImport) are compiled with the fuzz targets
+# into one module, so their `import Tripline…` lines are dropped from copies in fuzz-output/src.
+layers=(Sources/TriplineCore Sources/TriplineStore Sources/TriplineImport)
+newest=$(find "${layers[@]}" Fuzz -name '*.swift' -newer "$bin" 2>/dev/null | head -1 || true)
 if [ ! -x "$bin" ] || [ -n "$newest" ]; then
     echo "fuzz.sh: building $bin" >&2
+    rm -rf "$out/src" && mkdir -p "$out/src"
+    while IFS= read -r f; do
+        sed '/^import Tripline[A-Za-z]*$/d' "$f" >"$out/src/$(echo "${f#Sources/}" | tr / _)"
+    done < <(find "${layers[@]}" -name '*.swift' | sort)
     # shellcheck disable=SC2046
-    swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name Tripline \
-        $(find Sources/Tripline -name '*.swift' | sort) Fuzz/*.swift \
+    swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name Tripline -package-name Tripline \
+        $(find "$out/src" -name '*.swift' | sort) Fuzz/*.swift \
         -I Sources/CSQLite -lsqlite3 -suppress-warnings -o "$bin.tmp" >"$out/logs/build.log" 2>&1 \
         || { grep -v 'Cannot export local symbol' "$out/logs/build.log" >&2; echo "fuzz.sh: build failed" >&2; exit 2; }
     mv "$bin.tmp" "$bin"

@@ -1,5 +1,10 @@
 // Export benchmark: a year of 1 Hz points, exported as points and trips in each format; MB/s and peak memory.
-import Tripline
+import TriplineCore
+import TriplineStore
+import TriplineImport
+import TriplinePasses
+import TriplineExport
+import TriplineSimulator
 
 #if canImport(Glibc)
 @preconcurrency import Glibc

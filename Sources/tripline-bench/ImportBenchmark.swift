@@ -1,7 +1,12 @@
 // The import benchmark: a generated Overland archive through `Importer`, next to a raw sqlite3 insert of the same
 // rows, measured in the same run. `swift run -c release tripline-bench import [points]`.
 import CSQLite
-import Tripline
+import TriplineCore
+import TriplineStore
+import TriplineImport
+import TriplinePasses
+import TriplineExport
+import TriplineSimulator
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -192,7 +197,7 @@ enum ImportBenchmark {
         let seconds = Clock.monotonic() - start
         let rss = peakRSSMB()
         guard summary.pointsNew == points else {
-            throw CommandFailure("import stored \(summary.pointsNew) points, expected \(points) (rejected \(summary.rejected))")
+            throw BenchmarkFailure("import stored \(summary.pointsNew) points, expected \(points) (rejected \(summary.rejected))")
         }
         let importRate = Double(points) / seconds
         let (raw, rawCPU) = try rawInsert(points: points, dbPath: dir + "/raw.sqlite")

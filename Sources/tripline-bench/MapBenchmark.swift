@@ -1,4 +1,9 @@
-import Tripline
+import TriplineCore
+import TriplineStore
+import TriplineImport
+import TriplinePasses
+import TriplineExport
+import TriplineSimulator
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -23,7 +28,7 @@ enum MapBenchmark {
             case "--plain": hostile = false
             case "--tolerance": parameters.tolerancePx = Double(args[index + 1]) ?? parameters.tolerancePx; index += 1
             case "--detail": parameters.detail = Int(args[index + 1]) ?? parameters.detail; index += 1
-            default: throw CommandFailure("unknown option \(args[index]) (expected --days N, --dir DIR, --seed S, --plain, --tolerance PX, --detail N)")
+            default: throw BenchmarkFailure("unknown option \(args[index]) (expected --days N, --dir DIR, --seed S, --plain, --tolerance PX, --detail N)")
             }
             index += 1
         }

@@ -1,4 +1,9 @@
-import Tripline
+import TriplineCore
+import TriplineStore
+import TriplineImport
+import TriplinePasses
+import TriplineExport
+import TriplineSimulator
 
 #if canImport(Glibc)
 @preconcurrency import Glibc

@@ -1,4 +1,6 @@
-import Tripline
+import TriplineCore
+import TriplineEvaluation
+import TriplinePasses
 
 /// `tune`: leave-one-user-out parameter choice on GeoLife users (see ``LeaveOneUserOut``).
 ///
@@ -38,7 +40,7 @@ enum TuneBenchmark {
             let f = r.fitted[k]
             let uses = r.chosen.filter { $0 == k }.count
             if uses > 0 || grid.count <= 40 {
-                print("  #\(k) \(g.joined(separator: " ")): fitted pooled F1 \(format2(f.tripF1)), 3-class \(format3(f.modeAccuracy))\(uses > 0 ? "  (chosen for \(uses) users)" : "")")
+                print("  #\(k) \(g.joined(separator: " ")): fitted pooled F1 \(NumberText.fixed(f.tripF1, decimals: 2)), 3-class \(format3(f.modeAccuracy))\(uses > 0 ? "  (chosen for \(uses) users)" : "")")
             }
         }
         for dir in FileSystem.walk(work, onError: { _ in }) { FileSystem.remove(dir) }

@@ -1,6 +1,11 @@
 // Benchmarks, run in release mode: `swift run -c release tripline-bench <name>`.
 // Each benchmark lives in its own file and registers in `benchmarks` below; see docs/PERFORMANCE.md.
-import Tripline
+import TriplineCore
+import TriplineStore
+import TriplineImport
+import TriplinePasses
+import TriplineExport
+import TriplineSimulator
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -25,4 +30,10 @@ do {
 } catch {
     print("Error: \(error)")
     exit(1)
+}
+
+/// A benchmark that could not run or produced a wrong result.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -1,6 +1,6 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
-import Tripline
+import TriplineCLI
 
 exit(TriplineCLI.main(Array(CommandLine.arguments.dropFirst()), context: .process()))

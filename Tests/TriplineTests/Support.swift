@@ -1,4 +1,11 @@
-import Tripline
+import TriplineCore
+import TriplineStore
+import TriplineImport
+import TriplinePasses
+import TriplineExport
+import TriplineSimulator
+import TriplineEvaluation
+import TriplineCLI
 
 /// A fresh temporary directory per test, removed by the OS's tmp cleaning; tests never share files.
 func temporaryDirectory() throws -> String {

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// Runs real client programs (GDAL's ogrinfo, gpsbabel, xmllint, jq) on exports. A missing program is a test
 /// failure with a clear message, never a silent pass: CI installs them (`.ci/run`: gdal-bin, gpsbabel,

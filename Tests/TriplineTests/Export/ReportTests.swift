@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// Each report in `Queries/` on the fixture, with results worked out by hand from `ExportFixture`'s rows
 /// (CSV output: reals with at most 7 decimals, so SQL's `round(x, 1)` of 300.0 prints as `300`).

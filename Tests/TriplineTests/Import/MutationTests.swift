@@ -1,5 +1,12 @@
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// Random damage to real files: every reader must return (no crash, no hang) and only ever produce valid points
 /// and well-placed rejects.

@@ -1,5 +1,6 @@
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineImport
 
 /// GeoLife `.plt` through format detection and the importer's reader.
 @Suite struct PLTReaderTests {

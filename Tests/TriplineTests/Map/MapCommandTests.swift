@@ -1,6 +1,13 @@
 import Testing
 
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 @Suite struct MapCommandTests {
     @Test func writesThePageAndReportsWhatItDrew() throws {

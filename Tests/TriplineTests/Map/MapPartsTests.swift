@@ -1,7 +1,14 @@
 import Foundation
 import Testing
 
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 @Suite struct MapPartsTests {
     @Test func webMercatorKnownValues() {
@@ -56,22 +63,22 @@ import Testing
         let hostile = "<script>alert(1)</script> & \"q\" 'a'"
         #expect(Markup.text(hostile) == "&lt;script&gt;alert(1)&lt;/script&gt; &amp; \"q\" 'a'")
         #expect(Markup.attribute(hostile) == "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot; &#39;a&#39;")
-        #expect(Markup.jsonString(hostile) == "\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e \\u0026 \\\"q\\\" 'a'\"")
-        #expect(Markup.jsonString("a\u{2028}b\u{2029}c\\\n\u{1}") == "\"a\\u2028b\\u2029c\\\\\\n\\ufffd\"")
+        #expect(JSONText.quotedForScript(hostile) == "\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e \\u0026 \\\"q\\\" 'a'\"")
+        #expect(JSONText.quotedForScript("a\u{2028}b\u{2029}c\\\n\u{1}") == "\"a\\u2028b\\u2029c\\\\\\n\\ufffd\"")
         #expect(Markup.text("bell\u{7}\u{FFFF}tab\t") == "bell\u{FFFD}\u{FFFD}tab\t")
         #expect(Markup.text("両親の家 🚲") == "両親の家 🚲")
     }
 
     @Test func numberFormattingIsFixedAndLocaleFree() {
-        #expect(Format.fixed(1.25, decimals: 1) == "1.3")
-        #expect(Format.fixed(-0.04, decimals: 1) == "0.0")
-        #expect(Format.fixed(-2.5, decimals: 0) == "-3")
-        #expect(Format.fixed(0.000123, decimals: 4) == "0.0001")
-        #expect(Format.distance(950) == "950 m")
-        #expect(Format.distance(12_345) == "12.3 km")
-        #expect(Format.distance(1_234_567) == "1\u{202F}235 km")
-        #expect(Format.duration(59) == "59 s")
-        #expect(Format.duration(3_600 * 3 + 300) == "3 h 05 min")
+        #expect(NumberText.fixed(1.25, decimals: 1) == "1.3")
+        #expect(NumberText.fixed(-0.04, decimals: 1) == "0.0")
+        #expect(NumberText.fixed(-2.5, decimals: 0) == "-3")
+        #expect(NumberText.fixed(0.000123, decimals: 4) == "0.0001")
+        #expect(NumberText.distance(950) == "950 m")
+        #expect(NumberText.distance(12_345) == "12.3 km")
+        #expect(NumberText.distance(1_234_567) == "1\u{202F}235 km")
+        #expect(NumberText.duration(59) == "59 s")
+        #expect(NumberText.duration(3_600 * 3 + 300) == "3 h 05 min")
     }
 
     @Test func sha256MatchesTheStandardVectors() {

@@ -1,7 +1,14 @@
 import Foundation
 import Testing
 
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// Fixtures and page-inspection helpers for the map tests.
 enum MapFixture {

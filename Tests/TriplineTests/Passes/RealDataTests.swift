@@ -1,5 +1,12 @@
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// The shared corpus beside the package (`../shared/corpus`), found from this file's path; nil when absent.
 func corpusDirectory(_ file: String = #filePath) -> String? {

@@ -1,4 +1,11 @@
-import Tripline
+import TriplineCore
+import TriplineStore
+import TriplineImport
+import TriplinePasses
+import TriplineExport
+import TriplineSimulator
+import TriplineEvaluation
+import TriplineCLI
 
 /// Builds small hand-made tracks for pass tests: still periods with drift, straight moves, stops and gaps.
 struct TrackBuilder {

@@ -1,7 +1,14 @@
 import CSQLite
 import Foundation
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// Hostile environments: full disks, read-only databases, unreadable inputs, FIFOs, newer schemas.
 @Suite(.serialized) struct FaultTests {

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// `kill -9` at random moments: the database is never corrupt, holds whole files only, and a rerun always ends
 /// with exactly the result of an uninterrupted run.

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// Running the built `tripline` binary for the fault tests, optionally as an unprivileged user.
 enum Binary {

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// `kill -9` during `tripline rebuild`: each device's rebuild is one transaction (docs/PASSES.md), so after a kill
 /// every device holds either its previous results or its new ones, never a mix, and a rerun ends with exactly the

@@ -1,5 +1,12 @@
 import Testing
-@testable import Tripline
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+@testable import TriplinePasses
+@testable import TriplineExport
+@testable import TriplineSimulator
+@testable import TriplineEvaluation
+@testable import TriplineCLI
 
 /// Values from the command line and from files are bound as SQL parameters, never pasted into SQL. Runs the built
 /// binary (as a user would).

@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+import TriplinePasses
+
+
+/// `tripline demo`: runs the whole pipeline on `SampleData/` into a fresh output folder, showing each command as a
+/// user would type it, then lists what it wrote.
+enum DemoCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "demo",
+            abstract: "Run the whole pipeline on the sample archives in SampleData/ and show the results.",
+            discussion: """
+                Imports the simulated Overland and OwnTracks archives of SampleData/ into a fresh database, rebuilds
+                trips and visits, scores them against the simulator's truth, writes one export of each format,
+                prints the daily and monthly reports and draws the offline map. Each step is printed as the
+                command that does the same by hand.
+                """,
+            options: [
+                OptionSpec("data", value: "DIR", help: "The sample archives (default: SampleData/ of this checkout)."),
+                OptionSpec("out", value: "DIR", help: "Where to write the database and outputs (default: demo-output)."),
+            ],
+            run: run)
+    }
+
+    /// The zone the sample archives were simulated in (see SampleData/README.md).
+    static let sampleTimeZone = "Europe/Berlin"
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let data: String
+        if let given = parsed.value("data") {
+            data = given
+        } else if let found = ResourceLocator.locate("SampleData", context: context) {
+            data = found
+        } else {
+            throw CommandFailure("cannot find SampleData/; run the demo from the Tripline checkout or pass --data DIR")
+        }
+        guard FileSystem.kind(data) == .directory else { throw CommandFailure("\(data) is not a directory") }
+        let out = parsed.value("out") ?? "demo-output"
+        try FileSystem.createDirectory(out)
+        let db = out + "/tripline.sqlite"
+        for suffix in ["", "-wal", "-shm"] { FileSystem.remove(db + suffix) }
+
+        let archives = ["overland", "rec"].map { data + "/" + $0 }.filter { FileSystem.kind($0) == .directory }
+        guard !archives.isEmpty else { throw CommandFailure("\(data) holds no overland/ or rec/ folder of archives") }
+        let truth = data + "/truth.json"
+
+        var steps: [(title: String, arguments: [String])] = [
+            ("Import the archives (format detected by content; bad records kept in `rejects`)",
+             ["import", "--db", db] + archives),
+            ("What the database holds", ["info", "--db", db]),
+            ("Rebuild stays, visits, places, trips with legs and daily totals",
+             ["rebuild", "--db", db, "--timezone", sampleTimeZone]),
+            ("The rebuilt trips", ["report", "trips", "--db", db, "--format", "table"]),
+            ("The rebuilt visits", ["report", "visits", "--db", db, "--format", "table"]),
+        ]
+        if FileSystem.kind(truth) == .file {
+            steps.append(("Score the rebuild against the simulator's ground truth", ["score", "--db", db, "--truth", truth]))
+        }
+        steps += [
+            ("Daily report", ["report", "daily-summary", "--db", db, "--format", "table"]),
+            ("Monthly report", ["report", "monthly-summary", "--db", db, "--format", "table"]),
+            ("Export trips as GeoJSON", ["export", "--db", db, "--format", "geojson", "--what", "trips", "-o", out + "/trips.geojson"]),
+            ("Export trips as GPX", ["export", "--db", db, "--format", "gpx", "--what", "trips", "-o", out + "/trips.gpx"]),
+            ("Export visits as GPX waypoints", ["export", "--db", db, "--format", "gpx", "--what", "visits", "-o", out + "/visits.gpx"]),
+            ("Export trips, legs, visits, places and days as CSV",
+             ["export", "--db", db, "--format", "csv", "--what", "trips", "-o", out + "/trips.csv"]),
+            ("", ["export", "--db", db, "--format", "csv", "--what", "legs", "-o", out + "/legs.csv"]),
+            ("", ["export", "--db", db, "--format", "csv", "--what", "visits", "-o", out + "/visits.csv"]),
+            ("", ["export", "--db", db, "--format", "csv", "--what", "places", "-o", out + "/places.csv"]),
+            ("", ["export", "--db", db, "--format", "csv", "--what", "days", "-o", out + "/days.csv"]),
+            ("Draw the offline map", ["map", "--db", db, "-o", out + "/map.html"]),
+        ]
+
+        context.stdout.write("Tripline demo: \(data) → \(out)/\n")
+        for step in steps {
+            if !step.title.isEmpty { context.stdout.write("\n== \(step.title)\n") }
+            context.stdout.write("$ tripline " + step.arguments.map(shellQuoted).joined(separator: " ") + "\n")
+            let status = TriplineCLI.main(step.arguments, context: context)
+            if status != TriplineCLI.Exit.success {
+                context.stderr.write("Error: the demo stopped: 'tripline \(step.arguments[0])' exited with status \(status)\n")
+                return TriplineCLI.Exit.failure
+            }
+        }
+
+        context.stdout.write("\n== Outputs in \(out)/\n")
+        for name in try FileSystem.list(out) where !name.hasPrefix("tripline.sqlite-") {
+            let size = FileSystem.size(out + "/" + name) ?? 0
+            context.stdout.write("  " + name + String(repeating: " ", count: max(1, 18 - name.count)) + byteCount(size) + "\n")
+        }
+        context.stdout.write("""
+
+            Open \(out)/map.html in a browser (it works offline), \(out)/*.gpx or *.geojson in QGIS or gpx.studio,
+            and the CSV files in a spreadsheet. Query the database with your own SQL: sqlite3 \(db)
+
+            """)
+        return TriplineCLI.Exit.success
+    }
+
+    static func shellQuoted(_ word: String) -> String {
+        let safe = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:".contains($0) }
+        return safe && !word.isEmpty ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
+    static func byteCount(_ size: Int) -> String {
+        if size >= 1 << 20 { return String(size / (1 << 20)) + "." + String(size % (1 << 20) * 10 / (1 << 20)) + " MiB" }
+        if size >= 1 << 10 { return String(size / (1 << 10)) + " KiB" }
+        return String(size) + " B"
+    }
+}
+
+/// Finds folders that ship with Tripline's checkout (`SampleData/`, `Queries/`): in the working directory, next to
+/// or above the executable, or in the checkout this library was built from.
+enum ResourceLocator {
+    static func locate(_ name: String, context: CommandContext) -> String? {
+        var candidates: [String] = []
+        if let root = context.resourceRoot { candidates.append(root) }
+        candidates.append(".")
+        if let exe = executableDirectory() {
+            var dir = exe
+            for _ in 0..<5 {
+                candidates.append(dir)
+                dir = FileSystem.directoryName(dir)
+            }
+        }
+        // Sources/Tripline/CLI/DemoCommand.swift → the checkout's root.
+        var root = #filePath
+        for _ in 0..<4 { root = FileSystem.directoryName(root) }
+        candidates.append(root)
+        for candidate in candidates {
+            let path = candidate == "." ? name : candidate + "/" + name
+            if FileSystem.kind(path) == .directory { return path }
+        }
+        return nil
+    }
+
+    static func executableDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return FileSystem.directoryName(path)
+    }
+}

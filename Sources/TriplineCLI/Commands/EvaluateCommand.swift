@@ -1,0 +1,107 @@
+import TriplineCore
+import TriplineEvaluation
+import TriplinePasses
+import TriplineSimulator
+import TriplineStore
+
+/// `tripline evaluate`: simulate with a seed, rebuild, and print the scores against the simulation's truth.
+enum EvaluateCommand {
+    static var spec: CommandSpec { CommandSpec(
+        name: "evaluate",
+        abstract: "Simulate days with a seed, rebuild them, and print the scores against the exact truth.",
+        discussion: """
+            Simulates --people people (even: Overland, odd: OwnTracks) for --days days from --seed into a fresh
+            database (--db, else a temporary file), runs every pass (with any --set/--config overrides), then prints
+            trip and visit precision/recall/F1 (one-to-one matching by temporal IoU ≥ 0.5), start/end errors,
+            distance errors per trip and per day, and mode accuracy.
+
+            With --geolife (repeatable): imports each GeoLife user (through the importer's .plt reader), rebuilds, and
+            prints per-user and pooled trip precision/recall/F1 and 3-class and exact mode accuracy.
+            """,
+        options: [
+            OptionSpec("seed", value: "N", help: "Simulation seed (default 1)."),
+            OptionSpec("days", value: "N", help: "Days to simulate (default 7)."),
+            OptionSpec("people", value: "N", help: "People / devices (default 2)."),
+            OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1)."),
+            OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter."),
+            OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
+            OptionSpec("geolife", value: "DIR", repeatable: true,
+                       help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
+            OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
+            OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
+            CommonOptions.db,
+        ],
+        run: run) }
+
+    /// Per-user rows, the pooled row, and the pooled class confusion.
+    static func geolifeTable(_ users: [RealDataEvaluation.GeoLifeScores]) -> String {
+        typealias S = RealDataEvaluation.GeoLifeScores
+        var out = "GeoLife: trips = labelled legs < 30 min apart, matched one to one by IoU ≥ 0.5, rebuilt trips in unlabelled time left out;\n"
+            + "modes = share of labelled time (3-cls: foot / bicycle / motorized; exact: walk, cycle, bus, car = taxi/car, train = train/subway)\n"
+        out += S.header + "\n"
+        for u in users { out += u.row + "\n" }
+        let pool = S.pooled(users)
+        out += pool.row + "\n"
+        out += "pooled confusion (label class → rebuilt class, minutes):"
+        for (k, v) in pool.confusion.sorted(by: { $0.key < $1.key }) where v >= 60 { out += " \(k) \(Int(v / 60));" }
+        return out + "\n"
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        func int(_ name: String, _ def: Int) throws -> Int {
+            guard let text = parsed.value(name) else { return def }
+            guard let v = Int(text), v > 0 else { throw UsageError("--\(name) wants a positive whole number, not '\(text)'") }
+            return v
+        }
+        var config = SimulatorConfig()
+        config.seed = UInt64(try int("seed", 1))
+        config.days = try int("days", 7)
+        config.people = try int("people", 2)
+        config.movingIntervalS = try int("moving-interval", 1)
+        var options = Rebuild.Options()
+        for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
+        if let file = parsed.value("config") { try options.settings.load(file: file) }
+        let geolife = parsed.values("geolife")
+        if !geolife.isEmpty {
+            let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
+            var all: [RealDataEvaluation.GeoLifeScores] = []
+            let details = parsed.flag("details")
+            for dir in try GeoLifeUser.userDirectories(geolife) {
+                let user = try GeoLifeUser(directory: dir, workDirectory: work)
+                let s = try user.score(settings: options.settings, details: details)
+                if details {
+                    context.stdout.write("GeoLife \(dir): " + s.report + "\n")
+                    for line in s.details { context.stdout.write("  " + line + "\n") }
+                }
+                all.append(s)
+            }
+            context.stdout.write(Self.geolifeTable(all))
+            return TriplineCLI.Exit.success
+        }
+        if let dir = parsed.value("reitti") {
+            for (scenario, files) in [("20250617.gpx", ["20250617.gpx"]), ("20250618.gpx", ["20250618.gpx"]), ("20250617.gpx+20250618.gpx", ["20250617.gpx", "20250618.gpx"])] {
+                let s = try RealDataEvaluation.reitti(
+                    gpxFiles: files.map { dir + "/gpx/" + $0 }, scenario: scenario, corpus: dir,
+                    workDirectory: try FileSystem.temporaryDirectory(prefix: "tripline-reitti"), settings: options.settings)
+                context.stdout.write("reitti \(scenario): " + s.report + "\n")
+                if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
+            }
+            return TriplineCLI.Exit.success
+        }
+        options.timeZoneName = "Europe/Berlin"
+        options.full = true
+        let path = try parsed.value("db") ?? (FileSystem.temporaryDirectory(prefix: "tripline-evaluate") + "/evaluate.sqlite")
+        let result = Simulator(config: config).run()
+        let store = try Store(path: path)
+        try SimulationEvaluation.load(result, into: store)
+        let started = Clock.monotonic()
+        _ = try Rebuild(store: store, options: options).run()
+        let elapsed = Clock.monotonic() - started
+        let scores = try SimulationEvaluation.score(result.truth, store: store)
+        let points = result.devices.reduce(0) { $0 + $1.points.count }
+        context.stdout.write("seed \(config.seed), \(config.days) days, \(config.people) people, \(points) points; rebuilt in \(NumberText.fixed(elapsed, decimals: 2)) s (\(path))\n")
+        context.stdout.write(scores.report)
+        if parsed.flag("details") { for line in scores.details { context.stdout.write(line + "\n") } }
+        return TriplineCLI.Exit.success
+    }
+}

@@ -1,0 +1,79 @@
+import TriplineCore
+import TriplineExport
+import TriplineStore
+
+/// `tripline export`: trips, legs, visits, places, points or days as GeoJSON, GPX or CSV.
+enum ExportCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "export",
+            abstract: "Write trips, legs, visits, places, points or days as GeoJSON, GPX or CSV.",
+            discussion: """
+                Writes one kind of record (--what) in one format (--format) to --output, or to standard output when no \
+                file (or '-') is given. A file is written atomically: a temporary file beside it is renamed into place \
+                when complete. --from and --to are local days (YYYY-MM-DD), inclusive, as the user lived them. \
+                An empty selection still writes a valid (empty) file, and says so on standard error. \
+                Formats and CSV columns are described in docs/EXPORTS.md.
+                """,
+            options: [
+                OptionSpec("format", value: "FORMAT", help: "geojson, gpx or csv."),
+                OptionSpec("what", value: "KIND", help: "trips, legs, visits, places, points or days."),
+                CommonOptions.device, CommonOptions.from, CommonOptions.to,
+                OptionSpec("output", short: "o", value: "FILE", help: "The file to write ('-' or none: standard output)."),
+                CommonOptions.db, CommonOptions.quiet,
+            ],
+            run: run)
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        guard let formatText = parsed.value("format") else {
+            throw UsageError("Missing '--format <FORMAT>' (geojson, gpx or csv)", command: "export")
+        }
+        guard let format = ExportFormat(rawValue: formatText.lowercased()) else {
+            throw UsageError("Unknown format '\(formatText)'; use geojson, gpx or csv", command: "export")
+        }
+        guard let whatText = parsed.value("what") else {
+            throw UsageError("Missing '--what <KIND>' (trips, legs, visits, places, points or days)", command: "export")
+        }
+        guard let kind = ExportKind(rawValue: whatText.lowercased()) else {
+            throw UsageError("Unknown kind '\(whatText)'; use trips, legs, visits, places, points or days", command: "export")
+        }
+        let filter = try dateFilter(parsed, command: "export")
+        if kind == .days && format == .gpx { throw UsageError(ExportError.noGeometry(kind: .days, format: .gpx).description, command: "export") }
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        let exporter = try Exporter(store: store)
+        let output = parsed.value("output")
+        let result: ExportResult
+        do {
+            result = try exporter.export(kind, as: format, filter: filter, toFile: output, stdout: context.stdout)
+        } catch let error as ExportError {
+            throw CommandFailure(error.description)
+        }
+        let destination = (output == nil || output == "-") ? "standard output" : output!
+        if parsed.flag("quiet") {
+            // Nothing but errors.
+        } else if result.records == 0 {
+            context.stderr.write("No \(kind.rawValue) match the selection; wrote an empty \(format.rawValue) file to \(destination).\n")
+        } else {
+            context.stderr.write("Exported \(result.records) \(kind.rawValue) as \(format.rawValue) to \(destination) (\(result.bytes) bytes).\n")
+        }
+        return TriplineCLI.Exit.success
+    }
+
+    /// `--device`, `--from` and `--to` as an ``ExportFilter``.
+    static func dateFilter(_ parsed: ParsedArguments, command: String) throws -> ExportFilter {
+        var filter = ExportFilter(device: parsed.value("device"))
+        if let from = parsed.value("from") {
+            guard let day = CivilTime.parseDate(from) else { throw UsageError("--from \(from) is not a date (expected YYYY-MM-DD)", command: command) }
+            filter.fromDay = day
+        }
+        if let to = parsed.value("to") {
+            guard let day = CivilTime.parseDate(to) else { throw UsageError("--to \(to) is not a date (expected YYYY-MM-DD)", command: command) }
+            filter.toDay = day
+        }
+        if let from = filter.fromDay, let to = filter.toDay, from > to {
+            throw UsageError("--from \(parsed.value("from")!) is after --to \(parsed.value("to")!)", command: command)
+        }
+        return filter
+    }
+}

@@ -1,0 +1,156 @@
+import TriplineCore
+import TriplineImport
+import TriplineStore
+
+/// `tripline import`: read archives into the database.
+enum ImportCommand {
+    static var spec: CommandSpec { CommandSpec(
+        name: "import",
+        abstract: "Import Overland, OwnTracks and GPX archives (files, folders, or - for standard input).",
+        discussion: """
+            Formats are detected by content: Overland POST bodies (one per file, JSON lines, arrays, FeatureCollections),
+            OwnTracks Recorder .rec files and JSON messages, GPX 1.0/1.1. Folders are read recursively. A file already
+            imported with the same content is skipped. Bad records are kept in the 'rejects' table with their position
+            and reason; the exit status is 1 when a file could not be read at all.
+            """,
+        arguments: [ArgumentSpec("path", variadic: true, help: "Files or folders to import; - reads standard input.")],
+        options: [
+            CommonOptions.db,
+            OptionSpec("device", value: "NAME", help: "Device name for records that carry none (default: the folder or file name)."),
+            CommonOptions.quiet, CommonOptions.json,
+        ],
+        run: run)
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let quiet = parsed.flag("quiet")
+        let json = parsed.flag("json")
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), requireWritable: true)
+        let importer = Importer(store: store, options: ImportOptions(device: parsed.value("device")))
+        let showProgress = context.stderr.isTerminal && !quiet && !json
+        var progressShown = false
+        if showProgress {
+            importer.onProgress = { p in
+                let rate = p.seconds > 0 ? Double(p.points) / p.seconds : 0
+                var line = "\r\u{1B}[2K[\(p.filesDone)/\(p.filesTotal) files] \(p.points) points, \(Int(rate)) points/s"
+                if p.bytesDone > 0, p.bytesTotal > p.bytesDone, p.seconds > 0.5 {
+                    let eta = p.seconds * Double(p.bytesTotal - p.bytesDone) / Double(p.bytesDone)
+                    line += ", ETA \(Int(eta) / 60):\(pad2(Int(eta) % 60))"
+                }
+                context.stderr.write(line)
+                progressShown = true
+            }
+        }
+        func clearProgress() {
+            if progressShown {
+                context.stderr.write("\r\u{1B}[2K")
+                progressShown = false
+            }
+        }
+        importer.onWait = { message in
+            if !quiet {
+                clearProgress()
+                context.stderr.write("tripline: \(message)…\n")
+            }
+        }
+        importer.onFile = { file in
+            if file.status == .failed {
+                clearProgress()
+                context.stderr.write("Error: \(file.path): \(file.message ?? "could not be read")\n")
+            } else if !quiet && !json {
+                clearProgress()
+                context.stdout.write(describe(file) + "\n")
+                if file.status == .imported, file.rejected > 0, let id = file.importID {
+                    context.stdout.write(rejectLines(store: store, importID: id, count: file.rejected))
+                }
+            }
+        }
+        let summary = try importer.importPaths(parsed.positionals)
+        clearProgress()
+        if json {
+            context.stdout.write(jsonSummary(summary) + "\n")
+        } else if !quiet {
+            let rate = summary.seconds > 0 ? Int(Double(summary.pointsNew + summary.pointsDuplicate) / summary.seconds) : 0
+            context.stdout.write(
+                "\(summary.files.count) files: \(summary.pointsNew) new points, \(summary.pointsDuplicate) duplicate, "
+                    + "\(summary.rejected) rejected, \(summary.events) app events, \(summary.failed) failed "
+                    + "(\(formatSeconds(summary.seconds)), \(rate) points/s) into \(store.path)\n")
+            if summary.rejected > 0 {
+                context.stdout.write("See the rejects: tripline info --db \(store.path), or SELECT * FROM rejects.\n")
+            }
+        }
+        return summary.failed > 0 ? TriplineCLI.Exit.failure : TriplineCLI.Exit.success
+    }
+
+    static func describe(_ file: FileSummary) -> String {
+        switch file.status {
+        case .skipped: return "skipped   \(file.path): \(file.message ?? "already imported")"
+        case .failed: return "failed    \(file.path): \(file.message ?? "")"
+        case .imported:
+            var text = "imported  \(file.path) [\(file.format ?? "?")]: \(file.pointsNew) new, \(file.pointsDuplicate) duplicate, \(file.rejected) rejected"
+            if file.events > 0 { text += ", \(file.events) app events" }
+            if !file.devices.isEmpty {
+                text += "; " + file.devices.map { "device '\($0.name)' (\(originText($0.origin)))" }.joined(separator: ", ")
+            }
+            return text
+        }
+    }
+
+    /// The first rejects of one import, one indented line each (where in the file, reason, why), and how to see
+    /// the rest. The file's records are committed when this runs, so this is a courtesy listing: if reading it back
+    /// fails, the summary line's count and `tripline info` still say how many were rejected, and nothing is lost.
+    static func rejectLines(store: Store, importID: Int64, count: Int, limit: Int = 5) -> String {
+        var text = ""
+        guard let q = try? store.db.prepare("SELECT line, byte_offset, reason, detail FROM rejects WHERE import_id = ? ORDER BY byte_offset, id LIMIT ?") else { return "" }
+        q.bindInt(importID, at: 1)
+        q.bindInt(Int64(limit), at: 2)
+        var shown = 0
+        while (try? q.step()) == true {
+            let place = q.isNull(0) ? "byte \(q.int64(1))" : "line \(q.int64(0))"
+            text += "          rejected \(place): \(q.text(2) ?? "?"): \(q.text(3) ?? "")\n"
+            shown += 1
+        }
+        if count > shown {
+            text += "          … and \(count - shown) more: SELECT * FROM rejects WHERE import_id = \(importID)\n"
+        }
+        return text
+    }
+
+    static func originText(_ origin: String) -> String {
+        switch origin {
+        case "device_id": return "from device_id"
+        case "--device": return "from --device"
+        case "folder": return "from the folder name; the data carries no device"
+        case "file": return "from the file name; the data carries no device"
+        case "stdin": return "named 'stdin'; pass --device"
+        case "path": return "from the rec/<user>/<device> path"
+        case "topic": return "from the topic"
+        case "tid": return "from the tracker id (tid)"
+        case "username/device": return "from username/device"
+        default: return "from \(origin)"
+        }
+    }
+
+    static func jsonSummary(_ s: ImportSummary) -> String {
+        let files = s.files.map { f -> String in
+            var fields = [
+                "\"path\":\(JSONText.quoted(f.path))", "\"status\":\(JSONText.quoted(f.status.rawValue))",
+                "\"format\":\(f.format.map(JSONText.quoted) ?? "null")", "\"import_id\":\(f.importID.map { String($0) } ?? "null")",
+                "\"points_new\":\(f.pointsNew)", "\"points_duplicate\":\(f.pointsDuplicate)", "\"rejected\":\(f.rejected)",
+                "\"events\":\(f.events)",
+            ]
+            fields.append("\"devices\":[" + f.devices.map { "{\"name\":\(JSONText.quoted($0.name)),\"origin\":\(JSONText.quoted($0.origin))}" }.joined(separator: ",") + "]")
+            fields.append("\"message\":\(f.message.map(JSONText.quoted) ?? "null")")
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        return "{\"files\":[" + files.joined(separator: ",") + "],\"points_new\":\(s.pointsNew),\"points_duplicate\":\(s.pointsDuplicate),"
+            + "\"rejected\":\(s.rejected),\"events\":\(s.events),\"failed\":\(s.failed),\"seconds\":\(Double(Int(s.seconds * 1000)) / 1000)}"
+    }
+}
+
+func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+func formatSeconds(_ s: Double) -> String {
+    let tenths = Int(s * 10)
+    return "\(tenths / 10).\(tenths % 10) s"
+}

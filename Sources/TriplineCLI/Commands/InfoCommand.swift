@@ -1,0 +1,106 @@
+import TriplineCore
+import TriplineStore
+
+/// `tripline info`: what the database holds.
+enum InfoCommand {
+    static var spec: CommandSpec { CommandSpec(
+        name: "info",
+        abstract: "Show devices, point counts, time spans, imports and rejects.",
+        options: [CommonOptions.db, CommonOptions.json],
+        run: run)
+    }
+
+    struct DeviceRow {
+        var name: String, source: String, origin: String, points: Int, first: Int64?, last: Int64?, events: Int
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        let db = store.db
+        var devices: [DeviceRow] = []
+        let st = try db.prepare(
+            """
+            SELECT d.name, d.source, d.name_origin,
+              (SELECT count(*) FROM points p WHERE p.device_id = d.id),
+              (SELECT min(time_ms) FROM points p WHERE p.device_id = d.id),
+              (SELECT max(time_ms) FROM points p WHERE p.device_id = d.id),
+              (SELECT count(*) FROM app_events e WHERE e.device_id = d.id)
+            FROM devices d ORDER BY d.name
+            """)
+        while try st.step() {
+            devices.append(DeviceRow(name: st.text(0) ?? "", source: st.text(1) ?? "", origin: st.text(2) ?? "", points: st.int(3),
+                                     first: st.optionalInt64(4), last: st.optionalInt64(5), events: st.int(6)))
+        }
+        var statuses: [(String, Int)] = []
+        let s2 = try db.prepare("SELECT status, count(*) FROM imports GROUP BY status ORDER BY status")
+        while try s2.step() { statuses.append((s2.text(0) ?? "", s2.int(1))) }
+        var reasons: [(String, Int)] = []
+        let s3 = try db.prepare("SELECT reason, count(*) FROM rejects GROUP BY reason ORDER BY count(*) DESC, reason")
+        while try s3.step() { reasons.append((s3.text(0) ?? "", s3.int(1))) }
+        var kinds: [(String, Int)] = []
+        let s4 = try db.prepare("SELECT kind, count(*) FROM app_events GROUP BY kind ORDER BY count(*) DESC, kind")
+        while try s4.step() { kinds.append((s4.text(0) ?? "", s4.int(1))) }
+        var recent: [[String]] = []
+        let s6 = try db.prepare(
+            "SELECT id, status, coalesce(format, '-'), points_new, points_duplicate, rejected, events, path FROM imports ORDER BY id DESC LIMIT 10")
+        while try s6.step() {
+            recent.append([String(s6.int64(0)), s6.text(1) ?? "", s6.text(2) ?? "", String(s6.int(3)), String(s6.int(4)), String(s6.int(5)),
+                           String(s6.int(6)), s6.text(7) ?? ""])
+        }
+        var failed: [(String, String)] = []
+        let s5 = try db.prepare("SELECT path, coalesce(message, '') FROM imports WHERE status = 'failed' ORDER BY id DESC LIMIT 10")
+        while try s5.step() { failed.append((s5.text(0) ?? "", s5.text(1) ?? "")) }
+
+        if parsed.flag("json") {
+            let devs = devices.map { d in
+                "{\"name\":\(JSONText.quoted(d.name)),\"source\":\(JSONText.quoted(d.source)),\"name_origin\":\(JSONText.quoted(d.origin)),\"points\":\(d.points),"
+                    + "\"first_ms\":\(d.first.map { String($0) } ?? "null"),\"last_ms\":\(d.last.map { String($0) } ?? "null"),\"app_events\":\(d.events)}"
+            }
+            func counts(_ pairs: [(String, Int)]) -> String {
+                "{" + pairs.map { "\(JSONText.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+            }
+            context.stdout.write(
+                "{\"database\":\(JSONText.quoted(store.path)),\"devices\":[\(devs.joined(separator: ","))],\"imports\":\(counts(statuses)),"
+                    + "\"rejects\":\(counts(reasons)),\"app_events\":\(counts(kinds))}\n")
+            return TriplineCLI.Exit.success
+        }
+        var out = "Database: \(store.path)\n\n"
+        if devices.isEmpty {
+            out += "No devices yet: run 'tripline import PATH'.\n"
+        } else {
+            var rows = [["DEVICE", "SOURCE", "NAMED FROM", "POINTS", "FIRST (UTC)", "LAST (UTC)", "EVENTS"]]
+            for d in devices {
+                rows.append([d.name, d.source, d.origin, String(d.points), d.first.map { CivilTime.iso8601(ms: $0) } ?? "-",
+                             d.last.map { CivilTime.iso8601(ms: $0) } ?? "-", String(d.events)])
+            }
+            out += table(rows, rightAligned: [3, 6])
+        }
+        out += "\nImports: " + (statuses.isEmpty ? "none" : statuses.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
+        for (path, message) in failed { out += "  failed: \(path): \(message)\n" }
+        if !recent.isEmpty {
+            out += "\nLatest imports:\n"
+            out += table([["ID", "STATUS", "FORMAT", "NEW", "DUPLICATE", "REJECTED", "EVENTS", "PATH"]] + recent.reversed(), rightAligned: [0, 3, 4, 5, 6])
+            out += "\n"
+        }
+        out += "Rejects: " + (reasons.isEmpty ? "none" : reasons.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
+        out += "App events: " + (kinds.isEmpty ? "none" : kinds.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
+        context.stdout.write(out)
+        return TriplineCLI.Exit.success
+    }
+
+    /// Rows as aligned columns separated by two spaces.
+    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+        var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var out = ""
+        for row in rows {
+            var cells: [String] = []
+            for (i, cell) in row.enumerated() {
+                let padding = String(repeating: " ", count: widths[i] - cell.count)
+                cells.append(rightAligned.contains(i) ? padding + cell : (i == row.count - 1 ? cell : cell + padding))
+            }
+            out += cells.joined(separator: "  ") + "\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,76 @@
+import TriplineCore
+import TriplineExport
+import TriplineStore
+
+/// `tripline map`: writes the offline HTML map of trips and visits.
+enum MapCommand {
+    static let output = OptionSpec("output", short: "o", value: "PATH", help: "Where to write the page (default: map.html).")
+
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "map",
+            abstract: "Write an offline HTML map and summary of trips and visits.",
+            discussion: """
+                Writes one self-contained HTML file (inline SVG, style and script; no network, no tiles) with the
+                selection's trips coloured by mode, visits sized by time spent, the most visited places labelled,
+                pan and zoom, a day/month picker, the period's summary and a per-day distance chart.
+                Reads the tables 'tripline rebuild' fills. The file is replaced atomically.
+                """,
+            options: [CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to, output, CommonOptions.quiet, CommonOptions.json],
+            run: run)
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        var filter = MapFilter(device: parsed.value("device"))
+        if let text = parsed.value("from") {
+            guard let day = CivilTime.parseDate(text) else { throw UsageError("Invalid date '\(text)' for '--from'; expected YYYY-MM-DD", command: "map") }
+            filter.fromDay = day
+        }
+        if let text = parsed.value("to") {
+            guard let day = CivilTime.parseDate(text) else { throw UsageError("Invalid date '\(text)' for '--to'; expected YYYY-MM-DD", command: "map") }
+            filter.toDay = day
+        }
+        if let from = filter.fromDay, let to = filter.toDay, from > to {
+            throw UsageError("'--from' (\(parsed.value("from")!)) is after '--to' (\(parsed.value("to")!))", command: "map")
+        }
+        let path = parsed.value("output") ?? "map.html"
+        guard !path.isEmpty else { throw UsageError("'--output' must not be empty", command: "map") }
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        let started = Clock.monotonic()
+        let document: MapDocument
+        do {
+            document = try MapRenderer(store: store).write(filter: filter, to: path)
+        } catch let error as MapError {
+            throw CommandFailure(error.message)
+        } catch let error as FileError {
+            throw CommandFailure("cannot write the map: \(error)")
+        }
+        let seconds = Clock.monotonic() - started
+        if parsed.flag("json") {
+            context.stdout.write(
+                "{\"path\":\(JSONText.quotedForScript(path)),\"bytes\":\(document.bytes.count),\"trips\":\(document.tripsDrawn),"
+                    + "\"trips_selected\":\(document.tripsSelected),\"visits\":\(document.visitsDrawn),"
+                    + "\"visits_selected\":\(document.visitsSelected),\"labels\":\(document.labels),"
+                    + "\"points_read\":\(document.pointsRead),\"vertices\":\(document.verticesWritten),"
+                    + "\"seconds\":\(NumberText.fixed(seconds, decimals: 3))}\n")
+        } else if !parsed.flag("quiet") {
+            var line = "Wrote \(path) (\(sizeText(document.bytes.count))): \(document.tripsDrawn) trips and \(document.visitsDrawn) visits drawn"
+            if document.tripsDrawn < document.tripsSelected {
+                line += " (\(document.tripsSelected - document.tripsDrawn) trips without any coordinates left out)"
+            }
+            line += ", \(document.labels) places labelled, \(document.verticesWritten) vertices from \(document.pointsRead) points"
+            line += " in \(NumberText.fixed(seconds, decimals: 2)) s.\n"
+            context.stdout.write(line)
+            if document.tripsSelected == 0 && document.visitsSelected == 0 {
+                context.stdout.write("Nothing to show in this selection: the page says so. Run 'tripline rebuild' first, or choose other dates.\n")
+            }
+        }
+        return TriplineCLI.Exit.success
+    }
+
+    static func sizeText(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1024 * 1024 { return NumberText.fixed(Double(bytes) / 1024, decimals: 1) + " KiB" }
+        return NumberText.fixed(Double(bytes) / 1024 / 1024, decimals: 2) + " MiB"
+    }
+}

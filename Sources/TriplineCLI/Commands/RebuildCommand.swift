@@ -1,0 +1,142 @@
+import TriplineCore
+import TriplineEvaluation
+import TriplinePasses
+import TriplineSimulator
+import TriplineStore
+
+/// `tripline rebuild`: runs the passes and prints what each produced.
+enum RebuildCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "rebuild",
+            abstract: "Rebuild stays, visits, places, trips with legs and daily totals from the raw points.",
+            discussion: """
+                Runs the passes clean, stays, places, trips, metrics and apptrips per device, in order. By default only
+                the spans touched by points imported since the last rebuild are recomputed (the result equals a full
+                rebuild); --full recomputes everything. Parameters are documented in docs/PASSES.md; override them with
+                --set pass.key=value (repeatable) or a --config file of such lines. Points without their own UTC offset
+                (OwnTracks, GPX) are put on local days with --timezone (remembered in the database for later runs).
+                """,
+            options: [
+                CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to,
+                OptionSpec("pass", value: "NAME", help: "Run only this pass (clean, stays, places, trips, metrics, apptrips)."),
+                OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter, e.g. stays.radius_m=80."),
+                OptionSpec("config", value: "FILE", help: "A file of 'pass.key = value' lines (# comments)."),
+                OptionSpec("timezone", value: "AREA/CITY", help: "Time zone of points without their own offset (e.g. Europe/Berlin)."),
+                OptionSpec("full", help: "Recompute everything, not only what new points touched."),
+                CommonOptions.quiet, CommonOptions.json,
+            ],
+            run: run)
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        var options = Rebuild.Options()
+        options.device = parsed.value("device")
+        if let text = parsed.value("from") {
+            guard let day = CivilTime.parseDate(text) else { throw UsageError("--from wants a date YYYY-MM-DD, not '\(text)'") }
+            options.fromDay = day
+        }
+        if let text = parsed.value("to") {
+            guard let day = CivilTime.parseDate(text) else { throw UsageError("--to wants a date YYYY-MM-DD, not '\(text)'") }
+            options.toDay = day
+        }
+        if let pass = parsed.value("pass") {
+            guard Rebuild.passOrder.contains(pass) else {
+                throw UsageError("Unknown pass '\(pass)'; passes are \(Rebuild.passOrder.joined(separator: ", "))")
+            }
+            options.pass = pass
+        }
+        do {
+            for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
+            if let file = parsed.value("config") { try options.settings.load(file: file) }
+            try options.settings.validate()
+            for name in Rebuild.passOrder { _ = try Rebuild.makePass(name, settings: options.settings) }
+        } catch let error as PassError {
+            throw UsageError(error.message)
+        }
+        options.timeZoneName = parsed.value("timezone")
+        options.full = parsed.flag("full")
+        let path = CommonOptions.databasePath(parsed, context)
+        let store = try Store(path: path, create: false)
+        let started = Clock.monotonic()
+        let reports = try Rebuild(store: store, options: options).run()
+        let elapsed = Clock.monotonic() - started
+        if parsed.flag("json") {
+            let items = reports.map { r in
+                "{\"device\":\"\(r.device)\",\"pass\":\"\(r.pass)\",\"stats\":\(Rebuild.json(r.stats))}"
+            }
+            context.stdout.write("{\"seconds\":\(NumberText.fixed(elapsed, decimals: 2)),\"runs\":[\(items.joined(separator: ","))]}\n")
+        } else if !parsed.flag("quiet") {
+            if reports.isEmpty { context.stdout.write("No points to rebuild.\n") }
+            var lastDevice = ""
+            for r in reports {
+                if r.device != lastDevice {
+                    var span = "all points"
+                    if r.span.0 != Int64.min && r.pass != "-" { span = "from " + CivilTime.iso8601(ms: r.span.0) }
+                    context.stdout.write("\(r.device) (\(r.pass == "-" ? "up to date" : span))\n")
+                    lastDevice = r.device
+                }
+                if r.pass == "-" { continue }
+                let stats = r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                context.stdout.write("  " + r.pass.padding(9) + stats + "\n")
+            }
+            context.stdout.write("rebuilt in \(NumberText.fixed(elapsed, decimals: 2)) s\n")
+        }
+        return TriplineCLI.Exit.success
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}
+
+/// `tripline simulate`: writes simulated archives and their exact truth.
+enum SimulateCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "simulate",
+            abstract: "Write simulated Overland and OwnTracks archives with their exact truth (truth.json).",
+            discussion: """
+                Simulates --people people (even-numbered carry Overland, odd-numbered OwnTracks) for --days local days
+                from --seed. Writes Overland POST bodies under overland/<device>/, OwnTracks Recorder files under
+                rec/<user>/<device>/YYYY-MM.rec, and truth.json (places, stays, trips with legs and distances, gaps,
+                daily distances). The same seed always gives the same files.
+                """,
+            options: [
+                OptionSpec("out", short: "o", value: "DIR", help: "Directory to write (created if missing)."),
+                OptionSpec("days", value: "N", help: "Days to simulate (default 3)."),
+                OptionSpec("seed", value: "N", help: "Seed (default 1)."),
+                OptionSpec("people", value: "N", help: "People (default 2)."),
+                OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1 = 1 Hz)."),
+                OptionSpec("start", value: "DATE", help: "First local day (default 2024-03-29; the DST change is on day 3)."),
+                OptionSpec("quirks", help: "Damage the archives as real ones are (truncated file, re-sends, junk records; see docs/SIMULATOR.md)."),
+            ],
+            run: run)
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        guard let out = parsed.value("out") else { throw UsageError("Missing '--out <DIR>'") }
+        func int(_ name: String, _ def: Int) throws -> Int {
+            guard let text = parsed.value(name) else { return def }
+            guard let v = Int(text), v > 0 else { throw UsageError("--\(name) wants a positive whole number, not '\(text)'") }
+            return v
+        }
+        var config = SimulatorConfig()
+        config.days = try int("days", 3)
+        config.seed = UInt64(try int("seed", 1))
+        config.people = try int("people", 2)
+        config.movingIntervalS = try int("moving-interval", 1)
+        if let start = parsed.value("start") {
+            guard let day = CivilTime.parseDate(start) else { throw UsageError("--start wants a date YYYY-MM-DD, not '\(start)'") }
+            config.startDay = day
+        }
+        let result = Simulator(config: config).run()
+        try FileSystem.createDirectory(out)
+        let files = try SimulationWriter.write(result, to: out, options: SimulationWriter.Options(quirks: parsed.flag("quirks")))
+        let points = result.devices.reduce(0) { $0 + $1.points.count }
+        context.stdout.write(
+            "Simulated \(config.days) days of \(config.people) people (seed \(config.seed)): \(points) points, "
+                + "\(result.truth.trips.count) trips, \(result.truth.stays.count) stays; wrote \(files.count) files to \(out)\n")
+        return TriplineCLI.Exit.success
+    }
+}

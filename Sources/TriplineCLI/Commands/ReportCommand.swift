@@ -1,0 +1,104 @@
+import TriplineCore
+import TriplineExport
+import TriplineStore
+
+/// `tripline report` and `tripline query`: SQL reports from `Queries/`, or a user's own `.sql` file.
+enum ReportCommand {
+    static let formatOption = OptionSpec(
+        "format", value: "FORMAT", help: "table, csv or json (default: table on a terminal, else csv).")
+
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "report",
+            abstract: "Run one of Tripline's SQL reports (daily and monthly summaries, top places, …).",
+            discussion: """
+                The reports are the files of Queries/, built into tripline. 'tripline report --list' lists them. \
+                --from, --to and --device are bound to the query's :from, :to and :device parameters (never pasted \
+                into the SQL); the database is opened read-only.
+                """,
+            arguments: [ArgumentSpec("name", optional: true, help: "The report to run (see --list).")],
+            options: [
+                OptionSpec("list", help: "List the reports with a one-line description."),
+                CommonOptions.from, CommonOptions.to, CommonOptions.device, formatOption, CommonOptions.db,
+            ],
+            run: runReport)
+    }
+
+    static var querySpec: CommandSpec {
+        CommandSpec(
+            name: "query",
+            abstract: "Run your own SQL file against the database, with the report options.",
+            discussion: """
+                Runs every statement of FILE in turn and prints the rows of those that return any. The file may use \
+                the parameters :from, :to, :device and :timezone, and the functions tripline_local_date(time_ms, \
+                utc_offset_s) and tripline_local_time(time_ms, utc_offset_s). The database is opened read-only.
+                """,
+            arguments: [ArgumentSpec("file", help: "The .sql file to run ('-' for standard input).")],
+            options: [CommonOptions.from, CommonOptions.to, CommonOptions.device, formatOption, CommonOptions.db],
+            run: runQuery)
+    }
+
+    static func runReport(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let catalog = try ReportCatalog.all(resourceRoot: context.resourceRoot)
+        if parsed.flag("list") {
+            let width = catalog.map(\.name.count).max() ?? 0
+            for query in catalog {
+                context.stdout.write(query.name + String(repeating: " ", count: width - query.name.count + 2) + query.description + "\n")
+            }
+            return TriplineCLI.Exit.success
+        }
+        guard let name = parsed.positionals.first else {
+            throw UsageError("Missing the report's name; 'tripline report --list' lists them", command: "report")
+        }
+        guard let query = catalog.first(where: { $0.name == name || $0.name + ".sql" == name }) else {
+            var message = "No report named '\(name)'"
+            if let suggestion = HelpFormatter.closest(name, in: catalog.map(\.name)) { message += ". Did you mean '\(suggestion)'?" }
+            throw UsageError(message + " ('tripline report --list' lists them)", command: "report")
+        }
+        return try run(query, parsed, context, command: "report")
+    }
+
+    static func runQuery(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let path = parsed.positionals[0]
+        let bytes: [UInt8]
+        do {
+            bytes = path == "-" ? try FileSystem.readAll(fd: 0, path: "standard input") : try FileSystem.read(path)
+        } catch let error as FileError {
+            throw CommandFailure("cannot read the query: \(error)")
+        }
+        let name = FileSystem.baseName(path)
+        let query = ReportQuery(name: name, sql: String(decoding: bytes, as: UTF8.self), source: path == "-" ? "standard input" : path)
+        return try run(query, parsed, context, command: "query")
+    }
+
+    static func run(_ query: ReportQuery, _ parsed: ParsedArguments, _ context: CommandContext, command: String) throws -> Int32 {
+        let format: ReportFormat
+        if let text = parsed.value("format") {
+            guard let chosen = ReportFormat(rawValue: text.lowercased()) else {
+                throw UsageError("Unknown format '\(text)'; use table, csv or json", command: command)
+            }
+            format = chosen
+        } else {
+            format = context.stdout.isTerminal ? .table : .csv
+        }
+        _ = try ExportCommand.dateFilter(parsed, command: command)  // checks --from/--to before the database opens
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), readOnly: true)
+        let runner = try ReportRunner(store: store)
+        let out = ByteWriter(stream: context.stdout)
+        do {
+            try runner.run(
+                query, parameters: ReportParameters(from: parsed.value("from"), to: parsed.value("to"), device: parsed.value("device")),
+                to: makeReportSink(format, out: out))
+        } catch let error as ReportError {
+            try? out.flush()  // show the rows written so far; the report's own error is the one to report
+            throw CommandFailure(error.message)
+        } catch {
+            try? out.flush()  // as above
+            throw error
+        }
+        if let code = context.stdout.writeError {
+            throw FileError(path: "standard output", errno: code)
+        }
+        return TriplineCLI.Exit.success
+    }
+}

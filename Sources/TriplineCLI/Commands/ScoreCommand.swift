@@ -1,0 +1,33 @@
+import TriplineEvaluation
+import TriplineSimulator
+import TriplineStore
+
+/// `tripline score --truth truth.json`: scores the database's rebuild against a simulation's truth.
+enum ScoreCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "score",
+            abstract: "Score the rebuilt trips, visits and days against a simulation's truth.json.",
+            discussion: """
+                Devices are matched by name (the simulator's device names, which the importer keeps). Prints trip and
+                visit precision/recall/F1 (one-to-one matching by temporal IoU ≥ 0.5), median start/end errors, the
+                distance from visit centres to the true places, distance errors per trip and per local day, and mode accuracy.
+                """,
+            options: [
+                OptionSpec("truth", value: "FILE", help: "The truth.json written by 'tripline simulate'."),
+                OptionSpec("details", help: "Also list unmatched trips and visits."),
+                CommonOptions.db,
+            ],
+            run: run)
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        guard let file = parsed.value("truth") else { throw UsageError("Missing '--truth <FILE>'") }
+        let truth = try TruthFile.read(file)
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        let scores = try SimulationEvaluation.score(truth, store: store)
+        context.stdout.write(scores.report)
+        if parsed.flag("details") { for line in scores.details { context.stdout.write(line + "\n") } }
+        return TriplineCLI.Exit.success
+    }
+}

@@ -1,0 +1,286 @@
+import TriplineCore
+import TriplineSimulator
+import TriplineStore
+
+/// Scores a rebuild against ground truth: trips and visits matched one to one by temporal overlap, distances, modes.
+public enum Scoring {
+    /// A time interval with an optional payload used by the matcher.
+    public struct Interval: Sendable {
+        public var startMs: Int64
+        public var endMs: Int64
+        public init(startMs: Int64, endMs: Int64) {
+            self.startMs = startMs
+            self.endMs = endMs
+        }
+    }
+
+    /// Temporal intersection over union.
+    @inline(__always)
+    public static func iou(_ a: Interval, _ b: Interval) -> Double {
+        let inter = Double(max(0, min(a.endMs, b.endMs) - max(a.startMs, b.startMs)))
+        let union = Double(max(a.endMs, b.endMs) - min(a.startMs, b.startMs))
+        return union > 0 ? inter / union : (a.startMs == b.startMs ? 1 : 0)
+    }
+
+    /// One-to-one matching: pairs with IoU ≥ `threshold`, best first (greedy on IoU). Returns (truth index, found index).
+    public static func match(truth: [Interval], found: [Interval], threshold: Double = 0.5) -> [(Int, Int)] {
+        var candidates: [(Double, Int, Int)] = []
+        let sortedFound = found.indices.sorted { found[$0].startMs < found[$1].startMs }
+        for (t, a) in truth.enumerated() {
+            // Only found intervals that overlap a.
+            var lo = 0, hi = sortedFound.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if found[sortedFound[mid]].startMs < a.endMs { lo = mid + 1 } else { hi = mid }
+            }
+            var k = lo - 1
+            while k >= 0 {
+                let f = sortedFound[k]
+                let v = iou(a, found[f])
+                if v >= threshold { candidates.append((v, t, f)) }
+                // Intervals starting much earlier cannot reach IoU ≥ threshold once they end before a starts.
+                if found[f].startMs < a.startMs - 7 * 86_400_000 { break }
+                k -= 1
+            }
+        }
+        candidates.sort { $0.0 != $1.0 ? $0.0 > $1.0 : ($0.1 != $1.1 ? $0.1 < $1.1 : $0.2 < $1.2) }
+        var usedT = Set<Int>(), usedF = Set<Int>()
+        var pairs: [(Int, Int)] = []
+        for (_, t, f) in candidates where !usedT.contains(t) && !usedF.contains(f) {
+            usedT.insert(t)
+            usedF.insert(f)
+            pairs.append((t, f))
+        }
+        return pairs.sorted { $0.0 < $1.0 }
+    }
+
+    /// The q-quantile (0…1) of values (nearest rank); NaN when empty.
+    public static func quantile(_ values: [Double], _ q: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let s = values.sorted()
+        let rank = Int((q * Double(s.count)).rounded(.up)) - 1
+        return s[min(s.count - 1, max(0, rank))]
+    }
+
+    /// Precision, recall and F1 from counts.
+    public static func prf(matched: Int, truth: Int, found: Int) -> (p: Double, r: Double, f1: Double) {
+        let p = found > 0 ? Double(matched) / Double(found) : 0
+        let r = truth > 0 ? Double(matched) / Double(truth) : 0
+        return (p, r, p + r > 0 ? 2 * p * r / (p + r) : 0)
+    }
+}
+
+/// The scores of one rebuild against one truth.
+public struct SimulationScores: Sendable {
+    public var truthTrips = 0, foundTrips = 0, matchedTrips = 0
+    public var tripPrecision = 0.0, tripRecall = 0.0, tripF1 = 0.0
+    public var medianStartErrorS = Double.nan, medianEndErrorS = Double.nan
+    public var truthVisits = 0, foundVisits = 0, matchedVisits = 0
+    public var visitPrecision = 0.0, visitRecall = 0.0, visitF1 = 0.0
+    public var medianVisitCentreM = Double.nan
+    public var medianTripDistanceError = Double.nan, p90TripDistanceError = Double.nan
+    public var medianDailyDistanceError = Double.nan, p90DailyDistanceError = Double.nan
+    /// |Σ rebuilt − Σ true| / Σ true over all days.
+    public var totalDistanceError = Double.nan
+    /// Share of true leg time whose rebuilt leg has the same mode (exact) and the same foot/bicycle/motorized class.
+    public var modeAccuracy = Double.nan, coarseModeAccuracy = Double.nan
+    /// Lines describing what did not match and the worst distance errors (for `evaluate --details`).
+    public var details: [String] = []
+
+    /// The scores as aligned text lines.
+    public var report: String {
+        func pct(_ v: Double) -> String { v.isNaN ? "n/a" : String(NumberText.fixed(v * 100, decimals: 2)) + " %" }
+        func num(_ v: Double) -> String { v.isNaN ? "n/a" : NumberText.fixed(v, decimals: 2) }
+        return """
+            trips:  truth \(truthTrips), rebuilt \(foundTrips), matched \(matchedTrips) (IoU ≥ 0.5)
+                    precision \(num(tripPrecision)), recall \(num(tripRecall)), F1 \(num(tripF1))
+                    median start error \(num(medianStartErrorS)) s, median end error \(num(medianEndErrorS)) s
+            visits: truth \(truthVisits) (stays ≥ 5 min), rebuilt \(foundVisits), matched \(matchedVisits)
+                    precision \(num(visitPrecision)), recall \(num(visitRecall)), F1 \(num(visitF1))
+                    median distance from visit centre to true place \(num(medianVisitCentreM)) m
+            distance per trip: median error \(pct(medianTripDistanceError)), p90 \(pct(p90TripDistanceError))
+            distance per day:  median error \(pct(medianDailyDistanceError)), p90 \(pct(p90DailyDistanceError)), total \(pct(totalDistanceError))
+            modes: exact \(pct(modeAccuracy)) of true leg time, foot/bicycle/motorized \(pct(coarseModeAccuracy))
+
+            """
+    }
+}
+
+/// Loads simulated devices into a store, and scores the store's rebuild against the simulation's truth.
+public enum SimulationEvaluation {
+    /// Inserts the simulated devices' points and app trip records (as the importer would), one transaction.
+    /// - Returns: device name → id.
+    @discardableResult
+    public static func load(_ result: SimulationResult, into store: Store, importID: Int64 = 1, filter: ((Point) -> Bool)? = nil) throws -> [String: Int64] {
+        var ids: [String: Int64] = [:]
+        try store.db.transaction {
+            for device in result.devices {
+                let id = try store.deviceID(named: device.name, source: device.app.rawValue, origin: "simulator")
+                ids[device.name] = id
+                try store.insertPoints(device.points.lazy.filter { filter?($0) ?? true }.map { p in
+                    var q = p
+                    q.deviceID = id
+                    q.importID = importID
+                    return q
+                })
+                let insert = try store.db.prepare(
+                    """
+                    INSERT OR IGNORE INTO app_events(device_id, import_id, kind, time_ms, utc_offset_s, lat, lon, start_ms, end_ms, distance_m, mode, raw)
+                    VALUES (?, ?, 'trip', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+                for t in device.appTrips {
+                    if let filter, !filter(Point(deviceID: 0, timeMs: t.endMs, lat: t.endLat, lon: t.endLon)) { continue }
+                    insert.reset()
+                    insert.bindInt(id, at: 1)
+                    insert.bindInt(importID, at: 2)
+                    insert.bindInt(t.endMs, at: 3)
+                    insert.bindInt(Int64(t.utcOffsetS), at: 4)
+                    insert.bindDouble(t.endLat, at: 5)
+                    insert.bindDouble(t.endLon, at: 6)
+                    insert.bindInt(t.startMs, at: 7)
+                    insert.bindInt(t.endMs, at: 8)
+                    insert.bindDouble(t.distanceM, at: 9)
+                    insert.bindText(t.mode, at: 10)
+                    insert.bindText(SimulationWriter.overlandTrip(t, deviceName: device.name), at: 11)
+                    _ = try insert.step()
+                }
+            }
+        }
+        return ids
+    }
+
+    /// The database device of a simulated device: the same name, else (archives imported by the importer) the
+    /// OwnTracks device under `rec/personN/…` or the Overland `device_id`.
+    static func resolveDevice(_ name: String, store: Store) throws -> Int64? {
+        if let id = try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]) { return id }
+        if name.hasPrefix("owntracks-") {
+            let person = "person" + name.dropFirst("owntracks-".count)
+            return try store.db.scalarInt(
+                "SELECT id FROM devices WHERE name LIKE ? OR name LIKE ? OR tid = ? ORDER BY id LIMIT 1",
+                [.text(person + "/%"), .text(person + "-%"), .text("P" + name.dropFirst("owntracks-".count))])
+        }
+        return try store.db.scalarInt("SELECT id FROM devices WHERE name LIKE ? ORDER BY id LIMIT 1", [.text("%" + name + "%")])
+    }
+
+    /// Scores the rebuilt trips, visits and days of the simulated devices against the truth.
+    public static func score(_ truth: SimulationTruth, store: Store, devices: [String]? = nil) throws -> SimulationScores {
+        var s = SimulationScores()
+        var startErrors: [Double] = [], endErrors: [Double] = [], distErrors: [Double] = [], centre: [Double] = []
+        var dayErrors: [Double] = []
+        var sumTrue = 0.0, sumFound = 0.0
+        var modeTotal = 0.0, modeExact = 0.0, modeCoarse = 0.0
+        var confusion: [String: Double] = [:]  // "true → rebuilt": seconds
+        let deviceNames = devices ?? Array(Set(truth.trips.map(\.device)).union(truth.stays.map(\.device))).sorted()
+        let placeByID = Dictionary(uniqueKeysWithValues: truth.places.map { ($0.id, $0) })
+        for name in deviceNames {
+            guard let deviceID = try resolveDevice(name, store: store) else {
+                s.details.append("\(name): no such device in the database (not scored)")
+                continue
+            }
+            // Trips.
+            let tTrips = truth.trips.filter { $0.device == name }
+            var fTrips: [(Scoring.Interval, Double, Int64)] = []
+            let q = try store.db.prepare("SELECT start_ms, end_ms, distance_m, id FROM trips WHERE device_id = ? ORDER BY start_ms")
+            q.reset()
+            q.bindInt(deviceID, at: 1)
+            while try q.step() { fTrips.append((Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1)), q.double(2), q.int64(3))) }
+            let pairs = Scoring.match(truth: tTrips.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fTrips.map(\.0))
+            s.truthTrips += tTrips.count
+            s.foundTrips += fTrips.count
+            s.matchedTrips += pairs.count
+            let matchedT = Set(pairs.map(\.0)), matchedF = Set(pairs.map(\.1))
+            func iso(_ ms: Int64) -> String { CivilTime.iso8601(ms: ms) }
+            for (t, trip) in tTrips.enumerated() where !matchedT.contains(t) {
+                s.details.append("\(name) missed trip \(iso(trip.startMs))–\(iso(trip.endMs)) \(trip.legs.map(\.mode.rawValue)) \(Int(trip.distanceM)) m")
+            }
+            for (f, trip) in fTrips.enumerated() where !matchedF.contains(f) {
+                s.details.append("\(name) extra trip \(iso(trip.0.startMs))–\(iso(trip.0.endMs)) \(Int(trip.1)) m")
+            }
+            for (t, f) in pairs {
+                let e = tTrips[t].distanceM > 0 ? (fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM : 0
+                if abs(e) > 0.05 {
+                    s.details.append("\(name) distance \(iso(tTrips[t].startMs)) \(tTrips[t].legs.map(\.mode.rawValue)) true \(Int(tTrips[t].distanceM)) m rebuilt \(Int(fTrips[f].1)) m (\(NumberText.fixed(e * 100, decimals: 2)) %), start \(NumberText.fixed(Double(fTrips[f].0.startMs - tTrips[t].startMs) / 1000, decimals: 2)) s end \(NumberText.fixed(Double(fTrips[f].0.endMs - tTrips[t].endMs) / 1000, decimals: 2)) s")
+                }
+            }
+            for (t, f) in pairs {
+                startErrors.append(abs(Double(fTrips[f].0.startMs - tTrips[t].startMs)) / 1000)
+                endErrors.append(abs(Double(fTrips[f].0.endMs - tTrips[t].endMs)) / 1000)
+                if tTrips[t].distanceM > 0 { distErrors.append(abs(fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM) }
+            }
+            // Modes: overlap of true legs with rebuilt legs.
+            var fLegs: [(Int64, Int64, String)] = []
+            let l = try store.db.prepare("SELECT start_ms, end_ms, mode FROM legs WHERE device_id = ? ORDER BY start_ms")
+            l.reset()
+            l.bindInt(deviceID, at: 1)
+            while try l.step() { fLegs.append((l.int64(0), l.int64(1), l.text(2) ?? "")) }
+            var cursor = 0
+            for trip in tTrips {
+                for leg in trip.legs {
+                    modeTotal += Double(leg.endMs - leg.startMs)
+                    while cursor < fLegs.count && fLegs[cursor].1 < leg.startMs - 86_400_000 { cursor += 1 }
+                    var k = cursor
+                    while k < fLegs.count && fLegs[k].0 < leg.endMs {
+                        let ov = Double(max(0, min(leg.endMs, fLegs[k].1) - max(leg.startMs, fLegs[k].0)))
+                        if ov > 0 {
+                            if fLegs[k].2 != leg.mode.rawValue { confusion["\(leg.mode.rawValue) → \(fLegs[k].2)", default: 0] += ov / 1000 }
+                            if fLegs[k].2 == leg.mode.rawValue { modeExact += ov }
+                            if let m = TravelMode(rawValue: fLegs[k].2), m.coarseClass == leg.mode.coarseClass { modeCoarse += ov }
+                        }
+                        k += 1
+                    }
+                }
+            }
+            // Visits: true stays of 5 min or more.
+            let tStays = truth.stays.filter { $0.device == name && $0.durationS >= 300 }
+            var fVisits: [(Scoring.Interval, Double, Double)] = []
+            let v = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM visits WHERE device_id = ? ORDER BY start_ms")
+            v.reset()
+            v.bindInt(deviceID, at: 1)
+            while try v.step() { fVisits.append((Scoring.Interval(startMs: v.int64(0), endMs: v.int64(1)), v.double(2), v.double(3))) }
+            let vp = Scoring.match(truth: tStays.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fVisits.map(\.0))
+            s.truthVisits += tStays.count
+            s.foundVisits += fVisits.count
+            s.matchedVisits += vp.count
+            let mv = Set(vp.map(\.0)), mf = Set(vp.map(\.1))
+            for (t, st) in tStays.enumerated() where !mv.contains(t) {
+                s.details.append("\(name) missed visit \(CivilTime.iso8601(ms: st.startMs))–\(CivilTime.iso8601(ms: st.endMs)) place \(st.placeID)")
+            }
+            for (f, v) in fVisits.enumerated() where !mf.contains(f) {
+                s.details.append("\(name) extra visit \(CivilTime.iso8601(ms: v.0.startMs))–\(CivilTime.iso8601(ms: v.0.endMs))")
+            }
+            for (t, f) in vp {
+                if let place = placeByID[tStays[t].placeID] {
+                    centre.append(Geo.distance(place.lat, place.lon, fVisits[f].1, fVisits[f].2))
+                }
+            }
+            // Days.
+            var found: [String: Double] = [:]
+            let d = try store.db.prepare("SELECT date, distance_m FROM days WHERE device_id = ?")
+            d.reset()
+            d.bindInt(deviceID, at: 1)
+            while try d.step() { found[d.text(0) ?? ""] = d.double(1) }
+            for day in truth.days where day.device == name && day.distanceM > 0 {
+                let f = found[day.date] ?? 0
+                dayErrors.append(abs(f - day.distanceM) / day.distanceM)
+                sumTrue += day.distanceM
+                sumFound += f
+            }
+        }
+        for (pair, seconds) in confusion.sorted(by: { $0.value > $1.value }) {
+            s.details.append("mode \(pair): \(Int(seconds)) s of true leg time")
+        }
+        (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: s.matchedTrips, truth: s.truthTrips, found: s.foundTrips)
+        (s.visitPrecision, s.visitRecall, s.visitF1) = Scoring.prf(matched: s.matchedVisits, truth: s.truthVisits, found: s.foundVisits)
+        s.medianStartErrorS = Scoring.quantile(startErrors, 0.5)
+        s.medianEndErrorS = Scoring.quantile(endErrors, 0.5)
+        s.medianVisitCentreM = Scoring.quantile(centre, 0.5)
+        s.medianTripDistanceError = Scoring.quantile(distErrors, 0.5)
+        s.p90TripDistanceError = Scoring.quantile(distErrors, 0.9)
+        s.medianDailyDistanceError = Scoring.quantile(dayErrors, 0.5)
+        s.p90DailyDistanceError = Scoring.quantile(dayErrors, 0.9)
+        s.totalDistanceError = sumTrue > 0 ? abs(sumFound - sumTrue) / sumTrue : .nan
+        s.modeAccuracy = modeTotal > 0 ? modeExact / modeTotal : .nan
+        s.coarseModeAccuracy = modeTotal > 0 ? modeCoarse / modeTotal : .nan
+        return s
+    }
+}

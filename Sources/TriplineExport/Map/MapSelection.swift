@@ -1,0 +1,352 @@
+import TriplineCore
+import TriplineStore
+
+/// Which part of the database a map shows: one device or all, and a range of local days.
+public struct MapFilter: Sendable, Equatable {
+    /// A device name as `devices.name` holds it; nil for every device.
+    public var device: String?
+    /// First local day (days since 1970-01-01), inclusive; nil for no lower bound.
+    public var fromDay: Int?
+    /// Last local day, inclusive; nil for no upper bound.
+    public var toDay: Int?
+
+    public init(device: String? = nil, fromDay: Int? = nil, toDay: Int? = nil) {
+        self.device = device
+        self.fromDay = fromDay
+        self.toDay = toDay
+    }
+
+    /// Whether a local day is inside the range.
+    @inline(__always)
+    func contains(day: Int) -> Bool {
+        if let fromDay, day < fromDay { return false }
+        if let toDay, day > toDay { return false }
+        return true
+    }
+
+    /// A UTC millisecond window that surely holds every row whose local day is in range (offsets are within
+    /// ±18 h), to let SQLite use the `(device_id, start_ms)` indexes before the exact local-day test.
+    var coarseWindowMs: (lo: Int64, hi: Int64) {
+        let margin: Int64 = 18 * 3600 * 1000
+        let lo = fromDay.map { Int64($0) * 86_400_000 - margin } ?? Int64.min
+        let hi = toDay.map { Int64($0 + 1) * 86_400_000 + margin } ?? Int64.max
+        return (lo, hi)
+    }
+}
+
+/// A failure to select what the map shows.
+public struct MapError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// One leg of a trip as the map uses it.
+struct MapLeg {
+    var mode: String
+    var startMs: Int64
+    var endMs: Int64
+    var distanceM: Double
+    var durationS: Double
+}
+
+/// One trip of the selection, with its legs, and its geometry once streamed from `points`.
+struct MapTrip {
+    var id: Int64
+    var deviceID: Int64
+    var startMs: Int64
+    var endMs: Int64
+    var startOffsetS: Int
+    var endOffsetS: Int
+    var durationS: Double
+    var movingS: Double
+    var distanceM: Double
+    var mode: String
+    var fromPlaceID: Int64?
+    var toPlaceID: Int64?
+    var start: (lat: Double, lon: Double)?
+    var end: (lat: Double, lon: Double)?
+    var legs: [MapLeg]
+    /// The local day the trip starts on.
+    var day: Int
+    /// Unflagged points in the trip's span (counted by the sampling pass).
+    var pointCount = 0
+}
+
+/// One visit of the selection.
+struct MapVisit {
+    var id: Int64
+    var deviceID: Int64
+    var placeID: Int64?
+    var startMs: Int64
+    var endMs: Int64
+    var startOffsetS: Int
+    var endOffsetS: Int
+    var lat: Double
+    var lon: Double
+    var day: Int
+    var dwellS: Double { Double(max(0, endMs - startMs)) / 1000 }
+}
+
+/// A place some visit of the selection belongs to.
+struct MapPlace {
+    var id: Int64
+    var name: String
+    var lat: Double
+    var lon: Double
+}
+
+/// Everything the map draws, read from the store: the selected trips (with geometry), visits, their places and
+/// the per-day distances.
+struct MapSelection {
+    var filter: MapFilter
+    var deviceNames: [String]
+    var trips: [MapTrip] = []
+    var visits: [MapVisit] = []
+    var places: [Int64: MapPlace] = [:]
+    /// Distance per local day, from `days` when it has rows for the selection, else summed from the trips.
+    var dayDistances: [(day: Int, metres: Double)] = []
+    /// A bounded, evenly strided sample of the trips' points in world units (x, y interleaved), for fitting
+    /// the view; and how many points the sampling pass read.
+    var sample: [Double] = []
+    var pointsRead = 0
+
+    var isEmpty: Bool { trips.isEmpty && visits.isEmpty }
+}
+
+/// Reads a ``MapSelection`` from the store: trips, legs, visits, places, daily distances, and an evenly strided
+/// sample of the trips' points (bounded in size) to fit the view to. The geometry itself is streamed a second time,
+/// trip by trip, by ``TripPointStream`` while the page is written, so memory never holds all the points.
+struct MapLoader {
+    let store: Store
+    let parameters: MapParameters
+
+    func load(_ filter: MapFilter) throws -> MapSelection {
+        let db = store.db
+        var deviceIDs: [Int64]? = nil
+        var names: [String] = []
+        if let name = filter.device {
+            guard let id = try db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]) else {
+                let known = try allDeviceNames()
+                throw MapError(
+                    "no device named '\(name)' in \(store.path)"
+                        + (known.isEmpty ? " (it has no devices yet)" : "; devices: " + known.joined(separator: ", ")))
+            }
+            deviceIDs = [id]
+            names = [name]
+        } else {
+            names = try allDeviceNames()
+        }
+        var selection = MapSelection(filter: filter, deviceNames: names)
+        let window = filter.coarseWindowMs
+        let deviceClause = deviceIDs == nil ? "" : " AND device_id = \(deviceIDs![0])"
+
+        // Trips and their legs.
+        let trips = try db.prepare(
+            """
+            SELECT id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s,
+                   distance_m, mode, from_place_id, to_place_id, start_lat, start_lon, end_lat, end_lon
+            FROM trips WHERE start_ms >= ? AND start_ms < ?\(deviceClause) ORDER BY start_ms, id
+            """)
+        try trips.bind([.integer(window.lo), .integer(window.hi)])
+        while try trips.step() {
+            let startMs = trips.int64(2)
+            let startOffset = trips.isNull(4) ? 0 : trips.int(4)
+            let day = CivilTime.localDay(ms: startMs, offsetS: startOffset)
+            guard filter.contains(day: day) else { continue }
+            var trip = MapTrip(
+                id: trips.int64(0), deviceID: trips.int64(1), startMs: startMs, endMs: trips.int64(3),
+                startOffsetS: startOffset, endOffsetS: trips.isNull(5) ? startOffset : trips.int(5),
+                durationS: trips.double(6), movingS: trips.double(7), distanceM: trips.double(8),
+                mode: trips.text(9) ?? "", fromPlaceID: trips.optionalInt64(10), toPlaceID: trips.optionalInt64(11),
+                start: nil, end: nil, legs: [], day: day)
+            if !trips.isNull(12), !trips.isNull(13) { trip.start = (trips.double(12), trips.double(13)) }
+            if !trips.isNull(14), !trips.isNull(15) { trip.end = (trips.double(14), trips.double(15)) }
+            selection.trips.append(trip)
+        }
+        let legs = try db.prepare(
+            "SELECT mode, start_ms, end_ms, distance_m, duration_s FROM legs WHERE trip_id = ? ORDER BY leg")
+        for index in selection.trips.indices {
+            legs.reset()
+            legs.bindInt(selection.trips[index].id, at: 1)
+            while try legs.step() {
+                selection.trips[index].legs.append(
+                    MapLeg(
+                        mode: legs.text(0) ?? "", startMs: legs.int64(1), endMs: legs.int64(2),
+                        distanceM: legs.double(3), durationS: legs.double(4)))
+            }
+        }
+        try sampleTripPoints(&selection)
+
+        // Visits and their places.
+        let visits = try db.prepare(
+            """
+            SELECT id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon
+            FROM visits WHERE start_ms >= ? AND start_ms < ?\(deviceClause) ORDER BY start_ms, id
+            """)
+        try visits.bind([.integer(window.lo), .integer(window.hi)])
+        while try visits.step() {
+            let startMs = visits.int64(3)
+            let startOffset = visits.isNull(5) ? 0 : visits.int(5)
+            let day = CivilTime.localDay(ms: startMs, offsetS: startOffset)
+            guard filter.contains(day: day) else { continue }
+            selection.visits.append(
+                MapVisit(
+                    id: visits.int64(0), deviceID: visits.int64(1), placeID: visits.optionalInt64(2), startMs: startMs,
+                    endMs: visits.int64(4), startOffsetS: startOffset,
+                    endOffsetS: visits.isNull(6) ? startOffset : visits.int(6), lat: visits.double(7),
+                    lon: visits.double(8), day: day))
+        }
+        let place = try db.prepare("SELECT name, lat, lon FROM places WHERE id = ?")
+        var wanted = Set<Int64>()
+        for visit in selection.visits { if let id = visit.placeID { wanted.insert(id) } }
+        for trip in selection.trips {
+            if let id = trip.fromPlaceID { wanted.insert(id) }
+            if let id = trip.toPlaceID { wanted.insert(id) }
+        }
+        for id in wanted.sorted() {
+            place.reset()
+            place.bindInt(id, at: 1)
+            if try place.step() {
+                selection.places[id] = MapPlace(id: id, name: place.text(0) ?? "", lat: place.double(1), lon: place.double(2))
+            }
+        }
+
+        selection.dayDistances = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips)
+        return selection
+    }
+
+    func allDeviceNames() throws -> [String] {
+        let statement = try store.db.prepare("SELECT name FROM devices ORDER BY name")
+        var names: [String] = []
+        while try statement.step() { names.append(statement.text(0) ?? "") }
+        return names
+    }
+
+    /// Reads every trip's unflagged points once, counting them and keeping an evenly strided sample of at most
+    /// ``MapParameters/fitSampleSize`` points: when the sample fills up, every other point is dropped and the
+    /// stride doubles. Deterministic, and O(sample) memory however many points there are.
+    func sampleTripPoints(_ selection: inout MapSelection) throws {
+        let stream = try TripPointStream(store: store)
+        let capacity = max(2, parameters.fitSampleSize) * 2
+        var sample: [Double] = []
+        sample.reserveCapacity(min(capacity, 1 << 16))
+        var stride = 1
+        var seen = 0
+        for index in selection.trips.indices {
+            selection.trips[index].pointCount = try stream.read(selection.trips[index]) { _, lat, lon in
+                if seen % stride == 0 {
+                    if sample.count >= capacity {
+                        var kept: [Double] = []
+                        kept.reserveCapacity(capacity / 2 + 2)
+                        var i = 0
+                        while i + 1 < sample.count {
+                            kept.append(sample[i])
+                            kept.append(sample[i + 1])
+                            i += 4
+                        }
+                        sample = kept
+                        stride *= 2
+                    }
+                    if seen % stride == 0 {
+                        sample.append(WebMercator.x(longitude: lon))
+                        sample.append(WebMercator.y(latitude: lat))
+                    }
+                }
+                seen += 1
+            }
+        }
+        selection.sample = sample
+        selection.pointsRead = seen
+    }
+
+    /// Distance per local day: the `days` table when it has rows for the selection, else the trips' distances
+    /// summed by the local day they start on.
+    func dayDistances(filter: MapFilter, deviceClause: String, trips: [MapTrip]) throws -> [(day: Int, metres: Double)] {
+        var totals: [Int: Double] = [:]
+        let statement = try store.db.prepare(
+            "SELECT date, distance_m FROM days WHERE 1\(deviceClause) ORDER BY date")
+        while try statement.step() {
+            guard let date = statement.text(0), let day = CivilTime.parseDate(date), filter.contains(day: day) else { continue }
+            totals[day, default: 0] += statement.double(1)
+        }
+        if totals.isEmpty {
+            for trip in trips { totals[trip.day, default: 0] += trip.distanceM }
+        }
+        return totals.keys.sorted().map { ($0, totals[$0]!) }
+    }
+
+}
+
+/// Streams the unflagged points of a trip's time span for its device, in time order, one row at a time.
+///
+/// The trip's flagged times (few) are read first and skipped while merging, which is ~6× faster than joining
+/// `point_flags` for every point.
+struct TripPointStream {
+    let points: Statement
+    let flags: Statement
+
+    init(store: Store) throws {
+        points = try store.db.prepare(
+            "SELECT time_ms, lat, lon FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? ORDER BY time_ms")
+        flags = try store.db.prepare(
+            "SELECT time_ms FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND flags != 0 ORDER BY time_ms")
+    }
+
+    /// Calls `body(time, lat, lon)` for each unflagged point of the trip; returns how many there were.
+    @discardableResult
+    func read(_ trip: MapTrip, _ body: (Int64, Double, Double) throws -> Void) throws -> Int {
+        var flagged: [Int64] = []
+        flags.reset()
+        flags.bindInt(trip.deviceID, at: 1)
+        flags.bindInt(trip.startMs, at: 2)
+        flags.bindInt(trip.endMs, at: 3)
+        while try flags.step() { flagged.append(flags.int64(0)) }
+        points.reset()
+        points.bindInt(trip.deviceID, at: 1)
+        points.bindInt(trip.startMs, at: 2)
+        points.bindInt(trip.endMs, at: 3)
+        var next = 0
+        var count = 0
+        while try points.step() {
+            let time = points.int64(0)
+            while next < flagged.count && flagged[next] < time { next += 1 }
+            if next < flagged.count && flagged[next] == time { continue }
+            try body(time, points.double(1), points.double(2))
+            count += 1
+        }
+        return count
+    }
+
+    /// The trip's paths in grid units of `view`, one per leg (or one for a trip without legs), each with the index
+    /// of its leg (-1 for the trip's own mode). A point belongs to the first leg whose end it does not pass;
+    /// consecutive legs share their boundary point so the line is continuous. Legs with fewer than two points
+    /// are left out. Memory: the trip's own points only.
+    func paths(_ trip: MapTrip, view: MapView) throws -> [(leg: Int, xs: [Double], ys: [Double])] {
+        let bounds: [(leg: Int, endMs: Int64)] =
+            trip.legs.isEmpty ? [(-1, Int64.max)] : trip.legs.enumerated().map { ($0.offset, $0.element.endMs) }
+        var result: [(leg: Int, xs: [Double], ys: [Double])] = []
+        var current = 0
+        var xs: [Double] = []
+        var ys: [Double] = []
+        try read(trip) { time, lat, lon in
+            let x = view.gx(WebMercator.x(longitude: lon))
+            let y = view.gy(WebMercator.y(latitude: lat))
+            while current < bounds.count - 1 && time > bounds[current].endMs {
+                if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
+                let join = xs.isEmpty ? nil : (xs[xs.count - 1], ys[ys.count - 1])
+                xs.removeAll(keepingCapacity: true)
+                ys.removeAll(keepingCapacity: true)
+                if let join {
+                    xs.append(join.0)
+                    ys.append(join.1)
+                }
+                current += 1
+            }
+            xs.append(x)
+            ys.append(y)
+        }
+        if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
+        return result
+    }
+}

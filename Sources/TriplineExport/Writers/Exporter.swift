@@ -1,0 +1,446 @@
+import TriplineCore
+import TriplineStore
+
+/// What an export holds: one kind of record per file.
+public enum ExportKind: String, CaseIterable, Sendable {
+    case trips, legs, visits, places, points, days
+}
+
+/// The file format of an export.
+public enum ExportFormat: String, CaseIterable, Sendable {
+    case geojson, gpx, csv
+
+    /// The usual file name extension.
+    public var fileExtension: String { rawValue }
+}
+
+/// Which records an export (or a report) covers.
+public struct ExportFilter: Sendable, Equatable {
+    /// Only this device, by its name (as `tripline info` shows it); nil for all devices.
+    public var device: String?
+    /// First local day, inclusive, as days since 1970-01-01 (see ``CivilTime/parseDate(_:)``); nil for no bound.
+    public var fromDay: Int?
+    /// Last local day, inclusive; nil for no bound.
+    public var toDay: Int?
+
+    public init(device: String? = nil, fromDay: Int? = nil, toDay: Int? = nil) {
+        self.device = device
+        self.fromDay = fromDay
+        self.toDay = toDay
+    }
+}
+
+/// The export's parameters, with their defaults.
+public struct ExportParameters: Sendable, Equatable {
+    /// Two consecutive points (flagged points left out) further apart than this are a recording gap: the line
+    /// breaks there (a new GeoJSON LineString of a MultiLineString, a new GPX `trkseg`). Default 300 s.
+    public var gapSeconds: Int64 = 300
+
+    public init(gapSeconds: Int64 = 300) { self.gapSeconds = gapSeconds }
+}
+
+/// What an export wrote.
+public struct ExportResult: Sendable, Equatable {
+    public var kind: ExportKind
+    public var format: ExportFormat
+    /// Records written (features, `trk`/`wpt` elements or CSV rows, not counting the header).
+    public var records: Int
+    /// Bytes written.
+    public var bytes: Int
+}
+
+/// Why an export cannot run.
+public enum ExportError: Error, CustomStringConvertible, Sendable, Equatable {
+    case unknownDevice(name: String, known: [String])
+    /// The kind has no location, so the format (GPX) cannot hold it.
+    case noGeometry(kind: ExportKind, format: ExportFormat)
+    case emptyDateRange(from: String, to: String)
+
+    public var description: String {
+        switch self {
+        case .unknownDevice(let name, let known):
+            let list = known.isEmpty ? "the database has no devices yet" : "known devices: " + known.joined(separator: ", ")
+            return "no device named '\(name)' (\(list))"
+        case .noGeometry(let kind, let format):
+            return "\(kind.rawValue) have no location, so they cannot be written as \(format.rawValue); use --format csv or geojson"
+        case .emptyDateRange(let from, let to):
+            return "--from \(from) is after --to \(to)"
+        }
+    }
+}
+
+/// Exports trips, legs, visits, places, points or days as GeoJSON, GPX or CSV, streaming.
+///
+/// Memory stays bounded whatever the database holds: rows are read one at a time from SQLite and formatted straight
+/// into a ``ByteWriter``; the only per-record buffer is one trip's (or leg's) geometry text for GeoJSON, which must
+/// know whether the line has a gap before it writes the geometry's type.
+///
+/// Line geometry (trips, legs) comes from `points` of the trip's device between its start and end, without flagged
+/// points (`point_flags.flags != 0`), broken at gaps longer than ``ExportParameters/gapSeconds``.
+/// Everything is ordered (trips by start, then id; points by device id, then time), so the same database always
+/// gives the same bytes.
+public final class Exporter {
+    public let store: Store
+    public let parameters: ExportParameters
+    var localTime: LocalTime
+    /// Device names by id.
+    let deviceNames: [Int64: String]
+
+    public init(store: Store, parameters: ExportParameters = ExportParameters()) throws {
+        self.store = store
+        self.parameters = parameters
+        localTime = try LocalTime(store: store)
+        var names: [Int64: String] = [:]
+        let statement = try store.db.prepare("SELECT id, name FROM devices")
+        while try statement.step() { names[statement.int64(0)] = statement.text(1) ?? "" }
+        deviceNames = names
+    }
+
+    /// Writes the selected records to `writer` (and flushes it).
+    /// - Throws: ``ExportError`` for a filter or kind that cannot be exported, ``DatabaseError``, ``FileError``.
+    public func export(_ kind: ExportKind, as format: ExportFormat, filter: ExportFilter = ExportFilter(), to writer: ByteWriter) throws -> ExportResult {
+        let selection = try select(filter)
+        let start = writer.bytesWritten
+        let records: Int
+        switch format {
+        case .geojson: records = try GeoJSONExport(exporter: self, out: writer, selection: selection).write(kind)
+        case .gpx: records = try GPXExport(exporter: self, out: writer, selection: selection).write(kind)
+        case .csv: records = try CSVExport(exporter: self, out: writer, selection: selection).write(kind)
+        }
+        try writer.flush()
+        return ExportResult(kind: kind, format: format, records: records, bytes: writer.bytesWritten - start)
+    }
+
+    /// Writes the selected records to the file at `path` atomically (a temporary file renamed into place), or to
+    /// `stdout` when `path` is nil or `-`.
+    public func export(_ kind: ExportKind, as format: ExportFormat, filter: ExportFilter = ExportFilter(), toFile path: String?, stdout: OutputStream) throws -> ExportResult {
+        _ = try select(filter)  // fail on a bad filter before creating anything
+        let destination = try ExportDestination(path: path, stdout: stdout)
+        do {
+            let result = try export(kind, as: format, filter: filter, to: destination.writer)
+            try destination.commit()
+            return result
+        } catch {
+            destination.discard()
+            throw error
+        }
+    }
+
+    // MARK: Selection
+
+    /// A resolved ``ExportFilter``: the device id and the local-day bounds, plus a UTC window wide enough for any
+    /// offset (±15 h) that SQLite narrows by before the exact local-day test in Swift.
+    struct Selection {
+        var deviceID: Int64?
+        var fromDay: Int?
+        var toDay: Int?
+        var windowStartMs: Int64
+        var windowEndMs: Int64
+
+        @inline(__always)
+        func includes(day: Int) -> Bool {
+            if let fromDay, day < fromDay { return false }
+            if let toDay, day > toDay { return false }
+            return true
+        }
+
+        var isBounded: Bool { fromDay != nil || toDay != nil }
+    }
+
+    func select(_ filter: ExportFilter) throws -> Selection {
+        var deviceID: Int64?
+        if let name = filter.device {
+            guard let id = deviceNames.first(where: { $0.value == name })?.key else {
+                throw ExportError.unknownDevice(name: name, known: deviceNames.values.sorted())
+            }
+            deviceID = id
+        }
+        if let from = filter.fromDay, let to = filter.toDay, from > to {
+            throw ExportError.emptyDateRange(
+                from: CivilTime.localDate(ms: Int64(from) * 86_400_000, offsetSeconds: 0),
+                to: CivilTime.localDate(ms: Int64(to) * 86_400_000, offsetSeconds: 0))
+        }
+        let margin: Int64 = 15 * 3_600_000
+        let start = filter.fromDay.map { Int64($0) * 86_400_000 - margin } ?? Int64.min
+        let end = filter.toDay.map { (Int64($0) + 1) * 86_400_000 + margin } ?? Int64.max
+        return Selection(deviceID: deviceID, fromDay: filter.fromDay, toDay: filter.toDay, windowStartMs: start, windowEndMs: end)
+    }
+
+    func deviceName(_ id: Int64) -> String { deviceNames[id] ?? "device \(id)" }
+
+    // MARK: Rows
+
+    struct TripRow {
+        var id: Int64, deviceID: Int64, startMs: Int64, endMs: Int64
+        var startOffset: Int32?, endOffset: Int32?
+        var durationS: Double, movingS: Double, distanceM: Double
+        var avgSpeedMps: Double?, maxSpeedMps: Double?
+        var mode: String, legs: Int64
+        var fromPlaceID: Int64?, toPlaceID: Int64?
+        var startLat: Double?, startLon: Double?, endLat: Double?, endLon: Double?
+        var points: Int64, gaps: Int64
+        var fromPlace: String?, toPlace: String?
+    }
+
+    /// Trips of the selection whose local start day is in range, by start time then id.
+    func forEachTrip(_ selection: Selection, _ body: (TripRow) throws -> Void) throws {
+        let statement = try store.db.prepare(
+            """
+            SELECT t.id, t.device_id, t.start_ms, t.end_ms, t.start_utc_offset_s, t.end_utc_offset_s, t.duration_s,
+                   t.moving_s, t.distance_m, t.avg_speed_mps, t.max_speed_mps, t.mode, t.legs, t.from_place_id,
+                   t.to_place_id, t.start_lat, t.start_lon, t.end_lat, t.end_lon, t.points, t.gaps, fp.name, tp.name
+            FROM trips t
+            LEFT JOIN places fp ON fp.id = t.from_place_id
+            LEFT JOIN places tp ON tp.id = t.to_place_id
+            WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
+            ORDER BY t.start_ms, t.id
+            """)
+        statement.bindInt(selection.deviceID, at: 1)
+        statement.bindInt(selection.windowStartMs, at: 2)
+        statement.bindInt(selection.windowEndMs, at: 3)
+        while try statement.step() {
+            let s = statement
+            let row = TripRow(
+                id: s.int64(0), deviceID: s.int64(1), startMs: s.int64(2), endMs: s.int64(3),
+                startOffset: s.optionalInt64(4).map { Int32(truncatingIfNeeded: $0) },
+                endOffset: s.optionalInt64(5).map { Int32(truncatingIfNeeded: $0) },
+                durationS: s.double(6), movingS: s.double(7), distanceM: s.double(8),
+                avgSpeedMps: s.optionalDouble(9), maxSpeedMps: s.optionalDouble(10),
+                mode: s.text(11) ?? "", legs: s.int64(12), fromPlaceID: s.optionalInt64(13), toPlaceID: s.optionalInt64(14),
+                startLat: s.optionalDouble(15), startLon: s.optionalDouble(16), endLat: s.optionalDouble(17),
+                endLon: s.optionalDouble(18), points: s.int64(19), gaps: s.int64(20), fromPlace: s.text(21), toPlace: s.text(22))
+            if selection.isBounded {
+                let offset = localTime.offset(row.startOffset, atMs: row.startMs)
+                guard selection.includes(day: LocalTime.day(ms: row.startMs, offset: offset)) else { continue }
+            }
+            try body(row)
+        }
+    }
+
+    struct LegRow {
+        var tripID: Int64, leg: Int64, deviceID: Int64
+        var mode: String, modeSource: String
+        var startMs: Int64, endMs: Int64
+        var distanceM: Double, durationS: Double, points: Int64
+        /// The trip's offsets (legs have none of their own).
+        var tripStartOffset: Int32?, tripEndOffset: Int32?
+    }
+
+    /// Legs of the selected trips, by trip (as ``forEachTrip(_:_:)``) then leg number.
+    func forEachLeg(_ selection: Selection, _ body: (LegRow) throws -> Void) throws {
+        let statement = try store.db.prepare(
+            """
+            SELECT l.trip_id, l.leg, l.device_id, l.mode, l.mode_source, l.start_ms, l.end_ms, l.distance_m,
+                   l.duration_s, l.points, t.start_utc_offset_s, t.end_utc_offset_s, t.start_ms
+            FROM legs l JOIN trips t ON t.id = l.trip_id
+            WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
+            ORDER BY t.start_ms, t.id, l.leg
+            """)
+        statement.bindInt(selection.deviceID, at: 1)
+        statement.bindInt(selection.windowStartMs, at: 2)
+        statement.bindInt(selection.windowEndMs, at: 3)
+        while try statement.step() {
+            let s = statement
+            let row = LegRow(
+                tripID: s.int64(0), leg: s.int64(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
+                startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int64(9),
+                tripStartOffset: s.optionalInt64(10).map { Int32(truncatingIfNeeded: $0) },
+                tripEndOffset: s.optionalInt64(11).map { Int32(truncatingIfNeeded: $0) })
+            if selection.isBounded {
+                let tripStart = s.int64(12)
+                let offset = localTime.offset(row.tripStartOffset, atMs: tripStart)
+                guard selection.includes(day: LocalTime.day(ms: tripStart, offset: offset)) else { continue }
+            }
+            try body(row)
+        }
+    }
+
+    /// The offset to show a leg's time with: the trip's offset when both ends of the trip agree, else the
+    /// fallback zone's, else the nearer end's.
+    func legOffset(_ leg: LegRow, atMs ms: Int64, isStart: Bool) -> Int32? {
+        if leg.tripStartOffset == leg.tripEndOffset, let offset = leg.tripStartOffset { return offset }
+        if localTime.zone != nil { return localTime.offset(nil, atMs: ms) }
+        return isStart ? (leg.tripStartOffset ?? leg.tripEndOffset) : (leg.tripEndOffset ?? leg.tripStartOffset)
+    }
+
+    struct VisitRow {
+        var id: Int64, deviceID: Int64, placeID: Int64?, placeName: String?
+        var startMs: Int64, endMs: Int64, startOffset: Int32?, endOffset: Int32?
+        var lat: Double, lon: Double, radiusM: Double, points: Int64
+    }
+
+    /// Visits whose local start day is in range, by start time then id.
+    func forEachVisit(_ selection: Selection, _ body: (VisitRow) throws -> Void) throws {
+        let statement = try store.db.prepare(
+            """
+            SELECT v.id, v.device_id, v.place_id, p.name, v.start_ms, v.end_ms, v.start_utc_offset_s,
+                   v.end_utc_offset_s, v.lat, v.lon, v.radius_m, v.points
+            FROM visits v LEFT JOIN places p ON p.id = v.place_id
+            WHERE (?1 IS NULL OR v.device_id = ?1) AND v.start_ms BETWEEN ?2 AND ?3
+            ORDER BY v.start_ms, v.id
+            """)
+        statement.bindInt(selection.deviceID, at: 1)
+        statement.bindInt(selection.windowStartMs, at: 2)
+        statement.bindInt(selection.windowEndMs, at: 3)
+        while try statement.step() {
+            let s = statement
+            let row = VisitRow(
+                id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), placeName: s.text(3),
+                startMs: s.int64(4), endMs: s.int64(5),
+                startOffset: s.optionalInt64(6).map { Int32(truncatingIfNeeded: $0) },
+                endOffset: s.optionalInt64(7).map { Int32(truncatingIfNeeded: $0) },
+                lat: s.double(8), lon: s.double(9), radiusM: s.double(10), points: s.int64(11))
+            if selection.isBounded {
+                let offset = localTime.offset(row.startOffset, atMs: row.startMs)
+                guard selection.includes(day: LocalTime.day(ms: row.startMs, offset: offset)) else { continue }
+            }
+            try body(row)
+        }
+    }
+
+    struct PlaceRow {
+        var id: Int64, deviceID: Int64, name: String, ssid: String?
+        var lat: Double, lon: Double, radiusM: Double, visits: Int64, totalDwellS: Int64
+        var firstVisitMs: Int64?, lastVisitMs: Int64?, firstOffset: Int32?, lastOffset: Int32?
+    }
+
+    /// Places, by id. With a date range: only places with a visit that starts on a day in range (their columns
+    /// still describe all their visits).
+    func forEachPlace(_ selection: Selection, _ body: (PlaceRow) throws -> Void) throws {
+        var visited: Set<Int64>?
+        if selection.isBounded {
+            var ids = Set<Int64>()
+            try forEachVisit(selection) { if let id = $0.placeID { ids.insert(id) } }
+            visited = ids
+        }
+        let statement = try store.db.prepare(
+            """
+            SELECT p.id, p.device_id, p.name, p.ssid, p.lat, p.lon, p.radius_m, p.visits, p.total_dwell_s,
+                   p.first_visit_ms, p.last_visit_ms,
+                   (SELECT v.start_utc_offset_s FROM visits v WHERE v.place_id = p.id AND v.start_ms = p.first_visit_ms LIMIT 1),
+                   (SELECT coalesce(v.end_utc_offset_s, v.start_utc_offset_s) FROM visits v
+                     WHERE v.place_id = p.id AND (v.end_ms = p.last_visit_ms OR v.start_ms = p.last_visit_ms) LIMIT 1)
+            FROM places p
+            WHERE (?1 IS NULL OR p.device_id = ?1)
+            ORDER BY p.id
+            """)
+        statement.bindInt(selection.deviceID, at: 1)
+        while try statement.step() {
+            let s = statement
+            let id = s.int64(0)
+            if let visited, !visited.contains(id) { continue }
+            let row = PlaceRow(
+                id: id, deviceID: s.int64(1), name: s.text(2) ?? "", ssid: s.text(3), lat: s.double(4), lon: s.double(5),
+                radiusM: s.double(6), visits: s.int64(7), totalDwellS: s.int64(8), firstVisitMs: s.optionalInt64(9),
+                lastVisitMs: s.optionalInt64(10), firstOffset: s.optionalInt64(11).map { Int32(truncatingIfNeeded: $0) },
+                lastOffset: s.optionalInt64(12).map { Int32(truncatingIfNeeded: $0) })
+            try body(row)
+        }
+    }
+
+    struct DayRow {
+        var deviceID: Int64, date: String, distanceM: Double, movingS: Double
+        var trips: Int64, visits: Int64, places: Int64
+    }
+
+    /// Daily totals, by date then device id.
+    func forEachDay(_ selection: Selection, _ body: (DayRow) throws -> Void) throws {
+        let statement = try store.db.prepare(
+            """
+            SELECT device_id, date, distance_m, moving_s, trips, visits, places FROM days
+            WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR date >= ?2) AND (?3 IS NULL OR date <= ?3)
+            ORDER BY date, device_id
+            """)
+        statement.bindInt(selection.deviceID, at: 1)
+        statement.bindText(selection.fromDay.map { CivilTime.localDate(ms: Int64($0) * 86_400_000, offsetSeconds: 0) }, at: 2)
+        statement.bindText(selection.toDay.map { CivilTime.localDate(ms: Int64($0) * 86_400_000, offsetSeconds: 0) }, at: 3)
+        while try statement.step() {
+            let s = statement
+            try body(
+                DayRow(
+                    deviceID: s.int64(0), date: s.text(1) ?? "", distanceM: s.double(2), movingS: s.double(3),
+                    trips: s.int64(4), visits: s.int64(5), places: s.int64(6)))
+        }
+    }
+
+    /// Device ids with points, in id order (restricted to the selection's device).
+    func pointDevices(_ selection: Selection) throws -> [Int64] {
+        if let id = selection.deviceID { return [id] }
+        return deviceNames.keys.sorted()
+    }
+
+    /// A reusable reader of one device's points in a time window, merged with their flags.
+    ///
+    /// Reads `points` and the non-zero rows of `point_flags` as two ordered range scans of their primary keys and
+    /// merges them, which is much faster than a per-row join. Columns of `points` (see ``PointColumn``) are read from
+    /// the statement handed to `body`.
+    final class PointReader {
+        let points: Statement
+        let flags: Statement
+
+        /// - Parameter lineOnly: read only time, offset, position and altitude (what a line needs): SQLite decodes
+        ///   every selected column of every row, so the lines of trips and legs read faster this way.
+        ///
+        /// NULLs come back as values no real reading has, so each column is read with one call instead of two
+        /// (type, then value): a NULL offset as `Int32.min`, a NULL number as +infinity (which every writer already
+        /// writes as unknown, like any non-finite number). Text columns tell NULL by a nil pointer.
+        ///   With `positionOnly`, offset and altitude are not read either (GeoJSON lines have neither).
+        init(_ db: Database, lineOnly: Bool = false, positionOnly: Bool = false) throws {
+            let columns = positionOnly
+                ? "time_ms, NULL, lat, lon, NULL"
+                : lineOnly
+                ? "time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999)"
+                : """
+                time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999), ifnull(speed_mps, 1e999),
+                ifnull(course_deg, 1e999), ifnull(accuracy_m, 1e999), motion, ssid
+                """
+            points = try db.prepare(
+                "SELECT \(columns) FROM points WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 ORDER BY time_ms")
+            flags = try db.prepare(
+                "SELECT time_ms, flags FROM point_flags WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 AND flags != 0 ORDER BY time_ms")
+        }
+
+        /// Calls `body(statement, timeMs, flags)` for each point of `device` with `startMs <= time <= endMs`.
+        @inline(__always)
+        func read(device: Int64, startMs: Int64, endMs: Int64, _ body: (Statement, Int64, Int64) throws -> Void) throws {
+            points.reset()
+            flags.reset()
+            for statement in [points, flags] {
+                statement.bindInt(device, at: 1)
+                statement.bindInt(startMs, at: 2)
+                statement.bindInt(endMs, at: 3)
+            }
+            var flagTime = Int64.max
+            var flagValue: Int64 = 0
+            if try flags.step() {
+                flagTime = flags.int64(0)
+                flagValue = flags.int64(1)
+            }
+            while try points.step() {
+                let time = points.int64(0)
+                while flagTime < time {
+                    if try flags.step() {
+                        flagTime = flags.int64(0)
+                        flagValue = flags.int64(1)
+                    } else {
+                        flagTime = Int64.max
+                    }
+                }
+                try body(points, time, flagTime == time ? flagValue : 0)
+            }
+        }
+    }
+
+    /// Column indexes of ``PointReader``'s statement (a line-only reader has the first five).
+    enum PointColumn {
+        /// The recorded UTC offset of the current row, or nil.
+        @inline(__always)
+        static func recordedOffset(_ s: Statement) -> Int32? {
+            let value = s.int64(offset)
+            return value == -2_147_483_648 ? nil : Int32(truncatingIfNeeded: value)
+        }
+
+        static let time: Int32 = 0, offset: Int32 = 1, lat: Int32 = 2, lon: Int32 = 3, altitude: Int32 = 4
+        static let speed: Int32 = 5, course: Int32 = 6, accuracy: Int32 = 7, motion: Int32 = 8, ssid: Int32 = 9
+    }
+}

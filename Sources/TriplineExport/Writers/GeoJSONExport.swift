@@ -1,0 +1,318 @@
+import TriplineCore
+import TriplineStore
+
+/// Writes an export as an RFC 7946 GeoJSON FeatureCollection, one feature per line.
+///
+/// Positions are `[longitude, latitude]` with at most 7 decimals (about 1 cm). Trips and legs are LineStrings, or
+/// MultiLineStrings when the recording has gaps or the line crosses the antimeridian (cut at ±180°, RFC 7946 §3.1.9) (runs of a single point are left out, since a line needs two
+/// positions; a trip with no line at all has `"geometry": null`). Visits, places and points are Points. Days have no
+/// location and are written as features with `"geometry": null` (RFC 7946 §3.2 "unlocated" features), so one
+/// format carries every kind.
+struct GeoJSONExport {
+    let exporter: Exporter
+    let out: ByteWriter
+    let selection: Exporter.Selection
+    /// The geometry of one line, written before its feature because its type depends on its gaps.
+    let scratch = ByteWriter.memory()
+
+    func write(_ kind: ExportKind) throws -> Int {
+        try out.append("{\"type\":\"FeatureCollection\",\"features\":[\n")
+        var count = 0
+        func separator() throws {
+            if count > 0 { try out.append(",\n") }
+            count += 1
+        }
+        switch kind {
+        case .trips:
+            let reader = try Exporter.PointReader(exporter.store.db, positionOnly: true)
+            try exporter.forEachTrip(selection) { trip in
+                try separator()
+                try writeTrip(trip, reader)
+            }
+        case .legs:
+            let reader = try Exporter.PointReader(exporter.store.db, positionOnly: true)
+            try exporter.forEachLeg(selection) { leg in
+                try separator()
+                try writeLeg(leg, reader)
+            }
+        case .visits:
+            try exporter.forEachVisit(selection) { visit in
+                try separator()
+                try writeVisit(visit)
+            }
+        case .places:
+            try exporter.forEachPlace(selection) { place in
+                try separator()
+                try writePlace(place)
+            }
+        case .days:
+            try exporter.forEachDay(selection) { day in
+                try separator()
+                try writeDay(day)
+            }
+        case .points:
+            count = try writePoints()
+        }
+        try out.append(count > 0 ? "\n]}\n" : "]}\n")
+        return count
+    }
+
+    // MARK: Pieces
+
+    @inline(__always)
+    func position(_ w: ByteWriter, lon: Double, lat: Double) throws {
+        try w.append(UInt8(ascii: "["))
+        try w.append(fixed: lon, decimals: 7)
+        try w.append(UInt8(ascii: ","))
+        try w.append(fixed: lat, decimals: 7)
+        try w.append(UInt8(ascii: "]"))
+    }
+
+    func pointGeometry(lon: Double?, lat: Double?) throws {
+        guard let lon, let lat, lon.isFinite, lat.isFinite else { return try out.append("\"geometry\":null") }
+        try out.append("\"geometry\":{\"type\":\"Point\",\"coordinates\":")
+        try position(out, lon: lon, lat: lat)
+        try out.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes `"geometry":…` for the unflagged points of `device` in `[startMs, endMs]`.
+    func lineGeometry(device: Int64, startMs: Int64, endMs: Int64, _ reader: Exporter.PointReader) throws {
+        scratch.clear()
+        let gapMs = exporter.parameters.gapSeconds * 1000
+        var lines = 0
+        var lineStart = 0
+        var linePoints = 0
+        var lastTime = Int64.min
+        var lastLon = 0.0
+        var lastLat = 0.0
+        func closeLine() throws {
+            if linePoints == 1 {
+                scratch.truncate(to: lineStart)  // a single position is no line
+            } else if linePoints > 1 {
+                try scratch.append(UInt8(ascii: "]"))
+                lines += 1
+            }
+            linePoints = 0
+        }
+        try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
+            guard flags == 0 else { return }
+            let lon = s.double(Exporter.PointColumn.lon)
+            let lat = s.double(Exporter.PointColumn.lat)
+            if linePoints > 0 && time - lastTime > gapMs { try closeLine() }
+            if linePoints > 0 && (lon - lastLon).magnitude > 180 {
+                // Crossing the antimeridian (RFC 7946 §3.1.9): end this line at ±180 and start the next at ∓180, at
+                // the latitude where the straight segment crosses.
+                let edge = lastLon > 0 ? 180.0 : -180.0
+                let unwrapped = lastLon > 0 ? lon + 360 : lon - 360
+                let crossing = lastLat + (lat - lastLat) * (edge - lastLon) / (unwrapped - lastLon)
+                try scratch.append(UInt8(ascii: ","))
+                try position(scratch, lon: edge, lat: crossing)
+                linePoints += 1
+                try closeLine()
+                lineStart = scratch.bytesWritten
+                try scratch.append(lines > 0 ? ",[" : "[")
+                try position(scratch, lon: -edge, lat: crossing)
+                linePoints = 1
+            }
+            if linePoints == 0 {
+                lineStart = scratch.bytesWritten
+                try scratch.append(lines > 0 ? ",[" : "[")
+            } else {
+                try scratch.append(UInt8(ascii: ","))
+            }
+            try position(scratch, lon: lon, lat: lat)
+            linePoints += 1
+            lastTime = time
+            lastLon = lon
+            lastLat = lat
+        }
+        try closeLine()
+        switch lines {
+        case 0:
+            try out.append("\"geometry\":null")
+        case 1:
+            try out.append("\"geometry\":{\"type\":\"LineString\",\"coordinates\":")
+            try scratch.withBytes { try out.append(bytes: $0) }
+            try out.append(UInt8(ascii: "}"))
+        default:
+            try out.append("\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[")
+            try scratch.withBytes { try out.append(bytes: $0) }
+            try out.append("]}")
+        }
+    }
+
+    /// `,"name":` before a property value.
+    @inline(__always)
+    func key(_ name: StaticString) throws {
+        try out.append(",\"")
+        try out.append(name)
+        try out.append("\":")
+    }
+
+    func number(_ name: StaticString, _ value: Double?, decimals: Int = 3) throws {
+        try key(name)
+        try out.append(json: value, decimals: decimals)
+    }
+
+    func integer(_ name: StaticString, _ value: Int64?) throws {
+        try key(name)
+        if let value { try out.append(int: value) } else { try out.append("null") }
+    }
+
+    func text(_ name: StaticString, _ value: String?) throws {
+        try key(name)
+        try out.append(jsonString: value)
+    }
+
+    func time(_ name: StaticString, _ ms: Int64?, offset recorded: Int32?) throws {
+        try key(name)
+        guard let ms else { return try out.append("null") }
+        try out.append(UInt8(ascii: "\""))
+        try out.append(time: ms, offsetSeconds: exporter.localTime.offset(recorded, atMs: ms))
+        try out.append(UInt8(ascii: "\""))
+    }
+
+    // MARK: Records
+
+    func writeTrip(_ trip: Exporter.TripRow, _ reader: Exporter.PointReader) throws {
+        try out.append("{\"type\":\"Feature\",\"id\":")
+        try out.append(int: trip.id)
+        try out.append(UInt8(ascii: ","))
+        try lineGeometry(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, reader)
+        try out.append(",\"properties\":{\"id\":")
+        try out.append(int: trip.id)
+        try text("device", exporter.deviceName(trip.deviceID))
+        try time("start", trip.startMs, offset: trip.startOffset)
+        try time("end", trip.endMs, offset: trip.endOffset)
+        try number("duration_s", trip.durationS)
+        try number("moving_s", trip.movingS)
+        try number("distance_m", trip.distanceM)
+        try number("avg_speed_mps", trip.avgSpeedMps)
+        try number("max_speed_mps", trip.maxSpeedMps)
+        try text("mode", trip.mode)
+        try integer("legs", trip.legs)
+        try integer("from_place_id", trip.fromPlaceID)
+        try text("from_place", trip.fromPlace)
+        try integer("to_place_id", trip.toPlaceID)
+        try text("to_place", trip.toPlace)
+        try integer("points", trip.points)
+        try integer("gaps", trip.gaps)
+        try out.append("}}")
+    }
+
+    func writeLeg(_ leg: Exporter.LegRow, _ reader: Exporter.PointReader) throws {
+        try out.append("{\"type\":\"Feature\",")
+        try lineGeometry(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs, reader)
+        try out.append(",\"properties\":{\"trip_id\":")
+        try out.append(int: leg.tripID)
+        try integer("leg", leg.leg)
+        try text("device", exporter.deviceName(leg.deviceID))
+        try text("mode", leg.mode)
+        try text("mode_source", leg.modeSource)
+        try time("start", leg.startMs, offset: exporter.legOffset(leg, atMs: leg.startMs, isStart: true))
+        try time("end", leg.endMs, offset: exporter.legOffset(leg, atMs: leg.endMs, isStart: false))
+        try number("distance_m", leg.distanceM)
+        try number("duration_s", leg.durationS)
+        try integer("points", leg.points)
+        try out.append("}}")
+    }
+
+    func writeVisit(_ visit: Exporter.VisitRow) throws {
+        try out.append("{\"type\":\"Feature\",\"id\":")
+        try out.append(int: visit.id)
+        try out.append(UInt8(ascii: ","))
+        try pointGeometry(lon: visit.lon, lat: visit.lat)
+        try out.append(",\"properties\":{\"id\":")
+        try out.append(int: visit.id)
+        try text("device", exporter.deviceName(visit.deviceID))
+        try integer("place_id", visit.placeID)
+        try text("place_name", visit.placeName)
+        try time("start", visit.startMs, offset: visit.startOffset)
+        try time("end", visit.endMs, offset: visit.endOffset)
+        try number("duration_s", Double(visit.endMs - visit.startMs) / 1000)
+        try number("radius_m", visit.radiusM)
+        try integer("points", visit.points)
+        try out.append("}}")
+    }
+
+    func writePlace(_ place: Exporter.PlaceRow) throws {
+        try out.append("{\"type\":\"Feature\",\"id\":")
+        try out.append(int: place.id)
+        try out.append(UInt8(ascii: ","))
+        try pointGeometry(lon: place.lon, lat: place.lat)
+        try out.append(",\"properties\":{\"id\":")
+        try out.append(int: place.id)
+        try text("device", exporter.deviceName(place.deviceID))
+        try text("name", place.name)
+        try text("ssid", place.ssid)
+        try number("radius_m", place.radiusM)
+        try integer("visits", place.visits)
+        try integer("total_dwell_s", place.totalDwellS)
+        try time("first_visit", place.firstVisitMs, offset: place.firstOffset)
+        try time("last_visit", place.lastVisitMs, offset: place.lastOffset)
+        try out.append("}}")
+    }
+
+    func writeDay(_ day: Exporter.DayRow) throws {
+        try out.append("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"date\":")
+        try out.append(jsonString: day.date)
+        try text("device", exporter.deviceName(day.deviceID))
+        try number("distance_m", day.distanceM)
+        try number("moving_s", day.movingS)
+        try integer("trips", day.trips)
+        try integer("visits", day.visits)
+        try integer("places", day.places)
+        try out.append("}}")
+    }
+
+    /// Every point of the selection (flagged ones too, with their `flags`), by device then time.
+    func writePoints() throws -> Int {
+        let reader = try Exporter.PointReader(exporter.store.db)
+        // A local copy: mutating it in the loop needs no run-time exclusivity check.
+        var local = exporter.localTime
+        var count = 0
+        let scratch = ByteWriter.memory()
+        for device in try exporter.pointDevices(selection) {
+            scratch.clear()
+            try scratch.append(jsonString: exporter.deviceName(device))
+            let name = scratch.bytes
+            try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
+                let recorded = Exporter.PointColumn.recordedOffset(s)
+                let offset = local.offset(recorded, atMs: time)
+                if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
+                if count > 0 { try out.append(",\n") }
+                count += 1
+                try out.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":")
+                try position(out, lon: s.double(Exporter.PointColumn.lon), lat: s.double(Exporter.PointColumn.lat))
+                try out.append("},\"properties\":{\"device\":")
+                try out.append(bytes: name)
+                try out.append(",\"time\":\"")
+                try out.append(time: time, offsetSeconds: offset)
+                try out.append(UInt8(ascii: "\""))
+                try number("altitude_m", s.double(Exporter.PointColumn.altitude))
+                try number("speed_mps", s.double(Exporter.PointColumn.speed))
+                try number("course_deg", s.double(Exporter.PointColumn.course))
+                try number("accuracy_m", s.double(Exporter.PointColumn.accuracy))
+                try key("motion")
+                try jsonText(s, Exporter.PointColumn.motion)
+                try key("ssid")
+                try jsonText(s, Exporter.PointColumn.ssid)
+                try key("flags")
+                try out.append(int: flags)
+                try out.append("}}")
+            }
+        }
+        return count
+    }
+
+    /// A text column as a JSON string (or `null`), escaped straight from SQLite's bytes.
+    @inline(__always)
+    func jsonText(_ s: Statement, _ column: Int32) throws {
+        try s.withTextBytes(column) { text in
+            guard text.baseAddress != nil else { return try out.append("null") }
+            try out.append(UInt8(ascii: "\""))
+            try out.append(escaped: text, .json)
+            try out.append(UInt8(ascii: "\""))
+        }
+    }
+}

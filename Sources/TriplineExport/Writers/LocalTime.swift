@@ -1,0 +1,39 @@
+import TriplineCore
+import TriplineStore
+
+/// How Tripline decides a record's local time: the record's own offset where the source gave one, else the zone
+/// chosen at rebuild (`settings.timezone`), else UTC.
+public struct LocalTime {
+    /// The fallback zone, when `settings.timezone` names one the system knows.
+    public let zone: TimeZoneTable?
+    private var cacheStart = Int64.max
+    private var cacheEnd = Int64.min
+    private var cacheOffset: Int32 = 0
+
+    public init(zone: TimeZoneTable?) { self.zone = zone }
+
+    /// Reads `settings.timezone` from the store (unknown names fall back to UTC).
+    public init(store: Store) throws {
+        let name = try store.db.scalarText("SELECT value FROM settings WHERE key = 'timezone'")
+        self.init(zone: name.flatMap { TimeZoneTable.named($0) })
+    }
+
+    /// The offset to show `ms` with: `recorded` when known, else the zone's, else nil (UTC, written `Z`).
+    @inline(__always)
+    public mutating func offset(_ recorded: Int32?, atMs ms: Int64) -> Int32? {
+        if let recorded { return recorded }
+        guard let zone else { return nil }
+        if ms >= cacheStart && ms < cacheEnd { return cacheOffset }
+        let index = zone.interval(at: ms)
+        cacheStart = zone.starts[index]
+        cacheEnd = index + 1 < zone.starts.count ? zone.starts[index + 1] : Int64.max
+        cacheOffset = zone.offsets[index]
+        return cacheOffset
+    }
+
+    /// The local day (days since 1970-01-01) of `ms` shown at `offset` (nil = UTC).
+    @inline(__always)
+    public static func day(ms: Int64, offset: Int32?) -> Int {
+        Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset ?? 0), 86_400))
+    }
+}

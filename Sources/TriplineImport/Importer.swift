@@ -1,0 +1,608 @@
+import CSQLite
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+import TriplineStore
+
+
+/// How an import runs. Defaults suit a command-line import.
+public struct ImportOptions: Sendable {
+    /// `--device NAME`: the device for records that carry none (Overland with an empty `device_id`, GPX, OwnTracks
+    /// without topic or tid). Nil: the folder name given on the command line, else the file's name.
+    public var device: String?
+    /// "Now" for the "more than a day in the future" check (UTC ms).
+    public var nowMs: Int64
+    /// Points per batch handed from the parsing thread to the writing thread.
+    public var batchSize: Int
+    /// Batches that may wait in the queue (bounds memory: about `batchSize × queueDepth` points in flight).
+    public var queueDepth: Int
+
+    public init(device: String? = nil, nowMs: Int64 = Clock.nowMs(), batchSize: Int = 4096, queueDepth: Int = 8) {
+        self.device = device
+        self.nowMs = nowMs
+        self.batchSize = batchSize
+        self.queueDepth = queueDepth
+    }
+}
+
+/// What happened to one file.
+public struct FileSummary: Sendable {
+    public enum Status: String, Sendable {
+        /// Read and committed (its points, events and rejects are in the database).
+        case imported
+        /// Already imported with the same content fingerprint; nothing done.
+        case skipped
+        /// Could not be read at all (missing, unreadable, binary, not a location archive).
+        case failed
+    }
+    public var path: String
+    public var status: Status
+    public var format: String?
+    public var importID: Int64?
+    public var pointsNew = 0
+    public var pointsDuplicate = 0
+    public var rejected = 0
+    public var events = 0
+    /// Devices the file's records went to, with how each name was chosen.
+    public var devices: [ParsedDevice] = []
+    public var message: String?
+    public var bytes = 0
+}
+
+/// What an import did, file by file.
+public struct ImportSummary: Sendable {
+    public var files: [FileSummary] = []
+    public var seconds: Double = 0
+    /// CPU seconds the parsing thread used (reading, fingerprinting, parsing).
+    public var parseCPUSeconds: Double = 0
+    /// CPU seconds the writing (calling) thread used during the import.
+    public var writeCPUSeconds: Double = 0
+    public var pointsNew: Int { files.reduce(0) { $0 + $1.pointsNew } }
+    public var pointsDuplicate: Int { files.reduce(0) { $0 + $1.pointsDuplicate } }
+    public var rejected: Int { files.reduce(0) { $0 + $1.rejected } }
+    public var events: Int { files.reduce(0) { $0 + $1.events } }
+    public var failed: Int { files.filter { $0.status == .failed }.count }
+}
+
+/// Progress of a running import, for a progress line.
+public struct ImportProgress: Sendable {
+    public var filesDone: Int
+    public var filesTotal: Int
+    public var points: Int
+    public var bytesDone: Int
+    public var bytesTotal: Int
+    public var seconds: Double
+}
+
+/// Imports files and folders of location archives into the store.
+///
+/// One thread parses (format detection, readers) while the calling thread writes, with a bounded queue between
+/// them. Each file is one transaction: its `imports` row turns `done` in the same transaction as its points,
+/// events and rejects, so a kill at any moment leaves either the whole file or nothing of it, and re-running
+/// completes the job. A file whose content fingerprint is already `done` is skipped.
+///
+/// Dedup: a point is identified by (device, time_ms). A second record with the same identity and the same
+/// position is counted as a duplicate; with a different position it is kept out and recorded in `rejects` as
+/// `conflicting_duplicate` (the first stored point wins). App events are deduplicated on
+/// (device, kind, time, raw record).
+public final class Importer {
+    public let store: Store
+    public var options: ImportOptions
+    /// Called a few times a second on the calling thread while importing.
+    public var onProgress: ((ImportProgress) -> Void)?
+    /// Called on the calling thread after each file.
+    public var onFile: ((FileSummary) -> Void)?
+    /// Called once when the database is locked by another writer and the import waits for it.
+    public var onWait: ((String) -> Void)?
+
+    public init(store: Store, options: ImportOptions = ImportOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// A file to read: its path, the device name to fall back on, and its size.
+    struct Job: Sendable {
+        var path: String
+        var fallback: (name: String, origin: String)
+        var size: Int
+    }
+
+    enum Message: @unchecked Sendable {
+        case begin(path: String, fingerprint: String, size: Int, bytes: FileBytes)
+        case batch(ParseOutput)
+        case end(ParseOutput)
+        case failed(path: String, message: String, size: Int)
+        case skipped(path: String, size: Int)
+    }
+
+    /// Expands the arguments into files: directories recursively (sorted, hidden entries skipped), `-` as
+    /// standard input. Paths that do not exist come back as failures.
+    func jobs(_ paths: [String]) -> (jobs: [Job], failures: [FileSummary]) {
+        var jobs: [Job] = []
+        var failures: [FileSummary] = []
+        // The database itself (and its -wal, -shm, -journal files) is never an input, even inside a folder given.
+        let database = Importer.realPath(store.path) ?? store.path
+        let ownFiles: Set<String> = [database, database + "-wal", database + "-shm", database + "-journal"]
+        func isOwn(_ path: String) -> Bool { ownFiles.contains(Importer.realPath(path) ?? path) }
+        for path in paths {
+            if path == "-" {
+                jobs.append(Job(path: "-", fallback: fallback(name: "stdin", origin: "stdin"), size: 0))
+                continue
+            }
+            switch FileSystem.kind(path) {
+            case .directory:
+                let folder = FileSystem.baseName(path)
+                let files = FileSystem.walk(path) { error in
+                    failures.append(FileSummary(path: error.path, status: .failed, message: error.reason))
+                }
+                for file in files where !isOwn(file) {
+                    jobs.append(Job(path: file, fallback: fallback(name: folder, origin: "folder"), size: FileSystem.size(file) ?? 0))
+                }
+            case .none:
+                failures.append(FileSummary(path: path, status: .failed, message: FileSystem.statFailure(path) ?? "no such file or directory"))
+            default:
+                if isOwn(path) {
+                    failures.append(FileSummary(path: path, status: .failed, message: "this is the database being imported into"))
+                    continue
+                }
+                var stem = FileSystem.baseName(path)
+                if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
+                jobs.append(Job(path: path, fallback: fallback(name: stem, origin: "file"), size: FileSystem.size(path) ?? 0))
+            }
+        }
+        return (jobs, failures)
+    }
+
+    /// The canonical absolute path (symbolic links resolved), or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    func fallback(name: String, origin: String) -> (name: String, origin: String) {
+        if let device = options.device, !device.isEmpty { return (device, "--device") }
+        return (name.isEmpty ? "unnamed" : name, origin)
+    }
+
+    /// Imports every file under `paths`.
+    /// - Throws: ``DatabaseError`` when the database itself fails (disk full, locked for too long); bad files never throw.
+    public func importPaths(_ paths: [String]) throws -> ImportSummary {
+        let started = Clock.monotonic()
+        var summary = ImportSummary()
+        let (jobs, failures) = self.jobs(paths)
+        for failure in failures {
+            summary.files.append(failure)
+            onFile?(failure)
+        }
+        let totalBytes = jobs.reduce(0) { $0 + $1.size }
+        let queue = BoundedQueue<Message>(capacity: options.queueDepth)
+        let recycle = BoundedQueue<[Point]>(capacity: options.queueDepth + 2)
+        let options = self.options
+        let dbPath = store.path
+        let parseCPU = CPUTimeBox()
+        let writeCPUStart = threadCPUSeconds()
+        let parser = WorkerThread {
+            Importer.parseAll(jobs, options: options, dbPath: dbPath, queue: queue, recycle: recycle)
+            parseCPU.seconds = threadCPUSeconds()
+        }
+        var joined = false
+        defer {
+            if !joined {
+                queue.close()
+                recycle.close()
+                parser.join()
+            }
+        }
+        let writer = try Writer(store: store, onWait: onWait)
+        var current: FileSummary?
+        var filesDone = 0
+        var points = 0
+        var bytesDone = 0
+        var lastProgress = Clock.monotonic()
+        var currentOffset = 0  // how far into the current file the parser is
+        func progress(force: Bool = false) {
+            guard let onProgress else { return }
+            let now = Clock.monotonic()
+            guard force || now - lastProgress >= 0.2 else { return }
+            lastProgress = now
+            onProgress(ImportProgress(filesDone: filesDone, filesTotal: jobs.count, points: points, bytesDone: bytesDone + currentOffset,
+                                      bytesTotal: totalBytes, seconds: now - started))
+        }
+        func finish(_ file: FileSummary) {
+            filesDone += 1
+            bytesDone += file.bytes
+            currentOffset = 0
+            summary.files.append(file)
+            onFile?(file)
+            progress(force: true)
+        }
+        while let message = queue.pop() {
+            switch message {
+            case .begin(let path, let fingerprint, let size, let bytes):
+                writer.fileBytes = bytes
+                var file = FileSummary(path: path, status: .imported)
+                file.bytes = size
+                let id = try writer.begin(path: path, size: size, fingerprint: fingerprint)
+                if let id {
+                    file.importID = id
+                } else {
+                    file.status = .skipped
+                    file.message = "already imported (same content)"
+                }
+                current = file
+            case .batch(var chunk):
+                if var file = current, file.status == .imported {
+                    try writer.write(&chunk, file: &file)
+                    points += chunk.points.count
+                    current = file
+                }
+                if let last = chunk.positions.last { currentOffset = Int(last.byteOffset) }
+                // Hand the points back without keeping a reference, so the parser frees them and reuses the array.
+                var done: [Point] = []
+                swap(&done, &chunk.points)
+                recycle.offer(consume done)
+                progress()
+            case .end(var chunk):
+                defer { writer.fileBytes = nil }
+                guard var file = current else { break }
+                current = nil
+                if file.status == .skipped {
+                    finish(file)
+                    break
+                }
+                if let fatal = chunk.fatal {
+                    try writer.rollback()
+                    file.status = .failed
+                    file.message = fatal
+                    file.format = chunk.format
+                    file.importID = try writer.recordFailure(path: file.path, size: file.bytes, message: fatal, format: chunk.format)
+                    finish(file)
+                    break
+                }
+                try writer.write(&chunk, file: &file)
+                points += chunk.points.count
+                file.format = chunk.format
+                file.devices = chunk.devices
+                try writer.commit(file: file, creator: chunk.creator)
+                finish(file)
+            case .failed(let path, let message, let size):
+                var file = FileSummary(path: path, status: .failed, message: message)
+                file.bytes = size
+                file.importID = try writer.recordFailure(path: path, size: size, message: message, format: nil)
+                finish(file)
+            case .skipped(let path, let size):
+                var file = FileSummary(path: path, status: .skipped, message: "already imported (same content)")
+                file.bytes = size
+                finish(file)
+            }
+        }
+        summary.writeCPUSeconds = threadCPUSeconds() - writeCPUStart
+        recycle.close()
+        parser.join()
+        joined = true
+        summary.parseCPUSeconds = parseCPU.seconds
+        summary.seconds = Clock.monotonic() - started
+        return summary
+    }
+
+    /// The parsing thread: reads, fingerprints and parses each file, handing batches to the writer.
+    static func parseAll(_ jobs: [Job], options: ImportOptions, dbPath: String, queue: BoundedQueue<Message>, recycle: BoundedQueue<[Point]>) {
+        // A read-only look at the database to skip files already imported without parsing them.
+        let reader = try? Database(path: dbPath, readOnly: true, create: false)
+        let check = try? reader?.prepare("SELECT 1 FROM imports WHERE fingerprint = ? AND status = 'done' LIMIT 1")
+        defer { queue.close() }
+        for job in jobs {
+            if queue.isClosed { return }
+            let bytes: FileBytes
+            do {
+                bytes = try FileBytes(path: job.path)
+            } catch {
+                let reason = (error as? FileError)?.reason ?? "\(error)"
+                guard queue.push(.failed(path: job.path, message: "cannot read: \(reason)", size: job.size)) else { return }
+                continue
+            }
+            let fingerprint = bytes.fingerprint()
+            if let check {
+                check.reset()
+                check.bindText(fingerprint, at: 1)
+                if (try? check.step()) == true {
+                    check.reset()
+                    guard queue.push(.skipped(path: job.path, size: bytes.count)) else { return }
+                    continue
+                }
+                check.reset()
+            }
+            guard queue.push(.begin(path: job.path, fingerprint: fingerprint, size: bytes.count, bytes: bytes)) else { return }
+            let context = ReadContext(path: job.path, fallbackDevice: job.fallback, nowMs: options.nowMs, batchSize: options.batchSize)
+            var open = true
+            let batchSize = options.batchSize
+            var output = FormatDetector.parse(bytes.buffer, context: context) { out in
+                guard open else {
+                    out.points.removeAll(keepingCapacity: true)
+                    out.positions.removeAll(keepingCapacity: true)
+                    return
+                }
+                var chunk = ParseOutput()
+                chunk.devices = out.devices
+                chunk.points = out.points
+                chunk.positions = out.positions
+                chunk.events = out.events
+                chunk.rejects = out.rejects
+                if let first = out.positions.first { bytes.release(before: Int(first.byteOffset)) }
+                // Reuse an array the writer is done with (its old points are freed here, off the writer's thread).
+                if var reused = recycle.poll() {
+                    reused.removeAll(keepingCapacity: true)
+                    out.points = reused
+                } else {
+                    out.points = []
+                    out.points.reserveCapacity(batchSize)
+                }
+                out.positions.removeAll(keepingCapacity: true)
+                out.events = []
+                out.rejects = []
+                open = queue.push(.batch(chunk))
+            }
+            if output.fatal != nil {
+                output.points.removeAll()
+                output.positions.removeAll()
+            }
+            guard open, queue.push(.end(output)) else { return }
+        }
+    }
+}
+
+/// CPU time (user + system) the calling thread has used, in seconds.
+public func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+final class CPUTimeBox: @unchecked Sendable {
+    var seconds: Double = 0
+}
+
+/// The writing side: prepared statements and the per-file transaction.
+final class Writer {
+    let store: Store
+    var db: Database { store.db }
+    let insertPoint: Statement
+    let findPoint: Statement
+    let insertEvent: Statement
+    let insertReject: Statement
+    /// The text columns of the point being inserted, bound without SQLite copying them.
+    let pointTexts = RowText()
+    let onWait: ((String) -> Void)?
+    var waited = false
+    /// Database ids of the current file's devices, by index in its ``ParseOutput/devices``.
+    var deviceIDs: [Int64] = []
+    var deviceCache: [String: Int64] = [:]
+    var importID: Int64 = 0
+    var inTransaction = false
+    /// The current file's bytes (for excerpts of `conflicting_duplicate` rejects).
+    var fileBytes: FileBytes?
+
+    init(store: Store, onWait: ((String) -> Void)?) throws {
+        self.store = store
+        self.onWait = onWait
+        insertPoint = try store.db.prepare(
+            """
+            INSERT INTO points(device_id, time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg,
+              accuracy_m, v_accuracy_m, motion, battery_level, battery_state, ssid, bssid, app_trip_id, app_trip_mode,
+              trigger, conn, extra, import_id)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+            ON CONFLICT(device_id, time_ms) DO NOTHING
+            """)
+        findPoint = try store.db.prepare("SELECT lat, lon, import_id FROM points WHERE device_id = ? AND time_ms = ?")
+        insertEvent = try store.db.prepare(
+            """
+            INSERT OR IGNORE INTO app_events(device_id, import_id, kind, time_ms, utc_offset_s, lat, lon, start_ms, end_ms,
+              distance_m, mode, raw)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+            """)
+        insertReject = try store.db.prepare(
+            "INSERT INTO rejects(import_id, line, byte_offset, reason, detail, excerpt) VALUES (?,?,?,?,?,?)")
+    }
+
+    deinit {
+        if inTransaction { try? db.execute("ROLLBACK") }
+    }
+
+    /// `BEGIN IMMEDIATE`, waiting (and saying so once) while another process writes.
+    func beginImmediate() throws {
+        sqlite3_busy_timeout(db.handle, 250)
+        defer { sqlite3_busy_timeout(db.handle, 60_000) }
+        while true {
+            do {
+                try db.execute("BEGIN IMMEDIATE")
+                inTransaction = true
+                return
+            } catch let error as DatabaseError where error.primaryCode == SQLITE_BUSY {
+                if !waited {
+                    waited = true
+                    onWait?("waiting for another process writing to \(db.path) to finish")
+                }
+                sqlite3_busy_timeout(db.handle, 60_000)
+            }
+        }
+    }
+
+    /// Starts a file's transaction. Returns the new import id, or nil (and no transaction) when a file with this
+    /// fingerprint is already done.
+    func begin(path: String, size: Int, fingerprint: String) throws -> Int64? {
+        try beginImmediate()
+        if try db.scalarInt("SELECT id FROM imports WHERE fingerprint = ? AND status = 'done' LIMIT 1", [.text(fingerprint)]) != nil {
+            try rollback()
+            return nil
+        }
+        try db.run(
+            "INSERT INTO imports(path, size, fingerprint, started_ms, status) VALUES (?, ?, ?, ?, 'running')",
+            [.text(path), .integer(Int64(size)), .text(fingerprint), .integer(Clock.nowMs())])
+        importID = db.lastInsertRowID
+        deviceIDs.removeAll()
+        return importID
+    }
+
+    func rollback() throws {
+        if inTransaction {
+            inTransaction = false
+            try db.execute("ROLLBACK")
+        }
+    }
+
+    /// Records a file that could not be read, in its own transaction (so a re-run retries it).
+    func recordFailure(path: String, size: Int, message: String, format: String?) throws -> Int64 {
+        try beginImmediate()
+        do {
+            try db.run(
+                "INSERT INTO imports(path, size, fingerprint, format, started_ms, finished_ms, status, message) VALUES (?, ?, '', ?, ?, ?, 'failed', ?)",
+                [.text(path), .integer(Int64(size)), format.map { .text($0) } ?? .null, .integer(Clock.nowMs()), .integer(Clock.nowMs()), .text(message)])
+            let id = db.lastInsertRowID
+            inTransaction = false
+            try db.execute("COMMIT")
+            return id
+        } catch {
+            try? rollback()
+            throw error
+        }
+    }
+
+    func resolveDevices(_ devices: [ParsedDevice]) throws {
+        while deviceIDs.count < devices.count {
+            let d = devices[deviceIDs.count]
+            if let id = deviceCache[d.name] {
+                deviceIDs.append(id)
+                continue
+            }
+            let id = try store.deviceID(named: d.name, source: d.source, origin: d.origin, tid: d.tid)
+            deviceCache[d.name] = id
+            deviceIDs.append(id)
+        }
+    }
+
+    /// Writes a chunk's points, events and rejects inside the file's transaction.
+    func write(_ chunk: inout ParseOutput, file: inout FileSummary) throws {
+        try resolveDevices(chunk.devices)
+        let s = insertPoint
+        let texts = pointTexts
+        let importID = self.importID
+        for i in chunk.points.indices {
+            let p = chunk.points[i]
+            let deviceID = deviceIDs[Int(p.deviceID)]
+            s.bindInt(deviceID, at: 1)
+            s.bindInt(p.timeMs, at: 2)
+            if let o = p.utcOffsetS { s.bindInt(Int64(o), at: 3) } else { s.bindNull(at: 3) }
+            s.bindDouble(p.lat, at: 4)
+            s.bindDouble(p.lon, at: 5)
+            s.bindDouble(p.altitudeM, at: 6)
+            s.bindDouble(p.speedMps, at: 7)
+            s.bindDouble(p.courseDeg, at: 8)
+            s.bindDouble(p.accuracyM, at: 9)
+            s.bindDouble(p.vAccuracyM, at: 10)
+            texts.clear()
+            texts.bind(p.motion, to: s, at: 11)
+            s.bindDouble(p.batteryLevel, at: 12)
+            texts.bind(p.batteryState, to: s, at: 13)
+            texts.bind(p.ssid, to: s, at: 14)
+            texts.bind(p.bssid, to: s, at: 15)
+            texts.bind(p.appTripID, to: s, at: 16)
+            texts.bind(p.appTripMode, to: s, at: 17)
+            texts.bind(p.trigger, to: s, at: 18)
+            texts.bind(p.conn, to: s, at: 19)
+            texts.bind(p.extra, to: s, at: 20)
+            s.bindInt(importID, at: 21)
+            let rc = sqlite3_step(s.handle)
+            sqlite3_reset(s.handle)
+            guard rc == SQLITE_DONE else { throw db.error(rc, sql: s.sql) }
+            if sqlite3_changes(db.handle) == 1 {
+                file.pointsNew += 1
+            } else {
+                try duplicate(p, deviceID: deviceID, position: chunk.positions[i], file: &file)
+            }
+        }
+        for e in chunk.events {
+            let st = insertEvent
+            st.reset()
+            st.bindInt(deviceIDs[e.device], at: 1)
+            st.bindInt(importID, at: 2)
+            st.bindText(e.kind, at: 3)
+            st.bindInt(e.timeMs, at: 4)
+            st.bindInt(e.utcOffsetS.map(Int64.init), at: 5)
+            st.bindDouble(e.lat.flatMap { $0.isFinite ? $0 : nil }, at: 6)
+            st.bindDouble(e.lon.flatMap { $0.isFinite ? $0 : nil }, at: 7)
+            st.bindInt(e.startMs, at: 8)
+            st.bindInt(e.endMs, at: 9)
+            st.bindDouble(e.distanceM, at: 10)
+            st.bindText(e.mode, at: 11)
+            st.bindText(e.raw, at: 12)
+            _ = try st.step()
+            if db.changes == 1 { file.events += 1 }
+        }
+        for r in chunk.rejects { try reject(r, file: &file) }
+    }
+
+    func reject(_ r: RejectRecord, file: inout FileSummary) throws {
+        let st = insertReject
+        st.reset()
+        st.bindInt(importID, at: 1)
+        st.bindInt(r.line.map(Int64.init), at: 2)
+        st.bindInt(Int64(r.byteOffset), at: 3)
+        st.bindText(r.reason.rawValue, at: 4)
+        st.bindText(r.detail, at: 5)
+        st.bindText(r.excerpt, at: 6)
+        _ = try st.step()
+        file.rejected += 1
+    }
+
+    /// A point whose (device, time) is already stored: a duplicate when the position is the same, else a
+    /// `conflicting_duplicate` reject (the first stays).
+    func duplicate(_ p: Point, deviceID: Int64, position: SourcePosition, file: inout FileSummary) throws {
+        findPoint.reset()
+        findPoint.bindInt(deviceID, at: 1)
+        findPoint.bindInt(p.timeMs, at: 2)
+        guard try findPoint.step() else { return }
+        let lat = findPoint.double(0)
+        let lon = findPoint.double(1)
+        let from = findPoint.int64(2)
+        findPoint.reset()
+        if lat == p.lat && lon == p.lon {
+            file.pointsDuplicate += 1
+            return
+        }
+        let when = CivilTime.iso8601(ms: p.timeMs)
+        let source = from == importID ? "earlier in this file" : "from import \(from)"
+        try reject(
+            RejectRecord(line: position.line > 0 ? Int(position.line) : nil, byteOffset: Int(position.byteOffset),
+                         reason: .conflictingDuplicate,
+                         detail: "same device and time (\(when)) as a point stored \(source) at \(lat), \(lon); this record says \(p.lat), \(p.lon); the first is kept",
+                         excerpt: excerpt(position) ?? "lat \(p.lat), lon \(p.lon), time \(when)"),
+            file: &file)
+    }
+
+    /// Up to 200 bytes of the record at `position` in the current file.
+    func excerpt(_ position: SourcePosition) -> String? {
+        guard let fileBytes, let base = fileBytes.pointer, position.byteOffset >= 0, Int(position.byteOffset) < fileBytes.count else { return nil }
+        let start = Int(position.byteOffset)
+        let length = min(Int(position.length), fileBytes.count - start)
+        return Validate.excerpt(base.assumingMemoryBound(to: UInt8.self) + start, length)
+    }
+
+    /// Marks the file's import `done` and commits everything of it at once.
+    func commit(file: FileSummary, creator: String?) throws {
+        let single: SQLValue = deviceIDs.count == 1 ? .integer(deviceIDs[0]) : .null
+        try db.run(
+            """
+            UPDATE imports SET format = ?, creator = ?, device_id = ?, points_new = ?, points_duplicate = ?, rejected = ?,
+              events = ?, finished_ms = ?, status = 'done', message = ? WHERE id = ?
+            """,
+            [file.format.map { .text($0) } ?? .null, creator.map { .text($0) } ?? .null, single, .integer(Int64(file.pointsNew)),
+             .integer(Int64(file.pointsDuplicate)), .integer(Int64(file.rejected)), .integer(Int64(file.events)),
+             .integer(Clock.nowMs()), .text(file.devices.map { "device '\($0.name)' (from \($0.origin))" }.joined(separator: "; ")),
+             .integer(importID)])
+        inTransaction = false
+        try db.execute("COMMIT")
+    }
+}

@@ -1,0 +1,355 @@
+import TriplineCore
+
+/// Reads GPX 1.0 and 1.1 files with a small byte-level XML reader (no Foundation, no libxml).
+///
+/// Every `trkpt` with a `time` becomes a point (`ele` → altitude, GPX 1.0 `speed`/`course` or an extension's
+/// `speed` → speed and course; `hdop`, `vdop`, `sat`, `src` kept in `extra`). A `wpt` becomes an app event of kind
+/// `waypoint`. The root's `creator` is kept (`imports.creator`). GPX has no device, so the device is `--device`,
+/// else the folder or file name. A syntax error is one `invalid_xml` reject; reading resumes at the next `<trkpt`.
+public struct GPXReader {
+    var builder: RecordBuilder
+
+    public init(bytes: UnsafeRawBufferPointer, context: ReadContext, sink: BatchSink? = nil) {
+        builder = RecordBuilder(context: context, bytes: bytes, sink: sink)
+    }
+
+    /// Parses `bytes` (pure; no database).
+    public static func parse(_ bytes: [UInt8], context: ReadContext = .memory()) -> ParseOutput {
+        bytes.withUnsafeBytes { raw in
+            var reader = GPXReader(bytes: raw, context: context)
+            return reader.read()
+        }
+    }
+
+    struct XMLError: Error {
+        var offset: Int
+        var message: String
+        var atEnd: Bool
+    }
+
+    /// What the current `trkpt` / `wpt` has collected.
+    struct Fix {
+        var start = 0
+        var isWaypoint = false
+        /// `waypoint` for `<wpt>`, `route_point` for `<rtept>` (planned, not recorded: kept as app events).
+        var eventKind = "waypoint"
+        var lat: Double?
+        var lon: Double?
+        var latText = ""
+        var lonText = ""
+        var time: ParsedTime?
+        var timeText: String?
+        var ele: Double?
+        var speed: Double?
+        var course: Double?
+        var extras: [(String, String)] = []
+    }
+
+    public mutating func read() -> ParseOutput {
+        let base = builder.base
+        let count = builder.count
+        var i = 0
+        var stack: [String] = []
+        var fix: Fix?
+        var text: [UInt8] = []
+        var sawRoot = false
+        var device: Int?
+        var format = "gpx"
+        func skip(to marker: StaticString, from: Int) -> Int? {
+            let m = marker.utf8Start
+            let n = marker.utf8CodeUnitCount
+            var k = from
+            while k + n <= count {
+                if base[k] == m[0] {
+                    var same = true
+                    for j in 1..<n where base[k + j] != m[j] {
+                        same = false
+                        break
+                    }
+                    if same { return k + n }
+                }
+                k += 1
+            }
+            return nil
+        }
+        while i < count {
+            // Text up to the next tag.
+            let textStart = i
+            while i < count, base[i] != UInt8(ascii: "<") { i += 1 }
+            if fix != nil, i > textStart { text.append(contentsOf: UnsafeBufferPointer(start: base + textStart, count: i - textStart)) }
+            if i >= count { break }
+            let tagStart = i
+            do {
+                if i + 1 < count, base[i + 1] == UInt8(ascii: "?") {
+                    guard let e = skip(to: "?>", from: i + 2) else { throw XMLError(offset: i, message: "unterminated processing instruction", atEnd: true) }
+                    i = e
+                    continue
+                }
+                if i + 3 < count, base[i + 1] == UInt8(ascii: "!"), base[i + 2] == UInt8(ascii: "-"), base[i + 3] == UInt8(ascii: "-") {
+                    guard let e = skip(to: "-->", from: i + 4) else { throw XMLError(offset: i, message: "unterminated comment", atEnd: true) }
+                    i = e
+                    continue
+                }
+                if i + 8 < count, base[i + 1] == UInt8(ascii: "!"), base[i + 2] == UInt8(ascii: "[") {
+                    guard let e = skip(to: "]]>", from: i + 9) else { throw XMLError(offset: i, message: "unterminated CDATA section", atEnd: true) }
+                    if fix != nil { text.append(contentsOf: UnsafeBufferPointer(start: base + i + 9, count: e - 3 - (i + 9))) }
+                    i = e
+                    continue
+                }
+                if i + 1 < count, base[i + 1] == UInt8(ascii: "!") {
+                    guard let e = skip(to: ">", from: i + 2) else { throw XMLError(offset: i, message: "unterminated declaration", atEnd: true) }
+                    i = e
+                    continue
+                }
+                let closing = i + 1 < count && base[i + 1] == UInt8(ascii: "/")
+                i += closing ? 2 : 1
+                let nameStart = i
+                while i < count, !isSpace(base[i]), base[i] != UInt8(ascii: ">"), base[i] != UInt8(ascii: "/") { i += 1 }
+                guard i < count else { throw XMLError(offset: tagStart, message: "the file ends inside a tag", atEnd: true) }
+                guard i > nameStart else { throw XMLError(offset: tagStart, message: "a '<' that does not start a tag", atEnd: false) }
+                let name = localName(base, nameStart, i)
+                // Attributes.
+                var attributes: [(String, String)] = []
+                var selfClosing = false
+                while true {
+                    while i < count, isSpace(base[i]) { i += 1 }
+                    guard i < count else { throw XMLError(offset: tagStart, message: "the file ends inside a tag", atEnd: true) }
+                    if base[i] == UInt8(ascii: ">") {
+                        i += 1
+                        break
+                    }
+                    if base[i] == UInt8(ascii: "/"), i + 1 < count, base[i + 1] == UInt8(ascii: ">") {
+                        selfClosing = true
+                        i += 2
+                        break
+                    }
+                    let attrStart = i
+                    while i < count, base[i] != UInt8(ascii: "="), !isSpace(base[i]), base[i] != UInt8(ascii: ">") { i += 1 }
+                    let attrName = localName(base, attrStart, i)
+                    while i < count, isSpace(base[i]) { i += 1 }
+                    guard i < count else { throw XMLError(offset: tagStart, message: "the file ends inside a tag", atEnd: true) }
+                    guard base[i] == UInt8(ascii: "="), i > attrStart else { throw XMLError(offset: i, message: "malformed attribute in <\(name)>", atEnd: false) }
+                    i += 1
+                    while i < count, isSpace(base[i]) { i += 1 }
+                    guard i < count else { throw XMLError(offset: tagStart, message: "the file ends inside a tag", atEnd: true) }
+                    let quote = base[i]
+                    guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
+                        throw XMLError(offset: i, message: "attribute value in <\(name)> is not quoted", atEnd: false)
+                    }
+                    i += 1
+                    let valueStart = i
+                    while i < count, base[i] != quote { i += 1 }
+                    guard i < count else { throw XMLError(offset: tagStart, message: "the file ends inside an attribute", atEnd: true) }
+                    attributes.append((attrName, decodeEntities(base, valueStart, i)))
+                    i += 1
+                }
+                if closing {
+                    guard let top = stack.last else { throw XMLError(offset: tagStart, message: "</\(name)> closes nothing", atEnd: false) }
+                    guard top == name else { throw XMLError(offset: tagStart, message: "</\(name)> closes <\(top)>", atEnd: false) }
+                    stack.removeLast()
+                    if var f = fix {
+                        let value = trimmed(text)
+                        text.removeAll(keepingCapacity: true)
+                        if name == "trkpt" || name == "wpt" || name == "rtept" {
+                            fix = nil
+                            emit(f, end: i, device: &device)
+                            continue
+                        }
+                        switch name {
+                        case "ele": f.ele = Double(value)
+                        case "time":
+                            f.timeText = value
+                            f.time = Timestamp.parseISO8601(value)
+                        case "speed": f.speed = Double(value)
+                        case "course": f.course = Double(value)
+                        case "hdop", "vdop", "pdop", "sat", "src", "fix", "name", "sym", "type", "desc":
+                            if !value.isEmpty { f.extras.append((name, value)) }
+                        default: break
+                        }
+                        fix = f
+                    }
+                    continue
+                }
+                // An opening tag.
+                if !sawRoot {
+                    sawRoot = true
+                    guard name == "gpx" else {
+                        builder.out.fatal = "XML, but not GPX: the root element is <\(name)>, not <gpx>"
+                        return finish(format)
+                    }
+                    for (k, v) in attributes {
+                        if k == "creator" { builder.out.creator = v }
+                        if k == "version" { format = "gpx/" + v }
+                    }
+                }
+                if name == "trkpt" || name == "wpt" || name == "rtept" {
+                    if let open = fix {
+                        builder.reject(.invalidXML, "<\(name)> inside an unclosed <trkpt>", start: open.start, end: tagStart)
+                    }
+                    var f = Fix()
+                    f.start = tagStart
+                    f.isWaypoint = name != "trkpt"
+                    f.eventKind = name == "wpt" ? "waypoint" : "route_point"
+                    for (k, v) in attributes {
+                        if k == "lat" { f.lat = parseNumber(v); f.latText = v }
+                        if k == "lon" { f.lon = parseNumber(v); f.lonText = v }
+                    }
+                    text.removeAll(keepingCapacity: true)
+                    if selfClosing {
+                        emit(f, end: i, device: &device)
+                    } else {
+                        fix = f
+                        stack.append(name)
+                    }
+                    continue
+                }
+                if !selfClosing {
+                    guard stack.count < 256 else { throw XMLError(offset: tagStart, message: "elements nested deeper than 256", atEnd: false) }
+                    stack.append(name)
+                    if fix != nil { text.removeAll(keepingCapacity: true) }
+                }
+            } catch let error as XMLError {
+                let start = fix?.start ?? error.offset
+                if error.atEnd {
+                    builder.reject(.truncated, "the file ends inside this element (cut mid-write?): \(error.message)", start: start, end: count)
+                    break
+                }
+                builder.reject(.invalidXML, "\(error.message) at byte \(error.offset)", start: start, end: min(count, error.offset + 80))
+                // Resume at the next <trkpt, inside its segment.
+                guard let next = skip(to: "<trkpt", from: max(error.offset, start) + 1) else { break }
+                i = next - 6
+                fix = nil
+                text.removeAll()
+                if let seg = stack.lastIndex(of: "trkseg") { stack.removeSubrange((seg + 1)...) }
+            } catch {
+                break
+            }
+        }
+        if let f = fix {
+            builder.reject(.truncated, "the file ends inside this <\(f.isWaypoint ? "wpt" : "trkpt")> (cut mid-write?)", start: f.start, end: count)
+        } else if sawRoot, !stack.isEmpty, builder.out.rejects.last?.reason != .truncated {
+            builder.reject(.truncated, "the file ends before </\(stack.last!)> (cut mid-write?)", start: max(0, count - 1), end: count)
+        }
+        if !sawRoot {
+            var k = 0
+            while k < count, isSpace(base[k]) { k += 1 }
+            if k == count {
+                builder.out.rejects.append(RejectRecord(line: nil, byteOffset: 0, reason: .emptyFile, detail: "the file is empty", excerpt: nil))
+            } else {
+                builder.out.fatal = "XML without any element: not a GPX file"
+            }
+        }
+        return finish(format)
+    }
+
+    mutating func finish(_ format: String) -> ParseOutput {
+        var out = builder.out
+        out.format = format
+        builder.out = ParseOutput()
+        return out
+    }
+
+    mutating func emit(_ f: Fix, end: Int, device: inout Int?) {
+        let d = device ?? builder.fallbackDevice(source: "gpx")
+        device = d
+        if f.isWaypoint {
+            var event = ParsedEvent(device: d, kind: f.eventKind, timeMs: f.time?.ms, utcOffsetS: f.time?.offsetSeconds, raw: builder.rawText(f.start, end))
+            event.lat = f.lat
+            event.lon = f.lon
+            builder.out.events.append(event)
+            builder.flushIfFull()
+            return
+        }
+        guard let timeText = f.timeText else {
+            builder.reject(.missingTime, "the <trkpt> has no <time>", start: f.start, end: end)
+            return
+        }
+        guard let time = f.time else {
+            builder.reject(.invalidTime, "<time>\(timeText.prefix(60))</time> is not an ISO 8601 time", start: f.start, end: end)
+            return
+        }
+        guard let lat = f.lat, let lon = f.lon else {
+            let what = f.latText.isEmpty && f.lonText.isEmpty ? "no lat/lon attributes" : "lat '\(f.latText.prefix(30))' / lon '\(f.lonText.prefix(30))' are not numbers"
+            builder.reject(f.latText.isEmpty && f.lonText.isEmpty ? .missingCoordinates : .invalidCoordinates, "the <trkpt> has \(what)", start: f.start, end: end)
+            return
+        }
+        if let (reason, detail) = Validate.point(timeMs: time.ms, lat: lat, lon: lon, nowMs: builder.context.nowMs) {
+            builder.reject(reason, detail, start: f.start, end: end)
+            return
+        }
+        var extra: String?
+        if !f.extras.isEmpty {
+            extra = "{" + f.extras.map { k, v in "\"\(k)\":" + (parseNumber(v) != nil && k != "name" && k != "src" && k != "fix" && k != "sym" && k != "type" && k != "desc" ? v : JSONText.quoted(v)) }.joined(separator: ",") + "}"
+        }
+        var speed = f.speed
+        if let s = speed, !(s >= 0 && s < 1000) { speed = nil }
+        var course = f.course
+        if let c = course, !(c >= 0 && c <= 360) { course = nil }
+        let point = Point(deviceID: Int64(d), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: lat, lon: lon,
+                          altitudeM: f.ele.flatMap { $0.isFinite ? $0 : nil }, speedMps: speed, courseDeg: course, extra: extra)
+        builder.addPoint(point, start: f.start, end: end)
+    }
+
+    @inline(__always) func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+
+    /// The element name without its namespace prefix (`gpxtpx:speed` → `speed`).
+    func localName(_ base: UnsafePointer<UInt8>, _ s: Int, _ e: Int) -> String {
+        var start = s
+        for k in s..<e where base[k] == UInt8(ascii: ":") { start = k + 1 }
+        return String(decoding: UnsafeBufferPointer(start: base + start, count: e - start), as: UTF8.self)
+    }
+
+    func trimmed(_ bytes: [UInt8]) -> String {
+        var s = 0
+        var e = bytes.count
+        while s < e, isSpace(bytes[s]) { s += 1 }
+        while e > s, isSpace(bytes[e - 1]) { e -= 1 }
+        return bytes.withUnsafeBufferPointer { decodeEntities($0.baseAddress!, s, e) }
+    }
+
+    /// Text with the five predefined entities and numeric character references decoded.
+    func decodeEntities(_ base: UnsafePointer<UInt8>, _ s: Int, _ e: Int) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(e - s)
+        var k = s
+        while k < e {
+            if base[k] == UInt8(ascii: "&") {
+                var semi = k + 1
+                while semi < e, semi - k < 12, base[semi] != UInt8(ascii: ";") { semi += 1 }
+                if semi < e, base[semi] == UInt8(ascii: ";") {
+                    let entity = String(decoding: UnsafeBufferPointer(start: base + k + 1, count: semi - k - 1), as: UTF8.self)
+                    var scalar: UInt32?
+                    switch entity {
+                    case "amp": scalar = 0x26
+                    case "lt": scalar = 0x3C
+                    case "gt": scalar = 0x3E
+                    case "quot": scalar = 0x22
+                    case "apos": scalar = 0x27
+                    default:
+                        if entity.hasPrefix("#x") { scalar = UInt32(entity.dropFirst(2), radix: 16) } else if entity.hasPrefix("#") { scalar = UInt32(entity.dropFirst()) }
+                    }
+                    if let scalar, scalar < 0x110000, !(0xD800...0xDFFF).contains(scalar) {
+                        appendUTF8(scalar, to: &out)
+                        k = semi + 1
+                        continue
+                    }
+                }
+            }
+            out.append(base[k])
+            k += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func parseNumber(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { buf -> Double? in
+            guard !buf.isEmpty else { return nil }
+            for b in buf where !(b &- UInt8(ascii: "0") < 10 || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b | 0x20 == UInt8(ascii: "e")) {
+                return nil
+            }
+            let v = JSONParser.parseDouble(buf.baseAddress!, buf.count)
+            return v.isFinite ? v : nil
+        }
+    }
+}

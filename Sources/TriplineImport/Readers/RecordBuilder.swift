@@ -1,0 +1,539 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+
+
+/// Turns parsed JSON records (Overland features, OwnTracks messages) into points, app events and rejects.
+/// Shared by the JSON reader and the Recorder `.rec` reader.
+struct RecordBuilder {
+    var context: ReadContext
+    var out = ParseOutput()
+    var sink: BatchSink?
+    /// Records recognised as Overland or OwnTracks (a file with none is not a location archive).
+    var recognized = 0
+    var sawOverland = false
+    var sawOwnTracks = false
+    // Incremental line counting (offsets only ever grow within a file).
+    var lineOffset = 0
+    var lineNumber = 1
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    var fallbackIndex: Int?
+    var lastOwnTracksDevice: Int?
+    var rejectTotal = 0
+    var structuralRejects = 0
+    var unlistedUnknown = 0
+    var firstReject: RejectRecord?
+    var lastOverlandDevice: (raw: [UInt8], index: Int)?
+    var scratch: [UInt8] = []
+
+    init(context: ReadContext, bytes: UnsafeRawBufferPointer, sink: BatchSink?) {
+        self.context = context
+        self.sink = sink
+        self.base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? JSONParser.emptyByte
+        self.count = bytes.count
+        scratch.reserveCapacity(256)
+    }
+
+    /// The 1-based line of `offset` (offsets must not go backwards by much; a backwards one is recounted).
+    mutating func line(at offset: Int) -> Int {
+        if offset < lineOffset {
+            lineOffset = 0
+            lineNumber = 1
+        }
+        var i = lineOffset
+        var n = lineNumber
+        let end = min(offset, count)
+        while i < end, let hit = memchr(base + i, 0x0A, end - i) {
+            n += 1
+            i = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base + 1
+        }
+        lineOffset = end
+        lineNumber = n
+        return n
+    }
+
+    mutating func reject(_ reason: RejectReason, _ detail: String, start: Int, end: Int) {
+        rejectTotal += 1
+        switch reason {
+        case .invalidJSON, .truncated, .unknownRecord, .binaryData, .invalidLine, .invalidXML: structuralRejects += 1
+        default: break
+        }
+        // JSON of another kind (say a huge Google export) must not pile up rejects: when nothing at all has been
+        // recognised, only the first hundred unknown records are listed.
+        if reason == .unknownRecord, recognized == 0, structuralRejects > 100 {
+            unlistedUnknown += 1
+            return
+        }
+        let line = self.line(at: start)
+        let e = min(max(end, start), count)
+        let record = RejectRecord(line: line, byteOffset: start, reason: reason, detail: detail,
+                                  excerpt: start < count ? Validate.excerpt(base + start, e - start) : nil)
+        if firstReject == nil { firstReject = record }
+        out.rejects.append(record)
+        flushIfFull()
+    }
+
+    /// Hands the output to the sink once a batch's worth of points, events and rejects has gathered.
+    mutating func flushIfFull() {
+        if context.batchSize > 0, out.points.count + out.rejects.count + out.events.count >= context.batchSize, let sink { sink(&out) }
+    }
+
+    /// Whether the file, having recognised nothing, is not a location archive; the message says why.
+    func notAnArchive() -> String? {
+        guard recognized == 0 else { return nil }
+        if rejectTotal == 0 {
+            return "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+        }
+        guard rejectTotal == structuralRejects, let first = firstReject else { return nil }
+        if first.reason == .unknownRecord {
+            return "valid JSON, but not a location archive: no Overland feature or OwnTracks message in it"
+        }
+        if first.reason == .emptyFile { return nil }
+        return "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))"
+    }
+
+    mutating func fallbackDevice(source: String) -> Int {
+        if let fallbackIndex { return fallbackIndex }
+        let i = out.deviceIndex(ParsedDevice(name: context.fallbackDevice.name, source: source, origin: context.fallbackDevice.origin))
+        fallbackIndex = i
+        return i
+    }
+
+    /// Rejects a record whose tape has a duplicate key or bad Unicode. Returns true when it did.
+    mutating func rejectProblems(_ tape: JSONTape, start: Int, end: Int) -> Bool {
+        if tape.problems & JSONNode.Flags.duplicateKey != 0 {
+            reject(.duplicateKey, "the record has the same key twice; which value is right is unknowable", start: start, end: end)
+            return true
+        }
+        if tape.problems & JSONNode.Flags.badUnicode != 0 {
+            reject(.invalidUTF8, "a string holds bytes that are not valid UTF-8 (or an unpaired surrogate escape)", start: start, end: end)
+            return true
+        }
+        return false
+    }
+
+    // MARK: Tape helpers
+
+    /// Calls `body(keyNode, valueIndex)` for each member of the object at `index`.
+    @inline(__always)
+    func members(_ tape: JSONTape, _ index: Int, _ body: (JSONNode, Int) -> Void) {
+        let node = tape.nodes[index]
+        guard node.kind == .object else { return }
+        var child = index + 1
+        for _ in 0..<node.count {
+            body(tape.nodes[child], child + 1)
+            child = Int(tape.nodes[child + 1].next)
+        }
+    }
+
+    func member(_ p: JSONParser, _ tape: JSONTape, _ index: Int, _ key: StaticString) -> Int? {
+        var found: Int?
+        members(tape, index) { k, v in if p.equals(k, key) { found = v } }
+        return found
+    }
+
+    /// A finite number (or a numeric string) at `index`, else nil.
+    @inline(__always)
+    func number(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> Double? {
+        guard let index else { return nil }
+        let node = tape.nodes[index]
+        if node.kind == .number {
+            let v = p.double(node)
+            return v.isFinite ? v : nil
+        }
+        if node.kind == .string, node.end > node.start, node.end - node.start < 40, node.flags == 0 {
+            let raw = p.raw(node)
+            let first = raw[0]
+            guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { return nil }
+            for b in raw where !(b &- UInt8(ascii: "0") < 10 || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b | 0x20 == UInt8(ascii: "e") || b == UInt8(ascii: "+")) {
+                return nil
+            }
+            let v = JSONParser.parseDouble(raw.baseAddress!, raw.count)
+            return v.isFinite ? v : nil
+        }
+        return nil
+    }
+
+    /// A non-negative measurement (accuracy): negatives (the apps' "-1 = unknown") become nil.
+    @inline(__always)
+    func measure(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> Double? {
+        guard let v = number(p, tape, index), v >= 0 else { return nil }
+        return v
+    }
+
+    @inline(__always)
+    func string(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> String? {
+        guard let index, tape.nodes[index].kind == .string else { return nil }
+        return p.string(tape.nodes[index])
+    }
+
+    /// A non-empty string, else nil.
+    @inline(__always)
+    func text(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> String? {
+        guard let index, tape.nodes[index].kind == .string, tape.nodes[index].end > tape.nodes[index].start else { return nil }
+        return p.string(tape.nodes[index])
+    }
+
+    /// An ISO 8601 time string at `index`.
+    func isoTime(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> ParsedTime? {
+        guard let index, tape.nodes[index].kind == .string else { return nil }
+        let node = tape.nodes[index]
+        return Timestamp.parseISO8601(p.base + node.start, node.end - node.start)
+    }
+
+    /// An array of strings joined by commas (Overland `motion`, OwnTracks `motionactivities`).
+    func joined(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> String? {
+        guard let index, tape.nodes[index].kind == .array, tape.nodes[index].count > 0 else { return nil }
+        if tape.nodes[index].count == 1 {
+            let only = tape.nodes[index + 1]
+            return only.kind == .string ? p.string(only) : nil
+        }
+        var parts: [String] = []
+        var child = index + 1
+        for _ in 0..<tape.nodes[index].count {
+            if tape.nodes[child].kind == .string { parts.append(p.string(tape.nodes[child])) }
+            child = Int(tape.nodes[child].next)
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ",")
+    }
+
+    /// Appends `"key":<raw value>` to the scratch JSON object being built for `extra`.
+    @inline(__always)
+    mutating func extra(_ p: JSONParser, _ key: JSONNode, _ value: JSONNode) {
+        scratch.append(scratch.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        scratch.append(contentsOf: UnsafeBufferPointer(start: p.base + key.start - 1, count: key.end - key.start + 2))
+        scratch.append(UInt8(ascii: ":"))
+        let s = value.kind == .string ? value.start - 1 : value.start
+        let e = value.kind == .string ? value.end + 1 : value.end
+        scratch.append(contentsOf: UnsafeBufferPointer(start: p.base + s, count: e - s))
+    }
+
+    mutating func takeExtra() -> String? {
+        guard !scratch.isEmpty else { return nil }
+        scratch.append(UInt8(ascii: "}"))
+        let text = String(decoding: scratch, as: UTF8.self)
+        scratch.removeAll(keepingCapacity: true)
+        return text
+    }
+
+    func rawText(_ start: Int, _ end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
+    }
+
+    mutating func addPoint(_ point: Point, start: Int, end: Int) {
+        let line = self.line(at: start)
+        out.points.append(point)
+        out.positions.append(SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start)))
+        flushIfFull()
+    }
+
+    // MARK: Overland
+
+    /// Whether the object at `index` looks like a GeoJSON Feature (Overland location, action or trip record).
+    func isFeature(_ p: JSONParser, _ tape: JSONTape, _ index: Int) -> Bool {
+        guard tape.nodes[index].kind == .object else { return false }
+        var yes = false
+        members(tape, index) { k, v in
+            if p.equals(k, "properties") && tape.nodes[v].kind == .object { yes = true }
+        }
+        return yes
+    }
+
+    /// One Overland feature at tape index `index` whose bytes are `start..<end`.
+    mutating func overlandFeature(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int, eventKind: String? = nil) {
+        var geometry: Int?
+        var properties: Int?
+        members(tape, index) { k, v in
+            if p.equals(k, "geometry") { geometry = v } else if p.equals(k, "properties") { properties = v }
+        }
+        guard let properties, tape.nodes[properties].kind == .object else {
+            reject(.unknownRecord, "a GeoJSON object without 'properties' is not an Overland record", start: start, end: end)
+            return
+        }
+        sawOverland = true
+        recognized += 1
+        if eventKind == nil, rejectProblems(tape, start: start, end: end) { return }
+        var timestamp: Int?, deviceID: Int?, type: Int?, action: Int?
+        var altitude: Int?, speed: Int?, course: Int?, hacc: Int?, vacc: Int?, motion: Int?
+        var batteryLevel: Int?, batteryState: Int?, wifi: Int?, bssid: Int?, tripID: Int?, tripMode: Int?
+        var uniqueID: Int?, speedAccuracy: Int?, courseAccuracy: Int?
+        members(tape, properties) { k, v in
+            let n = k.end - k.start
+            switch n {
+            case 4:
+                if p.equals(k, "type") { type = v } else if p.equals(k, "wifi") { wifi = v }
+            case 5:
+                if p.equals(k, "speed") { speed = v }
+            case 6:
+                if p.equals(k, "course") { course = v } else if p.equals(k, "motion") { motion = v } else if p.equals(k, "action") { action = v }
+            case 7:
+                if p.equals(k, "trip_id") { tripID = v }
+            case 8:
+                if p.equals(k, "altitude") { altitude = v }
+            case 9:
+                if p.equals(k, "timestamp") { timestamp = v } else if p.equals(k, "device_id") { deviceID = v } else if p.equals(k, "trip_mode") { tripMode = v } else if p.equals(k, "unique_id") { uniqueID = v }
+            case 10:
+                if p.equals(k, "wifi_bssid") { bssid = v }
+            case 13:
+                if p.equals(k, "battery_level") { batteryLevel = v } else if p.equals(k, "battery_state") { batteryState = v }
+            case 14:
+                if p.equals(k, "speed_accuracy") { speedAccuracy = v }
+            case 15:
+                if p.equals(k, "course_accuracy") { courseAccuracy = v }
+            case 17:
+                if p.equals(k, "vertical_accuracy") { vacc = v }
+            case 19:
+                if p.equals(k, "horizontal_accuracy") { hacc = v }
+            default: break
+            }
+        }
+        // The device: the feature's device_id, else --device / the folder or file name.
+        let device: Int
+        if let deviceID, tape.nodes[deviceID].kind == .string, tape.nodes[deviceID].end > tape.nodes[deviceID].start {
+            // Most files hold one device: compare the raw bytes with the last one before building a String.
+            let raw = p.raw(tape.nodes[deviceID])
+            if let last = lastOverlandDevice, raw.elementsEqual(last.raw) {
+                device = last.index
+            } else {
+                device = out.deviceIndex(ParsedDevice(name: p.string(tape.nodes[deviceID]), source: "overland", origin: "device_id"))
+                lastOverlandDevice = (Array(raw), device)
+            }
+        } else {
+            device = fallbackDevice(source: "overland")
+        }
+        let time = isoTime(p, tape, timestamp)
+        let coordinates = self.coordinates(p, tape, geometry)
+
+        // Non-location records: trip summaries, actions (visits, pauses, terminations), batch-level objects.
+        let isTrip = type.map { tape.nodes[$0].kind == .string && p.equals(tape.nodes[$0], "trip") } ?? false
+        if eventKind != nil || isTrip || action != nil {
+            let kind = eventKind ?? (isTrip ? "trip" : (string(p, tape, action) ?? "action"))
+            var event = ParsedEvent(device: device, kind: kind, timeMs: time?.ms, utcOffsetS: time?.offsetSeconds,
+                                    raw: rawText(start, end))
+            if case .some(.some(let c)) = coordinates { event.lat = c.lat; event.lon = c.lon }
+            if isTrip {
+                let startTime = isoTime(p, tape, member(p, tape, properties, "start"))
+                let endTime = isoTime(p, tape, member(p, tape, properties, "end"))
+                event.startMs = startTime?.ms
+                event.endMs = endTime?.ms
+                if event.timeMs == nil { event.timeMs = endTime?.ms ?? startTime?.ms; event.utcOffsetS = endTime?.offsetSeconds }
+                event.distanceM = number(p, tape, member(p, tape, properties, "distance"))
+                event.mode = text(p, tape, member(p, tape, properties, "mode"))
+            } else if kind == "visit" {
+                event.startMs = isoTime(p, tape, member(p, tape, properties, "arrival_date"))?.ms
+                event.endMs = isoTime(p, tape, member(p, tape, properties, "departure_date"))?.ms
+            }
+            out.events.append(event)
+            return
+        }
+
+        guard let timestamp else {
+            reject(.missingTime, "the feature has no 'timestamp'", start: start, end: end)
+            return
+        }
+        guard let time else {
+            let shown = tape.nodes[timestamp].kind == .string ? "'\(p.string(tape.nodes[timestamp]).prefix(60))'" : p.rawText(tape.nodes[timestamp]).prefix(60) + ""
+            reject(.invalidTime, "timestamp \(shown) is not an ISO 8601 time", start: start, end: end)
+            return
+        }
+        guard let coordinates else {
+            reject(.missingCoordinates, "the feature has no geometry (and is not an action or trip record)", start: start, end: end)
+            return
+        }
+        guard let c = coordinates else {
+            reject(.invalidCoordinates, "geometry.coordinates is not [lon, lat] with two finite numbers", start: start, end: end)
+            return
+        }
+        if let (reason, detail) = Validate.point(timeMs: time.ms, lat: c.lat, lon: c.lon, nowMs: context.nowMs) {
+            reject(reason, detail, start: start, end: end)
+            return
+        }
+        for v in [speedAccuracy, courseAccuracy, uniqueID] {
+            guard let v else { continue }
+            let k = tape.nodes[v - 1]
+            let node = tape.nodes[v]
+            if node.kind == .number, let d = number(p, tape, v), d < 0 { continue }  // -1 = unknown
+            if node.kind == .null { continue }
+            extra(p, k, node)
+        }
+        var speedValue = measure(p, tape, speed)
+
+        if let s = speedValue, s > 1000 { speedValue = nil }  // not a phone's speed
+        var courseValue = number(p, tape, course)
+        if let v = courseValue, v < 0 || v > 360 { courseValue = nil }
+        let point = Point(
+            deviceID: Int64(device), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: c.lat, lon: c.lon,
+            altitudeM: number(p, tape, altitude) ?? c.alt, speedMps: speedValue, courseDeg: courseValue,
+            accuracyM: measure(p, tape, hacc), vAccuracyM: measure(p, tape, vacc), motion: joined(p, tape, motion),
+            batteryLevel: measure(p, tape, batteryLevel), batteryState: text(p, tape, batteryState), ssid: text(p, tape, wifi),
+            bssid: text(p, tape, bssid), appTripID: text(p, tape, tripID), appTripMode: text(p, tape, tripMode),
+            trigger: nil, conn: nil, extra: takeExtra())
+        addPoint(point, start: start, end: end)
+    }
+
+    /// `geometry.coordinates` of a Point: nil when there is no geometry, `.some(nil)` when it is malformed.
+    func coordinates(_ p: JSONParser, _ tape: JSONTape, _ geometry: Int?) -> (lat: Double, lon: Double, alt: Double?)?? {
+        guard let geometry, tape.nodes[geometry].kind == .object else { return nil }
+        guard let c = member(p, tape, geometry, "coordinates") else { return nil }
+        guard tape.nodes[c].kind == .array, tape.nodes[c].count >= 2 else { return .some(nil) }
+        let a = c + 1
+        let b = Int(tape.nodes[a].next)
+        guard tape.nodes[a].kind == .number, tape.nodes[b].kind == .number else { return .some(nil) }
+        let lon = p.double(tape.nodes[a])
+        let lat = p.double(tape.nodes[b])
+        var alt: Double?
+        if tape.nodes[c].count >= 3 {
+            let z = Int(tape.nodes[b].next)
+            if tape.nodes[z].kind == .number { alt = p.double(tape.nodes[z]) }
+        }
+        return .some((lat, lon, alt))
+    }
+
+    // MARK: OwnTracks
+
+    /// Whether the object at `index` has an OwnTracks `_type`.
+    func isOwnTracks(_ p: JSONParser, _ tape: JSONTape, _ index: Int) -> Bool {
+        guard tape.nodes[index].kind == .object else { return false }
+        return member(p, tape, index, "_type") != nil
+    }
+
+    /// The device of an OwnTracks message: `username`/`device` (Recorder API), else the `.rec` path's user/device,
+    /// else the `topic` (`owntracks/user/device`), else `tid`, else --device / the file or folder name.
+    mutating func ownTracksDevice(_ p: JSONParser, _ tape: JSONTape, _ index: Int, pathDevice: ParsedDevice?) -> Int {
+        let user = text(p, tape, member(p, tape, index, "username"))
+        let dev = text(p, tape, member(p, tape, index, "device"))
+        let tid = text(p, tape, member(p, tape, index, "tid"))
+        if let user, let dev {
+            return out.deviceIndex(ParsedDevice(name: user + "/" + dev, source: "owntracks", origin: "username/device", tid: tid))
+        }
+        if let pathDevice { return out.deviceIndex(pathDevice) }
+        if let topic = text(p, tape, member(p, tape, index, "topic")) {
+            var parts = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            if parts.first == "owntracks" { parts.removeFirst() }
+            if parts.count >= 2, !parts[0].isEmpty, !parts[1].isEmpty {
+                return out.deviceIndex(ParsedDevice(name: parts[0] + "/" + parts[1], source: "owntracks", origin: "topic", tid: tid))
+            }
+        }
+        if let tid { return out.deviceIndex(ParsedDevice(name: tid, source: "owntracks", origin: "tid", tid: tid)) }
+        // A message that names no device (an `lwt`, a waypoint) belongs to the device last seen in this file.
+        if let lastOwnTracksDevice { return lastOwnTracksDevice }
+        return fallbackDevice(source: "owntracks")
+    }
+
+    /// One OwnTracks message. `lineTimeMs` is the Recorder's receive time (used only when `tst` is missing).
+    mutating func ownTracksMessage(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int,
+                                   pathDevice: ParsedDevice?, lineTimeMs: Int64?) {
+        sawOwnTracks = true
+        recognized += 1
+        if rejectProblems(tape, start: start, end: end) { return }
+        var type: Int?, tst: Int?, lat: Int?, lon: Int?, acc: Int?, alt: Int?, vac: Int?, vel: Int?, cog: Int?
+        var batt: Int?, bs: Int?, trigger: Int?, conn: Int?, ssid: Int?, bssid: Int?, motion: Int?
+        members(tape, index) { k, v in
+            switch k.end - k.start {
+            case 1:
+                if p.equals(k, "t") { trigger = v }
+            case 3:
+                if p.equals(k, "tst") { tst = v } else if p.equals(k, "lat") { lat = v } else if p.equals(k, "lon") { lon = v }
+                else if p.equals(k, "acc") { acc = v } else if p.equals(k, "alt") { alt = v } else if p.equals(k, "vac") { vac = v }
+                else if p.equals(k, "vel") { vel = v } else if p.equals(k, "cog") { cog = v }
+            case 2:
+                if p.equals(k, "bs") { bs = v }
+            case 4:
+                if p.equals(k, "batt") { batt = v } else if p.equals(k, "conn") { conn = v } else if p.equals(k, "SSID") { ssid = v }
+            case 5:
+                if p.equals(k, "_type") { type = v } else if p.equals(k, "BSSID") { bssid = v }
+            case 16:
+                if p.equals(k, "motionactivities") { motion = v }
+            default: break
+            }
+        }
+        let kind = string(p, tape, type) ?? ""
+        if kind == "encrypted" {
+            reject(.encrypted, "an encrypted OwnTracks payload; Tripline cannot decrypt it", start: start, end: end)
+            return
+        }
+        let device = ownTracksDevice(p, tape, index, pathDevice: pathDevice)
+        lastOwnTracksDevice = device
+        // tst: the fix time, a number or a string of digits.
+        var timeMs: Int64?
+        var badTime = false
+        if let tst {
+            let node = tape.nodes[tst]
+            if node.kind == .number || node.kind == .string {
+                timeMs = Timestamp.parseEpoch(p.base + node.start, node.end - node.start)
+            }
+            badTime = timeMs == nil
+        }
+        if kind != "location" {
+            var event = ParsedEvent(device: device, kind: kind.isEmpty ? "unknown" : kind, timeMs: timeMs ?? lineTimeMs,
+                                    raw: rawText(start, end))
+            event.lat = number(p, tape, lat)
+            event.lon = number(p, tape, lon)
+            out.events.append(event)
+            return
+        }
+        if badTime {
+            reject(.invalidTime, "tst \(p.rawText(tape.nodes[tst!]).prefix(60)) is not epoch seconds", start: start, end: end)
+            return
+        }
+        guard let time = timeMs ?? lineTimeMs else {
+            reject(.missingTime, "the location has no 'tst'", start: start, end: end)
+            return
+        }
+        guard lat != nil, lon != nil else {
+            reject(.missingCoordinates, "the location has no 'lat'/'lon'", start: start, end: end)
+            return
+        }
+        guard tape.nodes[lat!].kind == .number, tape.nodes[lon!].kind == .number else {
+            reject(.invalidCoordinates, "'lat'/'lon' are not numbers", start: start, end: end)
+            return
+        }
+        let latValue = p.double(tape.nodes[lat!])
+        let lonValue = p.double(tape.nodes[lon!])
+        if let (reason, detail) = Validate.point(timeMs: time, lat: latValue, lon: lonValue, nowMs: context.nowMs) {
+            reject(reason, detail, start: start, end: end)
+            return
+        }
+        // Extra fields worth keeping, copied as raw JSON.
+        members(tape, index) { k, v in
+            switch k.end - k.start {
+            case 1:
+                if p.equals(k, "m") || p.equals(k, "p") { self.extra(p, k, tape.nodes[v]) }
+            case 3:
+                if p.equals(k, "tid") || p.equals(k, "poi") || p.equals(k, "tag") { self.extra(p, k, tape.nodes[v]) }
+            case 6:
+                if p.equals(k, "inrids") { self.extra(p, k, tape.nodes[v]) }
+            case 9:
+                if p.equals(k, "inregions") { self.extra(p, k, tape.nodes[v]) }
+            case 10:
+                if p.equals(k, "created_at") { self.extra(p, k, tape.nodes[v]) }
+            default: break
+            }
+        }
+        var speed: Double?
+        if let kmh = number(p, tape, vel), kmh >= 0 { speed = kmh / 3.6 }
+        var course = number(p, tape, cog)
+        if let c = course, c < 0 || c > 360 { course = nil }
+        var battery: Double?
+        if let b = number(p, tape, batt), b >= 0, b <= 100 { battery = b / 100 }
+        var batteryState: String?
+        if let s = number(p, tape, bs) {
+            switch s {
+            case 1: batteryState = "unplugged"
+            case 2: batteryState = "charging"
+            case 3: batteryState = "full"
+            default: batteryState = "unknown"
+            }
+        }
+        let point = Point(
+            deviceID: Int64(device), timeMs: time, utcOffsetS: nil, lat: latValue, lon: lonValue,
+            altitudeM: number(p, tape, alt), speedMps: speed, courseDeg: course, accuracyM: measure(p, tape, acc),
+            vAccuracyM: measure(p, tape, vac), motion: joined(p, tape, motion), batteryLevel: battery, batteryState: batteryState,
+            ssid: text(p, tape, ssid), bssid: text(p, tape, bssid), appTripID: nil, appTripMode: nil,
+            trigger: text(p, tape, trigger), conn: text(p, tape, conn), extra: takeExtra())
+        addPoint(point, start: start, end: end)
+    }
+}

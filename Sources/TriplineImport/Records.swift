@@ -1,0 +1,222 @@
+import TriplineCore
+
+/// Why a record was not imported. The raw values are what `rejects.reason` holds (documented in docs/SCHEMA.md).
+public enum RejectReason: String, Sendable, CaseIterable {
+    /// The bytes are not valid JSON (a syntax error), or a line is not a valid record line.
+    case invalidJSON = "invalid_json"
+    /// The file ends in the middle of a record (cut mid-write); everything before it was read.
+    case truncated = "truncated"
+    /// A string holds bytes that are not UTF-8, or an unpaired surrogate escape.
+    case invalidUTF8 = "invalid_utf8"
+    /// An object has the same key twice: which value the app meant is unknowable.
+    case duplicateKey = "duplicate_key"
+    /// No timestamp.
+    case missingTime = "missing_time"
+    /// A timestamp that cannot be parsed.
+    case invalidTime = "invalid_time"
+    /// Before 2000-01-01T00:00:00Z.
+    case timeTooEarly = "time_too_early"
+    /// More than one day after the import ran.
+    case timeInFuture = "time_in_future"
+    /// No coordinates (and not an app event).
+    case missingCoordinates = "missing_coordinates"
+    /// Coordinates that are not numbers (strings, NaN, Infinity) or have the wrong shape.
+    case invalidCoordinates = "invalid_coordinates"
+    /// Latitude outside ±90.
+    case latOutOfRange = "lat_out_of_range"
+    /// Longitude outside ±180.
+    case lonOutOfRange = "lon_out_of_range"
+    /// Exactly (0, 0): a fix the app never had.
+    case nullIsland = "null_island"
+    /// Same device and time as a stored point but a different position; the first one is kept.
+    case conflictingDuplicate = "conflicting_duplicate"
+    /// A JSON value that is not a record Tripline knows (in a file that otherwise is an archive).
+    case unknownRecord = "unknown_record"
+    /// An OwnTracks `encrypted` payload (Tripline cannot decrypt it).
+    case encrypted = "encrypted"
+    /// Bytes that are not text (NUL bytes, binary junk) where a record should be.
+    case binaryData = "binary_data"
+    /// A GPX/XML syntax error.
+    case invalidXML = "invalid_xml"
+    /// The file is empty (or holds only whitespace).
+    case emptyFile = "empty_file"
+    /// A Recorder `.rec` line that does not have the `time  topic  {json}` shape.
+    case invalidLine = "invalid_line"
+}
+
+/// A record that was not imported: where it was, why, and what it looked like.
+public struct RejectRecord: Sendable, Equatable {
+    /// 1-based line number, where the format is line-oriented or the line is known.
+    public var line: Int?
+    /// Byte offset of the record's start in the file.
+    public var byteOffset: Int
+    public var reason: RejectReason
+    /// A sentence saying what exactly is wrong.
+    public var detail: String
+    /// Up to 200 bytes of the raw record (invalid UTF-8 replaced).
+    public var excerpt: String?
+
+    public init(line: Int?, byteOffset: Int, reason: RejectReason, detail: String, excerpt: String?) {
+        self.line = line
+        self.byteOffset = byteOffset
+        self.reason = reason
+        self.detail = detail
+        self.excerpt = excerpt
+    }
+}
+
+/// A device a parsed record belongs to, and how its name was found.
+public struct ParsedDevice: Sendable, Equatable, Hashable {
+    public var name: String
+    /// `overland`, `owntracks` or `gpx`.
+    public var source: String
+    /// How the name was chosen: `device_id`, `--device`, `folder`, `file`, `path`, `topic`, `tid`, `username/device`.
+    public var origin: String
+    public var tid: String?
+
+    public init(name: String, source: String, origin: String, tid: String? = nil) {
+        self.name = name
+        self.source = source
+        self.origin = origin
+        self.tid = tid
+    }
+}
+
+/// A non-location record kept in `app_events`.
+public struct ParsedEvent: Sendable, Equatable {
+    /// Index into ``ParseOutput/devices``.
+    public var device: Int
+    public var kind: String
+    public var timeMs: Int64?
+    public var utcOffsetS: Int32?
+    public var lat: Double?
+    public var lon: Double?
+    public var startMs: Int64?
+    public var endMs: Int64?
+    public var distanceM: Double?
+    public var mode: String?
+    /// The record's JSON (or XML) exactly as it was in the file.
+    public var raw: String
+
+    public init(device: Int, kind: String, timeMs: Int64? = nil, utcOffsetS: Int32? = nil, lat: Double? = nil, lon: Double? = nil,
+                startMs: Int64? = nil, endMs: Int64? = nil, distanceM: Double? = nil, mode: String? = nil, raw: String) {
+        self.device = device
+        self.kind = kind
+        self.timeMs = timeMs
+        self.utcOffsetS = utcOffsetS
+        self.lat = lat
+        self.lon = lon
+        self.startMs = startMs
+        self.endMs = endMs
+        self.distanceM = distanceM
+        self.mode = mode
+        self.raw = raw
+    }
+}
+
+/// Where a point came from in its file (for `conflicting_duplicate` rejects).
+public struct SourcePosition: Sendable, Equatable {
+    /// 1-based line, or 0 when unknown.
+    public var line: Int32
+    public var byteOffset: Int64
+    /// Length of the record's bytes (to cut an excerpt).
+    public var length: Int32
+}
+
+/// What reading one file produced, without any database: the pure result of a reader.
+///
+/// `points[i].deviceID` is an index into `devices` (not a database id) until the importer resolves it;
+/// `positions[i]` says where `points[i]` was in the file.
+public struct ParseOutput: Sendable {
+    /// The detected format: `overland`, `owntracks-rec`, `owntracks-json` or `gpx`, with the layout after a
+    /// slash (`overland/body`, `overland/jsonl`, `overland/array`, `overland/featurecollection`, …).
+    public var format: String?
+    /// GPX `creator`, where given.
+    public var creator: String?
+    public var devices: [ParsedDevice] = []
+    public var points: [Point] = []
+    public var positions: [SourcePosition] = []
+    public var events: [ParsedEvent] = []
+    public var rejects: [RejectRecord] = []
+    /// Set when the file as a whole could not be read as a location archive (binary, or JSON/XML of another kind).
+    public var fatal: String?
+    /// Records seen (points + events + rejects), for progress.
+    public var bytesRead: Int = 0
+
+    public init() {}
+
+    /// Index of `device`, adding it when new. - Complexity: O(devices), which is tiny.
+    public mutating func deviceIndex(_ device: ParsedDevice) -> Int {
+        if let i = devices.firstIndex(where: { $0.name == device.name }) { return i }
+        devices.append(device)
+        return devices.count - 1
+    }
+}
+
+/// What the reader needs to know beyond the bytes.
+public struct ReadContext: Sendable {
+    /// The file's path (or `-` for standard input), for device names taken from the path.
+    public var path: String
+    /// The device name when the data does not carry one: `--device`, else the folder or file name.
+    public var fallbackDevice: (name: String, origin: String)
+    /// Now, in UTC ms: points more than a day later are rejected.
+    public var nowMs: Int64
+    /// How many points to collect before handing a batch on (the importer's pipeline); 0 = never.
+    public var batchSize: Int
+
+    public init(path: String, fallbackDevice: (name: String, origin: String), nowMs: Int64, batchSize: Int = 0) {
+        self.path = path
+        self.fallbackDevice = fallbackDevice
+        self.nowMs = nowMs
+        self.batchSize = batchSize
+    }
+
+    /// A context for parsing bytes in memory (tests, fuzzing): device `unnamed`, now = the wall clock.
+    public static func memory(device: String = "unnamed") -> ReadContext {
+        ReadContext(path: device, fallbackDevice: (device, "--device"), nowMs: Clock.nowMs())
+    }
+}
+
+/// Where a reader hands its output when a batch is full (the importer's pipeline). Readers call it with the
+/// output; the sink takes what it wants and empties the arrays it consumed.
+public typealias BatchSink = (inout ParseOutput) -> Void
+
+/// Shared checks for every reader.
+enum Validate {
+    /// The first failed check of a fix's time and position, or nil when it is acceptable.
+    @inline(__always)
+    static func point(timeMs: Int64, lat: Double, lon: Double, nowMs: Int64) -> (RejectReason, String)? {
+        if timeMs < Timestamp.earliestMs {
+            return (.timeTooEarly, "time \(CivilTime.iso8601(ms: timeMs)) is before 2000-01-01")
+        }
+        if timeMs > nowMs + 86_400_000 {
+            return (.timeInFuture, "time \(CivilTime.iso8601(ms: timeMs)) is more than a day after the import")
+        }
+        if !lat.isFinite || !lon.isFinite { return (.invalidCoordinates, "coordinates are not finite numbers") }
+        if lat < -90 || lat > 90 { return (.latOutOfRange, "latitude \(lat) is outside ±90") }
+        if lon < -180 || lon > 180 { return (.lonOutOfRange, "longitude \(lon) is outside ±180") }
+        if lat == 0 && lon == 0 { return (.nullIsland, "position is exactly (0, 0), a fix the device never had") }
+        return nil
+    }
+
+    /// A short, printable excerpt of raw bytes (at most `limit` bytes; invalid UTF-8 and control bytes replaced).
+    static func excerpt(_ p: UnsafePointer<UInt8>, _ count: Int, limit: Int = 200) -> String {
+        let n = min(max(count, 0), limit)
+        var bytes = [UInt8](UnsafeBufferPointer(start: p, count: n))
+        for i in bytes.indices where bytes[i] < 0x20 && bytes[i] != 0x09 { bytes[i] = UInt8(ascii: "?") }
+        var text = String(decoding: bytes, as: UTF8.self)
+        if count > limit { text += "…" }
+        return text
+    }
+
+    /// The 1-based line of `offset`, counting newlines from `from` (a known line start at `fromLine`).
+    static func line(of offset: Int, in p: UnsafePointer<UInt8>, from: Int = 0, fromLine: Int = 1) -> Int {
+        var line = fromLine
+        var i = from
+        while i < offset {
+            if p[i] == 0x0A { line += 1 }
+            i += 1
+        }
+        return line
+    }
+}

@@ -1,0 +1,160 @@
+import TriplineCore
+
+/// A parsed timestamp: UTC milliseconds and, when the text carried a numeric offset, that offset.
+public struct ParsedTime: Sendable, Equatable {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public var ms: Int64
+    /// Seconds east of UTC when the text had a numeric offset (`-0700`, `+07:00`, `+00:00`); nil for `Z`
+    /// (the writer gave UTC, not the local time) or when there was no zone at all (read as UTC).
+    public var offsetSeconds: Int32?
+
+    public init(ms: Int64, offsetSeconds: Int32?) {
+        self.ms = ms
+        self.offsetSeconds = offsetSeconds
+    }
+}
+
+/// Fast, Foundation-free timestamp parsing for the forms location apps write.
+public enum Timestamp {
+    /// Parses ISO 8601 / RFC 3339 date-times: `2015-10-01T08:00:00-0700`, `2024-07-07T17:46:39Z`,
+    /// `2025-06-16T22:00:09.154Z`, `2024-12-18T08:44:09+07:00`, `+07`, a space instead of `T`, any number of
+    /// fractional digits (truncated to milliseconds), no zone (read as UTC). Leading/trailing spaces are allowed.
+    ///
+    /// Returns nil for anything else, including impossible dates (`2023-02-30`), hours above 23, minutes
+    /// above 59, seconds above 60 and offsets beyond ±18 hours. A leap second `:60` is read as the next second.
+    /// - Complexity: O(n), no allocation.
+    public static func parseISO8601(_ p: UnsafePointer<UInt8>, _ count: Int) -> ParsedTime? {
+        var i = 0
+        var n = count
+        while i < n, p[i] == 0x20 { i += 1 }
+        while n > i, p[n - 1] == 0x20 || p[n - 1] == 0x0A || p[n - 1] == 0x0D { n -= 1 }
+        @inline(__always) func digits(_ k: Int) -> Int? {
+            guard i + k <= n else { return nil }
+            var v = 0
+            for j in 0..<k {
+                let d = p[i + j] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                v = v * 10 + Int(d)
+            }
+            i += k
+            return v
+        }
+        @inline(__always) func expect(_ c: UInt8) -> Bool {
+            guard i < n, p[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
+            let day = digits(2)
+        else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= CivilTime.daysInMonth(year: year, month: month) else { return nil }
+        guard i < n, p[i] == UInt8(ascii: "T") || p[i] == UInt8(ascii: "t") || p[i] == 0x20 else { return nil }
+        i += 1
+        guard let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2) else { return nil }
+        var second = 0
+        var hasSeconds = false
+        if i < n, p[i] == UInt8(ascii: ":") {
+            i += 1
+            guard let s = digits(2) else { return nil }
+            second = s
+            hasSeconds = true
+        }
+        guard hour <= 23, minute <= 59, second <= 60 else { return nil }
+        var millis = 0
+        if i < n, p[i] == UInt8(ascii: ".") || p[i] == UInt8(ascii: ",") {
+            // Only a fraction of a second: in ISO 8601 `04:09,2` is a fraction of the minute, which no location
+            // app writes; refused rather than misread as 04:09:00.2. (Found by fuzzing.)
+            guard hasSeconds else { return nil }
+            i += 1
+            var k = 0
+            while i < n, p[i] &- UInt8(ascii: "0") < 10 {
+                if k < 3 { millis = millis * 10 + Int(p[i] &- UInt8(ascii: "0")) }
+                k += 1
+                i += 1
+            }
+            guard k > 0 else { return nil }
+            if k == 1 { millis *= 100 } else if k == 2 { millis *= 10 }
+        }
+        var offset: Int32? = nil
+        if i < n {
+            let c = p[i]
+            if c == UInt8(ascii: "Z") || c == UInt8(ascii: "z") {
+                i += 1
+            } else if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
+                i += 1
+                guard let oh = digits(2) else { return nil }
+                var om = 0
+                if i < n {
+                    _ = expect(UInt8(ascii: ":"))
+                    guard let m = digits(2) else { return nil }
+                    om = m
+                }
+                // At most ±18:00 (`-18:07` is beyond it; found by fuzzing).
+                guard oh < 18 && om <= 59 || oh == 18 && om == 0 else { return nil }
+                let magnitude = Int32(oh * 3600 + om * 60)
+                offset = c == UInt8(ascii: "-") ? -magnitude : magnitude
+            } else {
+                return nil
+            }
+        }
+        guard i == n else { return nil }
+        let days = Int64(CivilTime.daysFromCivil(year: year, month: month, day: day))
+        let local = ((days * 24 + Int64(hour)) * 60 + Int64(minute)) * 60 + Int64(second)
+        let utc = local - Int64(offset ?? 0)
+        return ParsedTime(ms: utc * 1000 + Int64(millis), offsetSeconds: offset)
+    }
+
+    /// ``parseISO8601(_:_:)`` on a Swift string (tests and tools).
+    public static func parseISO8601(_ text: String) -> ParsedTime? {
+        var text = text
+        return text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            return parseISO8601(base, buffer.count)
+        }
+    }
+
+    /// Epoch seconds written as digits (OwnTracks `tst`, as a number or a string such as `"1440363922"`), with
+    /// an optional fraction. Values of 10^11 and above are read as milliseconds (no app writes seconds that large
+    /// before the year 5138). Returns nil for anything else, including negative values.
+    public static func parseEpoch(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int64? {
+        var i = 0
+        var n = count
+        while i < n, p[i] == 0x20 { i += 1 }
+        while n > i, p[n - 1] == 0x20 { n -= 1 }
+        guard i < n, n - i <= 20 else { return nil }
+        var whole: Int64 = 0
+        var digits = 0
+        while i < n, p[i] &- UInt8(ascii: "0") < 10 {
+            guard digits < 17 else { return nil }
+            whole = whole * 10 + Int64(p[i] &- UInt8(ascii: "0"))
+            digits += 1
+            i += 1
+        }
+        guard digits > 0 else { return nil }
+        var fractionMs: Int64 = 0
+        if i < n, p[i] == UInt8(ascii: ".") {
+            i += 1
+            var k = 0
+            while i < n, p[i] &- UInt8(ascii: "0") < 10 {
+                if k < 3 { fractionMs = fractionMs * 10 + Int64(p[i] &- UInt8(ascii: "0")) }
+                k += 1
+                i += 1
+            }
+            if k == 1 { fractionMs *= 100 } else if k == 2 { fractionMs *= 10 }
+        }
+        guard i == n else { return nil }
+        if whole >= 100_000_000_000 { return whole }
+        return whole * 1000 + fractionMs
+    }
+
+    public static func parseEpoch(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            return parseEpoch(base, buffer.count)
+        }
+    }
+
+    /// 2000-01-01T00:00:00Z: earlier times are rejected as implausible for a phone location log.
+    public static let earliestMs: Int64 = 946_684_800_000
+}

@@ -1,0 +1,88 @@
+import TriplineStore
+
+/// Pass 6, `apptrips`: compares the app's own trip records (Overland `"type":"trip"`, stored in `app_events` with
+/// kind `trip`) with the rebuilt trips. Each app trip is matched to the rebuilt trip it overlaps most in time; the
+/// overlap (intersection over union), the start, end and distance differences and both modes go to
+/// `app_trip_matches` (trip_id NULL when no rebuilt trip overlaps it). The app's record is evidence, not truth.
+public struct AppTripsPass: Pass {
+    public static let name = "apptrips"
+
+    public struct Parameters {
+        /// Least temporal overlap (intersection over union) for a match to be recorded with a trip.
+        public var minOverlap: Double = 0.1
+        public init() {}
+        static var keys: [String: WritableKeyPath<Parameters, Double>] { ["min_overlap": \.minOverlap] }
+    }
+
+    public var parameters: Parameters
+
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        parameters = p
+    }
+
+    public var parameterList: [(String, String)] {
+        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        let events = try store.db.prepare(
+            """
+            SELECT id, start_ms, end_ms, distance_m, mode FROM app_events
+            WHERE device_id = ? AND kind = 'trip' AND start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms >= ? AND start_ms < ?
+            ORDER BY start_ms
+            """)
+        events.reset()
+        events.bindInt(work.deviceID, at: 1)
+        events.bindInt(work.fromMs, at: 2)
+        events.bindInt(work.toMs, at: 3)
+        let trips = try store.db.prepare(
+            "SELECT id, start_ms, end_ms, distance_m, mode FROM trips WHERE device_id = ? AND end_ms >= ? AND start_ms <= ?")
+        let delete = try store.db.prepare("DELETE FROM app_trip_matches WHERE event_id = ?")
+        let insert = try store.db.prepare(
+            """
+            INSERT INTO app_trip_matches(event_id, device_id, trip_id, overlap, start_diff_s, end_diff_s, distance_diff_m, app_mode, trip_mode)
+            VALUES (?,?,?,?,?,?,?,?,?)
+            """)
+        var matched = 0, total = 0
+        while try events.step() {
+            total += 1
+            let id = events.int64(0), s = events.int64(1), e = events.int64(2)
+            let dist = events.optionalDouble(3)
+            let mode = events.text(4)
+            trips.reset()
+            trips.bindInt(work.deviceID, at: 1)
+            trips.bindInt(s, at: 2)
+            trips.bindInt(e, at: 3)
+            var best: (id: Int64, iou: Double, s: Int64, e: Int64, d: Double, mode: String?)? = nil
+            while try trips.step() {
+                let ts = trips.int64(1), te = trips.int64(2)
+                let inter = Double(max(0, min(e, te) - max(s, ts)))
+                let union = Double(max(e, te) - min(s, ts))
+                let iou = union > 0 ? inter / union : 0
+                if iou >= parameters.minOverlap && (best == nil || iou > best!.iou) {
+                    best = (trips.int64(0), iou, ts, te, trips.double(3), trips.text(4))
+                }
+            }
+            delete.reset()
+            delete.bindInt(id, at: 1)
+            _ = try delete.step()
+            insert.reset()
+            insert.bindInt(id, at: 1)
+            insert.bindInt(work.deviceID, at: 2)
+            insert.bindInt(best?.id, at: 3)
+            insert.bindDouble(best?.iou, at: 4)
+            insert.bindDouble(best.map { Double($0.s - s) / 1000 }, at: 5)
+            insert.bindDouble(best.map { Double($0.e - e) / 1000 }, at: 6)
+            insert.bindDouble(best.flatMap { b in dist.map { b.d - $0 } }, at: 7)
+            insert.bindText(mode, at: 8)
+            insert.bindText(best?.mode, at: 9)
+            _ = try insert.step()
+            if best != nil { matched += 1 }
+        }
+        return [("app_trips", String(total)), ("matched", String(matched))]
+    }
+}

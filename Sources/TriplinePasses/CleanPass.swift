@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+import TriplineStore
+
+
+/// Pass 1, `clean`: flags (never deletes) points that should not count, in `point_flags`.
+///
+/// A point is flagged when its accuracy is worse than `max_accuracy_m`; when it is an out-and-back jump (far from
+/// both neighbours, which are close to each other, at an impossible speed: the wifi or cell fixes kilometres off);
+/// or when it duplicates the previous point at (almost) the same instant.
+public struct CleanPass: Pass {
+    public static let name = "clean"
+
+    /// The bits of `point_flags.flags`.
+    public enum Flag {
+        /// `accuracy_m` worse than `max_accuracy_m`.
+        public static let lowAccuracy: UInt8 = 1
+        /// An out-and-back jump: far from both neighbours at an impossible speed, while they are close together.
+        public static let jump: UInt8 = 2
+        /// Within `duplicate_ms` of the previous kept point.
+        public static let duplicate: UInt8 = 4
+    }
+
+    public struct Parameters {
+        /// Points with a reported accuracy worse than this (metres) are left out. 200 m keeps indoor drift
+        /// (20–100 m) and drops wifi/cell fixes (1–3 km).
+        public var maxAccuracyM: Double = 200
+        /// An out-and-back jump must be this far (metres) from both neighbours.
+        public var jumpMinM: Double = 300
+        /// … and reached at more than this speed (m/s) — faster than a car, slower than any real teleport.
+        public var jumpSpeedMps: Double = 60
+        /// … while the neighbours are within this share of the jump distance of each other.
+        public var jumpReturnRatio: Double = 0.35
+        /// Points closer than this (ms) to the previous kept point are duplicates.
+        public var duplicateMs: Double = 500
+
+        public init() {}
+
+        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+            "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
+            "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs,
+        ] }
+    }
+
+    public var parameters: Parameters
+
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        parameters = p
+    }
+
+    public var parameterList: [(String, String)] {
+        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
+    }
+
+    /// Computes the flags of every point in `work`.
+    /// - Complexity: O(n).
+    public static func flags(_ work: DeviceWork, _ p: Parameters) -> [UInt8] {
+        let n = work.count
+        var flags = [UInt8](repeating: 0, count: n)
+        var lastKept = -1
+        for i in 0..<n {
+            let acc = work.accuracy[i]
+            if !acc.isNaN && acc > p.maxAccuracyM { flags[i] |= Flag.lowAccuracy; continue }
+            if lastKept >= 0 && Double(work.time[i] - work.time[lastKept]) < p.duplicateMs {
+                flags[i] |= Flag.duplicate
+                continue
+            }
+            lastKept = i
+        }
+        // Out-and-back jumps among the remaining points.
+        var kept: [Int] = []
+        kept.reserveCapacity(n)
+        for i in 0..<n where flags[i] == 0 { kept.append(i) }
+        if kept.count >= 3 {
+            // The reference latitude is the point's own, rounded to 0.1°: the same for a point whatever span is loaded
+            // (so incremental and windowed rebuilds flag exactly as a full one).
+            var latRef = Double.nan
+            var cosLat = 1.0
+            for k in 1..<(kept.count - 1) {
+                let a = kept[k - 1], b = kept[k], c = kept[k + 1]
+                let rounded = (work.lat[a] * 10).rounded() / 10
+                if rounded != latRef {
+                    latRef = rounded
+                    cosLat = cos(latRef * Double.pi / 180)
+                }
+                let dab = Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat)
+                if dab < p.jumpMinM { continue }
+                let dbc = Geo.distance(work.lat[b], work.lon[b], work.lat[c], work.lon[c])
+                if dbc < p.jumpMinM { continue }
+                let dac = Geo.distance(work.lat[a], work.lon[a], work.lat[c], work.lon[c])
+                if dac > p.jumpReturnRatio * min(dab, dbc) { continue }
+                let tin = max(1, Double(work.time[b] - work.time[a]) / 1000)
+                let tout = max(1, Double(work.time[c] - work.time[b]) / 1000)
+                if dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps { flags[b] |= Flag.jump }
+            }
+        }
+        return flags
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        var flags = Self.flags(work, parameters)
+        // Points before the recomputed span keep the flags stored for them.
+        let firstNew = lowerBound(work.time, work.processFromMs)
+        if firstNew > 0 {
+            try work.loadFlags(store: store)
+            for i in 0..<firstNew { flags[i] = work.flags[i] }
+        }
+        work.flags = flags
+        work.flagsLoaded = true
+        let delete = try store.db.prepare("DELETE FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ?")
+        delete.reset()
+        delete.bindInt(work.deviceID, at: 1)
+        delete.bindInt(max(work.fromMs, work.processFromMs), at: 2)
+        delete.bindInt(work.replaceToMs, at: 3)
+        _ = try delete.step()
+        let insert = try store.db.prepare("INSERT INTO point_flags(device_id, time_ms, flags) VALUES (?, ?, ?)")
+        var counts = [0, 0, 0]
+        for i in firstNew..<flags.count where flags[i] != 0 && work.time[i] < work.keepFromMs {
+            insert.reset()
+            insert.bindInt(work.deviceID, at: 1)
+            insert.bindInt(work.time[i], at: 2)
+            insert.bindInt(Int64(flags[i]), at: 3)
+            _ = try insert.step()
+            if flags[i] & Flag.lowAccuracy != 0 { counts[0] += 1 }
+            if flags[i] & Flag.jump != 0 { counts[1] += 1 }
+            if flags[i] & Flag.duplicate != 0 { counts[2] += 1 }
+        }
+        return [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])), ("duplicates", String(counts[2]))]
+    }
+}

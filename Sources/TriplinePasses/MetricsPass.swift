@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+import TriplineStore
+
+
+/// Pass 5, `metrics`: distances, moving time and speeds, per trip (computed with the trips) and per local day.
+///
+/// Distance is measured on the cleaned points of trips only, so drift while still adds nothing. Along a trip a
+/// new vertex is taken once the track has moved `min_step_m` from the last one: noise of a few metres is not summed
+/// as distance, and corners are not cut (a 12 m step cuts at most ~3.5 m per right-angle corner). Across a silence
+/// longer than `bridge_max_s` nothing is counted (missing data); shorter silences (tunnels) count their straight line.
+/// Local days use each point's own UTC offset where the source gave one, else the time zone (`--timezone`).
+public struct MetricsPass: Pass {
+    public static let name = "metrics"
+
+    public struct Parameters {
+        /// Least movement (metres) before a new vertex counts.
+        public var minStepM: Double = 12
+        /// Longest silence (seconds) bridged by a straight line inside a trip.
+        public var bridgeMaxS: Double = 900
+        /// Speed (m/s) at or above which time counts as moving.
+        public var movingMps: Double = 0.6
+        public init() {}
+        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+            "min_step_m": \.minStepM, "bridge_max_s": \.bridgeMaxS, "moving_mps": \.movingMps,
+        ] }
+    }
+
+    public var parameters: Parameters
+
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        parameters = p
+    }
+
+    public var parameterList: [(String, String)] {
+        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
+    }
+
+    /// Per-point distance increments along `pts` (indices of kept points in order), and the number of unbridged gaps.
+    /// - Complexity: O(pts.count).
+    static func increments(_ w: DeviceWork, _ pts: [Int], _ p: Parameters) -> (inc: [Double], moving: [Double], gaps: Int) {
+        var inc = [Double](repeating: 0, count: pts.count)
+        var moving = [Double](repeating: 0, count: pts.count)
+        guard var anchor = pts.first else { return (inc, moving, 0) }
+        var gaps = 0
+        let bridgeMs = Int64(p.bridgeMaxS * 1000)
+        let time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
+        var latRef = lat[anchor]
+        var cosLat = cos(latRef * Double.pi / 180)
+        for k in 1..<max(1, pts.count) {
+            let i = pts[k], prev = pts[k - 1]
+            let dtMs = time[i] - time[prev]
+            if dtMs > bridgeMs {
+                gaps += 1
+                anchor = i
+                continue
+            }
+            if abs(lat[i] - latRef) > 0.2 {  // keep the reference latitude near (cos changes ~0.5 % per 0.2° at 50°)
+                latRef = lat[i]
+                cosLat = cos(latRef * Double.pi / 180)
+            }
+            let d = Geo.fastDistance(lat[anchor], lon[anchor], lat[i], lon[i], cosLat: cosLat)
+            if d >= p.minStepM {
+                inc[k] = d
+                anchor = i
+            }
+            let dt = Double(dtMs) / 1000
+            let reported = speed[i]
+            let v: Double
+            if !reported.isNaN && reported >= 0 { v = reported } else {
+                v = dt > 0 ? Geo.fastDistance(lat[prev], lon[prev], lat[i], lon[i], cosLat: cosLat) / dt : 0
+            }
+            if v >= p.movingMps { moving[k] = dt }
+        }
+        return (inc, moving, gaps)
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        try work.ensureFlags(store: store)
+        // Always from the table: trips before the recomputed span count towards their whole local days too.
+        let trips = try TripsPass.load(work, store: store)
+        let firstDate = work.processFromMs > work.fromMs && lowerBound(work.time, work.processFromMs) < work.count
+            ? CivilTime.localDate(ms: work.processFromMs, offsetSeconds: Int(work.localOffset(lowerBound(work.time, work.processFromMs))))
+            : ""
+        // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
+        @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int {
+            Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset), 86_400))
+        }
+        func dateText(_ day: Int) -> String {
+            let (y, m, d) = CivilTime.civilFromDays(day)
+            return CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
+        }
+        var distanceByDay: [Int: Double] = [:]
+        var movingByDay: [Int: Double] = [:]
+        var tripsByDay: [Int: Int] = [:]
+        var offsetByDay: [Int: Int32] = [:]
+        var lastDay = Int.min
+        for i in 0..<work.count where work.flags[i] == 0 {
+            let off = work.localOffset(i)
+            let day = localDay(work.time[i], off)
+            if day != lastDay {
+                lastDay = day
+                if offsetByDay[day] == nil, firstDate.isEmpty || dateText(day) >= firstDate, work.lastDate.map({ dateText(day) <= $0 }) ?? true {
+                    offsetByDay[day] = off
+                }
+            }
+        }
+        for trip in trips {
+            var pts: [Int] = []
+            pts.reserveCapacity(max(0, trip.last - trip.first + 1))
+            for i in trip.first...max(trip.first, trip.last) where i < work.count && work.flags[i] == 0 { pts.append(i) }
+            let (inc, mov, _) = Self.increments(work, pts, parameters)
+            var cachedDay = Int.min
+            var dist = 0.0, movSum = 0.0
+            for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 {
+                let day = localDay(work.time[i], work.localOffset(i))
+                if day != cachedDay {
+                    if cachedDay != Int.min {
+                        distanceByDay[cachedDay, default: 0] += dist
+                        movingByDay[cachedDay, default: 0] += movSum
+                    }
+                    cachedDay = day
+                    dist = 0
+                    movSum = 0
+                }
+                dist += inc[k]
+                movSum += mov[k]
+            }
+            if cachedDay != Int.min {
+                distanceByDay[cachedDay, default: 0] += dist
+                movingByDay[cachedDay, default: 0] += movSum
+            }
+            if trip.first < work.count {
+                tripsByDay[localDay(trip.startMs, work.localOffset(trip.first)), default: 0] += 1
+            }
+        }
+        var distance: [String: Double] = [:]
+        var moving: [String: Double] = [:]
+        var tripCount: [String: Int] = [:]
+        var dayOffset: [String: Int32] = [:]
+        for (d, v) in distanceByDay { distance[dateText(d)] = v }
+        for (d, v) in movingByDay { moving[dateText(d)] = v }
+        for (d, v) in tripsByDay { tripCount[dateText(d)] = v }
+        for (d, v) in offsetByDay { dayOffset[dateText(d)] = v }
+        // Visits and places per day, from the visits table (any visit overlapping the span).
+        var visitCount: [String: Int] = [:]
+        var placeSets: [String: Set<Int64>] = [:]
+        let visits = try store.db.prepare(
+            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?")
+        visits.reset()
+        visits.bindInt(work.deviceID, at: 1)
+        visits.bindInt(work.fromMs, at: 2)
+        visits.bindInt(work.toMs, at: 3)
+        while try visits.step() {
+            let start = visits.int64(0), end = visits.int64(1)
+            let so = visits.isNull(2) ? work.timeZone.offset(at: start) : Int32(visits.int64(2))
+            let eo = visits.isNull(3) ? work.timeZone.offset(at: end) : Int32(visits.int64(3))
+            let first = CivilTime.localDate(ms: start, offsetSeconds: Int(so))
+            let last = CivilTime.localDate(ms: end, offsetSeconds: Int(eo))
+            if start >= work.fromMs { visitCount[first, default: 0] += 1 }
+            var day = CivilTime.parseDate(first)!
+            let lastDay = CivilTime.parseDate(last)!
+            while day <= lastDay {
+                let (y, m, d) = CivilTime.civilFromDays(day)
+                let date = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
+                if dayOffset[date] != nil { placeSets[date, default: []].insert(visits.int64(4)) }
+                day += 1
+            }
+        }
+        let dates = dayOffset.keys.sorted()
+        if let first = dates.first, let last = dates.last {
+            try store.db.run("DELETE FROM days WHERE device_id = ? AND date >= ? AND date <= ?", [.integer(work.deviceID), .text(first), .text(last)])
+        }
+        let insert = try store.db.prepare(
+            "INSERT OR REPLACE INTO days(device_id, date, utc_offset_s, distance_m, moving_s, trips, visits, places) VALUES (?,?,?,?,?,?,?,?)")
+        var total = 0.0
+        for date in dates {
+            insert.reset()
+            insert.bindInt(work.deviceID, at: 1)
+            insert.bindText(date, at: 2)
+            insert.bindInt(Int64(dayOffset[date]!), at: 3)
+            insert.bindDouble(distance[date] ?? 0, at: 4)
+            insert.bindDouble(moving[date] ?? 0, at: 5)
+            insert.bindInt(Int64(tripCount[date] ?? 0), at: 6)
+            insert.bindInt(Int64(visitCount[date] ?? 0), at: 7)
+            insert.bindInt(Int64(placeSets[date]?.count ?? 0), at: 8)
+            _ = try insert.step()
+            total += distance[date] ?? 0
+        }
+        return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+    }
+}

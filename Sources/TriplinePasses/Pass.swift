@@ -1,0 +1,81 @@
+import TriplineCore
+import TriplineStore
+
+/// One stage of `tripline rebuild`. Each pass reads what earlier passes wrote (from the shared in-memory
+/// ``DeviceWork`` when the runner already has it, else from its tables), writes its own tables, and reports
+/// what it produced. Its parameters are a struct with documented defaults (docs/PASSES.md).
+public protocol Pass {
+    /// The pass's name, used by `--pass NAME` and as the prefix of its `--set name.key=value` parameters.
+    static var name: String { get }
+    /// The parameters as `key=value` pairs, in a stable order, for `pass_runs.parameters`.
+    var parameterList: [(String, String)] { get }
+    /// Runs on one device's span and returns what it produced (`key → count or figure`) for `pass_runs.stats`.
+    mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)]
+}
+
+/// An error in the pass settings (`--set`, the config file) or in running a pass.
+public struct PassError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Parameter overrides from `--set pass.key=value` and config files, validated against each pass's keys.
+public struct PassSettings {
+    public var values: [String: String] = [:]
+
+    public init() {}
+
+    /// Adds `pass.key=value`.
+    public mutating func set(_ assignment: String, origin: String) throws {
+        guard let eq = assignment.firstIndex(of: "=") else {
+            throw PassError("\(origin): '\(assignment)' is not of the form pass.key=value")
+        }
+        let key = assignment[..<eq].trimmingCharacters(in: " \t")
+        let value = assignment[assignment.index(after: eq)...].trimmingCharacters(in: " \t")
+        guard key.contains(".") else { throw PassError("\(origin): '\(key)' must name a pass and a key, such as stays.radius_m") }
+        values[key] = value
+    }
+
+    /// Reads a config file: one `pass.key = value` per line; `#` starts a comment; blank lines are skipped.
+    public mutating func load(file path: String) throws {
+        let text = String(decoding: try FileSystem.read(path), as: UTF8.self)
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(raw)
+            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            let trimmed = line.trimmingCharacters(in: " \t\r")
+            if trimmed.isEmpty { continue }
+            try set(trimmed, origin: "\(path):\(n + 1)")
+        }
+    }
+
+    /// Applies the settings for `pass` to a parameters value through its key table; unknown keys are errors.
+    func apply<P>(_ pass: String, to parameters: inout P, keys: [String: WritableKeyPath<P, Double>]) throws {
+        for (key, value) in values where key.hasPrefix(pass + ".") {
+            let name = String(key.dropFirst(pass.count + 1))
+            guard let path = keys[name] else {
+                throw PassError("unknown parameter '\(key)'; \(pass) has: \(keys.keys.sorted().joined(separator: ", "))")
+            }
+            guard let number = Double(value) else { throw PassError("parameter '\(key)': '\(value)' is not a number") }
+            parameters[keyPath: path] = number
+        }
+    }
+
+    /// Every pass name a key may start with.
+    static var passNames: [String] { Rebuild.passOrder }
+
+    /// Checks that every key names a known pass.
+    package func validate() throws {
+        for key in values.keys.sorted() {
+            let pass = String(key.split(separator: ".").first ?? "")
+            if !Self.passNames.contains(pass) {
+                throw PassError("unknown pass '\(pass)' in '\(key)'; passes are \(Self.passNames.joined(separator: ", "))")
+            }
+        }
+    }
+}
+
+/// Formats a parameter value without trailing `.0`.
+func formatParameter(_ v: Double) -> String {
+    v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+}

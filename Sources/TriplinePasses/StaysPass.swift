@@ -1,0 +1,381 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+import TriplineStore
+
+
+/// Pass 2, `stays`: stationary periods, written to `stays` (one row per stay; the places pass turns each into a visit).
+///
+/// From an anchor point, a cluster grows while each next kept point lies within `radius_m` of the cluster's
+/// time-weighted centre (a point weighs the time until the next point, capped at `weight_cap_s`: one fix an hour
+/// while still outweighs a minute of passing-by fixes, and 20–80 m of drift stays inside). A silence of up to
+/// `max_gap_s` with the same place on both sides stays inside the stay; a silence with movement across ends it.
+/// Moving fixes at the edges (speed ≥ `moving_mps` and further than `trim_m` from the centre) are trimmed back
+/// into the trips. What is left must last `min_duration_s`. Consecutive stays whose centres are within `merge_m`
+/// and whose in-between points never went further than `excursion_m` are one stay (drift excursions, a short
+/// loss of signal).
+public struct StaysPass: Pass {
+    public static let name = "stays"
+
+    public struct Parameters {
+        /// Cluster radius (metres) around the time-weighted centre. Covers 20–80 m of drift plus noise.
+        public var radiusM: Double = 120
+        /// Shortest stay (seconds). Traffic lights, bus stops, level crossings and waits for a bus or a train stay inside trips.
+        public var minDurationS: Double = 600
+        /// Shortest errand (seconds): a stay shorter than `min_duration_s` but at least this long is kept when the
+        /// stays before and after it are at one place (within `merge_m`) and it lies away from that place — a quick
+        /// visit out and back (reitti's 5–8 min stops), unlike a wait or a pause on the way somewhere.
+        public var errandMinDurationS: Double = 240
+        /// Longest silence (seconds) inside a stay when the same place is on both sides.
+        public var maxGapS: Double = 86_400
+        /// Weight cap (seconds) of one point in the centre.
+        public var weightCapS: Double = 600
+        /// A point at or above this speed (m/s) counts as moving when trimming edges.
+        public var movingMps: Double = 0.7
+        /// Moving points within this distance (metres) of the centre are kept in the stay.
+        public var trimM: Double = 5
+        /// A silence between a stay's last fix and a moving fix longer than this (seconds) and at most `extend_max_s`
+        /// is claimed by the stay up to the estimated departure (arrival likewise); 0 turns this off.
+        public var extendMinS: Double = 120
+        public var extendMaxS: Double = 4000
+        /// Accuracy (metres) assumed for fixes that report none (GPX, GeoLife) when trimming.
+        public var unknownAccuracyM: Double = 40
+        /// Fixes without an accuracy may jitter this many times the cluster's median distance from its centre (0 = off).
+        public var scatterFactor: Double = 2
+        /// … in clusters whose median interval between fixes is at least this long (seconds).
+        public var sparseIntervalS: Double = 10
+        /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
+        public var edgeS: Double = 240
+        /// Stays closer than this (metres) …
+        public var mergeM: Double = 100
+        /// … with no in-between point further than this (metres) from the first one are merged.
+        public var excursionM: Double = 250
+
+        public init() {}
+
+        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
+            "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
+        ] }
+    }
+
+    public var parameters: Parameters
+
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        parameters = p
+    }
+
+    public var parameterList: [(String, String)] {
+        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
+    }
+
+    /// Speed at each kept point: the reported speed, else the displacement over a window of at least 10 s.
+    static func speeds(_ w: DeviceWork, kept: [Int]) -> [Double] {
+        var v = [Double](repeating: 0, count: kept.count)
+        let m = kept.count
+        for k in 0..<m {
+            let i = kept[k]
+            let s = w.speed[i]
+            if !s.isNaN && s >= 0 { v[k] = s; continue }
+            var a = k, b = k
+            while (a > 0 || b < m - 1) && w.time[kept[b]] - w.time[kept[a]] < 10_000 {
+                if a > 0 && (b == m - 1 || k - a <= b - k) { a -= 1 } else if b < m - 1 { b += 1 }
+            }
+            let dt = Double(w.time[kept[b]] - w.time[kept[a]]) / 1000
+            v[k] = dt > 0 ? Geo.distance(w.lat[kept[a]], w.lon[kept[a]], w.lat[kept[b]], w.lon[kept[b]]) / dt : 0
+            // A long silence around a point says nothing about movement.
+            if dt > 300 { v[k] = 0 }
+        }
+        return v
+    }
+
+    /// Finds the stays among the kept points.
+    /// - Complexity: O(n) amortised: a failed anchor skips ahead by half the radius.
+    public static func detect(_ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
+        var kept: [Int] = []
+        kept.reserveCapacity(w.count)
+        for i in 0..<w.count where w.flags[i] == 0 { kept.append(i) }
+        let m = kept.count
+        guard m > 0 else { return [] }
+        let v = speeds(w, kept: kept)
+        let ky = Geo.earthRadius * Double.pi / 180
+        let gapMs = Int64(p.maxGapS * 1000)
+        let capMs = Int64(p.weightCapS * 1000)
+        let r2 = p.radiusM * p.radiusM
+        var raw: [StayRecord] = []
+        var a = 0
+        while a < m && w.time[kept[a]] < w.processFromMs { a += 1 }
+        while a < m {
+            let i0 = kept[a]
+            let lat0 = w.lat[i0], lon0 = w.lon[i0]
+            let kx = ky * cos(lat0 * Double.pi / 180)
+            @inline(__always) func xy(_ i: Int) -> (Double, Double) { ((w.lon[i] - lon0) * kx, (w.lat[i] - lat0) * ky) }
+            func weight(_ k: Int) -> Double {
+                let dt = k + 1 < m ? min(w.time[kept[k + 1]] - w.time[kept[k]], capMs) : 1000
+                return Double(max(dt, 1000)) / 1000
+            }
+            var sw = weight(a), sx = 0.0, sy = 0.0
+            var b = a
+            while b + 1 < m {
+                let j = kept[b + 1]
+                if w.time[j] - w.time[kept[b]] > gapMs { break }
+                let (x, y) = xy(j)
+                let cx = sx / sw, cy = sy / sw
+                let d2 = (x - cx) * (x - cx) + (y - cy) * (y - cy)
+                if d2 > r2 {
+                    // A still fix may lie a little further when its own accuracy says it could be here: two indoor
+                    // fixes an hour apart can drift 20–80 m in opposite directions.
+                    // (Only fixes that report an accuracy.)
+                    let acc = w.accuracy[j]
+                    let reach = p.radiusM + 0.5 * min(acc.isNaN ? 0 : acc, p.radiusM)
+                    if v[b + 1] >= p.movingMps || d2 > reach * reach { break }
+                }
+                let wt = weight(b + 1)
+                sx += x * wt; sy += y * wt; sw += wt
+                b += 1
+            }
+            var cx = sx / sw, cy = sy / sw
+            // Trim moving edges.
+            var s = a, e = b
+            // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter more
+            // (worked out only when a fix without an accuracy is tested, and only for a cluster long enough to be a stay).
+            var unknownLimitCache: Double? = nil
+            func unknownLimit() -> Double {
+                if let cached = unknownLimitCache { return cached }
+                var limit = p.unknownAccuracyM
+                let longEnough = Double(w.time[kept[b]] - w.time[kept[a]]) >= min(p.minDurationS, p.errandMinDurationS) * 1000
+                if p.scatterFactor > 0 && b > a + 2 && longEnough {
+                    var gaps: [Int64] = []
+                    gaps.reserveCapacity(b - a)
+                    for k in a..<b { gaps.append(w.time[kept[k + 1]] - w.time[kept[k]]) }
+                    gaps.sort()
+                    if gaps[gaps.count / 2] >= Int64(p.sparseIntervalS * 1000) {
+                        var ds: [Double] = []
+                        ds.reserveCapacity(b - a + 1)
+                        for k in a...b where w.accuracy[kept[k]].isNaN {
+                            let (x, y) = xy(kept[k])
+                            ds.append(((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot())
+                        }
+                        if ds.count >= 3 {
+                            ds.sort()
+                            limit = max(limit, p.scatterFactor * ds[ds.count / 2])
+                        }
+                    }
+                }
+                unknownLimitCache = limit
+                return limit
+            }
+            // Further from the centre than `trim_m` and than the fix's own accuracy (unknown accuracy: `unknownLimit`).
+            func far(_ k: Int) -> Bool {
+                let (x, y) = xy(kept[k])
+                let acc = w.accuracy[kept[k]]
+                let limit = max(p.trimM, acc.isNaN ? unknownLimit() : acc)
+                return (x - cx) * (x - cx) + (y - cy) * (y - cy) > limit * limit
+            }
+            // Within the first and last `edge_s`, everything up to the last moving fix away from the centre is
+            // arrival or departure (crossing waits on the way included).
+            let edgeMs = Int64(p.edgeS * 1000)
+            var k = a
+            while k <= b && w.time[kept[k]] <= w.time[kept[a]] + edgeMs {
+                if v[k] >= p.movingMps && far(k) { s = k + 1 }
+                k += 1
+            }
+            k = b
+            while k >= s && w.time[kept[k]] >= w.time[kept[b]] - edgeMs {
+                if v[k] >= p.movingMps && far(k) { e = k - 1 }
+                k -= 1
+            }
+            if e >= s && Double(w.time[kept[e]] - w.time[kept[s]]) >= min(p.minDurationS, p.errandMinDurationS) * 1000 {
+                // Recompute the centre and radius on the trimmed stay.
+                sx = 0; sy = 0; sw = 0
+                var maxGap: Int64 = 0
+                for k in s...e {
+                    let (x, y) = xy(kept[k])
+                    let tw = k < e ? Double(max(min(w.time[kept[k + 1]] - w.time[kept[k]], capMs), 1000)) / 1000 : 1
+                    let acc = w.accuracy[kept[k]]
+                    let ae = acc.isNaN ? 30 : max(acc, 5)
+                    let wt = tw / (ae * ae)
+                    sx += x * wt; sy += y * wt; sw += wt
+                    if k < e { maxGap = max(maxGap, w.time[kept[k + 1]] - w.time[kept[k]]) }
+                }
+                cx = sx / sw; cy = sy / sw
+                var sr = 0.0
+                for k in s...e {
+                    let (x, y) = xy(kept[k])
+                    sr += ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot()
+                }
+                raw.append(StayRecord(
+                    first: kept[s], last: kept[e], startMs: w.time[kept[s]], endMs: w.time[kept[e]],
+                    lat: lat0 + cy / ky, lon: lon0 + cx / kx, radiusM: sr / Double(e - s + 1), points: e - s + 1,
+                    gapS: maxGap / 1000))
+                a = e + 1
+            } else {
+                if e < s { e = b }
+                // Skip ahead to the first point half a radius from the anchor (at least one point).
+                var next = a + 1
+                let half2 = r2 / 4
+                while next < b {
+                    let (x, y) = xy(kept[next])
+                    if x * x + y * y > half2 { break }
+                    next += 1
+                }
+                // Never skip past where the trimmed cluster began: a stay may start right there.
+                if s > a { next = min(next, s) }
+                a = max(next, a + 1)
+            }
+        }
+        let merged = merge(raw, w, p)
+        // Stays shorter than `min_duration_s` are kept only as errands: out from one place and back to it.
+        let minMs = Int64(p.minDurationS * 1000)
+        func isShort(_ s: StayRecord) -> Bool { s.endMs - s.startMs < minMs }
+        if !merged.contains(where: isShort) { return extendIntoSilences(merged, w, p) }
+        var out: [StayRecord] = []
+        for (k, stay) in merged.enumerated() {
+            guard isShort(stay) else { out.append(stay); continue }
+            let before = merged[..<k].last(where: { !isShort($0) }) ?? w.previousStay
+            guard let before, let after = merged[(k + 1)...].first(where: { !isShort($0) }) else { continue }
+            let home = Geo.distance(before.lat, before.lon, after.lat, after.lon)
+            if home <= p.mergeM && Geo.distance(before.lat, before.lon, stay.lat, stay.lon) > p.mergeM
+                && Geo.distance(after.lat, after.lon, stay.lat, stay.lon) > p.mergeM
+            {
+                out.append(stay)
+            }
+        }
+        return extendIntoSilences(merge(out, w, p), w, p)
+    }
+
+    /// Sparse sampling while still (Overland keeps one fix an hour, OwnTracks reports every few minutes to hours)
+    /// leaves a silence between a stay's last fix and the first moving fix of the trip after it. The person left
+    /// shortly before that moving fix, not at the last still fix: when the silence lasts between `extend_min_s` and
+    /// `extend_max_s`, the stay ends (and the trip starts) at the moving fix's time less the time to cover its distance
+    /// from the stay's centre at its speed. Arrivals likewise. Longer silences are missing data and stay unclaimed.
+    static func extendIntoSilences(_ stays: [StayRecord], _ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
+        guard p.extendMaxS > 0 else { return stays }
+        let minMs = Int64(p.extendMinS * 1000), maxMs = Int64(p.extendMaxS * 1000)
+        func speed(_ i: Int) -> Double? {
+            let v = w.speed[i]
+            return !v.isNaN && v >= p.movingMps ? v : nil
+        }
+        var out = stays
+        for k in out.indices {
+            var st = out[k]
+            // Departure: the first kept point after the stay.
+            var j = st.last + 1
+            while j < w.count && w.flags[j] != 0 { j += 1 }
+            if j < w.count, let v = speed(j) {
+                let silence = w.time[j] - st.endMs
+                if silence > minMs && silence <= maxMs {
+                    let d = Geo.distance(st.lat, st.lon, w.lat[j], w.lon[j])
+                    let leave = w.time[j] - Int64(d / v * 1000)
+                    st.endMs = min(max(leave, st.endMs), w.time[j] - 1000)
+                }
+            }
+            // Arrival: the last kept point before the stay.
+            var i = st.first - 1
+            while i >= 0 && w.flags[i] != 0 { i -= 1 }
+            if i >= 0, let v = speed(i) {
+                let silence = st.startMs - w.time[i]
+                if silence > minMs && silence <= maxMs {
+                    let d = Geo.distance(st.lat, st.lon, w.lat[i], w.lon[i])
+                    let arrive = w.time[i] + Int64(d / v * 1000)
+                    st.startMs = max(min(arrive, st.startMs), w.time[i] + 1000)
+                }
+            }
+            // Never overlap the neighbours.
+            if k > 0 { st.startMs = max(st.startMs, out[k - 1].endMs) }
+            out[k] = st
+        }
+        return out
+    }
+
+    /// Merges consecutive stays at one spot with no real excursion between them.
+    static func merge(_ raw: [StayRecord], _ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
+        var out: [StayRecord] = []
+        for stay in raw {
+            if let last = out.last,
+                Geo.distance(last.lat, last.lon, stay.lat, stay.lon) <= p.mergeM,
+                Double(stay.startMs - last.endMs) <= p.maxGapS * 1000
+            {
+                var excursion = 0.0
+                var i = last.last + 1
+                while i < stay.first {
+                    if w.flags[i] == 0 { excursion = max(excursion, Geo.distance(last.lat, last.lon, w.lat[i], w.lon[i])) }
+                    if excursion > p.excursionM { break }
+                    i += 1
+                }
+                if excursion <= p.excursionM {
+                    let a = Double(last.endMs - last.startMs) + 1, b = Double(stay.endMs - stay.startMs) + 1
+                    var merged = last
+                    merged.last = stay.last
+                    merged.endMs = stay.endMs
+                    merged.lat = (last.lat * a + stay.lat * b) / (a + b)
+                    merged.lon = (last.lon * a + stay.lon * b) / (a + b)
+                    merged.radiusM = max(last.radiusM, stay.radiusM)
+                    merged.points = last.points + stay.points
+                    merged.gapS = max(last.gapS, stay.gapS, (stay.startMs - last.endMs) / 1000)
+                    out[out.count - 1] = merged
+                    continue
+                }
+            }
+            out.append(stay)
+        }
+        return out
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        try work.ensureFlags(store: store)
+        let stays = Self.detect(work, parameters).filter { $0.startMs < work.keepFromMs }
+        let delete = try store.db.prepare("DELETE FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?")
+        delete.reset()
+        delete.bindInt(work.deviceID, at: 1)
+        delete.bindInt(max(work.fromMs, work.processFromMs), at: 2)
+        delete.bindInt(work.replaceToMs, at: 3)
+        _ = try delete.step()
+        let insert = try store.db.prepare(
+            "INSERT INTO stays(device_id, start_ms, end_ms, lat, lon, radius_m, points, gap_s) VALUES (?,?,?,?,?,?,?,?)")
+        var out = stays
+        for k in out.indices {
+            let s = out[k]
+            insert.reset()
+            insert.bindInt(work.deviceID, at: 1)
+            insert.bindInt(s.startMs, at: 2)
+            insert.bindInt(s.endMs, at: 3)
+            insert.bindDouble(s.lat, at: 4)
+            insert.bindDouble(s.lon, at: 5)
+            insert.bindDouble(s.radiusM, at: 6)
+            insert.bindInt(Int64(s.points), at: 7)
+            insert.bindInt(s.gapS, at: 8)
+            _ = try insert.step()
+            out[k].id = store.db.lastInsertRowID
+        }
+        work.stays = (work.previousStay.map { [$0] } ?? []) + out
+        let dwell = out.reduce(0.0) { $0 + Double($1.endMs - $1.startMs) / 1000 }
+        return [("stays", String(out.count)), ("dwell_h", formatParameter((dwell / 36).rounded() / 100))]
+    }
+
+    /// Loads the span's stays from the table (when this pass did not run in this rebuild), matching them to points.
+    static func load(_ work: DeviceWork, store: Store) throws -> [StayRecord] {
+        let statement = try store.db.prepare(
+            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms")
+        statement.reset()
+        statement.bindInt(work.deviceID, at: 1)
+        statement.bindInt(max(work.fromMs, work.processFromMs), at: 2)
+        statement.bindInt(work.toMs, at: 3)
+        var out: [StayRecord] = work.previousStay.map { [$0] } ?? []
+        while try statement.step() {
+            let start = statement.int64(1), end = statement.int64(2)
+            let first = lowerBound(work.time, start)
+            let last = max(first, lowerBound(work.time, end + 1) - 1)
+            out.append(StayRecord(
+                first: first, last: last, startMs: start, endMs: end, lat: statement.double(3), lon: statement.double(4),
+                radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7), id: statement.int64(0)))
+        }
+        return out
+    }
+}

@@ -1,0 +1,494 @@
+import TriplineCore
+import TriplineStore
+
+/// Pass 4, `trips`: a trip runs from one stay to the next; legs by mode inside it.
+///
+/// The kept points between two stays form a trip; stops shorter than a stay (traffic lights, bus stops, stations)
+/// and short silences (tunnels) stay inside it. A silence longer than `split_gap_s` splits it (missing data: what
+/// happened then is unknown, so no distance is invented across it). A trip must move `min_distance_m`.
+///
+/// Legs: each point's speed (reported, else displacement over ≥ 10 s) gives the highest speed within
+/// ±`window_s`; that speed says foot (< `walk_max_mps`), run (< `run_max_mps`), cycle (< `cycle_max_mps`) or
+/// motorised; points that did not move take their neighbours' class. Runs shorter than `min_leg_s` join a
+/// neighbour. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
+/// app's own `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip
+/// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
+/// a train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on
+/// foot (a bus below `train_min_mps`, else a train), else a car.
+public struct TripsPass: Pass {
+    public static let name = "trips"
+
+    public struct Parameters {
+        /// A silence longer than this (seconds) splits a trip (missing data).
+        public var splitGapS: Double = 1800
+        /// Least path length (metres) of a trip.
+        public var minDistanceM: Double = 150
+        /// Half-window (seconds) of the highest-speed profile.
+        public var windowS: Double = 30
+        /// A speed counts only when held this long (seconds; the lowest speed within ±half of it), 0 = off.
+        public var sustainS: Double = 0
+        /// Class thresholds on the windowed highest speed (m/s).
+        public var walkMaxMps: Double = 2.4
+        public var runMaxMps: Double = 3.9
+        /// A "run" whose speed varies more than this (standard deviation / mean) is a bicycle ride.
+        public var runMaxCV: Double = 0.3
+        public var cycleMaxMps: Double = 7.5
+        /// Below this windowed speed (m/s) a point did not move: it takes its neighbours' class.
+        public var stillMps: Double = 0.6
+        /// A silence longer than this (seconds) inside a trip ends a leg (0 = off).
+        public var legGapS: Double = 600
+        /// A foot run between two motorised runs that moved less than this (metres) is a stop inside the vehicle leg.
+        public var transferMinM: Double = 50
+        /// Shortest leg (seconds).
+        public var minLegS: Double = 120
+        /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
+        public var planeMinMps: Double = 70
+        public var trainMinMps: Double = 17
+        /// Motorised legs faster than this (95th percentile, m/s) but slower than a plane are trains even when not
+        /// entered on foot: no road vehicle keeps 160 km/h.
+        public var railMinMps: Double = 45
+        /// Vehicle runs (run, cycle, motorised) not parted by a walk or a silence form one leg whose mode comes from
+        /// its whole speed profile (1 = on, 0 = each run keeps its own class). People change vehicles on foot: a car
+        /// does not turn into a bicycle at a red light, so a slow stretch of a car ride is not a bicycle leg.
+        public var profile: Double = 1
+        /// Profile of a vehicle leg (time-weighted speed percentiles of its moving fixes): a bicycle keeps its 85th
+        /// percentile below `cycle_p85_max_mps` and its 95th below `cycle_p95_max_mps`; faster is motorised.
+        public var cycleP85MaxMps: Double = 7
+        public var cycleP95MaxMps: Double = 10
+        /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
+        public var profileWalk: Double = 1
+        public init() {}
+        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+            "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "profile_walk": \.profileWalk,
+        ] }
+    }
+
+    public var parameters: Parameters
+    public var metrics: MetricsPass.Parameters
+
+    public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters = .init()) {
+        self.parameters = parameters
+        self.metrics = metrics
+    }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        parameters = p
+        metrics = try MetricsPass(settings: settings).parameters
+    }
+
+    public var parameterList: [(String, String)] {
+        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
+            + MetricsPass.Parameters.keys.keys.sorted().map { ("metrics." + $0, formatParameter(metrics[keyPath: MetricsPass.Parameters.keys[$0]!])) }
+    }
+
+    /// Speed of each of `pts`: reported, else displacement over at least 10 s.
+    static func speeds(_ w: DeviceWork, _ pts: [Int]) -> [Double] {
+        let m = pts.count
+        var v = [Double](repeating: 0, count: m)
+        for k in 0..<m {
+            let r = w.speed[pts[k]]
+            if !r.isNaN && r >= 0 { v[k] = r; continue }
+            var a = k, b = k
+            while (a > 0 || b < m - 1) && w.time[pts[b]] - w.time[pts[a]] < 10_000 {
+                if a > 0 && (b == m - 1 || k - a <= b - k) { a -= 1 } else if b < m - 1 { b += 1 }
+            }
+            let dt = Double(w.time[pts[b]] - w.time[pts[a]]) / 1000
+            v[k] = dt > 0 && dt <= 600 ? Geo.distance(w.lat[pts[a]], w.lon[pts[a]], w.lat[pts[b]], w.lon[pts[b]]) / dt : 0
+        }
+        return v
+    }
+
+    /// Finds trips between stays, with legs and metrics.
+    public static func detect(_ w: DeviceWork, stays: [StayRecord], _ p: Parameters, _ mp: MetricsPass.Parameters) -> [TripRecord] {
+        var trips: [TripRecord] = []
+        let splitMs = Int64(p.splitGapS * 1000)
+        func segment(_ lo: Int, _ hi: Int, from: Int?, to: Int?) {
+            // Kept points strictly inside (lo, hi).
+            var pts: [Int] = []
+            var i = lo + 1
+            while i < hi {
+                if w.flags[i] == 0 { pts.append(i) }
+                i += 1
+            }
+            if pts.isEmpty, let f = from, let t = to {
+                // No fix in between (sparse sampling): the trip joins the two stays' edge points.
+                pts = [stays[f].last, stays[t].first]
+            }
+            guard !pts.isEmpty else { return }
+            // Split at long silences.
+            var parts: [[Int]] = [[]]
+            var gapBefore = from.map { w.time[pts[0]] - stays[$0].endMs > splitMs } ?? false
+            if gapBefore { parts = [[]] }
+            for (k, i) in pts.enumerated() {
+                if k > 0 && w.time[i] - w.time[pts[k - 1]] > splitMs { parts.append([]) }
+                parts[parts.count - 1].append(i)
+            }
+            let gapAfter = to.map { stays[$0].startMs - w.time[pts.last!] > splitMs } ?? false
+            for (n, part) in parts.enumerated() where !part.isEmpty {
+                let f = n == 0 && !gapBefore ? from : nil
+                let t = n == parts.count - 1 && !gapAfter ? to : nil
+                var trip = TripRecord(
+                    first: part[0], last: part.last!, startMs: f.map { stays[$0].endMs } ?? w.time[part[0]],
+                    endMs: t.map { stays[$0].startMs } ?? w.time[part.last!], fromStay: f, toStay: t)
+                if let t = build(&trip, w, part, p, mp), t { trips.append(trip) }
+            }
+            gapBefore = false
+        }
+        if stays.isEmpty {
+            segment(lowerBound(w.time, w.processFromMs) - 1, w.count, from: nil, to: nil)
+            return trips
+        }
+        if w.previousStay == nil { segment(-1, stays[0].first, from: nil, to: 0) }
+        for k in 0..<(stays.count - 1) { segment(stays[k].last, stays[k + 1].first, from: k, to: k + 1) }
+        segment(stays.last!.last, w.count, from: stays.count - 1, to: nil)
+        return trips
+    }
+
+    /// The highest (or lowest) of `values` within ±`halfWindowMs` of each point (monotonic deque, linear time).
+    static func slidingExtreme(_ values: [Double], _ w: DeviceWork, _ pts: [Int], halfWindowMs win: Int64, highest: Bool) -> [Double] {
+        let m = pts.count
+        var out = [Double](repeating: 0, count: m)
+        var deque: [Int] = []
+        deque.reserveCapacity(64)
+        var head = 0
+        var right = 0
+        for k in 0..<m {
+            while right < m && w.time[pts[right]] <= w.time[pts[k]] + win {
+                while deque.count > head && (highest ? values[deque.last!] <= values[right] : values[deque.last!] >= values[right]) {
+                    deque.removeLast()
+                }
+                deque.append(right)
+                right += 1
+            }
+            while w.time[pts[deque[head]]] < w.time[pts[k]] - win { head += 1 }
+            out[k] = values[deque[head]]
+        }
+        return out
+    }
+
+    /// Joins vehicle runs (run, cycle, motorised) that no walk or silence parts into one leg, and gives it the class of
+    /// its whole speed profile: time-weighted percentiles of the moving fixes' speeds (each fix weighs the time to the
+    /// next, at most a minute). Then joins neighbours of one class.
+    static func profileRuns(_ input: [(Int, Int, UInt8)], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ p: Parameters,
+                            _ silenceBefore: (Int) -> Bool) -> [(Int, Int, UInt8)] {
+        var chains: [(Int, Int, UInt8)] = []
+        for r in input {
+            if let last = chains.last, last.2 >= 2, r.2 >= 2, !silenceBefore(r.0) {
+                chains[chains.count - 1].1 = r.1
+                chains[chains.count - 1].2 = max(last.2, r.2)
+            } else {
+                chains.append(r)
+            }
+        }
+        var weighted: [(Double, Double)] = []
+        for k in chains.indices where chains[k].2 >= 2 {
+            let (a, b, _) = chains[k]
+            weighted.removeAll(keepingCapacity: true)
+            var total = 0.0
+            for q in a...b where v[q] >= p.stillMps {
+                let next = q < b ? w.time[pts[q + 1]] : w.time[pts[q]] + 1000
+                let wt = Double(min(max(next - w.time[pts[q]], 1000), 60_000)) / 1000
+                weighted.append((v[q], wt))
+                total += wt
+            }
+            guard total > 0 else { continue }
+            weighted.sort { $0.0 < $1.0 }
+            func percentile(_ f: Double) -> Double {
+                var acc = 0.0
+                for (speed, wt) in weighted {
+                    acc += wt
+                    if acc >= f * total { return speed }
+                }
+                return weighted.last!.0
+            }
+            let p85 = percentile(0.85), p95 = percentile(0.95)
+            let cls: UInt8
+            if p85 >= p.cycleP85MaxMps || p95 >= p.cycleP95MaxMps { cls = 4 }
+            else if p.profileWalk > 0 && p85 < p.walkMaxMps { cls = 1 }
+            else if p85 < p.runMaxMps { cls = 2 }
+            else { cls = 3 }
+            chains[k].2 = cls
+        }
+        var out: [(Int, Int, UInt8)] = []
+        for r in chains {
+            if let last = out.last, last.2 == r.2, !silenceBefore(r.0) { out[out.count - 1].1 = r.1 } else { out.append(r) }
+        }
+        return out
+    }
+
+    /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
+    static func build(_ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters) -> Bool? {
+        let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
+        let distance = inc.reduce(0, +)
+        if distance < p.minDistanceM { return false }
+        let v = speeds(w, pts)
+        let m = pts.count
+        // Highest speed within ±window (monotonic deque). A motorised speed counts only when it is held for `sustain_s`
+        // (the highest within ±window of the lowest within ±sustain_s/2): a GPS jump of a few seconds is not a car.
+        let vmax = slidingExtreme(v, w, pts, halfWindowMs: Int64(p.windowS * 1000), highest: true)
+        let vheld = p.sustainS > 0
+            ? slidingExtreme(slidingExtreme(v, w, pts, halfWindowMs: Int64(p.sustainS * 500), highest: false), w, pts,
+                halfWindowMs: Int64(p.windowS * 1000), highest: true) : vmax
+        // Classes: 0 still, 1 walk, 2 run, 3 cycle, 4 motor.
+        var cls = [UInt8](repeating: 0, count: m)
+        for k in 0..<m {
+            let s = vmax[k]
+            cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
+        }
+        // Still points take the previous moving class (the next one at the start).
+        var lastMoving: UInt8 = 0
+        for k in 0..<m { if cls[k] == 0 { cls[k] = lastMoving } else { lastMoving = cls[k] } }
+        var nextMoving: UInt8 = 1
+        for k in stride(from: m - 1, through: 0, by: -1) { if cls[k] == 0 { cls[k] = nextMoving } else { nextMoving = cls[k] } }
+        // Runs of one class.
+        struct Run { var a: Int; var b: Int; var cls: UInt8 }
+        // A silence longer than `leg_gap_s` inside a trip is a leg boundary: the traveller may have changed vehicles
+        // out of reach of the satellites (a station, an underground transfer); each side gets its own mode.
+        let legGapMs = p.legGapS > 0 ? Int64(p.legGapS * 1000) : Int64.max
+        @inline(__always) func silenceBefore(_ k: Int) -> Bool { k > 0 && w.time[pts[k]] - w.time[pts[k - 1]] > legGapMs }
+        var runs: [Run] = []
+        for k in 0..<m {
+            if let last = runs.last, last.cls == cls[k], !silenceBefore(k) { runs[runs.count - 1].b = k } else {
+                runs.append(Run(a: k, b: k, cls: cls[k]))
+            }
+        }
+        func duration(_ r: Run) -> Int64 { w.time[pts[r.b]] - w.time[pts[r.a]] + 1000 }
+        let minLeg = Int64(p.minLegS * 1000)
+        while runs.count > 1 {
+            var shortest = -1
+            for (k, r) in runs.enumerated() where duration(r) < minLeg {
+                if shortest < 0 || duration(r) < duration(runs[shortest]) { shortest = k }
+            }
+            if shortest < 0 { break }
+            let k = shortest
+            let target: Int
+            if k == 0 { target = 1 } else if k == runs.count - 1 { target = k - 1 } else {
+                // The neighbour on this side of a silence, else the longer one.
+                let beforeSilent = silenceBefore(runs[k].a), afterSilent = silenceBefore(runs[k + 1].a)
+                if beforeSilent != afterSilent { target = beforeSilent ? k + 1 : k - 1 } else {
+                    target = duration(runs[k - 1]) >= duration(runs[k + 1]) ? k - 1 : k + 1
+                }
+            }
+            if target < k { runs[target].b = runs[k].b } else { runs[target].a = runs[k].a }
+            runs.remove(at: k)
+            // Join neighbours of one class (not across a silence).
+            var joined: [Run] = []
+            for r in runs {
+                if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
+            }
+            runs = joined
+        }
+        // A "foot" run between two motorised runs that hardly moved is the vehicle standing in traffic or at a stop,
+        // not a change of vehicle (which means walking to the next stop or platform): it joins the vehicle.
+        if p.transferMinM > 0 && runs.count >= 3 {
+            var k = 1
+            while k < runs.count - 1 {
+                let r = runs[k]
+                let vehicleMin: UInt8 = p.profile > 0 ? 3 : 4
+                if r.cls <= 2 && runs[k - 1].cls >= vehicleMin && runs[k + 1].cls >= vehicleMin && (p.profile > 0 || runs[k - 1].cls == runs[k + 1].cls)
+                    && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
+                    var d = 0.0
+                    for q in r.a...r.b { d += inc[q] }
+                    if d < p.transferMinM {
+                        runs[k - 1].b = runs[k + 1].b
+                        runs.removeSubrange(k...(k + 1))
+                        continue
+                    }
+                }
+                k += 1
+            }
+        }
+        if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
+        // Modes per run.
+        var legs: [LegRecord] = []
+        for (k, r) in runs.enumerated() {
+            var mode: String
+            var source = "speed"
+            switch r.cls {
+            case 1: mode = "walk"
+            case 2: mode = "run"
+            case 3: mode = "cycle"
+            default: mode = "car"
+            }
+            var motionCounts = [0, 0, 0, 0]  // walking, running, cycling, driving
+            var modeCounts: [UInt16: Int] = [:]
+            var speedsInRun: [Double] = []
+            for q in r.a...r.b {
+                let bits = w.motion[pts[q]]
+                if bits & MotionBits.walking != 0 { motionCounts[0] += 1 }
+                if bits & MotionBits.running != 0 { motionCounts[1] += 1 }
+                if bits & MotionBits.cycling != 0 { motionCounts[2] += 1 }
+                if bits & MotionBits.driving != 0 { motionCounts[3] += 1 }
+                if w.tripMode[pts[q]] != 0 { modeCounts[w.tripMode[pts[q]], default: 0] += 1 }
+                speedsInRun.append(v[q])
+            }
+            let n = r.b - r.a + 1
+            if r.cls == 2 {
+                // Speed alone cannot tell a run from a slow bicycle ride; runners keep an even pace, cyclists in
+                // traffic do not: a varied speed (coefficient of variation above `run_max_cv`) makes it a bicycle.
+                var sum = 0.0, sum2 = 0.0, k = 0.0
+                for q in r.a...r.b where v[q] >= p.stillMps {
+                    sum += v[q]
+                    sum2 += v[q] * v[q]
+                    k += 1
+                }
+                if k > 1 {
+                    let mean = sum / k
+                    let sd = max(0, sum2 / k - mean * mean).squareRoot()
+                    if sd / mean > p.runMaxCV { mode = "cycle" }
+                }
+            }
+            if let best = motionCounts.indices.max(by: { motionCounts[$0] < motionCounts[$1] }), motionCounts[best] * 2 > n {
+                let fromMotion = ["walk", "run", "cycle", "car"][best]
+                if fromMotion != mode { source = "motion" }
+                if !(fromMotion == "car" && mode == "car") { mode = fromMotion }
+                if source == "speed" { source = "speed+motion" }
+            }
+            if mode == "car" {
+                speedsInRun.sort()  // only motorised legs need their 95th percentile
+                let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
+                let footBefore = k > 0 && runs[k - 1].cls <= 2
+                let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
+                if p95 >= p.planeMinMps { mode = "plane" } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
+                    mode = p95 >= p.trainMinMps ? "train" : "bus"
+                }
+            }
+            if let (key, count) = modeCounts.max(by: { $0.value < $1.value }), count * 2 > n {
+                let app = w.tripModes[Int(key) - 1]
+                let mapped: String
+                switch app {
+                case "walk", "hike": mapped = "walk"
+                case "run": mapped = "run"
+                case "bicycle", "ebike", "scooter": mapped = "cycle"
+                case "car", "taxi": mapped = "car"
+                case "bus": mapped = "bus"
+                case "tram", "metro", "train", "monorail", "funicular": mapped = "train"
+                case "plane": mapped = "plane"
+                case "boat": mapped = "boat"
+                default: mapped = app
+                }
+                // The app's mode names the whole trip; it decides a leg when the leg's own class agrees in kind.
+                let motorised: Set<String> = ["car", "bus", "train", "plane", "boat"]
+                if motorised.contains(mapped) == motorised.contains(mode) { mode = mapped; source = "app" }
+            }
+            var d = 0.0
+            for q in r.a...r.b { d += inc[q] }
+            legs.append(LegRecord(
+                mode: mode, modeSource: source, first: pts[r.a], last: pts[r.b], startMs: k == 0 ? trip.startMs : w.time[pts[r.a]],
+                endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], distanceM: d))
+        }
+        trip.legs = legs
+        trip.distanceM = distance
+        trip.movingS = moving.reduce(0, +)
+        trip.maxSpeed = v.max() ?? 0
+        trip.gaps = gaps
+        return true
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        try work.ensureFlags(store: store)
+        let stays: [StayRecord]
+        if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
+        let trips = Self.detect(work, stays: stays, parameters, metrics).filter { $0.startMs < work.keepFromMs }
+        let deleteFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
+        let deleteLegs = try store.db.prepare(
+            "DELETE FROM legs WHERE trip_id IN (SELECT id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?)")
+        deleteLegs.reset()
+        deleteLegs.bindInt(work.deviceID, at: 1)
+        deleteLegs.bindInt(deleteFrom, at: 2)
+        deleteLegs.bindInt(work.replaceToMs, at: 3)
+        _ = try deleteLegs.step()
+        try store.db.run("DELETE FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?",
+                         [.integer(work.deviceID), .integer(deleteFrom), .integer(work.replaceToMs)])
+        let insertTrip = try store.db.prepare(
+            """
+            INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+              avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
+              start_lat, start_lon, end_lat, end_lon, points, gaps)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+            """)
+        let insertLeg = try store.db.prepare(
+            "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?,?,?,?,?,?,?,?,?,?)")
+        var out = trips
+        var legCount = 0
+        var total = 0.0
+        for k in out.indices {
+            let t = out[k]
+            let duration = Double(t.endMs - t.startMs) / 1000
+            // The trip's mode: the mode of its longest leg by distance.
+            let main = t.legs.max { $0.distanceM < $1.distanceM }?.mode ?? "unknown"
+            insertTrip.reset()
+            insertTrip.bindInt(work.deviceID, at: 1)
+            insertTrip.bindInt(t.startMs, at: 2)
+            insertTrip.bindInt(t.endMs, at: 3)
+            insertTrip.bindInt(Int64(work.localOffset(t.first)), at: 4)
+            insertTrip.bindInt(Int64(work.localOffset(t.last)), at: 5)
+            insertTrip.bindDouble(duration, at: 6)
+            insertTrip.bindDouble(t.movingS, at: 7)
+            insertTrip.bindDouble(t.distanceM, at: 8)
+            insertTrip.bindDouble(t.movingS > 0 ? t.distanceM / t.movingS : nil, at: 9)
+            insertTrip.bindDouble(t.maxSpeed, at: 10)
+            insertTrip.bindText(main, at: 11)
+            insertTrip.bindInt(Int64(t.legs.count), at: 12)
+            insertTrip.bindInt(t.fromStay.map { stays[$0].id }, at: 13)
+            insertTrip.bindInt(t.toStay.map { stays[$0].id }, at: 14)
+            insertTrip.bindInt(t.fromStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 }, at: 15)
+            insertTrip.bindInt(t.toStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 }, at: 16)
+            insertTrip.bindDouble(work.lat[t.first], at: 17)
+            insertTrip.bindDouble(work.lon[t.first], at: 18)
+            insertTrip.bindDouble(work.lat[t.last], at: 19)
+            insertTrip.bindDouble(work.lon[t.last], at: 20)
+            insertTrip.bindInt(Int64(t.last - t.first + 1), at: 21)
+            insertTrip.bindInt(Int64(t.gaps), at: 22)
+            _ = try insertTrip.step()
+            out[k].id = store.db.lastInsertRowID
+            for (n, leg) in t.legs.enumerated() {
+                insertLeg.reset()
+                insertLeg.bindInt(out[k].id, at: 1)
+                insertLeg.bindInt(Int64(n), at: 2)
+                insertLeg.bindInt(work.deviceID, at: 3)
+                insertLeg.bindText(leg.mode, at: 4)
+                insertLeg.bindText(leg.modeSource, at: 5)
+                insertLeg.bindInt(leg.startMs, at: 6)
+                insertLeg.bindInt(leg.endMs, at: 7)
+                insertLeg.bindDouble(leg.distanceM, at: 8)
+                insertLeg.bindDouble(Double(leg.endMs - leg.startMs) / 1000, at: 9)
+                insertLeg.bindInt(Int64(leg.last - leg.first + 1), at: 10)
+                _ = try insertLeg.step()
+                legCount += 1
+            }
+            total += t.distanceM
+        }
+        work.trips = out
+        return [("trips", String(out.count)), ("legs", String(legCount)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+    }
+
+    /// Loads the span's trips from the table, matched to point indices (for `--pass metrics` alone).
+    static func load(_ work: DeviceWork, store: Store) throws -> [TripRecord] {
+        let statement = try store.db.prepare(
+            "SELECT id, start_ms, end_ms, distance_m, from_visit_id, to_visit_id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms")
+        statement.reset()
+        statement.bindInt(work.deviceID, at: 1)
+        statement.bindInt(work.fromMs, at: 2)
+        statement.bindInt(work.toMs, at: 3)
+        var out: [TripRecord] = []
+        while try statement.step() {
+            let start = statement.int64(1), end = statement.int64(2)
+            // Interior points: after the departure point, before the arrival point.
+            var first = lowerBound(work.time, start)
+            if !statement.isNull(4) && first < work.count && work.time[first] == start && first + 1 < work.count { first += 1 }
+            var last = statement.isNull(5) ? lowerBound(work.time, end + 1) - 1 : lowerBound(work.time, end) - 1
+            if last < first { last = first }
+            var t = TripRecord(first: first, last: last, startMs: start, endMs: end, fromStay: nil, toStay: nil)
+            t.distanceM = statement.double(3)
+            t.id = statement.int64(0)
+            out.append(t)
+        }
+        return out
+    }
+}

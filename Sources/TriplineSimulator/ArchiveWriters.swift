@@ -1,0 +1,391 @@
+import TriplineCore
+
+/// Writers that turn a simulation into the files the apps (and their servers) really produce, plus `truth.json`.
+///
+/// - Overland: POST bodies `{"locations":[…]}` of about 200 features, timestamps like `2015-10-01T08:00:00-0700`,
+///   `"type":"trip"` records after a recorded trip's last point, and some batches sent twice (a retry after a lost reply).
+/// - OwnTracks Recorder: `rec/<user>/<device>/YYYY-MM.rec`, lines `ISO-receive-time \t topic-suffix(18) \t JSON`,
+///   with `tst` in epoch seconds, `vel` in km/h, `acc` in metres, zero-valued fields omitted, an `lwt` line now and then.
+public enum SimulationWriter {
+    /// How the archives are written.
+    public struct Options: Sendable {
+        /// Damage and quirks that real archives have (on for `SampleData/`, off for the scored tests): a handful
+        /// each of truncation, partial re-sends, action and visit records, `Z` timestamps with fractional seconds,
+        /// out-of-range / (0,0) / pre-2000 records, `"NaN"` strings, space-separated and string-`tst` Recorder
+        /// lines, duplicate and broken lines, `lwt`/`transition`/`waypoint` messages (see docs/SIMULATOR.md).
+        /// Injected junk is never a real position (it is rejected, or a duplicate of a fix written intact), and
+        /// every real fix still arrives intact at least once, so `truth.json` still holds.
+        public var quirks: Bool
+
+        public init(quirks: Bool = false) {
+            self.quirks = quirks
+        }
+    }
+
+    /// Writes every device's archive and `truth.json` under `directory`. Returns the files written.
+    @discardableResult
+    public static func write(_ result: SimulationResult, to directory: String, options: Options = Options()) throws -> [String] {
+        var files: [String] = []
+        for device in result.devices {
+            // One generator per device: a device's files do not depend on the others' (and a month file written
+            // from the first part of a simulation is a prefix of the whole one's).
+            var rng = SplitMix64.derived(result.config.seed, 0xF11E5, UInt64(device.person))
+            switch device.app {
+            case .overland: files += try writeOverland(device, directory: directory, rng: &rng, quirks: options.quirks)
+            case .owntracks: files += try writeOwnTracks(device, directory: directory, rng: &rng, quirks: options.quirks)
+            }
+        }
+        let truthPath = directory + "/truth.json"
+        try FileSystem.write(truthJSON(result), to: truthPath)
+        files.append(truthPath)
+        return files
+    }
+
+    // MARK: JSON helpers
+
+    static func number(_ value: Double, decimals: Int) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let r = (value * scale).rounded() / scale
+        var text = String(r)
+        if text.contains("e") { text = String(Int64(r)) }
+        return text
+    }
+
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out + "\""
+    }
+
+    /// `2015-10-01T08:00:00-0700`: Overland's timestamp, the offset without a colon; with `zulu`,
+    /// `2015-10-01T15:00:00.000Z` (UTC with milliseconds, as some app builds and servers write it).
+    static func overlandTime(_ ms: Int64, _ offset: Int32, zulu: Bool = false) -> String {
+        if zulu { return CivilTime.iso8601(ms: ms, alwaysMilliseconds: true) }
+        var text = CivilTime.iso8601(ms: ms, offsetSeconds: Int(offset))
+        if text.count >= 3 {
+            let idx = text.index(text.endIndex, offsetBy: -3)
+            if text[idx] == ":" { text.remove(at: idx) }
+        }
+        return text
+    }
+
+    // MARK: Overland
+
+    static func overlandFeature(_ p: Point, deviceName: String, zulu: Bool = false, nanSpeed: Bool = false) -> String {
+        var props: [String] = []
+        props.append("\"timestamp\":" + string(overlandTime(p.timeMs, p.utcOffsetS ?? 0, zulu: zulu)))
+        if let a = p.altitudeM { props.append("\"altitude\":" + number(a, decimals: 1)) }
+        props.append("\"speed\":" + (nanSpeed ? "\"NaN\"" : p.speedMps.map { number($0, decimals: 2) } ?? "-1"))
+        if let c = p.courseDeg { props.append("\"course\":" + number(c, decimals: 0)) }
+        props.append("\"horizontal_accuracy\":" + number(p.accuracyM ?? 65, decimals: 0))
+        props.append("\"vertical_accuracy\":" + (p.vAccuracyM.map { number($0, decimals: 0) } ?? "-1"))
+        let motion = (p.motion ?? "").split(separator: ",").map { string(String($0)) }.joined(separator: ",")
+        props.append("\"motion\":[\(motion)]")
+        props.append("\"battery_state\":" + string(p.batteryState ?? "unknown"))
+        props.append("\"battery_level\":" + number(p.batteryLevel ?? -1, decimals: 2))
+        props.append("\"device_id\":" + string(deviceName))
+        props.append("\"wifi\":" + string(p.ssid ?? ""))
+        if let tripID = p.appTripID { props.append("\"trip_id\":" + string(tripID)) }
+        if let mode = p.appTripMode { props.append("\"trip_mode\":" + string(mode)) }
+        return "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(number(p.lon, decimals: 7)),\(number(p.lat, decimals: 7))]},\"properties\":{\(props.joined(separator: ","))}}"
+    }
+
+    package static func overlandTrip(_ t: AppTripRecord, deviceName: String, zulu: Bool = false) -> String {
+        func location(_ lat: Double, _ lon: Double, _ ms: Int64) -> String {
+            "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(number(lon, decimals: 7)),\(number(lat, decimals: 7))]},\"properties\":{\"timestamp\":\(string(overlandTime(ms, t.utcOffsetS, zulu: zulu)))}}"
+        }
+        let props = [
+            "\"type\":\"trip\"", "\"mode\":" + string(t.mode), "\"start\":" + string(overlandTime(t.startMs, t.utcOffsetS, zulu: zulu)),
+            "\"end\":" + string(overlandTime(t.endMs, t.utcOffsetS, zulu: zulu)), "\"duration\":" + String((t.endMs - t.startMs) / 1000),
+            "\"distance\":" + number(t.distanceM, decimals: 1), "\"start_location\":" + location(t.startLat, t.startLon, t.startMs),
+            "\"end_location\":" + location(t.endLat, t.endLon, t.endMs), "\"steps\":0", "\"stopped_automatically\":false",
+            "\"device_id\":" + string(deviceName), "\"wifi\":\"\"",
+        ]
+        return "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(number(t.endLon, decimals: 7)),\(number(t.endLat, decimals: 7))]},\"properties\":{\(props.joined(separator: ","))}}"
+    }
+
+    /// One record of an Overland archive before it is rendered into a batch.
+    enum OverlandItem {
+        /// A real fix (`nanSpeed`: its unknown speed written as the string `"NaN"`).
+        case point(Point, nanSpeed: Bool)
+        case trip(AppTripRecord)
+        /// An injected record (action, visit, junk), already rendered.
+        case raw(String)
+    }
+
+    static func render(_ item: OverlandItem, deviceName: String, zulu: Bool) -> String {
+        switch item {
+        case .point(let p, let nanSpeed): return overlandFeature(p, deviceName: deviceName, zulu: zulu, nanSpeed: nanSpeed)
+        case .trip(let t): return overlandTrip(t, deviceName: deviceName, zulu: zulu)
+        case .raw(let text): return text
+        }
+    }
+
+    static func writeOverland(_ device: SimulatedDevice, directory: String, rng: inout SplitMix64, quirks: Bool = false) throws -> [String] {
+        let dir = directory + "/overland/" + device.name
+        try FileSystem.createDirectory(dir)
+        // Features in time order; a trip record follows the trip's last point.
+        var items: [OverlandItem] = []
+        var trips = device.appTrips.sorted { $0.endMs < $1.endMs }[...]
+        for p in device.points {
+            while let t = trips.first, t.endMs <= p.timeMs {
+                items.append(.trip(t))
+                trips = trips.dropFirst()
+            }
+            items.append(.point(p, nanSpeed: false))
+        }
+        for t in trips { items.append(.trip(t)) }
+        if quirks { injectOverlandQuirks(&items, deviceName: device.name) }
+        var files: [String] = []
+        var index = 0
+        var sequence = 0
+        var batches = 0
+        var lastBody = ""
+        while index < items.count {
+            let size = 150 + rng.int(101)
+            let batch = items[index..<min(items.count, index + size)]
+            batches += 1
+            // Quirks: the 3rd batch written with UTC `Z` timestamps and milliseconds.
+            let zulu = quirks && batches == 3
+            let body = "{\"locations\":[\n" + batch.map { render($0, deviceName: device.name, zulu: zulu) }.joined(separator: ",\n") + "\n]}\n"
+            let copies = rng.chance(0.06) ? 2 : 1  // a retry after the server's reply was lost
+            for _ in 0..<copies {
+                sequence += 1
+                let path = dir + "/batch-" + CivilTime.pad(sequence, 5) + ".json"
+                try FileSystem.write(body, to: path)
+                files.append(path)
+            }
+            lastBody = body
+            index += size
+            // Quirks: every 5th batch from the 5th on, the next one re-sends the last 20–59 features (a batch that
+            // was partly acknowledged), so they arrive twice in different files.
+            if quirks && batches % 5 == 0 && index < items.count { index -= 20 + rng.int(40) }
+        }
+        if quirks && !lastBody.isEmpty {
+            // The last file: a retry of the last batch cut mid-write (the server died while saving it). Its complete
+            // features are duplicates; the one cut in two is rejected as truncated.
+            var cut = Array(lastBody.utf8)
+            cut.removeLast(cut.count * 2 / 5)
+            sequence += 1
+            let path = dir + "/batch-" + CivilTime.pad(sequence, 5) + ".json"
+            try FileSystem.write(cut, to: path)
+            files.append(path)
+        }
+        return files
+    }
+
+    /// Inserts, a handful each, the Overland records real archives have besides fixes: pause/resume and
+    /// `will_terminate` actions (the pause and the termination without geometry), `visit` records, still fixes with
+    /// `"speed":"NaN"`, and junk that the importer must reject: a latitude out of range, fixes at (0,0) and a time
+    /// before 2000 (a GPS week-rollover clock). None of them is a new position.
+    static func injectOverlandQuirks(_ items: inout [OverlandItem], deviceName: String) {
+        // The still fixes (speed unknown or below 0.3 m/s, not far off), by item index: the injections go right after
+        // some of them.
+        let still = items.indices.filter {
+            if case .point(let p, _) = items[$0], p.speedMps ?? 0 < 0.3, p.accuracyM ?? 0 < 200 { return true } else { return false }
+        }
+        guard still.count >= 20 else { return }
+        func at(_ fraction: Double) -> (Int, Point) {
+            let i = still[min(still.count - 1, Int(Double(still.count) * fraction))]
+            guard case .point(let p, _) = items[i] else { fatalError("still fixes are points") }
+            return (i, p)
+        }
+        func feature(_ geometry: String?, _ props: [String]) -> String {
+            let g = geometry.map { ",\"geometry\":{\"type\":\"Point\",\"coordinates\":" + $0 + "}" } ?? ""
+            return "{\"type\":\"Feature\"" + g + ",\"properties\":{" + (props + ["\"device_id\":" + string(deviceName)]).joined(separator: ",") + "}}"
+        }
+        func coords(_ p: Point) -> String { "[\(number(p.lon, decimals: 7)),\(number(p.lat, decimals: 7))]" }
+        func time(_ ms: Int64, _ p: Point) -> String { string(overlandTime(ms, p.utcOffsetS ?? 0)) }
+        var inserts: [(Int, OverlandItem)] = []
+        // Action records carry UTC `Z` times, as in the app's own example (`will_terminate`, PROVENANCE §1).
+        func zulu(_ ms: Int64) -> String { string(CivilTime.iso8601(ms: ms / 1000 * 1000)) }
+        for (n, fraction) in [0.12, 0.52].enumerated() {
+            let (i, p) = at(fraction)
+            inserts.append((i, .raw(feature(nil, ["\"action\":\"paused_location_updates\"", "\"timestamp\":" + zulu(p.timeMs + 40_000), "\"battery_state\":\"unplugged\"", "\"battery_level\":0.6\(n)", "\"wifi\":\"\""]))))
+            inserts.append((i, .raw(feature(coords(p), ["\"action\":\"resumed_location_updates\"", "\"timestamp\":" + zulu(p.timeMs + 95_000), "\"battery_state\":\"unplugged\"", "\"battery_level\":0.6\(n)", "\"wifi\":\"\""]))))
+        }
+        do {
+            let (i, p) = at(0.95)
+            inserts.append((i, .raw(feature(nil, ["\"wifi\":\"\"", "\"timestamp\":" + zulu(p.timeMs + 20_000), "\"battery_state\":\"unplugged\"", "\"battery_level\":0.55", "\"action\":\"will_terminate\""]))))
+        }
+        for (fraction, stay) in [(0.33, Int64?.none), (0.71, 1_200_000)] {
+            let (i, p) = at(fraction)
+            let departure = stay.map { time(p.timeMs + $0, p) } ?? "null"
+            inserts.append((i, .raw(feature(coords(p), ["\"action\":\"visit\"", "\"arrival_date\":" + time(p.timeMs - 60_000, p), "\"departure_date\":" + departure, "\"timestamp\":" + time(p.timeMs + 5_000, p), "\"horizontal_accuracy\":" + number(p.accuracyM ?? 65, decimals: 0), "\"wifi\":" + string(p.ssid ?? "")]))))
+        }
+        for fraction in [0.27, 0.81] {
+            // The speed of a still fix written as "NaN": read as unknown, like the -1 it stands for.
+            var (i, p) = at(fraction)
+            p.speedMps = nil
+            items[i] = .point(p, nanSpeed: true)
+        }
+        // Junk: a garbled latitude, a fix at (0,0), a 1999 clock.
+        let junk: [(Double, (Point) -> (String, String))] = [
+            (0.21, { p in ("[\(number(p.lon, decimals: 7)),\(number(p.lat + 71.3, decimals: 7))]", time(p.timeMs + 2_000, p)) }),
+            (0.44, { p in ("[0,0]", time(p.timeMs + 3_000, p)) }),
+            (0.63, { p in (coords(p), string("1999-08-22T00:00:0" + String(p.timeMs % 10) + "Z")) }),
+            (0.9, { p in ("[0.0,0.0]", time(p.timeMs + 1_000, p)) }),
+        ]
+        for (fraction, make) in junk {
+            let (i, p) = at(fraction)
+            let (geometry, ts) = make(p)
+            inserts.append((i, .raw(feature(geometry, ["\"timestamp\":" + ts, "\"speed\":-1", "\"horizontal_accuracy\":65", "\"vertical_accuracy\":-1", "\"motion\":[]", "\"wifi\":\"\""]))))
+        }
+        // From the end, so indices stay valid; records after the same fix keep their order.
+        for (_, (i, item)) in inserts.enumerated().sorted(by: { $0.1.0 != $1.1.0 ? $0.1.0 > $1.1.0 : $0.0 > $1.0 }) {
+            items.insert(item, at: i + 1)
+        }
+    }
+
+    // MARK: OwnTracks
+
+    static func ownTracksJSON(_ p: Point, tid: String, topic: String) -> String {
+        var fields: [String] = ["\"_type\":\"location\""]
+        if let acc = p.accuracyM, acc.rounded() != 0 { fields.append("\"acc\":" + String(Int(acc.rounded()))) }
+        if let alt = p.altitudeM, alt.rounded() != 0 { fields.append("\"alt\":" + String(Int(alt.rounded()))) }
+        if let b = p.batteryLevel { fields.append("\"batt\":" + String(Int((b * 100).rounded()))) }
+        fields.append("\"bs\":" + (p.ssid != nil ? "2" : "1"))
+        if let c = p.courseDeg, c.rounded() != 0 { fields.append("\"cog\":" + String(Int(c.rounded()))) }
+        if let conn = p.conn { fields.append("\"conn\":" + string(conn)) }
+        fields.append("\"lat\":" + number(p.lat, decimals: 7))
+        fields.append("\"lon\":" + number(p.lon, decimals: 7))
+        fields.append("\"m\":1")
+        if let t = p.trigger { fields.append("\"t\":" + string(t)) }
+        fields.append("\"tid\":" + string(tid))
+        fields.append("\"topic\":" + string(topic))
+        fields.append("\"tst\":" + String(p.timeMs / 1000))
+        if let v = p.vAccuracyM, v.rounded() != 0 { fields.append("\"vac\":" + String(Int(v.rounded()))) }
+        if let s = p.speedMps, (s * 3.6).rounded() != 0 { fields.append("\"vel\":" + String(Int((s * 3.6).rounded()))) }
+        if let ssid = p.ssid {
+            fields.append("\"SSID\":" + string(ssid))
+            if let bssid = p.bssid { fields.append("\"BSSID\":" + string(bssid)) }
+        }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    static func writeOwnTracks(_ device: SimulatedDevice, directory: String, rng: inout SplitMix64, quirks: Bool = false) throws -> [String] {
+        let user = "person\(device.person + 1)"
+        let deviceDir = "iphone"
+        let dir = directory + "/rec/" + user + "/" + deviceDir
+        try FileSystem.createDirectory(dir)
+        let tid = "P\(device.person + 1)"
+        let topic = "owntracks/\(user)/\(deviceDir)"
+        var months: [String: String] = [:]
+        var order: [String] = []
+        let field = "*" + String(repeating: " ", count: 17)
+        var delayedUntil: Int64 = 0
+        // Quirks: which fixes get which treatment (by index among the fixes; a handful each).
+        let n = device.points.count
+        func picks(_ fractions: [Double]) -> Set<Int> { n < 100 ? [] : Set(fractions.map { Int(Double(n) * $0) }) }
+        let stringTst = quirks ? picks([0.08, 0.29, 0.47, 0.66, 0.88]) : []
+        let duplicated = quirks ? picks([0.17, 0.58, 0.79]) : []
+        let broken = quirks ? picks([0.38, 0.92]) : []
+        // Leaving and entering the watched region round home (where each day starts): the first leave after a
+        // quarter of the fixes, and the enter that follows.
+        var transitions: [Int: String] = [:]
+        if quirks, let home = device.points.first, n >= 100 {
+            var inside = true
+            // Out beyond 300 m, back within 100 m (indoor drift and far-off wifi/cell fixes trigger nothing).
+            for (k, p) in device.points.enumerated() where p.accuracyM ?? 0 < 50 {
+                let d = Geo.distance(home.lat, home.lon, p.lat, p.lon)
+                let now = inside ? d < 300 : d < 100
+                defer { inside = now }
+                guard now != inside, k >= n / 4 else { continue }
+                if !now && transitions.isEmpty { transitions[k] = "leave" }
+                if now && !transitions.isEmpty {
+                    transitions[k] = "enter"
+                    break
+                }
+            }
+        }
+        // The first day's lines come from an older recorder that separated the fields with runs of spaces.
+        let oldFormatUntil = quirks ? (device.points.first.map { $0.timeMs / 86_400_000 * 86_400_000 + 86_400_000 } ?? 0) : 0
+        for (k, p) in device.points.enumerated() {
+            // The prefix is the recorder's receive time: a little after tst, or much later when the phone was offline.
+            var receive = p.timeMs / 1000 + Int64(rng.int(20))
+            if rng.chance(0.01) { delayedUntil = receive + Int64(rng.uniform(120, 900)) }
+            if receive < delayedUntil { receive = delayedUntil }
+            let month = String(CivilTime.iso8601(ms: p.timeMs).prefix(7))
+            let old = receive * 1000 < oldFormatUntil
+            func line(_ time: Int64, _ topicField: String, _ json: String) -> String {
+                old ? CivilTime.iso8601(ms: time * 1000) + "  " + topicField + "  " + json + "\n"
+                    : CivilTime.iso8601(ms: time * 1000) + "\t" + topicField + "\t" + json + "\n"
+            }
+            if months[month] == nil {
+                order.append(month)
+                months[month] = line(receive - 3600, "-" + String(repeating: " ", count: 17), "{\"_type\":\"lwt\",\"tst\":\"\(receive - 3600)\"}")
+                if quirks && order.count == 1 {
+                    // The region the phone watches, as the app published it.
+                    months[month]! += line(receive - 3500, "waypoints" + String(repeating: " ", count: 9),
+                        "{\"_type\":\"waypoint\",\"desc\":\"Home\",\"lat\":\(number(p.lat, decimals: 4)),\"lon\":\(number(p.lon, decimals: 4)),\"rad\":120,\"tst\":\(receive - 3500)}")
+                }
+            }
+            var json = ownTracksJSON(p, tid: tid, topic: topic)
+            if stringTst.contains(k) {
+                json = json.replacing("\"tst\":\(p.timeMs / 1000)", with: "\"tst\":\"\(p.timeMs / 1000)\"", maxReplacements: 1)
+            }
+            let text = line(receive, field, json)
+            months[month]! += text
+            if duplicated.contains(k) { months[month]! += text }  // the same line twice, byte for byte
+            if broken.contains(k) {
+                // A line cut short inside its JSON (an interrupted write), then the recorder went on.
+                months[month]! += String(text.prefix(text.count * 3 / 5)) + "\n"
+            }
+            if let event = transitions[k] {
+                // A transition event, once on the `event` topic field and once on the `*` field with the topic
+                // ending in /event (both happen in real files).
+                let message = "{\"_type\":\"transition\",\"acc\":\(Int((p.accuracyM ?? 10).rounded())),\"desc\":\"Home\",\"event\":\"\(event)\",\"lat\":\(number(p.lat, decimals: 7)),\"lon\":\(number(p.lon, decimals: 7)),\"t\":\"c\",\"tid\":\(string(tid)),\"topic\":\(string(topic + "/event")),\"tst\":\(p.timeMs / 1000 + 1),\"wtst\":\(device.points[0].timeMs / 1000)}"
+                months[month]! += line(receive + 1, event == "leave" ? "event" + String(repeating: " ", count: 13) : field, message)
+            }
+        }
+        var files: [String] = []
+        for month in order {
+            let path = dir + "/" + month + ".rec"
+            try FileSystem.write(months[month]!, to: path)
+            files.append(path)
+        }
+        return files
+    }
+
+    // MARK: truth.json
+
+    /// The exact ground truth as JSON (times as UTC ms and as ISO text).
+    public static func truthJSON(_ result: SimulationResult) -> String {
+        let t = result.truth
+        func iso(_ ms: Int64) -> String { string(CivilTime.iso8601(ms: ms)) }
+        var out = "{\n"
+        out += "\"generator\":\"tripline simulate\",\"seed\":\(result.config.seed),\"days\":\(result.config.days),"
+        out += "\"people\":\(result.config.people),\"moving_interval_s\":\(result.config.movingIntervalS),"
+        out += "\"time_zone\":\(string(t.timeZoneName)),\n"
+        out += "\"devices\":[" + result.devices.map { "{\"name\":\(string($0.name)),\"app\":\(string($0.app.rawValue)),\"person\":\($0.person),\"points\":\($0.points.count),\"app_trips\":\($0.appTrips.count)}" }.joined(separator: ",") + "],\n"
+        out += "\"places\":[\n" + t.places.map { p in
+            "{\"id\":\(p.id),\"person\":\(p.person),\"kind\":\(string(p.kind)),\"lat\":\(number(p.lat, decimals: 7)),\"lon\":\(number(p.lon, decimals: 7))" + (p.ssid.map { ",\"ssid\":" + string($0) } ?? "") + "}"
+        }.joined(separator: ",\n") + "],\n"
+        out += "\"stays\":[\n" + t.stays.map { s in
+            "{\"device\":\(string(s.device)),\"place\":\(s.placeID),\"start_ms\":\(s.startMs),\"end_ms\":\(s.endMs),\"start\":\(iso(s.startMs)),\"end\":\(iso(s.endMs))}"
+        }.joined(separator: ",\n") + "],\n"
+        out += "\"trips\":[\n" + t.trips.map { trip in
+            let legs = trip.legs.map { l in
+                "{\"mode\":\(string(l.mode.rawValue)),\"start_ms\":\(l.startMs),\"end_ms\":\(l.endMs),\"distance_m\":\(number(l.distanceM, decimals: 1))}"
+            }.joined(separator: ",")
+            return "{\"device\":\(string(trip.device)),\"start_ms\":\(trip.startMs),\"end_ms\":\(trip.endMs),\"start\":\(iso(trip.startMs)),\"end\":\(iso(trip.endMs)),\"from_place\":\(trip.fromPlaceID),\"to_place\":\(trip.toPlaceID),\"distance_m\":\(number(trip.distanceM, decimals: 1)),\"stops\":\(trip.stops),\"legs\":[\(legs)]}"
+        }.joined(separator: ",\n") + "],\n"
+        out += "\"gaps\":[\n" + t.gaps.map { g in
+            "{\"device\":\(string(g.device)),\"kind\":\(string(g.kind)),\"start_ms\":\(g.startMs),\"end_ms\":\(g.endMs)}"
+        }.joined(separator: ",\n") + "],\n"
+        out += "\"days\":[\n" + t.days.map { d in
+            "{\"device\":\(string(d.device)),\"date\":\(string(d.date)),\"distance_m\":\(number(d.distanceM, decimals: 1)),\"trips\":\(d.trips)}"
+        }.joined(separator: ",\n") + "]\n}\n"
+        return out
+    }
+}
+

@@ -1,0 +1,358 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+import TriplineStore
+
+
+/// Writes a person's synthetic travel straight into the rebuild's tables (`points`, `point_flags`, `places`,
+/// `visits`, `trips`, `legs`, `days`), as if imported and rebuilt: days of home, work, lunch, shopping and weekend
+/// outings, trips of one to three legs (walk, cycle, car, bus, train) sampled at 1 Hz along curved routes with
+/// GPS noise, sparse points while still.
+///
+/// Built for the map: its tests (small, exact expectations: every trip has points, hostile place names, one
+/// far-off visit the view must not be fitted to, flagged spikes that must not be drawn) and its size and speed
+/// benchmark (a year at 1 Hz: millions of points). Deterministic for a given seed. It is not the rebuild's
+/// simulator: it has no ground truth to score against, only consistent tables.
+public struct SyntheticTravel {
+    /// What to generate.
+    public struct Parameters: Sendable {
+        /// Number of days, starting at `firstDay` (days since 1970-01-01, local).
+        public var days = 7
+        public var firstDay = CivilTime.daysFromCivil(year: 2024, month: 3, day: 4)
+        public var seed: UInt64 = 1
+        /// The person's UTC offset (seconds east), written to every row.
+        public var utcOffsetS = 3600
+        public var device = "sim-phone"
+        /// The centre of the person's town (home is near it).
+        public var centreLat = 48.137
+        public var centreLon = 11.575
+        /// Seconds between points while moving (1 = 1 Hz) and while still.
+        public var movingIntervalS = 1
+        public var stillIntervalS = 300
+        /// Standard deviation of the GPS noise while moving, in metres.
+        public var noiseM = 3.0
+        /// Name some places with hostile text (`<script>alert(1)</script>` as a wifi name, quotes, `</script>`,
+        /// U+2028, control characters).
+        public var hostileNames = true
+        /// Add one short visit ~800 km away on the second day (no trip leads there; the fit must ignore it).
+        public var farVisit = true
+        /// Add flagged far-off spikes inside some trips (`point_flags.flags = 1`; the map must not draw them).
+        public var flaggedSpikes = true
+
+        public init() {}
+    }
+
+    /// What was written.
+    public struct Summary: Sendable, Equatable {
+        public var trips = 0
+        public var legs = 0
+        public var visits = 0
+        public var places = 0
+        public var points = 0
+        public var flaggedPoints = 0
+        public var days = 0
+        /// Total trip distance in metres.
+        public var distanceM = 0.0
+    }
+
+    struct Place {
+        var name: String
+        var lat: Double
+        var lon: Double
+        var ssid: String?
+        var id: Int64 = 0
+        var visits = 0
+        var dwellS: Int64 = 0
+        var first: Int64 = 0
+        var last: Int64 = 0
+    }
+
+    let store: Store
+    let p: Parameters
+    var rng: SplitMix64
+    var places: [Place] = []
+    var deviceID: Int64 = 0
+    var summary = Summary()
+    /// Where and since when the person is currently staying.
+    var here = 0
+    var since: Int64 = 0
+    var lastVisitID: Int64 = 0
+    var pendingPoints: [Point] = []
+    var flags: [(Int64, Int64)] = []
+    var dayTotals: [Int: (distance: Double, moving: Double, trips: Int, visits: Int, places: Set<Int>)] = [:]
+
+    /// Generates the travel into `store` (in one transaction) and returns what was written.
+    public static func generate(into store: Store, _ parameters: Parameters = Parameters()) throws -> Summary {
+        var generator = SyntheticTravel(store: store, p: parameters, rng: SplitMix64(seed: parameters.seed))
+        try store.db.transaction { try generator.run() }
+        return generator.summary
+    }
+
+    mutating func run() throws {
+        deviceID = try store.deviceID(named: p.device, source: "synthetic", origin: "synthetic")
+        makePlaces()
+        for i in places.indices {
+            try store.db.run(
+                "INSERT INTO places(device_id, name, ssid, lat, lon, radius_m, visits, total_dwell_s) VALUES (?,?,?,?,?,50,0,0)",
+                [.integer(deviceID), .text(places[i].name), places[i].ssid.map { .text($0) } ?? .null, .real(places[i].lat), .real(places[i].lon)])
+            places[i].id = store.db.lastInsertRowID
+        }
+        summary.places = places.count
+        let offsetMs = Int64(p.utcOffsetS) * 1000
+        here = 0
+        since = Int64(p.firstDay) * 86_400_000 - offsetMs  // local midnight of the first day
+        for d in 0..<p.days {
+            let day = p.firstDay + d
+            let midnight = Int64(day) * 86_400_000 - offsetMs
+            let weekday = ((day % 7) + 7 + 3) % 7  // 0 = Monday
+            func at(_ hours: Double) -> Int64 { midnight + Int64((hours + rng.uniform(-0.25, 0.25)) * 3_600_000) }
+            if weekday < 5 {
+                try travel(to: 1, departing: at(7.6), plan: commutePlan())
+                try travel(to: 3, departing: at(12.2), plan: [("walk", 1)])
+                try travel(to: 1, departing: at(13.0), plan: [("walk", 1)])
+                let evening = [2, 4, 0, 5][Int(rng.next() % 4)]
+                try travel(to: evening, departing: at(17.5), plan: evening == 0 ? commutePlan() : [("cycle", 1)])
+                if evening != 0 { try travel(to: 0, departing: at(19.6), plan: [("cycle", 1)]) }
+            } else {
+                try travel(to: 5, departing: at(10.5), plan: [("walk", 1)])
+                try travel(to: 6, departing: at(13.0), plan: [("walk", 0.1), ("car", 0.8), ("walk", 0.1)])
+                if p.hostileNames && d % 7 == 5 { try travel(to: 7, departing: at(17.0), plan: [("car", 1)]) }
+                try travel(to: 0, departing: at(19.0), plan: [("car", 1)])
+            }
+            if p.farVisit && d == 1 {
+                // A lone far-off visit in the night, such as a stay built from bad fixes.
+                let far = places.count - 1
+                let start = midnight + 3 * 3_600_000
+                try closeVisit(until: start)
+                let saved = here
+                here = far
+                since = start
+                try closeVisit(until: start + 600_000)
+                here = saved
+                since = start + 600_000
+            }
+            try flushPoints()
+        }
+        try closeVisit(until: Int64(p.firstDay + p.days) * 86_400_000 - offsetMs)
+        try flushPoints()
+        for place in places where place.visits > 0 {
+            try store.db.run(
+                "UPDATE places SET visits = ?, total_dwell_s = ?, first_visit_ms = ?, last_visit_ms = ? WHERE id = ?",
+                [.integer(Int64(place.visits)), .integer(place.dwellS / 1000), .integer(place.first), .integer(place.last), .integer(place.id)])
+        }
+        let insertDay = try store.db.prepare(
+            "INSERT INTO days(device_id, date, utc_offset_s, distance_m, moving_s, trips, visits, places) VALUES (?,?,?,?,?,?,?,?)")
+        for day in dayTotals.keys.sorted() {
+            let t = dayTotals[day]!
+            try insertDay.bind([
+                .integer(deviceID), .text(CivilTime.localDate(ms: Int64(day) * 86_400_000, offsetSeconds: 0)), .integer(Int64(p.utcOffsetS)),
+                .real(t.distance), .real(t.moving), .integer(Int64(t.trips)), .integer(Int64(t.visits)), .integer(Int64(t.places.count)),
+            ])
+            _ = try insertDay.step()
+        }
+        summary.days = dayTotals.count
+    }
+
+    mutating func makePlaces() {
+        func near(_ north: Double, _ east: Double) -> (Double, Double) {
+            let lat = p.centreLat + north / 111_195
+            let lon = p.centreLon + east / (111_195 * cos(p.centreLat * .pi / 180))
+            return (lat, lon)
+        }
+        let hostile = p.hostileNames
+        let specs: [(String, Double, Double, String?)] = [
+            (hostile ? "Home wifi \"<script>alert(1)</script>\"" : "Home", 0, 0, hostile ? "<script>alert(1)</script>" : "home"),
+            ("Work", 2_600, 7_400, "corp-guest"),
+            ("Gym", 1_100, 2_300, nil),
+            (hostile ? "Café \"Zur Post\" & Bar's </title><!--" : "Café", 2_900, 7_000, nil),
+            ("Supermarket", -700, 900, nil),
+            (hostile ? "Park</script><script>alert(2)</script>\u{2028}" : "Park", -2_200, -1_800, nil),
+            (hostile ? "Parents' house \u{1}\u{7F} — 両親の家" : "Parents", -9_500, 14_000, nil),
+            (hostile ? "A very long place name that goes on and on past any label" : "Lake", 8_000, -6_000, nil),
+        ]
+        for spec in specs {
+            let (lat, lon) = near(spec.1, spec.2)
+            places.append(Place(name: spec.0, lat: lat, lon: lon, ssid: spec.3))
+        }
+        if p.farVisit {
+            places.append(Place(name: "Far-off fix", lat: p.centreLat + 7.2, lon: p.centreLon - 1.5, ssid: nil))
+        }
+    }
+
+    mutating func commutePlan() -> [(String, Double)] {
+        switch rng.next() % 4 {
+        case 0: return [("car", 1)]
+        case 1: return [("cycle", 1)]
+        case 2: return [("walk", 0.08), ("train", 0.84), ("walk", 0.08)]
+        default: return [("walk", 0.1), ("bus", 0.8), ("walk", 0.1)]
+        }
+    }
+
+    static func speed(_ mode: String) -> Double {
+        switch mode {
+        case "walk": return 1.4
+        case "cycle": return 4.6
+        case "car": return 11
+        case "bus": return 7
+        case "train": return 17
+        default: return 5
+        }
+    }
+
+    /// Ends the current stay at `end` as a visit (when it lasted at least five minutes), with sparse points.
+    mutating func closeVisit(until end: Int64) throws {
+        defer { since = end }
+        guard end - since >= 300_000 else { return }
+        let place = places[here]
+        var t = since
+        while t < end {
+            let (dn, de) = (rng.normal() * 12, rng.normal() * 12)
+            addPoint(t, place.lat + dn / 111_195, place.lon + de / (111_195 * cos(place.lat * .pi / 180)), accuracy: 20)
+            t += Int64(p.stillIntervalS) * 1000
+        }
+        let offset = Int64(p.utcOffsetS)
+        try store.db.run(
+            """
+            INSERT INTO visits(device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points)
+            VALUES (?,?,?,?,?,?,?,?,30,?)
+            """,
+            [.integer(deviceID), .integer(place.id), .integer(since), .integer(end), .integer(offset), .integer(offset), .real(place.lat), .real(place.lon),
+             .integer((end - since) / (Int64(p.stillIntervalS) * 1000) + 1)])
+        lastVisitID = store.db.lastInsertRowID
+        places[here].visits += 1
+        places[here].dwellS += end - since
+        if places[here].first == 0 { places[here].first = since }
+        places[here].last = since
+        summary.visits += 1
+        let day = localDay(since)
+        dayTotals[day, default: (0, 0, 0, 0, [])].visits += 1
+        dayTotals[day]!.places.insert(here)
+    }
+
+    /// Travels from the current place to `target` along a curved route, leaving at `departure`.
+    mutating func travel(to target: Int, departing departure: Int64, plan: [(String, Double)]) throws {
+        guard target != here, departure > since else { return }
+        try closeVisit(until: departure)
+        let fromVisit = lastVisitID
+        let a = places[here]
+        let b = places[target]
+        // A route: the straight line bent through three waypoints pushed sideways, then sampled per metre.
+        let metresPerLat = 111_195.0
+        let metresPerLon = 111_195.0 * cos(a.lat * .pi / 180)
+        let dx = (b.lon - a.lon) * metresPerLon
+        let dy = (b.lat - a.lat) * metresPerLat
+        let length = (dx * dx + dy * dy).squareRoot()
+        var waypoints: [(Double, Double)] = [(0, 0)]
+        for k in 1...3 {
+            let f = Double(k) / 4
+            let side = rng.uniform(-0.12, 0.12) * length
+            waypoints.append((dx * f - dy / length * side, dy * f + dx / length * side))
+        }
+        waypoints.append((dx, dy))
+        var cumulative: [Double] = [0]
+        for i in 1..<waypoints.count {
+            let ex = waypoints[i].0 - waypoints[i - 1].0
+            let ey = waypoints[i].1 - waypoints[i - 1].1
+            cumulative.append(cumulative[i - 1] + (ex * ex + ey * ey).squareRoot())
+        }
+        let routeLength = cumulative.last!
+        func position(_ s: Double) -> (Double, Double) {
+            var i = 1
+            while i < cumulative.count - 1 && cumulative[i] < s { i += 1 }
+            let span = cumulative[i] - cumulative[i - 1]
+            let f = span > 0 ? (s - cumulative[i - 1]) / span : 0
+            let x = waypoints[i - 1].0 + (waypoints[i].0 - waypoints[i - 1].0) * f
+            let y = waypoints[i - 1].1 + (waypoints[i].1 - waypoints[i - 1].1) * f
+            // A gentle wiggle, like streets.
+            let w = sin(s / 140) * 25
+            return (x - dy / length * w, y + dx / length * w)
+        }
+        var t = departure
+        var s = 0.0
+        var legRows: [(String, Int64, Int64, Double)] = []
+        let interval = Double(p.movingIntervalS)
+        var points = 0
+        var previous = position(0)
+        var travelled = 0.0
+        for (mode, share) in plan {
+            let legStart = t
+            let legEnd = s + share * routeLength
+            let legStartDistance = travelled
+            let v = Self.speed(mode)
+            while s < legEnd - 1e-6 {
+                s = min(legEnd, s + v * interval * rng.uniform(0.8, 1.2))
+                t += Int64(interval * 1000)
+                let (x, y) = position(s)
+                travelled += ((x - previous.0) * (x - previous.0) + (y - previous.1) * (y - previous.1)).squareRoot()
+                previous = (x, y)
+                let nx = x + rng.normal() * p.noiseM
+                let ny = y + rng.normal() * p.noiseM
+                addPoint(t, a.lat + ny / metresPerLat, a.lon + nx / metresPerLon, accuracy: 5)
+                points += 1
+                if p.flaggedSpikes && points % 600 == 300 {
+                    // A wild fix 30 km off, flagged by the cleaning pass.
+                    addPoint(t + 500, a.lat + 0.3, a.lon - 0.4, accuracy: 2000)
+                    flags.append((t + 500, 1))
+                    summary.flaggedPoints += 1
+                }
+            }
+            legRows.append((mode, legStart, t, travelled - legStartDistance))
+        }
+        let duration = Double(t - departure) / 1000
+        let offset = Int64(p.utcOffsetS)
+        let main = legRows.max { $0.3 < $1.3 }!.0
+        try store.db.run(
+            """
+            INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+              avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
+              start_lat, start_lon, end_lat, end_lon, points)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?,?,?,?,?,?,?)
+            """,
+            [
+                .integer(deviceID), .integer(departure), .integer(t), .integer(offset), .integer(offset), .real(duration), .real(duration * 0.93),
+                .real(travelled), .real(travelled / max(1, duration)), .real(Self.speed(main) * 1.3), .text(main), .integer(Int64(legRows.count)),
+                .integer(fromVisit), .integer(a.id), .integer(b.id), .real(a.lat), .real(a.lon), .real(b.lat), .real(b.lon), .integer(Int64(points)),
+            ])
+        let tripID = store.db.lastInsertRowID
+        for (i, leg) in legRows.enumerated() {
+            try store.db.run(
+                "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?,?,?,?,'synthetic',?,?,?,?,?)",
+                [.integer(tripID), .integer(Int64(i)), .integer(deviceID), .text(leg.0), .integer(leg.1), .integer(leg.2), .real(leg.3),
+                 .real(Double(leg.2 - leg.1) / 1000), .integer((leg.2 - leg.1) / 1000)])
+        }
+        summary.trips += 1
+        summary.legs += legRows.count
+        summary.distanceM += travelled
+        let day = localDay(departure)
+        dayTotals[day, default: (0, 0, 0, 0, [])].trips += 1
+        dayTotals[day]!.distance += travelled
+        dayTotals[day]!.moving += duration * 0.93
+        here = target
+        since = t
+    }
+
+    func localDay(_ ms: Int64) -> Int {
+        CivilTime.localDay(ms: ms, offsetS: p.utcOffsetS)
+    }
+
+    mutating func addPoint(_ time: Int64, _ lat: Double, _ lon: Double, accuracy: Double) {
+        pendingPoints.append(
+            Point(deviceID: deviceID, timeMs: time, utcOffsetS: Int32(p.utcOffsetS), lat: lat, lon: lon, accuracyM: accuracy, ssid: nil, importID: 0))
+    }
+
+    mutating func flushPoints() throws {
+        summary.points += try store.insertPoints(pendingPoints)
+        pendingPoints.removeAll(keepingCapacity: true)
+        let flag = try store.db.prepare("INSERT OR REPLACE INTO point_flags(device_id, time_ms, flags) VALUES (?,?,?)")
+        for (time, value) in flags {
+            flag.reset()
+            flag.bindInt(deviceID, at: 1)
+            flag.bindInt(time, at: 2)
+            flag.bindInt(value, at: 3)
+            _ = try flag.step()
+        }
+        flags.removeAll()
+    }
+}
