@@ -94,6 +94,8 @@ public enum RealDataEvaluation {
         public var user = ""
         /// Hours the labels were shifted to match the fixes' clock (see ``GeoLifeUser``).
         public var labelShiftH = 0
+        /// Trip F1 with each rebuilt trip cut to its labelled part (unlabelled walks at its ends ignored), and its counts.
+        public var clippedTripF1 = 0.0, matchedClipped = 0, clippedFound = 0
         /// Labels moved to the fixes' clock.
         public var labelsShifted = 0
         /// Labelled seconds, and those whose rebuilt leg has the right class / exact mode (pooling sums these).

@@ -64,7 +64,7 @@ enum EvaluateCommand {
         let geolife = parsed.values("geolife")
         if !geolife.isEmpty {
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
-            var all: [RealDataEvaluation.GeoLifeScores] = []
+            var all: [RealDataEvaluation.GeoLifeScores] = [], reference: [RealDataEvaluation.GeoLifeScores] = []
             let details = parsed.flag("details")
             for dir in try GeoLifeUser.userDirectories(geolife) {
                 let user = try GeoLifeUser(directory: dir, workDirectory: work)
@@ -74,8 +74,12 @@ enum EvaluateCommand {
                     for line in s.details { context.stdout.write("  " + line + "\n") }
                 }
                 all.append(s)
+                reference.append(try user.scoreTrackintel())
             }
             context.stdout.write(Self.geolifeTable(all))
+            context.stdout.write("\ntrackintel 1.x defaults on the same fixes (re-implemented: staypoints sliding 100 m / 5 min / gap 15 min, "
+                + "activities ≥ 15 min, trips gap 15 min, modes simple-coarse: < 15 km/h foot, else motorized):\n")
+            context.stdout.write(Self.geolifeTable(reference))
             return TriplineCLI.Exit.success
         }
         if let dir = parsed.value("reitti") {
