@@ -98,6 +98,8 @@ public enum RealDataEvaluation {
         public var clippedTripF1 = 0.0, matchedClipped = 0, clippedFound = 0
         /// Labels moved to the fixes' clock.
         public var labelsShifted = 0
+        /// Labels holding no fix, left out.
+        public var labelsWithoutFixes = 0
         /// Labelled seconds, and those whose rebuilt leg has the right class / exact mode (pooling sums these).
         public var labelledS = 0.0, rightS = 0.0, exactS = 0.0
         /// 3-class accuracy over the labels' whole spans (silences included), and its sums.

@@ -14,7 +14,8 @@ import TriplineStore
 ///
 /// Label clock: GeoLife `.plt` times are GMT, but some labels (whole users, or some months of a user) are 8 h off (Beijing
 /// time). A label that covers no fix is moved by ±8 h when that lines its start and end up with recorded fixes (see
-/// `init`); the same rule for every label of every user, reported with the scores (`labelsShifted`).
+/// `init`); the same rule for every label of every user, reported with the scores (`labelsShifted`). Labels that hold
+/// no fix at all (their recording is not in the data set) are left out (`labelsWithoutFixes`).
 public final class GeoLifeUser {
     public let name: String
     public let directory: String
@@ -28,6 +29,8 @@ public final class GeoLifeUser {
     public let labelShiftH: Int
     /// Labels moved to the fixes' clock.
     public let labelsShifted: Int
+    /// Labels within the data's span that hold no fix (left out).
+    public let labelsWithoutFixes: Int
 
     /// Imports `directory/Trajectory` (every `.plt`) into a fresh database in `workDirectory`, and reads `labels.txt`.
     public init(directory: String, workDirectory: String) throws {
@@ -74,7 +77,11 @@ public final class GeoLifeUser {
         labelShiftH = moved > 0 ? shiftSum / moved : 0
         labelsShifted = moved
         let first = times.first ?? 0, last = times.last ?? 0
-        labels = shifted.sorted { $0.startMs < $1.startMs }.filter { $0.endMs >= first && $0.startMs <= last }
+        // Labels with no fix inside (the recording of that leg is not in the data set) cannot be rebuilt by anyone:
+        // they are left out and counted.
+        let inSpan = shifted.sorted { $0.startMs < $1.startMs }.filter { $0.endMs >= first && $0.startMs <= last }
+        labels = inSpan.filter { fixes($0.startMs, $0.endMs) > 0 }
+        labelsWithoutFixes = inSpan.count - labels.count
     }
 
     /// Rebuilds with `settings` and scores trips and modes.
@@ -96,6 +103,7 @@ public final class GeoLifeUser {
         s.points = points
         s.labelShiftH = labelShiftH
         s.labelsShifted = labelsShifted
+        s.labelsWithoutFixes = labelsWithoutFixes
         if details {
             let trips = try store.db.prepare("SELECT id, start_ms, end_ms, distance_m FROM trips ORDER BY start_ms")
             let tripLegs = try store.db.prepare("SELECT start_ms, end_ms, mode, mode_source, distance_m FROM legs WHERE trip_id = ? ORDER BY start_ms")
@@ -129,6 +137,7 @@ public final class GeoLifeUser {
         s.points = points
         s.labelShiftH = labelShiftH
         s.labelsShifted = labelsShifted
+        s.labelsWithoutFixes = labelsWithoutFixes
         return s
     }
 
@@ -289,6 +298,8 @@ extension RealDataEvaluation.GeoLifeScores {
             s.foundTrips += u.foundTrips
             s.matchedTrips += u.matchedTrips
             s.labelledFoundTrips += u.labelledFoundTrips
+            s.labelsShifted += u.labelsShifted
+            s.labelsWithoutFixes += u.labelsWithoutFixes
             s.matchedClipped += u.matchedClipped
             s.clippedFound += u.clippedFound
             s.labelledS += u.labelledS
@@ -314,6 +325,7 @@ extension RealDataEvaluation.GeoLifeScores {
             + pad(NumberText.fixed(tripPrecision, decimals: 2), 6) + pad(NumberText.fixed(tripRecall, decimals: 2), 6) + pad(NumberText.fixed(tripF1, decimals: 2), 6)
             + pad(format3(modeAccuracy), 7) + pad(format3(exactModeAccuracy), 7) + pad(String(Int(labelledS / 60)), 7) + pad(format3(spanModeAccuracy), 7) + pad(NumberText.fixed(clippedTripF1, decimals: 2), 6)
             + (labelsShifted > 0 ? "  \(labelsShifted) labels moved \(labelShiftH > 0 ? "+" : "")\(labelShiftH) h" : "")
+            + (labelsWithoutFixes > 0 ? "  \(labelsWithoutFixes) labels without fixes left out" : "")
     }
 
     public static let header = "  user  points truth found match     P     R    F1  3-cls  exact obs_min span3 clipF1"
