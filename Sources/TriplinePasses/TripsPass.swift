@@ -55,6 +55,11 @@ public struct TripsPass: Pass {
         /// percentile below `cycle_p85_max_mps` and its 95th below `cycle_p95_max_mps`; faster is motorised.
         public var cycleP85MaxMps: Double = 7
         public var cycleP95MaxMps: Double = 10
+        /// A faster leg is still a bicycle when it is steady (85th / 50th percentile at most `cycle_steady_ratio`:
+        /// a road cyclist keeps a cadence, motor traffic alternates crawling and bursts) and its 95th percentile stays
+        /// below `cycle_steady_p95_max_mps` (a sporty ride at 25–30 km/h with short 40 km/h stretches).
+        public var cycleSteadyRatio: Double = 1.35
+        public var cycleSteadyP95MaxMps: Double = 12.5
         /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
         public var profileWalk: Double = 1
         public init() {}
@@ -62,7 +67,7 @@ public struct TripsPass: Pass {
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
-            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "profile_walk": \.profileWalk,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "profile_walk": \.profileWalk,
         ] }
     }
 
@@ -206,9 +211,10 @@ public struct TripsPass: Pass {
                 }
                 return weighted.last!.0
             }
-            let p85 = percentile(0.85), p95 = percentile(0.95)
+            let p50 = percentile(0.5), p85 = percentile(0.85), p95 = percentile(0.95)
+            let steadyCycle = p95 < p.cycleSteadyP95MaxMps && p85 <= p.cycleSteadyRatio * p50
             let cls: UInt8
-            if p85 >= p.cycleP85MaxMps || p95 >= p.cycleP95MaxMps { cls = 4 }
+            if (p85 >= p.cycleP85MaxMps || p95 >= p.cycleP95MaxMps) && !steadyCycle { cls = 4 }
             else if p.profileWalk > 0 && p85 < p.walkMaxMps { cls = 1 }
             else if p85 < p.runMaxMps { cls = 2 }
             else { cls = 3 }
