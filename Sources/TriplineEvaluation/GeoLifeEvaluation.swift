@@ -324,7 +324,7 @@ extension RealDataEvaluation.GeoLifeScores {
         return pad(user, 6) + pad(String(points), 8) + pad(String(truthTrips), 6) + pad(String(labelledFoundTrips), 6) + pad(String(matchedTrips), 6)
             + pad(NumberText.fixed(tripPrecision, decimals: 2), 6) + pad(NumberText.fixed(tripRecall, decimals: 2), 6) + pad(NumberText.fixed(tripF1, decimals: 2), 6)
             + pad(format3(modeAccuracy), 7) + pad(format3(exactModeAccuracy), 7) + pad(String(Int(labelledS / 60)), 7) + pad(format3(spanModeAccuracy), 7) + pad(NumberText.fixed(clippedTripF1, decimals: 2), 6)
-            + (labelsShifted > 0 ? "  \(labelsShifted) labels moved \(labelShiftH > 0 ? "+" : "")\(labelShiftH) h" : "")
+            + (labelsShifted > 0 ? "  \(labelsShifted) labels moved ±8 h" : "")
             + (labelsWithoutFixes > 0 ? "  \(labelsWithoutFixes) labels without fixes left out" : "")
     }
 

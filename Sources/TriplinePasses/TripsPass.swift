@@ -57,9 +57,10 @@ public struct TripsPass: Pass {
         public var cycleP95MaxMps: Double = 10
         /// A faster leg is still a bicycle when it is steady (85th / 50th percentile at most `cycle_steady_ratio`:
         /// a road cyclist keeps a cadence, motor traffic alternates crawling and bursts) and its 95th percentile stays
-        /// below `cycle_steady_p95_max_mps` (a sporty ride at 25–30 km/h with short 40 km/h stretches).
+        /// below `cycle_steady_p95_max_mps` (40 km/h: a sporty ride at 25–30 km/h with short faster stretches; a
+        /// car cruising at 43 km/h or more is not a bicycle).
         public var cycleSteadyRatio: Double = 1.35
-        public var cycleSteadyP95MaxMps: Double = 12.5
+        public var cycleSteadyP95MaxMps: Double = 11
         /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
         public var profileWalk: Double = 1
         public init() {}
