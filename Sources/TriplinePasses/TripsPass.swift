@@ -37,8 +37,11 @@ public struct TripsPass: Pass {
         public var stillMps: Double = 0.6
         /// A silence longer than this (seconds) inside a trip ends a leg (0 = off).
         public var legGapS: Double = 600
-        /// A foot run between two motorised runs that moved less than this (metres) is a stop inside the vehicle leg.
-        public var transferMinM: Double = 50
+        /// A foot run between two vehicle runs (motorised; with `profile` on, bicycle too) that moved less than this
+        /// (metres) is the vehicle crawling or standing in traffic, not a change of vehicle: it joins the vehicle leg.
+        /// A change of vehicle walks to another stop or platform; a walk shorter than this between two buses is taken
+        /// as one bus leg (chosen by leave-one-user-out on GeoLife, docs/PASSES.md).
+        public var transferMinM: Double = 300
         /// Shortest leg (seconds).
         public var minLegS: Double = 120
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
@@ -53,8 +56,8 @@ public struct TripsPass: Pass {
         public var profile: Double = 1
         /// Profile of a vehicle leg (time-weighted speed percentiles of its moving fixes): a bicycle keeps its 85th
         /// percentile below `cycle_p85_max_mps` and its 95th below `cycle_p95_max_mps`; faster is motorised.
-        public var cycleP85MaxMps: Double = 7
-        public var cycleP95MaxMps: Double = 10
+        public var cycleP85MaxMps: Double = 6
+        public var cycleP95MaxMps: Double = 9
         /// A faster leg is still a bicycle when it is steady (85th / 50th percentile at most `cycle_steady_ratio`:
         /// a road cyclist keeps a cadence, motor traffic alternates crawling and bursts) and its 95th percentile stays
         /// below `cycle_steady_p95_max_mps` (40 km/h: a sporty ride at 25–30 km/h with short faster stretches; a
