@@ -61,14 +61,15 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
         let dirs = try GeoLifeUser.userDirectories([corpus + "/geolife"])
         #expect(dirs.count == 15)
         let work = try temporaryDirectory()
-        let users = try dirs.map { try GeoLifeUser(directory: $0, workDirectory: work).score(details: false) }
+        let loaded = try dirs.map { try GeoLifeUser(directory: $0, workDirectory: work) }
+        let users = try loaded.map { try $0.score(details: false) }
         let pool = RealDataEvaluation.GeoLifeScores.pooled(users)
         print(RealDataEvaluation.GeoLifeScores.header)
         for u in users { print(u.row) }
         print(pool.row)
         #expect(pool.tripF1 >= 0.64)
         #expect(pool.modeAccuracy >= 0.84)
-        let reference = RealDataEvaluation.GeoLifeScores.pooled(try dirs.map { try GeoLifeUser(directory: $0, workDirectory: work).scoreTrackintel() })
+        let reference = RealDataEvaluation.GeoLifeScores.pooled(try loaded.map { try $0.scoreTrackintel() })
         #expect(pool.tripF1 > reference.tripF1 && pool.modeAccuracy > reference.modeAccuracy)
     }
 
