@@ -56,14 +56,20 @@ public struct TripsPass: Pass {
         public var profile: Double = 1
         /// Profile of a vehicle leg (time-weighted speed percentiles of its moving fixes): a bicycle keeps its 85th
         /// percentile below `cycle_p85_max_mps` and its 95th below `cycle_p95_max_mps`; faster is motorised.
-        public var cycleP85MaxMps: Double = 6
-        public var cycleP95MaxMps: Double = 9
+        public var cycleP85MaxMps: Double = 7
+        public var cycleP95MaxMps: Double = 10
         /// A faster leg is still a bicycle when it is steady (85th / 50th percentile at most `cycle_steady_ratio`:
         /// a road cyclist keeps a cadence, motor traffic alternates crawling and bursts) and its 95th percentile stays
         /// below `cycle_steady_p95_max_mps` (40 km/h: a sporty ride at 25–30 km/h with short faster stretches; a
         /// car cruising at 43 km/h or more is not a bicycle).
         public var cycleSteadyRatio: Double = 1.35
         public var cycleSteadyP95MaxMps: Double = 11
+        /// … and it stops (at least 10 s below `still_mps`) less often than this per km: a bus keeps its cadence
+        /// between stops every few hundred metres, a cyclist on an open road rarely stops.
+        public var cycleSteadyMaxStopsPerKm: Double = 1
+        /// … and its median moving speed is at most this (m/s; 29 km/h, a fast amateur's cruise): a vehicle that
+        /// holds 33 km/h without stopping is a car, not a cyclist.
+        public var cycleSteadyP50MaxMps: Double = 8
         /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
         public var profileWalk: Double = 1
         public init() {}
@@ -71,7 +77,7 @@ public struct TripsPass: Pass {
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
-            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "profile_walk": \.profileWalk,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk,
         ] }
     }
 
@@ -183,7 +189,7 @@ public struct TripsPass: Pass {
     /// Joins vehicle runs (run, cycle, motorised) that no walk or silence parts into one leg, and gives it the class of
     /// its whole speed profile: time-weighted percentiles of the moving fixes' speeds (each fix weighs the time to the
     /// next, at most a minute). Then joins neighbours of one class.
-    static func profileRuns(_ input: [(Int, Int, UInt8)], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ p: Parameters,
+    static func profileRuns(_ input: [(Int, Int, UInt8)], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double], _ p: Parameters,
                             _ silenceBefore: (Int) -> Bool) -> [(Int, Int, UInt8)] {
         var chains: [(Int, Int, UInt8)] = []
         for r in input {
@@ -198,8 +204,17 @@ public struct TripsPass: Pass {
         for k in chains.indices where chains[k].2 >= 2 {
             let (a, b, _) = chains[k]
             weighted.removeAll(keepingCapacity: true)
-            var total = 0.0
-            for q in a...b where v[q] >= p.stillMps {
+            var total = 0.0, metres = 0.0
+            var stops = 0
+            var stillSince: Int64? = nil
+            for q in a...b {
+                metres += inc[q]
+                if v[q] < p.stillMps {
+                    if stillSince == nil { stillSince = w.time[pts[q]] }
+                    continue
+                }
+                if let since = stillSince, w.time[pts[q]] - since >= 10_000 { stops += 1 }
+                stillSince = nil
                 let next = q < b ? w.time[pts[q + 1]] : w.time[pts[q]] + 1000
                 let wt = Double(min(max(next - w.time[pts[q]], 1000), 60_000)) / 1000
                 weighted.append((v[q], wt))
@@ -217,6 +232,8 @@ public struct TripsPass: Pass {
             }
             let p50 = percentile(0.5), p85 = percentile(0.85), p95 = percentile(0.95)
             let steadyCycle = p95 < p.cycleSteadyP95MaxMps && p85 <= p.cycleSteadyRatio * p50
+                && Double(stops) < p.cycleSteadyMaxStopsPerKm * metres / 1000
+                && p50 <= p.cycleSteadyP50MaxMps
             let cls: UInt8
             if (p85 >= p.cycleP85MaxMps || p95 >= p.cycleP95MaxMps) && !steadyCycle { cls = 4 }
             else if p.profileWalk > 0 && p85 < p.walkMaxMps { cls = 1 }
@@ -313,7 +330,7 @@ public struct TripsPass: Pass {
                 k += 1
             }
         }
-        if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
+        if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, inc, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {
