@@ -1,3 +1,5 @@
+import TriplineCore
+
 /// The `tripline` command line: a table of subcommands, help in swift-argument-parser's layout,
 /// `Error:` lines with a usage hint, exit status 64 for bad arguments and 1 for failures.
 public enum TriplineCLI {
@@ -122,6 +124,15 @@ public enum CommonOptions {
     public static let to = OptionSpec("to", value: "DATE", help: "Last local day to include (YYYY-MM-DD), inclusive.")
     public static let quiet = OptionSpec("quiet", short: "q", help: "Print nothing but errors.")
     public static let json = OptionSpec("json", help: "Print the summary as one JSON object.")
+
+    /// `--device`, `--from` and `--to` as the one ``RecordFilter`` every command takes; a bad date is a usage error.
+    public static func filter(_ parsed: ParsedArguments, command: String) throws -> RecordFilter {
+        do {
+            return try RecordFilter.parse(device: parsed.value("device"), from: parsed.value("from"), to: parsed.value("to"))
+        } catch let error as RecordFilterError {
+            throw UsageError(error.message, command: command)
+        }
+    }
 
     /// The database path: `--db`, else `$TRIPLINE_DB`, else `./tripline.sqlite`.
     public static func databasePath(_ parsed: ParsedArguments, _ context: CommandContext) -> String {

@@ -24,7 +24,7 @@ public struct CleanPass: Pass {
         public static let duplicate: UInt8 = 4
     }
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// Points with a reported accuracy worse than this (metres) are left out. 200 m keeps indoor drift
         /// (20–100 m) and drops wifi/cell fixes (1–3 km).
         public var maxAccuracyM: Double = 200
@@ -39,7 +39,7 @@ public struct CleanPass: Pass {
 
         public init() {}
 
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs,
         ] }
@@ -48,16 +48,6 @@ public struct CleanPass: Pass {
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-    }
-
-    public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-    }
 
     /// Computes the flags of every point in `work`.
     /// - Complexity: O(n).
@@ -114,20 +104,11 @@ public struct CleanPass: Pass {
         }
         work.flags = flags
         work.flagsLoaded = true
-        let delete = try store.db.prepare("DELETE FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ?")
-        delete.reset()
-        delete.bindInt(work.deviceID, at: 1)
-        delete.bindInt(max(work.fromMs, work.processFromMs), at: 2)
-        delete.bindInt(work.replaceToMs, at: 3)
-        _ = try delete.step()
-        let insert = try store.db.prepare("INSERT INTO point_flags(device_id, time_ms, flags) VALUES (?, ?, ?)")
+        let tables = RebuildTables(store)
+        try tables.deleteFlags(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
         var counts = [0, 0, 0]
         for i in firstNew..<flags.count where flags[i] != 0 && work.time[i] < work.keepFromMs {
-            insert.reset()
-            insert.bindInt(work.deviceID, at: 1)
-            insert.bindInt(work.time[i], at: 2)
-            insert.bindInt(Int64(flags[i]), at: 3)
-            _ = try insert.step()
+            try tables.setFlags(device: work.deviceID, timeMs: work.time[i], flags: flags[i])
             if flags[i] & Flag.lowAccuracy != 0 { counts[0] += 1 }
             if flags[i] & Flag.jump != 0 { counts[1] += 1 }
             if flags[i] & Flag.duplicate != 0 { counts[2] += 1 }

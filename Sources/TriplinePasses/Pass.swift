@@ -5,12 +5,48 @@ import TriplineStore
 /// ``DeviceWork`` when the runner already has it, else from its tables), writes its own tables, and reports
 /// what it produced. Its parameters are a struct with documented defaults (docs/PASSES.md).
 public protocol Pass {
+    associatedtype Parameters: PassParameters
     /// The pass's name, used by `--pass NAME` and as the prefix of its `--set name.key=value` parameters.
     static var name: String { get }
+    /// The parameters this run uses.
+    var parameters: Parameters { get }
+    init(parameters: Parameters)
+    /// The parameters from their defaults and `--set`/`--config` overrides (``PassSettings``).
+    init(settings: PassSettings) throws
     /// The parameters as `key=value` pairs, in a stable order, for `pass_runs.parameters`.
     var parameterList: [(String, String)] { get }
     /// Runs on one device's span and returns what it produced (`key → count or figure`) for `pass_runs.stats`.
     mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)]
+}
+
+/// A pass's parameters: a struct of numbers with documented defaults. Each declares its keys once, in ``keys``;
+/// `--set`, `--config`, `pass_runs.parameters`, `tripline rebuild --help` and the test that keeps
+/// docs/PASSES.md complete all read that one table.
+public protocol PassParameters {
+    /// The defaults.
+    init()
+    /// Every parameter: its `--set` key (snake case, with its unit: `radius_m`) and where it lives.
+    static var keys: [String: WritableKeyPath<Self, Double>] { get }
+}
+
+extension PassParameters {
+    /// The values as `key=value` pairs, sorted by key.
+    public var list: [(String, String)] {
+        Self.keys.keys.sorted().map { ($0, formatParameter(self[keyPath: Self.keys[$0]!])) }
+    }
+}
+
+extension Pass {
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        self.init(parameters: p)
+    }
+
+    public var parameterList: [(String, String)] { parameters.list }
+
+    /// Every parameter with its default, as `pass.key` → value, for help and documentation.
+    public static var defaults: [(String, String)] { Parameters().list.map { (Self.name + "." + $0.0, $0.1) } }
 }
 
 /// An error in the pass settings (`--set`, the config file) or in running a pass.

@@ -10,27 +10,17 @@ import TriplineStore
 public struct PlacesPass: Pass {
     public static let name = "places"
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// A stay joins a place whose centre is within this distance (metres). Below half the 200 m between two
         /// neighbouring shops, above the scatter of one place's stay centres.
         public var radiusM: Double = 75
         public init() {}
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { ["radius_m": \.radiusM] }
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { ["radius_m": \.radiusM] }
     }
 
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-    }
-
-    public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-    }
 
     struct Place {
         var lat: Double
@@ -76,26 +66,30 @@ public struct PlacesPass: Pass {
 
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         // All of the device's stays (not only the span): places are device-wide.
-        let read = try store.db.prepare("SELECT id, start_ms, end_ms, lat, lon FROM stays WHERE device_id = ? ORDER BY start_ms")
+        let read = try store.db.prepare("SELECT id, start_ms, end_ms, lat, lon, radius_m, points FROM stays WHERE device_id = ? ORDER BY start_ms")
         read.reset()
         read.bindInt(work.deviceID, at: 1)
         var ids: [Int64] = []
         var stays: [(lat: Double, lon: Double, start: Int64, end: Int64)] = []
+        var extents: [(radiusM: Double, points: Int)] = []
         while try read.step() {
             ids.append(read.int64(0))
             stays.append((read.double(3), read.double(4), read.int64(1), read.int64(2)))
+            extents.append((read.double(5), read.int(6)))
         }
         var (places, assignment) = Self.cluster(stays, radius: parameters.radiusM)
         // Wifi seen during each visit.
         let ssidQuery = try store.db.prepare(
             "SELECT ssid, count(*) FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
-        let offsetQuery = try store.db.prepare("SELECT utc_offset_s FROM points WHERE device_id = ? AND time_ms = ?")
+        let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points WHERE device_id = ? AND time_ms = ?")
+        /// The offset of the point at `ms` (a stay starts and ends at points): its own, else its zone's.
         func offset(_ ms: Int64) throws -> Int32 {
             offsetQuery.reset()
             offsetQuery.bindInt(work.deviceID, at: 1)
             offsetQuery.bindInt(ms, at: 2)
-            if try offsetQuery.step(), !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
-            return work.timeZone.offset(at: ms)
+            guard try offsetQuery.step() else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }
+            if !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
+            return work.zones.offset(atMs: ms, latitude: offsetQuery.double(1), longitude: offsetQuery.double(2))
         }
         for (k, s) in stays.enumerated() {
             ssidQuery.reset()
@@ -108,46 +102,25 @@ public struct PlacesPass: Pass {
             let p = places[assignment[k]]
             places[assignment[k]].radius = max(p.radius, Geo.distance(p.lat, p.lon, s.lat, s.lon))
         }
-        try store.db.run("DELETE FROM visits WHERE device_id = ?", [.integer(work.deviceID)])
-        try store.db.run("DELETE FROM places WHERE device_id = ?", [.integer(work.deviceID)])
-        let insertPlace = try store.db.prepare(
-            """
-            INSERT INTO places(device_id, name, ssid, lat, lon, radius_m, visits, total_dwell_s, first_visit_ms, last_visit_ms)
-            VALUES (?,?,?,?,?,?,?,?,?,?)
-            """)
+        let tables = RebuildTables(store)
+        try tables.deletePlacesAndVisits(device: work.deviceID)
         var placeIDs: [Int64] = []
         var named = 0
         for p in places {
             let ssid = p.ssidCounts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
             let name = ssid.map { "Wifi \"\($0)\"" } ?? Self.coordinateName(p.lat, p.lon)
             if ssid != nil { named += 1 }
-            insertPlace.reset()
-            insertPlace.bindInt(work.deviceID, at: 1)
-            insertPlace.bindText(name, at: 2)
-            insertPlace.bindText(ssid, at: 3)
-            insertPlace.bindDouble(p.lat, at: 4)
-            insertPlace.bindDouble(p.lon, at: 5)
-            insertPlace.bindDouble(p.radius, at: 6)
-            insertPlace.bindInt(Int64(p.visits), at: 7)
-            insertPlace.bindInt(Int64(p.dwell.rounded()), at: 8)
-            insertPlace.bindInt(p.first, at: 9)
-            insertPlace.bindInt(p.last, at: 10)
-            _ = try insertPlace.step()
-            placeIDs.append(store.db.lastInsertRowID)
+            placeIDs.append(try tables.insert(
+                PlaceRow(deviceID: work.deviceID, name: name, ssid: ssid, lat: p.lat, lon: p.lon, radiusM: p.radius, visits: p.visits,
+                         totalDwellS: Int64(p.dwell.rounded()), firstVisitMs: p.first, lastVisitMs: p.last)))
         }
-        let insertVisit = try store.db.prepare(
-            """
-            INSERT INTO visits(id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points)
-            SELECT id, device_id, ?, start_ms, end_ms, ?, ?, lat, lon, radius_m, points FROM stays WHERE id = ?
-            """)
         var placeOfStay: [Int64: Int64] = [:]
         for (k, s) in stays.enumerated() {
-            insertVisit.reset()
-            insertVisit.bindInt(placeIDs[assignment[k]], at: 1)
-            insertVisit.bindInt(Int64(try offset(s.start)), at: 2)
-            insertVisit.bindInt(Int64(try offset(s.end)), at: 3)
-            insertVisit.bindInt(ids[k], at: 4)
-            _ = try insertVisit.step()
+            // A visit is its stay (same id) with a place and local offsets.
+            try tables.insert(
+                VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[assignment[k]], startMs: s.start, endMs: s.end,
+                         startUTCOffsetS: Int(try offset(s.start)), endUTCOffsetS: Int(try offset(s.end)), lat: s.lat, lon: s.lon,
+                         radiusM: extents[k].radiusM, points: extents[k].points))
             placeOfStay[ids[k]] = placeIDs[assignment[k]]
         }
         if var workStays = work.stays {

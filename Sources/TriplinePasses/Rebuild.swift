@@ -1,4 +1,5 @@
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 /// Runs the passes per device, in order, over the span that needs it, and records each run in `pass_runs`.
@@ -9,13 +10,18 @@ import TriplineStore
 /// the stay detector itself passes through (it restarts after every stay), so the result is the same as a full
 /// rebuild; a test proves it on split imports. `full` recomputes everything.
 public struct Rebuild {
-    public static let passOrder = ["clean", "stays", "places", "trips", "metrics", "apptrips"]
+    /// The passes, in the order they run.
+    public static let passes: [any Pass.Type] = [
+        CleanPass.self, StaysPass.self, PlacesPass.self, TripsPass.self, MetricsPass.self, AppTripsPass.self,
+    ]
+    public static var passOrder: [String] { passes.map { $0.name } }
+
+    /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
+    public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
 
     public struct Options {
-        public var device: String?
-        /// Local days (days since 1970-01-01), inclusive; restricts the devices' spans.
-        public var fromDay: Int?
-        public var toDay: Int?
+        /// One device, and local days (inclusive) that restrict the devices' spans.
+        public var filter = RecordFilter()
         /// Run only this pass.
         public var pass: String?
         public var settings = PassSettings()
@@ -47,29 +53,37 @@ public struct Rebuild {
 
     /// The pass called `name` with the parameter overrides in `settings` (unknown keys throw).
     public static func makePass(_ name: String, settings: PassSettings) throws -> any Pass {
-        switch name {
-        case "clean": return try CleanPass(settings: settings)
-        case "stays": return try StaysPass(settings: settings)
-        case "places": return try PlacesPass(settings: settings)
-        case "trips": return try TripsPass(settings: settings)
-        case "metrics": return try MetricsPass(settings: settings)
-        case "apptrips": return try AppTripsPass(settings: settings)
-        default: throw PassError("unknown pass '\(name)'; passes are \(Self.passOrder.joined(separator: ", "))")
+        guard let type = passes.first(where: { $0.name == name }) else {
+            throw PassError("unknown pass '\(name)'; passes are \(Self.passOrder.joined(separator: ", "))")
         }
+        return try type.init(settings: settings)
     }
 
-    /// The time zone for points without an offset, stored in `settings` (key `timezone`) for exports.
-    func resolveTimeZone() throws -> TimeZoneTable {
-        var name = options.timeZoneName
-        if name == nil { name = try store.db.scalarText("SELECT value FROM settings WHERE key = 'timezone'") }
-        let zoneName = name ?? "UTC"
-        guard let table = TimeZoneTable.named(zoneName) else {
+    /// The zones of points without an offset: the zone the user chose (`--timezone`, stored in `settings` as
+    /// `timezone` for later runs and for exports), else each point's zone by its position.
+    func resolveZones() throws -> LocalZones {
+        guard let zoneName = try options.timeZoneName ?? store.setting("timezone") else { return LocalZones() }
+        guard let zones = LocalZones(overrideName: zoneName) else {
             throw PassError("unknown time zone '\(zoneName)'; use an IANA name such as Europe/Berlin")
         }
         if options.timeZoneName != nil {
-            try store.db.run("INSERT OR REPLACE INTO settings(key, value) VALUES ('timezone', ?)", [.text(zoneName)])
+            try store.setSetting("timezone", zoneName)
         }
-        return table
+        return zones
+    }
+
+    /// The UTC instant of local midnight starting day-number `day` for a device: at the device's position then
+    /// (its first point from that day on, else its last before), or in the zone the user chose.
+    func localMidnight(day: Int, device: Int64, zones: LocalZones) throws -> Int64 {
+        let ms = Int64(day) * 86_400_000
+        var lat = 0.0, lon = 0.0
+        if zones.override == nil {
+            let near = try store.db.prepare(
+                "SELECT lat, lon FROM (SELECT lat, lon, time_ms FROM points WHERE device_id = ?1 AND time_ms >= ?2 ORDER BY time_ms LIMIT 1) UNION ALL SELECT lat, lon FROM (SELECT lat, lon FROM points WHERE device_id = ?1 AND time_ms < ?2 ORDER BY time_ms DESC LIMIT 1) LIMIT 1")
+            try near.bind([.integer(device), .integer(ms)])
+            if try near.step() { (lat, lon) = (near.double(0), near.double(1)) }
+        }
+        return ms - Int64(zones.offset(atMs: ms, latitude: lat, longitude: lon)) * 1000
     }
 
     /// Runs the rebuild and returns one report per device and pass.
@@ -80,21 +94,20 @@ public struct Rebuild {
         var devices: [(Int64, String)] = []
         let list = try store.db.prepare("SELECT id, name FROM devices ORDER BY id")
         while try list.step() { devices.append((list.int64(0), list.text(1) ?? "")) }
-        if let wanted = options.device {
+        if let wanted = options.filter.device {
             devices = devices.filter { $0.1 == wanted }
             if devices.isEmpty { throw PassError("no device named '\(wanted)'; see 'tripline info' for the device names") }
         }
-        let zone = try resolveTimeZone()
+        let zones = try resolveZones()
         var reports: [Report] = []
         for (deviceID, name) in devices {
             let key = "rebuild.last_import.\(deviceID)"
             // The span: the whole device, or from where new points start to matter.
             var processFrom = Int64.min
             var previous: StayRecord? = nil
-            let restricted = options.fromDay != nil || options.toDay != nil
-            if let fromDay = options.fromDay {
-                let ms = Int64(fromDay) * 86_400_000
-                processFrom = ms - Int64(zone.offset(at: ms)) * 1000
+            let restricted = options.filter.fromDay != nil || options.filter.toDay != nil
+            if let fromDay = options.filter.fromDay {
+                processFrom = try localMidnight(day: fromDay, device: deviceID, zones: zones)
             } else if !options.full && options.pass == nil,
                 let last = try store.db.scalarText("SELECT value FROM settings WHERE key = ?", [.text(key)]).flatMap({ Int64($0) })
             {
@@ -111,9 +124,8 @@ public struct Rebuild {
             var toMs = Int64.max
             var keepFrom = Int64.max
             var lastDate: String? = nil
-            if let toDay = options.toDay {
-                let ms = Int64(toDay + 1) * 86_400_000
-                let dayEnd = ms - Int64(zone.offset(at: ms)) * 1000
+            if let toDay = options.filter.toDay {
+                let dayEnd = try localMidnight(day: toDay + 1, device: deviceID, zones: zones)
                 if let end = try store.db.scalarInt(
                     "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
                 {
@@ -124,7 +136,7 @@ public struct Rebuild {
                     lastDate = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
                 }
             }
-            if restricted && options.fromDay != nil {
+            if restricted && options.filter.fromDay != nil {
                 // Start right after the last visit that ended before the requested day, as an incremental run would.
                 processFrom = try restartPoint(deviceID: deviceID, before: processFrom, previous: &previous, keep: 1)
             }
@@ -141,7 +153,7 @@ public struct Rebuild {
             try store.db.transaction {
                 while true {
                     let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
-                    let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, timeZone: zone)
+                    let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
                     let loadStarted = Clock.monotonic()
                     // One ordered statement per window; a window that hits its point limit ends after its last point.
                     try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
@@ -163,11 +175,11 @@ public struct Rebuild {
                         let started = Clock.nowMs()
                         let stats = try passes[k].run(work, store: store)
                         let type = type(of: passes[k])
-                        try store.db.run(
-                            "INSERT INTO pass_runs(pass, device_id, from_ms, to_ms, parameters, stats, started_ms, finished_ms) VALUES (?,?,?,?,?,?,?,?)",
-                            [.text(type.name), .integer(deviceID), windowFrom == Int64.min ? .null : .integer(windowFrom),
-                             end == Int64.max ? .null : .integer(end), .text(Self.json(passes[k].parameterList)), .text(Self.json(stats)),
-                             .integer(started), .integer(Clock.nowMs())])
+                        PausePoint.reach("rebuild.\(name).\(type.name)")
+                        try RebuildTables(store).insert(
+                            PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
+                                       toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
+                                       startedMs: started, finishedMs: Clock.nowMs()))
                         Self.add(&totals, type.name, stats + [("ms", String(Clock.nowMs() - started))])
                     }
                     windows += 1
@@ -183,7 +195,7 @@ public struct Rebuild {
                     windowSize = options.windowPoints
                 }
                 if options.pass == nil && !restricted && maxImport != Int64.min {
-                    try store.db.run("INSERT OR REPLACE INTO settings(key, value) VALUES (?, ?)", [.text(key), .text(String(maxImport))])
+                    try store.setSetting(key, String(maxImport))
                 }
             }
             for pass in ["load"] + passNames {

@@ -19,7 +19,7 @@ import TriplineStore
 public struct StaysPass: Pass {
     public static let name = "stays"
 
-    public struct Parameters {
+    public struct Parameters: PassParameters {
         /// Cluster radius (metres) around the time-weighted centre. Covers 20–80 m of drift plus noise.
         public var radiusM: Double = 120
         /// Shortest stay (seconds). Traffic lights, bus stops, level crossings and waits for a bus or a train stay inside trips.
@@ -55,7 +55,7 @@ public struct StaysPass: Pass {
 
         public init() {}
 
-        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
@@ -64,16 +64,6 @@ public struct StaysPass: Pass {
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-    }
-
-    public var parameterList: [(String, String)] {
-        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
-    }
 
     /// Speed at each kept point: the reported speed, else the displacement over a window of at least 10 s.
     static func speeds(_ w: DeviceWork, kept: [Int]) -> [Double] {
@@ -331,28 +321,13 @@ public struct StaysPass: Pass {
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
         let stays = Self.detect(work, parameters).filter { $0.startMs < work.keepFromMs }
-        let delete = try store.db.prepare("DELETE FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?")
-        delete.reset()
-        delete.bindInt(work.deviceID, at: 1)
-        delete.bindInt(max(work.fromMs, work.processFromMs), at: 2)
-        delete.bindInt(work.replaceToMs, at: 3)
-        _ = try delete.step()
-        let insert = try store.db.prepare(
-            "INSERT INTO stays(device_id, start_ms, end_ms, lat, lon, radius_m, points, gap_s) VALUES (?,?,?,?,?,?,?,?)")
+        let tables = RebuildTables(store)
+        try tables.deleteStays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
         var out = stays
         for k in out.indices {
             let s = out[k]
-            insert.reset()
-            insert.bindInt(work.deviceID, at: 1)
-            insert.bindInt(s.startMs, at: 2)
-            insert.bindInt(s.endMs, at: 3)
-            insert.bindDouble(s.lat, at: 4)
-            insert.bindDouble(s.lon, at: 5)
-            insert.bindDouble(s.radiusM, at: 6)
-            insert.bindInt(Int64(s.points), at: 7)
-            insert.bindInt(s.gapS, at: 8)
-            _ = try insert.step()
-            out[k].id = store.db.lastInsertRowID
+            out[k].id = try tables.insert(
+                StayRow(deviceID: work.deviceID, startMs: s.startMs, endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
         }
         work.stays = (work.previousStay.map { [$0] } ?? []) + out
         let dwell = out.reduce(0.0) { $0 + Double($1.endMs - $1.startMs) / 1000 }

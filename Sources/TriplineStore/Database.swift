@@ -47,6 +47,13 @@ public enum SQLValue: Sendable, Equatable {
     case real(Double)
     case text(String)
     case blob([UInt8])
+
+    /// An integer, or NULL.
+    public static func optional(_ value: Int64?) -> SQLValue { value.map { .integer($0) } ?? .null }
+    /// A real, or NULL (NaN is NULL too, as SQLite stores it).
+    public static func optional(_ value: Double?) -> SQLValue { value.map { .real($0) } ?? .null }
+    /// A text, or NULL.
+    public static func optional(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
 }
 
 /// One connection to a SQLite database file.

@@ -38,7 +38,7 @@ enum ExportCommand {
         guard let kind = ExportKind(rawValue: whatText.lowercased()) else {
             throw UsageError("Unknown kind '\(whatText)'; use trips, legs, visits, places, points or days", command: "export")
         }
-        let filter = try dateFilter(parsed, command: "export")
+        let filter = try CommonOptions.filter(parsed, command: "export")
         if kind == .days && format == .gpx { throw UsageError(ExportError.noGeometry(kind: .days, format: .gpx).description, command: "export") }
         let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
         let exporter = try Exporter(store: store)
@@ -60,20 +60,4 @@ enum ExportCommand {
         return TriplineCLI.Exit.success
     }
 
-    /// `--device`, `--from` and `--to` as an ``ExportFilter``.
-    static func dateFilter(_ parsed: ParsedArguments, command: String) throws -> ExportFilter {
-        var filter = ExportFilter(device: parsed.value("device"))
-        if let from = parsed.value("from") {
-            guard let day = CivilTime.parseDate(from) else { throw UsageError("--from \(from) is not a date (expected YYYY-MM-DD)", command: command) }
-            filter.fromDay = day
-        }
-        if let to = parsed.value("to") {
-            guard let day = CivilTime.parseDate(to) else { throw UsageError("--to \(to) is not a date (expected YYYY-MM-DD)", command: command) }
-            filter.toDay = day
-        }
-        if let from = filter.fromDay, let to = filter.toDay, from > to {
-            throw UsageError("--from \(parsed.value("from")!) is after --to \(parsed.value("to")!)", command: command)
-        }
-        return filter
-    }
 }

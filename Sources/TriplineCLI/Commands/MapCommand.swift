@@ -21,18 +21,7 @@ enum MapCommand {
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        var filter = MapFilter(device: parsed.value("device"))
-        if let text = parsed.value("from") {
-            guard let day = CivilTime.parseDate(text) else { throw UsageError("Invalid date '\(text)' for '--from'; expected YYYY-MM-DD", command: "map") }
-            filter.fromDay = day
-        }
-        if let text = parsed.value("to") {
-            guard let day = CivilTime.parseDate(text) else { throw UsageError("Invalid date '\(text)' for '--to'; expected YYYY-MM-DD", command: "map") }
-            filter.toDay = day
-        }
-        if let from = filter.fromDay, let to = filter.toDay, from > to {
-            throw UsageError("'--from' (\(parsed.value("from")!)) is after '--to' (\(parsed.value("to")!))", command: "map")
-        }
+        let filter = try CommonOptions.filter(parsed, command: "map")
         let path = parsed.value("output") ?? "map.html"
         guard !path.isEmpty else { throw UsageError("'--output' must not be empty", command: "map") }
         let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)

@@ -16,7 +16,7 @@ enum RebuildCommand {
                 rebuild); --full recomputes everything. Parameters are documented in docs/PASSES.md; override them with
                 --set pass.key=value (repeatable) or a --config file of such lines. Points without their own UTC offset
                 (OwnTracks, GPX) are put on local days with --timezone (remembered in the database for later runs).
-                """,
+                """ + "\n\n" + parameterHelp,
             options: [
                 CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to,
                 OptionSpec("pass", value: "NAME", help: "Run only this pass (clean, stays, places, trips, metrics, apptrips)."),
@@ -29,17 +29,17 @@ enum RebuildCommand {
             run: run)
     }
 
+    /// The PASS PARAMETERS section of the help, from the passes' own parameter tables.
+    static var parameterHelp: String {
+        let defaults = Rebuild.parameterDefaults
+        let width = defaults.map(\.0.count).max() ?? 0
+        return "PASS PARAMETERS (--set KEY=VALUE; defaults shown, reasons in docs/PASSES.md):\n"
+            + defaults.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }.joined(separator: "\n")
+    }
+
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         var options = Rebuild.Options()
-        options.device = parsed.value("device")
-        if let text = parsed.value("from") {
-            guard let day = CivilTime.parseDate(text) else { throw UsageError("--from wants a date YYYY-MM-DD, not '\(text)'") }
-            options.fromDay = day
-        }
-        if let text = parsed.value("to") {
-            guard let day = CivilTime.parseDate(text) else { throw UsageError("--to wants a date YYYY-MM-DD, not '\(text)'") }
-            options.toDay = day
-        }
+        options.filter = try CommonOptions.filter(parsed, command: "rebuild")
         if let pass = parsed.value("pass") {
             guard Rebuild.passOrder.contains(pass) else {
                 throw UsageError("Unknown pass '\(pass)'; passes are \(Rebuild.passOrder.joined(separator: ", "))")

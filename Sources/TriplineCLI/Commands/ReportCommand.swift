@@ -81,13 +81,13 @@ enum ReportCommand {
         } else {
             format = context.stdout.isTerminal ? .table : .csv
         }
-        _ = try ExportCommand.dateFilter(parsed, command: command)  // checks --from/--to before the database opens
+        let filter = try CommonOptions.filter(parsed, command: command)  // checked before the database opens
         let store = try Store(path: CommonOptions.databasePath(parsed, context), readOnly: true)
         let runner = try ReportRunner(store: store)
         let out = ByteWriter(stream: context.stdout)
         do {
             try runner.run(
-                query, parameters: ReportParameters(from: parsed.value("from"), to: parsed.value("to"), device: parsed.value("device")),
+                query, parameters: ReportParameters(filter: filter),
                 to: makeReportSink(format, out: out))
         } catch let error as ReportError {
             try? out.flush()  // show the rows written so far; the report's own error is the one to report

@@ -44,7 +44,7 @@ public struct MapRenderer {
     /// Renders the page for `filter`.
     /// - Throws: ``MapError`` when the filter names an unknown device; ``DatabaseError`` when reading fails.
     /// - Complexity: O(points in the selected trips) time; memory O(pre-simplified vertices + trips + visits).
-    public func render(filter: MapFilter = MapFilter()) throws -> MapDocument {
+    public func render(filter: RecordFilter = RecordFilter()) throws -> MapDocument {
         let selection = try MapLoader(store: store, parameters: parameters).load(filter)
         var page = MapPage(selection: selection, parameters: parameters, points: try TripPointStream(store: store))
         return try page.render()
@@ -53,7 +53,7 @@ public struct MapRenderer {
     /// Renders the page and writes it to `path` atomically (a temporary file in the same directory, renamed over
     /// `path`), so a reader never sees half a page.
     @discardableResult
-    public func write(filter: MapFilter = MapFilter(), to path: String) throws -> MapDocument {
+    public func write(filter: RecordFilter = RecordFilter(), to path: String) throws -> MapDocument {
         let document = try render(filter: filter)
         try MapRenderer.writeAtomically(document.bytes, to: path)
         return document

@@ -1,39 +1,6 @@
 import TriplineCore
 import TriplineStore
 
-/// Which part of the database a map shows: one device or all, and a range of local days.
-public struct MapFilter: Sendable, Equatable {
-    /// A device name as `devices.name` holds it; nil for every device.
-    public var device: String?
-    /// First local day (days since 1970-01-01), inclusive; nil for no lower bound.
-    public var fromDay: Int?
-    /// Last local day, inclusive; nil for no upper bound.
-    public var toDay: Int?
-
-    public init(device: String? = nil, fromDay: Int? = nil, toDay: Int? = nil) {
-        self.device = device
-        self.fromDay = fromDay
-        self.toDay = toDay
-    }
-
-    /// Whether a local day is inside the range.
-    @inline(__always)
-    func contains(day: Int) -> Bool {
-        if let fromDay, day < fromDay { return false }
-        if let toDay, day > toDay { return false }
-        return true
-    }
-
-    /// A UTC millisecond window that surely holds every row whose local day is in range (offsets are within
-    /// ±18 h), to let SQLite use the `(device_id, start_ms)` indexes before the exact local-day test.
-    var coarseWindowMs: (lo: Int64, hi: Int64) {
-        let margin: Int64 = 18 * 3600 * 1000
-        let lo = fromDay.map { Int64($0) * 86_400_000 - margin } ?? Int64.min
-        let hi = toDay.map { Int64($0 + 1) * 86_400_000 + margin } ?? Int64.max
-        return (lo, hi)
-    }
-}
-
 /// A failure to select what the map shows.
 public struct MapError: Error, CustomStringConvertible, Sendable {
     public var message: String
@@ -99,7 +66,7 @@ struct MapPlace {
 /// Everything the map draws, read from the store: the selected trips (with geometry), visits, their places and
 /// the per-day distances.
 struct MapSelection {
-    var filter: MapFilter
+    var filter: RecordFilter
     var deviceNames: [String]
     var trips: [MapTrip] = []
     var visits: [MapVisit] = []
@@ -121,7 +88,7 @@ struct MapLoader {
     let store: Store
     let parameters: MapParameters
 
-    func load(_ filter: MapFilter) throws -> MapSelection {
+    func load(_ filter: RecordFilter) throws -> MapSelection {
         let db = store.db
         var deviceIDs: [Int64]? = nil
         var names: [String] = []
@@ -138,7 +105,7 @@ struct MapLoader {
             names = try allDeviceNames()
         }
         var selection = MapSelection(filter: filter, deviceNames: names)
-        let window = filter.coarseWindowMs
+        let window = filter.utcWindowMs
         let deviceClause = deviceIDs == nil ? "" : " AND device_id = \(deviceIDs![0])"
 
         // Trips and their legs.
@@ -262,7 +229,7 @@ struct MapLoader {
 
     /// Distance per local day: the `days` table when it has rows for the selection, else the trips' distances
     /// summed by the local day they start on.
-    func dayDistances(filter: MapFilter, deviceClause: String, trips: [MapTrip]) throws -> [(day: Int, metres: Double)] {
+    func dayDistances(filter: RecordFilter, deviceClause: String, trips: [MapTrip]) throws -> [(day: Int, metres: Double)] {
         var totals: [Int: Double] = [:]
         let statement = try store.db.prepare(
             "SELECT date, distance_m FROM days WHERE 1\(deviceClause) ORDER BY date")

@@ -61,21 +61,19 @@ public enum ReportCatalog {
 /// The values a report's named parameters are bound to. Each is NULL when not given, and every query treats
 /// NULL as "no restriction".
 public struct ReportParameters: Sendable, Equatable {
-    /// `:from`, the first local day (`YYYY-MM-DD`), inclusive.
-    public var from: String?
-    /// `:to`, the last local day, inclusive.
-    public var to: String?
-    /// `:device`, a device name.
-    public var device: String?
+    /// `:device`, and `:from`/`:to` (the first and last local day as `YYYY-MM-DD`, inclusive).
+    public var filter: RecordFilter
     /// `:timezone`, the IANA zone chosen at rebuild (`settings.timezone`); filled in by the runner when nil.
     public var timezone: String?
 
-    public init(from: String? = nil, to: String? = nil, device: String? = nil, timezone: String? = nil) {
-        self.from = from
-        self.to = to
-        self.device = device
+    public init(filter: RecordFilter = RecordFilter(), timezone: String? = nil) {
+        self.filter = filter
         self.timezone = timezone
     }
+
+    public var from: String? { filter.fromDate }
+    public var to: String? { filter.toDate }
+    public var device: String? { filter.device }
 
     /// The names a query may use.
     public static let names = [":from", ":to", ":device", ":timezone"]
@@ -158,11 +156,6 @@ public final class ReportRunner {
     public func run(_ query: ReportQuery, parameters: ReportParameters, to sink: ReportSink) throws {
         var parameters = parameters
         if parameters.timezone == nil { parameters.timezone = timezone }
-        for (label, value) in [("--from", parameters.from), ("--to", parameters.to)] {
-            if let value, CivilTime.parseDate(value) == nil {
-                throw ReportError(message: "\(label) \(value) is not a date (expected YYYY-MM-DD)")
-            }
-        }
         if let device = parameters.device,
             try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(device)]) == nil
         {

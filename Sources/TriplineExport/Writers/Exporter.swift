@@ -14,22 +14,6 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     public var fileExtension: String { rawValue }
 }
 
-/// Which records an export (or a report) covers.
-public struct ExportFilter: Sendable, Equatable {
-    /// Only this device, by its name (as `tripline info` shows it); nil for all devices.
-    public var device: String?
-    /// First local day, inclusive, as days since 1970-01-01 (see ``CivilTime/parseDate(_:)``); nil for no bound.
-    public var fromDay: Int?
-    /// Last local day, inclusive; nil for no bound.
-    public var toDay: Int?
-
-    public init(device: String? = nil, fromDay: Int? = nil, toDay: Int? = nil) {
-        self.device = device
-        self.fromDay = fromDay
-        self.toDay = toDay
-    }
-}
-
 /// The export's parameters, with their defaults.
 public struct ExportParameters: Sendable, Equatable {
     /// Two consecutive points (flagged points left out) further apart than this are a recording gap: the line
@@ -98,7 +82,7 @@ public final class Exporter {
 
     /// Writes the selected records to `writer` (and flushes it).
     /// - Throws: ``ExportError`` for a filter or kind that cannot be exported, ``DatabaseError``, ``FileError``.
-    public func export(_ kind: ExportKind, as format: ExportFormat, filter: ExportFilter = ExportFilter(), to writer: ByteWriter) throws -> ExportResult {
+    public func export(_ kind: ExportKind, as format: ExportFormat, filter: RecordFilter = RecordFilter(), to writer: ByteWriter) throws -> ExportResult {
         let selection = try select(filter)
         let start = writer.bytesWritten
         let records: Int
@@ -113,7 +97,7 @@ public final class Exporter {
 
     /// Writes the selected records to the file at `path` atomically (a temporary file renamed into place), or to
     /// `stdout` when `path` is nil or `-`.
-    public func export(_ kind: ExportKind, as format: ExportFormat, filter: ExportFilter = ExportFilter(), toFile path: String?, stdout: OutputStream) throws -> ExportResult {
+    public func export(_ kind: ExportKind, as format: ExportFormat, filter: RecordFilter = RecordFilter(), toFile path: String?, stdout: OutputStream) throws -> ExportResult {
         _ = try select(filter)  // fail on a bad filter before creating anything
         let destination = try ExportDestination(path: path, stdout: stdout)
         do {
@@ -128,8 +112,8 @@ public final class Exporter {
 
     // MARK: Selection
 
-    /// A resolved ``ExportFilter``: the device id and the local-day bounds, plus a UTC window wide enough for any
-    /// offset (±15 h) that SQLite narrows by before the exact local-day test in Swift.
+    /// A resolved ``RecordFilter``: the device id and the local-day bounds, plus the filter's UTC window
+    /// (``RecordFilter/utcWindowMs``) that SQLite narrows by before the exact local-day test in Swift.
     struct Selection {
         var deviceID: Int64?
         var fromDay: Int?
@@ -147,7 +131,7 @@ public final class Exporter {
         var isBounded: Bool { fromDay != nil || toDay != nil }
     }
 
-    func select(_ filter: ExportFilter) throws -> Selection {
+    func select(_ filter: RecordFilter) throws -> Selection {
         var deviceID: Int64?
         if let name = filter.device {
             guard let id = deviceNames.first(where: { $0.value == name })?.key else {
@@ -160,10 +144,8 @@ public final class Exporter {
                 from: CivilTime.localDate(ms: Int64(from) * 86_400_000, offsetSeconds: 0),
                 to: CivilTime.localDate(ms: Int64(to) * 86_400_000, offsetSeconds: 0))
         }
-        let margin: Int64 = 15 * 3_600_000
-        let start = filter.fromDay.map { Int64($0) * 86_400_000 - margin } ?? Int64.min
-        let end = filter.toDay.map { (Int64($0) + 1) * 86_400_000 + margin } ?? Int64.max
-        return Selection(deviceID: deviceID, fromDay: filter.fromDay, toDay: filter.toDay, windowStartMs: start, windowEndMs: end)
+        let window = filter.utcWindowMs
+        return Selection(deviceID: deviceID, fromDay: filter.fromDay, toDay: filter.toDay, windowStartMs: window.lo, windowEndMs: window.hi)
     }
 
     func deviceName(_ id: Int64) -> String { deviceNames[id] ?? "device \(id)" }

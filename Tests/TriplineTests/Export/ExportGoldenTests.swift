@@ -18,7 +18,7 @@ let exportCases: [(ExportKind, ExportFormat)] = ExportKind.allCases.flatMap { ki
 }
 
 /// Exports `kind` as `format` from the database at `path` into memory.
-func exportBytes(_ path: String, _ kind: ExportKind, _ format: ExportFormat, filter: ExportFilter = ExportFilter()) throws -> (bytes: [UInt8], result: ExportResult) {
+func exportBytes(_ path: String, _ kind: ExportKind, _ format: ExportFormat, filter: RecordFilter = RecordFilter()) throws -> (bytes: [UInt8], result: ExportResult) {
     let store = try Store(path: path, create: false)
     let writer = ByteWriter.memory()
     let result = try Exporter(store: store).export(kind, as: format, filter: filter, to: writer)

@@ -13,7 +13,7 @@ import Testing
     static func text(_ path: String, _ kind: ExportKind, _ format: ExportFormat, parameters: ExportParameters = ExportParameters()) throws -> String {
         let store = try Store(path: path, create: false)
         let writer = ByteWriter.memory()
-        _ = try Exporter(store: store, parameters: parameters).export(kind, as: format, filter: ExportFilter(device: "tablet"), to: writer)
+        _ = try Exporter(store: store, parameters: parameters).export(kind, as: format, filter: RecordFilter(device: "tablet"), to: writer)
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 

@@ -59,7 +59,7 @@ import Testing
         let hostileDevice = "dev<img onerror=alert(3)>\"'&"
         try store.db.run("UPDATE devices SET name = ? WHERE id = ?", [.text(hostileDevice), .integer(device)])
         try store.db.run("UPDATE legs SET mode = '<b>walk</b>' WHERE mode = 'walk'")
-        let page = PageInspector(try MapRenderer(store: store).render(filter: MapFilter(device: hostileDevice)))
+        let page = PageInspector(try MapRenderer(store: store).render(filter: RecordFilter(device: hostileDevice)))
         let html = page.html
         // Never as markup.
         for raw in ["<script>alert(1)</script>", "<script>alert(2)", "</title><!--", "<img onerror", "<b>walk</b>", "\u{1}", "\u{7F}"] {
@@ -100,7 +100,7 @@ import Testing
 
         // Two local days in the middle: what starts on those local days (UTC+1), no more, no less.
         let first = SyntheticTravel.Parameters().firstDay
-        let filter = MapFilter(fromDay: first + 2, toDay: first + 3)
+        let filter = RecordFilter(fromDay: first + 2, toDay: first + 3)
         let part = try MapRenderer(store: store).render(filter: filter)
         let localDay = "((start_ms / 1000 + start_utc_offset_s) / 86400)"
         let partTrips = try #require(try store.db.scalarInt("SELECT count(*) FROM trips WHERE \(localDay) BETWEEN ? AND ?", [.integer(Int64(first + 2)), .integer(Int64(first + 3))]))
@@ -120,13 +120,13 @@ import Testing
         parameters.seed = 99
         _ = try SyntheticTravel.generate(into: store, parameters)
         let b = try #require(try store.db.scalarInt("SELECT id FROM devices WHERE name = 'b'"))
-        let document = try MapRenderer(store: store).render(filter: MapFilter(device: "b"))
+        let document = try MapRenderer(store: store).render(filter: RecordFilter(device: "b"))
         #expect(document.tripsDrawn == Int(try store.db.scalarInt("SELECT count(*) FROM trips WHERE device_id = ?", [.integer(b)])!))
         #expect(document.visitsDrawn == Int(try store.db.scalarInt("SELECT count(*) FROM visits WHERE device_id = ?", [.integer(b)])!))
         #expect(PageInspector(document).html.contains("device b</p>"))
         let all = try MapRenderer(store: store).render()
         #expect(all.tripsDrawn == Int(try store.db.scalarInt("SELECT count(*) FROM trips")!))
-        #expect(throws: MapError.self) { try MapRenderer(store: store).render(filter: MapFilter(device: "nobody")) }
+        #expect(throws: MapError.self) { try MapRenderer(store: store).render(filter: RecordFilter(device: "nobody")) }
     }
 
     @Test func sameDatabaseGivesTheSameBytes() throws {
@@ -143,7 +143,7 @@ import Testing
 
     @Test func emptySelectionGivesAValidPageSayingSo() throws {
         let store = try Store(path: try temporaryDirectory() + "/empty.sqlite")
-        for filter in [MapFilter(), MapFilter(fromDay: 19_000, toDay: 19_001)] {
+        for filter in [RecordFilter(), RecordFilter(fromDay: 19_000, toDay: 19_001)] {
             let document = try MapRenderer(store: store).render(filter: filter)
             let page = PageInspector(document)
             #expect(document.tripsDrawn == 0 && document.visitsDrawn == 0)
@@ -155,7 +155,7 @@ import Testing
         }
         // Data outside the chosen days is an empty selection too.
         let full = try MapFixture.synthetic(days: 2)
-        let outside = try MapRenderer(store: full).render(filter: MapFilter(fromDay: 10, toDay: 20))
+        let outside = try MapRenderer(store: full).render(filter: RecordFilter(fromDay: 10, toDay: 20))
         #expect(outside.tripsSelected == 0 && PageInspector(outside).html.contains("Nothing to show"))
     }
 
@@ -301,7 +301,7 @@ import Testing
         let store = try MapFixture.synthetic(days: 2)
         var parameters = MapParameters()
         parameters.fitSampleSize = 100
-        let selection = try MapLoader(store: store, parameters: parameters).load(MapFilter())
+        let selection = try MapLoader(store: store, parameters: parameters).load(RecordFilter())
         let unflagged = try #require(try store.db.scalarInt(
             """
             SELECT count(*) FROM trips t JOIN points p ON p.device_id = t.device_id AND p.time_ms BETWEEN t.start_ms AND t.end_ms
@@ -313,7 +313,7 @@ import Testing
         // The small sample still fits the view to the town: the same view as with a big sample, within a few %.
         var big = MapParameters()
         big.fitSampleSize = 1_000_000
-        let full = try MapLoader(store: store, parameters: big).load(MapFilter())
+        let full = try MapLoader(store: store, parameters: big).load(RecordFilter())
         #expect(full.sample.count / 2 == Int(unflagged))
         func view(_ s: MapSelection, _ p: MapParameters) -> MapView {
             var xs = stride(from: 0, to: s.sample.count, by: 2).map { s.sample[$0] }

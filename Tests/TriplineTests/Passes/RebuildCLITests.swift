@@ -74,3 +74,38 @@ import Testing
         #expect(bad.status == 64 && bad.stderr.contains("passes.conf:1"), "\(bad.stderr)")
     }
 }
+
+/// Each pass declares its parameters once (`Parameters.keys`); the help, `pass_runs` and docs/PASSES.md follow.
+@Suite struct PassParameterTableTests {
+    @Test func helpListsEveryParameterWithItsDefault() {
+        let help = runCLI(["rebuild", "--help"]).stdout
+        for (key, value) in Rebuild.parameterDefaults {
+            #expect(help.contains(key) && help.contains(value), "\(key) = \(value) missing from rebuild --help")
+        }
+        #expect(Rebuild.parameterDefaults.count == Set(Rebuild.parameterDefaults.map(\.0)).count)
+    }
+
+    @Test func docsDocumentEveryParameterWithItsDefault() throws {
+        let root = packageRoot()
+        let docs = String(decoding: try FileSystem.read(root + "/docs/PASSES.md"), as: UTF8.self)
+        // Sections start with "## <pass> →"; a parameter is a table row "| `key` | default | reason |".
+        var sections: [String: String] = [:]
+        for chunk in docs.split(separator: "\n## ", omittingEmptySubsequences: false).dropFirst() {
+            let name = String(chunk.prefix { $0 != " " && $0 != "\n" })
+            sections[name] = String(chunk)
+        }
+        for (key, value) in Rebuild.parameterDefaults {
+            let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+            let section = try #require(sections[parts[0]], "docs/PASSES.md has no section for pass \(parts[0])")
+            #expect(section.contains("| `\(parts[1])` | \(value) |") || section.contains("| `\(parts[1])` | \(value) ("), "docs/PASSES.md: \(key) with default \(value) is not in the \(parts[0]) table")
+        }
+    }
+
+    @Test func passRunsRecordEveryParameter() throws {
+        for type in Rebuild.passes {
+            let pass = try type.init(settings: PassSettings())
+            let listed = Set(pass.parameterList.map(\.0))
+            for (key, _) in type.defaults { #expect(listed.contains(String(key.dropFirst(type.name.count + 1)))) }
+        }
+    }
+}

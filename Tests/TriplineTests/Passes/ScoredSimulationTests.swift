@@ -81,8 +81,8 @@ import Testing
         try rebuild(store, timezone: "Europe/Berlin")
         let before = try Self.comparisons.map { try rows(store, $0.0) }
         var options = Rebuild.Options()
-        options.fromDay = CivilTime.parseDate("2024-03-30")
-        options.toDay = CivilTime.parseDate("2024-03-31")
+        options.filter.fromDay = CivilTime.parseDate("2024-03-30")
+        options.filter.toDay = CivilTime.parseDate("2024-03-31")
         _ = try Rebuild(store: store, options: options).run()
         #expect(try store.db.scalarInt("SELECT count(*) FROM pass_runs WHERE from_ms IS NOT NULL AND to_ms IS NOT NULL") ?? 0 > 0)
         for (k, (sql, what)) in Self.comparisons.enumerated() {

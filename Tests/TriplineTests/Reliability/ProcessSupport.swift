@@ -71,6 +71,50 @@ enum Binary {
         return p
     }
 
+    /// A run held at a ``PausePoint``: the process, and the pipe to its standard input that lets it go on.
+    struct Paused {
+        var process: Process
+        var input: FileHandle
+        /// What it wrote on standard error up to the marker.
+        var stderr: String
+
+        /// Lets the process go on from the pause.
+        func resume() throws { try input.write(contentsOf: Data("\n".utf8)) }
+        /// Kills it where it is paused and waits for it.
+        func kill() {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts the binary with `TRIPLINE_PAUSE_AT=moment` and returns once it has written `paused at <moment>`
+    /// (so the caller knows exactly where the process is), or nil when it ended without reaching that moment.
+    static func startPaused(_ arguments: [String], at moment: String, environment: [String: String] = [:]) throws -> Paused? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        env["TRIPLINE_PAUSE_AT"] = moment
+        p.environment = env
+        let input = Pipe(), errors = Pipe()
+        p.standardInput = input
+        p.standardError = errors
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        var text = ""
+        let marker = "paused at \(moment)\n"
+        while !text.contains(marker) {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty {  // end of file: the process ended without pausing
+                p.waitUntilExit()
+                return nil
+            }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return Paused(process: p, input: input.fileHandleForWriting, stderr: text)
+    }
+
     /// Runs the binary to its end (killing it after `timeout` seconds) and collects its output.
     static func run(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
                     timeout: Double = 60) throws -> Result {
