@@ -32,6 +32,10 @@ public struct TripsPass: Pass {
         public var runMaxMps: Double = 3.9
         /// A "run" whose speed varies more than this (standard deviation / mean) is a bicycle ride.
         public var runMaxCV: Double = 0.3
+        /// A "run" that goes from one place to another (straight-line distance from its first to its last fix over its
+        /// path length above this) is a bicycle ride: runners run loops and out-and-backs, a slow, even commuter ride
+        /// goes somewhere (0 = off).
+        public var runMaxStraightness: Double = 0.6
         public var cycleMaxMps: Double = 7.5
         /// Below this windowed speed (m/s) a point did not move: it takes its neighbours' class.
         public var stillMps: Double = 0.6
@@ -75,7 +79,7 @@ public struct TripsPass: Pass {
         public init() {}
         public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk,
         ] }
@@ -370,6 +374,12 @@ public struct TripsPass: Pass {
                     let mean = sum / k
                     let sd = max(0, sum2 / k - mean * mean).squareRoot()
                     if sd / mean > p.runMaxCV { mode = "cycle" }
+                }
+                if mode == "run" && p.runMaxStraightness > 0 {
+                    var path = 0.0
+                    for q in r.a...r.b { path += inc[q] }
+                    let a = pts[r.a], b = pts[r.b]
+                    if path > 0 && Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) > p.runMaxStraightness * path { mode = "cycle" }
                 }
             }
             if let best = motionCounts.indices.max(by: { motionCounts[$0] < motionCounts[$1] }), motionCounts[best] * 2 > n {

@@ -75,4 +75,21 @@ import Testing
         let l = try legs(store)
         #expect(l.map(\.mode) == ["car"], "\(l)")
     }
+
+    /// An even 3.1 m/s ride from one place to another is a slow bicycle commute (GeoLife 020's 26 Sep ride was "run");
+    /// the same pace round a loop back home is a run.
+    @Test func evenPaceOneWayIsACycleALoopIsARun() throws {
+        var a = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        a.still(1800, every: 60)
+        a.move(3000, bearing: 30, speed: 3.1)
+        a.still(1800, every: 60)
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(1800, every: 60)
+        for bearing in [0.0, 90, 180, 270] { b.move(1200, bearing: bearing, speed: 3.1) }
+        b.still(1800, every: 60)
+        let store = try storeWith([("commuter", a.points), ("runner", b.points)])
+        try rebuild(store)
+        #expect(try store.db.scalarText("SELECT group_concat(l.mode) FROM legs l JOIN devices d ON d.id = l.device_id WHERE d.name = 'commuter'") == "cycle")
+        #expect(try store.db.scalarText("SELECT group_concat(l.mode) FROM legs l JOIN devices d ON d.id = l.device_id WHERE d.name = 'runner'") == "run")
+    }
 }
