@@ -32,6 +32,14 @@ public final class GeoLifeUser {
     /// Labels within the data's span that hold no fix (left out).
     public let labelsWithoutFixes: Int
 
+    /// The database file (and its `-wal`/`-shm`) this user was imported into.
+    public var databasePath: String { store.path }
+
+    /// Deletes the database files (the store stays usable until it is released; Linux keeps unlinked files open).
+    public func discardFiles() {
+        for suffix in ["", "-wal", "-shm", "-journal"] { FileSystem.remove(store.path + suffix) }
+    }
+
     /// Imports `directory/Trajectory` (every `.plt`) into a fresh database in `workDirectory`, and reads `labels.txt`.
     public init(directory: String, workDirectory: String) throws {
         self.directory = directory

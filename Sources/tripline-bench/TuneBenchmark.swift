@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import TriplineCore
 import TriplineEvaluation
 import TriplinePasses
@@ -43,6 +46,7 @@ enum TuneBenchmark {
                 print("  #\(k) \(g.joined(separator: " ")): fitted pooled F1 \(NumberText.fixed(f.tripF1, decimals: 2)), 3-class \(format3(f.modeAccuracy))\(uses > 0 ? "  (chosen for \(uses) users)" : "")")
             }
         }
-        for dir in FileSystem.walk(work, onError: { _ in }) { FileSystem.remove(dir) }
+        for u in users { u.discardFiles() }
+        rmdir(work)
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 import TriplineCore
 import TriplineEvaluation
 import TriplinePasses
@@ -75,7 +79,9 @@ enum EvaluateCommand {
                 }
                 all.append(s)
                 reference.append(try user.scoreTrackintel())
+                user.discardFiles()
             }
+            rmdir(work)
             context.stdout.write(Self.geolifeTable(all))
             context.stdout.write("\ntrackintel 1.x defaults on the same fixes (re-implemented: staypoints sliding 100 m / 5 min / gap 15 min, "
                 + "activities ≥ 15 min, trips gap 15 min, modes simple-coarse: < 15 km/h foot, else motorized):\n")

@@ -62,6 +62,7 @@ func corpusDirectory(_ file: String = #filePath) -> String? {
         #expect(dirs.count == 15)
         let work = try temporaryDirectory()
         let loaded = try dirs.map { try GeoLifeUser(directory: $0, workDirectory: work) }
+        defer { for u in loaded { u.discardFiles() } }
         let users = try loaded.map { try $0.score(details: false) }
         let pool = RealDataEvaluation.GeoLifeScores.pooled(users)
         print(RealDataEvaluation.GeoLifeScores.header)
