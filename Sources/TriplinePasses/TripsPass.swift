@@ -10,7 +10,9 @@ import TriplineStore
 /// Legs: each point's speed (reported, else displacement over ≥ 10 s) gives the highest speed within
 /// ±`window_s`; that speed says foot (< `walk_max_mps`), run (< `run_max_mps`), cycle (< `cycle_max_mps`) or
 /// motorised; points that did not move take their neighbours' class. Runs shorter than `min_leg_s` join a
-/// neighbour. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
+/// neighbour. With `profile` on, those classes only find where the traveller is on foot: vehicle runs that no walk
+/// or silence parts form one leg, classified by its whole speed profile (percentiles, steadiness, stops per km; see
+/// ``profileRuns``), so legs do not flicker between cycle and car. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
 /// app's own `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip
 /// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
 /// a train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on
