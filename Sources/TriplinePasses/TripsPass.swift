@@ -329,7 +329,9 @@ public struct TripsPass: Pass {
                     && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
                     var d = 0.0
                     for q in r.a...r.b { d += inc[q] }
-                    if d < p.transferMinM {
+                    // … or one that covered its ground faster than anyone walks (a silence crossed by the vehicle).
+                    let seconds = Double(w.time[pts[runs[k + 1].a]] - w.time[pts[r.a]]) / 1000
+                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps) {
                         runs[k - 1].b = runs[k + 1].b
                         runs.removeSubrange(k...(k + 1))
                         continue
