@@ -81,7 +81,7 @@ let package = Package(
             name: "tripline-bench",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineGeography", "CSQLite",
+                "TriplineSimulator", "TriplineGeography", "TriplineEvaluation", "CSQLite",
             ],
             swiftSettings: layered
         ),
