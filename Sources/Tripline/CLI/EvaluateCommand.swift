@@ -14,6 +14,7 @@ enum EvaluateCommand {
             OptionSpec("days", value: "N", help: "Days to simulate (default 7)."),
             OptionSpec("people", value: "N", help: "People / devices (default 2)."),
             OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1)."),
+            OptionSpec("profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland or mixed (docs/SIMULATOR.md)."),
             OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter."),
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
             OptionSpec("geolife", value: "DIR", help: "Instead: score a GeoLife user directory (Trajectory/*.plt + labels.txt)."),
@@ -34,6 +35,12 @@ enum EvaluateCommand {
         config.days = try int("days", 7)
         config.people = try int("people", 2)
         config.movingIntervalS = try int("moving-interval", 1)
+        if let name = parsed.value("profile") {
+            guard let profile = SimulationProfile(rawValue: name) else {
+                throw UsageError("--profile wants one of \(SimulationProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+            }
+            config.profile = profile
+        }
         var options = Rebuild.Options()
         for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
         if let file = parsed.value("config") { try options.settings.load(file: file) }

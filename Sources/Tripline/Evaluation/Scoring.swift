@@ -150,6 +150,27 @@ public enum SimulationEvaluation {
                     insert.bindText(SimulationWriter.overlandTrip(t, deviceName: device.name), at: 11)
                     _ = try insert.step()
                 }
+                // Other app events (transitions, waypoints, visits, pause actions), as the importer stores them.
+                let events = try store.db.prepare(
+                    """
+                    INSERT OR IGNORE INTO app_events(device_id, import_id, kind, time_ms, utc_offset_s, lat, lon, start_ms, end_ms, raw)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+                for e in device.events {
+                    if let filter, !filter(Point(deviceID: 0, timeMs: e.timeMs, lat: e.lat ?? 0, lon: e.lon ?? 0)) { continue }
+                    events.reset()
+                    events.bindInt(id, at: 1)
+                    events.bindInt(importID, at: 2)
+                    events.bindText(e.kind, at: 3)
+                    events.bindInt(e.timeMs, at: 4)
+                    events.bindInt(e.utcOffsetS.map(Int64.init), at: 5)
+                    events.bindDouble(e.lat, at: 6)
+                    events.bindDouble(e.lon, at: 7)
+                    events.bindInt(e.startMs, at: 8)
+                    events.bindInt(e.endMs, at: 9)
+                    events.bindText(e.raw, at: 10)
+                    _ = try events.step()
+                }
             }
         }
         return ids
