@@ -6,7 +6,7 @@
 /// the stay detector itself passes through (it restarts after every stay), so the result is the same as a full
 /// rebuild; a test proves it on split imports. `full` recomputes everything.
 public struct Rebuild {
-    public static let passOrder = ["clean", "stays", "places", "trips", "metrics", "apptrips"]
+    public static let passOrder = ["clean", "stays", "evidence", "places", "trips", "metrics", "apptrips"]
 
     public struct Options {
         public var device: String?
@@ -47,6 +47,7 @@ public struct Rebuild {
         switch name {
         case "clean": return try CleanPass(settings: settings)
         case "stays": return try StaysPass(settings: settings)
+        case "evidence": return try EvidencePass(settings: settings)
         case "places": return try PlacesPass(settings: settings)
         case "trips": return try TripsPass(settings: settings)
         case "metrics": return try MetricsPass(settings: settings)

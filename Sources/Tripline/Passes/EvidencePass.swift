@@ -1,0 +1,452 @@
+/// Pass 3, `evidence` (after `stays`, before `places`): what the apps said besides their fixes, applied to the stays.
+///
+/// Sparse archives leave long silences: OwnTracks in significant-changes mode reports a still phone every 25–75 min,
+/// Overland with iOS's automatic pauses reports nothing from ~10 min after arriving until the person is 100–250 m
+/// away again. The fixes alone cannot say whether a silence was spent at the place or on the way. The apps' other
+/// records can, and this pass uses them (all from `app_events` and `points.extra`, see docs/IMPORT.md):
+/// - **Presence intervals.** OwnTracks region `transition` events: from an `enter` to the next `leave` of the same
+///   region (`desc`) the phone was inside it (centre and radius from the `waypoint` messages; times corrected by
+///   `enter_lag_s` / `leave_lag_s` for iOS's detection delay). Overland iOS `visit` records: from `arrival_date` to
+///   `departure_date`. Overland pauses: from `paused_location_updates` to the next `resumed_location_updates` /
+///   `exited_pause_region` the phone lay within its pause region (the departure is the resume time less the time to
+///   walk from the place to the resume point at the next fix's speed).
+/// - A stay whose centre lies within `match_m` (regions: their radius plus `match_m`) of a presence interval and
+///   overlaps it in time is stretched to cover it, but never over a kept fix further away than that (trip fixes
+///   win); stays of one interval are joined when nothing in between was further away. A fix that carries
+///   `inregions` naming the region (OwnTracks) counts as being there, wherever its coordinates put it (wifi fixes
+///   hundreds of metres off). An interval with fixes near it but no stay becomes a stay of its own (≥ `min_stay_s`).
+/// - **Lone-fix stays.** Between two stays, a fix that did not move (no speed, or below `moving_mps`) next to a
+///   silence of at least `still_gap_s` that travel at the trip's own speed explains only partly is a stay at that
+///   fix when at least `lone_stay_s` remain (significant-change mode reports a stop with one fix, then nothing for
+///   25–75 min). The trip's speed is the median of its fix-to-fix speeds over shorter silences (else reported
+///   speeds, else `default_speed_mps`).
+/// With no app events and no such silences (dense archives, GPX), the stays pass's stays are kept unchanged.
+public struct EvidencePass: Pass {
+    public static let name = "evidence"
+
+    public struct Parameters {
+        /// Stays within this distance (metres) of an interval's position belong to it (regions: radius + this).
+        public var matchM: Double = 150
+        /// iOS reports a region `leave` this long (seconds) after the person left the place (boundary crossing plus
+        /// the monitor's delay); it reports `enter` about when the person arrives.
+        public var leaveLagS: Double = 90
+        public var enterLagS: Double = 0
+        /// Presence intervals shorter than this (seconds) create no stay of their own.
+        public var minStayS: Double = 300
+        /// A silence this long (seconds) next to a still fix between stays …
+        public var stillGapS: Double = 720
+        /// … leaving at least this long (seconds) unexplained by travel makes the fix a stay.
+        public var loneStayS: Double = 600
+        /// A fix at or above this reported speed (m/s) was moving.
+        public var movingMps: Double = 0.7
+        /// Speed (m/s) assumed when a trip shows none (walking).
+        public var defaultSpeedMps: Double = 1.4
+
+        public init() {}
+
+        static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+            "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
+            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+        ] }
+    }
+
+    public var parameters: Parameters
+
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        parameters = p
+    }
+
+    public var parameterList: [(String, String)] {
+        Parameters.keys.keys.sorted().map { ($0, formatParameter(parameters[keyPath: Parameters.keys[$0]!])) }
+    }
+
+    /// A span during which the device was at one spot, according to the app.
+    public struct Presence: Sendable, Equatable {
+        public var startMs: Int64
+        public var endMs: Int64
+        public var lat: Double
+        public var lon: Double
+        /// Stays and fixes within this distance (metres) are "there".
+        public var reachM: Double
+        /// The region's name (OwnTracks `desc`), for `inregions`; nil for visits and pauses.
+        public var region: String?
+        public var source: String
+    }
+
+    /// What the app recorded besides fixes, for one device's span.
+    public struct Evidence: Sendable {
+        public var presences: [Presence] = []
+        /// Point index → the centre of a region the fix says it is in (`inregions`).
+        public var inRegion: [Int: (lat: Double, lon: Double)] = [:]
+        public init() {}
+    }
+
+    // MARK: Reading the evidence
+
+    /// The value of `"key":` in a flat JSON object's text (a string's contents or a number's text).
+    static func field(_ raw: [UInt8], _ key: String) -> String? {
+        let needle = Array(("\"" + key + "\":").utf8)
+        guard raw.count >= needle.count else { return nil }
+        var i = 0
+        while i + needle.count <= raw.count {
+            if raw[i] == needle[0] && Array(raw[i..<(i + needle.count)]) == needle {
+                var j = i + needle.count
+                while j < raw.count && raw[j] == UInt8(ascii: " ") { j += 1 }
+                guard j < raw.count else { return nil }
+                if raw[j] == UInt8(ascii: "\"") {
+                    var e = j + 1
+                    while e < raw.count && raw[e] != UInt8(ascii: "\"") { e += raw[e] == UInt8(ascii: "\\") ? 2 : 1 }
+                    return String(decoding: raw[(j + 1)..<min(e, raw.count)], as: UTF8.self)
+                }
+                var e = j
+                while e < raw.count && raw[e] != UInt8(ascii: ",") && raw[e] != UInt8(ascii: "}") && raw[e] != UInt8(ascii: "]") { e += 1 }
+                return String(decoding: raw[j..<e], as: UTF8.self)
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The names in `"inregions":["A","B"]`.
+    static func regionNames(_ extra: [UInt8]) -> [String] {
+        let needle = Array("\"inregions\":[".utf8)
+        var i = 0
+        while i + needle.count <= extra.count {
+            if Array(extra[i..<(i + needle.count)]) == needle {
+                var names: [String] = []
+                var j = i + needle.count
+                while j < extra.count && extra[j] != UInt8(ascii: "]") {
+                    if extra[j] == UInt8(ascii: "\"") {
+                        var e = j + 1
+                        while e < extra.count && extra[e] != UInt8(ascii: "\"") { e += extra[e] == UInt8(ascii: "\\") ? 2 : 1 }
+                        names.append(String(decoding: extra[(j + 1)..<min(e, extra.count)], as: UTF8.self))
+                        j = e + 1
+                    } else {
+                        j += 1
+                    }
+                }
+                return names
+            }
+            i += 1
+        }
+        return []
+    }
+
+    /// Reads the device's app events and `inregions` fixes around the span into presence intervals.
+    static func load(_ w: DeviceWork, store: Store, _ p: Parameters) throws -> Evidence {
+        var evidence = Evidence()
+        let margin: Int64 = 86_400_000
+        let from = w.fromMs == Int64.min ? Int64.min : w.fromMs - margin
+        let to = w.toMs == Int64.max ? Int64.max : w.toMs + margin
+        let q = try store.db.prepare(
+            """
+            SELECT kind, time_ms, lat, lon, start_ms, end_ms, raw FROM app_events
+            WHERE device_id = ? AND (kind = 'waypoint' OR (time_ms >= ? AND time_ms < ? AND kind IN
+              ('transition', 'visit', 'paused_location_updates', 'resumed_location_updates', 'exited_pause_region')))
+            ORDER BY time_ms, id
+            """)
+        q.reset()
+        q.bindInt(w.deviceID, at: 1)
+        q.bindInt(from, at: 2)
+        q.bindInt(to, at: 3)
+        var regions: [String: (lat: Double, lon: Double, radius: Double)] = [:]
+        var transitions: [(time: Int64, enter: Bool, region: String, lat: Double, lon: Double)] = []
+        var pauseAt: Int64? = nil
+        var pauses: [(Int64, Int64, Double?, Double?)] = []
+        while try q.step() {
+            let kind = q.text(0) ?? ""
+            let time = q.int64(1)
+            let raw = Array((q.text(6) ?? "").utf8)
+            switch kind {
+            case "waypoint":
+                if let desc = field(raw, "desc"), !q.isNull(2), !q.isNull(3) {
+                    regions[desc] = (q.double(2), q.double(3), field(raw, "rad").flatMap { Double($0) } ?? 100)
+                }
+            case "transition":
+                guard let event = field(raw, "event"), event == "enter" || event == "leave", let desc = field(raw, "desc") else { continue }
+                transitions.append((time, event == "enter", desc, q.isNull(2) ? .nan : q.double(2), q.isNull(3) ? .nan : q.double(3)))
+            case "visit":
+                guard !q.isNull(2), !q.isNull(3), !q.isNull(4) else { continue }
+                let end = q.isNull(5) ? Int64.max : q.int64(5)
+                evidence.presences.append(Presence(
+                    startMs: q.int64(4), endMs: end, lat: q.double(2), lon: q.double(3), reachM: p.matchM, region: nil, source: "visit"))
+            case "paused_location_updates":
+                pauseAt = time
+            default:  // resumed / exited pause region
+                if let start = pauseAt {
+                    pauses.append((start, time, q.isNull(2) ? nil : q.double(2), q.isNull(3) ? nil : q.double(3)))
+                    pauseAt = nil
+                }
+            }
+        }
+        // Region presence: enter → leave of one region.
+        var entered: [String: (Int64, Double, Double)] = [:]
+        for t in transitions {
+            let region = regions[t.region]
+            if t.enter {
+                entered[t.region] = (t.time, t.lat, t.lon)
+                continue
+            }
+            let start = entered.removeValue(forKey: t.region)
+            let centre = region.map { ($0.lat, $0.lon) } ?? (t.lat, t.lon)
+            guard !centre.0.isNaN else { continue }
+            let reach = (region?.radius ?? 150) + p.matchM
+            evidence.presences.append(Presence(
+                startMs: start.map { $0.0 - Int64(p.enterLagS * 1000) } ?? Int64.min, endMs: t.time - Int64(p.leaveLagS * 1000),
+                lat: centre.0, lon: centre.1, reachM: reach, region: t.region, source: "region"))
+        }
+        for (name, start) in entered {
+            let region = regions[name]
+            let centre = region.map { ($0.lat, $0.lon) } ?? (start.1, start.2)
+            guard !centre.0.isNaN else { continue }
+            evidence.presences.append(Presence(
+                startMs: start.0 - Int64(p.enterLagS * 1000), endMs: Int64.max, lat: centre.0, lon: centre.1,
+                reachM: (region?.radius ?? 150) + p.matchM, region: name, source: "region"))
+        }
+        // Pauses: at the last kept fix before the pause; departure = resume less the walk out at the next fix's speed.
+        for (start, resume, rlat, rlon) in pauses {
+            var i = lowerBound(w.time, start + 1) - 1
+            while i >= 0 && w.flags[i] != 0 { i -= 1 }
+            guard i >= 0, start - w.time[i] < 3_600_000 else { continue }
+            var end = resume
+            var j = lowerBound(w.time, resume)
+            while j < w.count && w.flags[j] != 0 { j += 1 }
+            if let rlat, let rlon {
+                let v = j < w.count && !w.speed[j].isNaN && w.speed[j] >= 0.5 ? w.speed[j] : p.defaultSpeedMps
+                end = resume - Int64(Geo.distance(w.lat[i], w.lon[i], rlat, rlon) / v * 1000)
+            }
+            evidence.presences.append(Presence(
+                startMs: w.time[i], endMs: max(w.time[i], end), lat: w.lat[i], lon: w.lon[i], reachM: p.matchM, region: nil, source: "pause"))
+        }
+        evidence.presences.sort { $0.startMs != $1.startMs ? $0.startMs < $1.startMs : $0.endMs < $1.endMs }
+        // Fixes that say which region they are in.
+        if !regions.isEmpty {
+            let r = try store.db.prepare(
+                "SELECT time_ms, extra FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ? AND extra LIKE '%\"inregions\":[\"%'")
+            r.reset()
+            r.bindInt(w.deviceID, at: 1)
+            r.bindInt(w.fromMs, at: 2)
+            r.bindInt(w.toMs, at: 3)
+            while try r.step() {
+                let i = lowerBound(w.time, r.int64(0))
+                guard i < w.count, w.time[i] == r.int64(0) else { continue }
+                for name in regionNames(Array((r.text(1) ?? "").utf8)) {
+                    if let region = regions[name] { evidence.inRegion[i] = (region.lat, region.lon); break }
+                }
+            }
+        }
+        return evidence
+    }
+
+    // MARK: Applying it
+
+    /// The stays amended by the evidence (the previous window's stay, when there is one, is left as it is).
+    public static func apply(_ w: DeviceWork, stays input: [StayRecord], evidence: Evidence, _ p: Parameters) -> [StayRecord] {
+        let keepFirst = w.previousStay != nil && !input.isEmpty ? 1 : 0
+        var stays = input
+        let processFrom = w.processFromMs
+        func kept(_ i: Int) -> Bool { w.flags[i] == 0 }
+        /// Distance of fix `i` from a position; a fix inside the named region counts as at its centre.
+        func distance(_ i: Int, _ lat: Double, _ lon: Double, region: String?) -> Double {
+            if region != nil, let c = evidence.inRegion[i], Geo.distance(c.lat, c.lon, lat, lon) < 1 { return 0 }
+            return Geo.distance(w.lat[i], w.lon[i], lat, lon)
+        }
+        func reindex(_ s: inout StayRecord) {
+            s.first = lowerBound(w.time, s.startMs)
+            s.last = max(s.first, lowerBound(w.time, s.endMs + 1) - 1)
+            if s.first >= w.count { s.first = w.count - 1; s.last = w.count - 1 }
+            var n = 0
+            if s.first <= s.last { for i in s.first...s.last where kept(i) { n += 1 } }
+            s.points = max(n, 1)
+        }
+        for e in evidence.presences {
+            guard e.endMs > processFrom else { continue }
+            // Stays of this presence (an interval open at one end: only the stay next to its known end).
+            var members = stays.indices.filter { k in
+                k >= keepFirst && stays[k].startMs <= e.endMs && stays[k].endMs >= e.startMs
+                    && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
+            }
+            if e.startMs == Int64.min, let k = members.last { members = [k] }
+            if e.endMs == Int64.max, let k = members.first { members = [k] }
+            // The kept fixes further away around it bound the stretch.
+            func lastFar(before t: Int64) -> Int64 {
+                var i = lowerBound(w.time, t) - 1
+                while i >= 0 {
+                    if kept(i) && distance(i, e.lat, e.lon, region: e.region) > e.reachM { return w.time[i] }
+                    if w.time[i] < e.startMs { break }
+                    i -= 1
+                }
+                return Int64.min
+            }
+            func firstFar(after t: Int64) -> Int64 {
+                var i = lowerBound(w.time, t + 1)
+                while i < w.count {
+                    if kept(i) && distance(i, e.lat, e.lon, region: e.region) > e.reachM { return w.time[i] }
+                    if w.time[i] > e.endMs { break }
+                    i += 1
+                }
+                return Int64.max
+            }
+            /// The kept fix next to a stay (before its start, or after its end), skipping fixes the evidence puts at
+            /// the place (`inregions`): the stay may reach no further than that fix less the time to get there from
+            /// the place at the fix's speed (else `default_speed_mps`).
+            func bound(_ t: Int64, after: Bool, _ lat: Double, _ lon: Double) -> Int64 {
+                var i = after ? lowerBound(w.time, t + 1) : lowerBound(w.time, t) - 1
+                while i >= 0 && i < w.count {
+                    if kept(i) && !(e.region != nil && distance(i, e.lat, e.lon, region: e.region) == 0) {
+                        let v = !w.speed[i].isNaN && w.speed[i] >= 0.5 ? w.speed[i] : p.defaultSpeedMps
+                        let travel = max(1000, Int64(Geo.distance(w.lat[i], w.lon[i], lat, lon) / v * 1000))
+                        return after ? w.time[i] - travel : w.time[i] + travel
+                    }
+                    i += after ? 1 : -1
+                }
+                return after ? Int64.max : Int64.min
+            }
+            if let a = members.first {
+                var s = stays[a]
+                // Join the presence's stays when nothing in between was further away.
+                var joinTo = a
+                for k in members.dropFirst() {
+                    if firstFar(after: stays[joinTo].endMs) < stays[k].startMs { break }
+                    joinTo = k
+                }
+                if joinTo > a {
+                    let t = stays[joinTo]
+                    let wa = Double(s.endMs - s.startMs) + 1, wb = Double(t.endMs - t.startMs) + 1
+                    s.lat = (s.lat * wa + t.lat * wb) / (wa + wb)
+                    s.lon = (s.lon * wa + t.lon * wb) / (wa + wb)
+                    s.radiusM = max(s.radiusM, t.radiusM)
+                    s.gapS = max(s.gapS, t.gapS)
+                    s.endMs = t.endMs
+                }
+                let earliest = max(e.startMs, bound(s.startMs, after: false, s.lat, s.lon), a > 0 ? stays[a - 1].endMs + 1000 : Int64.min)
+                if earliest < s.startMs && earliest >= processFrom && earliest > Int64.min / 2 { s.startMs = earliest }
+                let latest = min(e.endMs, bound(s.endMs, after: true, s.lat, s.lon), joinTo + 1 < stays.count ? stays[joinTo + 1].startMs - 1000 : Int64.max)
+                if latest > s.endMs && latest < Int64.max / 2 { s.endMs = latest }
+                reindex(&s)
+                stays.replaceSubrange(a...joinTo, with: [s])
+            } else if e.startMs > Int64.min && e.endMs < Int64.max && e.startMs >= processFrom {
+                // No stay yet: one of its own when fixes near it say so.
+                let start = max(e.startMs, lastFar(before: e.startMs + 1) + 1000)
+                let end = min(e.endMs, firstFar(after: e.endMs - 1) - 1000)
+                guard end - start >= Int64(p.minStayS * 1000) else { continue }
+                let lo = lowerBound(w.time, start), hi = lowerBound(w.time, end + 1)
+                guard (lo..<hi).contains(where: { kept($0) && distance($0, e.lat, e.lon, region: e.region) <= e.reachM }) else { continue }
+                let k = stays.firstIndex { $0.startMs > start } ?? stays.count
+                if k > 0 && stays[k - 1].endMs >= start { continue }
+                if k < stays.count && stays[k].startMs <= end { continue }
+                var s = StayRecord(first: lo, last: hi - 1, startMs: start, endMs: end, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: 0)
+                reindex(&s)
+                stays.insert(s, at: k)
+            }
+        }
+        stays = loneFixStays(w, stays, keepFirst: keepFirst, p)
+        return stays
+    }
+
+    /// Still fixes between stays next to long silences (see the type's documentation).
+    static func loneFixStays(_ w: DeviceWork, _ stays: [StayRecord], keepFirst: Int, _ p: Parameters) -> [StayRecord] {
+        guard !stays.isEmpty else { return stays }
+        let gapMs = Int64(p.stillGapS * 1000)
+        var out: [StayRecord] = Array(stays[..<keepFirst])
+        /// Appends the lone-fix stays between `a` and `b` (either nil at the edges of the data).
+        func add(between a: StayRecord?, and b: StayRecord?) {
+            // Kept fixes strictly between the two stays, with the stays' edge fixes as neighbours.
+            var pts: [Int] = []
+            if let a { pts.append(a.last) }
+            var i = a.map { $0.last + 1 } ?? lowerBound(w.time, w.processFromMs)
+            let end = b?.first ?? w.count
+            while i < end {
+                if w.flags[i] == 0 && w.time[i] >= w.processFromMs { pts.append(i) }
+                i += 1
+            }
+            if let b { pts.append(b.first) }
+            let interiorFrom = a == nil ? 0 : 1, interiorTo = b == nil ? pts.count : pts.count - 1
+            guard interiorTo > interiorFrom, pts.count >= 2 else { return }
+            // The trip's own speed.
+            var speeds: [Double] = []
+            for k in 1..<pts.count {
+                let dt = Double(w.time[pts[k]] - w.time[pts[k - 1]]) / 1000
+                if dt > 0 && dt < p.stillGapS {
+                    let d = Geo.distance(w.lat[pts[k - 1]], w.lon[pts[k - 1]], w.lat[pts[k]], w.lon[pts[k]])
+                    if d > 50 { speeds.append(d / dt) }
+                }
+            }
+            if speeds.isEmpty {
+                for k in interiorFrom..<interiorTo where !w.speed[pts[k]].isNaN && w.speed[pts[k]] >= p.movingMps { speeds.append(w.speed[pts[k]]) }
+            }
+            speeds.sort()
+            let v = speeds.isEmpty ? p.defaultSpeedMps : max(p.defaultSpeedMps * 0.5, speeds[speeds.count / 2])
+            var lastEnd = a?.endMs ?? Int64.min
+            for k in interiorFrom..<interiorTo {
+                let i = pts[k]
+                let s = w.speed[i]
+                if !s.isNaN && s >= p.movingMps { continue }
+                let h = k > 0 ? pts[k - 1] : nil, j = k + 1 < pts.count ? pts[k + 1] : nil
+                var start = w.time[i], stop = w.time[i]
+                if let h, w.time[i] - w.time[h] >= gapMs {
+                    let travel = Int64(Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i]) / v * 1000)
+                    start = min(w.time[i], w.time[h] + max(travel, 1000))
+                }
+                if let j, w.time[j] - w.time[i] >= gapMs {
+                    let travel = Int64(Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) / v * 1000)
+                    stop = max(w.time[i], w.time[j] - max(travel, 1000))
+                }
+                start = max(start, lastEnd + 1000)
+                if let b { stop = min(stop, b.startMs - 1000) }
+                guard stop - start >= Int64(p.loneStayS * 1000) else { continue }
+                let acc = w.accuracy[i]
+                out.append(StayRecord(
+                    first: i, last: i, startMs: start, endMs: stop, lat: w.lat[i], lon: w.lon[i], radiusM: acc.isNaN ? 0 : acc,
+                    points: 1, gapS: (stop - start) / 1000))
+                lastEnd = stop
+            }
+        }
+        if keepFirst == 0 { add(between: nil, and: stays[0]) }
+        for k in stays.indices {
+            if k >= keepFirst { out.append(stays[k]) }
+            add(between: stays[k], and: k + 1 < stays.count ? stays[k + 1] : nil)
+        }
+        return out
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        try work.ensureFlags(store: store)
+        let stays: [StayRecord]
+        if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
+        let evidence = try Self.load(work, store: store, parameters)
+        let amended = Self.apply(work, stays: stays, evidence: evidence, parameters).filter { $0.startMs < work.keepFromMs || $0 == work.previousStay }
+        let keepFirst = work.previousStay != nil && !stays.isEmpty ? 1 : 0
+        // Replace this span's stays with the amended ones.
+        let delete = try store.db.prepare("DELETE FROM stays WHERE id = ?")
+        for s in stays[keepFirst...] {
+            delete.reset()
+            delete.bindInt(s.id, at: 1)
+            _ = try delete.step()
+        }
+        let insert = try store.db.prepare(
+            "INSERT INTO stays(device_id, start_ms, end_ms, lat, lon, radius_m, points, gap_s) VALUES (?,?,?,?,?,?,?,?)")
+        var out = amended
+        for k in out.indices where k >= keepFirst {
+            let s = out[k]
+            insert.reset()
+            insert.bindInt(work.deviceID, at: 1)
+            insert.bindInt(s.startMs, at: 2)
+            insert.bindInt(s.endMs, at: 3)
+            insert.bindDouble(s.lat, at: 4)
+            insert.bindDouble(s.lon, at: 5)
+            insert.bindDouble(s.radiusM, at: 6)
+            insert.bindInt(Int64(s.points), at: 7)
+            insert.bindInt(s.gapS, at: 8)
+            _ = try insert.step()
+            out[k].id = store.db.lastInsertRowID
+        }
+        work.stays = out
+        let changed = zip(stays, out).filter { $0.0.startMs != $0.1.startMs || $0.0.endMs != $0.1.endMs }.count + abs(stays.count - out.count)
+        return [("presences", String(evidence.presences.count)), ("stays", String(out.count - keepFirst)), ("changed", String(changed))]
+    }
+}
