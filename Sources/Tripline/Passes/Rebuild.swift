@@ -6,7 +6,7 @@
 /// the stay detector itself passes through (it restarts after every stay), so the result is the same as a full
 /// rebuild; a test proves it on split imports. `full` recomputes everything.
 public struct Rebuild {
-    public static let passOrder = ["clean", "stays", "evidence", "places", "trips", "metrics", "apptrips"]
+    public static let passOrder = ["clean", "stays", "evidence", "places", "trips", "paths", "metrics", "apptrips"]
 
     public struct Options {
         public var device: String?
@@ -50,6 +50,7 @@ public struct Rebuild {
         case "evidence": return try EvidencePass(settings: settings)
         case "places": return try PlacesPass(settings: settings)
         case "trips": return try TripsPass(settings: settings)
+        case "paths": return try PathsPass(settings: settings)
         case "metrics": return try MetricsPass(settings: settings)
         case "apptrips": return try AppTripsPass(settings: settings)
         default: throw PassError("unknown pass '\(name)'; passes are \(Self.passOrder.joined(separator: ", "))")

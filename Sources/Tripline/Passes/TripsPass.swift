@@ -121,7 +121,9 @@ public struct TripsPass: Pass {
                 var trip = TripRecord(
                     first: part[0], last: part.last!, startMs: f.map { stays[$0].endMs } ?? w.time[part[0]],
                     endMs: t.map { stays[$0].startMs } ?? w.time[part.last!], fromStay: f, toStay: t)
-                if let t = build(&trip, w, part, p, mp), t { trips.append(trip) }
+                // Sparse fixes: the stretch between a stay and a fix far from it counts towards `min_distance_m` too.
+                let connectors = PathsPass.connectors(w, part, from: f.map { stays[$0] }, to: t.map { stays[$0] })
+                if let t = build(&trip, w, part, p, mp, extraDistanceM: connectors), t { trips.append(trip) }
             }
             gapBefore = false
         }
@@ -158,10 +160,12 @@ public struct TripsPass: Pass {
     }
 
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
-    static func build(_ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters) -> Bool? {
+    static func build(
+        _ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters, extraDistanceM: Double = 0
+    ) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
         let distance = inc.reduce(0, +)
-        if distance < p.minDistanceM { return false }
+        if distance + extraDistanceM < p.minDistanceM { return false }
         let v = speeds(w, pts)
         let m = pts.count
         // Highest speed within ±window (monotonic deque). A motorised speed counts only when it is held for `sustain_s`
