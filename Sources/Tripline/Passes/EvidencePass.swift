@@ -219,8 +219,22 @@ public struct EvidencePass: Pass {
                 let v = j < w.count && !w.speed[j].isNaN && w.speed[j] >= 0.5 ? w.speed[j] : p.defaultSpeedMps
                 end = resume - Int64(Geo.distance(w.lat[i], w.lon[i], rlat, rlon) / v * 1000)
             }
+            // Back over the still fixes near it to the arrival (the fixes before the pause), for the place's centre.
+            var k = i, sumLat = 0.0, sumLon = 0.0, n = 0.0
+            while k >= 0 {
+                if w.flags[k] == 0 {
+                    if Geo.distance(w.lat[k], w.lon[k], w.lat[i], w.lon[i]) > p.matchM || (!w.speed[k].isNaN && w.speed[k] >= p.movingMps) { break }
+                    sumLat += w.lat[k]
+                    sumLon += w.lon[k]
+                    n += 1
+                }
+                if k > 0 && w.time[k] - w.time[k - 1] > 3_600_000 { break }
+                k -= 1
+            }
+            let arrival = w.time[min(i, k + 1)]
             evidence.presences.append(Presence(
-                startMs: w.time[i], endMs: max(w.time[i], end), lat: w.lat[i], lon: w.lon[i], reachM: p.matchM, region: nil, source: "pause"))
+                startMs: arrival, endMs: max(w.time[i], end), lat: n > 0 ? sumLat / n : w.lat[i], lon: n > 0 ? sumLon / n : w.lon[i],
+                reachM: p.matchM, region: nil, source: "pause"))
         }
         evidence.presences.sort { $0.startMs != $1.startMs ? $0.startMs < $1.startMs : $0.endMs < $1.endMs }
         // Fixes that say which region they are in.

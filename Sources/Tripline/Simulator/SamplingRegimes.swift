@@ -69,6 +69,10 @@ extension Simulator {
         }
         for k in out.days.indices { out.days[k].regime = regime.rawValue }
         var maker = RegimeFixMaker(sim: self, world: w, person: person, regime: regime, rng: rng, dark: dark)
+        // The edges of the archive: the app was started at the beginning (it records as after an arrival), and the
+        // archive was taken at the end, when the phone reported where it was (so the last stay is seen to last).
+        maker.startsArchive = day == 0
+        maker.endsArchive = day == config.days - 1
         if day == 0 && app(person: person) == .owntracks { maker.waypoints(at: dayStart - 600) }
         for (k, seg) in segments.enumerated() {
             switch seg {
@@ -111,6 +115,8 @@ struct RegimeFixMaker {
     var timerT = Double.infinity
     /// Overland with pauses: where updates were paused (centre) and how far the person must go to resume them.
     var paused: (centre: Simulator.XY, radius: Double)? = nil
+    var startsArchive = false
+    var endsArchive = false
     /// Indoor drift (metres east/north of the place) and its last update.
     var dx = 0.0, dy = 0.0, driftT = -1e18
 
@@ -275,6 +281,14 @@ struct RegimeFixMaker {
     }
 
     mutating func stay(place: Int, start: Double, end: Double, first: Bool, last: Bool) {
+        stayFixes(place: place, start: start, end: end, first: first && !startsArchive, last: last)
+        if last && endsArchive && !dark.contains(where: { end - 30 >= $0.0 && end - 30 < $0.1 }) {
+            // The archive is taken: one last fix.
+            stillFix(place: place, t: end - 30, cellShare: 0, wifiShare: 0)
+        }
+    }
+
+    mutating func stayFixes(place: Int, start: Double, end: Double, first: Bool, last: Bool) {
         switch regime {
         case .ownTracksSignificant:
             var t: Double
