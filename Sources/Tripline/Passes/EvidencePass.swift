@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 /// Pass 3, `evidence` (after `stays`, before `places`): what the apps said besides their fixes, applied to the stays.
 ///
 /// Sparse archives leave long silences: OwnTracks in significant-changes mode reports a still phone every 25–75 min,
@@ -21,6 +24,7 @@
 ///   25–75 min). The trip's speed is the median of its fix-to-fix speeds over shorter silences (else reported
 ///   speeds, else `default_speed_mps`).
 /// With no app events and no such silences (dense archives, GPX), the stays pass's stays are kept unchanged.
+let debugEvidence = getenv("TRIPLINE_DEBUG_EVIDENCE") != nil
 public struct EvidencePass: Pass {
     public static let name = "evidence"
 
@@ -342,19 +346,28 @@ public struct EvidencePass: Pass {
                 let latest = min(e.endMs, bound(s.endMs, after: true, s.lat, s.lon), joinTo + 1 < stays.count ? stays[joinTo + 1].startMs - 1000 : Int64.max)
                 if latest > s.endMs && latest < Int64.max / 2 { s.endMs = latest }
                 reindex(&s)
+                if debugEvidence { print("presence \(e.source) \(e.startMs)-\(e.endMs): stay \(stays[a].startMs)-\(stays[a].endMs) -> \(s.startMs)-\(s.endMs) join \(joinTo - a) earliest \(earliest) latest \(latest)") }
                 stays.replaceSubrange(a...joinTo, with: [s])
             } else if e.startMs > Int64.min && e.endMs < Int64.max && e.startMs >= processFrom {
-                // No stay yet: one of its own when fixes near it say so.
-                let start = max(e.startMs, lastFar(before: e.startMs + 1) + 1000)
-                let end = min(e.endMs, firstFar(after: e.endMs - 1) - 1000)
+                // No stay yet: one of its own from the still fixes near it, stretched as far as the fixes around
+                // them allow (travel-aware, as above).
+                var lo = lowerBound(w.time, e.startMs), hi = lowerBound(w.time, e.endMs + 1) - 1
+                func still(_ i: Int) -> Bool {
+                    kept(i) && distance(i, e.lat, e.lon, region: e.region) <= e.reachM && (w.speed[i].isNaN || w.speed[i] < p.movingMps)
+                }
+                while lo <= hi && !still(lo) { lo += 1 }
+                while hi >= lo && !still(hi) { hi -= 1 }
+                guard lo <= hi else { continue }
+                if (lo...hi).contains(where: { kept($0) && !still($0) }) { continue }
+                let start = max(e.startMs, bound(w.time[lo], after: false, e.lat, e.lon))
+                let end = min(e.endMs, bound(w.time[hi], after: true, e.lat, e.lon))
                 guard end - start >= Int64(p.minStayS * 1000) else { continue }
-                let lo = lowerBound(w.time, start), hi = lowerBound(w.time, end + 1)
-                guard (lo..<hi).contains(where: { kept($0) && distance($0, e.lat, e.lon, region: e.region) <= e.reachM }) else { continue }
                 let k = stays.firstIndex { $0.startMs > start } ?? stays.count
                 if k > 0 && stays[k - 1].endMs >= start { continue }
                 if k < stays.count && stays[k].startMs <= end { continue }
-                var s = StayRecord(first: lo, last: hi - 1, startMs: start, endMs: end, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: 0)
+                var s = StayRecord(first: lo, last: hi, startMs: start, endMs: end, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: 0)
                 reindex(&s)
+                if debugEvidence { print("presence \(e.source) \(e.startMs)-\(e.endMs): new stay \(start)-\(end)") }
                 stays.insert(s, at: k)
             }
         }
