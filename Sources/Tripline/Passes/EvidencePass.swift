@@ -38,7 +38,7 @@ public struct EvidencePass: Pass {
         /// Presence intervals shorter than this (seconds) create no stay of their own.
         public var minStayS: Double = 300
         /// A silence this long (seconds) next to a still fix between stays …
-        public var stillGapS: Double = 720
+        public var stillGapS: Double = 600
         /// … leaving at least this long (seconds) unexplained by travel makes the fix a stay.
         public var loneStayS: Double = 600
         /// A fix at or above this reported speed (m/s) was moving.
@@ -86,6 +86,11 @@ public struct EvidencePass: Pass {
         public var presences: [Presence] = []
         /// Point index → the centre of a region the fix says it is in (`inregions`).
         public var inRegion: [Int: (lat: Double, lon: Double)] = [:]
+        /// Spans outside a region between a `leave` and the next `enter` (a stay across one is two stays).
+        public var absences: [Presence] = []
+        /// Point indices of the fixes published with a region event (`t:"c"`, at the event's time): taken while
+        /// crossing the boundary, so never a stay of their own.
+        public var crossings: Set<Int> = []
         public init() {}
     }
 
@@ -187,6 +192,19 @@ public struct EvidencePass: Pass {
                 }
             }
         }
+        // Absences: leave → the next enter of one region.
+        var left: [String: Int64] = [:]
+        for t in transitions {
+            if t.enter, let l = left.removeValue(forKey: t.region), let region = regions[t.region] {
+                evidence.absences.append(Presence(
+                    startMs: l - Int64(p.leaveLagS * 1000), endMs: t.time - Int64(p.enterLagS * 1000), lat: region.lat, lon: region.lon,
+                    reachM: region.radius + p.matchM, region: t.region, source: "absence"))
+            } else if !t.enter {
+                left[t.region] = t.time
+            }
+            let i = lowerBound(w.time, t.time - 2000)
+            if i < w.count && abs(w.time[i] - t.time) <= 2000 { evidence.crossings.insert(i) }
+        }
         // Region presence: enter → leave of one region.
         var entered: [String: (Int64, Double, Double)] = [:]
         for t in transitions {
@@ -281,6 +299,21 @@ public struct EvidencePass: Pass {
             if s.first <= s.last { for i in s.first...s.last where kept(i) { n += 1 } }
             s.points = max(n, 1)
         }
+        // A stay across a leave → enter of its region is two stays with a trip (and maybe more) in between.
+        for e in evidence.absences where e.endMs > processFrom {
+            guard let k = stays.indices.first(where: { k in
+                k >= keepFirst && stays[k].startMs < e.startMs && stays[k].endMs > e.endMs
+                    && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
+            }) else { continue }
+            var a = stays[k], b = stays[k]
+            a.endMs = e.startMs
+            b.startMs = e.endMs
+            reindex(&a)
+            reindex(&b)
+            let parts = [a, b].filter { $0.endMs - $0.startMs >= Int64(p.minStayS * 1000) }
+            if debugEvidence { print("absence \(e.startMs)-\(e.endMs): split \(stays[k].startMs)-\(stays[k].endMs) into \(parts.count)") }
+            stays.replaceSubrange(k...k, with: parts)
+        }
         for e in evidence.presences {
             guard e.endMs > processFrom else { continue }
             // Stays of this presence (an interval open at one end: only the stay next to its known end).
@@ -371,12 +404,12 @@ public struct EvidencePass: Pass {
                 stays.insert(s, at: k)
             }
         }
-        stays = loneFixStays(w, stays, keepFirst: keepFirst, p)
+        stays = loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
         return stays
     }
 
     /// Still fixes between stays next to long silences (see the type's documentation).
-    static func loneFixStays(_ w: DeviceWork, _ stays: [StayRecord], keepFirst: Int, _ p: Parameters) -> [StayRecord] {
+    static func loneFixStays(_ w: DeviceWork, _ stays: [StayRecord], keepFirst: Int, crossings: Set<Int> = [], _ p: Parameters) -> [StayRecord] {
         guard !stays.isEmpty else { return stays }
         let gapMs = Int64(p.stillGapS * 1000)
         var out: [StayRecord] = Array(stays[..<keepFirst])
@@ -412,14 +445,17 @@ public struct EvidencePass: Pass {
             for k in interiorFrom..<interiorTo {
                 let i = pts[k]
                 let s = w.speed[i]
-                if !s.isNaN && s >= p.movingMps { continue }
+                if !s.isNaN && s >= p.movingMps || crossings.contains(i) { continue }
                 let h = k > 0 ? pts[k - 1] : nil, j = k + 1 < pts.count ? pts[k + 1] : nil
+                // Time on either side that travel at the trip's speed does not explain was spent here.
+                let before = h.map { w.time[i] - w.time[$0] } ?? 0, after = j.map { w.time[$0] - w.time[i] } ?? 0
+                guard max(before, after) >= gapMs else { continue }
                 var start = w.time[i], stop = w.time[i]
-                if let h, w.time[i] - w.time[h] >= gapMs {
+                if let h {
                     let travel = Int64(Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i]) / v * 1000)
                     start = min(w.time[i], w.time[h] + max(travel, 1000))
                 }
-                if let j, w.time[j] - w.time[i] >= gapMs {
+                if let j {
                     let travel = Int64(Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) / v * 1000)
                     stop = max(w.time[i], w.time[j] - max(travel, 1000))
                 }
