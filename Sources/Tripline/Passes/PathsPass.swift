@@ -7,7 +7,8 @@
 /// - `track`: no sparse stretch; the estimate is the straight-line figure (dense archives are unchanged).
 /// - `history`: the median distance of the device's earlier `track` trips between the same two places (either
 ///   direction), when it is at least `history_min_ratio` × the straight-line figure (else the route was another).
-/// - `circuity`: each straight segment of at least `sparse_step_m` (and slower than `straight_mps`: planes and
+/// - `circuity`: in a sparsely sampled trip (median interval ≥ `sparse_interval_s`), each straight segment of at
+///   least `sparse_step_m` (and slower than `straight_mps`: planes and
 ///   high-speed rail fly straight) is multiplied by a circuity that grows linearly from 1 to `circuity` at
 ///   `circuity_span_m`; so are the stretches between the places and a first or last fix at least `connector_min_m`
 ///   from them; a trip without a single fix in between is `circuity` × the distance between the two places.
@@ -25,6 +26,9 @@ public struct PathsPass: Pass {
         public var circuitySpanM: Double = 800
         /// A straight segment this long (metres) is sparse sampling (1 Hz fixes are ≤ 30 m apart even in a train).
         public var sparseStepM: Double = 150
+        /// … in a trip whose median interval between fixes is at least this long (seconds): a long straight
+        /// segment in a densely sampled trip is a tunnel or a short loss, and tunnels run straight.
+        public var sparseIntervalS: Double = 30
         /// Segments faster than this (m/s) are flights or high-speed rail: straight.
         public var straightMps: Double = 50
         /// A first (last) fix this far (metres) from the place the trip left (reached) adds that stretch.
@@ -34,7 +38,7 @@ public struct PathsPass: Pass {
         public init() {}
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
-            "circuity": \.circuity, "circuity_span_m": \.circuitySpanM, "sparse_step_m": \.sparseStepM, "straight_mps": \.straightMps,
+            "circuity": \.circuity, "circuity_span_m": \.circuitySpanM, "sparse_step_m": \.sparseStepM, "sparse_interval_s": \.sparseIntervalS, "straight_mps": \.straightMps,
             "connector_min_m": \.connectorMinM, "history_min_ratio": \.historyMinRatio,
         ] }
     }
@@ -92,7 +96,11 @@ public struct PathsPass: Pass {
         var extra = 0.0
         var sparse = false
         let bridgeMs = Int64(mp.bridgeMaxS * 1000)
-        for k in 1..<max(1, pts.count) {
+        var intervals: [Int64] = []
+        for k in 1..<max(1, pts.count) { intervals.append(w.time[pts[k]] - w.time[pts[k - 1]]) }
+        intervals.sort()
+        let sparselySampled = !intervals.isEmpty && intervals[intervals.count / 2] >= Int64(p.sparseIntervalS * 1000)
+        for k in 1..<max(1, pts.count) where sparselySampled {
             let a = pts[k - 1], b = pts[k]
             let dt = w.time[b] - w.time[a]
             guard dt <= bridgeMs, dt > 0 else { continue }
