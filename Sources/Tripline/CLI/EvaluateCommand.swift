@@ -11,6 +11,7 @@ enum EvaluateCommand {
             """,
         options: [
             OptionSpec("seed", value: "N", help: "Simulation seed (default 1)."),
+            OptionSpec("seeds", value: "A-B", help: "Instead of --seed: every seed from A to B, each in its own database, with one line per seed and the pooled scores."),
             OptionSpec("days", value: "N", help: "Days to simulate (default 7)."),
             OptionSpec("people", value: "N", help: "People / devices (default 2)."),
             OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1)."),
@@ -58,6 +59,23 @@ enum EvaluateCommand {
                 context.stdout.write("reitti \(scenario): " + s.report + "\n")
                 if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
             }
+            return TriplineCLI.Exit.success
+        }
+        if let range = parsed.value("seeds") {
+            let parts = range.split(separator: "-").map { UInt64($0) }
+            guard parts.count == 2, let a = parts[0], let b = parts[1], a <= b, b - a < 10_000 else {
+                throw UsageError("--seeds wants a range A-B of seeds, not '\(range)'")
+            }
+            var pooled = PooledScores()
+            let dir = try FileSystem.temporaryDirectory(prefix: "tripline-evaluate")
+            for seed in a...b {
+                config.seed = seed
+                let s = try PooledScores.run(config, path: dir + "/seed-\(seed).sqlite", settings: options.settings)
+                pooled.add(s)
+                context.stdout.write("seed \(seed): trip F1 \(format2(s.tripF1)), visit F1 \(format2(s.visitF1)), trip distance median \(format2(s.medianTripDistanceError * 100)) %, daily median \(format2(s.medianDailyDistanceError * 100)) %\n")
+                if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
+            }
+            context.stdout.write("\(config.profile.rawValue), seeds \(a)-\(b), \(config.days) days, \(config.people) people, pooled: " + pooled.line + "\n")
             return TriplineCLI.Exit.success
         }
         options.timeZoneName = "Europe/Berlin"

@@ -80,6 +80,8 @@ public struct SimulationScores: Sendable {
     public var totalDistanceError = Double.nan
     /// Share of true leg time whose rebuilt leg has the same mode (exact) and the same foot/bicycle/motorized class.
     public var modeAccuracy = Double.nan, coarseModeAccuracy = Double.nan
+    /// Relative distance errors of the matched trips and of the days with true movement (to pool several runs).
+    public var tripDistanceErrors: [Double] = [], dailyDistanceErrors: [Double] = []
     /// Lines describing what did not match and the worst distance errors (for `evaluate --details`).
     public var details: [String] = []
 
@@ -298,6 +300,8 @@ public enum SimulationEvaluation {
         }
         (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: s.matchedTrips, truth: s.truthTrips, found: s.foundTrips)
         (s.visitPrecision, s.visitRecall, s.visitF1) = Scoring.prf(matched: s.matchedVisits, truth: s.truthVisits, found: s.foundVisits)
+        s.tripDistanceErrors = distErrors
+        s.dailyDistanceErrors = dayErrors
         s.medianStartErrorS = Scoring.quantile(startErrors, 0.5)
         s.medianEndErrorS = Scoring.quantile(endErrors, 0.5)
         s.medianVisitCentreM = Scoring.quantile(centre, 0.5)
