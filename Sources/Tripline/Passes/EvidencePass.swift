@@ -41,6 +41,9 @@ public struct EvidencePass: Pass {
         public var stillGapS: Double = 600
         /// … leaving at least this long (seconds) unexplained by travel makes the fix a stay.
         public var loneStayS: Double = 600
+        /// … and only a fix this far (seconds) from both its neighbours: sparse sampling, not a dense track's
+        /// stop at a traffic light just before the phone went silent.
+        public var loneIsolationS: Double = 60
         /// A fix at or above this reported speed (m/s) was moving.
         public var movingMps: Double = 0.7
         /// Speed (m/s) assumed when a trip shows none (walking).
@@ -50,7 +53,7 @@ public struct EvidencePass: Pass {
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
-            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
         ] }
     }
 
@@ -390,7 +393,22 @@ public struct EvidencePass: Pass {
                 }
                 while lo <= hi && !still(lo) { lo += 1 }
                 while hi >= lo && !still(hi) { hi -= 1 }
-                guard lo <= hi else { continue }
+                guard lo <= hi else {
+                    // No fix at all while the app says the phone was there (a dead phone, then a `visit` record):
+                    // a stay without fixes, and the stays around it no longer claim that time.
+                    let a = lowerBound(w.time, e.startMs), b = lowerBound(w.time, e.endMs + 1)
+                    guard e.source == "visit", a == b, a >= 1, a < w.count, e.endMs - e.startMs >= Int64(p.minStayS * 1000) else { continue }
+                    let k = stays.firstIndex { $0.startMs > e.startMs } ?? stays.count
+                    if k <= keepFirst && keepFirst > 0 { continue }
+                    if k > 0 && stays[k - 1].last >= a { continue }
+                    if k < stays.count && stays[k].first < a { continue }
+                    if k > 0 { stays[k - 1].endMs = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - 1000)) }
+                    if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], e.endMs + 1000)) }
+                    let s = StayRecord(first: a, last: a - 1, startMs: e.startMs, endMs: e.endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (e.endMs - e.startMs) / 1000)
+                    if debugEvidence { print("presence \(e.source) \(e.startMs)-\(e.endMs): stay without fixes") }
+                    stays.insert(s, at: k)
+                    continue
+                }
                 if (lo...hi).contains(where: { kept($0) && !still($0) }) { continue }
                 let start = max(e.startMs, bound(w.time[lo], after: false, e.lat, e.lon))
                 let end = min(e.endMs, bound(w.time[hi], after: true, e.lat, e.lon))
@@ -411,7 +429,7 @@ public struct EvidencePass: Pass {
     /// Still fixes between stays next to long silences (see the type's documentation).
     static func loneFixStays(_ w: DeviceWork, _ stays: [StayRecord], keepFirst: Int, crossings: Set<Int> = [], _ p: Parameters) -> [StayRecord] {
         guard !stays.isEmpty else { return stays }
-        let gapMs = Int64(p.stillGapS * 1000)
+        let gapMs = Int64(p.stillGapS * 1000), isolationMs = Int64(p.loneIsolationS * 1000)
         var out: [StayRecord] = Array(stays[..<keepFirst])
         /// Appends the lone-fix stays between `a` and `b` (either nil at the edges of the data).
         func add(between a: StayRecord?, and b: StayRecord?) {
@@ -449,7 +467,7 @@ public struct EvidencePass: Pass {
                 let h = k > 0 ? pts[k - 1] : nil, j = k + 1 < pts.count ? pts[k + 1] : nil
                 // Time on either side that travel at the trip's speed does not explain was spent here.
                 let before = h.map { w.time[i] - w.time[$0] } ?? 0, after = j.map { w.time[$0] - w.time[i] } ?? 0
-                guard max(before, after) >= gapMs else { continue }
+                guard max(before, after) >= gapMs, min(before, after) >= isolationMs else { continue }
                 var start = w.time[i], stop = w.time[i]
                 if let h {
                     let travel = Int64(Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i]) / v * 1000)

@@ -60,7 +60,7 @@ extension Simulator {
         let regime = self.regime(person: person, day: day)
         var rng = SplitMix64.derived(config.seed, UInt64(person), UInt64(day), 0x5E62)
         var dark = blackouts
-        guard case .stay(_, let dayStart, _)? = segments.first else { return }
+        guard case .stay(_, let dayStart, _)? = segments.first, case .stay(_, _, let dayEnd)? = segments.last else { return }
         if config.gaps && rng.chance(0.08) {
             let a = dayStart + rng.uniform(7, 18) * 3600
             let b = a + rng.uniform(1.5, 6) * 3600
@@ -82,7 +82,9 @@ extension Simulator {
                 maker.trip(samples: samples, legs: legs)
             }
         }
+        let archiveEnd = day == config.days - 1 ? Int64((dayEnd - 30).rounded()) * 1000 : Int64.max
         func lit(_ ms: Int64) -> Bool {
+            if ms == archiveEnd { return true }  // the phone was on when the archive was taken
             let t = Double(ms) / 1000
             return !dark.contains { t >= $0.0 && t < $0.1 }
         }
@@ -282,7 +284,7 @@ struct RegimeFixMaker {
 
     mutating func stay(place: Int, start: Double, end: Double, first: Bool, last: Bool) {
         stayFixes(place: place, start: start, end: end, first: first && !startsArchive, last: last)
-        if last && endsArchive && !dark.contains(where: { end - 30 >= $0.0 && end - 30 < $0.1 }) {
+        if last && endsArchive {
             // The archive is taken: one last fix.
             stillFix(place: place, t: end - 30, cellShare: 0, wifiShare: 0)
         }
