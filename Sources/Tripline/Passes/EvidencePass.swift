@@ -44,6 +44,8 @@ public struct EvidencePass: Pass {
         /// … and only a fix this far (seconds) from both its neighbours: sparse sampling, not a dense track's
         /// stop at a traffic light just before the phone went silent.
         public var loneIsolationS: Double = 60
+        /// A still fix far from a place between two near ones at most this far (seconds) away is at the place.
+        public var outlierS: Double = 300
         /// A fix at or above this reported speed (m/s) was moving.
         public var movingMps: Double = 0.7
         /// Speed (m/s) assumed when a trip shows none (walking).
@@ -53,7 +55,7 @@ public struct EvidencePass: Pass {
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
-            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
         ] }
     }
 
@@ -248,7 +250,8 @@ public struct EvidencePass: Pass {
             var k = i, sumLat = 0.0, sumLon = 0.0, n = 0.0
             while k >= 0 {
                 if w.flags[k] == 0 {
-                    if Geo.distance(w.lat[k], w.lon[k], w.lat[i], w.lon[i]) > p.matchM || (!w.speed[k].isNaN && w.speed[k] >= p.movingMps) { break }
+                    let far = Geo.distance(w.lat[k], w.lon[k], w.lat[i], w.lon[i]) > p.matchM && !outlier(w, k, w.lat[i], w.lon[i], p)
+                    if far || (!w.speed[k].isNaN && w.speed[k] >= p.movingMps) { break }
                     sumLat += w.lat[k]
                     sumLon += w.lon[k]
                     n += 1
@@ -283,6 +286,19 @@ public struct EvidencePass: Pass {
 
     // MARK: Applying it
 
+    /// A still fix far from a place whose kept neighbours, both within `outlier_s`, are near it: a wifi or cell fix
+    /// off by hundreds of metres (an out-and-back jump too slow for the clean pass), counted as at the place.
+    static func outlier(_ w: DeviceWork, _ i: Int, _ lat: Double, _ lon: Double, _ p: Parameters) -> Bool {
+        guard w.speed[i].isNaN || w.speed[i] < p.movingMps else { return false }
+        var h = i - 1
+        while h >= 0 && w.flags[h] != 0 { h -= 1 }
+        var j = i + 1
+        while j < w.count && w.flags[j] != 0 { j += 1 }
+        let window = Int64(p.outlierS * 1000)
+        guard h >= 0, j < w.count, w.time[i] - w.time[h] <= window, w.time[j] - w.time[i] <= window else { return false }
+        return Geo.distance(w.lat[h], w.lon[h], lat, lon) <= p.matchM && Geo.distance(w.lat[j], w.lon[j], lat, lon) <= p.matchM
+    }
+
     /// The stays amended by the evidence (the previous window's stay, when there is one, is left as it is).
     public static func apply(_ w: DeviceWork, stays input: [StayRecord], evidence: Evidence, _ p: Parameters) -> [StayRecord] {
         let keepFirst = w.previousStay != nil && !input.isEmpty ? 1 : 0
@@ -292,7 +308,9 @@ public struct EvidencePass: Pass {
         /// Distance of fix `i` from a position; a fix inside the named region counts as at its centre.
         func distance(_ i: Int, _ lat: Double, _ lon: Double, region: String?) -> Double {
             if region != nil, let c = evidence.inRegion[i], Geo.distance(c.lat, c.lon, lat, lon) < 1 { return 0 }
-            return Geo.distance(w.lat[i], w.lon[i], lat, lon)
+            let d = Geo.distance(w.lat[i], w.lon[i], lat, lon)
+            if d > p.matchM && outlier(w, i, lat, lon, p) { return 0 }
+            return d
         }
         func reindex(_ s: inout StayRecord) {
             s.first = lowerBound(w.time, s.startMs)
@@ -404,7 +422,9 @@ public struct EvidencePass: Pass {
                     if k < stays.count && stays[k].first < a { continue }
                     if k > 0 { stays[k - 1].endMs = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - 1000)) }
                     if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], e.endMs + 1000)) }
-                    let s = StayRecord(first: a, last: a - 1, startMs: e.startMs, endMs: e.endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (e.endMs - e.startMs) / 1000)
+                    // Its point indices are those of the fix before it (the trips pass takes the points strictly between
+                    // two stays, so the fixes after it start the next trip).
+                    let s = StayRecord(first: a - 1, last: a - 1, startMs: e.startMs, endMs: e.endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (e.endMs - e.startMs) / 1000)
                     if debugEvidence { print("presence \(e.source) \(e.startMs)-\(e.endMs): stay without fixes") }
                     stays.insert(s, at: k)
                     continue
