@@ -46,6 +46,8 @@ public struct EvidencePass: Pass {
         public var loneIsolationS: Double = 60
         /// A still fix far from a place between two near ones at most this far (seconds) away is at the place.
         public var outlierS: Double = 300
+        /// Lone-fix stays only between stays whose fixes in between are this far apart (median, seconds).
+        public var sparseIntervalS: Double = 30
         /// A fix at or above this reported speed (m/s) was moving.
         public var movingMps: Double = 0.7
         /// Speed (m/s) assumed when a trip shows none (walking).
@@ -55,7 +57,7 @@ public struct EvidencePass: Pass {
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
-            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
         ] }
     }
 
@@ -465,6 +467,11 @@ public struct EvidencePass: Pass {
             if let b { pts.append(b.first) }
             let interiorFrom = a == nil ? 0 : 1, interiorTo = b == nil ? pts.count : pts.count - 1
             guard interiorTo > interiorFrom, pts.count >= 2 else { return }
+            // Only in sparsely sampled stretches: a dense track's silences are losses, and its stops show as stays.
+            var intervals: [Int64] = []
+            for k in 1..<pts.count { intervals.append(w.time[pts[k]] - w.time[pts[k - 1]]) }
+            intervals.sort()
+            guard intervals[intervals.count / 2] >= Int64(p.sparseIntervalS * 1000) else { return }
             // The trip's own speed.
             var speeds: [Double] = []
             for k in 1..<pts.count {
