@@ -46,6 +46,12 @@ public struct EvidencePass: Pass {
         public var loneIsolationS: Double = 60
         /// A still fix far from a place between two near ones at most this far (seconds) away is at the place.
         public var outlierS: Double = 300
+        /// Seconds between a departure and the next fix when the trip was too short for the distance trigger (the
+        /// significant-changes time trigger fires 4–10 min after the phone starts moving: its middle).
+        public var settleLagS: Double = 0
+        /// A lone stay may be a run of still fixes this close (metres) to its first one (move mode's 180 s timer
+        /// reports a 12-minute visit with three or four fixes: too short a span for the stays pass).
+        public var clusterM: Double = 120
         /// Lone-fix stays only between stays whose fixes in between are this far apart (median, seconds).
         public var sparseIntervalS: Double = 30
         /// A fix at or above this reported speed (m/s) was moving.
@@ -57,7 +63,7 @@ public struct EvidencePass: Pass {
 
         static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
-            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
         ] }
     }
 
@@ -487,30 +493,45 @@ public struct EvidencePass: Pass {
             speeds.sort()
             let v = speeds.isEmpty ? p.defaultSpeedMps : max(p.defaultSpeedMps * 0.5, speeds[speeds.count / 2])
             var lastEnd = a?.endMs ?? Int64.min
-            for k in interiorFrom..<interiorTo {
-                let i = pts[k]
-                let s = w.speed[i]
-                if !s.isNaN && s >= p.movingMps || crossings.contains(i) { continue }
-                let h = k > 0 ? pts[k - 1] : nil, j = k + 1 < pts.count ? pts[k + 1] : nil
+            func still(_ k: Int) -> Bool {
+                let i = pts[k], s = w.speed[i]
+                return !(!s.isNaN && s >= p.movingMps) && !crossings.contains(i)
+            }
+            var k = interiorFrom
+            while k < interiorTo {
+                guard still(k) else { k += 1; continue }
+                // A run of still fixes within `cluster_m` of its first one (one fix, or a few minutes apart).
+                var e = k
+                while e + 1 < interiorTo && still(e + 1)
+                    && Geo.distance(w.lat[pts[k]], w.lon[pts[k]], w.lat[pts[e + 1]], w.lon[pts[e + 1]]) <= p.clusterM { e += 1 }
+                defer { k = e + 1 }
+                let first = pts[k], last = pts[e]
+                let h = k > 0 ? pts[k - 1] : nil, j = e + 1 < pts.count ? pts[e + 1] : nil
                 // Time on either side that travel at the trip's speed does not explain was spent here.
-                let before = h.map { w.time[i] - w.time[$0] } ?? 0, after = j.map { w.time[$0] - w.time[i] } ?? 0
-                guard max(before, after) >= gapMs, min(before, after) >= isolationMs else { continue }
-                var start = w.time[i], stop = w.time[i]
+                let before = h.map { w.time[first] - w.time[$0] } ?? 0, after = j.map { w.time[$0] - w.time[last] } ?? 0
+                guard max(before, after) >= gapMs || e > k, min(before, after) >= isolationMs else { continue }
+                var start = w.time[first], stop = w.time[last]
                 if let h {
-                    let travel = Int64(Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i]) / v * 1000)
-                    start = min(w.time[i], w.time[h] + max(travel, 1000))
+                    // Arrival: travel from the fix before, or from where the last stay was left.
+                    let travel = max(1000, Int64(Geo.distance(w.lat[h], w.lon[h], w.lat[first], w.lon[first]) / v * 1000))
+                    start = min(w.time[first], max(w.time[h], lastEnd) + travel)
                 }
                 if let j {
-                    let travel = Int64(Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) / v * 1000)
-                    stop = max(w.time[i], w.time[j] - max(travel, 1000))
+                    // Departure: the time trigger reports a phone that started moving `settle_lag_s` later (if its
+                    // trip was too short for the distance trigger), so the next fix is at least that far from it.
+                    let travel = Int64(Geo.distance(w.lat[last], w.lon[last], w.lat[j], w.lon[j]) / v * 1000)
+                    stop = max(w.time[last], w.time[j] - max(travel, Int64(p.settleLagS * 1000), 1000))
                 }
                 start = max(start, lastEnd + 1000)
                 if let b { stop = min(stop, b.startMs - 1000) }
                 guard stop - start >= Int64(p.loneStayS * 1000) else { continue }
-                let acc = w.accuracy[i]
+                var sumLat = 0.0, sumLon = 0.0
+                for q in k...e { sumLat += w.lat[pts[q]]; sumLon += w.lon[pts[q]] }
+                let n = Double(e - k + 1)
+                let acc = w.accuracy[first]
                 out.append(StayRecord(
-                    first: i, last: i, startMs: start, endMs: stop, lat: w.lat[i], lon: w.lon[i], radiusM: acc.isNaN ? 0 : acc,
-                    points: 1, gapS: (stop - start) / 1000))
+                    first: first, last: last, startMs: start, endMs: stop, lat: sumLat / n, lon: sumLon / n, radiusM: acc.isNaN ? 0 : acc,
+                    points: e - k + 1, gapS: max(before, after) / 1000))
                 lastEnd = stop
             }
         }
