@@ -350,7 +350,7 @@ public struct EvidencePass: Pass {
                 k >= keepFirst && stays[k].startMs <= e.endMs && stays[k].endMs >= e.startMs
                     && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
             }
-            if e.startMs == Int64.min, let k = members.last { members = [k] }
+            let openStart = e.startMs == Int64.min
             if e.endMs == Int64.max, let k = members.first { members = [k] }
             // The kept fixes further away around it bound the stretch.
             func lastFar(before t: Int64) -> Int64 {
@@ -385,6 +385,16 @@ public struct EvidencePass: Pass {
                     i += after ? 1 : -1
                 }
                 return after ? Int64.max : Int64.min
+            }
+            if openStart, var k = members.last {
+                // Open at its start (a leave with no enter before it): the stays before the leave, back as far as
+                // nothing in between was further away.
+                var run = [k]
+                while let prev = members.last(where: { $0 < k }), prev == k - 1, firstFar(after: stays[prev].endMs) >= stays[k].startMs {
+                    run.insert(prev, at: 0)
+                    k = prev
+                }
+                members = run
             }
             if let a = members.first {
                 var s = stays[a]
