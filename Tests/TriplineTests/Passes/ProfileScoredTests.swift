@@ -37,8 +37,10 @@ import Testing
             #expect(p.visitF1 >= 0.90)
             #expect(p.medianDailyDistanceError <= 0.10)
         case .denseOverland:
-            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 0.96 (292 of 307, 299 rebuilt) and 0.96; most
-            // misses are days when the phone died (hours with nothing). Thresholds: the measured figures less 0.02.
+            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 0.96 (292 of 307, 299 rebuilt) and 0.96 (312 of
+            // 327, 320). Of the 15 missed trips 4 and of the 15 missed visits 6 are within 30 min of a dead phone;
+            // most others are short walks (200–500 m) that an iOS pause region (100–250 m) swallows whole.
+            // Thresholds: the measured figures less 0.02.
             // Trip distance error median ≤ 1.5 %: met (measured 0.74 %).
             #expect(p.tripF1 >= 0.94)
             #expect(p.visitF1 >= 0.94)
