@@ -374,14 +374,19 @@ public struct EvidencePass: Pass {
             /// The kept fix next to a stay (before its start, or after its end), skipping fixes the evidence puts at
             /// the place (`inregions`): the stay may reach no further than that fix less the time to get there from
             /// the place at the fix's speed (else `default_speed_mps`).
+            /// (Never short of a fix the evidence puts at the place: the person was there then.)
             func bound(_ t: Int64, after: Bool, _ lat: Double, _ lon: Double) -> Int64 {
                 var i = after ? lowerBound(w.time, t + 1) : lowerBound(w.time, t) - 1
+                var there: Int64? = nil
                 while i >= 0 && i < w.count {
                     if kept(i) && !(e.region != nil && distance(i, e.lat, e.lon, region: e.region) == 0) {
                         let v = !w.speed[i].isNaN && w.speed[i] >= 0.5 ? w.speed[i] : p.defaultSpeedMps
                         let travel = max(1000, Int64(Geo.distance(w.lat[i], w.lon[i], lat, lon) / v * 1000))
-                        return after ? w.time[i] - travel : w.time[i] + travel
+                        let b = after ? w.time[i] - travel : w.time[i] + travel
+                        guard let there else { return b }
+                        return after ? max(b, there) : min(b, there)
                     }
+                    if kept(i) { there = w.time[i] }
                     i += after ? 1 : -1
                 }
                 return after ? Int64.max : Int64.min
@@ -432,17 +437,19 @@ public struct EvidencePass: Pass {
                 guard lo <= hi else {
                     // No fix at all while the app says the phone was there (a dead phone, then a `visit` record):
                     // a stay without fixes, and the stays around it no longer claim that time.
-                    let a = lowerBound(w.time, e.startMs), b = lowerBound(w.time, e.endMs + 1)
-                    guard e.source == "visit", a == b, a >= 1, a < w.count, e.endMs - e.startMs >= Int64(p.minStayS * 1000) else { continue }
+                    // (iOS reports departures minutes late: the stay ends where the first fix after its start says.)
+                    let endMs = min(e.endMs, bound(e.startMs, after: true, e.lat, e.lon))
+                    let a = lowerBound(w.time, e.startMs), b = lowerBound(w.time, endMs + 1)
+                    guard e.source == "visit", a == b, a >= 1, a < w.count, endMs - e.startMs >= Int64(p.minStayS * 1000) else { continue }
                     let k = stays.firstIndex { $0.startMs > e.startMs } ?? stays.count
                     if k <= keepFirst && keepFirst > 0 { continue }
                     if k > 0 && stays[k - 1].last >= a { continue }
                     if k < stays.count && stays[k].first < a { continue }
                     if k > 0 { stays[k - 1].endMs = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - 1000)) }
-                    if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], e.endMs + 1000)) }
+                    if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], endMs + 1000)) }
                     // Its point indices are those of the fix before it (the trips pass takes the points strictly between
                     // two stays, so the fixes after it start the next trip).
-                    let s = StayRecord(first: a - 1, last: a - 1, startMs: e.startMs, endMs: e.endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (e.endMs - e.startMs) / 1000)
+                    let s = StayRecord(first: a - 1, last: a - 1, startMs: e.startMs, endMs: endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (endMs - e.startMs) / 1000)
                     if debugEvidence { print("presence \(e.source) \(e.startMs)-\(e.endMs): stay without fixes") }
                     stays.insert(s, at: k)
                     continue

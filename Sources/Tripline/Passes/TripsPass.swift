@@ -101,20 +101,23 @@ public struct TripsPass: Pass {
                 if w.flags[i] == 0 { pts.append(i) }
                 i += 1
             }
+            // No fix in between (sparse sampling): the trip joins the two stays' edge points, and runs from the one
+            // stay to the other however long the silence (the points are the stays' own, so no silence between them
+            // splits it; issue 10: two stays at two places imply the trip).
+            let edgesOnly = pts.isEmpty
             if pts.isEmpty, let f = from, let t = to {
-                // No fix in between (sparse sampling): the trip joins the two stays' edge points.
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }
             // Split at long silences.
             var parts: [[Int]] = [[]]
-            var gapBefore = from.map { w.time[pts[0]] - stays[$0].endMs > splitMs } ?? false
+            var gapBefore = !edgesOnly && (from.map { w.time[pts[0]] - stays[$0].endMs > splitMs } ?? false)
             if gapBefore { parts = [[]] }
             for (k, i) in pts.enumerated() {
-                if k > 0 && w.time[i] - w.time[pts[k - 1]] > splitMs { parts.append([]) }
+                if k > 0 && !edgesOnly && w.time[i] - w.time[pts[k - 1]] > splitMs { parts.append([]) }
                 parts[parts.count - 1].append(i)
             }
-            let gapAfter = to.map { stays[$0].startMs - w.time[pts.last!] > splitMs } ?? false
+            let gapAfter = !edgesOnly && (to.map { stays[$0].startMs - w.time[pts.last!] > splitMs } ?? false)
             for (n, part) in parts.enumerated() where !part.isEmpty {
                 let f = n == 0 && !gapBefore ? from : nil
                 let t = n == parts.count - 1 && !gapAfter ? to : nil

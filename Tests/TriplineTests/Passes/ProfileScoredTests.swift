@@ -18,7 +18,15 @@ import Testing
         for seed in heldOutSeeds {
             var config = SimulatorConfig(seed: seed, days: days, people: 2)
             config.profile = profile
-            let s = try PooledScores.run(config, path: try temporaryDirectory() + "/profile.sqlite")
+            let path = try temporaryDirectory() + "/profile.sqlite"
+            let s = try PooledScores.run(config, path: path)
+            // Whatever the evidence did, the rebuild stays consistent: no stay or trip ends before it starts, and no two
+            // stays of a device overlap.
+            let store = try Store(path: path, create: false)
+            #expect(try store.db.scalarInt("SELECT count(*) FROM trips WHERE end_ms < start_ms") == 0)
+            #expect(try store.db.scalarInt("SELECT count(*) FROM stays WHERE end_ms < start_ms") == 0)
+            #expect(try store.db.scalarInt(
+                "SELECT count(*) FROM stays a JOIN stays b ON a.device_id = b.device_id AND a.id < b.id AND a.start_ms < b.end_ms AND b.start_ms < a.end_ms") == 0)
             print("\(profile.rawValue) seed \(seed): trip F1 \(format2(s.tripF1)), visit F1 \(format2(s.visitF1)), trip distance median \(format2(s.medianTripDistanceError * 100)) %, daily median \(format2(s.medianDailyDistanceError * 100)) %")
             pooled.add(s)
         }
