@@ -39,24 +39,25 @@ import Testing
         let p = try Self.pooled(profile)
         switch profile {
         case .sparseOwnTracks:
-            // Targets met on the held-out seeds (measured 2026-12-01: trip F1 0.90 (272 of 307, 295 rebuilt),
-            // visit F1 0.93, daily distance median 3.32 %): asserted as the targets.
+            // Targets met on the held-out seeds (measured 2026-12-01: trip F1 0.93 (281 of 307, 295 rebuilt),
+            // visit F1 0.94 (309 of 327, 329), daily distance median 3.04 %): asserted as the targets.
             #expect(p.tripF1 >= 0.90)
             #expect(p.visitF1 >= 0.90)
             #expect(p.medianDailyDistanceError <= 0.10)
         case .denseOverland:
-            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 0.96 (292 of 307, 299 rebuilt) and 0.96 (312 of
-            // 327, 320). Of the 15 missed trips 4 and of the 15 missed visits 6 are within 30 min of a dead phone;
-            // most others are short walks (200–500 m) that an iOS pause region (100–250 m) swallows whole.
-            // Thresholds: the measured figures less 0.02.
+            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 0.96 (292 of 307, 301 rebuilt) and 0.97 (313 of
+            // 327, 321). Of the 15 missed trips 4 and of the 14 missed visits 6 are within 30 min of a dead phone;
+            // the others are short walks (280–700 m) that an iOS pause region (100–250 m) swallows, and car and
+            // bicycle trips whose start after a pause is misjudged. Thresholds: the measured figures less 0.02.
             // Trip distance error median ≤ 1.5 %: met (measured 0.74 %).
             #expect(p.tripF1 >= 0.94)
-            #expect(p.visitF1 >= 0.94)
+            #expect(p.visitF1 >= 0.95)
             #expect(p.medianTripDistanceError <= 0.015)
         default:
-            // Mixed (no target of its own): measured trip F1 0.93, visit F1 0.93, daily distance median 2.22 %.
-            #expect(p.tripF1 >= 0.90)
-            #expect(p.visitF1 >= 0.90)
+            // Mixed (no target of its own): measured trip F1 0.95, visit F1 0.94, daily distance median 2.22 %.
+            // Thresholds: the measured figures less a margin.
+            #expect(p.tripF1 >= 0.92)
+            #expect(p.visitF1 >= 0.91)
             #expect(p.medianDailyDistanceError <= 0.05)
         }
     }
