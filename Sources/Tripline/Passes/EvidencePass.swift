@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 /// Pass 3, `evidence` (after `stays`, before `places`): what the apps said besides their fixes, applied to the stays.
 ///
 /// Sparse archives leave long silences: OwnTracks in significant-changes mode reports a still phone every 25–75 min,
@@ -24,7 +21,6 @@
 ///   25–75 min). The trip's speed is the median of its fix-to-fix speeds over shorter silences (else reported
 ///   speeds, else `default_speed_mps`).
 /// With no app events and no such silences (dense archives, GPX), the stays pass's stays are kept unchanged.
-let debugEvidence = getenv("TRIPLINE_DEBUG_EVIDENCE") != nil
 public struct EvidencePass: Pass {
     public static let name = "evidence"
 
@@ -340,7 +336,6 @@ public struct EvidencePass: Pass {
             reindex(&a)
             reindex(&b)
             let parts = [a, b].filter { $0.endMs - $0.startMs >= Int64(p.minStayS * 1000) }
-            if debugEvidence { print("absence \(e.startMs)-\(e.endMs): split \(stays[k].startMs)-\(stays[k].endMs) into \(parts.count)") }
             stays.replaceSubrange(k...k, with: parts)
         }
         for e in evidence.presences {
@@ -352,16 +347,7 @@ public struct EvidencePass: Pass {
             }
             let openStart = e.startMs == Int64.min
             if e.endMs == Int64.max, let k = members.first { members = [k] }
-            // The kept fixes further away around it bound the stretch.
-            func lastFar(before t: Int64) -> Int64 {
-                var i = lowerBound(w.time, t) - 1
-                while i >= 0 {
-                    if kept(i) && distance(i, e.lat, e.lon, region: e.region) > e.reachM { return w.time[i] }
-                    if w.time[i] < e.startMs { break }
-                    i -= 1
-                }
-                return Int64.min
-            }
+            // The first kept fix further away after a time (stays of one presence join only when there is none).
             func firstFar(after t: Int64) -> Int64 {
                 var i = lowerBound(w.time, t + 1)
                 while i < w.count {
@@ -423,7 +409,6 @@ public struct EvidencePass: Pass {
                 let latest = min(e.endMs, bound(s.endMs, after: true, s.lat, s.lon), joinTo + 1 < stays.count ? stays[joinTo + 1].startMs - 1000 : Int64.max)
                 if latest > s.endMs && latest < Int64.max / 2 { s.endMs = latest }
                 reindex(&s)
-                if debugEvidence { print("presence \(e.source) \(e.startMs)-\(e.endMs): stay \(stays[a].startMs)-\(stays[a].endMs) -> \(s.startMs)-\(s.endMs) join \(joinTo - a) earliest \(earliest) latest \(latest)") }
                 stays.replaceSubrange(a...joinTo, with: [s])
             } else if e.startMs > Int64.min && e.endMs < Int64.max && e.startMs >= processFrom {
                 // No stay yet: one of its own from the still fixes near it, stretched as far as the fixes around
@@ -450,7 +435,6 @@ public struct EvidencePass: Pass {
                     // Its point indices are those of the fix before it (the trips pass takes the points strictly between
                     // two stays, so the fixes after it start the next trip).
                     let s = StayRecord(first: a - 1, last: a - 1, startMs: e.startMs, endMs: endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (endMs - e.startMs) / 1000)
-                    if debugEvidence { print("presence \(e.source) \(e.startMs)-\(e.endMs): stay without fixes") }
                     stays.insert(s, at: k)
                     continue
                 }
@@ -463,7 +447,6 @@ public struct EvidencePass: Pass {
                 if k < stays.count && stays[k].startMs <= end { continue }
                 var s = StayRecord(first: lo, last: hi, startMs: start, endMs: end, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: 0)
                 reindex(&s)
-                if debugEvidence { print("presence \(e.source) \(e.startMs)-\(e.endMs): new stay \(start)-\(end)") }
                 stays.insert(s, at: k)
             }
         }
