@@ -461,6 +461,23 @@ public struct EvidencePass: Pass {
         var out: [StayRecord] = Array(stays[..<keepFirst])
         /// Appends the lone-fix stays between `a` and `b` (either nil at the edges of the data).
         func add(between a: StayRecord?, and b: StayRecord?) {
+            // Only in sparsely sampled stretches (a dense track's silences are losses, and its stops show as
+            // stays): the median interval between the fixes is at least `sparse_interval_s`, i.e. at most half of
+            // the intervals are shorter (one scan, no sorting: this runs between every two stays).
+            let minMs = Int64(p.sparseIntervalS * 1000)
+            var previous: Int64? = a.map { w.time[$0.last] }
+            var n = 0, short = 0
+            var q = a.map { $0.last + 1 } ?? lowerBound(w.time, w.processFromMs)
+            let stop = b?.first ?? w.count
+            while q < stop {
+                if w.flags[q] == 0 && w.time[q] >= w.processFromMs {
+                    if let t = previous { n += 1; if w.time[q] - t < minMs { short += 1 } }
+                    previous = w.time[q]
+                }
+                q += 1
+            }
+            if let b, let t = previous { n += 1; if w.time[b.first] - t < minMs { short += 1 } }
+            guard n > 0, short <= n / 2 else { return }
             // Kept fixes strictly between the two stays, with the stays' edge fixes as neighbours.
             var pts: [Int] = []
             if let a { pts.append(a.last) }
@@ -473,11 +490,6 @@ public struct EvidencePass: Pass {
             if let b { pts.append(b.first) }
             let interiorFrom = a == nil ? 0 : 1, interiorTo = b == nil ? pts.count : pts.count - 1
             guard interiorTo > interiorFrom, pts.count >= 2 else { return }
-            // Only in sparsely sampled stretches: a dense track's silences are losses, and its stops show as stays.
-            var intervals: [Int64] = []
-            for k in 1..<pts.count { intervals.append(w.time[pts[k]] - w.time[pts[k - 1]]) }
-            intervals.sort()
-            guard intervals[intervals.count / 2] >= Int64(p.sparseIntervalS * 1000) else { return }
             // The trip's own speed.
             var speeds: [Double] = []
             for k in 1..<pts.count {
@@ -552,31 +564,40 @@ public struct EvidencePass: Pass {
     static func sparseEdges(_ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, _ p: Parameters) -> [StayRecord] {
         var stays = input
         let minMs: Int64 = 120_000
-        /// Kept fixes strictly between stays k and k + 1.
-        func between(_ k: Int) -> [Int] {
-            var out: [Int] = []
+        /// Kept fixes strictly between stays k and k + 1, when they are sparse (median interval at least
+        /// `sparse_interval_s`: at most half of the intervals shorter; one scan before anything is allocated).
+        func between(_ k: Int) -> [Int]? {
+            let minMs = Int64(p.sparseIntervalS * 1000)
             var i = stays[k].last + 1
             let end = k + 1 < stays.count ? stays[k + 1].first : w.count
+            var previous: Int64? = nil
+            var n = 0, short = 0
+            while i < end {
+                if w.flags[i] == 0 {
+                    if let t = previous { n += 1; if w.time[i] - t < minMs { short += 1 } }
+                    previous = w.time[i]
+                }
+                i += 1
+            }
+            guard n > 0, short <= n / 2 else { return nil }
+            var out: [Int] = []
+            i = stays[k].last + 1
             while i < end { if w.flags[i] == 0 { out.append(i) }; i += 1 }
             return out
         }
         func tripSpeed(_ pts: [Int]) -> Double? {
             guard pts.count >= 2 else { return nil }
-            var intervals: [Int64] = [], speeds: [Double] = []
+            var speeds: [Double] = []
             for k in 1..<pts.count {
                 let dt = w.time[pts[k]] - w.time[pts[k - 1]]
-                intervals.append(dt)
                 let d = Geo.distance(w.lat[pts[k - 1]], w.lon[pts[k - 1]], w.lat[pts[k]], w.lon[pts[k]])
                 if dt > 0 && Double(dt) < p.stillGapS * 1000 && d > 50 { speeds.append(d / (Double(dt) / 1000)) }
             }
-            intervals.sort()
-            guard intervals[intervals.count / 2] >= Int64(p.sparseIntervalS * 1000) else { return nil }
             speeds.sort()
             return speeds.isEmpty ? p.defaultSpeedMps : max(p.defaultSpeedMps * 0.5, speeds[speeds.count / 2])
         }
         for k in stays.indices where k + 1 < stays.count {
-            let pts = between(k)
-            guard let first = pts.first, let last = pts.last, let v = tripSpeed(pts) else { continue }
+            guard let pts = between(k), let first = pts.first, let last = pts.last, let v = tripSpeed(pts) else { continue }
             if k >= keepFirst, w.speed[first].isNaN, w.time[first] - stays[k].endMs > minMs {
                 let leave = w.time[first] - Int64(Geo.distance(stays[k].lat, stays[k].lon, w.lat[first], w.lon[first]) / v * 1000)
                 if leave > stays[k].endMs { stays[k].endMs = min(leave, w.time[first] - 1000) }
