@@ -84,6 +84,8 @@ public struct SimulationScores: Sendable {
     public var totalDistanceError = Double.nan
     /// Share of true leg time whose rebuilt leg has the same mode (exact) and the same foot/bicycle/motorized class.
     public var modeAccuracy = Double.nan, coarseModeAccuracy = Double.nan
+    /// Relative distance errors of the matched trips and of the days with true movement (to pool several runs).
+    public var tripDistanceErrors: [Double] = [], dailyDistanceErrors: [Double] = []
     /// Lines describing what did not match and the worst distance errors (for `evaluate --details`).
     public var details: [String] = []
 
@@ -130,6 +132,13 @@ public enum SimulationEvaluation {
                         deviceID: id, importID: importID, kind: "trip", timeMs: t.endMs, utcOffsetS: Int32(t.utcOffsetS),
                         lat: t.endLat, lon: t.endLon, startMs: t.startMs, endMs: t.endMs, distanceM: t.distanceM, mode: t.mode,
                         raw: SimulationWriter.overlandTrip(t, deviceName: device.name)))
+                }
+                // Other app events (transitions, waypoints, visits, pause actions), as the importer stores them.
+                for e in device.events {
+                    if let filter, !filter(Point(deviceID: 0, timeMs: e.timeMs, lat: e.lat ?? 0, lon: e.lon ?? 0)) { continue }
+                    try events.insert(AppEventRow(
+                        deviceID: id, importID: importID, kind: e.kind, timeMs: e.timeMs, utcOffsetS: e.utcOffsetS, lat: e.lat, lon: e.lon,
+                        startMs: e.startMs, endMs: e.endMs, raw: e.raw))
                 }
             }
         }
@@ -258,6 +267,8 @@ public enum SimulationEvaluation {
         }
         (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: s.matchedTrips, truth: s.truthTrips, found: s.foundTrips)
         (s.visitPrecision, s.visitRecall, s.visitF1) = Scoring.prf(matched: s.matchedVisits, truth: s.truthVisits, found: s.foundVisits)
+        s.tripDistanceErrors = distErrors
+        s.dailyDistanceErrors = dayErrors
         s.medianStartErrorS = Scoring.quantile(startErrors, 0.5)
         s.medianEndErrorS = Scoring.quantile(endErrors, 0.5)
         s.medianVisitCentreM = Scoring.quantile(centre, 0.5)

@@ -87,6 +87,18 @@ public struct MetricsPass: Pass {
             let (y, m, d) = CivilTime.civilFromDays(day)
             return CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
         }
+        // The paths pass's estimate of each trip (`distance_m`) against its straight lines (`line_distance_m`): each
+        // trip's straight-line increments are scaled by their ratio; a trip without increments (no fix between two
+        // places) puts its whole estimate on its start day.
+        var estimate: [Int64: (Double, Double)] = [:]
+        let estimates = try store.db.prepare(
+            "SELECT id, distance_m, line_distance_m FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND line_distance_m IS NOT NULL")
+        estimates.reset()
+        estimates.bindInt(work.deviceID, at: 1)
+        estimates.bindInt(work.fromMs, at: 2)
+        estimates.bindInt(work.toMs, at: 3)
+        while try estimates.step() { estimate[estimates.int64(0)] = (estimates.double(1), estimates.double(2)) }
+        var lineByDay: [Int: Double] = [:]
         var distanceByDay: [Int: Double] = [:]
         var movingByDay: [Int: Double] = [:]
         var tripsByDay: [Int: Int] = [:]
@@ -107,13 +119,21 @@ public struct MetricsPass: Pass {
             pts.reserveCapacity(max(0, trip.last - trip.first + 1))
             for i in trip.first...max(trip.first, trip.last) where i < work.count && work.flags[i] == 0 { pts.append(i) }
             let (inc, mov, _) = Self.increments(work, pts, parameters)
+            let lineSum = inc.reduce(0, +)
+            var scale = 1.0
+            if let (d, l) = estimate[trip.id] {
+                if lineSum > 0 && l > 0 { scale = d / l } else if lineSum == 0 && d > 0, trip.first < work.count {
+                    distanceByDay[localDay(trip.startMs, work.localOffset(trip.first)), default: 0] += d
+                }
+            }
             var cachedDay = Int.min
             var dist = 0.0, movSum = 0.0
             for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 {
                 let day = localDay(work.time[i], work.localOffset(i))
                 if day != cachedDay {
                     if cachedDay != Int.min {
-                        distanceByDay[cachedDay, default: 0] += dist
+                        distanceByDay[cachedDay, default: 0] += dist * scale
+                        lineByDay[cachedDay, default: 0] += dist
                         movingByDay[cachedDay, default: 0] += movSum
                     }
                     cachedDay = day
@@ -124,7 +144,8 @@ public struct MetricsPass: Pass {
                 movSum += mov[k]
             }
             if cachedDay != Int.min {
-                distanceByDay[cachedDay, default: 0] += dist
+                distanceByDay[cachedDay, default: 0] += dist * scale
+                lineByDay[cachedDay, default: 0] += dist
                 movingByDay[cachedDay, default: 0] += movSum
             }
             if trip.first < work.count {
@@ -136,6 +157,8 @@ public struct MetricsPass: Pass {
         var tripCount: [String: Int] = [:]
         var dayOffset: [String: Int32] = [:]
         for (d, v) in distanceByDay { distance[dateText(d)] = v }
+        var line: [String: Double] = [:]
+        for (d, v) in lineByDay { line[dateText(d)] = v }
         for (d, v) in movingByDay { moving[dateText(d)] = v }
         for (d, v) in tripsByDay { tripCount[dateText(d)] = v }
         for (d, v) in offsetByDay { dayOffset[dateText(d)] = v }
@@ -174,7 +197,7 @@ public struct MetricsPass: Pass {
         for date in dates {
             try tables.insert(
                 DayRow(deviceID: work.deviceID, date: date, utcOffsetS: Int(dayOffset[date]!), distanceM: distance[date] ?? 0, movingS: moving[date] ?? 0,
-                       trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0))
+                       trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0, lineDistanceM: line[date] ?? 0))
             total += distance[date] ?? 0
         }
         return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]

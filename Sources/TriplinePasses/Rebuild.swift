@@ -12,7 +12,8 @@ import TriplineStore
 public struct Rebuild {
     /// The passes, in the order they run.
     public static let passes: [any Pass.Type] = [
-        CleanPass.self, StaysPass.self, PlacesPass.self, TripsPass.self, MetricsPass.self, AppTripsPass.self,
+        CleanPass.self, StaysPass.self, EvidencePass.self, PlacesPass.self, TripsPass.self, PathsPass.self, MetricsPass.self,
+        AppTripsPass.self,
     ]
     public static var passOrder: [String] { passes.map { $0.name } }
 

@@ -138,27 +138,32 @@ public struct TripsPass: Pass {
                 if w.flags[i] == 0 { pts.append(i) }
                 i += 1
             }
+            // No fix in between (sparse sampling): the trip joins the two stays' edge points, and runs from the one
+            // stay to the other however long the silence (the points are the stays' own, so no silence between them
+            // splits it; issue 10: two stays at two places imply the trip).
+            let edgesOnly = pts.isEmpty
             if pts.isEmpty, let f = from, let t = to {
-                // No fix in between (sparse sampling): the trip joins the two stays' edge points.
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }
             // Split at long silences.
             var parts: [[Int]] = [[]]
-            var gapBefore = from.map { w.time[pts[0]] - stays[$0].endMs > splitMs } ?? false
+            var gapBefore = !edgesOnly && (from.map { w.time[pts[0]] - stays[$0].endMs > splitMs } ?? false)
             if gapBefore { parts = [[]] }
             for (k, i) in pts.enumerated() {
-                if k > 0 && w.time[i] - w.time[pts[k - 1]] > splitMs { parts.append([]) }
+                if k > 0 && !edgesOnly && w.time[i] - w.time[pts[k - 1]] > splitMs { parts.append([]) }
                 parts[parts.count - 1].append(i)
             }
-            let gapAfter = to.map { stays[$0].startMs - w.time[pts.last!] > splitMs } ?? false
+            let gapAfter = !edgesOnly && (to.map { stays[$0].startMs - w.time[pts.last!] > splitMs } ?? false)
             for (n, part) in parts.enumerated() where !part.isEmpty {
                 let f = n == 0 && !gapBefore ? from : nil
                 let t = n == parts.count - 1 && !gapAfter ? to : nil
                 var trip = TripRecord(
                     first: part[0], last: part.last!, startMs: f.map { stays[$0].endMs } ?? w.time[part[0]],
                     endMs: t.map { stays[$0].startMs } ?? w.time[part.last!], fromStay: f, toStay: t)
-                if let t = build(&trip, w, part, p, mp), t { trips.append(trip) }
+                // Sparse fixes: the stretch between a stay and a fix far from it counts towards `min_distance_m` too.
+                let connectors = PathsPass.connectors(w, part, from: f.map { stays[$0] }, to: t.map { stays[$0] })
+                if let t = build(&trip, w, part, p, mp, extraDistanceM: connectors), t { trips.append(trip) }
             }
             gapBefore = false
         }
@@ -257,10 +262,12 @@ public struct TripsPass: Pass {
     }
 
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
-    static func build(_ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters) -> Bool? {
+    static func build(
+        _ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters, extraDistanceM: Double = 0
+    ) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
         let distance = inc.reduce(0, +)
-        if distance < p.minDistanceM { return false }
+        if distance + extraDistanceM < p.minDistanceM { return false }
         let v = speeds(w, pts)
         let m = pts.count
         // Highest speed within ±window (monotonic deque). A motorised speed counts only when it is held for `sustain_s`

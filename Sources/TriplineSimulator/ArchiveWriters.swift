@@ -126,14 +126,20 @@ public enum SimulationWriter {
         // Features in time order; a trip record follows the trip's last point.
         var items: [OverlandItem] = []
         var trips = device.appTrips.sorted { $0.endMs < $1.endMs }[...]
+        var events = device.events[...]
         for p in device.points {
             while let t = trips.first, t.endMs <= p.timeMs {
                 items.append(.trip(t))
                 trips = trips.dropFirst()
             }
+            while let e = events.first, e.timeMs <= p.timeMs {
+                items.append(.raw(e.raw))
+                events = events.dropFirst()
+            }
             items.append(.point(p, nanSpeed: false))
         }
         for t in trips { items.append(.trip(t)) }
+        for e in events { items.append(.raw(e.raw)) }
         if quirks { injectOverlandQuirks(&items, deviceName: device.name) }
         var files: [String] = []
         var index = 0
@@ -248,7 +254,12 @@ public enum SimulationWriter {
         if let conn = p.conn { fields.append("\"conn\":" + string(conn)) }
         fields.append("\"lat\":" + number(p.lat, decimals: 7))
         fields.append("\"lon\":" + number(p.lon, decimals: 7))
-        fields.append("\"m\":1")
+        if let extra = p.extra, extra.hasPrefix("{"), extra.hasSuffix("}"), extra.count > 2 {
+            // The simulator's own fields (`m`, `inregions`), written where OwnTracks writes `m`.
+            fields.append(String(extra.dropFirst().dropLast()))
+        } else {
+            fields.append("\"m\":1")
+        }
         if let t = p.trigger { fields.append("\"t\":" + string(t)) }
         fields.append("\"tid\":" + string(tid))
         fields.append("\"topic\":" + string(topic))
@@ -299,7 +310,23 @@ public enum SimulationWriter {
         }
         // The first day's lines come from an older recorder that separated the fields with runs of spaces.
         let oldFormatUntil = quirks ? (device.points.first.map { $0.timeMs / 86_400_000 * 86_400_000 + 86_400_000 } ?? 0) : 0
+        var events = device.events[...]
+        func writeEvent(_ e: SimulatedEvent) {
+            let month = String(CivilTime.iso8601(ms: e.timeMs).prefix(7))
+            if months[month] == nil {
+                order.append(month)
+                months[month] = CivilTime.iso8601(ms: e.timeMs - 3_600_000) + "\t" + "-" + String(repeating: " ", count: 17) + "\t" + "{\"_type\":\"lwt\",\"tst\":\"\(e.timeMs / 1000 - 3600)\"}\n"
+            }
+            let field = e.kind == "waypoint" ? "waypoints" + String(repeating: " ", count: 9) : "event" + String(repeating: " ", count: 13)
+            months[month]! += CivilTime.iso8601(ms: e.timeMs + Int64(1 + rng.int(5)) * 1000) + "\t" + field + "\t" + e.raw + "\n"
+        }
         for (k, p) in device.points.enumerated() {
+            // App events (profiles other than `classic`) go in before the first fix after them, on the `event`
+            // topic field (`waypoints` for the regions), received a few seconds after they happened.
+            while let e = events.first, e.timeMs <= p.timeMs {
+                events = events.dropFirst()
+                writeEvent(e)
+            }
             // The prefix is the recorder's receive time: a little after tst, or much later when the phone was offline.
             var receive = p.timeMs / 1000 + Int64(rng.int(20))
             if rng.chance(0.01) { delayedUntil = receive + Int64(rng.uniform(120, 900)) }
@@ -337,6 +364,7 @@ public enum SimulationWriter {
                 months[month]! += line(receive + 1, event == "leave" ? "event" + String(repeating: " ", count: 13) : field, message)
             }
         }
+        for e in events { writeEvent(e) }
         var files: [String] = []
         for month in order {
             let path = dir + "/" + month + ".rec"
@@ -356,6 +384,7 @@ public enum SimulationWriter {
         out += "\"generator\":\"tripline simulate\",\"seed\":\(result.config.seed),\"days\":\(result.config.days),"
         out += "\"people\":\(result.config.people),\"moving_interval_s\":\(result.config.movingIntervalS),"
         out += "\"time_zone\":\(string(t.timeZoneName)),\n"
+        if result.config.profile != .classic { out += "\"profile\":\(string(result.config.profile.rawValue)),\n" }
         out += "\"devices\":[" + result.devices.map { "{\"name\":\(string($0.name)),\"app\":\(string($0.app.rawValue)),\"person\":\($0.person),\"points\":\($0.points.count),\"app_trips\":\($0.appTrips.count)}" }.joined(separator: ",") + "],\n"
         out += "\"places\":[\n" + t.places.map { p in
             "{\"id\":\(p.id),\"person\":\(p.person),\"kind\":\(string(p.kind)),\"lat\":\(number(p.lat, decimals: 7)),\"lon\":\(number(p.lon, decimals: 7))" + (p.ssid.map { ",\"ssid\":" + string($0) } ?? "") + "}"
@@ -373,7 +402,7 @@ public enum SimulationWriter {
             "{\"device\":\(string(g.device)),\"kind\":\(string(g.kind)),\"start_ms\":\(g.startMs),\"end_ms\":\(g.endMs)}"
         }.joined(separator: ",\n") + "],\n"
         out += "\"days\":[\n" + t.days.map { d in
-            "{\"device\":\(string(d.device)),\"date\":\(string(d.date)),\"distance_m\":\(number(d.distanceM, decimals: 1)),\"trips\":\(d.trips)}"
+            "{\"device\":\(string(d.device)),\"date\":\(string(d.date)),\"distance_m\":\(number(d.distanceM, decimals: 1)),\"trips\":\(d.trips)" + (d.regime.map { ",\"regime\":" + string($0) } ?? "") + "}"
         }.joined(separator: ",\n") + "]\n}\n"
         return out
     }

@@ -32,10 +32,17 @@ public struct Simulator {
 
     /// The name of person `index`'s device.
     public func deviceName(person: Int) -> String {
-        person % 2 == 0 ? "overland-\(person + 1)" : "owntracks-\(person + 1)"
+        app(person: person) == .overland ? "overland-\(person + 1)" : "owntracks-\(person + 1)"
     }
 
-    public func app(person: Int) -> SimulatedApp { person % 2 == 0 ? .overland : .owntracks }
+    /// Even-numbered people carry Overland and odd-numbered OwnTracks, except in the single-app profiles.
+    public func app(person: Int) -> SimulatedApp {
+        switch config.profile {
+        case .sparseOwnTracks: return .owntracks
+        case .denseOverland: return .overland
+        case .classic, .mixed: return person % 2 == 0 ? .overland : .owntracks
+        }
+    }
 
     /// Simulates every day of every person.
     public func run() -> SimulationResult {
@@ -48,6 +55,7 @@ public struct Simulator {
                 let d = simulateDay(person: person, day: day)
                 device.points.append(contentsOf: d.points)
                 device.appTrips.append(contentsOf: d.appTrips)
+                device.events.append(contentsOf: d.events)
                 Self.appendStays(&truth.stays, d.stays)
                 truth.trips.append(contentsOf: d.trips)
                 truth.gaps.append(contentsOf: d.gaps)
@@ -58,6 +66,7 @@ public struct Simulator {
             unique.reserveCapacity(device.points.count)
             for p in device.points where unique.last?.timeMs != p.timeMs { unique.append(p) }
             device.points = unique
+            device.events.sort { $0.timeMs < $1.timeMs }
             devices.append(device)
         }
         return SimulationResult(config: config, devices: devices, truth: truth)
@@ -169,6 +178,7 @@ public struct Simulator {
     struct DayOutput {
         var points: [Point] = []
         var appTrips: [AppTripRecord] = []
+        var events: [SimulatedEvent] = []
         var stays: [TruthStay] = []
         var trips: [TruthTrip] = []
         var gaps: [TruthGap] = []
@@ -416,6 +426,18 @@ public struct Simulator {
         case .run, .plane:
             break
         }
+        // Profiles other than `classic`: buses wait minutes at timing points, cars crawl in slow traffic.
+        var jam: (from: Double, to: Double, speed: Double)? = nil
+        if config.profile != .classic {
+            if leg.mode == .bus && !stops.isEmpty && rng.chance(0.4) {
+                let k = rng.int(stops.count)
+                stops[k].1 = rng.uniform(150, 420)
+            }
+            if leg.mode == .car && total > 1500 && rng.chance(0.35) {
+                let a = rng.uniform(300, total - 1000)
+                jam = (a, min(total - 300, a + rng.uniform(400, 1500)), rng.uniform(1.0, 3.5))
+            }
+        }
         stops.sort { $0.0 < $1.0 }
         // A tunnel on a long straight piece of a car or train leg.
         var tunnel: (Double, Double)? = nil
@@ -461,7 +483,8 @@ public struct Simulator {
             let target = nextStop < stops.count ? stops[nextStop].0 : total
             let remaining = target - s
             let brake = (2 * dyn.accel * max(remaining, 0)).squareRoot()
-            let vTarget = max(min(cruise, brake), min(0.8, remaining))
+            var vTarget = max(min(cruise, brake), min(0.8, remaining))
+            if let jam, s >= jam.from && s < jam.to { vTarget = min(vTarget, jam.speed) }
             v = v < vTarget ? min(v + dyn.accel, vTarget) : vTarget
             let step = min(v, remaining)
             s += step
@@ -616,6 +639,17 @@ public struct Simulator {
             out.days.append(TruthDay(device: device, date: date, distanceM: dayDistance[date] ?? 0, trips: dayTrips[date] ?? 0))
         }
 
+        if config.profile != .classic {
+            let plain = segments.map { seg -> RegimeSegment in
+                switch seg {
+                case .stay(let place, let start, let end): return .stay(place: place, start: start, end: end)
+                case .trip(let samples, let legs, let from, let to, _): return .trip(samples: samples, legs: legs, from: from, to: to)
+                }
+            }
+            regimeFixes(person: person, day: day, world: w, segments: plain, blackouts: stayGaps, out: &out)
+            return out
+        }
+
         // Fixes.
         var fixes = FixMaker(sim: self, app: app, rng: SplitMix64.derived(config.seed, UInt64(person), UInt64(day), 0xF1), zone: zone)
         for seg in segments {
@@ -659,6 +693,8 @@ struct FixMaker {
     // Gauss–Markov noise while moving (metres, east/north) and slow drift while still.
     var nx = 0.0, ny = 0.0, lastNoiseT = -1e18
     var battery = 0.9
+    /// Overland with "discard stationary": during a stop of more than 25 s inside a trip only its first fix.
+    var discardStops = true
 
     init(sim: Simulator, app: SimulatedApp, rng: SplitMix64, zone: TimeZoneTable) {
         self.sim = sim
@@ -771,7 +807,7 @@ struct FixMaker {
         for (i, s) in samples.enumerated() {
             if s.tunnel { continue }
             // Overland discards points while the motion sensor says stationary: during a long stop only the first.
-            let discarded = app == .overland && s.stopped && s.stopS > 25
+            let discarded = discardStops && app == .overland && s.stopped && s.stopS > 25
             let isLast = i == samples.count - 1
             if s.t + 1e-6 < nextT && !isLast { continue }
             if discarded && !isLast { continue }

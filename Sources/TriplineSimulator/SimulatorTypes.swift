@@ -54,6 +54,9 @@ public struct SimulatorConfig: Sendable {
     public var gaps: Bool
     /// Whether a plane trip may happen (on day 5 of runs of at least 8 days, for person 0).
     public var planes: Bool
+    /// How the phones sample (docs/SIMULATOR.md, "Sampling profiles"). `classic` is the original model (1 Hz while
+    /// moving, one app per person); the others draw a sampling regime per device and day.
+    public var profile: SimulationProfile = .classic
 
     public init(
         seed: UInt64 = 1, days: Int = 3, people: Int = 1, startDay: Int = CivilTime.daysFromCivil(year: 2024, month: 3, day: 29),
@@ -119,7 +122,7 @@ public struct TruthTrip: Sendable {
 }
 
 /// A span with no fixes: `stay` (phone off while at one place), `tunnel` (signal lost while moving),
-/// `trip` (a short loss inside a trip).
+/// `trip` (a short loss inside a trip), `dead` (the battery ran out: nothing at all, wherever the person was).
 public struct TruthGap: Sendable {
     public var device: String
     public var startMs: Int64
@@ -133,6 +136,21 @@ public struct TruthDay: Sendable {
     public var date: String
     public var distanceM: Double
     public var trips: Int
+    /// The sampling regime of the device that day (profiles other than `classic`), e.g. `owntracks-significant`.
+    public var regime: String? = nil
+}
+
+/// A non-location record the app wrote (an OwnTracks `transition` or `waypoint`, an Overland `visit` or pause
+/// action), exactly as the archive holds it in `raw`; the other fields are what the importer stores in `app_events`.
+public struct SimulatedEvent: Sendable {
+    public var kind: String
+    public var timeMs: Int64
+    public var utcOffsetS: Int32?
+    public var lat: Double?
+    public var lon: Double?
+    public var startMs: Int64?
+    public var endMs: Int64?
+    public var raw: String
 }
 
 /// A trip record as Overland writes it when the user recorded a trip (`"type":"trip"`); evidence, not truth.
@@ -155,6 +173,8 @@ public struct SimulatedDevice: Sendable {
     public var person: Int
     public var points: [Point]
     public var appTrips: [AppTripRecord]
+    /// Non-location records (profiles other than `classic`), in time order.
+    public var events: [SimulatedEvent] = []
 }
 
 /// Exact ground truth of a simulation.

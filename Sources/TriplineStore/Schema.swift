@@ -341,6 +341,14 @@ enum Schema {
         ALTER TABLE visits ADD COLUMN country TEXT;
         ALTER TABLE visits ADD COLUMN locality TEXT;
         """,
+
+        // 5: distance when fixes are sparse (the `paths` pass, docs/PASSES.md). `distance_m` of trips and days is the
+        // estimated path; the straight lines between the kept fixes (what `distance_m` held before) are kept here.
+        """
+        ALTER TABLE trips ADD COLUMN line_distance_m REAL;
+        ALTER TABLE trips ADD COLUMN distance_method TEXT;
+        ALTER TABLE days ADD COLUMN line_distance_m REAL;
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

@@ -24,9 +24,11 @@ enum EvaluateCommand {
             """,
         options: [
             OptionSpec("seed", value: "N", help: "Simulation seed (default 1)."),
+            OptionSpec("seeds", value: "A-B", help: "Instead of --seed: every seed from A to B, each in its own database, with one line per seed and the pooled scores."),
             OptionSpec("days", value: "N", help: "Days to simulate (default 7)."),
             OptionSpec("people", value: "N", help: "People / devices (default 2)."),
             OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1)."),
+            OptionSpec("profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland or mixed (docs/SIMULATOR.md)."),
             OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter."),
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
             OptionSpec("geolife", value: "DIR", repeatable: true,
@@ -62,6 +64,12 @@ enum EvaluateCommand {
         config.days = try int("days", 7)
         config.people = try int("people", 2)
         config.movingIntervalS = try int("moving-interval", 1)
+        if let name = parsed.value("profile") {
+            guard let profile = SimulationProfile(rawValue: name) else {
+                throw UsageError("--profile wants one of \(SimulationProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+            }
+            config.profile = profile
+        }
         var options = Rebuild.Options()
         for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
         if let file = parsed.value("config") { try options.settings.load(file: file) }
@@ -96,6 +104,23 @@ enum EvaluateCommand {
                 context.stdout.write("reitti \(scenario): " + s.report + "\n")
                 if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
             }
+            return TriplineCLI.Exit.success
+        }
+        if let range = parsed.value("seeds") {
+            let parts = range.split(separator: "-").map { UInt64($0) }
+            guard parts.count == 2, let a = parts[0], let b = parts[1], a <= b, b - a < 10_000 else {
+                throw UsageError("--seeds wants a range A-B of seeds, not '\(range)'")
+            }
+            var pooled = PooledScores()
+            let dir = try FileSystem.temporaryDirectory(prefix: "tripline-evaluate")
+            for seed in a...b {
+                config.seed = seed
+                let s = try PooledScores.run(config, path: dir + "/seed-\(seed).sqlite", settings: options.settings)
+                pooled.add(s)
+                context.stdout.write("seed \(seed): trip F1 \(NumberText.fixed(s.tripF1, decimals: 2)), visit F1 \(NumberText.fixed(s.visitF1, decimals: 2)), trip distance median \(NumberText.fixed(s.medianTripDistanceError * 100, decimals: 2)) %, daily median \(NumberText.fixed(s.medianDailyDistanceError * 100, decimals: 2)) %\n")
+                if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
+            }
+            context.stdout.write("\(config.profile.rawValue), seeds \(a)-\(b), \(config.days) days, \(config.people) people, pooled: " + pooled.line + "\n")
             return TriplineCLI.Exit.success
         }
         options.timeZoneName = "Europe/Berlin"

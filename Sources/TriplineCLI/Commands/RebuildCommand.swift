@@ -125,6 +125,7 @@ enum SimulateCommand {
                 OptionSpec("people", value: "N", help: "People (default 2)."),
                 OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1 = 1 Hz)."),
                 OptionSpec("start", value: "DATE", help: "First local day (default 2024-03-29; the DST change is on day 3)."),
+                OptionSpec("profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland or mixed (docs/SIMULATOR.md)."),
                 OptionSpec("quirks", help: "Damage the archives as real ones are (truncated file, re-sends, junk records; see docs/SIMULATOR.md)."),
                 OptionSpec("google", help: "Also write each device's history as Google exports it, under google/<device>/ (Takeout Records.json and Semantic Location History, Timeline.json, Android location-history.json)."),
             ],
@@ -144,6 +145,12 @@ enum SimulateCommand {
         config.seed = UInt64(try int("seed", 1))
         config.people = try int("people", 2)
         config.movingIntervalS = try int("moving-interval", 1)
+        if let name = parsed.value("profile") {
+            guard let profile = SimulationProfile(rawValue: name) else {
+                throw UsageError("--profile wants one of \(SimulationProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+            }
+            config.profile = profile
+        }
         if let start = parsed.value("start") {
             guard let day = CivilTime.parseDate(start) else { throw UsageError("--start wants a date YYYY-MM-DD, not '\(start)'") }
             config.startDay = day

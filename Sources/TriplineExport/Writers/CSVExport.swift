@@ -7,11 +7,11 @@ import TriplineCore
 struct CSVExport {
     /// The header row of each kind: the fixed contract first, then Tripline's extra columns.
     static let headers: [ExportKind: StaticString] = [
-        .trips: "trip_id,device,start_time,end_time,duration_s,moving_s,distance_m,avg_speed_mps,max_speed_mps,mode,legs,from_place_id,to_place_id,start_lat,start_lon,end_lat,end_lon,points,gaps,from_place,to_place",
+        .trips: "trip_id,device,start_time,end_time,duration_s,moving_s,distance_m,avg_speed_mps,max_speed_mps,mode,legs,from_place_id,to_place_id,start_lat,start_lon,end_lat,end_lon,points,gaps,from_place,to_place,line_distance_m,distance_method",
         .legs: "trip_id,leg,mode,start_time,end_time,distance_m,duration_s,device,mode_source,points",
         .visits: "visit_id,device,place_id,place_name,start_time,end_time,duration_s,lat,lon,radius_m,points,country_code,country,locality",
         .places: "place_id,device,name,lat,lon,radius_m,visits,total_dwell_s,first_visit,last_visit,ssid,country_code,country,locality",
-        .days: "date,device,distance_m,moving_s,trips,visits,places",
+        .days: "date,device,distance_m,moving_s,trips,visits,places,line_distance_m",
         .points: "device,time,lat,lon,altitude_m,speed_mps,course_deg,accuracy_m,motion,flags,ssid",
     ]
 
@@ -47,7 +47,9 @@ struct CSVExport {
                 try integer(t.points)
                 try integer(t.gaps)
                 try text(t.fromPlace)
-                try text(t.toPlace, last: true)
+                try text(t.toPlace)
+                try number(t.lineDistanceM)
+                try text(t.distanceMethod, last: true)
             }
         case .legs:
             try exporter.forEachLeg(selection) { l in
@@ -108,7 +110,8 @@ struct CSVExport {
                 try number(d.movingS)
                 try integer(d.trips)
                 try integer(d.visits)
-                try integer(d.places, last: true)
+                try integer(d.places)
+                try number(d.lineDistanceM, last: true)
             }
         case .points:
             count = try writePoints()

@@ -162,6 +162,8 @@ public final class Exporter {
         var startLat: Double?, startLon: Double?, endLat: Double?, endLon: Double?
         var points: Int64, gaps: Int64
         var fromPlace: String?, toPlace: String?
+        /// The straight lines between the kept fixes, and how `distanceM` was estimated (`paths` pass; NULL before it ran).
+        var lineDistanceM: Double? = nil, distanceMethod: String? = nil
     }
 
     /// Trips of the selection whose local start day is in range, by start time then id.
@@ -170,7 +172,8 @@ public final class Exporter {
             """
             SELECT t.id, t.device_id, t.start_ms, t.end_ms, t.start_utc_offset_s, t.end_utc_offset_s, t.duration_s,
                    t.moving_s, t.distance_m, t.avg_speed_mps, t.max_speed_mps, t.mode, t.legs, t.from_place_id,
-                   t.to_place_id, t.start_lat, t.start_lon, t.end_lat, t.end_lon, t.points, t.gaps, fp.name, tp.name
+                   t.to_place_id, t.start_lat, t.start_lon, t.end_lat, t.end_lon, t.points, t.gaps, fp.name, tp.name,
+                   t.line_distance_m, t.distance_method
             FROM trips t
             LEFT JOIN places fp ON fp.id = t.from_place_id
             LEFT JOIN places tp ON tp.id = t.to_place_id
@@ -190,7 +193,8 @@ public final class Exporter {
                 avgSpeedMps: s.optionalDouble(9), maxSpeedMps: s.optionalDouble(10),
                 mode: s.text(11) ?? "", legs: s.int64(12), fromPlaceID: s.optionalInt64(13), toPlaceID: s.optionalInt64(14),
                 startLat: s.optionalDouble(15), startLon: s.optionalDouble(16), endLat: s.optionalDouble(17),
-                endLon: s.optionalDouble(18), points: s.int64(19), gaps: s.int64(20), fromPlace: s.text(21), toPlace: s.text(22))
+                endLon: s.optionalDouble(18), points: s.int64(19), gaps: s.int64(20), fromPlace: s.text(21), toPlace: s.text(22),
+                lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24))
             if selection.isBounded {
                 let offset = localTime.offset(row.startOffset, atMs: row.startMs)
                 guard selection.includes(day: LocalTime.day(ms: row.startMs, offset: offset)) else { continue }
@@ -329,13 +333,15 @@ public final class Exporter {
     struct DayRow {
         var deviceID: Int64, date: String, distanceM: Double, movingS: Double
         var trips: Int64, visits: Int64, places: Int64
+        /// The days' straight-line distance (NULL in databases rebuilt before the `paths` pass existed).
+        var lineDistanceM: Double? = nil
     }
 
     /// Daily totals, by date then device id.
     func forEachDay(_ selection: Selection, _ body: (DayRow) throws -> Void) throws {
         let statement = try store.db.prepare(
             """
-            SELECT device_id, date, distance_m, moving_s, trips, visits, places FROM days
+            SELECT device_id, date, distance_m, moving_s, trips, visits, places, line_distance_m FROM days
             WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR date >= ?2) AND (?3 IS NULL OR date <= ?3)
             ORDER BY date, device_id
             """)
@@ -347,7 +353,7 @@ public final class Exporter {
             try body(
                 DayRow(
                     deviceID: s.int64(0), date: s.text(1) ?? "", distanceM: s.double(2), movingS: s.double(3),
-                    trips: s.int64(4), visits: s.int64(5), places: s.int64(6)))
+                    trips: s.int64(4), visits: s.int64(5), places: s.int64(6), lineDistanceM: s.optionalDouble(7)))
         }
     }
 

@@ -213,8 +213,14 @@ public struct DayRow: Sendable, Equatable {
     public var trips: Int
     public var visits: Int
     public var places: Int
+    /// The straight lines between the day's kept fixes (``distanceM`` is the estimated path; docs/EXPORTS.md).
+    public var lineDistanceM: Double?
 
-    public init(deviceID: Int64, date: String, utcOffsetS: Int?, distanceM: Double, movingS: Double, trips: Int, visits: Int, places: Int) {
+    public init(
+        deviceID: Int64, date: String, utcOffsetS: Int?, distanceM: Double, movingS: Double, trips: Int, visits: Int, places: Int,
+        lineDistanceM: Double? = nil
+    ) {
+        self.lineDistanceM = lineDistanceM
         self.deviceID = deviceID
         self.date = date
         self.utcOffsetS = utcOffsetS
@@ -360,6 +366,11 @@ public final class RebuildTables {
         try db.run("DELETE FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?", [.integer(device), .integer(fromMs), .integer(toMs)])
     }
 
+    /// Deletes one stay (the evidence pass replaces the stays it amends).
+    public func deleteStay(id: Int64) throws {
+        try db.run("DELETE FROM stays WHERE id = ?", [.integer(id)])
+    }
+
     /// Deletes all of a device's places and visits (places are device-wide, so the places pass rewrites them all).
     public func deletePlacesAndVisits(device: Int64) throws {
         try db.run("DELETE FROM visits WHERE device_id = ?", [.integer(device)])
@@ -466,6 +477,15 @@ public final class RebuildTables {
         return id
     }
 
+    /// Sets a trip's distance: the estimated path, the straight lines between its kept fixes and how the path was
+    /// estimated (`track`, `history`, `circuity`: the paths pass); its average speed follows the path.
+    public func setDistance(trip id: Int64, distanceM: Double, lineDistanceM: Double, method: String) throws {
+        let s = try statement(
+            "UPDATE trips SET distance_m = ?, line_distance_m = ?, distance_method = ?, avg_speed_mps = CASE WHEN moving_s > 0 THEN ? / moving_s END WHERE id = ?")
+        try s.bind([.real(distanceM), .real(lineDistanceM), .text(method), .real(distanceM), .integer(id)])
+        _ = try s.step()
+    }
+
     /// Inserts a leg.
     public func insert(_ r: LegRow) throws {
         let s = try statement(
@@ -478,9 +498,9 @@ public final class RebuildTables {
     /// Inserts (or replaces) a day's totals.
     public func insert(_ r: DayRow) throws {
         let s = try statement(
-            "INSERT OR REPLACE INTO days(device_id, date, utc_offset_s, distance_m, moving_s, trips, visits, places) VALUES (?,?,?,?,?,?,?,?)")
+            "INSERT OR REPLACE INTO days(device_id, date, utc_offset_s, distance_m, moving_s, trips, visits, places, line_distance_m) VALUES (?,?,?,?,?,?,?,?,?)")
         try s.bind([.integer(r.deviceID), .text(r.date), .optional(r.utcOffsetS.map(Int64.init)), .real(r.distanceM), .real(r.movingS),
-                    .integer(Int64(r.trips)), .integer(Int64(r.visits)), .integer(Int64(r.places))])
+                    .integer(Int64(r.trips)), .integer(Int64(r.visits)), .integer(Int64(r.places)), .optional(r.lineDistanceM)])
         _ = try s.step()
     }
 

@@ -1,0 +1,53 @@
+import TriplineCore
+import TriplinePasses
+import TriplineSimulator
+import TriplineStore
+
+/// Scores of several simulations pooled: matches and counts summed, distance errors collected, then one F1 and one
+/// median over all of them (not a mean of per-seed figures).
+public struct PooledScores: Sendable {
+    public var runs = 0
+    public var truthTrips = 0, foundTrips = 0, matchedTrips = 0
+    public var truthVisits = 0, foundVisits = 0, matchedVisits = 0
+    public var tripErrors: [Double] = [], dayErrors: [Double] = []
+
+    public init() {}
+
+    public var tripF1: Double { Scoring.prf(matched: matchedTrips, truth: truthTrips, found: foundTrips).f1 }
+    public var visitF1: Double { Scoring.prf(matched: matchedVisits, truth: truthVisits, found: foundVisits).f1 }
+    public var medianTripDistanceError: Double { Scoring.quantile(tripErrors, 0.5) }
+    public var p90TripDistanceError: Double { Scoring.quantile(tripErrors, 0.9) }
+    public var medianDailyDistanceError: Double { Scoring.quantile(dayErrors, 0.5) }
+
+    public mutating func add(_ s: SimulationScores) {
+        runs += 1
+        truthTrips += s.truthTrips
+        foundTrips += s.foundTrips
+        matchedTrips += s.matchedTrips
+        truthVisits += s.truthVisits
+        foundVisits += s.foundVisits
+        matchedVisits += s.matchedVisits
+        tripErrors += s.tripDistanceErrors
+        dayErrors += s.dailyDistanceErrors
+    }
+
+    /// One line: trip and visit F1 with their counts, trip distance median and p90, daily distance median.
+    public var line: String {
+        "trip F1 \(NumberText.fixed(tripF1, decimals: 2)) (\(matchedTrips) of \(truthTrips) true, \(foundTrips) rebuilt), visit F1 \(NumberText.fixed(visitF1, decimals: 2)) "
+            + "(\(matchedVisits) of \(truthVisits), \(foundVisits)), trip distance median \(NumberText.fixed(medianTripDistanceError * 100, decimals: 2)) % "
+            + "(p90 \(NumberText.fixed(p90TripDistanceError * 100, decimals: 2)) %), daily distance median \(NumberText.fixed(medianDailyDistanceError * 100, decimals: 2)) %"
+    }
+
+    /// Simulates, loads, rebuilds (defaults, or `settings`) and scores one configuration in a fresh database at `path`.
+    public static func run(_ config: SimulatorConfig, path: String, settings: PassSettings = PassSettings()) throws -> SimulationScores {
+        let result = Simulator(config: config).run()
+        let store = try Store(path: path)
+        try SimulationEvaluation.load(result, into: store)
+        var options = Rebuild.Options()
+        options.settings = settings
+        options.timeZoneName = "Europe/Berlin"
+        options.full = true
+        _ = try Rebuild(store: store, options: options).run()
+        return try SimulationEvaluation.score(result.truth, store: store)
+    }
+}
