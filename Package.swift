@@ -4,10 +4,15 @@ import PackageDescription
 // The targets are layers: each imports only those above it in this list, so the compiler keeps the structure.
 //
 //   CSQLite ─ TriplineCore ─ TriplineStore ─ TriplineImport ─ TriplinePasses ─ TriplineExport   (the product's stages)
+//   CTriplineGeographyData ─ TriplineGeography (offline zones, countries, places, base layer; needs only TriplineCore)
 //                                          └ TriplineSimulator ─ TriplineEvaluation           (never imported by a stage)
 //   TriplineCLI (every command) ─ tripline (the thin executable), tripline-bench
 //
 // docs/ARCHITECTURE.md draws the same graph and says what lives where.
+// Release builds optimise across the layers as if they were one module (calls into TriplineCore's byte writers and
+// TriplineStore's column reads sit in the hot loops of every stage); debug builds keep per-module compilation.
+let layered: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "Tripline",
     products: [
@@ -22,53 +27,66 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         // Records, time, geometry, byte-level text and number formatting, file helpers: no SQLite, no Foundation.
-        .target(name: "TriplineCore"),
+        .target(name: "TriplineCore", swiftSettings: layered),
+        // Embedded geography tables (.incbin in geography.S), built by scripts/build-geography.py; docs/GEOGRAPHY.md.
+        .target(
+            name: "CTriplineGeographyData",
+            exclude: ["data"],
+            cSettings: [.headerSearchPath("data")]
+        ),
+        // Offline time zone, country, nearest place and base layer for a point (needs only TriplineCore).
+        .target(name: "TriplineGeography", dependencies: ["CTriplineGeographyData", "TriplineCore"], swiftSettings: layered),
         // The one owner of the database: connection, statements, migrations and every table's typed rows.
-        .target(name: "TriplineStore", dependencies: ["TriplineCore", "CSQLite"]),
+        .target(name: "TriplineStore", dependencies: ["TriplineCore", "CSQLite"], swiftSettings: layered),
         // Archives to points, app events and rejects: format detection, readers, the two-thread importer.
-        .target(name: "TriplineImport", dependencies: ["TriplineCore", "TriplineStore"]),
+        .target(name: "TriplineImport", dependencies: ["TriplineCore", "TriplineStore"], swiftSettings: layered),
         // `rebuild`: clean → stays → places/visits → trips/legs → metrics → app trips.
-        .target(name: "TriplinePasses", dependencies: ["TriplineCore", "TriplineStore"]),
+        .target(name: "TriplinePasses", dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"], swiftSettings: layered),
         // Writers (GeoJSON, GPX, CSV), the SQL reports and the offline map.
         .target(
             name: "TriplineExport",
-            dependencies: ["TriplineCore", "TriplineStore"],
-            exclude: ["Generated/README.md"]
+            dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"],
+            exclude: ["Generated/README.md"],
+            swiftSettings: layered
         ),
         // A seeded simulator of people's days with exact truth, and writers of real-looking archives.
-        .target(name: "TriplineSimulator", dependencies: ["TriplineCore", "TriplineStore"]),
+        .target(name: "TriplineSimulator", dependencies: ["TriplineCore", "TriplineStore"], swiftSettings: layered),
         // Scoring against simulated truth and labelled corpora (reads corpora through the real importer).
         .target(
             name: "TriplineEvaluation",
-            dependencies: ["TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineSimulator"]
+            dependencies: ["TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineSimulator"],
+            swiftSettings: layered
         ),
         // The command line: one file per command over the stages.
         .target(
             name: "TriplineCLI",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineEvaluation",
-            ]
+                "TriplineSimulator", "TriplineEvaluation", "TriplineGeography",
+            ],
+            swiftSettings: layered
         ),
         // The thin executable.
-        .executableTarget(name: "tripline", dependencies: ["TriplineCLI"]),
+        .executableTarget(name: "tripline", dependencies: ["TriplineCLI"], swiftSettings: layered),
         // Benchmarks, run in release mode: `swift run -c release tripline-bench`.
         .executableTarget(
             name: "tripline-bench",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "CSQLite",
-            ]
+                "TriplineSimulator", "TriplineGeography", "CSQLite",
+            ],
+            swiftSettings: layered
         ),
         .testTarget(
             name: "TriplineTests",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "CSQLite",
+                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "TriplineGeography", "CSQLite",
             ],
             // Golden files are read through #filePath, not built or bundled.
             exclude: ["Export/Golden"]
         ),
+        .testTarget(name: "TriplineGeographyTests", dependencies: ["TriplineGeography"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -265,7 +265,9 @@ public final class Importer {
                 points += chunk.points.count
                 file.format = chunk.format
                 file.devices = chunk.devices
+                PausePoint.reach("import.file.\(filesDone + 1).written")
                 try writer.commit(file: file, creator: chunk.creator)
+                PausePoint.reach("import.file.\(filesDone + 1).committed")
                 finish(file)
             case .failed(let path, let message, let size):
                 var file = FileSummary(path: path, status: .failed, message: message)

@@ -31,12 +31,7 @@ public struct AppTripsPass: Pass {
         events.bindInt(work.toMs, at: 3)
         let trips = try store.db.prepare(
             "SELECT id, start_ms, end_ms, distance_m, mode FROM trips WHERE device_id = ? AND end_ms >= ? AND start_ms <= ?")
-        let delete = try store.db.prepare("DELETE FROM app_trip_matches WHERE event_id = ?")
-        let insert = try store.db.prepare(
-            """
-            INSERT INTO app_trip_matches(event_id, device_id, trip_id, overlap, start_diff_s, end_diff_s, distance_diff_m, app_mode, trip_mode)
-            VALUES (?,?,?,?,?,?,?,?,?)
-            """)
+        let tables = RebuildTables(store)
         var matched = 0, total = 0
         while try events.step() {
             total += 1
@@ -57,20 +52,10 @@ public struct AppTripsPass: Pass {
                     best = (trips.int64(0), iou, ts, te, trips.double(3), trips.text(4))
                 }
             }
-            delete.reset()
-            delete.bindInt(id, at: 1)
-            _ = try delete.step()
-            insert.reset()
-            insert.bindInt(id, at: 1)
-            insert.bindInt(work.deviceID, at: 2)
-            insert.bindInt(best?.id, at: 3)
-            insert.bindDouble(best?.iou, at: 4)
-            insert.bindDouble(best.map { Double($0.s - s) / 1000 }, at: 5)
-            insert.bindDouble(best.map { Double($0.e - e) / 1000 }, at: 6)
-            insert.bindDouble(best.flatMap { b in dist.map { b.d - $0 } }, at: 7)
-            insert.bindText(mode, at: 8)
-            insert.bindText(best?.mode, at: 9)
-            _ = try insert.step()
+            try tables.insert(
+                AppTripMatchRow(eventID: id, deviceID: work.deviceID, tripID: best?.id, overlap: best?.iou, startDiffS: best.map { Double($0.s - s) / 1000 },
+                                endDiffS: best.map { Double($0.e - e) / 1000 }, distanceDiffM: best.flatMap { b in dist.map { b.d - $0 } },
+                                appMode: mode, tripMode: best?.mode))
             if best != nil { matched += 1 }
         }
         return [("app_trips", String(total)), ("matched", String(matched))]

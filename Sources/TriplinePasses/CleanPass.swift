@@ -104,20 +104,11 @@ public struct CleanPass: Pass {
         }
         work.flags = flags
         work.flagsLoaded = true
-        let delete = try store.db.prepare("DELETE FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ?")
-        delete.reset()
-        delete.bindInt(work.deviceID, at: 1)
-        delete.bindInt(max(work.fromMs, work.processFromMs), at: 2)
-        delete.bindInt(work.replaceToMs, at: 3)
-        _ = try delete.step()
-        let insert = try store.db.prepare("INSERT INTO point_flags(device_id, time_ms, flags) VALUES (?, ?, ?)")
+        let tables = RebuildTables(store)
+        try tables.deleteFlags(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
         var counts = [0, 0, 0]
         for i in firstNew..<flags.count where flags[i] != 0 && work.time[i] < work.keepFromMs {
-            insert.reset()
-            insert.bindInt(work.deviceID, at: 1)
-            insert.bindInt(work.time[i], at: 2)
-            insert.bindInt(Int64(flags[i]), at: 3)
-            _ = try insert.step()
+            try tables.setFlags(device: work.deviceID, timeMs: work.time[i], flags: flags[i])
             if flags[i] & Flag.lowAccuracy != 0 { counts[0] += 1 }
             if flags[i] & Flag.jump != 0 { counts[1] += 1 }
             if flags[i] & Flag.duplicate != 0 { counts[2] += 1 }

@@ -1,5 +1,6 @@
 import CSQLite
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 /// Overland motion states as bits.
@@ -72,23 +73,24 @@ public final class DeviceWork {
 
     public var stays: [StayRecord]? = nil
     public var trips: [TripRecord]? = nil
-    public var timeZone: TimeZoneTable
+    /// The zones of points without their own offset: by position, or the one the user chose.
+    public let zones: LocalZones
 
     public var count: Int { time.count }
 
-    init(deviceID: Int64, fromMs: Int64, toMs: Int64, processFromMs: Int64, timeZone: TimeZoneTable) {
+    init(deviceID: Int64, fromMs: Int64, toMs: Int64, processFromMs: Int64, zones: LocalZones) {
         self.deviceID = deviceID
         self.fromMs = fromMs
         self.processFromMs = processFromMs
         self.toMs = toMs
-        self.timeZone = timeZone
+        self.zones = zones
     }
 
-    /// The local offset of point `i`: its own when it has one, else the time zone's.
+    /// The local offset of point `i`: its own when it has one, else that of the zone where it was taken.
     @inline(__always)
     public func localOffset(_ i: Int) -> Int32 {
         let o = offset[i]
-        return o != Int32.min ? o : timeZone.offset(at: time[i])
+        return o != Int32.min ? o : zones.offset(atMs: time[i], latitude: lat[i], longitude: lon[i])
     }
 
     /// Loads the device's points of the span, in time order, with one statement.

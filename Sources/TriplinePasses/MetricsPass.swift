@@ -143,15 +143,16 @@ public struct MetricsPass: Pass {
         var visitCount: [String: Int] = [:]
         var placeSets: [String: Set<Int64>] = [:]
         let visits = try store.db.prepare(
-            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?")
+            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?")
         visits.reset()
         visits.bindInt(work.deviceID, at: 1)
         visits.bindInt(work.fromMs, at: 2)
         visits.bindInt(work.toMs, at: 3)
         while try visits.step() {
             let start = visits.int64(0), end = visits.int64(1)
-            let so = visits.isNull(2) ? work.timeZone.offset(at: start) : Int32(visits.int64(2))
-            let eo = visits.isNull(3) ? work.timeZone.offset(at: end) : Int32(visits.int64(3))
+            let (lat, lon) = (visits.double(5), visits.double(6))
+            let so = visits.isNull(2) ? work.zones.offset(atMs: start, latitude: lat, longitude: lon) : Int32(visits.int64(2))
+            let eo = visits.isNull(3) ? work.zones.offset(atMs: end, latitude: lat, longitude: lon) : Int32(visits.int64(3))
             let first = CivilTime.localDate(ms: start, offsetSeconds: Int(so))
             let last = CivilTime.localDate(ms: end, offsetSeconds: Int(eo))
             if start >= work.fromMs { visitCount[first, default: 0] += 1 }
@@ -166,22 +167,14 @@ public struct MetricsPass: Pass {
         }
         let dates = dayOffset.keys.sorted()
         if let first = dates.first, let last = dates.last {
-            try store.db.run("DELETE FROM days WHERE device_id = ? AND date >= ? AND date <= ?", [.integer(work.deviceID), .text(first), .text(last)])
+            try RebuildTables(store).deleteDays(device: work.deviceID, fromDate: first, toDate: last)
         }
-        let insert = try store.db.prepare(
-            "INSERT OR REPLACE INTO days(device_id, date, utc_offset_s, distance_m, moving_s, trips, visits, places) VALUES (?,?,?,?,?,?,?,?)")
+        let tables = RebuildTables(store)
         var total = 0.0
         for date in dates {
-            insert.reset()
-            insert.bindInt(work.deviceID, at: 1)
-            insert.bindText(date, at: 2)
-            insert.bindInt(Int64(dayOffset[date]!), at: 3)
-            insert.bindDouble(distance[date] ?? 0, at: 4)
-            insert.bindDouble(moving[date] ?? 0, at: 5)
-            insert.bindInt(Int64(tripCount[date] ?? 0), at: 6)
-            insert.bindInt(Int64(visitCount[date] ?? 0), at: 7)
-            insert.bindInt(Int64(placeSets[date]?.count ?? 0), at: 8)
-            _ = try insert.step()
+            try tables.insert(
+                DayRow(deviceID: work.deviceID, date: date, utcOffsetS: Int(dayOffset[date]!), distanceM: distance[date] ?? 0, movingS: moving[date] ?? 0,
+                       trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0))
             total += distance[date] ?? 0
         }
         return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]

@@ -321,28 +321,13 @@ public struct StaysPass: Pass {
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
         let stays = Self.detect(work, parameters).filter { $0.startMs < work.keepFromMs }
-        let delete = try store.db.prepare("DELETE FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?")
-        delete.reset()
-        delete.bindInt(work.deviceID, at: 1)
-        delete.bindInt(max(work.fromMs, work.processFromMs), at: 2)
-        delete.bindInt(work.replaceToMs, at: 3)
-        _ = try delete.step()
-        let insert = try store.db.prepare(
-            "INSERT INTO stays(device_id, start_ms, end_ms, lat, lon, radius_m, points, gap_s) VALUES (?,?,?,?,?,?,?,?)")
+        let tables = RebuildTables(store)
+        try tables.deleteStays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
         var out = stays
         for k in out.indices {
             let s = out[k]
-            insert.reset()
-            insert.bindInt(work.deviceID, at: 1)
-            insert.bindInt(s.startMs, at: 2)
-            insert.bindInt(s.endMs, at: 3)
-            insert.bindDouble(s.lat, at: 4)
-            insert.bindDouble(s.lon, at: 5)
-            insert.bindDouble(s.radiusM, at: 6)
-            insert.bindInt(Int64(s.points), at: 7)
-            insert.bindInt(s.gapS, at: 8)
-            _ = try insert.step()
-            out[k].id = store.db.lastInsertRowID
+            out[k].id = try tables.insert(
+                StayRow(id: StableID.make(.stay, device: work.deviceID, startMs: s.startMs), deviceID: work.deviceID, startMs: s.startMs, endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
         }
         work.stays = (work.previousStay.map { [$0] } ?? []) + out
         let dwell = out.reduce(0.0) { $0 + Double($1.endMs - $1.startMs) / 1000 }

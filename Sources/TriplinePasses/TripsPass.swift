@@ -334,24 +334,8 @@ public struct TripsPass: Pass {
         if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
         let trips = Self.detect(work, stays: stays, parameters, metrics).filter { $0.startMs < work.keepFromMs }
         let deleteFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
-        let deleteLegs = try store.db.prepare(
-            "DELETE FROM legs WHERE trip_id IN (SELECT id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?)")
-        deleteLegs.reset()
-        deleteLegs.bindInt(work.deviceID, at: 1)
-        deleteLegs.bindInt(deleteFrom, at: 2)
-        deleteLegs.bindInt(work.replaceToMs, at: 3)
-        _ = try deleteLegs.step()
-        try store.db.run("DELETE FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?",
-                         [.integer(work.deviceID), .integer(deleteFrom), .integer(work.replaceToMs)])
-        let insertTrip = try store.db.prepare(
-            """
-            INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
-              avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
-              start_lat, start_lon, end_lat, end_lon, points, gaps)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-            """)
-        let insertLeg = try store.db.prepare(
-            "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?,?,?,?,?,?,?,?,?,?)")
+        let tables = RebuildTables(store)
+        try tables.deleteTrips(device: work.deviceID, startingFromMs: deleteFrom, toMs: work.replaceToMs)
         var out = trips
         var legCount = 0
         var total = 0.0
@@ -360,44 +344,20 @@ public struct TripsPass: Pass {
             let duration = Double(t.endMs - t.startMs) / 1000
             // The trip's mode: the mode of its longest leg by distance.
             let main = t.legs.max { $0.distanceM < $1.distanceM }?.mode ?? "unknown"
-            insertTrip.reset()
-            insertTrip.bindInt(work.deviceID, at: 1)
-            insertTrip.bindInt(t.startMs, at: 2)
-            insertTrip.bindInt(t.endMs, at: 3)
-            insertTrip.bindInt(Int64(work.localOffset(t.first)), at: 4)
-            insertTrip.bindInt(Int64(work.localOffset(t.last)), at: 5)
-            insertTrip.bindDouble(duration, at: 6)
-            insertTrip.bindDouble(t.movingS, at: 7)
-            insertTrip.bindDouble(t.distanceM, at: 8)
-            insertTrip.bindDouble(t.movingS > 0 ? t.distanceM / t.movingS : nil, at: 9)
-            insertTrip.bindDouble(t.maxSpeed, at: 10)
-            insertTrip.bindText(main, at: 11)
-            insertTrip.bindInt(Int64(t.legs.count), at: 12)
-            insertTrip.bindInt(t.fromStay.map { stays[$0].id }, at: 13)
-            insertTrip.bindInt(t.toStay.map { stays[$0].id }, at: 14)
-            insertTrip.bindInt(t.fromStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 }, at: 15)
-            insertTrip.bindInt(t.toStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 }, at: 16)
-            insertTrip.bindDouble(work.lat[t.first], at: 17)
-            insertTrip.bindDouble(work.lon[t.first], at: 18)
-            insertTrip.bindDouble(work.lat[t.last], at: 19)
-            insertTrip.bindDouble(work.lon[t.last], at: 20)
-            insertTrip.bindInt(Int64(t.last - t.first + 1), at: 21)
-            insertTrip.bindInt(Int64(t.gaps), at: 22)
-            _ = try insertTrip.step()
-            out[k].id = store.db.lastInsertRowID
+            out[k].id = try tables.insert(
+                TripRow(
+                    id: StableID.make(.trip, device: work.deviceID, startMs: t.startMs), deviceID: work.deviceID, startMs: t.startMs, endMs: t.endMs, startUTCOffsetS: Int(work.localOffset(t.first)),
+                    endUTCOffsetS: Int(work.localOffset(t.last)), durationS: duration, movingS: t.movingS, distanceM: t.distanceM,
+                    avgSpeedMps: t.movingS > 0 ? t.distanceM / t.movingS : nil, maxSpeedMps: t.maxSpeed, mode: main, legs: t.legs.count,
+                    fromVisitID: t.fromStay.map { stays[$0].id }, toVisitID: t.toStay.map { stays[$0].id },
+                    fromPlaceID: t.fromStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },
+                    toPlaceID: t.toStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },
+                    startLat: work.lat[t.first], startLon: work.lon[t.first], endLat: work.lat[t.last], endLon: work.lon[t.last],
+                    points: t.last - t.first + 1, gaps: t.gaps))
             for (n, leg) in t.legs.enumerated() {
-                insertLeg.reset()
-                insertLeg.bindInt(out[k].id, at: 1)
-                insertLeg.bindInt(Int64(n), at: 2)
-                insertLeg.bindInt(work.deviceID, at: 3)
-                insertLeg.bindText(leg.mode, at: 4)
-                insertLeg.bindText(leg.modeSource, at: 5)
-                insertLeg.bindInt(leg.startMs, at: 6)
-                insertLeg.bindInt(leg.endMs, at: 7)
-                insertLeg.bindDouble(leg.distanceM, at: 8)
-                insertLeg.bindDouble(Double(leg.endMs - leg.startMs) / 1000, at: 9)
-                insertLeg.bindInt(Int64(leg.last - leg.first + 1), at: 10)
-                _ = try insertLeg.step()
+                try tables.insert(
+                    LegRow(tripID: out[k].id, leg: n, deviceID: work.deviceID, mode: leg.mode, modeSource: leg.modeSource, startMs: leg.startMs,
+                           endMs: leg.endMs, distanceM: leg.distanceM, durationS: Double(leg.endMs - leg.startMs) / 1000, points: leg.last - leg.first + 1))
                 legCount += 1
             }
             total += t.distanceM

@@ -70,6 +70,7 @@ public struct SyntheticTravel {
     }
 
     let store: Store
+    let tables: RebuildTables
     let p: Parameters
     var rng: SplitMix64
     var places: [Place] = []
@@ -85,7 +86,7 @@ public struct SyntheticTravel {
 
     /// Generates the travel into `store` (in one transaction) and returns what was written.
     public static func generate(into store: Store, _ parameters: Parameters = Parameters()) throws -> Summary {
-        var generator = SyntheticTravel(store: store, p: parameters, rng: SplitMix64(seed: parameters.seed))
+        var generator = SyntheticTravel(store: store, tables: RebuildTables(store), p: parameters, rng: SplitMix64(seed: parameters.seed))
         try store.db.transaction { try generator.run() }
         return generator.summary
     }
@@ -94,10 +95,9 @@ public struct SyntheticTravel {
         deviceID = try store.deviceID(named: p.device, source: "synthetic", origin: "synthetic")
         makePlaces()
         for i in places.indices {
-            try store.db.run(
-                "INSERT INTO places(device_id, name, ssid, lat, lon, radius_m, visits, total_dwell_s) VALUES (?,?,?,?,?,50,0,0)",
-                [.integer(deviceID), .text(places[i].name), places[i].ssid.map { .text($0) } ?? .null, .real(places[i].lat), .real(places[i].lon)])
-            places[i].id = store.db.lastInsertRowID
+            places[i].id = try tables.insert(
+                PlaceRow(deviceID: deviceID, name: places[i].name, ssid: places[i].ssid, lat: places[i].lat, lon: places[i].lon, radiusM: 50,
+                         visits: 0, totalDwellS: 0, firstVisitMs: nil, lastVisitMs: nil))
         }
         summary.places = places.count
         let offsetMs = Int64(p.utcOffsetS) * 1000
@@ -138,19 +138,13 @@ public struct SyntheticTravel {
         try closeVisit(until: Int64(p.firstDay + p.days) * 86_400_000 - offsetMs)
         try flushPoints()
         for place in places where place.visits > 0 {
-            try store.db.run(
-                "UPDATE places SET visits = ?, total_dwell_s = ?, first_visit_ms = ?, last_visit_ms = ? WHERE id = ?",
-                [.integer(Int64(place.visits)), .integer(place.dwellS / 1000), .integer(place.first), .integer(place.last), .integer(place.id)])
+            try tables.updateTotals(place: place.id, visits: place.visits, totalDwellS: place.dwellS / 1000, firstVisitMs: place.first, lastVisitMs: place.last)
         }
-        let insertDay = try store.db.prepare(
-            "INSERT INTO days(device_id, date, utc_offset_s, distance_m, moving_s, trips, visits, places) VALUES (?,?,?,?,?,?,?,?)")
         for day in dayTotals.keys.sorted() {
             let t = dayTotals[day]!
-            try insertDay.bind([
-                .integer(deviceID), .text(CivilTime.localDate(ms: Int64(day) * 86_400_000, offsetSeconds: 0)), .integer(Int64(p.utcOffsetS)),
-                .real(t.distance), .real(t.moving), .integer(Int64(t.trips)), .integer(Int64(t.visits)), .integer(Int64(t.places.count)),
-            ])
-            _ = try insertDay.step()
+            try tables.insert(
+                DayRow(deviceID: deviceID, date: CivilTime.localDate(ms: Int64(day) * 86_400_000, offsetSeconds: 0), utcOffsetS: p.utcOffsetS,
+                       distanceM: t.distance, movingS: t.moving, trips: t.trips, visits: t.visits, places: t.places.count))
         }
         summary.days = dayTotals.count
     }
@@ -213,14 +207,9 @@ public struct SyntheticTravel {
             t += Int64(p.stillIntervalS) * 1000
         }
         let offset = Int64(p.utcOffsetS)
-        try store.db.run(
-            """
-            INSERT INTO visits(device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points)
-            VALUES (?,?,?,?,?,?,?,?,30,?)
-            """,
-            [.integer(deviceID), .integer(place.id), .integer(since), .integer(end), .integer(offset), .integer(offset), .real(place.lat), .real(place.lon),
-             .integer((end - since) / (Int64(p.stillIntervalS) * 1000) + 1)])
-        lastVisitID = store.db.lastInsertRowID
+        lastVisitID = try tables.insert(
+            VisitRow(deviceID: deviceID, placeID: place.id, startMs: since, endMs: end, startUTCOffsetS: Int(offset), endUTCOffsetS: Int(offset),
+                     lat: place.lat, lon: place.lon, radiusM: 30, points: Int((end - since) / (Int64(p.stillIntervalS) * 1000) + 1)))
         places[here].visits += 1
         places[here].dwellS += end - since
         if places[here].first == 0 { places[here].first = since }
@@ -303,24 +292,15 @@ public struct SyntheticTravel {
         let duration = Double(t - departure) / 1000
         let offset = Int64(p.utcOffsetS)
         let main = legRows.max { $0.3 < $1.3 }!.0
-        try store.db.run(
-            """
-            INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
-              avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
-              start_lat, start_lon, end_lat, end_lon, points)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?,?,?,?,?,?,?)
-            """,
-            [
-                .integer(deviceID), .integer(departure), .integer(t), .integer(offset), .integer(offset), .real(duration), .real(duration * 0.93),
-                .real(travelled), .real(travelled / max(1, duration)), .real(Self.speed(main) * 1.3), .text(main), .integer(Int64(legRows.count)),
-                .integer(fromVisit), .integer(a.id), .integer(b.id), .real(a.lat), .real(a.lon), .real(b.lat), .real(b.lon), .integer(Int64(points)),
-            ])
-        let tripID = store.db.lastInsertRowID
+        let tripID = try tables.insert(
+            TripRow(deviceID: deviceID, startMs: departure, endMs: t, startUTCOffsetS: Int(offset), endUTCOffsetS: Int(offset), durationS: duration,
+                    movingS: duration * 0.93, distanceM: travelled, avgSpeedMps: travelled / max(1, duration), maxSpeedMps: Self.speed(main) * 1.3,
+                    mode: main, legs: legRows.count, fromVisitID: fromVisit, toVisitID: nil, fromPlaceID: a.id, toPlaceID: b.id, startLat: a.lat,
+                    startLon: a.lon, endLat: b.lat, endLon: b.lon, points: points, gaps: 0))
         for (i, leg) in legRows.enumerated() {
-            try store.db.run(
-                "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?,?,?,?,'synthetic',?,?,?,?,?)",
-                [.integer(tripID), .integer(Int64(i)), .integer(deviceID), .text(leg.0), .integer(leg.1), .integer(leg.2), .real(leg.3),
-                 .real(Double(leg.2 - leg.1) / 1000), .integer((leg.2 - leg.1) / 1000)])
+            try tables.insert(
+                LegRow(tripID: tripID, leg: i, deviceID: deviceID, mode: leg.0, modeSource: "synthetic", startMs: leg.1, endMs: leg.2, distanceM: leg.3,
+                       durationS: Double(leg.2 - leg.1) / 1000, points: Int((leg.2 - leg.1) / 1000)))
         }
         summary.trips += 1
         summary.legs += legRows.count
@@ -345,14 +325,7 @@ public struct SyntheticTravel {
     mutating func flushPoints() throws {
         summary.points += try store.insertPoints(pendingPoints)
         pendingPoints.removeAll(keepingCapacity: true)
-        let flag = try store.db.prepare("INSERT OR REPLACE INTO point_flags(device_id, time_ms, flags) VALUES (?,?,?)")
-        for (time, value) in flags {
-            flag.reset()
-            flag.bindInt(deviceID, at: 1)
-            flag.bindInt(time, at: 2)
-            flag.bindInt(value, at: 3)
-            _ = try flag.step()
-        }
+        for (time, value) in flags { try tables.setFlags(device: deviceID, timeMs: time, flags: UInt8(value)) }
         flags.removeAll()
     }
 }

@@ -50,6 +50,13 @@ public enum SQLValue: Sendable, Equatable {
     case real(Double)
     case text(String)
     case blob([UInt8])
+
+    /// An integer, or NULL.
+    public static func optional(_ value: Int64?) -> SQLValue { value.map { .integer($0) } ?? .null }
+    /// A real, or NULL (NaN is NULL too, as SQLite stores it).
+    public static func optional(_ value: Double?) -> SQLValue { value.map { .real($0) } ?? .null }
+    /// A text, or NULL.
+    public static func optional(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
 }
 
 /// One connection to a SQLite database file.
@@ -131,6 +138,25 @@ public final class Database {
     /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
     public func setBusyTimeout(ms: Int32) {
         sqlite3_busy_timeout(handle, ms)
+    }
+
+    /// Runs `body` inside one read transaction (`BEGIN DEFERRED … COMMIT`): every statement in it reads the same
+    /// snapshot of the file, even while another process commits (WAL mode), so a command's reads never mix two
+    /// rebuilds. Inside a transaction already, runs `body` in it.
+    @discardableResult
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 { return try body() }
+        try execute("BEGIN DEFERRED")
+        // The snapshot starts at the first read; take it now, so it is the one of the transaction's start.
+        _ = try scalarInt("SELECT count(*) FROM sqlite_master")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")  // the original error is the one worth reporting
+            throw error
+        }
     }
 
     /// The rowid of the last successful `INSERT` on this connection.

@@ -228,14 +228,45 @@ enum Schema {
             trip_mode       TEXT
         );
         """,
+        // 2: what each device's results were built with (staleness is detected, never silent), and the user's own
+        // edits of places, which every rebuild applies. The incremental marker moves from `settings`
+        // (`rebuild.last_import.<device id>`) into `rebuild_state`; such a device has no record of its settings, so
+        // its next rebuild recomputes everything and says so.
+        """
+        CREATE TABLE rebuild_state (
+            device_id         INTEGER PRIMARY KEY,
+            parameters        TEXT NOT NULL,
+            timezone          TEXT NOT NULL,
+            algorithm_version INTEGER NOT NULL,
+            last_import_id    INTEGER,
+            rebuilt_ms        INTEGER NOT NULL
+        );
+        INSERT INTO rebuild_state(device_id, parameters, timezone, algorithm_version, last_import_id, rebuilt_ms)
+            SELECT CAST(substr(key, 21) AS INTEGER), '{}', '', 0, CAST(value AS INTEGER), 0
+            FROM settings WHERE key LIKE 'rebuild.last_import.%';
+        DELETE FROM settings WHERE key LIKE 'rebuild.last_import.%';
 
-        // 2: `points` becomes a view over `points_hot`, one narrow rowid b-tree (issue 14; docs/SCHEMA.md and
+        CREATE TABLE place_edits (
+            id         INTEGER PRIMARY KEY,
+            device_id  INTEGER NOT NULL,
+            action     TEXT NOT NULL CHECK (action IN ('rename', 'merge', 'forget')),
+            lat        REAL NOT NULL,
+            lon        REAL NOT NULL,
+            name       TEXT,
+            into_lat   REAL,
+            into_lon   REAL,
+            created_ms INTEGER NOT NULL
+        );
+        CREATE INDEX place_edits_device ON place_edits(device_id, id);
+        """,
+
+        // 3: `points` becomes a view over `points_hot`, one narrow rowid b-tree (issue 14; docs/SCHEMA.md and
         // docs/PERFORMANCE.md). The integer primary key packs the dedup identity: `key = device_id << 42 | time_ms`
         // (times 1970 … 2109, device ids < 2^21), so a point is one integer-keyed b-tree entry instead of a
         // two-column record key. The columns the rebuild, the exports and the map read are plain columns; the ones
         // nothing in Tripline reads (v_accuracy_m, battery_level, battery_state, bssid, app_trip_id, trigger, conn,
         // extra) are one JSON object in `cold`, NULL when the point has none of them. The view shows every column
-        // of version 1 under its old name and in its old order.
+        // of versions 1 and 2 under its old name and in its old order.
         //
         // Numbers are written with 17 significant digits (`%!.17g`: they read back as the same double; json_quote
         // keeps only 15), infinities as ±1e999.

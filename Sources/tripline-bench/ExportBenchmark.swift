@@ -105,18 +105,10 @@ enum ExportBenchmark {
     static func fill(_ store: Store, days: Int, hoursPerDay: Int) throws -> Int {
         let db = store.db
         let device = try store.deviceID(named: "bench-phone", source: "overland", origin: "benchmark")
-        try db.run("INSERT OR REPLACE INTO settings(key, value) VALUES ('timezone', 'Europe/Berlin')")
+        try store.setSetting("timezone", "Europe/Berlin")
         let start = Int64(CivilTime.daysFromCivil(year: 2023, month: 1, day: 1)) * 86_400_000
-        let insert = try PointWriter(db)
-        let flag = try db.prepare("INSERT INTO point_flags(device_id, time_ms, flags) VALUES (?1, ?2, 1)")
-        let trip = try db.prepare(
-            """
-            INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
-              avg_speed_mps, max_speed_mps, mode, legs, start_lat, start_lon, end_lat, end_lon, points, gaps)
-            VALUES (?1, ?2, ?3, 3600, 3600, ?4, ?4, ?5, ?6, ?6, 'car', 2, ?7, ?8, ?9, ?10, ?11, 1)
-            """)
-        let leg = try db.prepare(
-            "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?1, ?2, ?3, ?4, 'speed', ?5, ?6, ?7, ?8, ?9)")
+        let tables = RebuildTables(store)
+        var points: [Point] = []
         var count = 0
         let tripsPerDay = 4
         let secondsPerTrip = hoursPerDay * 3600 / tripsPerDay
@@ -135,49 +127,28 @@ enum ExportBenchmark {
                         let time = tripStart + Int64(second) * 1000
                         lat += 0.00009 * sin(Double(second) / 300)
                         lon += 0.00012
-                        try insert.insert(
+                        points.append(
                             Point(deviceID: device, timeMs: time, utcOffsetS: 3600, lat: lat, lon: lon, altitudeM: 34 + Double(second % 50) * 0.1,
-                                  speedMps: 12.5 + Double(second % 7), courseDeg: Double(second % 360), accuracyM: 4.5, motion: "automotive",
-                                  importID: 1))
-                        if count % 1000 == 999 {
-                            flag.reset()
-                            flag.bindInt(device, at: 1)
-                            flag.bindInt(time, at: 2)
-                            _ = try flag.step()
-                        }
+                                  speedMps: 12.5 + Double(second % 7), courseDeg: Double(second % 360), accuracyM: 4.5, motion: "automotive", importID: 1))
+                        if count % 1000 == 999 { try tables.setFlags(device: device, timeMs: time, flags: 1) }
                         count += 1
                         written += 1
                     }
                     let end = tripStart + Int64(secondsPerTrip) * 1000
                     let distance = Double(secondsPerTrip) * 12
-                    trip.reset()
-                    trip.bindInt(device, at: 1)
-                    trip.bindInt(tripStart, at: 2)
-                    trip.bindInt(end, at: 3)
-                    trip.bindDouble(Double(secondsPerTrip), at: 4)
-                    trip.bindDouble(distance, at: 5)
-                    trip.bindDouble(12, at: 6)
-                    trip.bindDouble(startLat, at: 7)
-                    trip.bindDouble(startLon, at: 8)
-                    trip.bindDouble(lat, at: 9)
-                    trip.bindDouble(lon, at: 10)
-                    trip.bindInt(Int64(written), at: 11)
-                    _ = try trip.step()
-                    let tripID = db.lastInsertRowID
+                    let tripID = try tables.insert(
+                        TripRow(deviceID: device, startMs: tripStart, endMs: end, startUTCOffsetS: 3600, endUTCOffsetS: 3600,
+                                durationS: Double(secondsPerTrip), movingS: Double(secondsPerTrip), distanceM: distance, avgSpeedMps: 12, maxSpeedMps: 12,
+                                mode: "car", legs: 2, fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: startLat,
+                                startLon: startLon, endLat: lat, endLon: lon, points: written, gaps: 1))
                     let middle = tripStart + Int64(secondsPerTrip / 2) * 1000
                     for (number, mode, from, to) in [(1, "walk", tripStart, middle), (2, "car", middle, end)] {
-                        leg.reset()
-                        leg.bindInt(tripID, at: 1)
-                        leg.bindInt(Int64(number), at: 2)
-                        leg.bindInt(device, at: 3)
-                        leg.bindText(mode, at: 4)
-                        leg.bindInt(from, at: 5)
-                        leg.bindInt(to, at: 6)
-                        leg.bindDouble(distance / 2, at: 7)
-                        leg.bindDouble(Double(to - from) / 1000, at: 8)
-                        leg.bindInt(Int64(written / 2), at: 9)
-                        _ = try leg.step()
+                        try tables.insert(
+                            LegRow(tripID: tripID, leg: number, deviceID: device, mode: mode, modeSource: "speed", startMs: from, endMs: to,
+                                   distanceM: distance / 2, durationS: Double(to - from) / 1000, points: written / 2))
                     }
+                    try store.insertPoints(points)
+                    points.removeAll(keepingCapacity: true)
                 }
             }
         }

@@ -15,6 +15,7 @@ let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] 
     ("import", "import a generated 1,000,000-point Overland archive vs a raw sqlite3 insert", ImportBenchmark.run),
     ("map", "synthetic year at 1 Hz -> map.html: size, render time, drawn counts (--days N --dir DIR)", MapBenchmark.run),
     ("export", "export a year of 1 Hz points and its trips as GeoJSON, GPX and CSV: MB/s and peak memory", ExportBenchmark.run),
+    ("geography", "ns per time-zone, country and nearest-place lookup on 1,000,000 points (--points N --check FILE)", GeographyBenchmark.run),
     ("rebuild", "full rebuild of ~1,000,000 simulated points of one device, from the database and back", RebuildBenchmark.run),
 ]
 

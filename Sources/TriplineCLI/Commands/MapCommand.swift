@@ -28,7 +28,8 @@ enum MapCommand {
         let started = Clock.monotonic()
         let document: MapDocument
         do {
-            document = try MapRenderer(store: store).write(filter: filter, to: path)
+            // One snapshot for every read: a rebuild committing meanwhile never mixes into the page.
+            document = try store.db.readTransaction { try MapRenderer(store: store).write(filter: filter, to: path) }
         } catch let error as MapError {
             throw CommandFailure(error.message)
         } catch let error as FileError {

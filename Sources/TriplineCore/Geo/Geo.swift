@@ -9,7 +9,7 @@ public enum Geo {
 
     /// Great-circle distance in metres between two points given in degrees (haversine).
     /// - Complexity: O(1); a handful of trigonometric calls.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
         let toRad = Double.pi / 180
         let dLat = (lat2 - lat1) * toRad
@@ -50,7 +50,7 @@ public enum Geo {
     /// near both points. Within 0.1 % of haversine for points a few kilometres apart; falls back to haversine when the
     /// points are more than ~0.05° apart in latitude or longitude.
     /// - Complexity: O(1), no trigonometry in the common case.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func fastDistance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double, cosLat: Double) -> Double {
         let dLat = lat2 - lat1
         let dLon = lon2 - lon1

@@ -31,8 +31,8 @@ public enum CivilTime {
     }
 
     /// Floor division, for negative times.
-    @inline(__always)
-    package static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    @inlinable @inline(__always)
+    public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }

@@ -1,11 +1,14 @@
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 /// How Tripline decides a record's local time: the record's own offset where the source gave one, else the zone
-/// chosen at rebuild (`settings.timezone`), else UTC.
+/// chosen at rebuild (`settings.timezone`), else the zone of where the point was (``LocalZones``), as the rebuild does.
 public struct LocalTime {
     /// The fallback zone, when `settings.timezone` names one the system knows.
     public let zone: TimeZoneTable?
+    /// Zones by position, for points when no zone was chosen.
+    let zones = LocalZones()
     private var cacheStart = Int64.max
     private var cacheEnd = Int64.min
     private var cacheOffset: Int32 = 0
@@ -29,6 +32,15 @@ public struct LocalTime {
         cacheEnd = index + 1 < zone.starts.count ? zone.starts[index + 1] : Int64.max
         cacheOffset = zone.offsets[index]
         return cacheOffset
+    }
+
+    /// The offset to show a point taken at this position at `ms`: `recorded` when known, else the chosen zone's, else
+    /// that of the zone where it was taken.
+    @inline(__always)
+    public mutating func offset(_ recorded: Int32?, atMs ms: Int64, latitude: Double, longitude: Double) -> Int32 {
+        if let recorded { return recorded }
+        if zone != nil { return offset(nil, atMs: ms)! }
+        return zones.offset(atMs: ms, latitude: latitude, longitude: longitude)
     }
 
     /// The local day (days since 1970-01-01) of `ms` shown at `offset` (nil = UTC).

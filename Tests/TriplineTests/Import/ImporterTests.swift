@@ -186,12 +186,10 @@ import Testing
         #expect(r.terminationStatus == 0)
         let expected = try pointSet(Store(path: reference).db)
         #expect(expected.count == 12 * 25 * 200 - 11 * 50)
-        for (n, delay) in [0.05, 0.15, 0.3, 0.6].enumerated() {
+        for (n, moment) in ["import.file.1.written", "import.file.4.committed", "import.file.8.written", "import.file.12.written"].enumerated() {
             let db = dir + "/killed\(n).sqlite"
-            let p = try run(["import", "--db", db, "--quiet", dir + "/archive"])
-            usleep(UInt32(delay * 1_000_000))
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
+            let paused = try #require(try Binary.startPaused(["import", "--db", db, "--quiet", dir + "/archive"], at: moment))
+            paused.kill()
             do {
                 let store = try Store(path: db)
                 #expect(try store.db.scalarText("PRAGMA integrity_check") == "ok")
@@ -200,7 +198,7 @@ import Testing
             again.waitUntilExit()
             #expect(again.terminationStatus == 0)
             let store = try Store(path: db)
-            #expect(try pointSet(store.db) == expected, "after a kill at \(delay) s")
+            #expect(try pointSet(store.db) == expected, "after a kill at \(moment)")
             #expect(try store.db.scalarInt("SELECT count(*) FROM imports WHERE status = 'done'") == 12)
         }
     }
@@ -246,10 +244,17 @@ import Testing
         let holder = try Store(path: other)
         try holder.db.execute("BEGIN IMMEDIATE")
         let waiting = try run(["import", "--db", other, dir + "/archive/f0.json"])
-        usleep(1_500_000)
+        // Hold the lock until the import has said that it waits (read from its standard error, no sleeping).
+        let errors = (waiting.standardError as! Pipe).fileHandleForReading
+        var err = ""
+        while !err.contains("waiting for another process") {
+            let chunk = errors.availableData
+            if chunk.isEmpty { break }  // it ended without saying so: the expectation below fails
+            err += String(decoding: chunk, as: UTF8.self)
+        }
         try holder.db.execute("COMMIT")
+        err += String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
         waiting.waitUntilExit()
-        let err = String(decoding: (waiting.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(waiting.terminationStatus == 0)
         #expect(err.contains("waiting for another process"))
         #expect(try holder.db.scalarInt("SELECT count(*) FROM points") == 25 * 200)

@@ -82,7 +82,7 @@ func storeWith(_ tracks: [(String, [Point])]) throws -> Store {
     return store
 }
 
-func rebuild(_ store: Store, timezone: String = "UTC", sets: [String] = []) throws {
+func rebuild(_ store: Store, timezone: String? = "UTC", sets: [String] = []) throws {
     var options = Rebuild.Options()
     options.timeZoneName = timezone
     options.full = true

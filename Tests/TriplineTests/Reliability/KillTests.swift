@@ -9,36 +9,29 @@ import Testing
 @testable import TriplineEvaluation
 @testable import TriplineCLI
 
-/// `kill -9` at random moments: the database is never corrupt, holds whole files only, and a rerun always ends
+/// `kill -9` at twenty named moments (``PausePoint``: inside and after each file's transaction): the database is never corrupt, holds whole files only, and a rerun always ends
 /// with exactly the result of an uninterrupted run.
 @Suite(.serialized) struct KillTests {
-    @Test func importKilledAtTwentyRandomMomentsResumesToTheUninterruptedResult() throws {
+    @Test func importKilledAtTwentyMomentsResumesToTheUninterruptedResult() throws {
         try #require(Binary.exists, "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
         // 10 files × 20 bodies × 200 points, two devices, each file re-sending 50 points of the previous one.
         try ImporterProcessTests().makeArchive(dir + "/archive", files: 10, bodies: 20)
         let reference = dir + "/reference.sqlite"
-        let started = Date()
         let r = try Binary.run(["import", "--db", reference, "--quiet", dir + "/archive"])
-        let duration = Date().timeIntervalSince(started)
         #expect(r.status == 0, "\(r.stderr)")
         let expected = try databasePicture(reference)
         #expect(expected.filter { !$0.hasPrefix("import|") }.count == 10 * 20 * 200 - 9 * 50)
 
-        var generator = SystemRandomNumberGenerator()
-        // Moments are drawn from a window that starts at 90 % of the reference run and shrinks whenever a run
-        // finishes before its kill (the reference may have been slowed by other load on the machine).
-        var window = duration * 0.9
-        var interrupted = 0
-        for n in 0..<20 {
-            let moment = Double.random(in: 0.0...window, using: &generator)
+        // Twenty moments, each reached for sure (the process says so before it is killed): inside each file's
+        // open transaction, all its rows written, and right after each file's commit.
+        let moments = (1...10).flatMap { ["import.file.\($0).written", "import.file.\($0).committed"] }
+        for (n, moment) in moments.enumerated() {
             let db = dir + "/killed\(n).sqlite"
-            let p = try Binary.start(["import", "--db", db, "--quiet", dir + "/archive"])
-            usleep(UInt32(moment * 1_000_000))
-            if p.isRunning { interrupted += 1 } else { window = max(0.01, moment * 0.7) }
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            let label = "killed after \(Int(moment * 1000)) ms (a full import takes \(Int(duration * 1000)) ms)"
+            let paused = try #require(try Binary.startPaused(["import", "--db", db, "--quiet", dir + "/archive"], at: moment),
+                                      "the import never reached \(moment)")
+            paused.kill()
+            let label = "killed at \(moment)"
             if FileSystem.exists(db) {
                 let store = try Store(path: db)
                 #expect(try store.db.scalarText("PRAGMA integrity_check") == "ok", "\(label)")
@@ -48,13 +41,13 @@ import Testing
                             "\(table), \(label)")
                 }
                 #expect(try store.db.scalarInt("SELECT count(*) FROM imports WHERE status = 'running'") == 0, "\(label)")
+                let done = try store.db.scalarInt("SELECT count(*) FROM imports WHERE status = 'done'") ?? 0
+                let file = Int(moment.split(separator: ".")[2])!
+                #expect(done == (moment.hasSuffix("committed") ? file : file - 1), "\(label): \(done) files done")
             }
             let again = try Binary.run(["import", "--db", db, "--quiet", dir + "/archive"])
             #expect(again.status == 0, "\(label): \(again.stderr)")
             #expect(try databasePicture(db) == expected, "\(label)")
         }
-        // Most moments must really have interrupted the import, or this test proves little (a loaded machine can
-        // make one run faster than the reference, hence not all 20).
-        #expect(interrupted >= 12, "only \(interrupted) of 20 kills hit a running import")
     }
 }

@@ -53,7 +53,7 @@ enum Binary {
     /// Starts the binary. With `unprivileged`, as user/group 65534 via `setpriv` when this process is root (else as
     /// the current, already unprivileged user).
     static func start(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
-                      stdout: Any? = nil, stderr: Any? = nil) throws -> Process {
+                      stdout: Any? = nil, stderr: Any? = nil, stdin: Any? = nil) throws -> Process {
         let p = Process()
         if unprivileged && isRoot {
             p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -67,8 +67,53 @@ enum Binary {
         p.environment = env
         p.standardOutput = stdout ?? FileHandle.nullDevice
         p.standardError = stderr ?? FileHandle.nullDevice
+        if let stdin { p.standardInput = stdin }
         try p.run()
         return p
+    }
+
+    /// A run held at a ``PausePoint``: the process, and the pipe to its standard input that lets it go on.
+    struct Paused {
+        var process: Process
+        var input: FileHandle
+        /// What it wrote on standard error up to the marker.
+        var stderr: String
+
+        /// Lets the process go on from the pause.
+        func resume() throws { try input.write(contentsOf: Data("\n".utf8)) }
+        /// Kills it where it is paused and waits for it.
+        func kill() {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts the binary with `TRIPLINE_PAUSE_AT=moment` and returns once it has written `paused at <moment>`
+    /// (so the caller knows exactly where the process is), or nil when it ended without reaching that moment.
+    static func startPaused(_ arguments: [String], at moment: String, environment: [String: String] = [:]) throws -> Paused? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        env["TRIPLINE_PAUSE_AT"] = moment
+        p.environment = env
+        let input = Pipe(), errors = Pipe()
+        p.standardInput = input
+        p.standardError = errors
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        var text = ""
+        let marker = "paused at \(moment)\n"
+        while !text.contains(marker) {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty {  // end of file: the process ended without pausing
+                p.waitUntilExit()
+                return nil
+            }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return Paused(process: p, input: input.fileHandleForWriting, stderr: text)
     }
 
     /// Runs the binary to its end (killing it after `timeout` seconds) and collects its output.

@@ -53,7 +53,7 @@ import Testing
         try FileSystem.write(try FileSystem.read(from), to: to)
     }
 
-    @Test func rebuildKilledAtTwentyRandomMomentsLeavesOldOrNewResultsPerDevice() throws {
+    @Test func rebuildKilledInsideEachPassLeavesOldOrNewResultsPerDevice() throws {
         try #require(Binary.exists, "build the tripline binary first (swift build)")
         try #require(Binary.run(["help", "rebuild"]).status == 0, "this build has no rebuild command")
         let dir = try temporaryDirectory()
@@ -72,47 +72,43 @@ import Testing
 
         let reference = dir + "/reference.sqlite"
         try RebuildKillTests.copy(base, reference)
-        let started = Date()
         let r = try Binary.run(["rebuild", "--db", reference, "--quiet"])
-        let duration = Date().timeIntervalSince(started)
         #expect(r.status == 0, "\(r.stderr)")
         let new = try RebuildKillTests.picture(reference)
         #expect(new.count == 2)
         for (device, rows) in new { #expect(rows != previous[device], "\(device): the new data changed nothing; the test would prove little") }
 
-        var generator = SystemRandomNumberGenerator()
-        // Moments are drawn from a window that starts at 90 % of the reference run and shrinks whenever a run
-        // finishes before its kill (the reference may have been slowed by other load on the machine).
-        var window = duration * 0.9
-        var interrupted = 0, mixedStates = Set<String>()
-        for n in 0..<20 {
-            let moment = Double.random(in: 0.0...window, using: &generator)
-            let db = dir + "/killed\(n).sqlite"
-            try RebuildKillTests.copy(base, db)
-            let p = try Binary.start(["rebuild", "--db", db, "--quiet"])
-            usleep(UInt32(moment * 1_000_000))
-            if p.isRunning { interrupted += 1 } else { window = max(0.01, moment * 0.7) }
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            let label = "killed after \(Int(moment * 1000)) ms (a full rebuild takes \(Int(duration * 1000)) ms)"
-            do {
-                let store = try Store(path: db, create: false)
-                #expect(try store.db.scalarText("PRAGMA integrity_check") == "ok", "\(label)")
+        // Every pass of every device, each moment reached for sure (the process says so) inside the device's
+        // transaction: the devices before it must hold their new results, it and those after it their old ones.
+        let devices = new.keys.sorted()
+        var mixedStates = Set<String>()
+        for device in devices {
+            for pass in Rebuild.passOrder {
+                let moment = "rebuild.\(device).\(pass)"
+                let db = dir + "/killed-\(device.replacingOccurrences(of: "/", with: "_"))-\(pass).sqlite"
+                try RebuildKillTests.copy(base, db)
+                let paused = try #require(try Binary.startPaused(["rebuild", "--db", db, "--quiet"], at: moment), "the rebuild never reached \(moment)")
+                paused.kill()
+                let label = "killed at \(moment)"
+                do {
+                    let store = try Store(path: db, create: false)
+                    #expect(try store.db.scalarText("PRAGMA integrity_check") == "ok", "\(label)")
+                }
+                let after = try RebuildKillTests.picture(db)
+                var state = ""
+                for other in devices {
+                    let rows = after[other] ?? []
+                    let isOld = rows == (previous[other] ?? []), isNew = rows == new[other]
+                    #expect(isOld || isNew, "\(other): a mix of old and new results, \(label)")
+                    state += isNew ? "N" : "O"
+                }
+                #expect(!state.hasPrefix(String(repeating: "N", count: devices.firstIndex(of: device)! + 1)), "\(label): \(device) already holds new results")
+                mixedStates.insert(state)
+                let again = try Binary.run(["rebuild", "--db", db, "--quiet"])
+                #expect(again.status == 0, "\(label): \(again.stderr)")
+                #expect(try RebuildKillTests.picture(db) == new, "\(label)")
             }
-            let after = try RebuildKillTests.picture(db)
-            var state = ""
-            for device in new.keys.sorted() {
-                let rows = after[device] ?? []
-                let isOld = rows == (previous[device] ?? []), isNew = rows == new[device]
-                #expect(isOld || isNew, "\(device): a mix of old and new results, \(label)")
-                state += isNew ? "N" : "O"
-            }
-            mixedStates.insert(state)
-            let again = try Binary.run(["rebuild", "--db", db, "--quiet"])
-            #expect(again.status == 0, "\(label): \(again.stderr)")
-            #expect(try RebuildKillTests.picture(db) == new, "\(label)")
         }
-        #expect(interrupted >= 12, "only \(interrupted) of 20 kills hit a running rebuild")
         // Record which (old/new per device) states the kills produced, for the report.
         print("rebuild kill states seen: \(mixedStates.sorted())")
     }
