@@ -6,14 +6,19 @@
 -- flagged (point_flags.flags != 0). After each device's days comes a row with date `total` for the whole range;
 -- only it has `rejected`: the records its imports rejected, which carry no time and so cannot be put on a day.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive) and :device (a device name); NULL means no limit.
+-- Points are read from `points_hot` in key order (key = device_id << 42 | time_ms, docs/SCHEMA.md), which is device
+-- and time order, so the gaps need no sort; a gap is only measured between two points of the same device.
 WITH pts AS (
-    SELECT p.device_id                                                                AS device_id,
-           tripline_local_date(p.time_ms, p.utc_offset_s)                             AS date,
+    SELECT p.key >> 42                                                                AS device_id,
+           tripline_local_date(p.key & 4398046511103, p.utc_offset_s)                 AS date,
            coalesce(f.flags, 0)                                                       AS flags,
-           p.time_ms - lag(p.time_ms) OVER (PARTITION BY p.device_id ORDER BY p.time_ms) AS dt_ms
-    FROM points p
-    LEFT JOIN point_flags f ON f.device_id = p.device_id AND f.time_ms = p.time_ms
-    WHERE (:device IS NULL OR p.device_id = (SELECT id FROM devices WHERE name = :device))
+           CASE WHEN (lag(p.key) OVER w) >> 42 = p.key >> 42
+                THEN p.key - lag(p.key) OVER w END                                    AS dt_ms
+    FROM points_hot p
+    LEFT JOIN point_flags f ON f.device_id = p.key >> 42 AND f.time_ms = p.key & 4398046511103
+    WHERE (:device IS NULL OR p.key BETWEEN (SELECT id FROM devices WHERE name = :device) << 42
+                                        AND ((SELECT id FROM devices WHERE name = :device) << 42) | 4398046511103)
+    WINDOW w AS (ORDER BY p.key)
 ),
 daily AS (
     SELECT device_id,

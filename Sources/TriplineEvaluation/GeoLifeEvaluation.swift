@@ -53,7 +53,8 @@ public final class GeoLifeUser {
             throw PassError("\(bad.path): \(bad.message ?? "could not be imported")")
         }
         var times: [Int64] = []
-        let q = try store.db.prepare("SELECT time_ms FROM points ORDER BY time_ms")
+        // One device per user, so key order is time order.
+        let q = try store.db.prepare("SELECT key & \(PointKey.maxTimeMs) AS t FROM points_hot ORDER BY key")
         while try q.step() { times.append(q.int64(0)) }
         points = times.count
         self.times = times
@@ -131,7 +132,8 @@ public final class GeoLifeUser {
     /// Scores trackintel's defaults (``TrackintelReference``) on the same fixes with the same scorer.
     public func scoreTrackintel(_ parameters: TrackintelReference.Parameters = .init(), joinGapS: Double = 1800) throws -> RealDataEvaluation.GeoLifeScores {
         var t: [Int64] = [], lat: [Double] = [], lon: [Double] = []
-        let q = try store.db.prepare("SELECT time_ms, lat, lon FROM points ORDER BY time_ms")
+        // One device per user, so key order is time order.
+        let q = try store.db.prepare("SELECT key & \(PointKey.maxTimeMs) AS t, lat, lon FROM points_hot ORDER BY key")
         while try q.step() {
             t.append(q.int64(0))
             lat.append(q.double(1))

@@ -264,15 +264,17 @@ public struct EvidencePass: Pass {
         evidence.presences.sort { $0.startMs != $1.startMs ? $0.startMs < $1.startMs : $0.endMs < $1.endMs }
         // Fixes that say which region they are in.
         if !regions.isEmpty {
+            // The device's key range of `points_hot`; `extra` lives in the cold JSON (docs/SCHEMA.md).
             let r = try store.db.prepare(
-                "SELECT time_ms, extra FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ? AND extra LIKE '%\"inregions\":[\"%'")
+                "SELECT key, json_extract(cold, '$.extra') FROM points_hot WHERE key BETWEEN ? AND ? AND cold LIKE '%inregions%'")
+            let keys = PointKey.range(device: w.deviceID, fromMs: w.fromMs, untilMs: w.toMs)
             r.reset()
-            r.bindInt(w.deviceID, at: 1)
-            r.bindInt(w.fromMs, at: 2)
-            r.bindInt(w.toMs, at: 3)
+            r.bindInt(keys.lower, at: 1)
+            r.bindInt(keys.upper, at: 2)
             while try r.step() {
-                let i = lowerBound(w.time, r.int64(0))
-                guard i < w.count, w.time[i] == r.int64(0) else { continue }
+                guard (r.text(1) ?? "").contains("\"inregions\":[\"") else { continue }
+                let i = lowerBound(w.time, PointKey.time(r.int64(0)))
+                guard i < w.count, w.time[i] == PointKey.time(r.int64(0)) else { continue }
                 for name in regionNames(Array((r.text(1) ?? "").utf8)) {
                     if let region = regions[name] { evidence.inRegion[i] = (region.lat, region.lon); break }
                 }

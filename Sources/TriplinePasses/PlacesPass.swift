@@ -88,7 +88,9 @@ public struct PlacesPass: Pass {
         let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points_hot WHERE key = ?")
         /// The offset of the point at `ms` (a stay starts and ends at points): its own, else its zone's.
         func offset(_ ms: Int64) throws -> Int32 {
-            guard let key = PointKey.make(device: work.deviceID, timeMs: ms) else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }
+            guard let key = PointKey.make(device: work.deviceID, timeMs: ms) else {
+                return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan)
+            }
             offsetQuery.reset()
             offsetQuery.bindInt(key, at: 1)
             guard try offsetQuery.step() else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }

@@ -96,8 +96,10 @@ public struct Rebuild {
         var lat = 0.0, lon = 0.0
         if zones.override == nil {
             let near = try store.db.prepare(
-                "SELECT lat, lon FROM (SELECT lat, lon, time_ms FROM points WHERE device_id = ?1 AND time_ms >= ?2 ORDER BY time_ms LIMIT 1) UNION ALL SELECT lat, lon FROM (SELECT lat, lon FROM points WHERE device_id = ?1 AND time_ms < ?2 ORDER BY time_ms DESC LIMIT 1) LIMIT 1")
-            try near.bind([.integer(device), .integer(ms)])
+                "SELECT lat, lon FROM (SELECT lat, lon FROM points_hot WHERE key BETWEEN ?1 AND ?2 ORDER BY key LIMIT 1) UNION ALL SELECT lat, lon FROM (SELECT lat, lon FROM points_hot WHERE key BETWEEN ?3 AND ?4 ORDER BY key DESC LIMIT 1) LIMIT 1")
+            let from = PointKey.range(device: device, fromMs: ms, throughMs: PointKey.maxTimeMs)
+            let before = PointKey.range(device: device, fromMs: 0, untilMs: ms)
+            try near.bind([.integer(from.lower), .integer(from.upper), .integer(before.lower), .integer(before.upper)])
             if try near.step() { (lat, lon) = (near.double(0), near.double(1)) }
         }
         return zones.offset(atMs: ms, latitude: lat, longitude: lon)
@@ -151,7 +153,10 @@ public struct Rebuild {
         }
         // The zone only matters to points without their own offset (OwnTracks, GPX; Overland carries its offsets).
         if state.timezone != zone,
-            try store.db.scalarInt("SELECT 1 FROM points WHERE device_id = ? AND utc_offset_s IS NULL LIMIT 1", [.integer(state.deviceID)]) != nil
+            try store.db.scalarInt(
+                "SELECT 1 FROM points_hot WHERE key BETWEEN ? AND ? AND utc_offset_s IS NULL LIMIT 1",
+                [.integer(PointKey.range(device: state.deviceID, fromMs: 0, throughMs: PointKey.maxTimeMs).lower),
+                 .integer(PointKey.range(device: state.deviceID, fromMs: 0, throughMs: PointKey.maxTimeMs).upper)]) != nil
         {
             reasons.append("time zone changed (\(state.timezone) → \(zone))")
         }
@@ -378,7 +383,10 @@ public struct Rebuild {
         var out: [String: [(String, String)]] = [:]
         let flags = "SELECT count(*) FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ? AND flags & "
         out["clean"] = [
-            ("points", try int("SELECT count(*) FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ?", [d, f, t])),
+            ("points", try int("SELECT count(*) FROM points_hot WHERE key BETWEEN ? AND ?", {
+                let keys = PointKey.range(device: deviceID, fromMs: fromMs, untilMs: toMs)
+                return [.integer(keys.lower), .integer(keys.upper)]
+            }())),
             ("low_accuracy", try int(flags + "1 != 0", [d, f, t])), ("jumps", try int(flags + "2 != 0", [d, f, t])),
             ("duplicates", try int(flags + "4 != 0", [d, f, t])),
         ]

@@ -266,7 +266,7 @@ enum Schema {
         // two-column record key. The columns the rebuild, the exports and the map read are plain columns; the ones
         // nothing in Tripline reads (v_accuracy_m, battery_level, battery_state, bssid, app_trip_id, trigger, conn,
         // extra) are one JSON object in `cold`, NULL when the point has none of them. The view shows every column
-        // of version 1 under its old name and in its old order.
+        // of versions 1 and 2 under its old name and in its old order.
         //
         // Numbers are written with 17 significant digits (`%!.17g`: they read back as the same double; json_quote
         // keeps only 15), infinities as ±1e999.

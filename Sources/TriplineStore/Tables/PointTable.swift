@@ -3,9 +3,9 @@ import CSQLite
 import TriplineCore
 
 
-/// The integer primary key of `points_hot`: `device_id << 42 | time_ms` (schema migration 2, docs/SCHEMA.md).
+/// The integer primary key of `points_hot`: `device_id << 42 | time_ms` (schema migration 3, docs/SCHEMA.md).
 ///
-/// One integer key instead of the two-column record key of version 1: SQLite compares integers at every level of
+/// One integer key instead of the two-column record key of versions 1 and 2: SQLite compares integers at every level of
 /// the b-tree instead of decoding and comparing records, and a device's points in time order are one key range.
 public enum PointKey {
     /// Bits of the key that hold the time: times 0 … 2^42 − 1 ms (1970-01-01 … 2109-05-15).

@@ -2,10 +2,10 @@ import Testing
 @testable import TriplineCore
 @testable import TriplineStore
 
-/// The layout of migration 2: `points_hot` (one integer key, hot columns, the rest as JSON in `cold`) and the
-/// `points` view with every column of version 1.
+/// The layout of migration 3: `points_hot` (one integer key, hot columns, the rest as JSON in `cold`) and the
+/// `points` view with every column of the `points` table of versions 1 and 2.
 @Suite struct PointLayoutTests {
-    /// Every column of `points` as the version-1 table had it, in its order.
+    /// Every column of `points` as the table of versions 1 and 2 had it, in its order.
     static let columns = ["device_id", "time_ms", "lat", "lon", "accuracy_m", "speed_mps", "utc_offset_s", "motion", "app_trip_mode",
                           "import_id", "altitude_m", "course_deg", "v_accuracy_m", "battery_level", "battery_state", "ssid", "bssid",
                           "app_trip_id", "trigger", "conn", "extra"]
@@ -22,13 +22,17 @@ import Testing
          .real(0.1 + 0.2), .real(1), .null, .text("café ☕\\ tab\t"), .null, .null, .null, .text("m"), .text("not JSON {")],
     ]
 
-    /// Builds a version-1 database the way the previous release did (its schema, its 21-column insert).
-    static func makeVersion1(_ path: String, rows: [[SQLValue]]) throws {
+    /// The schema version of the previous release, the last with a `points` table.
+    static let previousRelease = 2
+
+    /// Builds a database of schema `version` the way the release that wrote it did (its migrations, its 21-column
+    /// insert into the `points` table).
+    static func makeOld(_ path: String, version: Int = previousRelease, rows: [[SQLValue]]) throws {
         let db = try Database(path: path)
         try db.execute("PRAGMA page_size=16384")
         try db.execute("PRAGMA journal_mode=WAL")
-        try db.execute(Schema.migrations[0])
-        try db.execute("PRAGMA user_version=1")
+        for m in Schema.migrations.prefix(version) { try db.execute(m) }
+        try db.execute("PRAGMA user_version=\(version)")
         try db.run("INSERT INTO devices(id, name, source, name_origin, created_ms) VALUES (1, 'phone', 'overland', 'device_id', 0), (2, 'watch', 'gpx', 'folder', 0)")
         let insert = try db.prepare("INSERT INTO points(\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ",")))")
         for row in rows {
@@ -45,10 +49,11 @@ import Testing
         return result
     }
 
-    @Test func migrationKeepsEveryColumnOfAVersion1Database() throws {
+    @Test(arguments: [previousRelease, 1])
+    func migrationKeepsEveryColumnOfAnOldDatabase(version: Int) throws {
         let dir = try temporaryDirectory()
-        let path = dir + "/v1.sqlite"
-        try Self.makeVersion1(path, rows: Self.rows)
+        let path = dir + "/old.sqlite"
+        try Self.makeOld(path, version: version, rows: Self.rows)
         let store = try Store(path: path)
         #expect(try store.schemaVersion() == Schema.currentVersion)
         #expect(try store.db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='points'") == 0)
@@ -76,15 +81,13 @@ import Testing
 
     @Test func migrationOfAPointThatDoesNotFitFailsAndLeavesTheFile() throws {
         let dir = try temporaryDirectory()
-        let path = dir + "/v1.sqlite"
+        let path = dir + "/old.sqlite"
         var bad = Self.rows[1]
         bad[1] = .integer(-5)
-        try Self.makeVersion1(path, rows: [Self.rows[0], bad])
+        try Self.makeOld(path, rows: [Self.rows[0], bad])
         #expect(throws: DatabaseError.self) { try Store(path: path) }
         let raw = try Database(path: path)
-        // Migration 2 (rebuild bookkeeping) applies; the points migration rolls back whole.
-        #expect(try raw.scalarInt("PRAGMA user_version") == 2)
-        #expect(try raw.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'points_hot'") == 0)
+        #expect(try raw.scalarInt("PRAGMA user_version") == Int64(Self.previousRelease))
         #expect(try raw.scalarInt("SELECT count(*) FROM points") == 2)
     }
 
