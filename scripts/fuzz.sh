@@ -54,7 +54,7 @@ if [ ! -x "$bin" ] || [ -n "$newest" ]; then
     # shellcheck disable=SC2046
     swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name Tripline -package-name Tripline \
         $(find "$out/src" -name '*.swift' | sort) Fuzz/*.swift \
-        -I Sources/CSQLite -lsqlite3 -I Sources/CZlib -lz -suppress-warnings -o "$bin.tmp" >"$out/logs/build.log" 2>&1 \
+        -I Sources/CSQLite -I Sources/CZlib -lsqlite3 -lz -suppress-warnings -o "$bin.tmp" >"$out/logs/build.log" 2>&1 \
         || { grep -v 'Cannot export local symbol' "$out/logs/build.log" >&2; echo "fuzz.sh: build failed" >&2; exit 2; }
     mv "$bin.tmp" "$bin"
 fi

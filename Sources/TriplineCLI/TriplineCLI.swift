@@ -18,6 +18,7 @@ public enum TriplineCLI {
             ImportCommand.spec,
             InfoCommand.spec,
             RebuildCommand.spec,
+            PlacesCommand.spec,
             ExportCommand.spec,
             ReportCommand.spec,
             ReportCommand.querySpec,

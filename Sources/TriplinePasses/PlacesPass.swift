@@ -5,8 +5,10 @@ import TriplineStore
 ///
 /// Stays are taken in time order; each joins the nearest place whose centre is within `radius_m`, else founds a new
 /// one; a place's centre is the dwell-weighted mean of its visits. Repeated visits home become one place while two
-/// shops 200 m apart stay two. A place is named after the wifi network most seen there (`Wifi "SSID"`), else its
-/// coordinates. Places are per device and always recomputed from all of the device's stays (a few thousand at most).
+/// shops 200 m apart stay two. A place is named after the wifi network most seen there (its SSID), else its
+/// coordinates. Places are per device and always recomputed from all of the device's stays (a few thousand at most);
+/// the user's edits (`place_edits`: rename, merge, forget) are applied each time, and a place's id is derived from
+/// the device and the start of its first visit, so it survives rebuilds.
 public struct PlacesPass: Pass {
     public static let name = "places"
 
@@ -102,32 +104,112 @@ public struct PlacesPass: Pass {
             let p = places[assignment[k]]
             places[assignment[k]].radius = max(p.radius, Geo.distance(p.lat, p.lon, s.lat, s.lon))
         }
+        // The user's edits (`tripline places rename|merge|forget`), found again by the centre the place had when it
+        // was edited: the nearest place of this clustering within `radius_m` of it. All are resolved against the
+        // clustering before any is applied, so one edit never moves the place another one looks for.
+        let edits = try Self.edits(device: work.deviceID, store: store)
+        func nearest(_ lat: Double, _ lon: Double) -> Int? {
+            var best: Int? = nil
+            var bestD = parameters.radiusM
+            for (k, p) in places.enumerated() {
+                let d = Geo.distance(p.lat, p.lon, lat, lon)
+                if d <= bestD { bestD = d; best = k }
+            }
+            return best
+        }
+        var target = Array(places.indices)  // the place a place's visits go to (itself unless merged)
+        func resolve(_ p: Int) -> Int {
+            var p = p
+            while target[p] != p { p = target[p] }
+            return p
+        }
+        var forgotten = Set<Int>()
+        var userNames: [Int: String] = [:]
+        for edit in edits {
+            guard let a = nearest(edit.lat, edit.lon) else { continue }  // the place is gone (its visits changed)
+            switch edit.action {
+            case .rename:
+                if let name = edit.name { userNames[a] = name }
+            case .merge:
+                guard let lat = edit.intoLat, let lon = edit.intoLon, let b = nearest(lat, lon) else { continue }
+                let into = resolve(b)
+                if into != a && resolve(a) == a { target[a] = into }  // never a cycle
+            case .forget:
+                forgotten.insert(a)
+            }
+        }
+        // The final places: every place that was not merged into another, with the visits of those merged into it.
+        var finalOf = [Int](repeating: -1, count: places.count)  // raw place → index into `kept`, -1 = forgotten
+        var kept: [Int] = []
+        for p in places.indices where resolve(p) == p && !forgotten.contains(p) {
+            finalOf[p] = kept.count
+            kept.append(p)
+        }
+        for p in places.indices { finalOf[p] = finalOf[resolve(p)] }
+        var founder = [Int](repeating: -1, count: places.count)
+        var totals = [Place](repeating: Place(lat: 0, lon: 0, weight: 0), count: kept.count)
+        for (k, s) in stays.enumerated() {
+            if founder[assignment[k]] < 0 { founder[assignment[k]] = k }
+            let f = finalOf[assignment[k]]
+            guard f >= 0 else { continue }
+            let centre = places[kept[f]]
+            totals[f].visits += 1
+            totals[f].dwell += Double(s.end - s.start) / 1000
+            totals[f].first = min(totals[f].first, s.start)
+            totals[f].last = max(totals[f].last, s.end)
+            totals[f].radius = max(totals[f].radius, Geo.distance(centre.lat, centre.lon, s.lat, s.lon))
+        }
+        for p in places.indices where finalOf[p] >= 0 {
+            for (ssid, n) in places[p].ssidCounts { totals[finalOf[p]].ssidCounts[ssid, default: 0] += n }
+        }
         let tables = RebuildTables(store)
         try tables.deletePlacesAndVisits(device: work.deviceID)
         var placeIDs: [Int64] = []
         var named = 0
-        for p in places {
-            let ssid = p.ssidCounts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
-            let name = ssid.map { "Wifi \"\($0)\"" } ?? Self.coordinateName(p.lat, p.lon)
+        for (f, p) in kept.enumerated() {
+            let centre = places[p], t = totals[f]
+            let ssid = t.ssidCounts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
+            // A readable default: the wifi network's own name, else the coordinates; the user's name wins.
+            let name = userNames[p] ?? ssid ?? Self.coordinateName(centre.lat, centre.lon)
             if ssid != nil { named += 1 }
             placeIDs.append(try tables.insert(
-                PlaceRow(deviceID: work.deviceID, name: name, ssid: ssid, lat: p.lat, lon: p.lon, radiusM: p.radius, visits: p.visits,
-                         totalDwellS: Int64(p.dwell.rounded()), firstVisitMs: p.first, lastVisitMs: p.last)))
+                PlaceRow(id: StableID.make(.place, device: work.deviceID, startMs: stays[founder[p]].start), deviceID: work.deviceID,
+                         name: name, ssid: ssid, lat: centre.lat, lon: centre.lon, radiusM: t.radius, visits: t.visits,
+                         totalDwellS: Int64(t.dwell.rounded()), firstVisitMs: t.first, lastVisitMs: t.last)))
         }
         var placeOfStay: [Int64: Int64] = [:]
+        var visitCount = 0
         for (k, s) in stays.enumerated() {
+            let f = finalOf[assignment[k]]
+            guard f >= 0 else { continue }  // a forgotten place: no visit (the stay and its points stay stored)
             // A visit is its stay (same id) with a place and local offsets.
             try tables.insert(
-                VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[assignment[k]], startMs: s.start, endMs: s.end,
+                VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[f], startMs: s.start, endMs: s.end,
                          startUTCOffsetS: Int(try offset(s.start)), endUTCOffsetS: Int(try offset(s.end)), lat: s.lat, lon: s.lon,
                          radiusM: extents[k].radiusM, points: extents[k].points))
-            placeOfStay[ids[k]] = placeIDs[assignment[k]]
+            placeOfStay[ids[k]] = placeIDs[f]
+            visitCount += 1
         }
         if var workStays = work.stays {
             for k in workStays.indices { workStays[k].placeID = placeOfStay[workStays[k].id] ?? 0 }
             work.stays = workStays
         }
-        return [("places", String(places.count)), ("visits", String(stays.count)), ("named_by_wifi", String(named))]
+        try tables.refreshTripPlaces(device: work.deviceID)
+        return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named))]
+    }
+
+    /// A device's place edits, oldest first.
+    static func edits(device: Int64, store: Store) throws -> [PlaceEditRow] {
+        let st = try store.db.prepare(
+            "SELECT id, action, lat, lon, name, into_lat, into_lon, created_ms FROM place_edits WHERE device_id = ? ORDER BY id")
+        st.bindInt(device, at: 1)
+        var out: [PlaceEditRow] = []
+        while try st.step() {
+            guard let action = PlaceEditRow.Action(rawValue: st.text(1) ?? "") else { continue }
+            out.append(PlaceEditRow(id: st.int64(0), deviceID: device, action: action, lat: st.double(2), lon: st.double(3), name: st.text(4),
+                                    intoLat: st.optionalDouble(5), intoLon: st.optionalDouble(6), createdMs: st.int64(7)))
+        }
+        return out
     }
 
     static func coordinateName(_ lat: Double, _ lon: Double) -> String {

@@ -16,6 +16,11 @@ public struct Rebuild {
     ]
     public static var passOrder: [String] { passes.map { $0.name } }
 
+    /// The version of the passes' logic, recorded with each device's results (`rebuild_state.algorithm_version`).
+    /// Bump it whenever a change to a pass changes what it writes: the next rebuild of every device then recomputes
+    /// everything and says why. 2: stable ids, the user's place edits, wifi names without `Wifi "…"`.
+    public static let algorithmVersion = 2
+
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
 
@@ -25,7 +30,8 @@ public struct Rebuild {
         /// Run only this pass.
         public var pass: String?
         public var settings = PassSettings()
-        /// The zone of points without their own offset (`--timezone`); nil = the stored setting, else UTC.
+        /// The zone of every point without its own offset (`--timezone`); nil = the stored setting, else each
+        /// point's zone by its position.
         public var timeZoneName: String?
         public var full = false
         /// Points per window when rebuilding a device in bounded memory (see ``run()``).
@@ -39,6 +45,8 @@ public struct Rebuild {
         public var pass: String
         public var stats: [(String, String)]
         public var span: (Int64, Int64)
+        /// Why everything was recomputed (stale parameters, zone or code version), when it was.
+        public var reason: String? = nil
     }
 
     let store: Store
@@ -59,23 +67,31 @@ public struct Rebuild {
         return try type.init(settings: settings)
     }
 
+    /// Where the zone of points without their own offset came from.
+    public enum ZoneSource: String, Sendable {
+        case option = "--timezone"
+        case stored = "stored"
+        /// Each point's zone by its position (the embedded boundary table).
+        case position = "position"
+    }
+
     /// The zones of points without an offset: the zone the user chose (`--timezone`, stored in `settings` as
-    /// `timezone` for later runs and for exports), else each point's zone by its position.
-    func resolveZones() throws -> LocalZones {
-        guard let zoneName = try options.timeZoneName ?? store.setting("timezone") else { return LocalZones() }
+    /// `timezone` for later runs and for exports), else each point's zone by its position (recorded as `position`).
+    func resolveZones() throws -> (name: String, zones: LocalZones, source: ZoneSource) {
+        let chosen = options.timeZoneName
+        guard let zoneName = try chosen ?? store.setting("timezone") else { return ("position", LocalZones(), .position) }
         guard let zones = LocalZones(overrideName: zoneName) else {
             throw PassError("unknown time zone '\(zoneName)'; use an IANA name such as Europe/Berlin")
         }
-        if options.timeZoneName != nil {
+        if chosen != nil {
             try store.setSetting("timezone", zoneName)
         }
-        return zones
+        return (zoneName, zones, chosen != nil ? .option : .stored)
     }
 
-    /// The UTC instant of local midnight starting day-number `day` for a device: at the device's position then
-    /// (its first point from that day on, else its last before), or in the zone the user chose.
-    func localMidnight(day: Int, device: Int64, zones: LocalZones) throws -> Int64 {
-        let ms = Int64(day) * 86_400_000
+    /// The offset at `ms` for a device: at the device's position then (its first point from `ms` on, else its last
+    /// before), or in the zone the user chose.
+    func offset(atMs ms: Int64, device: Int64, zones: LocalZones) throws -> Int32 {
         var lat = 0.0, lon = 0.0
         if zones.override == nil {
             let near = try store.db.prepare(
@@ -83,11 +99,106 @@ public struct Rebuild {
             try near.bind([.integer(device), .integer(ms)])
             if try near.step() { (lat, lon) = (near.double(0), near.double(1)) }
         }
-        return ms - Int64(zones.offset(atMs: ms, latitude: lat, longitude: lon)) * 1000
+        return zones.offset(atMs: ms, latitude: lat, longitude: lon)
+    }
+
+    /// The UTC instant of local midnight starting day-number `day` for a device (see ``offset(atMs:device:zones:)``).
+    func localMidnight(day: Int, device: Int64, zones: LocalZones) throws -> Int64 {
+        let ms = Int64(day) * 86_400_000
+        return ms - Int64(try offset(atMs: ms, device: device, zones: zones)) * 1000
+    }
+
+    /// Every pass's parameters as one JSON object, `"pass.key": value` in pass order (`rebuild_state.parameters`).
+    public func parameterSnapshot() throws -> [(String, String)] {
+        try Self.passOrder.flatMap { name in try makePass(name).parameterList.map { (name + "." + $0.0, $0.1) } }
+    }
+
+    /// The stored parameters of a `rebuild_state` row, in their stored order.
+    func storedParameters(_ json: String) throws -> [(String, String)] {
+        let st = try store.db.prepare("SELECT key, value FROM json_each(?)")
+        try st.bind([.text(json)])
+        var out: [(String, String)] = []
+        while try st.step() {
+            let value = st.value(1)
+            switch value {
+            case .integer(let v): out.append((st.text(0) ?? "", String(v)))
+            case .real(let v): out.append((st.text(0) ?? "", formatParameter(v)))
+            default: out.append((st.text(0) ?? "", st.text(1) ?? ""))
+            }
+        }
+        return out
+    }
+
+    /// Why a device's stored results are stale for this run (nil: they were built with what this run uses).
+    func staleness(_ state: RebuildStateRow?, parameters: [(String, String)], zone: String) throws -> String? {
+        guard let state else { return nil }
+        if state.parameters == "{}" || state.timezone.isEmpty {
+            return "the stored results have no record of the parameters, time zone and code version they were built with"
+        }
+        var reasons: [String] = []
+        if state.algorithmVersion != Self.algorithmVersion {
+            reasons.append("code version changed (\(state.algorithmVersion) → \(Self.algorithmVersion))")
+        }
+        let stored = Dictionary(try storedParameters(state.parameters), uniquingKeysWith: { a, _ in a })
+        var changed: [String] = []
+        for (key, value) in parameters where stored[key] != value {
+            changed.append("\(key) \(stored[key] ?? "unset") → \(value)")
+        }
+        if !changed.isEmpty {
+            let shown = changed.prefix(4).joined(separator: ", ") + (changed.count > 4 ? ", and \(changed.count - 4) more" : "")
+            reasons.append("parameters changed (\(shown))")
+        }
+        // The zone only matters to points without their own offset (OwnTracks, GPX; Overland carries its offsets).
+        if state.timezone != zone,
+            try store.db.scalarInt("SELECT 1 FROM points WHERE device_id = ? AND utc_offset_s IS NULL LIMIT 1", [.integer(state.deviceID)]) != nil
+        {
+            reasons.append("time zone changed (\(state.timezone) → \(zone))")
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// The stored `rebuild_state` row of a device.
+    func state(of deviceID: Int64) throws -> RebuildStateRow? {
+        let st = try store.db.prepare(
+            "SELECT parameters, timezone, algorithm_version, last_import_id, rebuilt_ms FROM rebuild_state WHERE device_id = ?")
+        st.bindInt(deviceID, at: 1)
+        guard try st.step() else { return nil }
+        return RebuildStateRow(deviceID: deviceID, parameters: st.text(0) ?? "{}", timezone: st.text(1) ?? "", algorithmVersion: st.int(2),
+                               lastImportID: st.optionalInt64(3), rebuiltMs: st.int64(4))
+    }
+
+    /// Reruns the places and metrics passes of one device with the parameters and zone its results were built with
+    /// (after `tripline places rename|merge|forget`), so an edit shows at once, exactly as the next rebuild applies it.
+    public static func reapplyPlaceEdits(store: Store, deviceID: Int64) throws {
+        guard let name = try store.db.scalarText("SELECT name FROM devices WHERE id = ?", [.integer(deviceID)]) else { return }
+        var options = Options()
+        options.filter = RecordFilter(device: name)
+        let probe = Rebuild(store: store, options: options)
+        if let state = try probe.state(of: deviceID), state.parameters != "{}" {
+            for (key, value) in try probe.storedParameters(state.parameters) where key.hasPrefix("places.") || key.hasPrefix("metrics.") {
+                options.settings.values[key] = value
+            }
+        }
+        for pass in [PlacesPass.name, MetricsPass.name] {
+            options.pass = pass
+            _ = try Rebuild(store: store, options: options).run()
+        }
+    }
+
+    /// What a run did: one report per device and pass, and warnings to show once.
+    public struct Outcome {
+        public var reports: [Report] = []
+        public var warnings: [String] = []
+        public var timeZone = "position"
+        public var zoneSource = ZoneSource.position
     }
 
     /// Runs the rebuild and returns one report per device and pass.
-    public func run() throws -> [Report] {
+    public func run() throws -> [Report] { try execute().reports }
+
+    /// Runs the rebuild: per device, one write transaction (`BEGIN IMMEDIATE`) that decides what to recompute —
+    /// stale settings, new points, `--from`/`--to` — and recomputes it, so nothing imported meanwhile is skipped.
+    public func execute() throws -> Outcome {
         try options.settings.validate()
         let passNames = options.pass.map { [$0] } ?? Self.passOrder
         var passes = try passNames.map { try makePass($0) }
@@ -98,113 +209,204 @@ public struct Rebuild {
             devices = devices.filter { $0.1 == wanted }
             if devices.isEmpty { throw PassError("no device named '\(wanted)'; see 'tripline info' for the device names") }
         }
-        let zones = try resolveZones()
-        var reports: [Report] = []
+        var outcome = Outcome()
+        let (zoneName, zones, zoneSource) = try resolveZones()
+        outcome.timeZone = zoneName
+        outcome.zoneSource = zoneSource
+        let parameters = try parameterSnapshot()
+        let parameterJSON = Self.json(parameters)
         for (deviceID, name) in devices {
-            let key = "rebuild.last_import.\(deviceID)"
-            // The span: the whole device, or from where new points start to matter.
-            var processFrom = Int64.min
-            var previous: StayRecord? = nil
-            let restricted = options.filter.fromDay != nil || options.filter.toDay != nil
-            if let fromDay = options.filter.fromDay {
-                processFrom = try localMidnight(day: fromDay, device: deviceID, zones: zones)
-            } else if !options.full && options.pass == nil,
-                let last = try store.db.scalarText("SELECT value FROM settings WHERE key = ?", [.text(key)]).flatMap({ Int64($0) })
+            PausePoint.reach("rebuild.before-lock")
+            let deviceReports: [Report] = try store.db.transaction {
+                PausePoint.reach("rebuild.locked")
+                return try rebuildDevice(
+                    deviceID, name: name, passes: &passes, passNames: passNames, zones: zones, zoneName: zoneName,
+                    parameters: parameters, parameterJSON: parameterJSON)
+            }
+            outcome.reports += deviceReports
+        }
+        return outcome
+    }
+
+    /// One device's rebuild, inside its write transaction.
+    func rebuildDevice(
+        _ deviceID: Int64, name: String, passes: inout [any Pass], passNames: [String], zones: LocalZones, zoneName: String,
+        parameters: [(String, String)], parameterJSON: String
+    ) throws -> [Report] {
+        var reports: [Report] = []
+        let state = try state(of: deviceID)
+        // Stale results (built with other parameters, another zone or older code) are recomputed whole; a single
+        // `--pass` run is explicit and records its own parameters instead.
+        let stale = options.pass == nil ? try staleness(state, parameters: parameters, zone: zoneName) : nil
+        let full = options.full || stale != nil || state?.lastImportID == nil
+        let filter = stale == nil ? options.filter : RecordFilter(device: options.filter.device)
+        // The span: the whole device, or from where new points start to matter.
+        var processFrom = Int64.min
+        var previous: StayRecord? = nil
+        let restricted = filter.fromDay != nil || filter.toDay != nil
+        if let fromDay = filter.fromDay {
+            processFrom = try localMidnight(day: fromDay, device: deviceID, zones: zones)
+        } else if !full && options.pass == nil, let last = state?.lastImportID {
+            guard let earliest = try store.db.scalarInt(
+                "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
+            else {
+                if var state, state.timezone != zoneName {
+                    // Another zone that changes nothing here (every point has its own offset): recorded, so the
+                    // record says what the results hold.
+                    state.timezone = zoneName
+                    try RebuildTables(store).insert(state)
+                }
+                return [Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0))]
+            }
+            processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
+        }
+        // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
+        // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.
+        var toMs = Int64.max
+        var keepFrom = Int64.max
+        var lastDate: String? = nil
+        if let toDay = filter.toDay {
+            let dayEnd = try localMidnight(day: toDay + 1, device: deviceID, zones: zones)
+            if let end = try store.db.scalarInt(
+                "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
             {
-                guard let earliest = try store.db.scalarInt(
-                    "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
-                else {
-                    reports.append(Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0)))
-                    continue
-                }
-                processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
-            }
-            // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
-            // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.
-            var toMs = Int64.max
-            var keepFrom = Int64.max
-            var lastDate: String? = nil
-            if let toDay = options.filter.toDay {
-                let dayEnd = try localMidnight(day: toDay + 1, device: deviceID, zones: zones)
-                if let end = try store.db.scalarInt(
-                    "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
-                {
-                    // Load two hours past the stay as context (its cluster and trimming saw them in a full run).
-                    toMs = end + 2 * 3_600_000
-                    keepFrom = end
-                    let (y, m, d) = CivilTime.civilFromDays(toDay)
-                    lastDate = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
-                }
-            }
-            if restricted && options.filter.fromDay != nil {
-                // Start right after the last visit that ended before the requested day, as an incremental run would.
-                processFrom = try restartPoint(deviceID: deviceID, before: processFrom, previous: &previous, keep: 1)
-            }
-            // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
-            // right after the second-to-last visit of the previous one, exactly as an incremental run would, so the
-            // result equals one pass over everything; the overlap is recomputed and replaced.
-            let windowed = options.pass == nil
-            var windowSize = options.windowPoints
-            var windowFrom = processFrom
-            var windowPrevious = previous
-            var totals: [String: [(String, Double)]] = [:]
-            var windows = 0
-            var maxImport = Int64.min
-            try store.db.transaction {
-                while true {
-                    let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
-                    let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
-                    let loadStarted = Clock.monotonic()
-                    // One ordered statement per window; a window that hits its point limit ends after its last point.
-                    try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
-                    let end = work.toMs
-                    if end == toMs {
-                        work.keepFromMs = keepFrom
-                        work.lastDate = lastDate
-                    }
-                    maxImport = max(maxImport, work.maxImportID)
-                    Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
-                    if let p = windowPrevious {
-                        // Index the kept visit in this work.
-                        var s = p
-                        s.first = lowerBound(work.time, p.startMs)
-                        s.last = max(s.first, lowerBound(work.time, p.endMs + 1) - 1)
-                        work.previousStay = s
-                    }
-                    for k in passes.indices {
-                        let started = Clock.nowMs()
-                        let stats = try passes[k].run(work, store: store)
-                        let type = type(of: passes[k])
-                        PausePoint.reach("rebuild.\(name).\(type.name)")
-                        try RebuildTables(store).insert(
-                            PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
-                                       toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
-                                       startedMs: started, finishedMs: Clock.nowMs()))
-                        Self.add(&totals, type.name, stats + [("ms", String(Clock.nowMs() - started))])
-                    }
-                    windows += 1
-                    if end >= toMs { break }
-                    var next: StayRecord? = nil
-                    let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next)
-                    if restart == Int64.min || restart <= windowFrom {
-                        windowSize *= 2  // no two visits in this window: take a bigger one
-                        continue
-                    }
-                    windowFrom = restart
-                    windowPrevious = next
-                    windowSize = options.windowPoints
-                }
-                if options.pass == nil && !restricted && maxImport != Int64.min {
-                    try store.setSetting(key, String(maxImport))
-                }
-            }
-            for pass in ["load"] + passNames {
-                var stats = (totals[pass] ?? []).map { ($0.0, formatParameter(($0.1 * 100).rounded() / 100)) }
-                if windows > 1 && pass == "load" { stats.append(("windows", String(windows))) }
-                reports.append(Report(device: name, pass: pass, stats: stats, span: (processFrom, toMs)))
+                // Load two hours past the stay as context (its cluster and trimming saw them in a full run).
+                toMs = end + 2 * 3_600_000
+                keepFrom = end
+                let (y, m, d) = CivilTime.civilFromDays(toDay)
+                lastDate = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
             }
         }
+        if restricted && filter.fromDay != nil {
+            // Start right after the last visit that ended before the requested day, as an incremental run would.
+            processFrom = try restartPoint(deviceID: deviceID, before: processFrom, previous: &previous, keep: 1)
+        }
+        // Trips are recomputed from the end of the visit kept before the span (the trip leaving it).
+        let tripsFrom = previous?.endMs ?? processFrom
+        // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
+        // right after the second-to-last visit of the previous one, exactly as an incremental run would, so the
+        // result equals one pass over everything; the overlap is recomputed and replaced.
+        let windowed = options.pass == nil
+        var windowSize = options.windowPoints
+        var windowFrom = processFrom
+        var windowPrevious = previous
+        var totals: [String: [(String, Double)]] = [:]
+        var windows = 0
+        var maxImport = Int64.min
+        while true {
+            let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
+            let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
+            let loadStarted = Clock.monotonic()
+            // One ordered statement per window; a window that hits its point limit ends after its last point.
+            try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
+            let end = work.toMs
+            if end == toMs {
+                work.keepFromMs = keepFrom
+                work.lastDate = lastDate
+            }
+            maxImport = max(maxImport, work.maxImportID)
+            Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
+            if let p = windowPrevious {
+                // Index the kept visit in this work.
+                var s = p
+                s.first = lowerBound(work.time, p.startMs)
+                s.last = max(s.first, lowerBound(work.time, p.endMs + 1) - 1)
+                work.previousStay = s
+            }
+            for k in passes.indices {
+                let started = Clock.nowMs()
+                let stats = try passes[k].run(work, store: store)
+                let type = type(of: passes[k])
+                PausePoint.reach("rebuild.\(name).\(type.name)")
+                try RebuildTables(store).insert(
+                    PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
+                               toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
+                               startedMs: started, finishedMs: Clock.nowMs()))
+                Self.add(&totals, type.name, stats + [("ms", String(Clock.nowMs() - started))])
+            }
+            windows += 1
+            if end >= toMs { break }
+            var next: StayRecord? = nil
+            let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next)
+            if restart == Int64.min || restart <= windowFrom {
+                windowSize *= 2  // no two visits in this window: take a bigger one
+                continue
+            }
+            windowFrom = restart
+            windowPrevious = next
+            windowSize = options.windowPoints
+        }
+        let tables = RebuildTables(store)
+        if options.pass == nil && !restricted {
+            try tables.insert(RebuildStateRow(
+                deviceID: deviceID, parameters: parameterJSON, timezone: zoneName, algorithmVersion: Self.algorithmVersion,
+                lastImportID: maxImport != Int64.min ? maxImport : state?.lastImportID, rebuiltMs: Clock.nowMs()))
+        } else if let pass = options.pass, var state, state.parameters != "{}" {
+            // One pass rerun with its own parameters: the record says so, and a later plain rebuild that uses other
+            // parameters for this pass sees the difference.
+            var stored = try storedParameters(state.parameters)
+            for (key, value) in parameters where key.hasPrefix(pass + ".") {
+                if let i = stored.firstIndex(where: { $0.0 == key }) { stored[i].1 = value } else { stored.append((key, value)) }
+            }
+            state.parameters = Self.json(stored)
+            state.rebuiltMs = Clock.nowMs()
+            try tables.insert(state)
+        }
+        // The counts printed are the stored rows of the span (summing windows would count each overlap twice).
+        let stored = try storedStats(deviceID: deviceID, fromMs: processFrom, tripsFromMs: tripsFrom, toMs: min(toMs, keepFrom), zones: zones)
+        for pass in ["load"] + passNames {
+            var stats = (totals[pass] ?? []).map { key, value in
+                (key, stored[pass]?.first { $0.0 == key }?.1 ?? formatParameter((value * 100).rounded() / 100))
+            }
+            if windows > 1 && pass == "load" { stats.append(("windows", String(windows))) }
+            reports.append(Report(device: name, pass: pass, stats: stats, span: (processFrom, toMs), reason: stale))
+        }
         return reports
+    }
+
+    /// The stored results of a span, by pass and stat (the passes' own counts are per window).
+    func storedStats(deviceID: Int64, fromMs: Int64, tripsFromMs: Int64, toMs: Int64, zones: LocalZones) throws -> [String: [(String, String)]] {
+        let d = SQLValue.integer(deviceID), f = SQLValue.integer(fromMs), t = SQLValue.integer(toMs), tf = SQLValue.integer(tripsFromMs)
+        func int(_ sql: String, _ values: [SQLValue]) throws -> String { String(try store.db.scalarInt(sql, values) ?? 0) }
+        func real(_ sql: String, _ values: [SQLValue], scale: Double) throws -> String {
+            let v = try store.db.scalarText("SELECT CAST((\(sql)) AS TEXT)", values).flatMap { Double($0) } ?? 0
+            return formatParameter((v / scale * 100).rounded() / 100)
+        }
+        var out: [String: [(String, String)]] = [:]
+        let flags = "SELECT count(*) FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ? AND flags & "
+        out["clean"] = [
+            ("points", try int("SELECT count(*) FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ?", [d, f, t])),
+            ("low_accuracy", try int(flags + "1 != 0", [d, f, t])), ("jumps", try int(flags + "2 != 0", [d, f, t])),
+            ("duplicates", try int(flags + "4 != 0", [d, f, t])),
+        ]
+        let stays = "FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?"
+        out["stays"] = [("stays", try int("SELECT count(*) " + stays, [d, f, t])),
+                        ("dwell_h", try real("SELECT total(end_ms - start_ms) / 1000.0 " + stays, [d, f, t], scale: 3600))]
+        out["places"] = [
+            ("places", try int("SELECT count(*) FROM places WHERE device_id = ?", [d])),
+            ("visits", try int("SELECT count(*) FROM visits WHERE device_id = ?", [d])),
+            ("named_by_wifi", try int("SELECT count(*) FROM places WHERE device_id = ? AND ssid IS NOT NULL", [d])),
+        ]
+        let trips = "FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?"
+        out["trips"] = [
+            ("trips", try int("SELECT count(*) " + trips, [d, tf, t])),
+            ("legs", try int("SELECT count(*) FROM legs WHERE trip_id IN (SELECT id " + trips + ")", [d, tf, t])),
+            ("distance_km", try real("SELECT total(distance_m) " + trips, [d, tf, t], scale: 1000)),
+        ]
+        func date(_ ms: Int64) throws -> String {
+            CivilTime.localDate(ms: ms, offsetSeconds: Int(try offset(atMs: ms, device: deviceID, zones: zones)))
+        }
+        let days = "FROM days WHERE device_id = ? AND date >= ? AND date <= ?"
+        let dayRange: [SQLValue] = [d, .text(fromMs == Int64.min ? "" : try date(fromMs)), .text(toMs == Int64.max ? "~" : try date(toMs))]
+        out["metrics"] = [("days", try int("SELECT count(*) " + days, dayRange)),
+                          ("distance_km", try real("SELECT total(distance_m) " + days, dayRange, scale: 1000))]
+        let matches = """
+            FROM app_trip_matches m JOIN app_events e ON e.id = m.event_id
+            WHERE m.device_id = ? AND e.end_ms >= ? AND e.start_ms < ?
+            """
+        out["apptrips"] = [("app_trips", try int("SELECT count(*) " + matches, [d, f, t])),
+                           ("matched", try int("SELECT count(*) " + matches + " AND m.trip_id IS NOT NULL", [d, f, t]))]
+        return out
     }
 
     /// The restart point for new points from `before` on: right after the `keep`-th last visit ending before it.
@@ -242,10 +444,29 @@ public struct Rebuild {
         totals[pass] = list
     }
 
+    /// A JSON object of `key: value` pairs: a value that is a finite JSON number stays a number, anything else is a
+    /// string; keys and strings go through the one escaper (``JSONText/quoted(_:)``).
     package static func json(_ pairs: [(String, String)]) -> String {
         "{" + pairs.map { key, value in
-            let numeric = Double(value) != nil
-            return "\"\(key)\":" + (numeric ? value : "\"\(value)\"")
+            JSONText.quoted(key) + ":" + (isJSONNumber(value) ? value : JSONText.quoted(value))
         }.joined(separator: ",") + "}"
+    }
+
+    /// Whether `text` is a JSON number as written (`-12`, `0.5`, `1e3`; not `nan`, `inf`, `+1`, `.5` or `01`).
+    static func isJSONNumber(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits() -> Int { let s = i; while i < b.count && b[i] >= 48 && b[i] <= 57 { i += 1 }; return i - s }
+        if i < b.count && b[i] == UInt8(ascii: "-") { i += 1 }
+        let start = i
+        let n = digits()
+        if n == 0 || (n > 1 && b[start] == UInt8(ascii: "0")) { return false }
+        if i < b.count && b[i] == UInt8(ascii: ".") { i += 1; if digits() == 0 { return false } }
+        if i < b.count && (b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < b.count && (b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-")) { i += 1 }
+            if digits() == 0 { return false }
+        }
+        return i == b.count
     }
 }

@@ -327,7 +327,7 @@ public struct StaysPass: Pass {
         for k in out.indices {
             let s = out[k]
             out[k].id = try tables.insert(
-                StayRow(deviceID: work.deviceID, startMs: s.startMs, endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
+                StayRow(id: StableID.make(.stay, device: work.deviceID, startMs: s.startMs), deviceID: work.deviceID, startMs: s.startMs, endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
         }
         work.stays = (work.previousStay.map { [$0] } ?? []) + out
         let dwell = out.reduce(0.0) { $0 + Double($1.endMs - $1.startMs) / 1000 }

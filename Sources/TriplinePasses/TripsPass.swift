@@ -346,7 +346,7 @@ public struct TripsPass: Pass {
             let main = t.legs.max { $0.distanceM < $1.distanceM }?.mode ?? "unknown"
             out[k].id = try tables.insert(
                 TripRow(
-                    deviceID: work.deviceID, startMs: t.startMs, endMs: t.endMs, startUTCOffsetS: Int(work.localOffset(t.first)),
+                    id: StableID.make(.trip, device: work.deviceID, startMs: t.startMs), deviceID: work.deviceID, startMs: t.startMs, endMs: t.endMs, startUTCOffsetS: Int(work.localOffset(t.first)),
                     endUTCOffsetS: Int(work.localOffset(t.last)), durationS: duration, movingS: t.movingS, distanceM: t.distanceM,
                     avgSpeedMps: t.movingS > 0 ? t.distanceM / t.movingS : nil, maxSpeedMps: t.maxSpeed, mode: main, legs: t.legs.count,
                     fromVisitID: t.fromStay.map { stays[$0].id }, toVisitID: t.toStay.map { stays[$0].id },

@@ -53,18 +53,8 @@ public enum SimulationWriter {
         return text
     }
 
-    static func string(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal, through the one JSON escaper (``JSONText/quoted(_:)``).
+    static func string(_ s: String) -> String { JSONText.quoted(s) }
 
     /// `2015-10-01T08:00:00-0700`: Overland's timestamp, the offset without a colon; with `zulu`,
     /// `2015-10-01T15:00:00.000Z` (UTC with milliseconds, as some app builds and servers write it).

@@ -159,6 +159,25 @@ public final class Database {
         }
     }
 
+    /// Runs `body` inside one read transaction (`BEGIN DEFERRED … COMMIT`): every statement in it reads the same
+    /// snapshot of the file, even while another process commits (WAL mode), so a command's reads never mix two
+    /// rebuilds. Inside a transaction already, runs `body` in it.
+    @discardableResult
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 { return try body() }
+        try execute("BEGIN DEFERRED")
+        // The snapshot starts at the first read; take it now, so it is the one of the transaction's start.
+        _ = try scalarInt("SELECT count(*) FROM sqlite_master")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")  // the original error is the one worth reporting
+            throw error
+        }
+    }
+
     /// The rowid of the last successful `INSERT` on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

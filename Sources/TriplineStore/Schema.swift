@@ -228,6 +228,37 @@ enum Schema {
             trip_mode       TEXT
         );
         """,
+        // 2: what each device's results were built with (staleness is detected, never silent), and the user's own
+        // edits of places, which every rebuild applies. The incremental marker moves from `settings`
+        // (`rebuild.last_import.<device id>`) into `rebuild_state`; such a device has no record of its settings, so
+        // its next rebuild recomputes everything and says so.
+        """
+        CREATE TABLE rebuild_state (
+            device_id         INTEGER PRIMARY KEY,
+            parameters        TEXT NOT NULL,
+            timezone          TEXT NOT NULL,
+            algorithm_version INTEGER NOT NULL,
+            last_import_id    INTEGER,
+            rebuilt_ms        INTEGER NOT NULL
+        );
+        INSERT INTO rebuild_state(device_id, parameters, timezone, algorithm_version, last_import_id, rebuilt_ms)
+            SELECT CAST(substr(key, 21) AS INTEGER), '{}', '', 0, CAST(value AS INTEGER), 0
+            FROM settings WHERE key LIKE 'rebuild.last_import.%';
+        DELETE FROM settings WHERE key LIKE 'rebuild.last_import.%';
+
+        CREATE TABLE place_edits (
+            id         INTEGER PRIMARY KEY,
+            device_id  INTEGER NOT NULL,
+            action     TEXT NOT NULL CHECK (action IN ('rename', 'merge', 'forget')),
+            lat        REAL NOT NULL,
+            lon        REAL NOT NULL,
+            name       TEXT,
+            into_lat   REAL,
+            into_lon   REAL,
+            created_ms INTEGER NOT NULL
+        );
+        CREATE INDEX place_edits_device ON place_edits(device_id, id);
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

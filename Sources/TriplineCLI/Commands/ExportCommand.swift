@@ -41,11 +41,13 @@ enum ExportCommand {
         let filter = try CommonOptions.filter(parsed, command: "export")
         if kind == .days && format == .gpx { throw UsageError(ExportError.noGeometry(kind: .days, format: .gpx).description, command: "export") }
         let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
-        let exporter = try Exporter(store: store)
         let output = parsed.value("output")
         let result: ExportResult
         do {
-            result = try exporter.export(kind, as: format, filter: filter, toFile: output, stdout: context.stdout)
+            // One snapshot for every read: a rebuild committing meanwhile never mixes into the file.
+            result = try store.db.readTransaction {
+                try Exporter(store: store).export(kind, as: format, filter: filter, toFile: output, stdout: context.stdout)
+            }
         } catch let error as ExportError {
             throw CommandFailure(error.description)
         }

@@ -1,17 +1,20 @@
 import TriplineCore
+import TriplinePasses
 import TriplineStore
 
 /// `tripline info`: what the database holds.
 enum InfoCommand {
     static var spec: CommandSpec { CommandSpec(
         name: "info",
-        abstract: "Show devices, point counts, time spans, imports and rejects.",
+        abstract: "Show devices, point counts, time spans, rebuild state, imports and rejects.",
         options: [CommonOptions.db, CommonOptions.json],
         run: run)
     }
 
     struct DeviceRow {
         var name: String, source: String, origin: String, points: Int, first: Int64?, last: Int64?, events: Int
+        /// When the device was last rebuilt, the code version of its results, and the points imported since.
+        var rebuiltMs: Int64?, version: Int?, waiting: Int
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
@@ -24,13 +27,25 @@ enum InfoCommand {
               (SELECT count(*) FROM points p WHERE p.device_id = d.id),
               (SELECT min(time_ms) FROM points p WHERE p.device_id = d.id),
               (SELECT max(time_ms) FROM points p WHERE p.device_id = d.id),
-              (SELECT count(*) FROM app_events e WHERE e.device_id = d.id)
-            FROM devices d ORDER BY d.name
+              (SELECT count(*) FROM app_events e WHERE e.device_id = d.id),
+              r.rebuilt_ms, r.algorithm_version,
+              (SELECT count(*) FROM points p WHERE p.device_id = d.id AND p.import_id > coalesce(r.last_import_id, -1))
+            FROM devices d LEFT JOIN rebuild_state r ON r.device_id = d.id ORDER BY d.name
             """)
         while try st.step() {
             devices.append(DeviceRow(name: st.text(0) ?? "", source: st.text(1) ?? "", origin: st.text(2) ?? "", points: st.int(3),
-                                     first: st.optionalInt64(4), last: st.optionalInt64(5), events: st.int(6)))
+                                     first: st.optionalInt64(4), last: st.optionalInt64(5), events: st.int(6),
+                                     rebuiltMs: st.optionalInt64(7).flatMap { $0 > 0 ? $0 : nil }, version: st.optionalInt64(8).map { Int($0) },
+                                     waiting: st.int(9)))
         }
+        // The zone of points without their own offset, as the next rebuild resolves it.
+        var zone = "position", zoneFrom = "position"
+        if let stored = try store.setting("timezone") {
+            zone = stored
+            zoneFrom = "stored"
+        }
+        let lastRebuild = devices.compactMap(\.rebuiltMs).max()
+        let waiting = devices.reduce(0) { $0 + $1.waiting }
         var statuses: [(String, Int)] = []
         let s2 = try db.prepare("SELECT status, count(*) FROM imports GROUP BY status ORDER BY status")
         while try s2.step() { statuses.append((s2.text(0) ?? "", s2.int(1))) }
@@ -54,13 +69,17 @@ enum InfoCommand {
         if parsed.flag("json") {
             let devs = devices.map { d in
                 "{\"name\":\(JSONText.quoted(d.name)),\"source\":\(JSONText.quoted(d.source)),\"name_origin\":\(JSONText.quoted(d.origin)),\"points\":\(d.points),"
-                    + "\"first_ms\":\(d.first.map { String($0) } ?? "null"),\"last_ms\":\(d.last.map { String($0) } ?? "null"),\"app_events\":\(d.events)}"
+                    + "\"first_ms\":\(d.first.map { String($0) } ?? "null"),\"last_ms\":\(d.last.map { String($0) } ?? "null"),\"app_events\":\(d.events),"
+                    + "\"rebuilt_ms\":\(d.rebuiltMs.map { String($0) } ?? "null"),\"points_waiting\":\(d.waiting),"
+                    + "\"results_current\":\(d.version == Rebuild.algorithmVersion)}"
             }
             func counts(_ pairs: [(String, Int)]) -> String {
                 "{" + pairs.map { "\(JSONText.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"
             }
             context.stdout.write(
-                "{\"database\":\(JSONText.quoted(store.path)),\"devices\":[\(devs.joined(separator: ","))],\"imports\":\(counts(statuses)),"
+                "{\"database\":\(JSONText.quoted(store.path)),\"timezone\":\(JSONText.quoted(zone)),\"timezone_from\":\(JSONText.quoted(zoneFrom)),"
+                    + "\"last_rebuild_ms\":\(lastRebuild.map { String($0) } ?? "null"),\"points_waiting\":\(waiting),"
+                    + "\"devices\":[\(devs.joined(separator: ","))],\"imports\":\(counts(statuses)),"
                     + "\"rejects\":\(counts(reasons)),\"app_events\":\(counts(kinds))}\n")
             return TriplineCLI.Exit.success
         }
@@ -68,13 +87,18 @@ enum InfoCommand {
         if devices.isEmpty {
             out += "No devices yet: run 'tripline import PATH'.\n"
         } else {
-            var rows = [["DEVICE", "SOURCE", "NAMED FROM", "POINTS", "FIRST (UTC)", "LAST (UTC)", "EVENTS"]]
+            var rows = [["DEVICE", "SOURCE", "NAMED FROM", "POINTS", "FIRST (UTC)", "LAST (UTC)", "EVENTS", "REBUILT (UTC)", "WAITING"]]
             for d in devices {
+                var rebuilt = d.rebuiltMs.map { CivilTime.iso8601(ms: $0) } ?? "never"
+                if d.version != nil && d.version != Rebuild.algorithmVersion { rebuilt += " (older code)" }
                 rows.append([d.name, d.source, d.origin, String(d.points), d.first.map { CivilTime.iso8601(ms: $0) } ?? "-",
-                             d.last.map { CivilTime.iso8601(ms: $0) } ?? "-", String(d.events)])
+                             d.last.map { CivilTime.iso8601(ms: $0) } ?? "-", String(d.events), rebuilt, String(d.waiting)])
             }
-            out += table(rows, rightAligned: [3, 6])
+            out += table(rows, rightAligned: [3, 6, 8])
         }
+        out += "\nTime zone of points without their own offset: "
+            + (zoneFrom == "stored" ? zone + " (chosen with 'rebuild --timezone')" : "the zone where each was taken") + "\n"
+        out += "Last rebuild: " + (lastRebuild.map { CivilTime.iso8601(ms: $0) } ?? "never") + "; points waiting to be rebuilt: \(waiting)\n"
         out += "\nImports: " + (statuses.isEmpty ? "none" : statuses.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
         for (path, message) in failed { out += "  failed: \(Terminal.escaped(path)): \(Terminal.escaped(message))\n" }
         if !recent.isEmpty {

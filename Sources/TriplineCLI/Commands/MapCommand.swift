@@ -29,13 +29,14 @@ enum MapCommand {
         let document: MapDocument
         let toStdout = path == "-"
         do {
+            // One snapshot for every read: a rebuild committing meanwhile never mixes into the page.
             if toStdout {
                 // `-o -`: the page goes to standard output, the summary to standard error.
-                document = try MapRenderer(store: store).render(filter: filter)
+                document = try store.db.readTransaction { try MapRenderer(store: store).render(filter: filter) }
                 document.bytes.withUnsafeBytes { context.stdout.write(bytes: $0) }
                 if let code = context.stdout.writeError { throw FileError(path: "standard output", errno: code) }
             } else {
-                document = try MapRenderer(store: store).write(filter: filter, to: path)
+                document = try store.db.readTransaction { try MapRenderer(store: store).write(filter: filter, to: path) }
             }
         } catch let error as MapError {
             throw CommandFailure(error.message)

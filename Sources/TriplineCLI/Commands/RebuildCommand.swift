@@ -15,7 +15,9 @@ enum RebuildCommand {
                 the spans touched by points imported since the last rebuild are recomputed (the result equals a full
                 rebuild); --full recomputes everything. Parameters are documented in docs/PASSES.md; override them with
                 --set pass.key=value (repeatable) or a --config file of such lines. Points without their own UTC offset
-                (OwnTracks, GPX) are put on local days with --timezone (remembered in the database for later runs).
+                (OwnTracks, GPX) are put on the local days of the zone where they were taken (an offline boundary
+                table); --timezone gives one zone for all of them instead (remembered in the database). Each device's results record the parameters, zone and code version they were built with; a
+                rebuild with different ones recomputes the device and says why.
                 """ + "\n\n" + parameterHelp,
             options: [
                 CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to,
@@ -59,18 +61,29 @@ enum RebuildCommand {
         let path = CommonOptions.databasePath(parsed, context)
         let store = try Store(path: path, create: false)
         let started = Clock.monotonic()
-        let reports = try Rebuild(store: store, options: options).run()
+        let outcome: Rebuild.Outcome
+        do {
+            outcome = try Rebuild(store: store, options: options).execute()
+        } catch let error as PassError {
+            throw CommandFailure(error.message)
+        }
+        let reports = outcome.reports
         let elapsed = Clock.monotonic() - started
+        for warning in outcome.warnings { context.stderr.write("Warning: \(warning).\n") }
         if parsed.flag("json") {
             let items = reports.map { r in
-                "{\"device\":\"\(r.device)\",\"pass\":\"\(r.pass)\",\"stats\":\(Rebuild.json(r.stats))}"
+                "{\"device\":\(JSONText.quoted(r.device)),\"pass\":\(JSONText.quoted(r.pass)),\"stats\":\(Rebuild.json(r.stats)),"
+                    + "\"rebuilt_all_because\":\(JSONText.quoted(r.reason))}"
             }
-            context.stdout.write("{\"seconds\":\(NumberText.fixed(elapsed, decimals: 2)),\"runs\":[\(items.joined(separator: ","))]}\n")
+            context.stdout.write(
+                "{\"seconds\":\(NumberText.fixed(elapsed, decimals: 2)),\"timezone\":\(JSONText.quoted(outcome.timeZone)),"
+                    + "\"timezone_from\":\(JSONText.quoted(outcome.zoneSource.rawValue)),\"runs\":[\(items.joined(separator: ","))]}\n")
         } else if !parsed.flag("quiet") {
             if reports.isEmpty { context.stdout.write("No points to rebuild.\n") }
             var lastDevice = ""
             for r in reports {
                 if r.device != lastDevice {
+                    if let reason = r.reason { context.stdout.write("\(r.device): \(reason): rebuilding all\n") }
                     var span = "all points"
                     if r.span.0 != Int64.min && r.pass != "-" { span = "from " + CivilTime.iso8601(ms: r.span.0) }
                     context.stdout.write("\(r.device) (\(r.pass == "-" ? "up to date" : span))\n")

@@ -19,11 +19,12 @@ public final class ByteWriter {
 
     /// The writer's mutable state, kept behind a pointer: stored properties of a class are checked for exclusive
     /// access at run time on every `+=`, which cost ~10 % of an export; a pointee is not.
+    @usableFromInline
     struct State {
-        var buffer: UnsafeMutablePointer<UInt8>
-        var capacity: Int
-        var count: Int
-        var flushedBytes: Int
+        @usableFromInline var buffer: UnsafeMutablePointer<UInt8>
+        @usableFromInline var capacity: Int
+        @usableFromInline var count: Int
+        @usableFromInline var flushedBytes: Int
         /// The last day ``append(time:offsetSeconds:)`` wrote, and its `YYYY-MM-DDT` (11 bytes) — exports write
         /// times in order, so most times reuse the day's text.
         var cachedDay: Int64 = .min
@@ -31,17 +32,18 @@ public final class ByteWriter {
     }
 
     let sink: Sink
-    let state: UnsafeMutablePointer<State>
+    @usableFromInline let state: UnsafeMutablePointer<State>
 
-    @inline(__always) var buffer: UnsafeMutablePointer<UInt8> {
+    // The hot appends are @inlinable so that the writers in TriplineExport inline them across the module boundary.
+    @inlinable @inline(__always) var buffer: UnsafeMutablePointer<UInt8> {
         get { state.pointee.buffer }
         set { state.pointee.buffer = newValue }
     }
-    @inline(__always) var capacity: Int {
+    @inlinable @inline(__always) var capacity: Int {
         get { state.pointee.capacity }
         set { state.pointee.capacity = newValue }
     }
-    @inline(__always) var count: Int {
+    @inlinable @inline(__always) var count: Int {
         get { state.pointee.count }
         set { state.pointee.count = newValue }
     }
@@ -114,12 +116,12 @@ public final class ByteWriter {
     }
 
     /// Makes room for `n` more bytes: flushes, or for a memory writer grows the buffer.
-    @inline(__always)
+    @inlinable @inline(__always)
     func reserve(_ n: Int) throws {
         if count + n > capacity { try makeRoom(n) }
     }
 
-    @inline(never)
+    @usableFromInline @inline(never)
     func makeRoom(_ n: Int) throws {
         if case .memory = sink {
             grow(count + n)
@@ -142,20 +144,20 @@ public final class ByteWriter {
     // MARK: Raw appends
 
     /// One byte. The caller has reserved room.
-    @inline(__always)
+    @inlinable @inline(__always)
     func put(_ byte: UInt8) {
         buffer[count] = byte
         count += 1
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(_ byte: UInt8) throws {
         try reserve(1)
         put(byte)
     }
 
     /// A literal, written as its UTF-8 bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(_ literal: StaticString) throws {
         let n = literal.utf8CodeUnitCount
         try reserve(n)
@@ -164,6 +166,7 @@ public final class ByteWriter {
     }
 
     /// Raw bytes, unescaped.
+    @inlinable
     public func append(bytes: UnsafeRawBufferPointer) throws {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         try reserve(bytes.count)

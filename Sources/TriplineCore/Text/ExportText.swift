@@ -10,7 +10,7 @@
 
 extension ByteWriter {
     /// A decimal integer.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(int value: Int64) throws {
         try reserve(20)
         if value < 0 {
@@ -22,7 +22,7 @@ extension ByteWriter {
     }
 
     /// `value` in decimal; the caller has reserved 20 bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     func putDigits(_ value: UInt64) {
         let base = buffer + count  // locals: the state behind the pointer is read once, not after every byte
         if value < 10 {
@@ -50,7 +50,7 @@ extension ByteWriter {
     }
 
     /// `value` zero-padded to `width` digits (dates and times). The caller has reserved room.
-    @inline(__always)
+    @inlinable @inline(__always)
     func putPadded(_ value: Int, _ width: Int) {
         let base = buffer + count
         var v = value
@@ -70,7 +70,7 @@ extension ByteWriter {
     /// point dropped: `12.5`, `-0.0000123`, `600`. Never an exponent, never a locale's separator, never `-0`.
     /// Rounds half away from zero on the value's binary form (`value * 10^d`), which is exact and deterministic.
     /// Non-finite values are written as `null` by ``append(json:decimals:)``; here the caller must handle them.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(fixed value: Double, decimals maxDecimals: Int) throws {
         // The two precisions exports use get constant divisors (a multiply instead of a 64-bit division).
         switch maxDecimals {
@@ -80,7 +80,7 @@ extension ByteWriter {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func appendFixed(_ value: Double, _ maxDecimals: Int, _ scaleDouble: Double, _ scale: UInt64) throws {
         // + 0.5 and truncation: round half away from zero without a libm call.
         let scaled = value.magnitude * scaleDouble + 0.5
@@ -107,7 +107,7 @@ extension ByteWriter {
     /// ``appendFixed(_:_:_:_:)`` with 7 decimals for magnitudes below 1000 (every coordinate), written straight into
     /// the buffer: the whole part has at most 3 digits, the 7 fraction digits are written at once and trailing zeros
     /// dropped by looking at the bytes. Same text, same rounding; fewer divisions and no per-digit state updates.
-    @inline(__always)
+    @inlinable @inline(__always)
     func appendFixed7(_ value: Double) throws {
         let scaled = value.magnitude * 1e7 + 0.5
         guard scaled < 1e10 else { return try appendFixed(value, 7, 1e7, 10_000_000) }
@@ -160,7 +160,7 @@ extension ByteWriter {
     }
 
     /// "00", "01", … "99": two digits at a time (a literal, so no lazily initialised global in the hot path).
-    @inline(__always)
+    @inlinable @inline(__always)
     static var digitPairs: UnsafePointer<UInt8> {
         let literal: StaticString =
             "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
@@ -168,7 +168,7 @@ extension ByteWriter {
     }
 
     /// Numbers too large for the integer path (beyond 9e18 / 10^d): C's `%.*f` in the default "C" locale.
-    @inline(never)
+    @usableFromInline @inline(never)
     func appendLarge(_ value: Double, decimals: Int) throws {
         var text = [CChar](repeating: 0, count: 400)
         let n = withVaList([Int32(decimals), value]) { vsnprintf(&text, 400, "%.*f", $0) }
@@ -176,7 +176,7 @@ extension ByteWriter {
     }
 
     /// A finite number as ``append(fixed:decimals:)``, or `null` for NaN and infinities (JSON has no such numbers).
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(json value: Double?, decimals: Int) throws {
         guard let value, value.isFinite else { return try append("null") }
         try append(fixed: value, decimals: decimals)
@@ -443,7 +443,7 @@ extension ByteWriter {
     }
 
     /// A CSV number field, empty for nil or non-finite values.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func append(csvNumber value: Double?, decimals: Int) throws {
         guard let value, value.isFinite else { return }
         try append(fixed: value, decimals: decimals)

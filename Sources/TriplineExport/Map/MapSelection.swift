@@ -144,6 +144,7 @@ struct MapLoader {
             }
         }
         try sampleTripPoints(&selection)
+        PausePoint.reach("map.read")  // process tests: a rebuild commits here; the map must still read one snapshot
 
         // Visits and their places.
         let visits = try db.prepare(

@@ -154,7 +154,7 @@ struct CSVExport {
             let name = scratch.bytes
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
                 let recorded = Exporter.PointColumn.recordedOffset(s)
-                let offset = local.offset(recorded, atMs: time, latitude: s.double(Exporter.PointColumn.lat), longitude: s.double(Exporter.PointColumn.lon))
+                let offset = recorded ?? local.offset(nil, atMs: time, latitude: s.double(Exporter.PointColumn.lat), longitude: s.double(Exporter.PointColumn.lon))
                 if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
                 count += 1
                 try out.append(bytes: name)

@@ -304,7 +304,7 @@ public final class Exporter {
                      WHERE v.place_id = p.id AND (v.end_ms = p.last_visit_ms OR v.start_ms = p.last_visit_ms) LIMIT 1)
             FROM places p
             WHERE (?1 IS NULL OR p.device_id = ?1)
-            ORDER BY p.id
+            ORDER BY p.first_visit_ms, p.id
             """)
         statement.bindInt(selection.deviceID, at: 1)
         while try statement.step() {

@@ -310,7 +310,7 @@ struct GPXExport {
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
                 if selection.isBounded {
                     let recorded = Exporter.PointColumn.recordedOffset(s)
-                    let offset = local.offset(recorded, atMs: time, latitude: s.double(Exporter.PointColumn.lat), longitude: s.double(Exporter.PointColumn.lon))
+                    let offset = recorded ?? local.offset(nil, atMs: time, latitude: s.double(Exporter.PointColumn.lat), longitude: s.double(Exporter.PointColumn.lon))
                     if !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
                 }
                 if !opened {

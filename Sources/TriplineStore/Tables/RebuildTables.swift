@@ -6,6 +6,8 @@ import TriplineCore
 
 /// A row of `stays`: a stationary period found by the stays pass.
 public struct StayRow: Sendable, Equatable {
+    /// A stable id (``StableID``) to store the stay under; nil takes the next free row id.
+    public var id: Int64?
     public var deviceID: Int64
     public var startMs: Int64
     public var endMs: Int64
@@ -16,7 +18,8 @@ public struct StayRow: Sendable, Equatable {
     /// The longest silence inside the stay, in seconds.
     public var gapS: Int64
 
-    public init(deviceID: Int64, startMs: Int64, endMs: Int64, lat: Double, lon: Double, radiusM: Double, points: Int, gapS: Int64) {
+    public init(id: Int64? = nil, deviceID: Int64, startMs: Int64, endMs: Int64, lat: Double, lon: Double, radiusM: Double, points: Int, gapS: Int64) {
+        self.id = id
         self.deviceID = deviceID
         self.startMs = startMs
         self.endMs = endMs
@@ -30,6 +33,8 @@ public struct StayRow: Sendable, Equatable {
 
 /// A row of `places`: where a device's visits cluster.
 public struct PlaceRow: Sendable, Equatable {
+    /// A stable id (``StableID``); nil takes the next free row id.
+    public var id: Int64?
     public var deviceID: Int64
     public var name: String
     public var ssid: String?
@@ -42,9 +47,10 @@ public struct PlaceRow: Sendable, Equatable {
     public var lastVisitMs: Int64?
 
     public init(
-        deviceID: Int64, name: String, ssid: String?, lat: Double, lon: Double, radiusM: Double, visits: Int, totalDwellS: Int64,
+        id: Int64? = nil, deviceID: Int64, name: String, ssid: String?, lat: Double, lon: Double, radiusM: Double, visits: Int, totalDwellS: Int64,
         firstVisitMs: Int64?, lastVisitMs: Int64?
     ) {
+        self.id = id
         self.deviceID = deviceID
         self.name = name
         self.ssid = ssid
@@ -93,6 +99,8 @@ public struct VisitRow: Sendable, Equatable {
 
 /// A row of `trips`.
 public struct TripRow: Sendable, Equatable {
+    /// A stable id (``StableID``); nil takes the next free row id.
+    public var id: Int64?
     public var deviceID: Int64
     public var startMs: Int64
     public var endMs: Int64
@@ -118,10 +126,11 @@ public struct TripRow: Sendable, Equatable {
     public var gaps: Int
 
     public init(
-        deviceID: Int64, startMs: Int64, endMs: Int64, startUTCOffsetS: Int?, endUTCOffsetS: Int?, durationS: Double, movingS: Double,
+        id: Int64? = nil, deviceID: Int64, startMs: Int64, endMs: Int64, startUTCOffsetS: Int?, endUTCOffsetS: Int?, durationS: Double, movingS: Double,
         distanceM: Double, avgSpeedMps: Double?, maxSpeedMps: Double?, mode: String, legs: Int, fromVisitID: Int64?, toVisitID: Int64?,
         fromPlaceID: Int64?, toPlaceID: Int64?, startLat: Double?, startLon: Double?, endLat: Double?, endLon: Double?, points: Int, gaps: Int
     ) {
+        self.id = id
         self.deviceID = deviceID
         self.startMs = startMs
         self.endMs = endMs
@@ -256,6 +265,60 @@ public struct PassRunRow: Sendable, Equatable {
     }
 }
 
+/// A row of `rebuild_state`: what a device's stored results were built with (the rebuild compares it with its own
+/// parameters, time zone and code version, and recomputes when they differ).
+public struct RebuildStateRow: Sendable, Equatable {
+    public var deviceID: Int64
+    /// A JSON object of every pass parameter, `"pass.key": value`; `{}` when unknown (results of an older Tripline).
+    public var parameters: String
+    /// The IANA zone of points without their own offset; empty when unknown.
+    public var timezone: String
+    public var algorithmVersion: Int
+    /// The highest `points.import_id` rebuilt (drives incremental rebuilds); nil when none.
+    public var lastImportID: Int64?
+    /// Wall-clock time of the rebuild (bookkeeping).
+    public var rebuiltMs: Int64
+
+    public init(deviceID: Int64, parameters: String, timezone: String, algorithmVersion: Int, lastImportID: Int64?, rebuiltMs: Int64) {
+        self.deviceID = deviceID
+        self.parameters = parameters
+        self.timezone = timezone
+        self.algorithmVersion = algorithmVersion
+        self.lastImportID = lastImportID
+        self.rebuiltMs = rebuiltMs
+    }
+}
+
+/// A row of `place_edits`: the user's own rename, merge or forget of a place, found again in every rebuild by the
+/// centre the place had when it was edited (the nearest place within `places.radius_m` of it).
+public struct PlaceEditRow: Sendable, Equatable {
+    public enum Action: String, Sendable { case rename, merge, forget }
+    public var id: Int64?
+    public var deviceID: Int64
+    public var action: Action
+    public var lat: Double
+    public var lon: Double
+    /// rename: the new name.
+    public var name: String?
+    /// merge: the centre of the place the visits join.
+    public var intoLat: Double?
+    public var intoLon: Double?
+    public var createdMs: Int64
+
+    public init(id: Int64? = nil, deviceID: Int64, action: Action, lat: Double, lon: Double, name: String? = nil, intoLat: Double? = nil,
+                intoLon: Double? = nil, createdMs: Int64) {
+        self.id = id
+        self.deviceID = deviceID
+        self.action = action
+        self.lat = lat
+        self.lon = lon
+        self.name = name
+        self.intoLat = intoLat
+        self.intoLon = intoLon
+        self.createdMs = createdMs
+    }
+}
+
 /// The one writer of the rebuild's tables: each row type's insert, prepared once per writer and reused. Create one
 /// per transaction (a pass run, a fixture) from the ``Store``.
 public final class RebuildTables {
@@ -306,11 +369,9 @@ public final class RebuildTables {
     /// Inserts a stay and returns its id.
     @discardableResult
     public func insert(_ r: StayRow) throws -> Int64 {
-        let s = try statement("INSERT INTO stays(device_id, start_ms, end_ms, lat, lon, radius_m, points, gap_s) VALUES (?,?,?,?,?,?,?,?)")
-        try s.bind([.integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .real(r.lat), .real(r.lon), .real(r.radiusM),
-                    .integer(Int64(r.points)), .integer(r.gapS)])
-        _ = try s.step()
-        return db.lastInsertRowID
+        let s = try statement("INSERT INTO stays(id, device_id, start_ms, end_ms, lat, lon, radius_m, points, gap_s) VALUES (?,?,?,?,?,?,?,?,?)")
+        return try insert(s, id: r.id, "stays", [.integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .real(r.lat), .real(r.lon),
+                                               .real(r.radiusM), .integer(Int64(r.points)), .integer(r.gapS)])
     }
 
     /// Inserts a place and returns its id.
@@ -318,13 +379,11 @@ public final class RebuildTables {
     public func insert(_ r: PlaceRow) throws -> Int64 {
         let s = try statement(
             """
-            INSERT INTO places(device_id, name, ssid, lat, lon, radius_m, visits, total_dwell_s, first_visit_ms, last_visit_ms)
-            VALUES (?,?,?,?,?,?,?,?,?,?)
+            INSERT INTO places(id, device_id, name, ssid, lat, lon, radius_m, visits, total_dwell_s, first_visit_ms, last_visit_ms)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?)
             """)
-        try s.bind([.integer(r.deviceID), .text(r.name), .optional(r.ssid), .real(r.lat), .real(r.lon), .real(r.radiusM),
-                    .integer(Int64(r.visits)), .integer(r.totalDwellS), .optional(r.firstVisitMs), .optional(r.lastVisitMs)])
-        _ = try s.step()
-        return db.lastInsertRowID
+        return try insert(s, id: r.id, "places", [.integer(r.deviceID), .text(r.name), .optional(r.ssid), .real(r.lat), .real(r.lon), .real(r.radiusM),
+                                                .integer(Int64(r.visits)), .integer(r.totalDwellS), .optional(r.firstVisitMs), .optional(r.lastVisitMs)])
     }
 
     /// Sets a place's visit totals (for writers that learn them after the place's visits).
@@ -354,20 +413,40 @@ public final class RebuildTables {
     public func insert(_ r: TripRow) throws -> Int64 {
         let s = try statement(
             """
-            INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+            INSERT INTO trips(id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
               avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
               start_lat, start_lon, end_lat, end_lon, points, gaps)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """)
-        try s.bind([
+        return try insert(s, id: r.id, "trips", [
             .integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .optional(r.startUTCOffsetS.map(Int64.init)),
             .optional(r.endUTCOffsetS.map(Int64.init)), .real(r.durationS), .real(r.movingS), .real(r.distanceM), .optional(r.avgSpeedMps),
             .optional(r.maxSpeedMps), .text(r.mode), .integer(Int64(r.legs)), .optional(r.fromVisitID), .optional(r.toVisitID),
             .optional(r.fromPlaceID), .optional(r.toPlaceID), .optional(r.startLat), .optional(r.startLon), .optional(r.endLat),
             .optional(r.endLon), .integer(Int64(r.points)), .integer(Int64(r.gaps)),
         ])
+    }
+
+    /// Runs an insert whose first parameter is the row id and returns the id stored. A given (stable) id that is
+    /// already taken (a 53-bit collision, see ``StableID``) moves on to the next free one, so the insert never fails
+    /// for it; nil lets SQLite choose.
+    private func insert(_ s: Statement, id: Int64?, _ table: String, _ values: [SQLValue]) throws -> Int64 {
+        guard var id else {
+            try s.bind([.null] + values)
+            _ = try s.step()
+            return db.lastInsertRowID
+        }
+        let taken = try statement("SELECT 1 FROM \(table) WHERE id = ?")
+        while true {
+            taken.reset()
+            taken.bindInt(id, at: 1)
+            if try !taken.step() { break }
+            id = id == (1 << 53) - 1 ? 1 : id + 1
+        }
+        s.reset()
+        try s.bind([.integer(id)] + values)
         _ = try s.step()
-        return db.lastInsertRowID
+        return id
     }
 
     /// Inserts a leg.
@@ -416,6 +495,36 @@ public final class RebuildTables {
         try s.bind([.text(r.pass), .optional(r.deviceID), .optional(r.fromMs), .optional(r.toMs), .text(r.parameters), .optional(r.stats),
                     .integer(r.startedMs), .optional(r.finishedMs)])
         _ = try s.step()
+    }
+
+    /// Records what a device's results were built with (replacing the previous record).
+    public func insert(_ r: RebuildStateRow) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO rebuild_state(device_id, parameters, timezone, algorithm_version, last_import_id, rebuilt_ms) VALUES (?,?,?,?,?,?)",
+            [.integer(r.deviceID), .text(r.parameters), .text(r.timezone), .integer(Int64(r.algorithmVersion)), .optional(r.lastImportID),
+             .integer(r.rebuiltMs)])
+    }
+
+    /// Records a user's edit of a place and returns its id (`tripline places rename|merge|forget`).
+    @discardableResult
+    public func insert(_ r: PlaceEditRow) throws -> Int64 {
+        try db.run(
+            "INSERT INTO place_edits(id, device_id, action, lat, lon, name, into_lat, into_lon, created_ms) VALUES (?,?,?,?,?,?,?,?,?)",
+            [.optional(r.id), .integer(r.deviceID), .text(r.action.rawValue), .real(r.lat), .real(r.lon), .optional(r.name), .optional(r.intoLat),
+             .optional(r.intoLon), .integer(r.createdMs)])
+        return db.lastInsertRowID
+    }
+
+    /// Points the device's trips at the places their visits now belong to (the places pass rewrites every place; a
+    /// trip outside the span it recomputes keeps its visits, whose place may have changed, merged or been forgotten).
+    public func refreshTripPlaces(device: Int64) throws {
+        try db.run(
+            """
+            UPDATE trips SET
+              from_place_id = (SELECT place_id FROM visits v WHERE v.id = trips.from_visit_id),
+              to_place_id = (SELECT place_id FROM visits v WHERE v.id = trips.to_visit_id)
+            WHERE device_id = ?
+            """, [.integer(device)])
     }
 }
 

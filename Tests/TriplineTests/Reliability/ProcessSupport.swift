@@ -53,7 +53,7 @@ enum Binary {
     /// Starts the binary. With `unprivileged`, as user/group 65534 via `setpriv` when this process is root (else as
     /// the current, already unprivileged user).
     static func start(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
-                      stdout: Any? = nil, stderr: Any? = nil) throws -> Process {
+                      stdout: Any? = nil, stderr: Any? = nil, stdin: Any? = nil) throws -> Process {
         let p = Process()
         if unprivileged && isRoot {
             p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -67,6 +67,7 @@ enum Binary {
         p.environment = env
         p.standardOutput = stdout ?? FileHandle.nullDevice
         p.standardError = stderr ?? FileHandle.nullDevice
+        if let stdin { p.standardInput = stdin }
         try p.run()
         return p
     }

@@ -1,0 +1,143 @@
+import TriplineCore
+import TriplinePasses
+import TriplineStore
+
+/// `tripline places`: lists places; `rename`, `merge` and `forget` keep the user's own words across rebuilds.
+enum PlacesCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "places",
+            abstract: "List places, or rename, merge or forget one (kept across rebuilds).",
+            discussion: """
+                Without an action, lists the places 'tripline rebuild' found: id, name, device, visits, time spent and \
+                centre, most visited first. 'places rename ID NAME' names a place; 'places merge ID INTO_ID' folds a \
+                place's visits into another place of the same device; 'places forget ID' removes a place and its \
+                visits from the results (the points stay stored). Edits are kept in the table place_edits and \
+                applied by every rebuild, which finds the place again by the centre it had when it was edited (the \
+                nearest place within places.radius_m), so they survive rebuilds that renumber or move places a little. \
+                An edit is applied at once (the places and daily totals of that device are recomputed). Default \
+                names are the wifi network most seen there (its SSID), else the centre's coordinates.
+                """,
+            arguments: [
+                ArgumentSpec("action", optional: true, help: "rename, merge or forget (none: list the places)."),
+                ArgumentSpec("values", optional: true, variadic: true, help: "rename: ID NAME; merge: ID INTO_ID; forget: ID."),
+            ],
+            options: [CommonOptions.db, CommonOptions.device, CommonOptions.quiet, CommonOptions.json],
+            run: run)
+    }
+
+    struct Place {
+        var id: Int64, name: String, device: String, deviceID: Int64, visits: Int, dwellS: Int64, lat: Double, lon: Double
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let action = parsed.positionals.first
+        let values = Array(parsed.positionals.dropFirst())
+        if let action {
+            switch action {
+            case "rename": guard values.count >= 2 else { throw UsageError("'places rename' wants ID NAME", command: "places") }
+            case "merge": guard values.count == 2 else { throw UsageError("'places merge' wants ID INTO_ID", command: "places") }
+            case "forget": guard values.count == 1 else { throw UsageError("'places forget' wants ID", command: "places") }
+            default:
+                throw UsageError("Unknown action '\(action)'; use rename, merge or forget (or none to list the places)", command: "places")
+            }
+        } else if !values.isEmpty {
+            throw UsageError("Unexpected argument '\(values[0])'", command: "places")
+        }
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        guard let action else { return try list(store, parsed, context) }
+
+        func place(_ text: String) throws -> Place {
+            guard let id = Int64(text) else { throw UsageError("'\(text)' is not a place id; 'tripline places' lists them", command: "places") }
+            guard let p = try places(store, id: id).first else {
+                throw CommandFailure("no place with id \(id); 'tripline places' lists them")
+            }
+            return p
+        }
+        let edited = try place(values[0])
+        var row = PlaceEditRow(deviceID: edited.deviceID, action: .forget, lat: edited.lat, lon: edited.lon, createdMs: Clock.nowMs())
+        var done: String
+        switch action {
+        case "rename":
+            let name = values.dropFirst().joined(separator: " ").trimmingCharacters(in: " \t")
+            guard !name.isEmpty else { throw UsageError("the new name must not be empty", command: "places") }
+            row.action = .rename
+            row.name = name
+            done = "Renamed place \(edited.id) (\(edited.name)) to \(name)"
+        case "merge":
+            let into = try place(values[1])
+            guard into.deviceID == edited.deviceID else {
+                throw CommandFailure("place \(edited.id) belongs to \(edited.device) and place \(into.id) to \(into.device); only places of one device merge")
+            }
+            guard into.id != edited.id else { throw CommandFailure("a place cannot be merged into itself") }
+            row.action = .merge
+            row.intoLat = into.lat
+            row.intoLon = into.lon
+            done = "Merged place \(edited.id) (\(edited.name), \(edited.visits) visits) into \(into.id) (\(into.name))"
+        default:
+            done = "Forgot place \(edited.id) (\(edited.name)) and its \(edited.visits) visits; its points stay stored"
+        }
+        try store.db.transaction { _ = try RebuildTables(store).insert(row) }
+        do {
+            try Rebuild.reapplyPlaceEdits(store: store, deviceID: edited.deviceID)
+        } catch let error as PassError {
+            throw CommandFailure(error.message)
+        }
+        if parsed.flag("json") {
+            context.stdout.write("{\"action\":\(JSONText.quoted(action)),\"place\":\(edited.id),\"device\":\(JSONText.quoted(edited.device))}\n")
+        } else if !parsed.flag("quiet") {
+            context.stdout.write(done + ".\n")
+        }
+        return TriplineCLI.Exit.success
+    }
+
+    static func places(_ store: Store, id: Int64? = nil, device: String? = nil) throws -> [Place] {
+        var sql = """
+            SELECT p.id, p.name, d.name, p.device_id, p.visits, p.total_dwell_s, p.lat, p.lon
+            FROM places p JOIN devices d ON d.id = p.device_id
+            """
+        var values: [SQLValue] = []
+        if let id { sql += " WHERE p.id = ?"; values.append(.integer(id)) } else if let device { sql += " WHERE d.name = ?"; values.append(.text(device)) }
+        sql += " ORDER BY d.name, p.total_dwell_s DESC, p.id"
+        let st = try store.db.prepare(sql)
+        try st.bind(values)
+        var out: [Place] = []
+        while try st.step() {
+            out.append(Place(id: st.int64(0), name: st.text(1) ?? "", device: st.text(2) ?? "", deviceID: st.int64(3), visits: st.int(4),
+                             dwellS: st.int64(5), lat: st.double(6), lon: st.double(7)))
+        }
+        return out
+    }
+
+    static func list(_ store: Store, _ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let device = parsed.value("device")
+        if let device, try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(device)]) == nil {
+            throw CommandFailure("no device named '\(device)'; see 'tripline info' for the device names")
+        }
+        let all = try places(store, device: device)
+        if parsed.flag("json") {
+            let items = all.map { p in
+                "{\"id\":\(p.id),\"name\":\(JSONText.quoted(p.name)),\"device\":\(JSONText.quoted(p.device)),\"visits\":\(p.visits),"
+                    + "\"dwell_s\":\(p.dwellS),\"lat\":\(NumberText.fixed(p.lat, decimals: 6)),\"lon\":\(NumberText.fixed(p.lon, decimals: 6))}"
+            }
+            context.stdout.write("{\"places\":[\(items.joined(separator: ","))]}\n")
+            return TriplineCLI.Exit.success
+        }
+        if all.isEmpty {
+            context.stdout.write("No places yet: run 'tripline rebuild' first.\n")
+            return TriplineCLI.Exit.success
+        }
+        var rows = [["ID", "NAME", "DEVICE", "VISITS", "DWELL", "CENTRE"]]
+        for p in all {
+            rows.append([String(p.id), printable(p.name), printable(p.device), String(p.visits), NumberText.duration(Double(p.dwellS)),
+                         NumberText.fixed(p.lat, decimals: 5) + ", " + NumberText.fixed(p.lon, decimals: 5)])
+        }
+        context.stdout.write(InfoCommand.table(rows, rightAligned: [0, 3, 4]))
+        return TriplineCLI.Exit.success
+    }
+
+    /// A name for the terminal: control characters (a name is the user's or a wifi network's text) shown as `?`.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) ? "?" : $0 }))
+    }
+}
