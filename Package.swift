@@ -4,7 +4,8 @@ import PackageDescription
 // The targets are layers: each imports only those above it in this list, so the compiler keeps the structure.
 //
 //   CSQLite ─ TriplineCore ─ TriplineStore ─ TriplineImport ─ TriplinePasses ─ TriplineExport   (the product's stages)
-//   CTriplineGeographyData ─ TriplineGeography (offline zones, countries, places, base layer; needs only TriplineCore)
+//   CTriplineGeographyData ─ TriplineGeography (offline zones, countries, places, base layer; needs only TriplineCore;
+//                                               imported by Passes and Export)
 //                                          └ TriplineSimulator ─ TriplineEvaluation           (never imported by a stage)
 //   CZlib (the system zlib) is used by TriplineImport only (gzip files, zip entries).
 //   TriplineCLI (every command) ─ tripline (the thin executable), tripline-bench
@@ -80,7 +81,7 @@ let package = Package(
             name: "tripline-bench",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineGeography", "CSQLite",
+                "TriplineSimulator", "TriplineGeography", "TriplineEvaluation", "CSQLite",
             ],
             swiftSettings: layered
         ),

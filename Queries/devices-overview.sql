@@ -1,14 +1,19 @@
 -- Devices overview: per device its source, points, time span, imports, rejected and flagged records, trips, visits.
 --
 -- The whole history of each device (:from and :to do not apply); first and last point in local time.
+-- Points are read from `points_hot`, whose key is device_id << 42 | time_ms (docs/SCHEMA.md): one key range per
+-- device instead of a scan of the `points` view.
 -- Parameters: :device (a device name); NULL means every device.
 SELECT dev.name                                                                        AS device,
        dev.source                                                                      AS source,
-       (SELECT count(*) FROM points p WHERE p.device_id = dev.id)                      AS points,
-       (SELECT tripline_local_time(p.time_ms, p.utc_offset_s) FROM points p
-         WHERE p.device_id = dev.id ORDER BY p.time_ms LIMIT 1)                        AS first_point,
-       (SELECT tripline_local_time(p.time_ms, p.utc_offset_s) FROM points p
-         WHERE p.device_id = dev.id ORDER BY p.time_ms DESC LIMIT 1)                   AS last_point,
+       (SELECT count(*) FROM points_hot p
+         WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103)         AS points,
+       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s) FROM points_hot p
+         WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
+         ORDER BY p.key LIMIT 1)                                                       AS first_point,
+       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s) FROM points_hot p
+         WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
+         ORDER BY p.key DESC LIMIT 1)                                                  AS last_point,
        (SELECT count(*) FROM days d WHERE d.device_id = dev.id)                        AS days,
        (SELECT count(*) FROM imports i WHERE i.device_id = dev.id)                     AS imports,
        (SELECT count(*) FROM rejects r JOIN imports i ON i.id = r.import_id

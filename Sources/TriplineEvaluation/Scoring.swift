@@ -123,26 +123,13 @@ public enum SimulationEvaluation {
                     q.importID = importID
                     return q
                 })
-                let insert = try store.db.prepare(
-                    """
-                    INSERT OR IGNORE INTO app_events(device_id, import_id, kind, time_ms, utc_offset_s, lat, lon, start_ms, end_ms, distance_m, mode, raw)
-                    VALUES (?, ?, 'trip', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
+                let events = try AppEventTable(store.db)
                 for t in device.appTrips {
                     if let filter, !filter(Point(deviceID: 0, timeMs: t.endMs, lat: t.endLat, lon: t.endLon)) { continue }
-                    insert.reset()
-                    insert.bindInt(id, at: 1)
-                    insert.bindInt(importID, at: 2)
-                    insert.bindInt(t.endMs, at: 3)
-                    insert.bindInt(Int64(t.utcOffsetS), at: 4)
-                    insert.bindDouble(t.endLat, at: 5)
-                    insert.bindDouble(t.endLon, at: 6)
-                    insert.bindInt(t.startMs, at: 7)
-                    insert.bindInt(t.endMs, at: 8)
-                    insert.bindDouble(t.distanceM, at: 9)
-                    insert.bindText(t.mode, at: 10)
-                    insert.bindText(SimulationWriter.overlandTrip(t, deviceName: device.name), at: 11)
-                    _ = try insert.step()
+                    try events.insert(AppEventRow(
+                        deviceID: id, importID: importID, kind: "trip", timeMs: t.endMs, utcOffsetS: Int32(t.utcOffsetS),
+                        lat: t.endLat, lon: t.endLon, startMs: t.startMs, endMs: t.endMs, distanceM: t.distanceM, mode: t.mode,
+                        raw: SimulationWriter.overlandTrip(t, deviceName: device.name)))
                 }
             }
         }

@@ -1,4 +1,4 @@
-/// The embedded map base layer (format in docs/GEOGRAPHY.md): per level of detail, three layers of features with a
+/// The embedded map base layer (format in docs/GEOGRAPHY.md): per level of detail, four layers of features with a
 /// bounding box each, parts (rings or lines) and points in integer microdegrees.
 struct BaseLayerTable: Sendable {
     let table: EmbeddedTable
@@ -13,14 +13,32 @@ struct BaseLayerTable: Sendable {
 
     init(_ table: EmbeddedTable) {
         self.table = table
-        let ok = table.magic("TLBL") && table.u32(4) == 1 && table.u32(12) == 3
-        levels = ok ? Int(table.u32(8)) : 0
-        layers = 3
+        let ok = table.magic("TLBL") && table.u32(4) == 1 && table.u32(12) == 4
+        layers = 4
         directoryOffset = Int(table.u32(16))
         featuresOffset = Int(table.u32(20))
         partsOffset = Int(table.u32(24))
         pointsOffset = Int(table.u32(28))
+        featureCount = max(0, (partsOffset - featuresOffset) / Self.featureSize)
+        partCount = max(0, (pointsOffset - partsOffset) / 8)
+        pointCount = max(0, (table.count - pointsOffset) / 8)
+        // Every directory entry must name features inside the table: a damaged table is an empty one.
+        var valid = ok && directoryOffset <= featuresOffset && featuresOffset <= partsOffset
+            && partsOffset <= pointsOffset && pointsOffset <= table.count
+        let n = ok ? Int(table.u32(8)) : 0
+        if valid, directoryOffset + 16 * n * layers > featuresOffset { valid = false }
+        if valid {
+            for entry in 0..<(n * layers) {
+                let at = directoryOffset + 16 * entry
+                if Int(table.u32(at + 4)) + Int(table.u32(at + 8)) > featureCount { valid = false }
+            }
+        }
+        levels = valid ? n : 0
     }
+
+    private let featureCount: Int
+    private let partCount: Int
+    private let pointCount: Int
 
     func shapes(layer: Int, level: Int, box: GeoBox, countryCodes: [String]) -> [BaseShape] {
         guard level >= 0, level < levels, layer >= 0, layer < layers else { return [] }
@@ -45,11 +63,13 @@ struct BaseLayerTable: Sendable {
                 let fx1 = Double(table.i32(at + 8)), fy1 = Double(table.i32(at + 12))
                 if fx1 < bx0 || fx0 > bx1 || fy1 < by0 || fy0 > by1 { continue }
                 let inside = fx0 >= bx0 && fx1 <= bx1 && fy0 >= by0 && fy1 <= by1
-                let partStart = Int(table.u32(at + 16)), partCount = Int(table.u16(at + 20))
+                let partStart = Int(table.u32(at + 16)), parts = Int(table.u16(at + 20))
                 let country = Int(table.u16(at + 22))
-                var parts: [[GeoPoint]] = []
-                for p in partStart..<(partStart + partCount) {
+                guard partStart + parts <= partCount else { continue }  // damaged: skip, never read past the table
+                var shapeParts: [[GeoPoint]] = []
+                for p in partStart..<(partStart + parts) {
                     let pointStart = Int(table.u32(partsOffset + 8 * p)), pointCount = Int(table.u32(partsOffset + 8 * p + 4))
+                    guard pointStart + pointCount <= self.pointCount else { continue }
                     var points: [GeoPoint] = []
                     points.reserveCapacity(pointCount)
                     for k in pointStart..<(pointStart + pointCount) {
@@ -57,18 +77,22 @@ struct BaseLayerTable: Sendable {
                         points.append(GeoPoint(latitude: Double(table.i32(q + 4)) / 1e6, longitude: Double(table.i32(q)) / 1e6))
                     }
                     if inside {
-                        parts.append(points)
+                        shapeParts.append(points)
                     } else if polygon {
                         let ring = Clip.ring(points, b)
-                        if ring.count >= 4 { parts.append(ring) }
+                        if ring.count >= 4 {
+                            shapeParts.append(ring)
+                        } else if p == partStart {
+                            break  // the outer ring misses the box: so do its holes
+                        }
                     } else {
-                        parts.append(contentsOf: Clip.line(points, b))
+                        shapeParts.append(contentsOf: Clip.line(points, b))
                     }
                 }
                 // A polygon whose outer ring is clipped away has nothing left to draw.
-                if parts.isEmpty { continue }
+                if shapeParts.isEmpty { continue }
                 let code = polygon && country < countryCodes.count ? countryCodes[country] : nil
-                out.append(BaseShape(countryCode: code?.isEmpty == true ? nil : code, parts: parts))
+                out.append(BaseShape(countryCode: code?.isEmpty == true ? nil : code, parts: shapeParts))
             }
         }
         return out

@@ -19,12 +19,13 @@
 //       ISO 3166-1 alpha-2 code (nil for the few territories without one) and English name, from Natural Earth 1:10m
 //       admin-0 (its German point of view edition, as shipped). nil at sea (more than 1.5 km off the coast) and for
 //       invalid input.
-//   Geography.nearestPlace(latitude:longitude:) -> Place?
-//       The nearest GeoNames populated place of ≥ 1000 people: name, country code, admin-1 region name (nil when
-//       unknown), population, its coordinate and the great-circle distance in metres. nil only for invalid input.
+//   Geography.nearestPlace(latitude:longitude:minimumPopulation:) -> Place?
+//       The nearest GeoNames populated place of ≥ 1000 people (or of at least `minimumPopulation`): name, country
+//       code, admin-1 region name (nil when unknown), population, its coordinate and the great-circle distance in
+//       metres. nil for invalid input (or a minimum population no place reaches).
 //   Geography.baseLayer(_:detail:in:) -> [BaseShape]
-//       Country polygons, coastlines or land borders (Natural Earth 1:10m, simplified) at `.low` (world) or `.high`
-//       (region) detail, clipped to a box; a box with minLongitude > maxLongitude crosses the antimeridian.
+//       Country polygons, coastlines, land borders or lakes (Natural Earth 1:10m, simplified) at `.low` (world) or
+//       `.high` (region) detail, clipped to a box; a box with minLongitude > maxLongitude crosses the antimeridian.
 //
 // The tables are embedded in the binary by the C target CTriplineGeographyData (.incbin in geography.S), so the
 // `tripline` executable carries them wherever it is copied. Each table is checked and its small name tables decoded
@@ -62,6 +63,7 @@ public struct GeoBox: Sendable, Hashable {
 /// A time zone found by `Geography.zoneID`: a land zone of the table or an open-sea "Etc/GMT±N" zone.
 public struct ZoneID: Sendable, Hashable {
     /// > 0: land zone number (1-based, in the table's sorted order); ≤ 0: -(12 + hours east of UTC) at sea.
+    /// Numbers change when the table is regenerated: store names (`Geography.zoneName`), not ids.
     public let raw: Int32
 }
 
@@ -87,9 +89,10 @@ public struct Place: Sendable, Hashable {
     public let distanceMeters: Double
 }
 
-/// A base-layer feature: a country's polygon (rings, the first outer, then holes; each closed) or one line.
+/// A base-layer feature: a country's or a lake's polygon (rings, the first outer, then holes; each closed) or one
+/// line.
 public struct BaseShape: Sendable, Hashable {
-    /// The country of a polygon (nil for lines and for units without a code).
+    /// The country of a polygon (nil for lakes, lines and units without a code).
     public let countryCode: String?
     public let parts: [[GeoPoint]]
 }
@@ -101,6 +104,8 @@ public enum BaseLayerKind: Int, Sendable, CaseIterable {
     case coastlines = 1
     /// Land borders between countries, as lines.
     case borders = 2
+    /// Lakes (Natural Earth 1:10m lakes, reservoirs included), as polygons to draw over the countries.
+    case lakes = 3
 }
 
 public enum BaseDetail: Int, Sendable, CaseIterable {
@@ -195,9 +200,16 @@ public enum Geography {
         return 0
     }
 
-    /// Nearest populated place (GeoNames, ≥ 1000 people); nil only for invalid input.
-    public static func nearestPlace(latitude: Double, longitude: Double) -> Place? {
-        guard let (i, chord2) = places.nearest(latitude: latitude, longitude: longitude) else { return nil }
+    /// Nearest populated place (GeoNames, ≥ 1000 people); nil for invalid input, or when no place has
+    /// `minimumPopulation` (none has more than ~25 million).
+    ///
+    /// GeoNames lists many city districts as places of their own ("Zürich (Kreis 1) / Lindenhof"); pass
+    /// `minimumPopulation` (e.g. 50,000) to get the nearest town of at least that size instead (slower the larger it
+    /// is: fewer places qualify, so the search looks farther; see docs/PERFORMANCE.md).
+    public static func nearestPlace(latitude: Double, longitude: Double, minimumPopulation: Int = 0) -> Place? {
+        guard let (i, chord2) = places.nearest(latitude: latitude, longitude: longitude,
+                                               minimumPopulation: minimumPopulation)
+        else { return nil }
         let chord = Double(chord2).squareRoot()
         let region = places.region(i)
         let (lat, lon) = places.coordinate(i)

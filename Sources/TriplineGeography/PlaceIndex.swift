@@ -5,8 +5,10 @@
 #endif
 
 /// Nearest populated place over the embedded GeoNames table (format in docs/GEOGRAPHY.md): an implicit k-d tree
-/// over unit vectors (Float32 x, y, z; the median of each range at its middle, split axis = depth mod 3), so the
-/// nearest place by chord is the nearest by great-circle distance, across the antimeridian and at the poles too.
+/// over unit vectors (Float32 x, y, z; the median of each range at its middle, split on the axis of the range's
+/// widest spread, stored per node; ranges of ≤ `bucket` places are leaves), so the nearest place by chord is the
+/// nearest by great-circle distance, across the antimeridian and at the poles too. (Little-endian hosts only, as is
+/// every reader of these tables.)
 struct PlaceIndex: Sendable {
     let table: EmbeddedTable
     let count: Int
@@ -43,9 +45,10 @@ struct PlaceIndex: Sendable {
         count = sizesOK ? n : 0
     }
 
-    /// Index of the nearest place and its squared chord distance on the unit sphere; nil for invalid input.
+    /// Index of the nearest place (of at least `minimumPopulation`) and its squared chord distance on the unit
+    /// sphere; nil for invalid input or when no place is that large.
     /// - Complexity: O(log n) node visits on average.
-    func nearest(latitude: Double, longitude: Double) -> (index: Int, chord2: Float)? {
+    func nearest(latitude: Double, longitude: Double, minimumPopulation: Int = 0) -> (index: Int, chord2: Float)? {
         guard count > 0, let base = table.base, latitude >= -90, latitude <= 90, longitude >= -180, longitude <= 180
         else { return nil }
         let la = latitude * .pi / 180, lo = longitude * .pi / 180
@@ -54,7 +57,8 @@ struct PlaceIndex: Sendable {
         var search = Search(
             points: (base + pointsOffset).assumingMemoryBound(to: Float.self),
             axes: (base + axesOffset).assumingMemoryBound(to: UInt8.self), bucket: bucket,
-            q: (Float(c * cos(lo)), Float(c * sin(lo)), Float(sin(la))))
+            q: (Float(c * cos(lo)), Float(c * sin(lo)), Float(sin(la))),
+            records: base + recordsOffset, minimumPopulation: UInt32(clamping: max(0, minimumPopulation)))
         search.visit(0, count)
         return search.bestIndex >= 0 ? (search.bestIndex, search.best) : nil
     }
@@ -64,14 +68,25 @@ struct PlaceIndex: Sendable {
         let axes: UnsafePointer<UInt8>
         let bucket: Int
         let q: (Float, Float, Float)
+        let records: UnsafeRawPointer
+        let minimumPopulation: UInt32
         var best = Float.infinity
         var bestIndex = -1
 
-        init(points: UnsafePointer<Float>, axes: UnsafePointer<UInt8>, bucket: Int, q: (Float, Float, Float)) {
+        init(points: UnsafePointer<Float>, axes: UnsafePointer<UInt8>, bucket: Int, q: (Float, Float, Float),
+             records: UnsafeRawPointer, minimumPopulation: UInt32) {
             self.points = points
             self.axes = axes
             self.bucket = bucket
+            self.records = records
+            self.minimumPopulation = minimumPopulation
             self.q = q
+        }
+
+        @inline(__always) func qualifies(_ i: Int) -> Bool {
+            minimumPopulation == 0
+                || UInt32(littleEndian: records.loadUnaligned(fromByteOffset: PlaceIndex.recordSize * i + 4, as: UInt32.self))
+                    >= minimumPopulation
         }
 
         mutating func visit(_ lo: Int, _ hi: Int) {
@@ -82,7 +97,7 @@ struct PlaceIndex: Sendable {
                         let p = points + 3 * k
                         let dx = q.0 - p[0], dy = q.1 - p[1], dz = q.2 - p[2]
                         let d2 = dx * dx + dy * dy + dz * dz
-                        if d2 < best {
+                        if d2 < best, qualifies(k) {
                             best = d2
                             bestIndex = k
                         }
@@ -93,7 +108,7 @@ struct PlaceIndex: Sendable {
                 let p = points + 3 * mid
                 let dx = q.0 - p[0], dy = q.1 - p[1], dz = q.2 - p[2]
                 let d2 = dx * dx + dy * dy + dz * dz
-                if d2 < best {
+                if d2 < best, qualifies(mid) {
                     best = d2
                     bestIndex = mid
                 }

@@ -90,10 +90,15 @@ struct RegionIndex: Sendable {
 
     /// Resolves a point (cell coordinates 0...65535) inside a boundary leaf.
     private func leafRegion(at offset: Int, x px: Double, y py: Double) -> Int {
-        guard offset + 4 <= leavesEnd else { return 0 }
-        let centre = Int(table.u16(offset))
-        let regionsCount = Int(table.u8(offset + 2))
-        let chains = Int(table.u8(offset + 3))
+        // The leaves block lies inside the table (checked at load); each read below is checked against its end.
+        guard let base = table.base, offset + 4 <= leavesEnd else { return 0 }
+        @inline(__always) func u16(_ at: Int) -> UInt16 {
+            UInt16(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt16.self))
+        }
+        @inline(__always) func u8(_ at: Int) -> Int { Int(base.load(fromByteOffset: at, as: UInt8.self)) }
+        let centre = Int(u16(offset))
+        let regionsCount = u8(offset + 2)
+        let chains = u8(offset + 3)
         let regionsAt = offset + 4
         var at = regionsAt + 2 * regionsCount
         let cx = 32767.5, cy = 32767.5
@@ -102,12 +107,22 @@ struct RegionIndex: Sendable {
         var best = -1  // local region index, 255 = none, -1 = the centre's region
         for _ in 0..<chains {
             guard at + 3 <= leavesEnd else { return centre }
-            let left = Int(table.u8(at)), right = Int(table.u8(at + 1)), points = Int(table.u8(at + 2))
+            let left = u8(at), right = u8(at + 1), points = u8(at + 2)
             at += 3
             guard points >= 2, at + 4 * points <= leavesEnd else { return centre }
-            var ax = Double(table.u16(at)), ay = Double(table.u16(at + 2))
+            var ax = Double(u16(at)), ay = Double(u16(at + 2))
+            // Side of each vertex relative to the line through the centre and the point: a segment whose ends lie
+            // strictly on one side cannot cross (most segments; one cross product each, no division).
+            var sideA = ex * (ay - cy) - ey * (ax - cx)
             for k in 1..<points {
-                let bx = Double(table.u16(at + 4 * k)), by = Double(table.u16(at + 4 * k + 2))
+                let bx = Double(u16(at + 4 * k)), by = Double(u16(at + 4 * k + 2))
+                let sideB = ex * (by - cy) - ey * (bx - cx)
+                defer {
+                    ax = bx
+                    ay = by
+                    sideA = sideB
+                }
+                if (sideA > 0 && sideB > 0) || (sideA < 0 && sideB < 0) { continue }
                 let dx = bx - ax, dy = by - ay
                 let denominator = ex * dy - ey * dx
                 if denominator != 0 {
@@ -121,13 +136,11 @@ struct RegionIndex: Sendable {
                         best = side >= 0 ? left : right
                     }
                 }
-                ax = bx
-                ay = by
             }
             at += 4 * points
         }
         if best < 0 { return centre }
-        if best >= regionsCount { return 0 }
-        return Int(table.u16(regionsAt + 2 * best))
+        guard best < regionsCount, regionsAt + 2 * best + 2 <= leavesEnd else { return 0 }
+        return Int(u16(regionsAt + 2 * best))
     }
 }

@@ -6,6 +6,8 @@ public enum DetectedFormat: String, Sendable {
     case ownTracksRec = "owntracks-rec"
     /// XML (GPX when its root is `<gpx>`).
     case xml
+    /// A GeoLife `.plt` trajectory (first line `Geolife trajectory`).
+    case geolifePLT = "geolife-plt"
     /// Nothing but whitespace.
     case empty
     /// Anything else: binary junk or text of another kind.
@@ -15,7 +17,8 @@ public enum DetectedFormat: String, Sendable {
 /// Tells formats apart by their first bytes, and runs the matching reader.
 public enum FormatDetector {
     /// Looks at the first non-blank bytes (after a UTF-8 byte order mark):
-    /// `{` or `[` → JSON; `<` → XML; `YYYY-MM-DDT` → Recorder `.rec`; only whitespace → empty.
+    /// `{` or `[` → JSON; `<` → XML; `YYYY-MM-DDT` → Recorder `.rec`; `Geolife trajectory` → GeoLife `.plt`;
+    /// only whitespace → empty.
     public static func detect(_ bytes: UnsafeRawBufferPointer) -> DetectedFormat {
         var i = 0
         let n = bytes.count
@@ -26,6 +29,7 @@ public enum FormatDetector {
         case UInt8(ascii: "{"), UInt8(ascii: "["): return .json
         case UInt8(ascii: "<"): return .xml
         default:
+            if PLTReader.isHeader(bytes, at: i) { return .geolifePLT }
             // 2024-03-01T09:03:09Z
             if i + 11 <= n {
                 let d = { (k: Int) in bytes[i + k] &- UInt8(ascii: "0") < 10 }
@@ -52,6 +56,9 @@ public enum FormatDetector {
         case .xml:
             var reader = GPXReader(bytes: bytes, context: context, sink: sink)
             return reader.read()
+        case .geolifePLT:
+            var reader = PLTReader(bytes: bytes, context: context, sink: sink)
+            return reader.read()
         case .empty:
             var out = ParseOutput()
             out.format = "empty"
@@ -63,8 +70,8 @@ public enum FormatDetector {
             let binary = sample.contains(0) || sample.filter { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }.count > sample.count / 20
             out.notArchive = true
             out.fatal = binary
-                ? "binary data, not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file or GPX)"
-                : "text that is not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file or GPX)"
+                ? "binary data, not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file, GPX or GeoLife .plt)"
+                : "text that is not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file, GPX or GeoLife .plt)"
             return out
         }
     }

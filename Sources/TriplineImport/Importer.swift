@@ -1,4 +1,3 @@
-import CSQLite
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -468,16 +467,15 @@ final class CPUTimeBox: @unchecked Sendable {
     var seconds: Double = 0
 }
 
-/// The writing side: prepared statements and the per-file transaction.
+/// The writing side: the Store's table writers and the per-file transaction.
 final class Writer {
     let store: Store
     var db: Database { store.db }
-    let insertPoint: Statement
-    let findPoint: Statement
-    let insertEvent: Statement
-    let insertReject: Statement
-    /// The text columns of the point being inserted, bound without SQLite copying them.
-    let pointTexts = RowText()
+    let points: PointWriter
+    let deviceTable: DeviceTable
+    let imports: ImportTable
+    let rejects: RejectTable
+    let events: AppEventTable
     let onWait: ((String) -> Void)?
     var waited = false
     /// Database ids of the current file's devices, by index in its ``ParseOutput/devices``; nil until the device
@@ -498,23 +496,11 @@ final class Writer {
     init(store: Store, onWait: ((String) -> Void)?) throws {
         self.store = store
         self.onWait = onWait
-        insertPoint = try store.db.prepare(
-            """
-            INSERT INTO points(device_id, time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg,
-              accuracy_m, v_accuracy_m, motion, battery_level, battery_state, ssid, bssid, app_trip_id, app_trip_mode,
-              trigger, conn, extra, import_id)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-            ON CONFLICT(device_id, time_ms) DO NOTHING
-            """)
-        findPoint = try store.db.prepare("SELECT lat, lon, import_id FROM points WHERE device_id = ? AND time_ms = ?")
-        insertEvent = try store.db.prepare(
-            """
-            INSERT OR IGNORE INTO app_events(device_id, import_id, kind, time_ms, utc_offset_s, lat, lon, start_ms, end_ms,
-              distance_m, mode, raw)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
-            """)
-        insertReject = try store.db.prepare(
-            "INSERT INTO rejects(import_id, line, byte_offset, reason, detail, excerpt) VALUES (?,?,?,?,?,?)")
+        points = try PointWriter(store.db)
+        deviceTable = try DeviceTable(store.db)
+        imports = ImportTable(store.db)
+        rejects = try RejectTable(store.db)
+        events = try AppEventTable(store.db)
     }
 
     deinit {
@@ -523,19 +509,19 @@ final class Writer {
 
     /// `BEGIN IMMEDIATE`, waiting (and saying so once) while another process writes.
     func beginImmediate() throws {
-        sqlite3_busy_timeout(db.handle, 250)
-        defer { sqlite3_busy_timeout(db.handle, 60_000) }
+        db.setBusyTimeout(ms: 250)
+        defer { db.setBusyTimeout(ms: 60_000) }
         while true {
             do {
                 try db.execute("BEGIN IMMEDIATE")
                 inTransaction = true
                 return
-            } catch let error as DatabaseError where error.primaryCode == SQLITE_BUSY {
+            } catch let error as DatabaseError where error.isBusy {
                 if !waited {
                     waited = true
                     onWait?("waiting for another process writing to \(db.path) to finish")
                 }
-                sqlite3_busy_timeout(db.handle, 60_000)
+                db.setBusyTimeout(ms: 60_000)
             }
         }
     }
@@ -544,14 +530,11 @@ final class Writer {
     /// fingerprint is already done.
     func begin(path: String, size: Int, fingerprint: String) throws -> Int64? {
         try beginImmediate()
-        if try db.scalarInt("SELECT id FROM imports WHERE fingerprint = ? AND status = 'done' LIMIT 1", [.text(fingerprint)]) != nil {
+        if try imports.isDone(fingerprint: fingerprint) {
             try rollback()
             return nil
         }
-        try db.run(
-            "INSERT INTO imports(path, size, fingerprint, started_ms, status) VALUES (?, ?, ?, ?, 'running')",
-            [.text(path), .integer(Int64(size)), .text(fingerprint), .integer(Clock.nowMs())])
-        importID = db.lastInsertRowID
+        importID = try imports.begin(path: path, size: size, fingerprint: fingerprint)
         deviceIDs.removeAll()
         devices.removeAll()
         pendingEvents.removeAll()
@@ -569,10 +552,7 @@ final class Writer {
     func recordFailure(path: String, size: Int, message: String, format: String?) throws -> Int64 {
         try beginImmediate()
         do {
-            try db.run(
-                "INSERT INTO imports(path, size, fingerprint, format, started_ms, finished_ms, status, message) VALUES (?, ?, '', ?, ?, ?, 'failed', ?)",
-                [.text(path), .integer(Int64(size)), format.map { .text($0) } ?? .null, .integer(Clock.nowMs()), .integer(Clock.nowMs()), .text(message)])
-            let id = db.lastInsertRowID
+            let id = try imports.insertFailure(path: path, size: size, format: format, message: message)
             inTransaction = false
             try db.execute("COMMIT")
             return id
@@ -590,7 +570,7 @@ final class Writer {
         if let cached = deviceCache[d.name] {
             id = cached
         } else {
-            id = try store.deviceID(named: d.name, source: d.source, origin: d.origin, tid: d.tid)
+            id = try deviceTable.id(named: d.name, source: d.source, origin: d.origin, tid: d.tid)
             deviceCache[d.name] = id
         }
         deviceIDs[index] = id
@@ -598,22 +578,9 @@ final class Writer {
     }
 
     func insertEvent(_ e: ParsedEvent, deviceID: Int64?, file: inout FileSummary) throws {
-        let st = insertEvent
-        st.reset()
-        st.bindInt(deviceID, at: 1)
-        st.bindInt(importID, at: 2)
-        st.bindText(e.kind, at: 3)
-        st.bindInt(e.timeMs, at: 4)
-        st.bindInt(e.utcOffsetS.map(Int64.init), at: 5)
-        st.bindDouble(e.lat.flatMap { $0.isFinite ? $0 : nil }, at: 6)
-        st.bindDouble(e.lon.flatMap { $0.isFinite ? $0 : nil }, at: 7)
-        st.bindInt(e.startMs, at: 8)
-        st.bindInt(e.endMs, at: 9)
-        st.bindDouble(e.distanceM, at: 10)
-        st.bindText(e.mode, at: 11)
-        st.bindText(e.raw, at: 12)
-        _ = try st.step()
-        if db.changes == 1 { file.events += 1 }
+        let row = AppEventRow(deviceID: deviceID, importID: importID, kind: e.kind, timeMs: e.timeMs, utcOffsetS: e.utcOffsetS,
+                              lat: e.lat, lon: e.lon, startMs: e.startMs, endMs: e.endMs, distanceM: e.distanceM, mode: e.mode, raw: e.raw)
+        if try events.insert(row) { file.events += 1 }
     }
 
     /// Writes a chunk's points, events and rejects inside the file's transaction.
@@ -622,43 +589,19 @@ final class Writer {
             devices = chunk.devices
             while deviceIDs.count < devices.count { deviceIDs.append(nil) }
         }
-        let s = insertPoint
-        let texts = pointTexts
+        let writer = points
         let importID = self.importID
+        var new = 0
         for i in chunk.points.indices {
-            let p = chunk.points[i]
-            let deviceID = try deviceIDs[Int(p.deviceID)] ?? self.deviceID(Int(p.deviceID))
-            s.bindInt(deviceID, at: 1)
-            s.bindInt(p.timeMs, at: 2)
-            if let o = p.utcOffsetS { s.bindInt(Int64(o), at: 3) } else { s.bindNull(at: 3) }
-            s.bindDouble(p.lat, at: 4)
-            s.bindDouble(p.lon, at: 5)
-            s.bindDouble(p.altitudeM, at: 6)
-            s.bindDouble(p.speedMps, at: 7)
-            s.bindDouble(p.courseDeg, at: 8)
-            s.bindDouble(p.accuracyM, at: 9)
-            s.bindDouble(p.vAccuracyM, at: 10)
-            texts.clear()
-            texts.bind(p.motion, to: s, at: 11)
-            s.bindDouble(p.batteryLevel, at: 12)
-            texts.bind(p.batteryState, to: s, at: 13)
-            texts.bind(p.ssid, to: s, at: 14)
-            texts.bind(p.bssid, to: s, at: 15)
-            texts.bind(p.appTripID, to: s, at: 16)
-            texts.bind(p.appTripMode, to: s, at: 17)
-            texts.bind(p.trigger, to: s, at: 18)
-            texts.bind(p.conn, to: s, at: 19)
-            texts.bind(p.extra, to: s, at: 20)
-            s.bindInt(importID, at: 21)
-            let rc = sqlite3_step(s.handle)
-            sqlite3_reset(s.handle)
-            guard rc == SQLITE_DONE else { throw db.error(rc, sql: s.sql) }
-            if sqlite3_changes(db.handle) == 1 {
-                file.pointsNew += 1
+            let index = Int(chunk.points[i].deviceID)
+            let deviceID = try deviceIDs[index] ?? self.deviceID(index)
+            if try writer.insert(chunk.points[i], deviceID: deviceID, importID: importID) {
+                new += 1
             } else {
-                try duplicate(p, deviceID: deviceID, position: chunk.positions[i], file: &file)
+                try duplicate(chunk.points[i], deviceID: deviceID, position: chunk.positions[i], file: &file)
             }
         }
+        file.pointsNew += new
         for e in chunk.events {
             if let id = deviceIDs[e.device] {
                 try insertEvent(e, deviceID: id, file: &file)
@@ -670,29 +613,14 @@ final class Writer {
     }
 
     func reject(_ r: RejectRecord, file: inout FileSummary) throws {
-        let st = insertReject
-        st.reset()
-        st.bindInt(importID, at: 1)
-        st.bindInt(r.line.map(Int64.init), at: 2)
-        st.bindInt(Int64(r.byteOffset), at: 3)
-        st.bindText(r.reason.rawValue, at: 4)
-        st.bindText(r.detail, at: 5)
-        st.bindText(r.excerpt, at: 6)
-        _ = try st.step()
+        try rejects.insert(importID: importID, line: r.line, byteOffset: r.byteOffset, reason: r.reason.rawValue, detail: r.detail, excerpt: r.excerpt)
         file.rejected += 1
     }
 
     /// A point whose (device, time) is already stored: a duplicate when the position is the same, else a
     /// `conflicting_duplicate` reject (the first stays).
     func duplicate(_ p: Point, deviceID: Int64, position: SourcePosition, file: inout FileSummary) throws {
-        findPoint.reset()
-        findPoint.bindInt(deviceID, at: 1)
-        findPoint.bindInt(p.timeMs, at: 2)
-        guard try findPoint.step() else { return }
-        let lat = findPoint.double(0)
-        let lon = findPoint.double(1)
-        let from = findPoint.int64(2)
-        findPoint.reset()
+        guard let (lat, lon, from) = try points.stored(deviceID: deviceID, timeMs: p.timeMs) else { return }
         if lat == p.lat && lon == p.lon {
             file.pointsDuplicate += 1
             return
@@ -730,7 +658,7 @@ final class Writer {
         for e in pendingEvents {
             if let id = deviceIDs[e.device] {
                 try insertEvent(e, deviceID: id, file: &file)
-            } else if let existing = try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(devices[e.device].name)]) {
+            } else if let existing = try deviceTable.id(named: devices[e.device].name) {
                 deviceIDs[e.device] = existing
                 try insertEvent(e, deviceID: existing, file: &file)
             } else if Writer.fallbackOrigins.contains(devices[e.device].origin), withRows.count == 1 {
@@ -748,16 +676,10 @@ final class Writer {
         }
         file.devices = deviceIDs.indices.filter { deviceIDs[$0] != nil }.map { devices[$0] }
         let ids = deviceIDs.compactMap { $0 }
-        let single: SQLValue = Set(ids).count == 1 ? .integer(ids[0]) : .null
-        try db.run(
-            """
-            UPDATE imports SET format = ?, creator = ?, device_id = ?, points_new = ?, points_duplicate = ?, rejected = ?,
-              events = ?, finished_ms = ?, status = 'done', message = ? WHERE id = ?
-            """,
-            [file.format.map { .text($0) } ?? .null, creator.map { .text($0) } ?? .null, single, .integer(Int64(file.pointsNew)),
-             .integer(Int64(file.pointsDuplicate)), .integer(Int64(file.rejected)), .integer(Int64(file.events)),
-             .integer(Clock.nowMs()), .text(file.devices.map { "device '\($0.name)' (from \($0.origin))" }.joined(separator: "; ")),
-             .integer(importID)])
+        try imports.finish(ImportTable.Finished(
+            id: importID, format: file.format, creator: creator, deviceID: Set(ids).count == 1 ? ids[0] : nil,
+            pointsNew: file.pointsNew, pointsDuplicate: file.pointsDuplicate, rejected: file.rejected, events: file.events,
+            message: file.devices.map { "device '\($0.name)' (from \($0.origin))" }.joined(separator: "; ")))
         inTransaction = false
         try db.execute("COMMIT")
     }

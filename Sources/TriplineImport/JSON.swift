@@ -118,6 +118,7 @@ public struct JSONParser {
     public mutating func skipWhitespace() {
         while pos < count {
             let b = base[pos]
+            if b > 0x20 { return }  // the usual case (compact JSON): one comparison
             if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { pos += 1 } else { return }
         }
     }
@@ -387,6 +388,13 @@ public struct JSONParser {
         tape.nodes.append(JSONNode(kind: .object, flags: 0, start: start, end: start, next: 0, count: 0))
         pos += 1
         var n: Int32 = 0
+        // Duplicate keys, found while the keys are scanned (no second walk of the tape): a 128-bit filter on each
+        // key's length and bytes; a key whose bit is already set is compared with the earlier keys at once (a
+        // duplicate always sets an already-set bit). An escaped key leaves it to ``hasDuplicateKeys`` after the object.
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        var suspect = false
+        var duplicate = false
         skipWhitespace()
         if pos < count, base[pos] == UInt8(ascii: "}") {
             pos += 1
@@ -395,7 +403,33 @@ public struct JSONParser {
                 skipWhitespace()
                 guard pos < count else { throw unexpected() }
                 guard base[pos] == UInt8(ascii: "\"") else { throw fail("expected a string key in object") }
-                try string(into: &tape)
+                let (keyStart, keyEnd, keyFlags) = try scanString()
+                tape.problems |= keyFlags
+                tape.nodes.append(JSONNode(kind: .string, flags: keyFlags, start: keyStart, end: keyEnd, next: Int32(tape.nodes.count + 1), count: 0))
+                if !suspect && !duplicate {
+                    if keyFlags & JSONNode.Flags.escaped != 0 {
+                        suspect = true  // may equal any other key once decoded: the exact check after the object
+                    } else {
+                        let h = keyFilterHash(keyStart, keyEnd)
+                        let bit: UInt64 = 1 << (h & 63)
+                        let seen = h & 64 != 0 ? high & bit : low & bit
+                        if h & 64 != 0 { high |= bit } else { low |= bit }
+                        if seen != 0 {
+                            // A filter hit: compare with the earlier keys (all plain, or `suspect` would be set).
+                            let length = keyEnd - keyStart
+                            let keyIndex = tape.nodes.count - 1
+                            var j = index + 1
+                            while j < keyIndex {
+                                let other = tape.nodes[j]
+                                if other.end - other.start == length && memcmp(base + other.start, base + keyStart, length) == 0 {
+                                    duplicate = true
+                                    break
+                                }
+                                j = Int(tape.nodes[j + 1].next)
+                            }
+                        }
+                    }
+                }
                 skipWhitespace()
                 guard pos < count else { throw unexpected() }
                 guard base[pos] == UInt8(ascii: ":") else { throw fail("expected ':' after object key") }
@@ -419,10 +453,35 @@ public struct JSONParser {
         tape.nodes[index].end = pos
         tape.nodes[index].count = n
         tape.nodes[index].next = Int32(tape.nodes.count)
-        if n > 1 && hasDuplicateKeys(tape, object: index) {
+        if duplicate || (suspect && n > 1 && hasDuplicateKeys(tape, object: index)) {
             tape.nodes[index].flags |= JSONNode.Flags.duplicateKey
             tape.problems |= JSONNode.Flags.duplicateKey
         }
+    }
+
+    /// The filter hash of the key bytes `start..<end`: its length and its first 8 bytes (fewer when shorter) and its
+    /// last byte, mixed; bit 6 picks the filter word, bits 0–5 the bit.
+    @inline(__always)
+    func keyFilterHash(_ start: Int, _ end: Int) -> UInt64 {
+        let length = end - start
+        var w: UInt64 = 0
+        if length >= 8 {
+            w = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+            w ^= UInt64(base[end - 1]) << 3
+        } else if length > 0 {
+            if start + 8 <= count {  // one load, the bytes after the key masked off
+                w = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self) & (UInt64.max >> (64 - 8 * UInt64(length)))
+            } else {
+                var k = 0
+                while k < length {
+                    w |= UInt64(base[start + k]) << (8 * UInt64(k))
+                    k += 1
+                }
+            }
+        }
+        var h = (w ^ UInt64(truncatingIfNeeded: length) &* 0x9E37_79B9_7F4A_7C15) &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 31
+        return h >> 57
     }
 
     func hasDuplicateKeys(_ tape: JSONTape, object: Int) -> Bool {

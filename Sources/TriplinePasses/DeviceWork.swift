@@ -109,15 +109,15 @@ public final class DeviceWork {
     private func loadPoints(store: Store, limitRows: Int) throws {
         let statement = try store.db.prepare(
             """
-            SELECT time_ms, lat, lon, coalesce(accuracy_m, -1e300), coalesce(speed_mps, -1e300),
+            SELECT \(PointKey.timeSQL), lat, lon, coalesce(accuracy_m, -1e300), coalesce(speed_mps, -1e300),
               coalesce(utc_offset_s, -2147483648), motion, app_trip_mode, import_id
-            FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms LIMIT ?
+            FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key LIMIT ?
             """)
+        let keys = PointKey.range(device: deviceID, fromMs: fromMs, untilMs: toMs)
         statement.reset()
-        statement.bindInt(deviceID, at: 1)
-        statement.bindInt(fromMs, at: 2)
-        statement.bindInt(toMs, at: 3)
-        statement.bindInt(limitRows == Int.max ? -1 : Int64(limitRows), at: 4)
+        statement.bindInt(keys.lower, at: 1)
+        statement.bindInt(keys.upper, at: 2)
+        statement.bindInt(limitRows == Int.max ? -1 : Int64(limitRows), at: 3)
         var maxImport = Int64.min
         var modeIndex: [String: UInt16] = [:]
         // Local arrays (no exclusivity checks on the class's properties per row), moved in at the end.

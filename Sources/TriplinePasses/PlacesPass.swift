@@ -1,14 +1,16 @@
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 /// Pass 3, `places`: clusters the device's stays into places and writes one visit per stay.
 ///
 /// Stays are taken in time order; each joins the nearest place whose centre is within `radius_m`, else founds a new
 /// one; a place's centre is the dwell-weighted mean of its visits. Repeated visits home become one place while two
-/// shops 200 m apart stay two. A place is named after the wifi network most seen there (its SSID), else its
-/// coordinates. Places are per device and always recomputed from all of the device's stays (a few thousand at most);
-/// the user's edits (`place_edits`: rename, merge, forget) are applied each time, and a place's id is derived from
-/// the device and the start of its first visit, so it survives rebuilds.
+/// shops 200 m apart stay two. Each place and visit gets the country and locality (city, town) of its centre, looked
+/// up offline (`Geography.country`, `Geography.locality`). A place is named after the wifi network most seen there
+/// (its SSID), else `near <locality>`, else its coordinates. Places are per device and always recomputed from all of
+/// the device's stays (a few thousand at most); the user's edits (`place_edits`: rename, merge, forget) are applied
+/// each time, and a place's id is derived from the device and the start of its first visit, so it survives rebuilds.
 public struct PlacesPass: Pass {
     public static let name = "places"
 
@@ -82,22 +84,22 @@ public struct PlacesPass: Pass {
         var (places, assignment) = Self.cluster(stays, radius: parameters.radiusM)
         // Wifi seen during each visit.
         let ssidQuery = try store.db.prepare(
-            "SELECT ssid, count(*) FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
-        let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points WHERE device_id = ? AND time_ms = ?")
+            "SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
+        let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points_hot WHERE key = ?")
         /// The offset of the point at `ms` (a stay starts and ends at points): its own, else its zone's.
         func offset(_ ms: Int64) throws -> Int32 {
+            guard let key = PointKey.make(device: work.deviceID, timeMs: ms) else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }
             offsetQuery.reset()
-            offsetQuery.bindInt(work.deviceID, at: 1)
-            offsetQuery.bindInt(ms, at: 2)
+            offsetQuery.bindInt(key, at: 1)
             guard try offsetQuery.step() else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }
             if !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
             return work.zones.offset(atMs: ms, latitude: offsetQuery.double(1), longitude: offsetQuery.double(2))
         }
         for (k, s) in stays.enumerated() {
+            let keys = PointKey.range(device: work.deviceID, fromMs: s.start, throughMs: s.end)
             ssidQuery.reset()
-            ssidQuery.bindInt(work.deviceID, at: 1)
-            ssidQuery.bindInt(s.start, at: 2)
-            ssidQuery.bindInt(s.end, at: 3)
+            ssidQuery.bindInt(keys.lower, at: 1)
+            ssidQuery.bindInt(keys.upper, at: 2)
             while try ssidQuery.step() {
                 places[assignment[k]].ssidCounts[ssidQuery.text(0) ?? "", default: 0] += ssidQuery.int(1)
             }
@@ -166,27 +168,34 @@ public struct PlacesPass: Pass {
         try tables.deletePlacesAndVisits(device: work.deviceID)
         var placeIDs: [Int64] = []
         var named = 0
+        var located = 0
         for (f, p) in kept.enumerated() {
             let centre = places[p], t = totals[f]
             let ssid = t.ssidCounts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
-            // A readable default: the wifi network's own name, else the coordinates; the user's name wins.
-            let name = userNames[p] ?? ssid ?? Self.coordinateName(centre.lat, centre.lon)
+            let whereIs = Self.whereIs(centre.lat, centre.lon)
+            // A readable default: the wifi network's own name, else `near <locality>`, else the coordinates; the
+            // user's name wins.
+            let name = userNames[p] ?? ssid ?? whereIs.locality.map { "near " + $0 } ?? Self.coordinateName(centre.lat, centre.lon)
             if ssid != nil { named += 1 }
+            if whereIs.locality != nil { located += 1 }
             placeIDs.append(try tables.insert(
                 PlaceRow(id: StableID.make(.place, device: work.deviceID, startMs: stays[founder[p]].start), deviceID: work.deviceID,
                          name: name, ssid: ssid, lat: centre.lat, lon: centre.lon, radiusM: t.radius, visits: t.visits,
-                         totalDwellS: Int64(t.dwell.rounded()), firstVisitMs: t.first, lastVisitMs: t.last)))
+                         totalDwellS: Int64(t.dwell.rounded()), firstVisitMs: t.first, lastVisitMs: t.last,
+                         countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality)))
         }
         var placeOfStay: [Int64: Int64] = [:]
         var visitCount = 0
         for (k, s) in stays.enumerated() {
             let f = finalOf[assignment[k]]
             guard f >= 0 else { continue }  // a forgotten place: no visit (the stay and its points stay stored)
-            // A visit is its stay (same id) with a place and local offsets.
+            // A visit is its stay (same id) with a place, local offsets and where it is.
+            let whereIs = Self.whereIs(s.lat, s.lon)
             try tables.insert(
                 VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[f], startMs: s.start, endMs: s.end,
                          startUTCOffsetS: Int(try offset(s.start)), endUTCOffsetS: Int(try offset(s.end)), lat: s.lat, lon: s.lon,
-                         radiusM: extents[k].radiusM, points: extents[k].points))
+                         radiusM: extents[k].radiusM, points: extents[k].points, countryCode: whereIs.countryCode,
+                         country: whereIs.country, locality: whereIs.locality))
             placeOfStay[ids[k]] = placeIDs[f]
             visitCount += 1
         }
@@ -195,7 +204,8 @@ public struct PlacesPass: Pass {
             work.stays = workStays
         }
         try tables.refreshTripPlaces(device: work.deviceID)
-        return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named))]
+        return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named)),
+                ("with_locality", String(located))]
     }
 
     /// A device's place edits, oldest first.
@@ -211,6 +221,23 @@ public struct PlacesPass: Pass {
         }
         return out
     }
+
+    /// Country (code and English name) and locality of a centre. The country is the Natural Earth unit the point is
+    /// in (nil at sea); the locality is the GeoNames city, town or village it is in or nearest to
+    /// (`Geography.locality`), nil when that is more than `localityMaxM` away (open sea, deserts, ice).
+    static func whereIs(_ lat: Double, _ lon: Double) -> (countryCode: String?, country: String?, locality: String?) {
+        let country = Geography.country(latitude: lat, longitude: lon)
+        var locality: String? = nil
+        if let place = Geography.locality(latitude: lat, longitude: lon), place.distanceMeters <= localityMaxM {
+            let name = place.name.trimmingCharacters(in: " \t\r\n")
+            locality = name.isEmpty ? nil : name
+        }
+        return (country?.code, country?.name, locality)
+    }
+
+    /// A locality farther than this from the centre is not named (50 km: beyond it "near X" misleads more than it
+    /// helps; every inhabited area of Europe has a place of ≥ 1000 people closer).
+    static let localityMaxM = 50_000.0
 
     static func coordinateName(_ lat: Double, _ lon: Double) -> String {
         func f(_ v: Double) -> String {

@@ -247,8 +247,10 @@ public struct Rebuild {
         if let fromDay = filter.fromDay {
             processFrom = try localMidnight(day: fromDay, device: deviceID, zones: zones)
         } else if !full && options.pass == nil, let last = state?.lastImportID {
+            let keys = PointKey.range(device: deviceID, fromMs: 0, throughMs: PointKey.maxTimeMs)
             guard let earliest = try store.db.scalarInt(
-                "SELECT min(time_ms) FROM points WHERE device_id = ? AND import_id > ?", [.integer(deviceID), .integer(last)])
+                "SELECT min(key) FROM points_hot WHERE key BETWEEN ? AND ? AND import_id > ?",
+                [.integer(keys.lower), .integer(keys.upper), .integer(last)]).map(PointKey.time)
             else {
                 if var state, state.timezone != zoneName {
                     // Another zone that changes nothing here (every point has its own offset): recorded, so the

@@ -10,7 +10,9 @@ import TriplineStore
 /// Legs: each point's speed (reported, else displacement over ≥ 10 s) gives the highest speed within
 /// ±`window_s`; that speed says foot (< `walk_max_mps`), run (< `run_max_mps`), cycle (< `cycle_max_mps`) or
 /// motorised; points that did not move take their neighbours' class. Runs shorter than `min_leg_s` join a
-/// neighbour. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
+/// neighbour. With `profile` on, those classes only find where the traveller is on foot: vehicle runs that no walk
+/// or silence parts form one leg, classified by its whole speed profile (percentiles, steadiness, stops per km; see
+/// ``profileRuns``), so legs do not flicker between cycle and car. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
 /// app's own `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip
 /// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
 /// a train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on
@@ -32,13 +34,20 @@ public struct TripsPass: Pass {
         public var runMaxMps: Double = 3.9
         /// A "run" whose speed varies more than this (standard deviation / mean) is a bicycle ride.
         public var runMaxCV: Double = 0.3
+        /// A "run" that goes from one place to another (straight-line distance from its first to its last fix over its
+        /// path length above this) is a bicycle ride: runners run loops and out-and-backs, a slow, even commuter ride
+        /// goes somewhere (0 = off).
+        public var runMaxStraightness: Double = 0.6
         public var cycleMaxMps: Double = 7.5
         /// Below this windowed speed (m/s) a point did not move: it takes its neighbours' class.
         public var stillMps: Double = 0.6
         /// A silence longer than this (seconds) inside a trip ends a leg (0 = off).
         public var legGapS: Double = 600
-        /// A foot run between two motorised runs that moved less than this (metres) is a stop inside the vehicle leg.
-        public var transferMinM: Double = 50
+        /// A foot run between two vehicle runs (motorised; with `profile` on, bicycle too) that moved less than this
+        /// (metres) is the vehicle crawling or standing in traffic, not a change of vehicle: it joins the vehicle leg.
+        /// A change of vehicle walks to another stop or platform; a walk shorter than this between two buses is taken
+        /// as one bus leg (chosen by leave-one-user-out on GeoLife, docs/PASSES.md).
+        public var transferMinM: Double = 300
         /// Shortest leg (seconds).
         public var minLegS: Double = 120
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
@@ -47,11 +56,34 @@ public struct TripsPass: Pass {
         /// Motorised legs faster than this (95th percentile, m/s) but slower than a plane are trains even when not
         /// entered on foot: no road vehicle keeps 160 km/h.
         public var railMinMps: Double = 45
+        /// Vehicle runs (run, cycle, motorised) not parted by a walk or a silence form one leg whose mode comes from
+        /// its whole speed profile (1 = on, 0 = each run keeps its own class). People change vehicles on foot: a car
+        /// does not turn into a bicycle at a red light, so a slow stretch of a car ride is not a bicycle leg.
+        public var profile: Double = 1
+        /// Profile of a vehicle leg (time-weighted speed percentiles of its moving fixes): a bicycle keeps its 85th
+        /// percentile below `cycle_p85_max_mps` and its 95th below `cycle_p95_max_mps`; faster is motorised.
+        public var cycleP85MaxMps: Double = 7
+        public var cycleP95MaxMps: Double = 10
+        /// A faster leg is still a bicycle when it is steady (85th / 50th percentile at most `cycle_steady_ratio`:
+        /// a road cyclist keeps a cadence, motor traffic alternates crawling and bursts) and its 95th percentile stays
+        /// below `cycle_steady_p95_max_mps` (40 km/h: a sporty ride at 25–30 km/h with short faster stretches; a
+        /// car cruising at 43 km/h or more is not a bicycle).
+        public var cycleSteadyRatio: Double = 1.35
+        public var cycleSteadyP95MaxMps: Double = 11
+        /// … and it stops (at least 10 s below `still_mps`) less often than this per km: a bus keeps its cadence
+        /// between stops every few hundred metres, a cyclist on an open road rarely stops.
+        public var cycleSteadyMaxStopsPerKm: Double = 1
+        /// … and its median moving speed is at most this (m/s; 29 km/h, a fast amateur's cruise): a vehicle that
+        /// holds 33 km/h without stopping is a car, not a cyclist.
+        public var cycleSteadyP50MaxMps: Double = 8
+        /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
+        public var profileWalk: Double = 1
         public init() {}
         public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk,
         ] }
     }
 
@@ -162,6 +194,68 @@ public struct TripsPass: Pass {
         return out
     }
 
+    /// Joins vehicle runs (run, cycle, motorised) that no walk or silence parts into one leg, and gives it the class of
+    /// its whole speed profile: time-weighted percentiles of the moving fixes' speeds (each fix weighs the time to the
+    /// next, at most a minute). Then joins neighbours of one class.
+    static func profileRuns(_ input: [(Int, Int, UInt8)], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double], _ p: Parameters,
+                            _ silenceBefore: (Int) -> Bool) -> [(Int, Int, UInt8)] {
+        var chains: [(Int, Int, UInt8)] = []
+        for r in input {
+            if let last = chains.last, last.2 >= 2, r.2 >= 2, !silenceBefore(r.0) {
+                chains[chains.count - 1].1 = r.1
+                chains[chains.count - 1].2 = max(last.2, r.2)
+            } else {
+                chains.append(r)
+            }
+        }
+        var weighted: [(Double, Double)] = []
+        for k in chains.indices where chains[k].2 >= 2 {
+            let (a, b, _) = chains[k]
+            weighted.removeAll(keepingCapacity: true)
+            var total = 0.0, metres = 0.0
+            var stops = 0
+            var stillSince: Int64? = nil
+            for q in a...b {
+                metres += inc[q]
+                if v[q] < p.stillMps {
+                    if stillSince == nil { stillSince = w.time[pts[q]] }
+                    continue
+                }
+                if let since = stillSince, w.time[pts[q]] - since >= 10_000 { stops += 1 }
+                stillSince = nil
+                let next = q < b ? w.time[pts[q + 1]] : w.time[pts[q]] + 1000
+                let wt = Double(min(max(next - w.time[pts[q]], 1000), 60_000)) / 1000
+                weighted.append((v[q], wt))
+                total += wt
+            }
+            guard total > 0 else { continue }
+            weighted.sort { $0.0 < $1.0 }
+            func percentile(_ f: Double) -> Double {
+                var acc = 0.0
+                for (speed, wt) in weighted {
+                    acc += wt
+                    if acc >= f * total { return speed }
+                }
+                return weighted.last!.0
+            }
+            let p50 = percentile(0.5), p85 = percentile(0.85), p95 = percentile(0.95)
+            let steadyCycle = p95 < p.cycleSteadyP95MaxMps && p85 <= p.cycleSteadyRatio * p50
+                && Double(stops) < p.cycleSteadyMaxStopsPerKm * metres / 1000
+                && p50 <= p.cycleSteadyP50MaxMps
+            let cls: UInt8
+            if (p85 >= p.cycleP85MaxMps || p95 >= p.cycleP95MaxMps) && !steadyCycle { cls = 4 }
+            else if p.profileWalk > 0 && p85 < p.walkMaxMps { cls = 1 }
+            else if p85 < p.runMaxMps { cls = 2 }
+            else { cls = 3 }
+            chains[k].2 = cls
+        }
+        var out: [(Int, Int, UInt8)] = []
+        for r in chains {
+            if let last = out.last, last.2 == r.2, !silenceBefore(r.0) { out[out.count - 1].1 = r.1 } else { out.append(r) }
+        }
+        return out
+    }
+
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
     static func build(_ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
@@ -230,10 +324,14 @@ public struct TripsPass: Pass {
             var k = 1
             while k < runs.count - 1 {
                 let r = runs[k]
-                if r.cls <= 2 && runs[k - 1].cls == 4 && runs[k + 1].cls == 4 && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
+                let vehicleMin: UInt8 = p.profile > 0 ? 3 : 4
+                if r.cls <= 2 && runs[k - 1].cls >= vehicleMin && runs[k + 1].cls >= vehicleMin && (p.profile > 0 || runs[k - 1].cls == runs[k + 1].cls)
+                    && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
                     var d = 0.0
                     for q in r.a...r.b { d += inc[q] }
-                    if d < p.transferMinM {
+                    // … or one that covered its ground faster than anyone walks (a silence crossed by the vehicle).
+                    let seconds = Double(w.time[pts[runs[k + 1].a]] - w.time[pts[r.a]]) / 1000
+                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps) {
                         runs[k - 1].b = runs[k + 1].b
                         runs.removeSubrange(k...(k + 1))
                         continue
@@ -242,6 +340,7 @@ public struct TripsPass: Pass {
                 k += 1
             }
         }
+        if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, inc, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {
@@ -279,6 +378,12 @@ public struct TripsPass: Pass {
                     let mean = sum / k
                     let sd = max(0, sum2 / k - mean * mean).squareRoot()
                     if sd / mean > p.runMaxCV { mode = "cycle" }
+                }
+                if mode == "run" && p.runMaxStraightness > 0 {
+                    var path = 0.0
+                    for q in r.a...r.b { path += inc[q] }
+                    let a = pts[r.a], b = pts[r.b]
+                    if path > 0 && Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) > p.runMaxStraightness * path { mode = "cycle" }
                 }
             }
             if let best = motionCounts.indices.max(by: { motionCounts[$0] < motionCounts[$1] }), motionCounts[best] * 2 > n {

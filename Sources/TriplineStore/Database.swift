@@ -38,6 +38,9 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_FULL`, …).
     public var primaryCode: Int32 { code & 0xFF }
+
+    /// Another connection holds the lock (`SQLITE_BUSY`).
+    public var isBusy: Bool { primaryCode == SQLITE_BUSY }
 }
 
 /// A value that can be bound to a statement parameter.
@@ -69,7 +72,7 @@ final class AuthorizerState {
 /// A connection is used by one thread at a time.
 public final class Database {
     public let path: String
-    package let handle: OpaquePointer
+    let handle: OpaquePointer
     /// Set by ``restrictToReading()``: ``forEachStatement(in:_:)`` refuses statements that would write.
     public fileprivate(set) var untrusted = false
     /// What the authorizer saw while the last statement was prepared.
@@ -125,7 +128,7 @@ public final class Database {
         _ = tripline_sqlite3_disable_memstatus()
     }()
 
-    package func error(_ rc: Int32, sql: String? = nil) -> DatabaseError {
+    func error(_ rc: Int32, sql: String? = nil) -> DatabaseError {
         DatabaseError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
@@ -178,6 +181,11 @@ public final class Database {
         }
     }
 
+    /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+    public func setBusyTimeout(ms: Int32) {
+        sqlite3_busy_timeout(handle, ms)
+    }
+
     /// The rowid of the last successful `INSERT` on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
@@ -210,7 +218,7 @@ public final class Database {
 
 /// A prepared statement. Owns its `sqlite3_stmt` and finalizes it on `deinit`.
 public final class Statement {
-    package let handle: OpaquePointer
+    let handle: OpaquePointer
     unowned let database: Database
     public let sql: String
 
@@ -450,13 +458,15 @@ extension Database {
     /// Makes this connection safe for SQL written by somebody else (`tripline query FILE`):
     /// - `SQLITE_DBCONFIG_DEFENSIVE` on (no `writable_schema`, no raw page writes, no shadow-table writes),
     ///   `SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER` off (the two-argument `fts3_tokenizer`, which takes a pointer, is
-    ///   refused), `TRUSTED_SCHEMA` off, extension loading off;
+    ///   refused), extension loading off. `TRUSTED_SCHEMA` stays on: the schema is Tripline's own (its `points` view
+    ///   calls `json_extract`, which SQLite refuses in views of an untrusted schema), and the SQL that is not
+    ///   trusted is the query file, which the authorizer below checks;
     /// - an authorizer that refuses `ATTACH`, `DETACH`, every write and schema change outside the query's own
     ///   `TEMP` tables, `PRAGMA`s other than a few that only read, and the functions `fts3_tokenizer`,
     ///   `load_extension`, `readfile` and `writefile`;
     /// - statements that would write anything else (`VACUUM INTO` among them) are refused before they run.
     public func restrictToReading() throws {
-        for (op, on) in [(SQLITE_DBCONFIG_DEFENSIVE, 1), (SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0), (SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0),
+        for (op, on) in [(SQLITE_DBCONFIG_DEFENSIVE, 1), (SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0),
                          (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0)] {
             let rc = tripline_sqlite3_db_config_flag(handle, Int32(op), Int32(on))
             guard rc == SQLITE_OK else { throw error(rc, sql: "sqlite3_db_config") }
@@ -584,6 +594,19 @@ public final class RowText {
             return
         }
         value.withUTF8 { bytes in bind(bytes: UnsafeRawBufferPointer(bytes), to: statement, at: index) }
+    }
+
+    /// Binds UTF-8 `bytes` as text to parameter `index` of `s` for the next step; returns SQLite's result code.
+    @inline(__always) func bindChecked(bytes: UnsafeRawBufferPointer, to s: OpaquePointer, at index: Int32) -> Int32 {
+        let used = storage.load(as: Int.self)
+        let count = bytes.count
+        guard count > 0, used + count <= capacity, let source = bytes.baseAddress else {
+            return bindTextBytes(s, index, bytes.baseAddress, count)
+        }
+        let target = storage + 8 + used
+        target.copyMemory(from: source, byteCount: count)
+        storage.storeBytes(of: used + count, as: Int.self)
+        return sqlite3_bind_text(s, index, target.assumingMemoryBound(to: CChar.self), Int32(count), nil)  // nil = SQLITE_STATIC
     }
 
     /// Binds UTF-8 `bytes` as text to parameter `index` of `statement` for the next step.

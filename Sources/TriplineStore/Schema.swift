@@ -259,6 +259,88 @@ enum Schema {
         );
         CREATE INDEX place_edits_device ON place_edits(device_id, id);
         """,
+
+        // 3: `points` becomes a view over `points_hot`, one narrow rowid b-tree (issue 14; docs/SCHEMA.md and
+        // docs/PERFORMANCE.md). The integer primary key packs the dedup identity: `key = device_id << 42 | time_ms`
+        // (times 1970 … 2109, device ids < 2^21), so a point is one integer-keyed b-tree entry instead of a
+        // two-column record key. The columns the rebuild, the exports and the map read are plain columns; the ones
+        // nothing in Tripline reads (v_accuracy_m, battery_level, battery_state, bssid, app_trip_id, trigger, conn,
+        // extra) are one JSON object in `cold`, NULL when the point has none of them. The view shows every column
+        // of version 1 under its old name and in its old order.
+        //
+        // Numbers are written with 17 significant digits (`%!.17g`: they read back as the same double; json_quote
+        // keeps only 15), infinities as ±1e999.
+        //
+        // A stored point whose device or time does not fit the key makes the copy fail ('datatype mismatch': a
+        // text key for an INTEGER PRIMARY KEY), so the migration rolls back and the file is left as it was.
+        """
+        CREATE TABLE points_hot (
+            key           INTEGER PRIMARY KEY,
+            lat           REAL NOT NULL,
+            lon           REAL NOT NULL,
+            accuracy_m    REAL,
+            speed_mps     REAL,
+            utc_offset_s  INTEGER,
+            motion        TEXT,
+            app_trip_mode TEXT,
+            import_id     INTEGER NOT NULL,
+            altitude_m    REAL,
+            course_deg    REAL,
+            ssid          TEXT,
+            cold          TEXT
+        );
+
+        INSERT INTO points_hot(key, lat, lon, accuracy_m, speed_mps, utc_offset_s, motion, app_trip_mode, import_id,
+                               altitude_m, course_deg, ssid, cold)
+        SELECT CASE WHEN device_id BETWEEN 0 AND 2097151 AND time_ms BETWEEN 0 AND 4398046511103
+                    THEN (device_id << 42) | time_ms
+                    ELSE 'point out of range: device ' || device_id || ', time_ms ' || time_ms END,
+               lat, lon, accuracy_m, speed_mps, utc_offset_s, motion, app_trip_mode, import_id, altitude_m, course_deg, ssid,
+               CASE WHEN coalesce(v_accuracy_m, battery_level, battery_state, bssid, app_trip_id, trigger, conn, extra) IS NULL
+                    THEN NULL
+                    ELSE '{' || substr(
+                        CASE WHEN v_accuracy_m IS NULL THEN '' ELSE ',"v_accuracy_m":' || CASE WHEN v_accuracy_m > 1.7976931348623157e308 THEN '1e999'
+                             WHEN v_accuracy_m < -1.7976931348623157e308 THEN '-1e999' ELSE printf('%!.17g', v_accuracy_m) END END ||
+                        CASE WHEN battery_level IS NULL THEN '' ELSE ',"battery_level":' || CASE WHEN battery_level > 1.7976931348623157e308 THEN '1e999'
+                             WHEN battery_level < -1.7976931348623157e308 THEN '-1e999' ELSE printf('%!.17g', battery_level) END END ||
+                        CASE WHEN battery_state IS NULL THEN '' ELSE ',"battery_state":' || json_quote(battery_state) END ||
+                        CASE WHEN bssid IS NULL THEN '' ELSE ',"bssid":' || json_quote(bssid) END ||
+                        CASE WHEN app_trip_id IS NULL THEN '' ELSE ',"app_trip_id":' || json_quote(app_trip_id) END ||
+                        CASE WHEN trigger IS NULL THEN '' ELSE ',"trigger":' || json_quote(trigger) END ||
+                        CASE WHEN conn IS NULL THEN '' ELSE ',"conn":' || json_quote(conn) END ||
+                        CASE WHEN extra IS NULL THEN '' ELSE ',"extra":' || json_quote(extra) END, 2) || '}'
+               END
+        FROM points ORDER BY device_id, time_ms;
+
+        DROP TABLE points;
+
+        CREATE VIEW points AS
+        SELECT key >> 42                                          AS device_id,
+               key & 4398046511103                                AS time_ms,
+               lat, lon, accuracy_m, speed_mps, utc_offset_s, motion, app_trip_mode, import_id, altitude_m, course_deg,
+               CAST(json_extract(cold, '$.v_accuracy_m') AS REAL)  AS v_accuracy_m,
+               CAST(json_extract(cold, '$.battery_level') AS REAL) AS battery_level,
+               json_extract(cold, '$.battery_state')              AS battery_state,
+               ssid,
+               json_extract(cold, '$.bssid')                      AS bssid,
+               json_extract(cold, '$.app_trip_id')                AS app_trip_id,
+               json_extract(cold, '$.trigger')                    AS trigger,
+               json_extract(cold, '$.conn')                       AS conn,
+               json_extract(cold, '$.extra')                      AS extra
+        FROM points_hot;
+        """,
+
+        // 4: places and visits named (issue 13): the country and the nearest populated place (city, town) of the centre,
+        // looked up offline in TriplineGeography by the places pass. NULL for rows written before this migration
+        // until the next `rebuild`, and at sea (country) or when the lookup gives nothing.
+        """
+        ALTER TABLE places ADD COLUMN country_code TEXT;
+        ALTER TABLE places ADD COLUMN country TEXT;
+        ALTER TABLE places ADD COLUMN locality TEXT;
+        ALTER TABLE visits ADD COLUMN country_code TEXT;
+        ALTER TABLE visits ADD COLUMN country TEXT;
+        ALTER TABLE visits ADD COLUMN locality TEXT;
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

@@ -5,7 +5,7 @@ import TriplineGeography
 @preconcurrency import Glibc
 #endif
 
-/// `tripline-bench geography [--points N] [--check FILE]`
+/// `tripline-bench geography [--points N] [--check FILE] [--only LABEL-PREFIX] [--at LAT,LON]`
 ///
 /// Builds N (default 1,000,000) query points, land-biased and deterministic: 80 % are a GeoNames place (taken from
 /// `nearestPlace` of a uniform random point) moved by up to ±0.5°, 20 % uniform on the sphere. Times first use of each
@@ -18,11 +18,20 @@ enum GeographyBenchmark {
     static func run(_ args: [String]) throws {
         var count = 1_000_000
         var check: String?
+        var only: String?
         var index = 0
         while index < args.count {
             switch args[index] {
             case "--points": index += 1; count = index < args.count ? Int(args[index]) ?? count : count
             case "--check": index += 1; check = index < args.count ? args[index] : nil
+            case "--only": index += 1; only = index < args.count ? args[index] : nil
+            case "--at":
+                // Print every lookup for one point and stop: `--at 52.52,13.405`.
+                index += 1
+                let parts = index < args.count ? args[index].split(separator: ",").compactMap { Double($0) } : []
+                guard parts.count == 2 else { print("--at LAT,LON"); exit(64) }
+                describe(parts[0], parts[1])
+                return
             default: print("unknown option \(args[index])"); exit(64)
             }
             index += 1
@@ -43,11 +52,14 @@ enum GeographyBenchmark {
 
         let (lats, lons) = points(count)
         print("\(count) points (80 % within ±0.5° of a GeoNames place, 20 % uniform), best of 3, one thread; load average \(loadAverage()):")
-        measure("zoneID (no String)", lats, lons) { la, lo in Int(Geography.zoneID(latitude: la, longitude: lo)?.raw ?? 0) }
-        measure("zone (String name)", lats, lons) { la, lo in Geography.zone(latitude: la, longitude: lo)?.utf8.count ?? 0 }
-        measure("country", lats, lons) { la, lo in Geography.country(latitude: la, longitude: lo)?.name.utf8.count ?? 0 }
-        measure("nearestPlace", lats, lons) { la, lo in
+        measure("zoneID (no String)", lats, lons, only: only) { la, lo in Int(Geography.zoneID(latitude: la, longitude: lo)?.raw ?? 0) }
+        measure("zone (String name)", lats, lons, only: only) { la, lo in Geography.zone(latitude: la, longitude: lo)?.utf8.count ?? 0 }
+        measure("country", lats, lons, only: only) { la, lo in Geography.country(latitude: la, longitude: lo)?.name.utf8.count ?? 0 }
+        measure("nearestPlace", lats, lons, only: only) { la, lo in
             Int(Geography.nearestPlace(latitude: la, longitude: lo)?.distanceMeters ?? 0)
+        }
+        measure("nearestPlace ≥ 50k", lats, lons, only: only) { la, lo in
+            Int(Geography.nearestPlace(latitude: la, longitude: lo, minimumPopulation: 50_000)?.distanceMeters ?? 0)
         }
         var box = 0
         t = now()
@@ -56,11 +68,23 @@ enum GeographyBenchmark {
             let b = GeoBox(minLatitude: la, minLongitude: lo, maxLatitude: la + 2, maxLongitude: lo + 3)
             for kind in BaseLayerKind.allCases { box &+= Geography.baseLayer(kind, detail: .high, in: b).count }
         }
-        print("baseLayer, 3 layers, high detail, 2° × 3° box: \(format((now() - t) / 1000 * 1e6, 1)) µs per box (\(box) shapes)")
+        print("baseLayer, \(BaseLayerKind.allCases.count) layers, high detail, 2° × 3° box: \(format((now() - t) / 1000 * 1e6, 1)) µs per box (\(box) shapes)")
         if let check { try accuracy(check) }
     }
 
-    static func measure(_ label: String, _ lats: [Double], _ lons: [Double], _ body: (Double, Double) -> Int) {
+    static func describe(_ la: Double, _ lo: Double) {
+        print("zone: \(Geography.zone(latitude: la, longitude: lo) ?? "nil")")
+        if let c = Geography.country(latitude: la, longitude: lo) { print("country: \(c.code ?? "-") \(c.name)") } else { print("country: nil") }
+        for minimum in [0, 50_000] {
+            if let p = Geography.nearestPlace(latitude: la, longitude: lo, minimumPopulation: minimum) {
+                print("nearest place (population ≥ \(max(minimum, 1000))): \(p.name), \(p.admin1 ?? "-"), \(p.countryCode), population \(p.population), \(format(p.distanceMeters / 1000, 2)) km")
+            }
+        }
+    }
+
+    static func measure(_ label: String, _ lats: [Double], _ lons: [Double], only: String?,
+                        _ body: (Double, Double) -> Int) {
+        if let only, !label.hasPrefix(only) { return }
         var best = Double.infinity, bestCPU = Double.infinity
         var sink = 0
         for _ in 0..<3 {

@@ -93,23 +93,14 @@ enum ImportBenchmark {
         return -1
     }
 
-    /// Inserts the same rows as the import produces through the sqlite3 C API (same table, schema, pragmas and page
-    /// size — both open the database through `Store` — same statement, same binds, same transaction per file), with
-    /// nothing parsed; only the insert loop is timed.
+    /// Inserts the same rows as the import produces through the importer's own writer (``PointWriter``: same
+    /// table, statement, binds and cold encoding; same schema, pragmas and page size — both open the database
+    /// through `Store`; one transaction per file), with nothing parsed; only the insert loop is timed.
     static func rawInsert(points: Int, dbPath: String) throws -> (rate: Double, cpuSeconds: Double) {
         let store = try Store(path: dbPath)
         let db = store.db
-        try db.run("INSERT INTO devices(name, source, name_origin, created_ms) VALUES ('bench-phone', 'overland', 'device_id', 0)")
-        let statement = try db.prepare(
-            """
-            INSERT INTO points(device_id, time_ms, utc_offset_s, lat, lon, altitude_m, speed_mps, course_deg,
-              accuracy_m, v_accuracy_m, motion, battery_level, battery_state, ssid, bssid, app_trip_id, app_trip_mode,
-              trigger, conn, extra, import_id)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-            ON CONFLICT(device_id, time_ms) DO NOTHING
-            """)
-        // Texts bound the way the importer binds them (copied once into a row buffer, no copy by SQLite).
-        let texts = RowText()
+        let device = try store.deviceID(named: "bench-phone", source: "overland", origin: "device_id")
+        let writer = try PointWriter(db)
         var seconds = 0.0
         var cpu = 0.0
         var i = 0
@@ -121,7 +112,7 @@ enum ImportBenchmark {
             let n = min(perFile, points - i)
             for k in 0..<n {
                 let f = fix(i + k)
-                rows.append(Point(deviceID: 1, timeMs: f.timeMs, utcOffsetS: -25200, lat: f.lat, lon: f.lon, altitudeM: f.altitude,
+                rows.append(Point(deviceID: 0, timeMs: f.timeMs, utcOffsetS: -25200, lat: f.lat, lon: f.lon, altitudeM: f.altitude,
                                   speedMps: f.speed, courseDeg: f.course, accuracyM: f.accuracy, vAccuracyM: nil, motion: "driving",
                                   batteryLevel: f.battery, batteryState: "unplugged", extra: "{\"speed_accuracy\":1.5}", importID: 1))
             }
@@ -130,30 +121,7 @@ enum ImportBenchmark {
             let cpuStart = threadCPUSeconds()
             try db.transaction {
                 for p in rows {
-                    statement.bindInt(p.deviceID, at: 1)
-                    statement.bindInt(p.timeMs, at: 2)
-                    statement.bindInt(p.utcOffsetS.map(Int64.init), at: 3)
-                    statement.bindDouble(p.lat, at: 4)
-                    statement.bindDouble(p.lon, at: 5)
-                    statement.bindDouble(p.altitudeM, at: 6)
-                    statement.bindDouble(p.speedMps, at: 7)
-                    statement.bindDouble(p.courseDeg, at: 8)
-                    statement.bindDouble(p.accuracyM, at: 9)
-                    statement.bindDouble(p.vAccuracyM, at: 10)
-                    texts.clear()
-                    texts.bind(p.motion, to: statement, at: 11)
-                    statement.bindDouble(p.batteryLevel, at: 12)
-                    texts.bind(p.batteryState, to: statement, at: 13)
-                    texts.bind(p.ssid, to: statement, at: 14)
-                    texts.bind(p.bssid, to: statement, at: 15)
-                    texts.bind(p.appTripID, to: statement, at: 16)
-                    texts.bind(p.appTripMode, to: statement, at: 17)
-                    texts.bind(p.trigger, to: statement, at: 18)
-                    texts.bind(p.conn, to: statement, at: 19)
-                    texts.bind(p.extra, to: statement, at: 20)
-                    statement.bindInt(p.importID, at: 21)
-                    _ = try statement.step()
-                    statement.reset()
+                    guard try writer.insert(p, deviceID: device, importID: 1) else { throw BenchmarkFailure("raw insert: duplicate row") }
                 }
             }
             seconds += Clock.monotonic() - start
@@ -203,7 +171,7 @@ enum ImportBenchmark {
         let (raw, rawCPU) = try rawInsert(points: points, dbPath: dir + "/raw.sqlite")
         print("import:     \(Int(importRate)) points/s end to end (\(format(seconds, 2)) s, dedup on, WAL, \(summary.files.count) files)")
         print("parse only: \(Int(parseRate)) points/s (one thread, no database)")
-        print("raw insert: \(Int(raw)) rows/s (same rows, sqlite3 C API, nothing parsed)")
+        print("raw insert: \(Int(raw)) rows/s (same rows, the importer's PointWriter, nothing parsed)")
         print("ratio:      \(format(importRate / raw, 2))")
         // CPU time per point, which load on a shared machine does not distort: with a free second core the
         // pipeline runs at the pace of its busier thread.

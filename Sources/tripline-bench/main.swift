@@ -16,6 +16,7 @@ let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] 
     ("takeout", "import a generated Google Takeout Records.json (default 2 GB; pass GB): points/s and peak memory", TakeoutBenchmark.run),
     ("map", "synthetic year at 1 Hz -> map.html: size, render time, drawn counts (--days N --dir DIR)", MapBenchmark.run),
     ("export", "export a year of 1 Hz points and its trips as GeoJSON, GPX and CSV: MB/s and peak memory", ExportBenchmark.run),
+    ("tune", "leave-one-user-out parameter choice on GeoLife users (--geolife DIR..., --grid FILE)", TuneBenchmark.run),
     ("geography", "ns per time-zone, country and nearest-place lookup on 1,000,000 points (--points N --check FILE)", GeographyBenchmark.run),
     ("rebuild", "full rebuild of ~1,000,000 simulated points of one device, from the database and back", RebuildBenchmark.run),
 ]

@@ -65,6 +65,8 @@ struct GeographyTests {
         #expect(Geography.country(latitude: 52.52, longitude: 13.405)?.name == "Germany")
         #expect(Geography.country(latitude: 47.3769, longitude: 8.5417)?.name == "Switzerland")
         #expect(Geography.country(latitude: 40.7128, longitude: -74.006)?.name == "United States of America")
+        #expect(Geography.country(latitude: 39.9042, longitude: 116.4074)?.name == "China")
+        #expect(Geography.country(latitude: 43.8563, longitude: 18.4131)?.name == "Bosnia and Herzegovina")
     }
 
     @Test("France's overseas departments have their own ISO codes, as in GeoNames")
@@ -154,6 +156,20 @@ struct NearestPlaceTests {
         #expect(p.distanceMeters < 2000)
     }
 
+    @Test("with a minimum population: the city, not its district")
+    func minimumPopulation() throws {
+        let p = try #require(Geography.nearestPlace(latitude: 47.3769, longitude: 8.5417, minimumPopulation: 100_000))
+        #expect(p.name == "Zürich")
+        #expect(p.population > 300_000)
+        let berlin = try #require(Geography.nearestPlace(latitude: 52.5200, longitude: 13.4050, minimumPopulation: 1_000_000))
+        #expect(berlin.name == "Berlin")
+        // Nothing of 10 million near Basel: the nearest such city is far away but found.
+        let big = try #require(Geography.nearestPlace(latitude: 47.5596, longitude: 7.5886, minimumPopulation: 10_000_000))
+        #expect(big.population >= 10_000_000)
+        #expect(big.distanceMeters > 300_000)
+        #expect(Geography.nearestPlace(latitude: 0, longitude: 0, minimumPopulation: 1_000_000_000) == nil)
+    }
+
     @Test("the distance is the great-circle distance to the place's own coordinate")
     func distance() throws {
         let q = GeoPoint(latitude: 48.0, longitude: 11.0)
@@ -180,8 +196,7 @@ struct NearestPlaceTests {
         #expect(atlantic.distanceMeters > 500_000)
     }
 
-    /// Brute force over a few thousand queries would need the whole table; instead check a set of queries against
-    /// the same answer computed by scanning every place near the query's result (the k-d search must not miss one).
+    /// 100 random queries against a scan of every place: the k-d search must never miss the nearest one.
     @Test("the k-d search agrees with a brute-force scan")
     func bruteForce() throws {
         let index = Geography.places
@@ -191,21 +206,28 @@ struct NearestPlaceTests {
             return Double(state >> 11) / Double(1 << 53)
         }
         var points: [(Float, Float, Float)] = []
+        var populations: [Int] = []
         for i in 0..<index.count {
             let c = index.coordinate(i)
             points.append(unit(c.latitude, c.longitude))
+            populations.append(index.population(i))
         }
-        for _ in 0..<200 {
+        for _ in 0..<100 {
             let lat = next() * 180 - 90, lon = next() * 360 - 180
             let got = try #require(index.nearest(latitude: lat, longitude: lon))
             let q = unit(lat, lon)
-            var best = Float.infinity
-            for p in points {
+            let big = try #require(index.nearest(latitude: lat, longitude: lon, minimumPopulation: 100_000))
+            var best = Float.infinity, bestBig = Float.infinity
+            for (p, population) in zip(points, populations) {
                 let dx = p.0 - q.0, dy = p.1 - q.1, dz = p.2 - q.2
-                best = min(best, dx * dx + dy * dy + dz * dz)
+                let d2 = dx * dx + dy * dy + dz * dz
+                best = min(best, d2)
+                if population >= 100_000 { bestBig = min(bestBig, d2) }
             }
             // Equal up to Float rounding of the stored vs recomputed unit vectors.
             #expect(abs(got.chord2 - best) <= 1e-6 * max(best, 1e-6) + 1e-11)
+            #expect(abs(big.chord2 - bestBig) <= 1e-6 * max(bestBig, 1e-6) + 1e-11)
+            #expect(index.population(big.index) >= 100_000)
         }
     }
 }
@@ -240,6 +262,25 @@ struct BaseLayerTests {
                 }
             }
         }
+    }
+
+    @Test("lakes: Lake Geneva and Lake Constance near Switzerland, the Great Lakes at world detail")
+    func lakes() {
+        let box = GeoBox(minLatitude: 45.5, minLongitude: 5.5, maxLatitude: 48.0, maxLongitude: 10.8)
+        let lakes = Geography.baseLayer(.lakes, detail: .high, in: box)
+        func has(_ lat: Double, _ lon: Double, in shapes: [BaseShape]) -> Bool {
+            shapes.contains { s in
+                let ring = s.parts[0]
+                let lats = ring.map(\.latitude), lons = ring.map(\.longitude)
+                return lats.min()! <= lat && lat <= lats.max()! && lons.min()! <= lon && lon <= lons.max()!
+            }
+        }
+        #expect(has(46.45, 6.55, in: lakes))  // Lake Geneva
+        #expect(has(47.60, 9.40, in: lakes))  // Lake Constance
+        #expect(lakes.allSatisfy { $0.countryCode == nil })
+        let world = Geography.baseLayer(.lakes, detail: .low, in: .world)
+        #expect(has(44.8, -87.0, in: world))  // Lake Michigan
+        #expect(Geography.baseLayer(.lakes, detail: .high, in: GeoBox(minLatitude: 30, minLongitude: -45, maxLatitude: 40, maxLongitude: -35)).isEmpty)
     }
 
     @Test("clipped polygon rings stay closed")
@@ -323,3 +364,56 @@ func haversine(_ a: GeoPoint, _ b: GeoPoint) -> Double {
 #if canImport(Glibc)
     import Glibc
 #endif
+
+@Suite("Damaged tables")
+struct DamagedTableTests {
+    /// Copies of each embedded table, truncated or with bytes overwritten, must give answers (perhaps wrong, perhaps
+    /// none) without trapping, hanging or reading outside the copy.
+    @Test("truncated and scribbled tables never trap", arguments: [EmbeddedTable.Which.zones, .countries, .places, .base])
+    func damaged(_ which: EmbeddedTable.Which) {
+        let original = EmbeddedTable(which)
+        guard let base = original.base else {
+            Issue.record("table \(which) is not embedded")
+            return
+        }
+        let bytes = Array(UnsafeRawBufferPointer(start: base, count: original.count))
+        var state: UInt64 = 7 &+ UInt64(which.rawValue)
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        var copies: [[UInt8]] = [[], Array(bytes.prefix(3)), Array(bytes.prefix(64)), Array(bytes.prefix(bytes.count / 2))]
+        for _ in 0..<6 {
+            var c = bytes
+            for _ in 0..<2000 { c[next() % c.count] = UInt8(truncatingIfNeeded: next()) }
+            copies.append(c)
+        }
+        for copy in copies {
+            copy.withUnsafeBytes { raw in
+                let table = EmbeddedTable(base: raw.baseAddress, count: raw.count)
+                for k in 0..<300 {
+                    let lat = Double(next() % 18000) / 100 - 90, lon = Double(next() % 36000) / 100 - 180
+                    switch which {
+                    case .zones, .countries:
+                        let index = RegionIndex(table, magic: which == .zones ? "TLRZ" : "TLRC")
+                        let r = index.region(latitude: lat, longitude: lon)
+                        #expect(r >= 0 && r <= index.regionCount)
+                    case .places:
+                        let index = PlaceIndex(table)
+                        if let hit = index.nearest(latitude: lat, longitude: lon) {
+                            #expect(hit.index >= 0 && hit.index < index.count)
+                            _ = index.name(hit.index)
+                            _ = index.region(hit.index)
+                        }
+                    case .base:
+                        if k % 30 == 0 {
+                            let layer = BaseLayerTable(table)
+                            let box = GeoBox(minLatitude: lat, minLongitude: lon, maxLatitude: min(90, lat + 20), maxLongitude: min(180, lon + 30))
+                            _ = layer.shapes(layer: k % 3, level: k % 2, box: box, countryCodes: [])
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 import TriplineCore
 import TriplineEvaluation
 import TriplinePasses
@@ -14,6 +18,9 @@ enum EvaluateCommand {
             database (--db, else a temporary file), runs every pass (with any --set/--config overrides), then prints
             trip and visit precision/recall/F1 (one-to-one matching by temporal IoU ≥ 0.5), start/end errors,
             distance errors per trip and per day, and mode accuracy.
+
+            With --geolife (repeatable): imports each GeoLife user (through the importer's .plt reader), rebuilds, and
+            prints per-user and pooled trip precision/recall/F1 and 3-class and exact mode accuracy.
             """,
         options: [
             OptionSpec("seed", value: "N", help: "Simulation seed (default 1)."),
@@ -22,12 +29,27 @@ enum EvaluateCommand {
             OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1)."),
             OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter."),
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
-            OptionSpec("geolife", value: "DIR", help: "Instead: score a GeoLife user directory (Trajectory/*.plt + labels.txt)."),
+            OptionSpec("geolife", value: "DIR", repeatable: true,
+                       help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
             CommonOptions.db,
         ],
         run: run) }
+
+    /// Per-user rows, the pooled row, and the pooled class confusion.
+    static func geolifeTable(_ users: [RealDataEvaluation.GeoLifeScores]) -> String {
+        typealias S = RealDataEvaluation.GeoLifeScores
+        var out = "GeoLife: trips = labelled legs < 30 min apart, matched one to one by IoU ≥ 0.5, rebuilt trips in unlabelled time left out;\n"
+            + "modes = share of labelled time (3-cls: foot / bicycle / motorized; exact: walk, cycle, bus, car = taxi/car, train = train/subway)\n"
+        out += S.header + "\n"
+        for u in users { out += u.row + "\n" }
+        let pool = S.pooled(users)
+        out += pool.row + "\n"
+        out += "pooled confusion (label class → rebuilt class, minutes):"
+        for (k, v) in pool.confusion.sorted(by: { $0.key < $1.key }) where v >= 60 { out += " \(k) \(Int(v / 60));" }
+        return out + "\n"
+    }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         func int(_ name: String, _ def: Int) throws -> Int {
@@ -43,10 +65,27 @@ enum EvaluateCommand {
         var options = Rebuild.Options()
         for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
         if let file = parsed.value("config") { try options.settings.load(file: file) }
-        if let dir = parsed.value("geolife") {
-            let s = try RealDataEvaluation.geolife(userDirectory: dir, workDirectory: try FileSystem.temporaryDirectory(prefix: "tripline-geolife"), settings: options.settings)
-            context.stdout.write("GeoLife \(dir): " + s.report + "\n")
-            if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
+        let geolife = parsed.values("geolife")
+        if !geolife.isEmpty {
+            let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
+            var all: [RealDataEvaluation.GeoLifeScores] = [], reference: [RealDataEvaluation.GeoLifeScores] = []
+            let details = parsed.flag("details")
+            for dir in try GeoLifeUser.userDirectories(geolife) {
+                let user = try GeoLifeUser(directory: dir, workDirectory: work)
+                let s = try user.score(settings: options.settings, details: details)
+                if details {
+                    context.stdout.write("GeoLife \(dir): " + s.report + "\n")
+                    for line in s.details { context.stdout.write("  " + line + "\n") }
+                }
+                all.append(s)
+                reference.append(try user.scoreTrackintel())
+                user.discardFiles()
+            }
+            rmdir(work)
+            context.stdout.write(Self.geolifeTable(all))
+            context.stdout.write("\ntrackintel 1.x defaults on the same fixes (re-implemented: staypoints sliding 100 m / 5 min / gap 15 min, "
+                + "activities ≥ 15 min, trips gap 15 min, modes simple-coarse: < 15 km/h foot, else motorized):\n")
+            context.stdout.write(Self.geolifeTable(reference))
             return TriplineCLI.Exit.success
         }
         if let dir = parsed.value("reitti") {

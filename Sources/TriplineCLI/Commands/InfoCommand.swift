@@ -24,12 +24,13 @@ enum InfoCommand {
         let st = try db.prepare(
             """
             SELECT d.name, d.source, d.name_origin,
-              (SELECT count(*) FROM points p WHERE p.device_id = d.id),
-              (SELECT min(time_ms) FROM points p WHERE p.device_id = d.id),
-              (SELECT max(time_ms) FROM points p WHERE p.device_id = d.id),
+              (SELECT count(*) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103),
+              (SELECT min(key) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103) & 4398046511103,
+              (SELECT max(key) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103) & 4398046511103,
               (SELECT count(*) FROM app_events e WHERE e.device_id = d.id),
               r.rebuilt_ms, r.algorithm_version,
-              (SELECT count(*) FROM points p WHERE p.device_id = d.id AND p.import_id > coalesce(r.last_import_id, -1))
+              (SELECT count(*) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103
+                 AND p.import_id > coalesce(r.last_import_id, -1))
             FROM devices d LEFT JOIN rebuild_state r ON r.device_id = d.id ORDER BY d.name
             """)
         while try st.step() {

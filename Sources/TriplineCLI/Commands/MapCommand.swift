@@ -5,18 +5,23 @@ import TriplineStore
 /// `tripline map`: writes the offline HTML map of trips and visits.
 enum MapCommand {
     static let output = OptionSpec("output", short: "o", value: "PATH", help: "Where to write the page (default: map.html).")
+    static let tiles = OptionSpec(
+        "tiles", value: "URL-TEMPLATE",
+        help: "Street tiles from a server you choose, e.g. https://tile.example.org/{z}/{x}/{y}.png (off by default: the page then stays offline).")
 
     static var spec: CommandSpec {
         CommandSpec(
             name: "map",
             abstract: "Write an offline HTML map and summary of trips and visits.",
             discussion: """
-                Writes one self-contained HTML file (inline SVG, style and script; no network, no tiles) with the
-                selection's trips coloured by mode, visits sized by time spent, the most visited places labelled,
-                pan and zoom, a day/month picker, the period's summary and a per-day distance chart.
+                Writes one self-contained HTML file (inline SVG, style and script; no network) with an offline base
+                layer (land, coastlines, borders, city labels), the selection's trips coloured by mode, visits sized
+                by time spent, the most visited places labelled, pan and zoom, a day/month and device picker, the
+                period's summary and a per-day distance chart. With --tiles the page also loads street tiles from
+                that one server (its Content-Security-Policy allows images from that origin only).
                 Reads the tables 'tripline rebuild' fills. The file is replaced atomically.
                 """,
-            options: [CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to, output, CommonOptions.quiet, CommonOptions.json],
+            options: [CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to, output, tiles, CommonOptions.quiet, CommonOptions.json],
             run: run)
     }
 
@@ -24,6 +29,14 @@ enum MapCommand {
         let filter = try CommonOptions.filter(parsed, command: "map")
         let path = parsed.value("output") ?? "map.html"
         guard !path.isEmpty else { throw UsageError("'--output' must not be empty", command: "map") }
+        var parameters = MapParameters()
+        if let template = parsed.value("tiles") {
+            do {
+                parameters.tiles = try MapTiles(template: template)
+            } catch let error as MapError {
+                throw UsageError(error.message, command: "map")
+            }
+        }
         let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
         let started = Clock.monotonic()
         let document: MapDocument
@@ -32,11 +45,11 @@ enum MapCommand {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the page.
             if toStdout {
                 // `-o -`: the page goes to standard output, the summary to standard error.
-                document = try store.db.readTransaction { try MapRenderer(store: store).render(filter: filter) }
+                document = try store.db.readTransaction { try MapRenderer(store: store, parameters: parameters).render(filter: filter) }
                 document.bytes.withUnsafeBytes { context.stdout.write(bytes: $0) }
                 if let code = context.stdout.writeError { throw FileError(path: "standard output", errno: code) }
             } else {
-                document = try store.db.readTransaction { try MapRenderer(store: store).write(filter: filter, to: path) }
+                document = try store.db.readTransaction { try MapRenderer(store: store, parameters: parameters).write(filter: filter, to: path) }
             }
         } catch let error as MapError {
             throw CommandFailure(error.message)

@@ -57,6 +57,104 @@ ORDER BY 1, 2;
 """#
     ),
     (
+        "cities-visited",
+        #"""
+-- Cities visited: per device and locality (city, town, village) with its country, the first and last local day
+-- there, days, nights and visits.
+--
+-- From `visits` and their `locality` and country (the places pass names them from the offline geography; visits
+-- far from any populated place have none and are left out). A visit covers every local day from its start to just
+-- before its end; `days` counts the distinct days a visit in the locality covers. The night of a day belongs to the last visit covering
+-- that day (the device's latest-starting one), and counts when that visit lasts past local midnight: where the
+-- device slept. A night on a train or plane is nobody's night.
+-- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
+WITH RECURSIVE
+vis AS (
+  SELECT v.id, dev.name AS device, v.start_ms, v.country_code, v.country, v.locality,
+         tripline_local_date(v.start_ms, v.start_utc_offset_s) AS first_day,
+         tripline_local_date(max(v.start_ms, v.end_ms - 1), v.end_utc_offset_s) AS last_day
+  FROM visits v
+  JOIN devices dev ON dev.id = v.device_id
+  WHERE (:device IS NULL OR dev.name = :device)
+),
+covered(id, day, last_day) AS (
+  SELECT id, first_day, last_day FROM vis
+  UNION ALL
+  SELECT id, date(day, '+1 day'), last_day FROM covered WHERE day < last_day
+),
+ranked AS (
+  SELECT vis.id, vis.device, vis.country_code, vis.country, vis.locality, c.day, c.day < c.last_day AS past_midnight,
+         row_number() OVER (PARTITION BY vis.device, c.day ORDER BY vis.start_ms DESC, vis.id DESC) AS latest
+  FROM covered c
+  JOIN vis ON vis.id = c.id
+)
+SELECT device                                           AS device,
+       locality                                         AS locality,
+       country_code                                     AS country_code,
+       country                                          AS country,
+       min(day)                                         AS first_day,
+       max(day)                                         AS last_day,
+       count(DISTINCT day)                              AS days,
+       sum(latest = 1 AND past_midnight)                AS nights,
+       count(DISTINCT id)                               AS visits
+FROM ranked
+WHERE locality IS NOT NULL
+  AND (:from IS NULL OR day >= :from)
+  AND (:to IS NULL OR day <= :to)
+GROUP BY device, locality, country_code, country
+ORDER BY device, days DESC, min(day), locality, country;
+
+"""#
+    ),
+    (
+        "countries-visited",
+        #"""
+-- Countries visited: per device and country, the first and last local day there, days, nights and visits.
+--
+-- From `visits` and their `country_code`/`country` (the places pass names them from the offline geography; visits
+-- at sea have none and are left out). A visit covers every local day from its start to just before its end; `days`
+-- counts the distinct days a visit in the country covers. The night of a day belongs to the last visit covering
+-- that day (the device's latest-starting one), and counts when that visit lasts past local midnight: where the
+-- device slept. A night on a train or plane is nobody's night.
+-- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
+WITH RECURSIVE
+vis AS (
+  SELECT v.id, dev.name AS device, v.start_ms, v.country_code, v.country,
+         tripline_local_date(v.start_ms, v.start_utc_offset_s) AS first_day,
+         tripline_local_date(max(v.start_ms, v.end_ms - 1), v.end_utc_offset_s) AS last_day
+  FROM visits v
+  JOIN devices dev ON dev.id = v.device_id
+  WHERE (:device IS NULL OR dev.name = :device)
+),
+covered(id, day, last_day) AS (
+  SELECT id, first_day, last_day FROM vis
+  UNION ALL
+  SELECT id, date(day, '+1 day'), last_day FROM covered WHERE day < last_day
+),
+ranked AS (
+  SELECT vis.id, vis.device, vis.country_code, vis.country, c.day, c.day < c.last_day AS past_midnight,
+         row_number() OVER (PARTITION BY vis.device, c.day ORDER BY vis.start_ms DESC, vis.id DESC) AS latest
+  FROM covered c
+  JOIN vis ON vis.id = c.id
+)
+SELECT device                                           AS device,
+       country_code                                     AS country_code,
+       country                                          AS country,
+       min(day)                                         AS first_day,
+       max(day)                                         AS last_day,
+       count(DISTINCT day)                              AS days,
+       sum(latest = 1 AND past_midnight)                AS nights,
+       count(DISTINCT id)                               AS visits
+FROM ranked
+WHERE country IS NOT NULL
+  AND (:from IS NULL OR day >= :from)
+  AND (:to IS NULL OR day <= :to)
+GROUP BY device, country_code, country
+ORDER BY device, days DESC, min(day), country;
+
+"""#
+    ),
+    (
         "daily-summary",
         #"""
 -- Daily summary: distance, moving time, trips, visits and places per local day and device.
@@ -86,14 +184,19 @@ ORDER BY d.date, dev.name;
 -- Devices overview: per device its source, points, time span, imports, rejected and flagged records, trips, visits.
 --
 -- The whole history of each device (:from and :to do not apply); first and last point in local time.
+-- Points are read from `points_hot`, whose key is device_id << 42 | time_ms (docs/SCHEMA.md): one key range per
+-- device instead of a scan of the `points` view.
 -- Parameters: :device (a device name); NULL means every device.
 SELECT dev.name                                                                        AS device,
        dev.source                                                                      AS source,
-       (SELECT count(*) FROM points p WHERE p.device_id = dev.id)                      AS points,
-       (SELECT tripline_local_time(p.time_ms, p.utc_offset_s) FROM points p
-         WHERE p.device_id = dev.id ORDER BY p.time_ms LIMIT 1)                        AS first_point,
-       (SELECT tripline_local_time(p.time_ms, p.utc_offset_s) FROM points p
-         WHERE p.device_id = dev.id ORDER BY p.time_ms DESC LIMIT 1)                   AS last_point,
+       (SELECT count(*) FROM points_hot p
+         WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103)         AS points,
+       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s) FROM points_hot p
+         WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
+         ORDER BY p.key LIMIT 1)                                                       AS first_point,
+       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s) FROM points_hot p
+         WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
+         ORDER BY p.key DESC LIMIT 1)                                                  AS last_point,
        (SELECT count(*) FROM days d WHERE d.device_id = dev.id)                        AS days,
        (SELECT count(*) FROM imports i WHERE i.device_id = dev.id)                     AS imports,
        (SELECT count(*) FROM rejects r JOIN imports i ON i.id = r.import_id
@@ -107,6 +210,54 @@ SELECT dev.name                                                                 
 FROM devices dev
 WHERE (:device IS NULL OR dev.name = :device)
 ORDER BY dev.name;
+
+"""#
+    ),
+    (
+        "monthly-by-country",
+        #"""
+-- Monthly per country: per local month, device and country, the days and nights there, visits and hours.
+--
+-- Days and nights as in `countries-visited` (a visit covers each local day from its start to just before its end;
+-- the night of a day counts for the country of the device's last visit that day when that visit lasts past local
+-- midnight), counted in the month of the covered day. `visits` and `hours` are the visits starting that month.
+-- Visits at sea (no country) are left out.
+-- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
+WITH RECURSIVE
+vis AS (
+  SELECT v.id, dev.name AS device, v.start_ms, v.end_ms, v.country_code, v.country,
+         tripline_local_date(v.start_ms, v.start_utc_offset_s) AS first_day,
+         tripline_local_date(max(v.start_ms, v.end_ms - 1), v.end_utc_offset_s) AS last_day
+  FROM visits v
+  JOIN devices dev ON dev.id = v.device_id
+  WHERE (:device IS NULL OR dev.name = :device)
+),
+covered(id, day, last_day) AS (
+  SELECT id, first_day, last_day FROM vis
+  UNION ALL
+  SELECT id, date(day, '+1 day'), last_day FROM covered WHERE day < last_day
+),
+ranked AS (
+  SELECT vis.id, vis.device, vis.country_code, vis.country, c.day, c.day < c.last_day AS past_midnight,
+         c.day = vis.first_day AS starts, vis.end_ms - vis.start_ms AS duration_ms,
+         row_number() OVER (PARTITION BY vis.device, c.day ORDER BY vis.start_ms DESC, vis.id DESC) AS latest
+  FROM covered c
+  JOIN vis ON vis.id = c.id
+)
+SELECT substr(day, 1, 7)                                          AS month,
+       device                                                     AS device,
+       country_code                                               AS country_code,
+       country                                                    AS country,
+       count(DISTINCT day)                                        AS days,
+       sum(latest = 1 AND past_midnight)                          AS nights,
+       sum(starts)                                                AS visits,
+       round(sum(CASE WHEN starts THEN duration_ms END) / 3600000.0, 1) AS hours
+FROM ranked
+WHERE country IS NOT NULL
+  AND (:from IS NULL OR day >= :from)
+  AND (:to IS NULL OR day <= :to)
+GROUP BY 1, device, country_code, country
+ORDER BY 1, device, days DESC, country;
 
 """#
     ),
@@ -324,6 +475,117 @@ WHERE (:from IS NULL OR tripline_local_date(v.start_ms, v.start_utc_offset_s) >=
   AND (:to IS NULL OR tripline_local_date(v.start_ms, v.start_utc_offset_s) <= :to)
   AND (:device IS NULL OR dev.name = :device)
 ORDER BY dev.name, v.start_ms;
+
+"""#
+    ),
+    (
+        "year-in-review",
+        #"""
+-- A year in review: per local year and device, distance by mode, days tracked and away from home, new places,
+-- countries and cities, and the longest trip.
+--
+-- Distance by mode sums the legs of the trips starting in the year (`cycle_km` takes `cycle` and `bike`; modes
+-- without a column go to `other_km`). A day is tracked when a visit covers it (as in `countries-visited`) or a
+-- trip starts on it. Home is the device's place with the most time spent (`places.total_dwell_s`); a tracked day
+-- is away from home when no visit to it covers the day (NULL when the device has no places). A place is new in the
+-- year of its first visit. The longest trip is the one with the greatest distance, with its local start day and
+-- its from and to places.
+-- Parameters: :from, :to (local days YYYY-MM-DD, inclusive: covered days, trips' start days, first visits) and
+-- :device; NULL means no limit.
+WITH RECURSIVE
+dev AS (
+  SELECT d.id, d.name,
+         (SELECT p.id FROM places p WHERE p.device_id = d.id ORDER BY p.total_dwell_s DESC, p.id LIMIT 1) AS home_id
+  FROM devices d
+  WHERE (:device IS NULL OR d.name = :device)
+),
+covered(device_id, place_id, country, locality, day, last_day) AS (
+  SELECT v.device_id, v.place_id, v.country, v.locality, tripline_local_date(v.start_ms, v.start_utc_offset_s),
+         tripline_local_date(max(v.start_ms, v.end_ms - 1), v.end_utc_offset_s)
+  FROM visits v JOIN dev ON dev.id = v.device_id
+  UNION ALL
+  SELECT device_id, place_id, country, locality, date(day, '+1 day'), last_day FROM covered WHERE day < last_day
+),
+trip AS (
+  SELECT t.*, tripline_local_date(t.start_ms, t.start_utc_offset_s) AS day
+  FROM trips t JOIN dev ON dev.id = t.device_id
+),
+days AS (
+  SELECT c.device_id, c.day, max(c.place_id IS NOT NULL AND c.place_id = dev.home_id) AS at_home
+  FROM (SELECT device_id, place_id, day FROM covered UNION ALL SELECT device_id, NULL, day FROM trip) c
+  JOIN dev ON dev.id = c.device_id
+  WHERE (:from IS NULL OR c.day >= :from) AND (:to IS NULL OR c.day <= :to)
+  GROUP BY c.device_id, c.day
+),
+years AS (
+  SELECT device_id, substr(day, 1, 4) AS year, count(*) AS tracked, sum(at_home = 0) AS away FROM days GROUP BY 1, 2
+),
+modes AS (
+  SELECT t.device_id, substr(t.day, 1, 4) AS year,
+         sum(CASE WHEN l.mode = 'walk' THEN l.distance_m END) AS walk,
+         sum(CASE WHEN l.mode = 'run' THEN l.distance_m END) AS run,
+         sum(CASE WHEN l.mode IN ('cycle', 'bike') THEN l.distance_m END) AS cycle,
+         sum(CASE WHEN l.mode = 'car' THEN l.distance_m END) AS car,
+         sum(CASE WHEN l.mode = 'bus' THEN l.distance_m END) AS bus,
+         sum(CASE WHEN l.mode = 'train' THEN l.distance_m END) AS train,
+         sum(CASE WHEN l.mode = 'plane' THEN l.distance_m END) AS plane,
+         sum(CASE WHEN l.mode NOT IN ('walk', 'run', 'cycle', 'bike', 'car', 'bus', 'train', 'plane') THEN l.distance_m END) AS other
+  FROM trip t JOIN legs l ON l.trip_id = t.id
+  WHERE (:from IS NULL OR t.day >= :from) AND (:to IS NULL OR t.day <= :to)
+  GROUP BY 1, 2
+),
+totals AS (
+  SELECT device_id, substr(day, 1, 4) AS year, sum(distance_m) AS distance, count(*) AS trips
+  FROM trip WHERE (:from IS NULL OR day >= :from) AND (:to IS NULL OR day <= :to) GROUP BY 1, 2
+),
+longest AS (
+  SELECT device_id, substr(day, 1, 4) AS year, distance_m, day, from_place_id, to_place_id,
+         row_number() OVER (PARTITION BY device_id, substr(day, 1, 4) ORDER BY distance_m DESC, start_ms, id) AS k
+  FROM trip WHERE (:from IS NULL OR day >= :from) AND (:to IS NULL OR day <= :to)
+),
+firsts AS (
+  SELECT v.device_id, v.place_id, min(tripline_local_date(v.start_ms, v.start_utc_offset_s)) AS day
+  FROM visits v JOIN dev ON dev.id = v.device_id WHERE v.place_id IS NOT NULL GROUP BY 1, 2
+),
+fresh AS (
+  SELECT device_id, substr(day, 1, 4) AS year, count(*) AS places FROM firsts
+  WHERE (:from IS NULL OR day >= :from) AND (:to IS NULL OR day <= :to) GROUP BY 1, 2
+),
+wheres AS (
+  SELECT device_id, substr(day, 1, 4) AS year, count(DISTINCT country) AS countries,
+         count(DISTINCT country || '/' || locality) AS cities
+  FROM covered WHERE (:from IS NULL OR day >= :from) AND (:to IS NULL OR day <= :to) GROUP BY 1, 2
+)
+SELECT y.year                                                         AS year,
+       dev.name                                                       AS device,
+       round(coalesce(tt.distance, 0) / 1000.0, 1)                    AS distance_km,
+       round(coalesce(m.walk, 0) / 1000.0, 1)                         AS walk_km,
+       round(coalesce(m.run, 0) / 1000.0, 1)                          AS run_km,
+       round(coalesce(m.cycle, 0) / 1000.0, 1)                        AS cycle_km,
+       round(coalesce(m.car, 0) / 1000.0, 1)                          AS car_km,
+       round(coalesce(m.bus, 0) / 1000.0, 1)                          AS bus_km,
+       round(coalesce(m.train, 0) / 1000.0, 1)                        AS train_km,
+       round(coalesce(m.plane, 0) / 1000.0, 1)                        AS plane_km,
+       round(coalesce(m.other, 0) / 1000.0, 1)                        AS other_km,
+       coalesce(tt.trips, 0)                                          AS trips,
+       y.tracked                                                      AS days_tracked,
+       CASE WHEN dev.home_id IS NULL THEN NULL ELSE y.away END        AS days_away,
+       (SELECT name FROM places WHERE id = dev.home_id)               AS home,
+       coalesce(f.places, 0)                                          AS new_places,
+       coalesce(w.countries, 0)                                       AS countries,
+       coalesce(w.cities, 0)                                          AS cities,
+       round(lt.distance_m / 1000.0, 1)                               AS longest_trip_km,
+       lt.day                                                         AS longest_trip_day,
+       (SELECT name FROM places WHERE id = lt.from_place_id)          AS longest_trip_from,
+       (SELECT name FROM places WHERE id = lt.to_place_id)            AS longest_trip_to
+FROM years y
+JOIN dev ON dev.id = y.device_id
+LEFT JOIN totals tt ON tt.device_id = y.device_id AND tt.year = y.year
+LEFT JOIN modes m ON m.device_id = y.device_id AND m.year = y.year
+LEFT JOIN longest lt ON lt.device_id = y.device_id AND lt.year = y.year AND lt.k = 1
+LEFT JOIN fresh f ON f.device_id = y.device_id AND f.year = y.year
+LEFT JOIN wheres w ON w.device_id = y.device_id AND w.year = y.year
+ORDER BY y.year, dev.name;
 
 """#
     ),

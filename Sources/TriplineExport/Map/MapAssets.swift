@@ -10,10 +10,19 @@ enum MapAssets {
         *{box-sizing:border-box}
         html,body{margin:0;height:100%}
         body{display:flex;height:100vh;overflow:hidden;font:14px/1.4 system-ui,"DejaVu Sans","Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1d2733;background:#fff}
-        #pane{position:relative;flex:1 1 auto;min-width:0;background:#e9eef2}
+        #pane{position:relative;flex:1 1 auto;min-width:0;background:#cddfec}
         #map{width:100%;height:100%;display:block;touch-action:none;cursor:grab;user-select:none;-webkit-user-select:none}
         #map.drag{cursor:grabbing}
-        #map .grid{stroke:#d6dee5;stroke-width:1;vector-effect:non-scaling-stroke;fill:none}
+        #map .grid{stroke:#8a9aa8;stroke-opacity:.18;stroke-width:1;vector-effect:non-scaling-stroke;fill:none}
+        #map .sea{fill:#cddfec}
+        #map .land{fill:#f4f2ec;fill-rule:evenodd;stroke:none}
+        #map .coast{fill:none;stroke:#7fa3bf;stroke-width:1;vector-effect:non-scaling-stroke;stroke-linejoin:round}
+        #map .border{fill:none;stroke:#a08ea6;stroke-width:1.2;vector-effect:non-scaling-stroke;stroke-linejoin:round}
+        #map.tiled #base,#map.tiled #cities,#map.tiled .grid{display:none}
+        #tiles image{pointer-events:none}
+        #cities text{fill:#4a5661;stroke:#fff;stroke-opacity:.9;stroke-linejoin:round;paint-order:stroke;text-anchor:middle;pointer-events:none;white-space:pre}
+        #cities .c1{font-weight:600;fill:#2f3a44}
+        #cities .c3{fill:#5f6b75}
         #map path.trip{fill:none;stroke-width:2.4;stroke-linecap:round;stroke-linejoin:round;vector-effect:non-scaling-stroke;stroke-opacity:.8}
         #map path.s{stroke-dasharray:6 5;stroke-width:1.6}
         #map circle{fill:#c0392b;fill-opacity:.22;stroke:#96281b;stroke-opacity:.8;stroke-width:1;vector-effect:non-scaling-stroke}
@@ -33,13 +42,16 @@ enum MapAssets {
         #scalebar{height:8px;border:2px solid #1d2733;border-top:none}
         #north{right:12px;top:12px;text-align:center;padding:4px 8px;line-height:1}
         #zoom{right:12px;top:70px;display:flex;flex-direction:column;gap:4px;padding:4px}
+        #zoom button[data-z=all]{font-size:11px;font-weight:600}
         #zoom button{width:30px;height:30px;font-size:18px;border:1px solid #b8c2cc;background:#fff;border-radius:4px;cursor:pointer;padding:0}
-        #tip{pointer-events:none;max-width:320px;z-index:5}
+        #tip{pointer-events:none;max-width:380px;z-index:5}
+        #tip div{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+        #attribution{left:50%;bottom:6px;transform:translateX(-50%);font-size:10px;padding:1px 6px;color:#5b6770;white-space:nowrap}
         #tip div:first-child{font-weight:600}
         #side{flex:0 0 390px;overflow-y:auto;padding:14px 18px;border-left:1px solid #d5dbe1}
         h1{font-size:20px;margin:0 0 2px}
         h2{font-size:14px;margin:16px 0 6px;color:#46525c;text-transform:uppercase;letter-spacing:.04em}
-        .sub{color:#5b6770;margin:0 0 10px;word-break:break-word}
+        .sub{color:#5b6770;margin:0 0 10px;overflow-wrap:normal;word-break:normal}
         #picker{display:flex;gap:6px;align-items:center;flex-wrap:wrap}
         #picker select{font:inherit;padding:2px 4px}
         .stats{display:grid;grid-template-columns:1fr 1fr;gap:8px;margin:12px 0 0}
@@ -52,7 +64,7 @@ enum MapAssets {
         .sw{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;vertical-align:-1px}
         ol.places{margin:0;padding-left:22px}
         ol.places li{margin:2px 0}
-        .pn{font-weight:600;word-break:break-word}
+        .pn{font-weight:600;display:inline-block;max-width:100%;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom}
         .pv{color:#5b6770;margin-left:6px;white-space:nowrap}
         #chart{width:100%;height:auto;display:block}
         #chart rect.bar{fill:#4a7fb5;cursor:pointer}
@@ -68,14 +80,15 @@ enum MapAssets {
         var svg=document.getElementById("map");
         var V=D.view,U=V[2]*V[3],W=V[4]*V[3],H=V[5]*V[3];
         var vb={x:0,y:0,w:W,h:H};
-        var labels=document.getElementById("labels");
-        var F0=labels?+labels.getAttribute("font-size"):0,S0=labels?+labels.getAttribute("stroke-width"):0;
+        var labels=document.getElementById("labels"),cityG=document.getElementById("cities"),tileG=document.getElementById("tiles");
         var circles=Array.prototype.slice.call(svg.querySelectorAll("circle[data-v]"));
         var R0=circles.map(function(c){return +c.getAttribute("r");});
         var trips=Array.prototype.slice.call(svg.querySelectorAll("g[data-t]"));
         var tip=document.getElementById("tip"),pane=document.getElementById("pane");
         var bar=document.getElementById("scalebar"),blabel=document.getElementById("scalelabel");
+        var NS=svg.namespaceURI;
         function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;if(text!=null)e.textContent=text;return e;}
+        function sel(tag,attrs){var e=document.createElementNS(NS,tag);for(var k in attrs)e.setAttribute(k,attrs[k]);return e;}
         function grp(n){var s=String(Math.abs(n)),o="";for(var i=0;i<s.length;i++){if(i>0&&(s.length-i)%3===0)o+="\u202F";o+=s[i];}return (n<0?"-":"")+o;}
         function dist(m){if(m<1000)return Math.round(m)+" m";if(m<100000)return (m/1000).toFixed(1)+" km";return grp(Math.round(m/1000))+" km";}
         function dur(s){s=Math.round(Math.max(0,s));if(s<60)return s+" s";var mi=Math.floor((s+30)/60);if(mi<60)return mi+" min";var m=mi%60;return grp(Math.floor(mi/60))+" h "+(m<10?"0":"")+m+" min";}
@@ -84,31 +97,102 @@ enum MapAssets {
         function off(o){var a=Math.abs(o),h=Math.floor(a/3600),m=Math.floor(a/60)%60;return "UTC"+(o<0?"\u2212":"+")+(h<10?"0":"")+h+":"+(m<10?"0":"")+m;}
         function span(a,b){var x=iso(a),y=iso(b);return x.slice(0,10)+" "+x.slice(11,16)+" \u2192 "+(y.slice(0,10)===x.slice(0,10)?"":y.slice(0,10)+" ")+y.slice(11,16);}
         function mercLat(y){return Math.atan(Math.sinh(Math.PI*(1-2*y)))*180/Math.PI;}
+        function mpu(){var cy=V[1]+(vb.y+vb.h/2)/U;return 2*Math.PI*6371008.8*Math.cos(mercLat(cy)*Math.PI/180)/U;}
         function scalebar(){
-          var c=svg.getScreenCTM();if(!c||!bar)return;var ppu=c.a;
-          var cy=V[1]+(vb.y+vb.h/2)/U,mpu=2*Math.PI*6371008.8*Math.cos(mercLat(cy)*Math.PI/180)/U;
-          var max=120/ppu*mpu,p=Math.pow(10,Math.floor(Math.log(max)/Math.LN10)),n=p;
+          var c=svg.getScreenCTM();if(!c||!bar)return;var ppu=c.a,m=mpu();
+          var max=120/ppu*m,p=Math.pow(10,Math.floor(Math.log(max)/Math.LN10)),n=p;
           if(5*p<=max)n=5*p;else if(2*p<=max)n=2*p;
-          bar.style.width=(n/mpu*ppu).toFixed(1)+"px";blabel.textContent=n>=1000?(n/1000)+" km":n+" m";
+          bar.style.width=(n/m*ppu).toFixed(1)+"px";blabel.textContent=n>=1000?(n/1000)+" km":n+" m";
         }
-        function apply(){
+        var range=[-1e9,1e9],dev=-1;
+        function inRange(d){return d>=range[0]&&d<=range[1];}
+        function tripOn(r){return inRange(r[0])&&(dev<0||r[12]===dev);}
+        function visitOn(q){return inRange(q[0])&&(dev<0||q[5]===dev);}
+        var canvas=document.createElement("canvas").getContext("2d");
+        var FONT=getComputedStyle(document.body).fontFamily;
+        function textWidth(t,px,bold){canvas.font=(bold?"600 ":"")+px+"px "+FONT;return canvas.measureText(t).width;}
+        function shortName(n){n=String(n).trim();if(!n)n="unnamed place";var a=Array.from(n);return a.length>32?a.slice(0,31).join("")+"\u2026":n;}
+        var placeR={};circles.forEach(function(c,i){var p=D.vs[+c.getAttribute("data-v")][4];if(p>=0)placeR[p]=Math.max(placeR[p]||0,R0[i]);});
+        function clear(g){while(g&&g.firstChild)g.removeChild(g.firstChild);}
+        function relabel(){
+          var c=svg.getScreenCTM();if(!c)return;var r=svg.getBoundingClientRect(),ppu=c.a,k=W/vb.w;
+          function sx(x){return c.a*x+c.e-r.left;}function sy(y){return c.d*y+c.f-r.top;}
+          function ux(px){return (px+r.left-c.e)/c.a;}function uy(py){return (py+r.top-c.f)/c.d;}
+          var taken=[];
+          ["scale","north","zoom","legend","attribution"].forEach(function(id){var e=document.getElementById(id);if(!e||e.offsetParent===null)return;var b=e.getBoundingClientRect();taken.push([b.left-r.left-4,b.top-r.top-4,b.right-r.left+4,b.bottom-r.top+4]);});
+          function free(b){if(b[0]<0||b[1]<0||b[2]>r.width||b[3]>r.height)return false;for(var i=0;i<taken.length;i++){var t=taken[i];if(b[0]<t[2]&&t[0]<b[2]&&b[1]<t[3]&&t[1]<b[3])return false;}return true;}
+          var base=10/ppu;
+          [labels,cityG].forEach(function(g){if(g){g.setAttribute("font-size",base);g.setAttribute("stroke-width",3/ppu);}});
+          var pl={};D.vs.forEach(function(q){if(!visitOn(q)||q[4]<0)return;var e=pl[q[4]]||(pl[q[4]]=[0,0]);e[0]++;e[1]+=q[2]-q[1];});
+          var ps=Object.keys(pl).map(Number).sort(function(a,b){return pl[b][0]-pl[a][0]||pl[b][1]-pl[a][1]||a-b;});
+          var marks=[];ps.forEach(function(p){var x=sx(D.pxy[2*p]),y=sy(D.pxy[2*p+1]),rr=(placeR[p]||10)/k*ppu;marks.push([x-rr,y-rr,x+rr,y+rr]);});
+          if(labels){clear(labels);
+            var placed=0,font=12,asc=font*0.8,desc=font*0.25;
+            for(var i=0;i<ps.length&&placed<D.labels;i++){
+              var p=ps[i],x=sx(D.pxy[2*p]),y=sy(D.pxy[2*p+1]),rr=(placeR[p]||10)/k*ppu+3,t=shortName(D.places[p]),w=textWidth(t,font,true);
+              if(x<0||y<0||x>r.width||y>r.height)continue;
+              var cand=[[x+rr,y+asc/2-desc/2,"start"],[x-rr,y+asc/2-desc/2,"end"],[x,y-rr-desc,"middle"],[x,y+rr+asc,"middle"],[x+rr*0.7,y-rr*0.7-desc,"start"],[x-rr*0.7,y-rr*0.7-desc,"end"],[x+rr*0.7,y+rr*0.7+asc,"start"],[x-rr*0.7,y+rr*0.7+asc,"end"]];
+              for(var j=0;j<cand.length;j++){
+                var a=cand[j],left=a[2]==="start"?a[0]:a[2]==="end"?a[0]-w:a[0]-w/2,b=[left-1,a[1]-asc-1,left+w+1,a[1]+desc+1];
+                if(!free(b))continue;var hit=false;for(var m=0;m<marks.length;m++){if(m!==i){var q=marks[m];if(b[0]<q[2]&&q[0]<b[2]&&b[1]<q[3]&&q[1]<b[3]){hit=true;break;}}}
+                if(hit)continue;taken.push(b);placed++;
+                var e=sel("text",{x:D.pxy[2*p],y:D.pxy[2*p+1],dx:((a[0]-x)/font).toFixed(2)+"em",dy:((a[1]-y)/font).toFixed(2)+"em","font-size":"1.2em","data-p":p});
+                if(a[2]!=="start")e.setAttribute("text-anchor",a[2]);e.textContent=t;labels.appendChild(e);break;
+              }
+            }
+            marks.forEach(function(q){taken.push(q);});
+          }
+          if(cityG){clear(cityG);
+            if(svg.classList.contains("tiled"))return;
+            var km=r.width/ppu*mpu()/1000,min=km>5000?5e5:km>1800?1e5:km>600?2e4:km>200?5000:1000,n=0;
+            var C=D.cities;
+            for(var i=0;i+3<C.length&&n<30;i+=4){
+              if(C[i+3]<min)break;
+              var x=sx(C[i+1]),y=sy(C[i+2]);if(x<-50||y<-50||x>r.width+50||y>r.height+50)continue;
+              var big=C[i+3]>=1e6,mid=C[i+3]>=1e5,font=big?14:mid?12.5:11,t=C[i],w=textWidth(t,font,big);
+              var b=[x-w/2-6,y-font*0.55-3,x+w/2+6,y+font*0.45+3];
+              if(!free(b))continue;taken.push(b);n++;
+              var e=sel("text",{x:C[i+1],y:C[i+2],dy:"0.35em","font-size":(font/10)+"em","class":big?"c1":mid?"c2":"c3"});
+              e.textContent=t;cityG.appendChild(e);
+            }
+          }
+        }
+        var tileCache={};
+        function tiles(){
+          if(!tileG||!D.tiles)return;var c=svg.getScreenCTM();if(!c)return;
+          var r=svg.getBoundingClientRect(),a=toSvg(r.left,r.top),b=toSvg(r.right,r.bottom),ppw=c.a*U;
+          var z=Math.max(0,Math.min(19,Math.round(Math.log(ppw/256)/Math.LN2))),n=Math.pow(2,z);
+          var x0=Math.floor((V[0]+a.x/U)*n),x1=Math.floor((V[0]+b.x/U)*n),y0=Math.max(0,Math.floor((V[1]+a.y/U)*n)),y1=Math.min(n-1,Math.floor((V[1]+b.y/U)*n));
+          var want={};
+          if((x1-x0+1)*(y1-y0+1)<=120){for(var tx=x0;tx<=x1;tx++)for(var ty=y0;ty<=y1;ty++){
+            var key=z+"/"+tx+"/"+ty;want[key]=1;if(tileCache[key])continue;
+            var url=D.tiles.replace("{z}",z).replace("{x}",((tx%n)+n)%n).replace("{y}",ty);
+            var im=sel("image",{x:(tx/n-V[0])*U,y:(ty/n-V[1])*U,width:U/n,height:U/n,preserveAspectRatio:"none"});
+            im.setAttribute("href",url);tileG.appendChild(im);tileCache[key]=im;}}
+          Object.keys(tileCache).forEach(function(k){if(!want[k]){tileG.removeChild(tileCache[k]);delete tileCache[k];}});
+        }
+        var timer=0;
+        function apply(now){
           svg.setAttribute("viewBox",vb.x+" "+vb.y+" "+vb.w+" "+vb.h);
-          var k=W/vb.w;
-          if(labels){labels.setAttribute("font-size",F0/k);labels.setAttribute("stroke-width",S0/k);labels.style.display=k<0.9?"none":"";}
+          var k=W/vb.w,c=svg.getScreenCTM(),ppu=c?c.a:1/V[3];
+          [labels,cityG].forEach(function(g){if(g){g.setAttribute("font-size",10/ppu);g.setAttribute("stroke-width",3/ppu);}});
           for(var i=0;i<circles.length;i++)circles[i].setAttribute("r",R0[i]/k);
-          scalebar();
+          scalebar();tiles();
+          if(timer)clearTimeout(timer);
+          if(now)relabel();else timer=setTimeout(function(){timer=0;relabel();},120);
         }
         function toSvg(cx,cy){var p=svg.createSVGPoint();p.x=cx;p.y=cy;return p.matrixTransform(svg.getScreenCTM().inverse());}
-        function zoomAt(cx,cy,f){
-          var w=Math.min(W*8,Math.max(W/128,vb.w/f));f=vb.w/w;var p=toSvg(cx,cy);
-          vb.x=p.x-(p.x-vb.x)/f;vb.y=p.y-(p.y-vb.y)/f;vb.w/=f;vb.h/=f;apply();
+        function zoomAt(cx,cy,f,now){
+          var w=Math.min(W*4096,Math.max(W/128,vb.w/f));f=vb.w/w;var p=toSvg(cx,cy);
+          vb.x=p.x-(p.x-vb.x)/f;vb.y=p.y-(p.y-vb.y)/f;vb.w/=f;vb.h/=f;apply(now);
         }
-        function zoomCentre(f){var r=svg.getBoundingClientRect();zoomAt(r.left+r.width/2,r.top+r.height/2,f);}
-        function fitBox(b){
-          if(!b||!(b.width>=0)){vb={x:0,y:0,w:W,h:H};apply();return;}
+        function zoomCentre(f,now){var r=svg.getBoundingClientRect();zoomAt(r.left+r.width/2,r.top+r.height/2,f,now);}
+        function fitBox(b,now){
+          if(!b||!(b.width>=0)){vb={x:0,y:0,w:W,h:H};apply(now);return;}
           var m=Math.max(b.width,b.height*W/H,W/200)*0.08,w=Math.max(b.width+2*m,(b.height+2*m)*W/H,W/200),h=w*H/W;
-          vb={x:b.x+b.width/2-w/2,y:b.y+b.height/2-h/2,w:w,h:h};apply();
+          vb={x:b.x+b.width/2-w/2,y:b.y+b.height/2-h/2,w:w,h:h};apply(now);
         }
+        function fitAll(now){var a=D.all;fitBox({x:a[0],y:a[1],width:a[2]-a[0],height:a[3]-a[1]},now);}
         var drag=null,pinned=false;
         svg.addEventListener("wheel",function(e){e.preventDefault();zoomAt(e.clientX,e.clientY,Math.exp(-e.deltaY*(e.deltaMode===1?0.05:0.002)));},{passive:false});
         svg.addEventListener("dblclick",function(e){e.preventDefault();zoomAt(e.clientX,e.clientY,2);});
@@ -138,8 +222,9 @@ enum MapAssets {
         svg.addEventListener("pointerup",end);svg.addEventListener("pointercancel",function(e){drag=null;svg.classList.remove("drag");});
         svg.addEventListener("pointerleave",function(){if(!pinned&&!drag)hide();});
         var zb=document.getElementById("zoom");
-        if(zb){zb.addEventListener("click",function(e){var a=e.target.getAttribute("data-z");if(a==="in")zoomCentre(2);else if(a==="out")zoomCentre(0.5);else if(a==="fit")fitPeriod();});}
+        if(zb){zb.addEventListener("click",function(e){var a=e.target.getAttribute("data-z");if(a==="in")zoomCentre(2);else if(a==="out")zoomCentre(0.5);else if(a==="fit")fitPeriod();else if(a==="all")fitAll();});}
         var hl=null;
+        function devName(i){return D.devices.length&&i>=0&&i<D.devices.length?D.devices[i]:"";}
         function hide(){tip.hidden=true;if(hl){hl.classList.remove("hl");hl=null;}}
         function lines(t){
           var g=null,v=null;
@@ -147,14 +232,14 @@ enum MapAssets {
           if(t&&t.tagName==="circle"&&t.hasAttribute("data-v"))v=t;
           if(g){
             var r=D.t[+g.getAttribute("data-t")],modes=r[10].length?r[10].map(function(l){return D.modes[l[0]];}):[D.modes[r[7]]];
-            var out=["Trip \u00b7 "+modes.join(" \u2192 "),span(r[1],r[2])+" ("+off(r[3])+")",dist(r[4])+" \u00b7 "+dur(r[5])+" (moving "+dur(r[6])+")"];
+            var out=["Trip \u00b7 "+modes.join(" \u2192 "),"Device "+devName(r[12]),span(r[1],r[2])+" ("+off(r[3])+")",dist(r[4])+" \u00b7 "+dur(r[5])+" (moving "+dur(r[6])+")"];
             if(r[8]>=0||r[9]>=0)out.push((r[8]>=0?D.places[r[8]]:"?")+" \u2192 "+(r[9]>=0?D.places[r[9]]:"?"));
             if(r[11])out.push("No track recorded: straight line from start to end");
             return [g,out];
           }
           if(v){
             var q=D.vs[+v.getAttribute("data-v")];
-            return [v,["Visit \u00b7 "+(q[4]>=0?D.places[q[4]]:"unnamed place"),span(q[1],q[2])+" ("+off(q[3])+")","Stayed "+dur(q[2]-q[1])]];
+            return [v,["Visit \u00b7 "+(q[4]>=0?D.places[q[4]]:"unnamed place"),"Device "+devName(q[5]),span(q[1],q[2])+" ("+off(q[3])+")","Stayed "+dur(q[2]-q[1])]];
           }
           return null;
         }
@@ -169,15 +254,15 @@ enum MapAssets {
           if(py+tip.offsetHeight>r.height-4)py=Math.max(4,e.clientY-r.top-tip.offsetHeight-14);
           tip.style.left=px+"px";tip.style.top=py+"px";return true;
         }
-        var range=[-1e9,1e9];
-        function inRange(d){return d>=range[0]&&d<=range[1];}
         function summary(){
           var s=document.getElementById("summary");if(!s)return;
-          var distance=0,moving=0,nt=0,nv=0,bym={},pl={};
-          D.t.forEach(function(r){if(!inRange(r[0]))return;nt++;distance+=r[4];moving+=r[6];
+          var distance=0,moving=0,nt=0,nv=0,bym={},pl={},dash=false;
+          D.t.forEach(function(r){if(!tripOn(r))return;nt++;distance+=r[4];moving+=r[6];if(r[11])dash=true;
             var legs=r[10].length?r[10]:[[r[7],r[5],r[4]]];
             legs.forEach(function(l){var m=bym[l[0]]||(bym[l[0]]=[0,0]);m[0]+=l[1];m[1]+=l[2];});});
-          D.vs.forEach(function(q){if(!inRange(q[0]))return;nv++;if(q[4]>=0){var p=pl[q[4]]||(pl[q[4]]=[0,0]);p[0]++;p[1]+=q[2]-q[1];}});
+          D.vs.forEach(function(q){if(!visitOn(q))return;nv++;if(q[4]>=0){var p=pl[q[4]]||(pl[q[4]]=[0,0]);p[0]++;p[1]+=q[2]-q[1];}});
+          Array.prototype.forEach.call(document.querySelectorAll("#legend [data-m]"),function(d){d.style.display=bym[d.getAttribute("data-m")]?"":"none";});
+          var nd=document.getElementById("nodash");if(nd)nd.style.display=dash?"":"none";
           while(s.firstChild)s.removeChild(s.firstChild);
           if(!nt&&!nv){s.appendChild(el("p","nothing","Nothing to show for this period: no trips or visits."));return;}
           var dl=el("dl","stats");
@@ -192,7 +277,33 @@ enum MapAssets {
             ps.forEach(function(p){var li=el("li");li.appendChild(el("span","pn",D.places[p]));li.appendChild(el("span","pv",grp(pl[p][0])+(pl[p][0]===1?" visit \u00b7 ":" visits \u00b7 ")+dur(pl[p][1])));ol.appendChild(li);});
             s.appendChild(ol);}
         }
-        var msel=document.getElementById("month"),dsel=document.getElementById("day");
+        var chart=document.getElementById("chart");
+        function drawChart(){
+          if(!chart)return;
+          var tot={},lo=1e9,hi=-1e9;
+          D.days.forEach(function(d){if(dev>=0&&d[2]!==dev)return;if(range[0]>-1e8&&(d[0]<cr[0]||d[0]>cr[1]))return;tot[d[0]]=(tot[d[0]]||0)+d[1];lo=Math.min(lo,d[0]);hi=Math.max(hi,d[0]);});
+          if(range[0]>-1e8){lo=cr[0];hi=cr[1];}
+          clear(chart);
+          var width=350,height=130,top=14,bottom=18;
+          if(hi<lo){chart.appendChild(sel("text",{x:0,y:10})).textContent="no distance in this period";return;}
+          var count=hi-lo+1,slot=width/count,bw=Math.max(0.4,slot*(slot>3?0.8:1)),max=1;
+          Object.keys(tot).forEach(function(d){max=Math.max(max,tot[d]);});
+          chart.appendChild(sel("line",{x1:0,y1:height-bottom,x2:width,y2:height-bottom}));
+          chart.appendChild(sel("text",{x:0,y:10})).textContent="max "+dist(max);
+          Object.keys(tot).map(Number).sort(function(a,b){return a-b;}).forEach(function(d){
+            var h=Math.max(tot[d]>0?1:0,tot[d]/max*(height-top-bottom)),x=(d-lo)*slot+(slot-bw)/2;
+            var rc=sel("rect",{"class":"bar"+(inRange(d)&&range[0]>-1e8&&range[0]===range[1]?" sel":""),"data-d":d,x:x.toFixed(2),y:(height-bottom-h).toFixed(2),width:bw.toFixed(2),height:h.toFixed(2)});
+            rc.appendChild(sel("title",{})).textContent=dayStr(d)+": "+dist(tot[d]);chart.appendChild(rc);
+          });
+          if(hi-lo>=45){var names=["Jan","Feb","Mar","Apr","May","Jun","Jul","Aug","Sep","Oct","Nov","Dec"];
+            for(var d=lo;d<=hi;d++){var s=dayStr(d);if(s.slice(8)!=="01")continue;var x=(d-lo)*slot;
+              chart.appendChild(sel("line",{x1:x.toFixed(1),y1:height-bottom,x2:x.toFixed(1),y2:height-bottom+4}));
+              if(slot*28>=22&&hi-d>=8)chart.appendChild(sel("text",{x:(x+1.5).toFixed(1),y:height-bottom+13})).textContent=names[+s.slice(5,7)-1];}
+          }else{chart.appendChild(sel("text",{x:0,y:height-4})).textContent=dayStr(lo);
+            if(hi!==lo)chart.appendChild(sel("text",{x:width,y:height-4,"text-anchor":"end"})).textContent=dayStr(hi);}
+        }
+        var cr=[-1e9,1e9];
+        var msel=document.getElementById("month"),dsel=document.getElementById("day"),vsel=document.getElementById("dev");
         var dayset={};D.t.forEach(function(r){dayset[r[0]]=1;});D.vs.forEach(function(q){dayset[q[0]]=1;});D.days.forEach(function(d){dayset[d[0]]=1;});
         var alldays=Object.keys(dayset).map(Number).sort(function(a,b){return a-b;});
         function fillDays(){
@@ -203,32 +314,36 @@ enum MapAssets {
         function visibleBox(){
           var b=null;function add(r){if(!b){b={x:r.x,y:r.y,x2:r.x+r.width,y2:r.y+r.height};return;}b.x=Math.min(b.x,r.x);b.y=Math.min(b.y,r.y);b.x2=Math.max(b.x2,r.x+r.width);b.y2=Math.max(b.y2,r.y+r.height);}
           trips.forEach(function(g){if(g.style.display!=="none")add(g.getBBox());});
-          circles.forEach(function(c){if(c.style.display!=="none"){var q=D.vs[+c.getAttribute("data-v")],cx=+c.getAttribute("cx"),cy=+c.getAttribute("cy");add({x:cx,y:cy,width:0,height:0});}});
+          circles.forEach(function(c){if(c.style.display!=="none"){var cx=+c.getAttribute("cx"),cy=+c.getAttribute("cy");add({x:cx,y:cy,width:0,height:0});}});
           return b?{x:b.x,y:b.y,width:b.x2-b.x,height:b.y2-b.y}:null;
         }
-        function fitPeriod(){if(range[0]<-1e8&&range[1]>1e8){vb={x:0,y:0,w:W,h:H};apply();}else fitBox(visibleBox());}
-        function choose(){
+        function fitPeriod(now){if(range[0]<-1e8&&range[1]>1e8&&dev<0){vb={x:0,y:0,w:W,h:H};apply(now);}else fitBox(visibleBox(),now);}
+        function monthDays(m){var a=Date.UTC(+m.slice(0,4),+m.slice(5,7)-1,1)/864e5,b=Date.UTC(+m.slice(0,4),+m.slice(5,7),1)/864e5-1;return [a,b];}
+        function choose(now){
           var pt=document.getElementById("period");
-          if(dsel.value){var d=+dsel.value;range=[d,d];pt.textContent=dayStr(d);}
-          else if(msel.value){var ds=alldays.filter(function(d){return dayStr(d).slice(0,7)===msel.value;});range=[ds[0],ds[ds.length-1]];pt.textContent=msel.value;}
-          else{range=[-1e9,1e9];pt.textContent=pt.getAttribute("data-all");}
-          trips.forEach(function(g){g.style.display=inRange(D.t[+g.getAttribute("data-t")][0])?"":"none";});
-          circles.forEach(function(c){c.style.display=inRange(D.vs[+c.getAttribute("data-v")][0])?"":"none";});
-          var seen={};D.vs.forEach(function(q){if(inRange(q[0]))seen[q[4]]=1;});
-          if(labels)Array.prototype.forEach.call(labels.querySelectorAll("text"),function(t){t.style.display=seen[t.getAttribute("data-p")]?"":"none";});
-          Array.prototype.forEach.call(document.querySelectorAll("#chart rect.bar"),function(r){var d=+r.getAttribute("data-d");r.classList.toggle("sel",range[0]>-1e8&&d>=range[0]&&d<=range[1]);});
-          hide();pinned=false;summary();fitPeriod();
+          dev=vsel&&vsel.value!==""?+vsel.value:-1;
+          if(dsel.value){var d=+dsel.value;range=[d,d];cr=monthDays(dayStr(d).slice(0,7));pt.textContent=dayStr(d);}
+          else if(msel.value){range=monthDays(msel.value);cr=range;pt.textContent=msel.value;}
+          else{range=[-1e9,1e9];cr=range;pt.textContent=pt.getAttribute("data-all");}
+          trips.forEach(function(g){g.style.display=tripOn(D.t[+g.getAttribute("data-t")])?"":"none";});
+          circles.forEach(function(c){c.style.display=visitOn(D.vs[+c.getAttribute("data-v")])?"":"none";});
+          hide();pinned=false;summary();drawChart();fitPeriod(now);
         }
         if(msel&&dsel){
           var months=[];alldays.forEach(function(d){var m=dayStr(d).slice(0,7);if(months[months.length-1]!==m)months.push(m);});
           months.forEach(function(m){var o=el("option",null,m);o.value=m;msel.appendChild(o);});
           msel.addEventListener("change",function(){fillDays();choose();});
-          dsel.addEventListener("change",choose);fillDays();
-          var chart=document.getElementById("chart");
+          dsel.addEventListener("change",function(){choose();});fillDays();
+          if(vsel)vsel.addEventListener("change",function(){choose();});
           if(chart)chart.addEventListener("click",function(e){var d=e.target.getAttribute&&e.target.getAttribute("data-d");if(d==null)return;d=+d;msel.value=dayStr(d).slice(0,7);fillDays();dsel.value=String(d);choose();});
         }
-        window.addEventListener("resize",scalebar);
-        apply();
+        if(D.tiles)svg.classList.add("tiled");
+        window.addEventListener("resize",function(){apply();});
+        apply(true);
+        var hash={};location.hash.slice(1).split("&").forEach(function(p){if(!p)return;var i=p.indexOf("=");hash[i<0?p:p.slice(0,i)]=i<0?"1":decodeURIComponent(p.slice(i+1));});
+        if(msel&&dsel&&(hash.m||hash.dev)){if(hash.m){msel.value=hash.m;fillDays();}if(hash.day)dsel.value=hash.day;if(vsel&&hash.dev)vsel.value=hash.dev;choose(true);}
+        if(hash.all)fitAll(true);
+        if(hash.z)zoomCentre(+hash.z,true);
         document.documentElement.setAttribute("data-ready",String(Math.round(performance.now())));
         })();
         """#

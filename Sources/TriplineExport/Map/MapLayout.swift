@@ -27,6 +27,20 @@ public struct MapParameters: Sendable {
     public var margin = 0.06
     /// The smallest extent shown, in ground metres (a single visit is not zoomed to the size of a room).
     public var minimumExtentM = 600.0
+    /// With visits, the opening view fits where the time is spent: the `dwellQuantile`…`1 − dwellQuantile` range of
+    /// the visit centres weighted by the square root of their dwell time, on each axis (5 %: a week's holiday in a year, a one-off long
+    /// drive or a far-off visit stay out of the opening view; the "fit all" button and zooming out reach them).
+    public var dwellQuantile = 0.05
+    /// Margin around the dwell-weighted extent, as a fraction of it on each side.
+    public var dwellMargin = 0.15
+    /// The simplification tolerance is at least this many ground metres (about a phone's GPS scatter), so a tight
+    /// opening view of a town does not keep every wobble of a year of 1 Hz tracks (page size, see PERFORMANCE.md).
+    public var minimumToleranceM = 5.0
+    /// Street tiles from a server the user chooses (`--tiles`), e.g. `https://tile.example.org/{z}/{x}/{y}.png`:
+    /// nil (the default) keeps the page self-contained. See ``MapTiles``.
+    public var tiles: MapTiles? = nil
+    /// Draw the offline base layer (land, coastlines, borders, city labels) from TriplineGeography.
+    public var baseLayer = true
     /// How many places are labelled at most (the most visited first; a label that would overlap is left out).
     public var maxLabels = 14
     /// Label font size in opening pixels.
@@ -52,8 +66,15 @@ struct MapView {
     var detail: Int
     var width: Int
     var height: Int
+    /// Longitudes are drawn in [west, west + 360): -180 normally; inside the data's largest longitude gap when the
+    /// data crosses the antimeridian (a Fiji or Alaska trip), so it is drawn in one piece.
+    var west = -180.0
 
     @inline(__always) func gx(_ x: Double) -> Double { (x - x0) * scale * Double(detail) }
+    /// The world x of a longitude, wrapped into [west, west + 360).
+    @inline(__always) func worldX(_ longitude: Double) -> Double {
+        WebMercator.x(longitude: LongitudeWrap.wrap(longitude, west: west))
+    }
     @inline(__always) func gy(_ y: Double) -> Double { (y - y0) * scale * Double(detail) }
 
     /// Ground metres per grid unit at the view's centre.
@@ -94,6 +115,33 @@ struct MapView {
             height: p.height)
     }
 
+    /// Fits the view to the dwell-weighted quantile extent of visit centres (world units; `weight` = dwell seconds,
+    /// at least 60 s each, counted as √dwell).
+    static func fit(visits: [(x: Double, y: Double, weight: Double)], parameters p: MapParameters) -> MapView {
+        func weighted(_ values: [(Double, Double)], _ q: Double) -> Double {
+            let sorted = values.sorted { $0.0 < $1.0 }
+            let total = sorted.reduce(0) { $0 + $1.1 }
+            var acc = 0.0
+            for (value, weight) in sorted {
+                acc += weight
+                if acc >= q * total { return value }
+            }
+            return sorted[sorted.count - 1].0
+        }
+        // √dwell: a night at home counts more than a coffee, but not 30 times more — pure dwell weighting shrinks a
+        // year to the line from home to work and leaves the park visited 178 times off the map.
+        let xs = visits.map { ($0.x, max(60, $0.weight).squareRoot()) }
+        let ys = visits.map { ($0.y, max(60, $0.weight).squareRoot()) }
+        var box = [weighted(xs, p.dwellQuantile), weighted(xs, 1 - p.dwellQuantile)]
+        var boxY = [weighted(ys, p.dwellQuantile), weighted(ys, 1 - p.dwellQuantile)]
+        // Then the quantile fit over the box's corners, with no quantile cut (the box is the extent already), and a
+        // wider margin: the places at the quantiles are where the person goes, not the edge of the map.
+        var q = p
+        q.extentQuantile = 0
+        q.margin = p.dwellMargin
+        return fit(xs: &box, ys: &boxY, parameters: q)
+    }
+
     /// The linearly interpolated quantile `q` of sorted values.
     static func quantile(_ sorted: [Double], _ q: Double) -> Double {
         let position = q * Double(sorted.count - 1)
@@ -101,6 +149,32 @@ struct MapView {
         let upper = min(sorted.count - 1, lower + 1)
         let t = position - Double(lower)
         return sorted[lower] * (1 - t) + sorted[upper] * t
+    }
+}
+
+/// Longitude wrapping for data that crosses the antimeridian.
+enum LongitudeWrap {
+    /// `longitude` moved by whole turns into [west, west + 360] (both edges kept, so a shape touching ±180 stays whole).
+    @inline(__always) static func wrap(_ longitude: Double, west: Double) -> Double {
+        var l = longitude
+        while l < west { l += 360 }
+        while l > west + 360 { l -= 360 }
+        return l
+    }
+
+    /// The west edge for drawing `longitudes`: the start of the data after its largest empty gap of longitude, or
+    /// -180 when that gap contains the antimeridian (the usual case, nothing moves). Deterministic.
+    static func west(for longitudes: [Double]) -> Double {
+        let sorted = longitudes.filter(\.isFinite).map { wrap($0, west: -180) }.sorted()
+        guard let first = sorted.first, let last = sorted.last else { return -180 }
+        var gap = first + 360 - last  // the gap across ±180
+        var west = -180.0
+        for k in 1..<max(1, sorted.count) where sorted[k] - sorted[k - 1] > gap {
+            gap = sorted[k] - sorted[k - 1]
+            west = sorted[k]
+        }
+        // Leave a little room west of the data (a margin, and the base layer beyond the view's edge).
+        return west == -180 ? -180 : west - gap / 2
     }
 }
 

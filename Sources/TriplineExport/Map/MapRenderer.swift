@@ -3,6 +3,7 @@
 #endif
 
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 
@@ -21,6 +22,10 @@ public struct MapDocument: Sendable {
     /// Points read from `points` for the trips' geometry, and vertices written after simplification.
     public var pointsRead: Int
     public var verticesWritten: Int
+    /// Base-layer parts drawn (land rings, coastline and border lines) and populated places handed to the script
+    /// for city labels.
+    public var baseShapes: Int = 0
+    public var cityCandidates: Int = 0
 }
 
 /// Renders the offline HTML map of a selection of the database: an inline SVG in Web Mercator with trips
@@ -96,32 +101,68 @@ struct MapPage {
     /// Whether the legend sits in the bottom-right corner (chosen where it hides fewer places), else bottom left.
     var legendOnRight = false
     var vertices = 0
+    /// Everything drawn (trip sample points, straight trips, visits), in grid units: the "fit all" box and the
+    /// base layer's widest level.
+    var allBox: (x0: Double, y0: Double, x1: Double, y1: Double) = (0, 0, 0, 0)
+    var baseShapes = 0
+    var cities: [(name: String, x: Int, y: Int, population: Int)] = []
+    /// Device ids in the order of `deviceList` (the picker's and the data's device index).
+    var deviceOrder: [Int64] = []
+    var deviceIndex: [Int64: Int] = [:]
 
     init(selection: MapSelection, parameters: MapParameters, points: TripPointStream) {
         self.selection = selection
         self.parameters = parameters
         self.points = points
-        var xs: [Double] = []
-        var ys: [Double] = []
+        // Longitudes first: where the data crosses the antimeridian, draw it from inside its largest gap.
+        var longitudes: [Double] = []
         var i = 0
         while i + 1 < selection.sample.count {
-            xs.append(selection.sample[i])
+            longitudes.append(WebMercator.longitude(x: selection.sample[i]))
+            i += 2
+        }
+        for trip in selection.trips where trip.pointCount == 0 {
+            if let start = trip.start, let end = trip.end { longitudes += [start.lon, end.lon] }
+        }
+        for visit in selection.visits { longitudes.append(visit.lon) }
+        let west = LongitudeWrap.west(for: longitudes)
+        func wx(_ lon: Double) -> Double { WebMercator.x(longitude: LongitudeWrap.wrap(lon, west: west)) }
+        var xs: [Double] = []
+        var ys: [Double] = []
+        i = 0
+        while i + 1 < selection.sample.count {
+            xs.append(wx(WebMercator.longitude(x: selection.sample[i])))
             ys.append(selection.sample[i + 1])
             i += 2
         }
         for trip in selection.trips where trip.pointCount == 0 {
             if let start = trip.start, let end = trip.end {
-                xs.append(WebMercator.x(longitude: start.lon))
+                xs.append(wx(start.lon))
                 ys.append(WebMercator.y(latitude: start.lat))
-                xs.append(WebMercator.x(longitude: end.lon))
+                xs.append(wx(end.lon))
                 ys.append(WebMercator.y(latitude: end.lat))
             }
         }
         for visit in selection.visits {
-            xs.append(WebMercator.x(longitude: visit.lon))
+            xs.append(wx(visit.lon))
             ys.append(WebMercator.y(latitude: visit.lat))
         }
-        view = MapView.fit(xs: &xs, ys: &ys, parameters: parameters)
+        let worldBox = (x0: xs.min() ?? 0, y0: ys.min() ?? 0, x1: xs.max() ?? 0, y1: ys.max() ?? 0)
+        if selection.visits.isEmpty {
+            view = MapView.fit(xs: &xs, ys: &ys, parameters: parameters)
+        } else {
+            // Where the time is spent: visit centres weighted by dwell.
+            view = MapView.fit(
+                visits: selection.visits.map { (wx($0.lon), WebMercator.y(latitude: $0.lat), $0.dwellS) }, parameters: parameters)
+        }
+        view.west = west
+        allBox = (view.gx(worldBox.x0), view.gy(worldBox.y0), view.gx(worldBox.x1), view.gy(worldBox.y1))
+        var ids = Set<Int64>()
+        for trip in selection.trips { ids.insert(trip.deviceID) }
+        for visit in selection.visits { ids.insert(visit.deviceID) }
+        for entry in selection.dayDeviceDistances { ids.insert(entry.deviceID) }
+        deviceOrder = ids.sorted { (selection.deviceNamesByID[$0] ?? "", $0) < (selection.deviceNamesByID[$1] ?? "", $1) }
+        for (k, id) in deviceOrder.enumerated() { deviceIndex[id] = k }
 
         // Modes by total time (legs, or the trip itself when it has none), then by name.
         var time: [String: Double] = [:]
@@ -149,8 +190,10 @@ struct MapPage {
         let hash = SHA256.base64(SHA256.digest(Array(script.utf8)))
         let period = periodText()
         out.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+        // Without --tiles nothing may be fetched; with it, images from that one origin only (checked by MapTiles).
+        let images = parameters.tiles.map { "; img-src " + $0.origin } ?? ""
         out.append(
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-\(hash)'\">\n"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-\(hash)'\(Markup.attribute(images))\">\n"
         )
         out.append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
         out.append("<title>")
@@ -174,7 +217,7 @@ struct MapPage {
         return MapDocument(
             bytes: out.bytes, tripsSelected: selection.trips.count, tripsDrawn: tripsDrawn,
             visitsSelected: selection.visits.count, visitsDrawn: visitsDrawn, labels: labelsDrawn,
-            pointsRead: selection.pointsRead, verticesWritten: vertices)
+            pointsRead: selection.pointsRead, verticesWritten: vertices, baseShapes: baseShapes, cityCandidates: cities.count)
     }
 
     /// `2024-03-01 – 2024-03-31`: the filter's days where given, else the data's.
@@ -212,16 +255,19 @@ struct MapPage {
             out.append("<text class=\"empty\" x=\"\(gw / 2)\" y=\"\(gh / 2)\" text-anchor=\"middle\" font-size=\"\(28 * parameters.detail)\">Nothing to show</text>\n</svg>\n")
             return
         }
-        writeGrid()
+        if parameters.tiles != nil { out.append("<g id=\"tiles\"></g>\n") }
+        baseShapes = writeBaseLayer(all: allBox)
+        cities = cityCandidates(all: allBox)
+        if !parameters.baseLayer { writeGrid() }  // the base layer gives the context the grid gave
         out.append("<g id=\"trips\">\n")
-        let tolerance = parameters.tolerancePx * Double(parameters.detail)
+        let tolerance = max(parameters.tolerancePx * Double(parameters.detail), parameters.minimumToleranceM / view.metresPerGridUnit)
         for (index, trip) in selection.trips.enumerated() {
             var paths = try points.paths(trip, view: view)
             if paths.isEmpty, let start = trip.start, let end = trip.end {
                 paths = [
                     (
                         trip.legs.isEmpty ? -1 : 0,
-                        [view.gx(WebMercator.x(longitude: start.lon)), view.gx(WebMercator.x(longitude: end.lon))],
+                        [view.gx(view.worldX(start.lon)), view.gx(view.worldX(end.lon))],
                         [view.gy(WebMercator.y(latitude: start.lat)), view.gy(WebMercator.y(latitude: end.lat))]
                     )
                 ]
@@ -279,7 +325,7 @@ struct MapPage {
             out.append("<circle data-v=\"")
             out.append(int: index)
             out.append("\" cx=\"")
-            out.append(int: Int(view.gx(WebMercator.x(longitude: visit.lon)).rounded()))
+            out.append(int: Int(view.gx(view.worldX(visit.lon)).rounded()))
             out.append("\" cy=\"")
             out.append(int: Int(view.gy(WebMercator.y(latitude: visit.lat)).rounded()))
             out.append("\" r=\"")
@@ -288,7 +334,7 @@ struct MapPage {
         }
         out.append("</g>\n")
         writeLabels()
-        out.append("</svg>\n")
+        out.append("<g id=\"cities\"></g>\n</svg>\n")
     }
 
     /// Faint lines every "nice" distance, so the empty space between tracks still reads as a map with a scale.
@@ -346,7 +392,7 @@ struct MapPage {
         var candidatePlaces: [Int64] = []
         for entry in ranked {
             let place = selection.places[entry.id]!
-            let x = view.gx(WebMercator.x(longitude: place.lon)) / d
+            let x = view.gx(view.worldX(place.lon)) / d
             let y = view.gy(WebMercator.y(latitude: place.lat)) / d
             guard x >= 0, y >= 0, x <= Double(parameters.width), y <= Double(parameters.height) else { continue }
             candidates.append((x, y, visitRadius(entry.maxDwellS), Self.shortName(place.name)))
@@ -410,19 +456,26 @@ struct MapPage {
         let label = nice >= 1000 ? NumberText.fixed(nice / 1000, decimals: nice >= 1000 && nice.truncatingRemainder(dividingBy: 1000) == 0 ? 0 : 1) + " km" : NumberText.fixed(nice, decimals: 0) + " m"
         out.append("<div id=\"scale\" class=\"box\"><div id=\"scalebar\" style=\"width:\(NumberText.fixed(nice / metresPerPixel, decimals: 1))px\"></div><span id=\"scalelabel\">\(label)</span></div>\n")
         out.append("<div id=\"north\" class=\"box\" title=\"North is up\"><svg width=\"16\" height=\"22\" viewBox=\"0 0 16 22\" aria-hidden=\"true\"><path d=\"M8 0L15 14H1Z\" fill=\"#1d2733\"/></svg><br/>N</div>\n")
-        out.append("<div id=\"zoom\" class=\"box\"><button type=\"button\" data-z=\"in\" title=\"Zoom in\">+</button><button type=\"button\" data-z=\"out\" title=\"Zoom out\">−</button><button type=\"button\" data-z=\"fit\" title=\"Fit to the period\">⤢</button></div>\n")
+        out.append("<div id=\"zoom\" class=\"box\"><button type=\"button\" data-z=\"in\" title=\"Zoom in\">+</button><button type=\"button\" data-z=\"out\" title=\"Zoom out\">−</button><button type=\"button\" data-z=\"fit\" title=\"Fit to where the time was spent\">⤢</button><button type=\"button\" data-z=\"all\" title=\"Fit all: every trip and visit\">All</button></div>\n")
         out.append(legendOnRight ? "<div id=\"legend\" class=\"box right\">" : "<div id=\"legend\" class=\"box\">")
         out.append("<b>Trips by mode</b>\n")
         for (i, mode) in modes.enumerated() {
-            out.append("<div><span class=\"ln m\(i)\"></span>")
+            out.append("<div data-m=\"\(i)\"><span class=\"ln m\(i)\"></span>")
             out.append(Markup.text(mode.isEmpty ? "unknown" : mode))
             out.append("</div>\n")
         }
         if !straight.isEmpty {
-            out.append("<div><span class=\"dash\"></span>no track: start to end</div>\n")
+            out.append("<div id=\"nodash\"><span class=\"dash\"></span>no track: start to end</div>\n")
         }
         out.append("<div><span class=\"dot\"></span>visit (size: time spent)</div></div>\n")
         out.append("<div id=\"tip\" class=\"box\" hidden></div>\n")
+        if let tiles = parameters.tiles {
+            out.append("<div id=\"attribution\" class=\"box\">Map tiles: ")
+            out.append(Markup.text(tiles.origin))
+            out.append("</div>\n")
+        } else if parameters.baseLayer {
+            out.append("<div id=\"attribution\" class=\"box\">Natural Earth · GeoNames (CC BY 4.0)</div>\n")
+        }
     }
 
     // MARK: The side panel
@@ -443,7 +496,17 @@ struct MapPage {
             out.append(names.isEmpty ? "no devices" : "\(names.count) devices")
         }
         out.append("</p>\n")
-        out.append("<div id=\"picker\"><label for=\"month\">Show</label> <select id=\"month\"><option value=\"\">whole period</option></select> <select id=\"day\" disabled=\"disabled\"><option value=\"\">every day</option></select></div>\n")
+        out.append("<div id=\"picker\"><label for=\"month\">Show</label> <select id=\"month\"><option value=\"\">whole period</option></select> <select id=\"day\" disabled=\"disabled\"><option value=\"\">every day</option></select>")
+        if deviceOrder.count > 1 {
+            out.append(" <select id=\"dev\" title=\"Device\"><option value=\"\">every device</option>")
+            for (k, id) in deviceOrder.enumerated() {
+                out.append("<option value=\"\(k)\">")
+                out.append(Markup.text(selection.deviceNamesByID[id] ?? ""))
+                out.append("</option>")
+            }
+            out.append("</select>")
+        }
+        out.append("</div>\n")
         out.append("<section id=\"summary\">\n")
         writeSummary()
         out.append("</section>\n")
@@ -548,7 +611,22 @@ struct MapPage {
         out.append(Self.json(view.y0))
         out.append(",")
         out.append(NumberText.fixed(view.scale, decimals: 3))  // opening px per world unit: up to ~1e9
-        out.append(",\(view.detail),\(view.width),\(view.height)],\"top\":\(MapPage.topPlaces),\"modes\":[")
+        out.append(",\(view.detail),\(view.width),\(view.height)],\"all\":[")
+        out.append([allBox.x0, allBox.y0, allBox.x1, allBox.y1].map { String(Self.int($0)) }.joined(separator: ","))
+        out.append("],\"top\":\(MapPage.topPlaces),\"labels\":\(parameters.maxLabels),\"tiles\":")
+        out.append(parameters.tiles.map { JSONText.quotedForScript($0.template) } ?? "null")
+        out.append(",\"devices\":[")
+        for (k, id) in deviceOrder.enumerated() {
+            if k > 0 { out.append(",") }
+            out.append(JSONText.quotedForScript(selection.deviceNamesByID[id] ?? ""))
+        }
+        out.append("],\"cities\":[")
+        for (k, city) in cities.enumerated() {
+            if k > 0 { out.append(",") }
+            out.append(JSONText.quotedForScript(city.name))
+            out.append(",\(city.x),\(city.y),\(city.population)")
+        }
+        out.append("],\"modes\":[")
         for (i, mode) in modes.enumerated() {
             if i > 0 { out.append(",") }
             out.append(JSONText.quotedForScript(mode.isEmpty ? "unknown" : mode))
@@ -557,6 +635,12 @@ struct MapPage {
         for (i, id) in placeOrder.enumerated() {
             if i > 0 { out.append(",") }
             out.append(JSONText.quotedForScript(selection.places[id]!.name))
+        }
+        out.append("],\"pxy\":[")
+        for (i, id) in placeOrder.enumerated() {
+            if i > 0 { out.append(",") }
+            let place = selection.places[id]!
+            out.append("\(Int(view.gx(view.worldX(place.lon)).rounded())),\(Int(view.gy(WebMercator.y(latitude: place.lat)).rounded()))")
         }
         out.append("],\n\"t\":[")
         for (i, trip) in selection.trips.enumerated() {
@@ -568,17 +652,17 @@ struct MapPage {
                 if j > 0 { out.append(",") }
                 out.append("[\(modeIndex[leg.mode] ?? 0),\(Self.int(leg.durationS)),\(Self.int(leg.distanceM))]")
             }
-            out.append("],\(straight.contains(i) ? 1 : 0)]")
+            out.append("],\(straight.contains(i) ? 1 : 0),\(deviceIndex[trip.deviceID] ?? 0)]")
         }
         out.append("],\n\"vs\":[")
         for (i, visit) in selection.visits.enumerated() {
             if i > 0 { out.append(",\n") }
-            out.append("[\(visit.day),\(Self.localSeconds(visit.startMs, visit.startOffsetS)),\(Self.localSeconds(visit.endMs, visit.endOffsetS)),\(visit.startOffsetS),\(visit.placeID.flatMap { placeIndex[$0] } ?? -1)]")
+            out.append("[\(visit.day),\(Self.localSeconds(visit.startMs, visit.startOffsetS)),\(Self.localSeconds(visit.endMs, visit.endOffsetS)),\(visit.startOffsetS),\(visit.placeID.flatMap { placeIndex[$0] } ?? -1),\(deviceIndex[visit.deviceID] ?? 0)]")
         }
         out.append("],\n\"days\":[")
-        for (i, entry) in selection.dayDistances.enumerated() {
+        for (i, entry) in selection.dayDeviceDistances.enumerated() {
             if i > 0 { out.append(",") }
-            out.append("[\(entry.day),\(Self.int(entry.metres))]")
+            out.append("[\(entry.day),\(Self.int(entry.metres)),\(deviceIndex[entry.deviceID] ?? 0)]")
         }
         out.append("]}</script>\n")
     }

@@ -68,11 +68,15 @@ struct MapPlace {
 struct MapSelection {
     var filter: RecordFilter
     var deviceNames: [String]
+    /// Every device's name by id (the picker and tooltips name the device of a trip or visit).
+    var deviceNamesByID: [Int64: String] = [:]
     var trips: [MapTrip] = []
     var visits: [MapVisit] = []
     var places: [Int64: MapPlace] = [:]
     /// Distance per local day, from `days` when it has rows for the selection, else summed from the trips.
     var dayDistances: [(day: Int, metres: Double)] = []
+    /// The same per device (the script's chart follows the device picker): local day, device id, metres.
+    var dayDeviceDistances: [(day: Int, deviceID: Int64, metres: Double)] = []
     /// A bounded, evenly strided sample of the trips' points in world units (x, y interleaved), for fitting
     /// the view; and how many points the sampling pass read.
     var sample: [Double] = []
@@ -105,6 +109,8 @@ struct MapLoader {
             names = try allDeviceNames()
         }
         var selection = MapSelection(filter: filter, deviceNames: names)
+        let everyDevice = try db.prepare("SELECT id, name FROM devices ORDER BY id")
+        while try everyDevice.step() { selection.deviceNamesByID[everyDevice.int64(0)] = everyDevice.text(1) ?? "" }
         let window = filter.utcWindowMs
         let deviceClause = deviceIDs == nil ? "" : " AND device_id = \(deviceIDs![0])"
 
@@ -180,7 +186,11 @@ struct MapLoader {
             }
         }
 
-        selection.dayDistances = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips)
+        let perDevice = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips)
+        selection.dayDeviceDistances = perDevice
+        var totals: [Int: Double] = [:]
+        for entry in perDevice { totals[entry.day, default: 0] += entry.metres }
+        selection.dayDistances = totals.keys.sorted().map { ($0, totals[$0]!) }
         return selection
     }
 
@@ -228,20 +238,25 @@ struct MapLoader {
         selection.pointsRead = seen
     }
 
-    /// Distance per local day: the `days` table when it has rows for the selection, else the trips' distances
-    /// summed by the local day they start on.
-    func dayDistances(filter: RecordFilter, deviceClause: String, trips: [MapTrip]) throws -> [(day: Int, metres: Double)] {
-        var totals: [Int: Double] = [:]
+    /// Distance per local day and device: the `days` table when it has rows for the selection, else the trips'
+    /// distances summed by the local day they start on; by day, then device id.
+    func dayDistances(filter: RecordFilter, deviceClause: String, trips: [MapTrip]) throws -> [(day: Int, deviceID: Int64, metres: Double)] {
+        struct Key: Hashable, Comparable {
+            var day: Int
+            var device: Int64
+            static func < (a: Key, b: Key) -> Bool { (a.day, a.device) < (b.day, b.device) }
+        }
+        var totals: [Key: Double] = [:]
         let statement = try store.db.prepare(
-            "SELECT date, distance_m FROM days WHERE 1\(deviceClause) ORDER BY date")
+            "SELECT date, distance_m, device_id FROM days WHERE 1\(deviceClause) ORDER BY date, device_id")
         while try statement.step() {
             guard let date = statement.text(0), let day = CivilTime.parseDate(date), filter.contains(day: day) else { continue }
-            totals[day, default: 0] += statement.double(1)
+            totals[Key(day: day, device: statement.int64(2)), default: 0] += statement.double(1)
         }
         if totals.isEmpty {
-            for trip in trips { totals[trip.day, default: 0] += trip.distanceM }
+            for trip in trips { totals[Key(day: trip.day, device: trip.deviceID), default: 0] += trip.distanceM }
         }
-        return totals.keys.sorted().map { ($0, totals[$0]!) }
+        return totals.keys.sorted().map { ($0.day, $0.device, totals[$0]!) }
     }
 
 }
@@ -256,7 +271,7 @@ struct TripPointStream {
 
     init(store: Store) throws {
         points = try store.db.prepare(
-            "SELECT time_ms, lat, lon FROM points WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? ORDER BY time_ms")
+            "SELECT \(PointKey.timeSQL), lat, lon FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key")
         flags = try store.db.prepare(
             "SELECT time_ms FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND flags != 0 ORDER BY time_ms")
     }
@@ -270,10 +285,10 @@ struct TripPointStream {
         flags.bindInt(trip.startMs, at: 2)
         flags.bindInt(trip.endMs, at: 3)
         while try flags.step() { flagged.append(flags.int64(0)) }
+        let keys = PointKey.range(device: trip.deviceID, fromMs: trip.startMs, throughMs: trip.endMs)
         points.reset()
-        points.bindInt(trip.deviceID, at: 1)
-        points.bindInt(trip.startMs, at: 2)
-        points.bindInt(trip.endMs, at: 3)
+        points.bindInt(keys.lower, at: 1)
+        points.bindInt(keys.upper, at: 2)
         var next = 0
         var count = 0
         while try points.step() {
@@ -298,7 +313,7 @@ struct TripPointStream {
         var xs: [Double] = []
         var ys: [Double] = []
         try read(trip) { time, lat, lon in
-            let x = view.gx(WebMercator.x(longitude: lon))
+            let x = view.gx(view.worldX(lon))
             let y = view.gy(WebMercator.y(latitude: lat))
             while current < bounds.count - 1 && time > bounds[current].endMs {
                 if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }

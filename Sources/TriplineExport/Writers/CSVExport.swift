@@ -9,8 +9,8 @@ struct CSVExport {
     static let headers: [ExportKind: StaticString] = [
         .trips: "trip_id,device,start_time,end_time,duration_s,moving_s,distance_m,avg_speed_mps,max_speed_mps,mode,legs,from_place_id,to_place_id,start_lat,start_lon,end_lat,end_lon,points,gaps,from_place,to_place",
         .legs: "trip_id,leg,mode,start_time,end_time,distance_m,duration_s,device,mode_source,points",
-        .visits: "visit_id,device,place_id,place_name,start_time,end_time,duration_s,lat,lon,radius_m,points",
-        .places: "place_id,device,name,lat,lon,radius_m,visits,total_dwell_s,first_visit,last_visit,ssid",
+        .visits: "visit_id,device,place_id,place_name,start_time,end_time,duration_s,lat,lon,radius_m,points,country_code,country,locality",
+        .places: "place_id,device,name,lat,lon,radius_m,visits,total_dwell_s,first_visit,last_visit,ssid,country_code,country,locality",
         .days: "date,device,distance_m,moving_s,trips,visits,places",
         .points: "device,time,lat,lon,altitude_m,speed_mps,course_deg,accuracy_m,motion,flags,ssid",
     ]
@@ -76,7 +76,10 @@ struct CSVExport {
                 try number(v.lat, decimals: 7)
                 try number(v.lon, decimals: 7)
                 try number(v.radiusM)
-                try integer(v.points, last: true)
+                try integer(v.points)
+                try text(v.countryCode)
+                try text(v.country)
+                try text(v.locality, last: true)
             }
         case .places:
             try exporter.forEachPlace(selection) { p in
@@ -91,7 +94,10 @@ struct CSVExport {
                 try integer(p.totalDwellS)
                 try time(p.firstVisitMs, p.firstOffset)
                 try time(p.lastVisitMs, p.lastOffset)
-                try text(p.ssid, last: true)
+                try text(p.ssid)
+                try text(p.countryCode)
+                try text(p.country)
+                try text(p.locality, last: true)
             }
         case .days:
             try exporter.forEachDay(selection) { d in

@@ -249,6 +249,8 @@ public final class Exporter {
         var id: Int64, deviceID: Int64, placeID: Int64?, placeName: String?
         var startMs: Int64, endMs: Int64, startOffset: Int32?, endOffset: Int32?
         var lat: Double, lon: Double, radiusM: Double, points: Int64
+        /// Where the visit's centre is (NULL before migration 3's first rebuild, and at sea).
+        var countryCode: String? = nil, country: String? = nil, locality: String? = nil
     }
 
     /// Visits whose local start day is in range, by start time then id.
@@ -256,7 +258,7 @@ public final class Exporter {
         let statement = try store.db.prepare(
             """
             SELECT v.id, v.device_id, v.place_id, p.name, v.start_ms, v.end_ms, v.start_utc_offset_s,
-                   v.end_utc_offset_s, v.lat, v.lon, v.radius_m, v.points
+                   v.end_utc_offset_s, v.lat, v.lon, v.radius_m, v.points, v.country_code, v.country, v.locality
             FROM visits v LEFT JOIN places p ON p.id = v.place_id
             WHERE (?1 IS NULL OR v.device_id = ?1) AND v.start_ms BETWEEN ?2 AND ?3
             ORDER BY v.start_ms, v.id
@@ -271,7 +273,8 @@ public final class Exporter {
                 startMs: s.int64(4), endMs: s.int64(5),
                 startOffset: s.optionalInt64(6).map { Int32(truncatingIfNeeded: $0) },
                 endOffset: s.optionalInt64(7).map { Int32(truncatingIfNeeded: $0) },
-                lat: s.double(8), lon: s.double(9), radiusM: s.double(10), points: s.int64(11))
+                lat: s.double(8), lon: s.double(9), radiusM: s.double(10), points: s.int64(11),
+                countryCode: s.text(12), country: s.text(13), locality: s.text(14))
             if selection.isBounded {
                 let offset = localTime.offset(row.startOffset, atMs: row.startMs)
                 guard selection.includes(day: LocalTime.day(ms: row.startMs, offset: offset)) else { continue }
@@ -284,6 +287,7 @@ public final class Exporter {
         var id: Int64, deviceID: Int64, name: String, ssid: String?
         var lat: Double, lon: Double, radiusM: Double, visits: Int64, totalDwellS: Int64
         var firstVisitMs: Int64?, lastVisitMs: Int64?, firstOffset: Int32?, lastOffset: Int32?
+        var countryCode: String? = nil, country: String? = nil, locality: String? = nil
     }
 
     /// Places, by id. With a date range: only places with a visit that starts on a day in range (their columns
@@ -301,7 +305,8 @@ public final class Exporter {
                    p.first_visit_ms, p.last_visit_ms,
                    (SELECT v.start_utc_offset_s FROM visits v WHERE v.place_id = p.id AND v.start_ms = p.first_visit_ms LIMIT 1),
                    (SELECT coalesce(v.end_utc_offset_s, v.start_utc_offset_s) FROM visits v
-                     WHERE v.place_id = p.id AND (v.end_ms = p.last_visit_ms OR v.start_ms = p.last_visit_ms) LIMIT 1)
+                     WHERE v.place_id = p.id AND (v.end_ms = p.last_visit_ms OR v.start_ms = p.last_visit_ms) LIMIT 1),
+                   p.country_code, p.country, p.locality
             FROM places p
             WHERE (?1 IS NULL OR p.device_id = ?1)
             ORDER BY p.first_visit_ms, p.id
@@ -315,7 +320,8 @@ public final class Exporter {
                 id: id, deviceID: s.int64(1), name: s.text(2) ?? "", ssid: s.text(3), lat: s.double(4), lon: s.double(5),
                 radiusM: s.double(6), visits: s.int64(7), totalDwellS: s.int64(8), firstVisitMs: s.optionalInt64(9),
                 lastVisitMs: s.optionalInt64(10), firstOffset: s.optionalInt64(11).map { Int32(truncatingIfNeeded: $0) },
-                lastOffset: s.optionalInt64(12).map { Int32(truncatingIfNeeded: $0) })
+                lastOffset: s.optionalInt64(12).map { Int32(truncatingIfNeeded: $0) },
+                countryCode: s.text(13), country: s.text(14), locality: s.text(15))
             try body(row)
         }
     }
@@ -369,15 +375,15 @@ public final class Exporter {
         ///   With `positionOnly`, offset and altitude are not read either (GeoJSON lines have neither).
         init(_ db: Database, lineOnly: Bool = false, positionOnly: Bool = false) throws {
             let columns = positionOnly
-                ? "time_ms, NULL, lat, lon, NULL"
+                ? "\(PointKey.timeSQL), NULL, lat, lon, NULL"
                 : lineOnly
-                ? "time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999)"
+                ? "\(PointKey.timeSQL), ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999)"
                 : """
-                time_ms, ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999), ifnull(speed_mps, 1e999),
+                \(PointKey.timeSQL), ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999), ifnull(speed_mps, 1e999),
                 ifnull(course_deg, 1e999), ifnull(accuracy_m, 1e999), motion, ssid
                 """
             points = try db.prepare(
-                "SELECT \(columns) FROM points WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 ORDER BY time_ms")
+                "SELECT \(columns) FROM points_hot WHERE key BETWEEN ?4 AND ?5 ORDER BY key")
             flags = try db.prepare(
                 "SELECT time_ms, flags FROM point_flags WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 AND flags != 0 ORDER BY time_ms")
         }
@@ -387,11 +393,12 @@ public final class Exporter {
         func read(device: Int64, startMs: Int64, endMs: Int64, _ body: (Statement, Int64, Int64) throws -> Void) throws {
             points.reset()
             flags.reset()
-            for statement in [points, flags] {
-                statement.bindInt(device, at: 1)
-                statement.bindInt(startMs, at: 2)
-                statement.bindInt(endMs, at: 3)
-            }
+            flags.bindInt(device, at: 1)
+            flags.bindInt(startMs, at: 2)
+            flags.bindInt(endMs, at: 3)
+            let keys = PointKey.range(device: device, fromMs: startMs, throughMs: endMs)
+            points.bindInt(keys.lower, at: 4)
+            points.bindInt(keys.upper, at: 5)
             var flagTime = Int64.max
             var flagValue: Int64 = 0
             if try flags.step() {

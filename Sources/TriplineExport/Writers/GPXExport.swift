@@ -270,7 +270,8 @@ struct GPXExport {
             ("visit_id", String(visit.id)), ("device", exporter.deviceName(visit.deviceID)),
             ("place_id", visit.placeID.map { String($0) }), ("start", start), ("end", end),
             ("duration_s", number(Double(visit.endMs - visit.startMs) / 1000)), ("radius_m", number(visit.radiusM)),
-            ("points", String(visit.points)),
+            ("points", String(visit.points)), ("country_code", visit.countryCode), ("country", visit.country),
+            ("locality", visit.locality),
         ])
         try out.append("</wpt>\n")
     }
@@ -291,6 +292,7 @@ struct GPXExport {
             ("place_id", String(place.id)), ("device", exporter.deviceName(place.deviceID)), ("ssid", place.ssid),
             ("radius_m", number(place.radiusM)), ("visits", String(place.visits)),
             ("total_dwell_s", String(place.totalDwellS)), ("first_visit", first), ("last_visit", last),
+            ("country_code", place.countryCode), ("country", place.country), ("locality", place.locality),
         ])
         try out.append("</wpt>\n")
     }

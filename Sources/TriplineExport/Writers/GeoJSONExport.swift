@@ -232,6 +232,9 @@ struct GeoJSONExport {
         try number("duration_s", Double(visit.endMs - visit.startMs) / 1000)
         try number("radius_m", visit.radiusM)
         try integer("points", visit.points)
+        try text("country_code", visit.countryCode)
+        try text("country", visit.country)
+        try text("locality", visit.locality)
         try out.append("}}")
     }
 
@@ -250,6 +253,9 @@ struct GeoJSONExport {
         try integer("total_dwell_s", place.totalDwellS)
         try time("first_visit", place.firstVisitMs, offset: place.firstOffset)
         try time("last_visit", place.lastVisitMs, offset: place.lastOffset)
+        try text("country_code", place.countryCode)
+        try text("country", place.country)
+        try text("locality", place.locality)
         try out.append("}}")
     }
 

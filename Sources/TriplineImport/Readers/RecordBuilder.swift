@@ -126,12 +126,15 @@ struct RecordBuilder {
     /// Calls `body(keyNode, valueIndex)` for each member of the object at `index`.
     @inline(__always)
     func members(_ tape: JSONTape, _ index: Int, _ body: (JSONNode, Int) -> Void) {
-        let node = tape.nodes[index]
-        guard node.kind == .object else { return }
-        var child = index + 1
-        for _ in 0..<node.count {
-            body(tape.nodes[child], child + 1)
-            child = Int(tape.nodes[child + 1].next)
+        // Through the buffer: a tape is well formed by construction (every `next` is inside it).
+        tape.nodes.withUnsafeBufferPointer { nodes in
+            let node = nodes[index]
+            guard node.kind == .object else { return }
+            var child = index + 1
+            for _ in 0..<node.count {
+                body(nodes[child], child + 1)
+                child = Int(nodes[child + 1].next)
+            }
         }
     }
 
@@ -267,33 +270,27 @@ struct RecordBuilder {
         var batteryLevel: Int?, batteryState: Int?, wifi: Int?, bssid: Int?, tripID: Int?, tripMode: Int?
         var uniqueID: Int?, speedAccuracy: Int?, courseAccuracy: Int?
         members(tape, properties) { k, v in
-            let n = k.end - k.start
-            switch n {
-            case 4:
-                if p.equals(k, "type") { type = v } else if p.equals(k, "wifi") { wifi = v }
-            case 5:
-                if p.equals(k, "speed") { speed = v }
-            case 6:
-                if p.equals(k, "course") { course = v } else if p.equals(k, "motion") { motion = v } else if p.equals(k, "action") { action = v }
-            case 7:
-                if p.equals(k, "trip_id") { tripID = v }
-            case 8:
-                if p.equals(k, "altitude") { altitude = v }
-            case 9:
-                if p.equals(k, "timestamp") { timestamp = v } else if p.equals(k, "device_id") { deviceID = v } else if p.equals(k, "trip_mode") { tripMode = v } else if p.equals(k, "unique_id") { uniqueID = v }
-            case 10:
-                if p.equals(k, "wifi_bssid") { bssid = v }
-            case 13:
-                if p.equals(k, "battery_level") { batteryLevel = v } else if p.equals(k, "battery_state") { batteryState = v }
-            case 14:
-                if p.equals(k, "speed_accuracy") { speedAccuracy = v }
-            case 15:
-                if p.equals(k, "course_accuracy") { courseAccuracy = v }
-            case 17:
-                if p.equals(k, "vertical_accuracy") { vacc = v }
-            case 19:
-                if p.equals(k, "horizontal_accuracy") { hacc = v }
-            default: break
+            switch Self.overlandProperty(p, k) {
+            case .none: break
+            case .type: type = v
+            case .wifi: wifi = v
+            case .speed: speed = v
+            case .course: course = v
+            case .motion: motion = v
+            case .action: action = v
+            case .tripID: tripID = v
+            case .altitude: altitude = v
+            case .timestamp: timestamp = v
+            case .deviceID: deviceID = v
+            case .tripMode: tripMode = v
+            case .uniqueID: uniqueID = v
+            case .bssid: bssid = v
+            case .batteryLevel: batteryLevel = v
+            case .batteryState: batteryState = v
+            case .speedAccuracy: speedAccuracy = v
+            case .courseAccuracy: courseAccuracy = v
+            case .verticalAccuracy: vacc = v
+            case .horizontalAccuracy: hacc = v
             }
         }
         // The device: the feature's device_id, else --device / the folder or file name.
@@ -301,7 +298,8 @@ struct RecordBuilder {
         if let deviceID, tape.nodes[deviceID].kind == .string, tape.nodes[deviceID].end > tape.nodes[deviceID].start {
             // Most files hold one device: compare the raw bytes with the last one before building a String.
             let raw = p.raw(tape.nodes[deviceID])
-            if let last = lastOverlandDevice, raw.elementsEqual(last.raw) {
+            if let last = lastOverlandDevice, last.raw.count == raw.count,
+               last.raw.withUnsafeBufferPointer({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
                 device = last.index
             } else {
                 device = out.deviceIndex(ParsedDevice(name: p.string(tape.nodes[deviceID]), source: "overland", origin: "device_id"))
@@ -357,14 +355,17 @@ struct RecordBuilder {
             reject(reason, detail, start: start, end: end)
             return
         }
-        for v in [speedAccuracy, courseAccuracy, uniqueID] {
-            guard let v else { continue }
-            let k = tape.nodes[v - 1]
+        // Kept in `extra` unless -1 (unknown) or null; no array of the three (that would allocate for every point).
+        @inline(__always) func keep(_ v: Int?) {
+            guard let v else { return }
             let node = tape.nodes[v]
-            if node.kind == .number, let d = number(p, tape, v), d < 0 { continue }  // -1 = unknown
-            if node.kind == .null { continue }
-            extra(p, k, node)
+            if node.kind == .number, let d = number(p, tape, v), d < 0 { return }
+            if node.kind == .null { return }
+            extra(p, tape.nodes[v - 1], node)
         }
+        keep(speedAccuracy)
+        keep(courseAccuracy)
+        keep(uniqueID)
         var speedValue = measure(p, tape, speed)
 
         if let s = speedValue, s > 1000 { speedValue = nil }  // not a phone's speed
@@ -378,6 +379,74 @@ struct RecordBuilder {
             bssid: text(p, tape, bssid), appTripID: text(p, tape, tripID), appTripMode: text(p, tape, tripMode),
             trigger: nil, conn: nil, extra: takeExtra())
         addPoint(point, start: start, end: end)
+    }
+
+    /// The Overland `properties` keys the builder reads.
+    enum OverlandProperty {
+        case none, type, wifi, speed, course, motion, action, tripID, altitude, timestamp, deviceID, tripMode, uniqueID, bssid
+        case batteryLevel, batteryState, speedAccuracy, courseAccuracy, verticalAccuracy, horizontalAccuracy
+    }
+
+    static let overlandProperties: [(StaticString, OverlandProperty)] = [
+        ("type", .type), ("wifi", .wifi), ("speed", .speed), ("course", .course), ("motion", .motion), ("action", .action),
+        ("trip_id", .tripID), ("altitude", .altitude), ("timestamp", .timestamp), ("device_id", .deviceID), ("trip_mode", .tripMode),
+        ("unique_id", .uniqueID), ("wifi_bssid", .bssid), ("battery_level", .batteryLevel), ("battery_state", .batteryState),
+        ("speed_accuracy", .speedAccuracy), ("course_accuracy", .courseAccuracy), ("vertical_accuracy", .verticalAccuracy),
+        ("horizontal_accuracy", .horizontalAccuracy),
+    ]
+
+    /// Which `properties` key `k` is: a perfect hash on (length, first byte, last byte) picks the one candidate,
+    /// one comparison confirms it. An escaped key (rare) is decoded and compared with every name.
+    @inline(__always)
+    static func overlandProperty(_ p: JSONParser, _ k: JSONNode) -> OverlandProperty {
+        let n = k.end - k.start
+        guard n >= 4 else { return .none }
+        if k.flags & JSONNode.Flags.escaped != 0 {
+            for (name, key) in overlandProperties where p.equals(k, name) { return key }
+            return .none
+        }
+        let b = p.base + k.start
+        let first = b[0]
+        let last = b[n - 1]
+        let candidate: (StaticString, OverlandProperty)
+        switch n {
+        case 4: candidate = first == UInt8(ascii: "t") ? ("type", .type) : ("wifi", .wifi)
+        case 5: candidate = ("speed", .speed)
+        case 6:
+            candidate = first == UInt8(ascii: "c") ? ("course", .course) : first == UInt8(ascii: "m") ? ("motion", .motion) : ("action", .action)
+        case 7: candidate = ("trip_id", .tripID)
+        case 8: candidate = ("altitude", .altitude)
+        case 9:
+            switch first {
+            case UInt8(ascii: "t"): candidate = last == UInt8(ascii: "p") ? ("timestamp", .timestamp) : ("trip_mode", .tripMode)
+            case UInt8(ascii: "d"): candidate = ("device_id", .deviceID)
+            default: candidate = ("unique_id", .uniqueID)
+            }
+        case 10: candidate = ("wifi_bssid", .bssid)
+        case 13: candidate = last == UInt8(ascii: "l") ? ("battery_level", .batteryLevel) : ("battery_state", .batteryState)
+        case 14: candidate = ("speed_accuracy", .speedAccuracy)
+        case 15: candidate = ("course_accuracy", .courseAccuracy)
+        case 17: candidate = ("vertical_accuracy", .verticalAccuracy)
+        case 19: candidate = ("horizontal_accuracy", .horizontalAccuracy)
+        default: return .none
+        }
+        return Self.sameBytes(b, candidate.0.utf8Start, n) ? candidate.1 : .none
+    }
+
+    /// Whether the `n` bytes (4 ≤ n ≤ 24) at `a` and `b` are equal: two or three overlapping word loads each,
+    /// no call (all loads stay inside the `n` bytes).
+    @inline(__always)
+    static func sameBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let x = UnsafeRawPointer(a), y = UnsafeRawPointer(b)
+        if n < 8 {
+            return x.loadUnaligned(as: UInt32.self) == y.loadUnaligned(as: UInt32.self)
+                && x.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == y.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        }
+        if n > 24 { return memcmp(a, b, n) == 0 }
+        guard x.loadUnaligned(as: UInt64.self) == y.loadUnaligned(as: UInt64.self),
+              x.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        else { return false }
+        return n <= 16 || x.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
     }
 
     /// `geometry.coordinates` of a Point: nil when there is no geometry, `.some(nil)` when it is malformed.

@@ -45,12 +45,19 @@ public struct PlaceRow: Sendable, Equatable {
     public var totalDwellS: Int64
     public var firstVisitMs: Int64?
     public var lastVisitMs: Int64?
+    /// Where the centre is (migration 3): ISO 3166-1 alpha-2, English country name, nearest populated place.
+    public var countryCode: String?
+    public var country: String?
+    public var locality: String?
 
     public init(
         id: Int64? = nil, deviceID: Int64, name: String, ssid: String?, lat: Double, lon: Double, radiusM: Double, visits: Int, totalDwellS: Int64,
-        firstVisitMs: Int64?, lastVisitMs: Int64?
+        firstVisitMs: Int64?, lastVisitMs: Int64?, countryCode: String? = nil, country: String? = nil, locality: String? = nil
     ) {
         self.id = id
+        self.countryCode = countryCode
+        self.country = country
+        self.locality = locality
         self.deviceID = deviceID
         self.name = name
         self.ssid = ssid
@@ -78,11 +85,18 @@ public struct VisitRow: Sendable, Equatable {
     public var lon: Double
     public var radiusM: Double
     public var points: Int
+    /// Where the visit's centre is (migration 3), as for places.
+    public var countryCode: String?
+    public var country: String?
+    public var locality: String?
 
     public init(
         id: Int64? = nil, deviceID: Int64, placeID: Int64?, startMs: Int64, endMs: Int64, startUTCOffsetS: Int?, endUTCOffsetS: Int?,
-        lat: Double, lon: Double, radiusM: Double, points: Int
+        lat: Double, lon: Double, radiusM: Double, points: Int, countryCode: String? = nil, country: String? = nil, locality: String? = nil
     ) {
+        self.countryCode = countryCode
+        self.country = country
+        self.locality = locality
         self.id = id
         self.deviceID = deviceID
         self.placeID = placeID
@@ -379,11 +393,13 @@ public final class RebuildTables {
     public func insert(_ r: PlaceRow) throws -> Int64 {
         let s = try statement(
             """
-            INSERT INTO places(id, device_id, name, ssid, lat, lon, radius_m, visits, total_dwell_s, first_visit_ms, last_visit_ms)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?)
+            INSERT INTO places(id, device_id, name, ssid, lat, lon, radius_m, visits, total_dwell_s, first_visit_ms, last_visit_ms,
+              country_code, country, locality)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """)
         return try insert(s, id: r.id, "places", [.integer(r.deviceID), .text(r.name), .optional(r.ssid), .real(r.lat), .real(r.lon), .real(r.radiusM),
-                                                .integer(Int64(r.visits)), .integer(r.totalDwellS), .optional(r.firstVisitMs), .optional(r.lastVisitMs)])
+                                                .integer(Int64(r.visits)), .integer(r.totalDwellS), .optional(r.firstVisitMs), .optional(r.lastVisitMs),
+                                                .optional(r.countryCode), .optional(r.country), .optional(r.locality)])
     }
 
     /// Sets a place's visit totals (for writers that learn them after the place's visits).
@@ -398,12 +414,13 @@ public final class RebuildTables {
     public func insert(_ r: VisitRow) throws -> Int64 {
         let s = try statement(
             """
-            INSERT INTO visits(id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?)
+            INSERT INTO visits(id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points,
+              country_code, country, locality)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """)
         try s.bind([.optional(r.id), .integer(r.deviceID), .optional(r.placeID), .integer(r.startMs), .integer(r.endMs),
                     .optional(r.startUTCOffsetS.map(Int64.init)), .optional(r.endUTCOffsetS.map(Int64.init)), .real(r.lat), .real(r.lon),
-                    .real(r.radiusM), .integer(Int64(r.points))])
+                    .real(r.radiusM), .integer(Int64(r.points)), .optional(r.countryCode), .optional(r.country), .optional(r.locality)])
         _ = try s.step()
         return db.lastInsertRowID
     }

@@ -20,10 +20,11 @@ import Testing
 ///   - trip 1, walk, 08:00–08:10Z: 11 points a minute apart, the 08:05 one flagged (flags 1) → one LineString of 10.
 ///   - a lone point at 12:00Z with no offset (shown at +01:00 through the zone).
 ///   - trip 2, car (legs walk + car), 17:00–17:30Z: points each minute 17:00–17:10 and 17:20–17:30 → two lines.
-///   - visits 1 (Home, 00:00–08:00Z), 2 (Work, 08:10–17:00Z), 3 (Home, 17:30–23:00Z); places 1 Home, 2 Work.
+///   - visits 1 (Home, 00:00–08:00Z), 2 (Work, 08:10–17:00Z), 3 (Home, 17:30–23:00Z); places 1 Home, 2 Work;
+///     all in Berlin, Germany (`country_code`, `country`, `locality`).
 ///   - day 2024-03-01; app trip events 1 (matched to trip 1) and 2 (unmatched), and an app visit event.
 /// - tablet (id 2, OwnTracks, no offsets: Europe/Berlin applies):
-///   - points 2024-03-31 00:30Z (01:30+01:00) and 01:30Z (03:30+02:00); a visit 00:30–01:30Z with no place.
+///   - points 2024-03-31 00:30Z (01:30+01:00) and 01:30Z (03:30+02:00); a visit 00:30–01:30Z with no place, in Munich.
 ///   - trip 3, bike, 2024-03-31 22:00–22:20Z = 2024-04-01 00:00–00:20+02:00: points every 2 minutes.
 ///   - days 2024-03-31 and 2024-04-01.
 /// - rejects: 2 from the phone's import, 1 from the tablet's.
@@ -38,6 +39,8 @@ enum ExportFixture {
         var home = "Home"
         var homeSSID: String? = "HomeNet"
         var pointSSID: String? = nil
+        /// The locality of the phone's places and visits (migration 3's columns; the tablet's visit is in Munich).
+        var locality = "Berlin"
     }
 
     /// Creates the fixture database at `path`.
@@ -113,6 +116,10 @@ enum ExportFixture {
                 """,
                 [.integer(ms(2024, 3, 1, 0, 0)), .integer(ms(2024, 3, 1, 8, 0)), .integer(ms(2024, 3, 1, 8, 10)), .integer(ms(2024, 3, 1, 17, 0)),
                  .integer(ms(2024, 3, 1, 17, 30)), .integer(ms(2024, 3, 1, 23, 0)), .integer(ms(2024, 3, 31, 0, 30)), .integer(ms(2024, 3, 31, 1, 30))])
+            // Where they are (migration 3), as the places pass names them: Berlin and Munich.
+            try db.run("UPDATE places SET country_code = 'DE', country = 'Germany', locality = ?", [.text(names.locality)])
+            try db.run("UPDATE visits SET country_code = 'DE', country = 'Germany', locality = ? WHERE device_id = 1", [.text(names.locality)])
+            try db.run("UPDATE visits SET country_code = 'DE', country = 'Germany', locality = 'Munich' WHERE device_id = 2")
             try db.run(
                 """
                 INSERT INTO trips(id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,

@@ -18,6 +18,8 @@ import Testing
     static let device = "=HYPERLINK(\"http://x\")"
     /// `Work` + the bytes ED A0 80: each byte of an invalid sequence becomes one U+FFFD (Unicode's "maximal subpart" rule).
     static let work = "Work\u{FFFD}\u{FFFD}\u{FFFD}"
+    /// A locality as a hostile geography table (or a user's UPDATE) could hold it.
+    static let locality = "<b>Zürich</b>, \"Ω\";\u{2028}="
 
     static func writeAll() throws -> [(kind: ExportKind, format: ExportFormat, path: String, result: ExportResult)] {
         var names = ExportFixture.Names()
@@ -25,6 +27,7 @@ import Testing
         names.home = place
         names.homeSSID = ssid
         names.pointSSID = ssid
+        names.locality = locality
         let exports = try ExportClientTests.writeAll(names: names, prepare: { store in
             // A lone surrogate (U+D800 as CESU bytes), which no UTF-8 output may contain.
             try store.db.run("UPDATE places SET name = 'Work' || CAST(x'EDA080' AS TEXT) WHERE id = 2")
@@ -46,6 +49,8 @@ import Testing
                 #expect(fields[1] == HostileTextTests.ssid)
                 #expect(fields[2] == HostileTextTests.device)
                 #expect(fields[3] == HostileTextTests.work)
+                let locality = try #require(try ClientTools.run("jq", ["-j", ".features[0].properties.locality", export.path]))
+                #expect(locality.stdout == HostileTextTests.locality)
             }
             if export.kind == .points {
                 let ssid = try #require(try ClientTools.run("jq", ["-j", ".features[0].properties.ssid", export.path]))
@@ -68,6 +73,8 @@ import Testing
                 #expect(ssid.stdout == xmlSSID + "\n")
                 let work = try #require(try ClientTools.run("xmllint", ["--xpath", "string(//*[local-name()='wpt'][2]/*[local-name()='name'])", export.path]))
                 #expect(work.stdout == HostileTextTests.work + "\n")
+                let locality = try #require(try ClientTools.run("xmllint", ["--xpath", "string(//*[local-name()='locality'][1])", export.path]))
+                #expect(locality.stdout == HostileTextTests.locality + "\n")
             }
             if export.kind == .points {
                 let ssid = try #require(try ClientTools.run("xmllint", ["--xpath", "string(//*[local-name()='ssid'][1])", export.path]))

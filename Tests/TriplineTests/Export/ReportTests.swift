@@ -126,13 +126,16 @@ import Testing
     @Test func listShowsEveryReportWithItsDescription() throws {
         let result = runCLI(["report", "--list"])
         #expect(result.status == 0)
-        let names = ["app-agreement", "daily-summary", "devices-overview", "monthly-summary", "top-places", "tracking-quality", "travel-by-mode", "trips", "visits"]
+        let names = [
+            "app-agreement", "cities-visited", "countries-visited", "daily-summary", "devices-overview", "monthly-by-country",
+            "monthly-summary", "top-places", "tracking-quality", "travel-by-mode", "trips", "visits", "year-in-review",
+        ]
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == names.count)
         for (line, name) in zip(lines, names) {
             #expect(line.hasPrefix(name + " "))
         }
-        #expect(result.stdout.contains("daily-summary     Daily summary: distance, moving time, trips, visits and places per local day and device."))
+        #expect(result.stdout.contains("daily-summary       Daily summary: distance, moving time, trips, visits and places per local day and device."))
     }
 
     @Test func tableAndJSONFormats() throws {

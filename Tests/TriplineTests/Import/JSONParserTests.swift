@@ -124,6 +124,36 @@ func sameAllowingFoundationRounding(_ a: JSONValue, _ b: JSONValue) -> Bool {
         }
     }
 
+    /// The duplicate-key flag, found while the keys are scanned, agrees with a plain pairwise comparison on objects
+    /// of 1–90 keys (short and long, some shared with a nested object, some escaped).
+    @Test func duplicateKeyFlagAgreesWithPairwiseComparison() {
+        var rng = SplitMix64(seed: 14)
+        let names = ["a", "b", "ab", "ba", "type", "wifi", "speed", "course", "motion", "timestamp", "trip_mode", "battery_level",
+                     "battery_state", "horizontal_accuracy", "vertical_accuracy", "k1", "k2", "k3", "k10", "k11", "longer_key_0001",
+                     "longer_key_0002", "x"]
+        for round in 0..<3000 {
+            let n = 1 + Int(rng.next() % UInt64(round % 3 == 0 ? 90 : 20))
+            var keys: [String] = []
+            var members: [String] = []
+            for _ in 0..<n {
+                let name = rng.next() % 4 == 0 ? "u\(rng.next() % 1000)" : names[Int(rng.next() % UInt64(names.count))]
+                keys.append(name)
+                // Sometimes the key is written with its first letter escaped (the same key once decoded).
+                let written = rng.next() % 25 == 0 ? "\\u00" + String(name.utf8.first!, radix: 16) + name.dropFirst() : name
+                let value = rng.next() % 6 == 0 ? "{\"\(name)\":1,\"\(name)x\":2}" : "\(rng.next() % 100)"
+                members.append("\"\(written)\":\(value)")
+            }
+            let text = "{" + members.joined(separator: ",") + "}"
+            let expected = Set(keys).count != keys.count
+            Array(text.utf8).withUnsafeBytes { raw in
+                var p = JSONParser(raw)
+                var tape = JSONTape()
+                #expect(throws: Never.self) { try p.parseValue(into: &tape) }
+                #expect((tape.nodes[0].flags & JSONNode.Flags.duplicateKey != 0) == expected, "\(text)")
+            }
+        }
+    }
+
     @Test func deepNestingIsAnErrorNotACrash() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: JSONError.self) { try JSONValue.parse(Array(deep.utf8)) }

@@ -24,10 +24,11 @@ func corpusDirectory() -> String? {
         #expect(s.points == 42_588)
         #expect(s.labelledFoundTrips == s.foundTrips)  // every point of 010 lies inside a label
         #expect(s.tripF1 >= 0.92 && s.tripF1 > 0.165)
-        #expect(s.modeAccuracy >= 0.88 && s.modeAccuracy > 0.52)
+        // Held out (leave-one-user-out, docs/PASSES.md): 0.94 trip F1, 0.956 3-class over observed labelled time.
+        #expect(s.modeAccuracy >= 0.93 && s.modeAccuracy > 0.52)
         // Bus / car / train: the intercity train (p95 62 m/s) is a train though not entered on foot
         // (trips.rail_min_mps), and taxi → train → subway are separate legs at the silences between them (trips.leg_gap_s).
-        #expect(s.exactModeAccuracy >= 0.68)
+        #expect(s.exactModeAccuracy >= 0.63)  // held out 0.655
     }
 
     @Test func geolife020() throws {
@@ -39,8 +40,30 @@ func corpusDirectory() -> String? {
         #expect(s.foundTrips - s.labelledFoundTrips == 3)
         #expect(s.tripF1 >= 0.91 && s.tripF1 > 0.913)
         #expect(s.rawTripF1 >= 0.86 && s.rawTripF1 > 0.857)
-        #expect(s.modeAccuracy >= 0.68 && s.modeAccuracy > 0.20)
-        #expect(s.exactModeAccuracy >= 0.68)
+        // Held out 0.845 (3-class and exact alike: 020 only rides bikes and buses and walks); 0.852 with the defaults.
+        #expect(s.modeAccuracy >= 0.82 && s.modeAccuracy > 0.20)
+        #expect(s.exactModeAccuracy >= 0.82)
+    }
+
+    /// All GeoLife users of the development set, pooled, with the defaults. Leave-one-user-out (`tripline-bench tune`,
+    /// docs/PASSES.md) gives 0.68 trip F1 and 0.877 3-class held out; the defaults score 0.67 and 0.864 here, and
+    /// trackintel's defaults (re-implemented) 0.55 and 0.734.
+    @Test func geolifeAllUsersPooled() throws {
+        let corpus = try #require(corpusDirectory(), "../shared/corpus not found")
+        let dirs = try GeoLifeUser.userDirectories([corpus + "/geolife"])
+        #expect(dirs.count == 15)
+        let work = try temporaryDirectory()
+        let loaded = try dirs.map { try GeoLifeUser(directory: $0, workDirectory: work) }
+        defer { for u in loaded { u.discardFiles() } }
+        let users = try loaded.map { try $0.score(details: false) }
+        let pool = RealDataEvaluation.GeoLifeScores.pooled(users)
+        print(RealDataEvaluation.GeoLifeScores.header)
+        for u in users { print(u.row) }
+        print(pool.row)
+        #expect(pool.tripF1 >= 0.64)
+        #expect(pool.modeAccuracy >= 0.84)
+        let reference = RealDataEvaluation.GeoLifeScores.pooled(try loaded.map { try $0.scoreTrackintel() })
+        #expect(pool.tripF1 > reference.tripF1 && pool.modeAccuracy > reference.modeAccuracy)
     }
 
     @Test(arguments: [("20250617.gpx", ["20250617.gpx"]), ("20250618.gpx", ["20250618.gpx"]), ("20250617.gpx+20250618.gpx", ["20250617.gpx", "20250618.gpx"])])

@@ -97,16 +97,29 @@ func count(_ path: String, _ sql: String) throws -> Int64 {
     /// A database of schema 1, rebuilt by an older Tripline (its marker in `settings`), migrates, and its next
     /// rebuild recomputes everything, saying why.
     @Test func resultsOfAnOlderTriplineAreRebuilt() throws {
-        let (db, _) = try trustDatabase()
-        #expect(runCLI(["rebuild", "--db", db, "--timezone", "Europe/Berlin"]).status == 0)
+        // A file as an older Tripline left it: schema 1 (the 21-column `points` table), with its incremental
+        // markers in `settings`.
+        let dir = try temporaryDirectory()
+        let db = dir + "/old.sqlite"
+        let result = Simulator(config: SimulatorConfig(seed: 31, days: 2, people: 2)).run()
         do {
-            let store = try Store(path: db)
-            try store.db.execute(
-                """
-                DROP TABLE rebuild_state; DROP TABLE place_edits;
-                INSERT INTO settings(key, value) VALUES ('rebuild.last_import.1', '1'), ('rebuild.last_import.2', '1');
-                PRAGMA user_version = 1;
-                """)
+            let raw = try Database(path: db)
+            try raw.execute("PRAGMA journal_mode=WAL")
+            try raw.execute(Schema.migrations[0])
+            try raw.execute("PRAGMA user_version=1")
+            let insert = try raw.prepare(
+                "INSERT INTO points(device_id, time_ms, utc_offset_s, lat, lon, accuracy_m, speed_mps, motion, import_id) VALUES (?,?,?,?,?,?,?,?,1)")
+            for (k, device) in result.devices.enumerated() {
+                let id = Int64(k + 1)
+                try raw.run("INSERT INTO devices(id, name, source, name_origin, created_ms) VALUES (?, ?, ?, 'simulator', 0)",
+                            [.integer(id), .text(device.name), .text(device.app.rawValue)])
+                for p in device.points {
+                    try insert.bind([.integer(id), .integer(p.timeMs), .optional(p.utcOffsetS.map(Int64.init)), .real(p.lat), .real(p.lon),
+                                     .optional(p.accuracyM), .optional(p.speedMps), .optional(p.motion)])
+                    _ = try insert.step()
+                }
+                try raw.run("INSERT INTO settings(key, value) VALUES (?, '1')", [.text("rebuild.last_import.\(id)")])
+            }
         }
         let r = runCLI(["rebuild", "--db", db])
         #expect(r.status == 0, "\(r.stderr)")
@@ -277,15 +290,20 @@ func count(_ path: String, _ sql: String) throws -> Int64 {
         return try #require(object["places"] as? [[String: Any]])
     }
 
-    @Test func defaultNamesAreTheWifiNameElseCoordinates() throws {
+    /// The wifi name, else `near <locality>` (the offline geography), else the coordinates.
+    @Test func defaultNamesAreTheWifiNameElseTheLocalityElseCoordinates() throws {
         let db = try rebuilt()
-        let names = try strings(db, "SELECT name, coalesce(ssid, '') FROM places")
+        let names = try strings(db, "SELECT name, coalesce(ssid, ''), coalesce(locality, '') FROM places")
         #expect(!names.isEmpty)
         for row in names {
             let parts = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            if parts[1].isEmpty { #expect(parts[0].contains(", "), "\(row)") } else { #expect(parts[0] == parts[1], "\(row)") }
+            if parts[1].isEmpty {
+                #expect(parts[2].isEmpty ? parts[0].contains(", ") : parts[0] == "near " + parts[2], "\(row)")
+            } else {
+                #expect(parts[0] == parts[1], "\(row)")
+            }
         }
-        #expect(names.contains { !$0.hasSuffix("|") }, "some place is named by its wifi")
+        #expect(names.contains { !$0.split(separator: "|", omittingEmptySubsequences: false)[1].isEmpty }, "some place is named by its wifi")
         let table = runCLI(["places", "--db", db])
         #expect(table.stdout.hasPrefix("ID") || table.stdout.contains("NAME"), "\(table.stdout)")
     }

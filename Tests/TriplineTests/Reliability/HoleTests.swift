@@ -168,7 +168,7 @@ import Testing
         try store.db.execute(
             """
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 399999)
-            INSERT INTO points(device_id, time_ms, lat, lon, import_id) SELECT 1, 1704067200000 + i * 1000, 50 + i * 1e-6, 8, 0 FROM n
+            INSERT INTO points_hot(key, lat, lon, import_id) SELECT (1 << 42) | (1704067200000 + i * 1000), 50 + i * 1e-6, 8, 0 FROM n
             """)
         let out = dir + "/out"
         try FileSystem.createDirectory(out)

@@ -14,9 +14,10 @@ import Testing
         let store = try Store(path: dir + "/t.sqlite")
         #expect(try store.schemaVersion() == Schema.currentVersion)
         #expect(try store.db.scalarText("PRAGMA journal_mode") == "wal")
-        for table in ["devices", "imports", "points", "rejects", "app_events", "stays", "visits", "places", "trips", "legs", "days"] {
+        for table in ["devices", "imports", "points_hot", "rejects", "app_events", "stays", "visits", "places", "trips", "legs", "days"] {
             #expect(try store.db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?", [.text(table)]) == 1, "table \(table)")
         }
+        #expect(try store.db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type='view' AND name='points'") == 1)
     }
 
     @Test func reopeningKeepsDataAndVersion() throws {

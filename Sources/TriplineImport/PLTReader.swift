@@ -1,0 +1,132 @@
+import TriplineCore
+
+/// Reads GeoLife `.plt` trajectories (Microsoft Research GeoLife 1.3): six header lines (the first is
+/// `Geolife trajectory`), then one fix a line, `lat,lon,0,altitude_ft,days_since_1899-12-30,YYYY-MM-DD,HH:MM:SS`,
+/// in GMT, CRLF or LF line ends. Altitude is in feet, −777 = unknown. The date/time fields are authoritative; the
+/// day-number field is only used when they are missing. GeoLife has no device field: the device is `--device`, else
+/// the folder or file name (as for GPX). A bad line costs one reject naming its line and byte.
+public struct PLTReader {
+    var builder: RecordBuilder
+
+    public init(bytes: UnsafeRawBufferPointer, context: ReadContext, sink: BatchSink? = nil) {
+        builder = RecordBuilder(context: context, bytes: bytes, sink: sink)
+    }
+
+    /// Parses `bytes` (pure; no database).
+    public static func parse(_ bytes: [UInt8], context: ReadContext = .memory()) -> ParseOutput {
+        bytes.withUnsafeBytes { raw in
+            var reader = PLTReader(bytes: raw, context: context)
+            return reader.read()
+        }
+    }
+
+    /// Whether the bytes at `i` start the GeoLife header line.
+    static func isHeader(_ bytes: UnsafeRawBufferPointer, at i: Int) -> Bool {
+        let header: StaticString = "Geolife trajectory"
+        guard i + header.utf8CodeUnitCount <= bytes.count else { return false }
+        let h = header.utf8Start
+        for k in 0..<header.utf8CodeUnitCount where bytes[i + k] | 0x20 != h[k] | 0x20 { return false }
+        return true
+    }
+
+    /// Two or four ASCII digits at `p` as a number, or nil.
+    @inline(__always) static func digits(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int? {
+        var v = 0
+        for k in 0..<n {
+            let d = p[k] &- UInt8(ascii: "0")
+            guard d < 10 else { return nil }
+            v = v * 10 + Int(d)
+        }
+        return v
+    }
+
+    public mutating func read() -> ParseOutput {
+        let base = builder.base
+        let count = builder.count
+        var lineStart = 0
+        var lineNumber = 0
+        if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { lineStart = 3 }
+        var device: Int?
+        var fields = [(Int, Int)](repeating: (0, 0), count: 8)
+        while lineStart < count {
+            lineNumber += 1
+            var lineEnd = lineStart
+            while lineEnd < count, base[lineEnd] != 0x0A { lineEnd += 1 }
+            defer { lineStart = lineEnd + 1 }
+            if lineNumber <= 6 { continue }  // the header
+            var e = lineEnd
+            while e > lineStart, base[e - 1] == 0x0D || base[e - 1] == 0x20 || base[e - 1] == 0x09 { e -= 1 }
+            if e == lineStart { continue }
+            builder.lineOffset = lineStart
+            builder.lineNumber = lineNumber
+            // Split on commas (up to 8 fields).
+            var n = 0
+            var s = lineStart
+            var i = lineStart
+            while i <= e && n < 8 {
+                if i == e || base[i] == UInt8(ascii: ",") {
+                    fields[n] = (s, i)
+                    n += 1
+                    s = i + 1
+                }
+                i += 1
+            }
+            guard n >= 7 else {
+                let binary = (lineStart..<e).contains { base[$0] == 0 }
+                builder.reject(binary ? .binaryData : .invalidLine, "a GeoLife line has 7 comma-separated fields, this one has \(n)", start: lineStart, end: e)
+                continue
+            }
+            func number(_ f: Int) -> Double? {
+                let (a, b) = fields[f]
+                guard b > a else { return nil }
+                for k in a..<b {
+                    let c = base[k]
+                    if !(c &- UInt8(ascii: "0") < 10 || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+") || c | 0x20 == UInt8(ascii: "e")) {
+                        return nil
+                    }
+                }
+                let v = JSONParser.parseDouble(base + a, b - a)
+                return v.isFinite ? v : nil
+            }
+            guard let lat = number(0), let lon = number(1) else {
+                builder.reject(.invalidCoordinates, "latitude/longitude (fields 1 and 2) are not numbers", start: lineStart, end: e)
+                continue
+            }
+            // Time: YYYY-MM-DD and HH:MM:SS (GMT).
+            var timeMs: Int64?
+            let (da, db) = fields[5], (ta, tb) = fields[6]
+            if db - da == 10, tb - ta >= 8, let y = PLTReader.digits(base + da, 4), base[da + 4] == UInt8(ascii: "-") || base[da + 4] == UInt8(ascii: "/"),
+                let mo = PLTReader.digits(base + da + 5, 2), let d = PLTReader.digits(base + da + 8, 2),
+                let hh = PLTReader.digits(base + ta, 2), base[ta + 2] == UInt8(ascii: ":"), let mm = PLTReader.digits(base + ta + 3, 2),
+                base[ta + 5] == UInt8(ascii: ":"), let ss = PLTReader.digits(base + ta + 6, 2),
+                (1...12).contains(mo), (1...31).contains(d), hh < 24, mm < 60, ss < 61
+            {
+                let days = CivilTime.daysFromCivil(year: y, month: mo, day: d)
+                timeMs = Int64(days) * 86_400_000 + Int64(hh * 3600 + mm * 60 + ss) * 1000
+            } else if da == db && ta == tb, let days = number(4) {
+                // No date/time text: the day number (days since 1899-12-30).
+                timeMs = Int64(((days - 25_569) * 86_400_000).rounded())
+            }
+            guard let time = timeMs else {
+                builder.reject(.invalidTime, "fields 6 and 7 are not a YYYY-MM-DD date and an HH:MM:SS time", start: lineStart, end: e)
+                continue
+            }
+            if let (reason, detail) = Validate.point(timeMs: time, lat: lat, lon: lon, nowMs: builder.context.nowMs) {
+                builder.reject(reason, detail, start: lineStart, end: e)
+                continue
+            }
+            let feet = number(3)
+            let altitude: Double? = feet.flatMap { $0 == -777 ? nil : $0 * 0.3048 }
+            let d = device ?? builder.fallbackDevice(source: "geolife")
+            device = d
+            builder.addPoint(Point(deviceID: Int64(d), timeMs: time, lat: lat, lon: lon, altitudeM: altitude), start: lineStart, end: e)
+        }
+        var out = builder.out
+        out.format = "geolife-plt"
+        if lineNumber <= 6 && out.points.isEmpty && out.rejects.isEmpty {
+            out.rejects.append(RejectRecord(line: nil, byteOffset: 0, reason: .emptyFile, detail: "the GeoLife file holds no fix after its header", excerpt: nil))
+        }
+        builder.out = ParseOutput()
+        return out
+    }
+}

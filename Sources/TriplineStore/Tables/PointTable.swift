@@ -1,0 +1,315 @@
+import CSQLite
+
+import TriplineCore
+
+
+/// The integer primary key of `points_hot`: `device_id << 42 | time_ms` (schema migration 2, docs/SCHEMA.md).
+///
+/// One integer key instead of the two-column record key of version 1: SQLite compares integers at every level of
+/// the b-tree instead of decoding and comparing records, and a device's points in time order are one key range.
+public enum PointKey {
+    /// Bits of the key that hold the time: times 0 … 2^42 − 1 ms (1970-01-01 … 2109-05-15).
+    public static let timeBits = 42
+    /// The largest storable `time_ms`.
+    public static let maxTimeMs: Int64 = (1 << 42) - 1
+    /// The largest storable device id (2^21 − 1: the key must stay a positive 63-bit integer).
+    public static let maxDeviceID: Int64 = (1 << 21) - 1
+
+    /// The key of a point, or nil when the device or time cannot be stored.
+    @inline(__always)
+    public static func make(device: Int64, timeMs: Int64) -> Int64? {
+        guard device >= 0, device <= maxDeviceID, timeMs >= 0, timeMs <= maxTimeMs else { return nil }
+        return device << 42 | timeMs
+    }
+
+    /// The time of a key.
+    @inline(__always)
+    public static func time(_ key: Int64) -> Int64 { key & maxTimeMs }
+
+    /// The device of a key.
+    @inline(__always)
+    public static func device(_ key: Int64) -> Int64 { key >> 42 }
+
+    /// The keys of `device`'s points with `fromMs <= time_ms <= throughMs`, as an inclusive range for
+    /// `key BETWEEN ? AND ?` (times clamped to the storable range; an empty span gives `lower > upper`).
+    public static func range(device: Int64, fromMs: Int64, throughMs: Int64) -> (lower: Int64, upper: Int64) {
+        let from = max(fromMs, 0)
+        let through = min(throughMs, maxTimeMs)
+        guard device >= 0, device <= maxDeviceID, from <= through else { return (1, 0) }
+        return (device << 42 | from, device << 42 | through)
+    }
+
+    /// As ``range(device:fromMs:throughMs:)`` for the half-open span `fromMs <= time_ms < untilMs`.
+    public static func range(device: Int64, fromMs: Int64, untilMs: Int64) -> (lower: Int64, upper: Int64) {
+        untilMs == Int64.min ? (1, 0) : range(device: device, fromMs: fromMs, throughMs: untilMs - 1)
+    }
+
+    /// SQL for the time of `points_hot.key` (the view `points` uses the same expression).
+    public static let timeSQL = "key & 4398046511103"
+}
+
+/// The one writer of `points` (`points_hot`): every point in Tripline is stored through this type — the importer,
+/// ``Store/insertPoints(_:)``, the simulator's loaders and the benchmarks.
+///
+/// One prepared statement of 13 parameters; the texts are bound without a copy by SQLite (``RowText``); the fields
+/// nothing in Tripline reads are encoded as one JSON object (`cold`, NULL when the point has none of them). Every
+/// bind's result code is OR-ed together and checked once per row. A point whose (device, time) is already stored is
+/// not written (the first one stays): ``insert(_:deviceID:importID:)`` returns false and the caller decides what that
+/// means (see ``stored(deviceID:timeMs:)``).
+///
+/// Used by one thread at a time, like its connection.
+public final class PointWriter {
+    let db: Database
+    let insertStatement: Statement
+    let findStatement: Statement
+    /// motion, app_trip_mode, ssid and cold, bound from one reused buffer.
+    let texts = RowText()
+    let cold: ColdBuffer
+
+    public static let insertSQL = """
+        INSERT INTO points_hot(key, lat, lon, accuracy_m, speed_mps, utc_offset_s, motion, app_trip_mode, import_id,
+          altitude_m, course_deg, ssid, cold)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+        ON CONFLICT(key) DO NOTHING
+        """
+
+    public init(_ db: Database) throws {
+        self.db = db
+        insertStatement = try db.prepare(Self.insertSQL)
+        findStatement = try db.prepare("SELECT lat, lon, import_id FROM points_hot WHERE key = ?")
+        cold = ColdBuffer()
+    }
+
+    /// Inserts `point` with its own `deviceID` and `importID`. Returns true when it was new.
+    @inline(__always)
+    @discardableResult
+    public func insert(_ point: Point) throws -> Bool {
+        try insert(point, deviceID: point.deviceID, importID: point.importID)
+    }
+
+    /// Inserts `point` for database device `deviceID` and import `importID` (the point's own `deviceID` and
+    /// `importID` are not looked at). Returns true when it was new, false when a point of this device and time is
+    /// already stored (nothing is written then).
+    /// - Throws: ``StoreError/pointOutOfRange(deviceID:timeMs:)`` when the device or time does not fit the key;
+    ///   ``DatabaseError`` when a bind or the step fails.
+    public func insert(_ p: Point, deviceID: Int64, importID: Int64) throws -> Bool {
+        guard let key = PointKey.make(device: deviceID, timeMs: p.timeMs) else {
+            throw StoreError.pointOutOfRange(deviceID: deviceID, timeMs: p.timeMs)
+        }
+        let s = insertStatement.handle
+        let texts = self.texts
+        texts.clear()
+        var rc = sqlite3_bind_int64(s, 1, key)
+        rc |= sqlite3_bind_double(s, 2, p.lat)
+        rc |= sqlite3_bind_double(s, 3, p.lon)
+        rc |= bind(p.accuracyM, s, 4)
+        rc |= bind(p.speedMps, s, 5)
+        if let o = p.utcOffsetS { rc |= sqlite3_bind_int64(s, 6, Int64(o)) } else { rc |= sqlite3_bind_null(s, 6) }
+        rc |= texts.bindChecked(p.motion, to: s, at: 7)
+        rc |= texts.bindChecked(p.appTripMode, to: s, at: 8)
+        rc |= sqlite3_bind_int64(s, 9, importID)
+        rc |= bind(p.altitudeM, s, 10)
+        rc |= bind(p.courseDeg, s, 11)
+        rc |= texts.bindChecked(p.ssid, to: s, at: 12)
+        let coldCount = cold.encode(p)
+        if coldCount == 0 {
+            rc |= sqlite3_bind_null(s, 13)
+        } else {
+            rc |= texts.bindChecked(bytes: UnsafeRawBufferPointer(start: cold.bytes, count: coldCount), to: s, at: 13)
+        }
+        if rc != SQLITE_OK {
+            let error = db.error(rc, sql: insertStatement.sql)
+            sqlite3_reset(s)
+            throw error
+        }
+        let step = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard step == SQLITE_DONE else { throw db.error(step, sql: insertStatement.sql) }
+        return sqlite3_changes(db.handle) == 1
+    }
+
+    @inline(__always)
+    func bind(_ value: Double?, _ s: OpaquePointer, _ index: Int32) -> Int32 {
+        if let value { return sqlite3_bind_double(s, index, value) }
+        return sqlite3_bind_null(s, index)
+    }
+
+    /// The stored position and import of the point of `deviceID` at `timeMs`, or nil when there is none.
+    public func stored(deviceID: Int64, timeMs: Int64) throws -> (lat: Double, lon: Double, importID: Int64)? {
+        guard let key = PointKey.make(device: deviceID, timeMs: timeMs) else { return nil }
+        let f = findStatement
+        f.reset()
+        f.bindInt(key, at: 1)
+        defer { f.reset() }
+        guard try f.step() else { return nil }
+        return (f.double(0), f.double(1), f.int64(2))
+    }
+}
+
+/// The `cold` JSON object of a point: `{"v_accuracy_m":…,"battery_level":…,"battery_state":…,"bssid":…,
+/// "app_trip_id":…,"trigger":…,"conn":…,"extra":"…"}` with only the members the point has (in this order), written
+/// into one reused buffer. Numbers are written so that they read back as the same double (`extra` is a JSON
+/// string holding the source's own text exactly, so the view gives it back byte for byte).
+final class ColdBuffer {
+    /// The buffer; grown (rarely: a long `extra`) when a row needs more.
+    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+
+    init(capacity: Int = 1024) {
+        self.capacity = capacity
+        bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    }
+
+    deinit { bytes.deallocate() }
+
+    /// Writes the point's cold object; returns its length in bytes, 0 when the point has no cold field.
+    func encode(_ p: Point) -> Int {
+        if p.vAccuracyM == nil && p.batteryLevel == nil && p.batteryState == nil && p.bssid == nil && p.appTripID == nil
+            && p.trigger == nil && p.conn == nil && p.extra == nil {
+            return 0
+        }
+        // Worst case: every text byte escaped as \u00XX (6 bytes), numbers at most 32 bytes, keys and punctuation.
+        var bound = 8 * 48  // (one at a time: an array of the six would allocate for every row)
+        if let t = p.batteryState { bound += 6 * t.utf8.count }
+        if let t = p.bssid { bound += 6 * t.utf8.count }
+        if let t = p.appTripID { bound += 6 * t.utf8.count }
+        if let t = p.trigger { bound += 6 * t.utf8.count }
+        if let t = p.conn { bound += 6 * t.utf8.count }
+        if let t = p.extra { bound += 6 * t.utf8.count }
+        if bound > capacity {
+            bytes.deallocate()
+            capacity = max(bound, capacity * 2)
+            bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        }
+        var w = ColdWriter(out: bytes)
+        w.byte(UInt8(ascii: "{"))
+        if let v = p.vAccuracyM, !v.isNaN { w.key("\"v_accuracy_m\":"); w.number(v) }
+        if let v = p.batteryLevel, !v.isNaN { w.key("\"battery_level\":"); w.number(v) }
+        if let v = p.batteryState { w.key("\"battery_state\":"); w.string(v) }
+        if let v = p.bssid { w.key("\"bssid\":"); w.string(v) }
+        if let v = p.appTripID { w.key("\"app_trip_id\":"); w.string(v) }
+        if let v = p.trigger { w.key("\"trigger\":"); w.string(v) }
+        if let v = p.conn { w.key("\"conn\":"); w.string(v) }
+        if let v = p.extra { w.key("\"extra\":"); w.string(v) }
+        if w.count == 1 { return 0 }  // only NaNs (which SQLite stores as NULL): nothing to keep
+        w.byte(UInt8(ascii: "}"))
+        return w.count
+    }
+}
+
+/// Appends JSON to a buffer known to be large enough.
+struct ColdWriter {
+    let out: UnsafeMutablePointer<UInt8>
+    var count = 0
+
+    @inline(__always) mutating func byte(_ b: UInt8) {
+        out[count] = b
+        count += 1
+    }
+
+    /// `"name":`, preceded by a comma unless it is the first member.
+    @inline(__always) mutating func key(_ text: StaticString) {
+        if count > 1 { byte(UInt8(ascii: ",")) }
+        let n = text.utf8CodeUnitCount
+        (out + count).update(from: text.utf8Start, count: n)
+        count += n
+    }
+
+    /// A JSON string: `"`, `\` and control bytes escaped; other bytes (valid UTF-8: a Swift string's) as they are.
+    mutating func string(_ value: String) {
+        byte(UInt8(ascii: "\""))
+        if value.utf8.withContiguousStorageIfAvailable({ append(escaping: $0) }) == nil {
+            var copy = value
+            copy.withUTF8 { append(escaping: $0) }
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// The bytes of a JSON string's content, escaped.
+    mutating func append(escaping b: UnsafeBufferPointer<UInt8>) {
+        guard let source = b.baseAddress else { return }
+        // Most texts need no escape: one copy.
+        var plain = true
+        for c in b where c == 0x22 || c == 0x5C || c < 0x20 {
+            plain = false
+            break
+        }
+        if plain {
+            (out + count).update(from: source, count: b.count)
+            count += b.count
+            return
+        }
+        @inline(__always) func hex(_ d: UInt8) -> UInt8 { d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10 }
+        for c in b {
+            if c == 0x22 || c == 0x5C {
+                byte(0x5C)
+                byte(c)
+            } else if c < 0x20 {
+                byte(0x5C); byte(UInt8(ascii: "u")); byte(UInt8(ascii: "0")); byte(UInt8(ascii: "0"))
+                byte(hex(c >> 4)); byte(hex(c & 15))
+            } else {
+                byte(c)
+            }
+        }
+    }
+
+    /// A number that reads back as the same double: the shortest of 0–9 decimals that is exact (a source's
+    /// `0.87` or `55`), else Swift's shortest round-trip form.
+    mutating func number(_ v: Double) {
+        if v.isInfinite {  // read back by SQLite's JSON functions as ±infinity, like the REAL column stored it
+            if v < 0 { byte(UInt8(ascii: "-")) }
+            for c in "1e999".utf8 { byte(c) }
+            return
+        }
+        var scale = 1.0
+        for decimals in 0...9 {
+            let scaled = (v * scale).rounded()
+            if abs(scaled) < 9e15, scaled / scale == v {
+                var n = Int64(scaled)
+                if n < 0 || (n == 0 && v.sign == .minus) {
+                    byte(UInt8(ascii: "-"))
+                    n = -n
+                }
+                var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+                let length = withUnsafeMutableBytes(of: &digits) { raw -> Int in
+                    var k = 0
+                    var m = UInt64(n)
+                    repeat {
+                        raw[k] = UInt8(ascii: "0") + UInt8(m % 10)
+                        m /= 10
+                        k += 1
+                    } while m > 0
+                    while k <= decimals {  // leading zeros of a fraction (0.05)
+                        raw[k] = UInt8(ascii: "0")
+                        k += 1
+                    }
+                    return k
+                }
+                withUnsafeBytes(of: &digits) { raw in
+                    var k = length
+                    while k > 0 {
+                        k -= 1
+                        byte(raw[k])
+                        if k == decimals && decimals > 0 { byte(UInt8(ascii: ".")) }
+                    }
+                }
+                return
+            }
+            scale *= 10
+        }
+        for c in v.description.utf8 { byte(c) }
+    }
+}
+
+extension RowText {
+    /// As ``bind(_:to:at:)``, returning SQLite's result code.
+    @inline(__always)
+    func bindChecked(_ value: String?, to s: OpaquePointer, at index: Int32) -> Int32 {
+        guard let value else { return sqlite3_bind_null(s, index) }
+        if let rc = value.utf8.withContiguousStorageIfAvailable({ bindChecked(bytes: UnsafeRawBufferPointer($0), to: s, at: index) }) {
+            return rc
+        }
+        var copy = value
+        return copy.withUTF8 { bindChecked(bytes: UnsafeRawBufferPointer($0), to: s, at: index) }
+    }
+}
