@@ -13,6 +13,7 @@ let fuzzTargets: [String: (UnsafeRawBufferPointer) -> Void] = [
     "rec": FuzzTargets.recLines,
     "gpx": FuzzTargets.gpx,
     "timestamp": FuzzTargets.timestamp,
+    "containers": FuzzTargets.containers,
 ]
 
 nonisolated(unsafe) var selectedTarget: ((UnsafeRawBufferPointer) -> Void)? = nil

@@ -52,6 +52,23 @@ enum FuzzTargets {
         }
     }
 
+    /// gzip, tar and zip files (issue 12): expanding must return whatever the bytes, every view must lie inside the
+    /// input, and every inner file must parse with the usual invariants.
+    static func containers(_ raw: UnsafeRawBufferPointer) {
+        let bytes = FileBytes(bytes: Array(raw))
+        var entries = 0
+        Containers.expand(path: "fuzz.bin", bytes: bytes) { entry in
+            entries += 1
+            if case .file(_, let inner, _, _) = entry {
+                if let p = inner.pointer, let base = bytes.pointer, p >= base, p < base + bytes.count {
+                    require(p + inner.count <= base + bytes.count, "a container entry runs past the input")
+                }
+                check(FormatDetector.parse(inner.buffer, context: context("fuzz/inner.json")), inner.count)
+            }
+            return entries < 10_000
+        }
+    }
+
     /// The invariants of a `ParseOutput`.
     static func check(_ out: ParseOutput, _ size: Int) {
         require(out.points.count == out.positions.count, "points and positions differ in count")

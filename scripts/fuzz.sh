@@ -30,8 +30,8 @@ while [ $# -gt 0 ]; do
         --minimise) minimise=1; shift ;;
         --keep) keep="$2"; shift 2 ;;
         -h|--help) sed -n 2,13p "$0"; exit 0 ;;
-        overland|owntracks|rec|gpx|timestamp) targets+=("$1"); shift ;;
-        *) echo "fuzz.sh: unknown argument '$1' (targets: overland owntracks rec gpx timestamp; --seconds N)" >&2; exit 64 ;;
+        overland|owntracks|rec|gpx|timestamp|containers) targets+=("$1"); shift ;;
+        *) echo "fuzz.sh: unknown argument '$1' (targets: overland owntracks rec gpx timestamp containers; --seconds N)" >&2; exit 64 ;;
     esac
 done
 [ ${#targets[@]} -gt 0 ] || targets=(overland owntracks rec gpx timestamp)
@@ -70,7 +70,7 @@ seed_dirs() {
         overland|owntracks) pattern='*.json' ;;
         rec) pattern='*.rec' ;;
         gpx) pattern='*.gpx' ;;
-        timestamp) pattern='' ;;
+        timestamp|containers) pattern='' ;;
     esac
     if [ -n "$pattern" ]; then
         local staged="$out/seeds/$t"

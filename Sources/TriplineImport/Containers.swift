@@ -94,8 +94,9 @@ enum Containers {
 
     /// Inflates `input` (gzip when `raw` is false, else a raw deflate stream) into `fd`. Returns the bytes written,
     /// how much input was used, and whether the stream ended properly (false: the input ran out first).
+    /// `consumed` is told, every 8 MiB, how much input was used (so the caller can let those mapped pages go).
     static func inflate(_ input: UnsafeRawBufferPointer, raw: Bool, into fd: Int32, limit: Int, path: String,
-                        crc: UnsafeMutablePointer<UInt>? = nil) throws -> (written: Int, used: Int, complete: Bool) {
+                        crc: UnsafeMutablePointer<UInt>? = nil, consumed report: ((Int) -> Void)? = nil) throws -> (written: Int, used: Int, complete: Bool) {
         var stream = z_stream()
         guard tripline_inflate_init2(&stream, raw ? -15 : 15 + 16) == Z_OK else {
             throw ContainerError(description: "zlib could not start inflating")
@@ -112,7 +113,8 @@ enum Containers {
             if stream.avail_in == 0 {
                 let remaining = input.count - consumed
                 if remaining == 0 { break }
-                let take = min(remaining, 1 << 30)
+                report?(consumed)
+                let take = min(remaining, 8 << 20)
                 stream.next_in = UnsafeMutablePointer(mutating: base! + consumed)
                 stream.avail_in = UInt32(take)
                 consumed += take
@@ -151,7 +153,9 @@ enum Containers {
             var total = 0
             while offset < bytes.count {
                 let rest = UnsafeRawBufferPointer(rebasing: bytes.buffer[offset...])
-                let (written, used, complete) = try inflate(rest, raw: false, into: fd, limit: limit - total, path: path)
+                let start = offset
+                let (written, used, complete) = try inflate(rest, raw: false, into: fd, limit: limit - total, path: path,
+                                                            consumed: { bytes.release(before: start + $0) })
                 total += written
                 offset += used
                 if !complete {
@@ -388,7 +392,8 @@ enum Containers {
                 do {
                     var sum: UInt = 0
                     let inner = try FileBytes.spooled("tripline-unzip", path: entryPath) { fd in
-                        let (written, _, complete) = try inflate(data, raw: true, into: fd, limit: compressed &* maxRatio &+ (1 << 30), path: entryPath, crc: &sum)
+                        let (written, _, complete) = try inflate(data, raw: true, into: fd, limit: compressed &* maxRatio &+ (1 << 30), path: entryPath,
+                                                                 crc: &sum, consumed: { bytes.release(before: dataStart + $0) })
                         guard complete else { throw ContainerError(description: "the deflated data ends early (damaged or cut)") }
                         guard written == size, Int(sum) == crc else {
                             throw ContainerError(description: "the inflated entry does not match its size or CRC-32 (damaged)")

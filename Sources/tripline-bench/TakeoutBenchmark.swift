@@ -1,5 +1,6 @@
 // The Google Takeout benchmark: a generated Records.json of a given size (default 2 GB) imported through
-// `Importer`, with the peak memory of the whole process. `swift run -c release tripline-bench takeout [GB]`.
+// `Importer`, with the peak memory of the whole process. `swift run -c release tripline-bench takeout [GB] [--gzip]`
+// (`--gzip`: compressed with `gzip -1` first, so the import inflates it).
 import TriplineCore
 import TriplineStore
 import TriplineImport
@@ -45,18 +46,37 @@ enum TakeoutBenchmark {
         return i
     }
 
+    /// Runs `gzip -1` on `path` (leaving `path.gz`), through posix_spawn.
+    static func gzip(_ path: String) throws {
+        var pid: pid_t = 0
+        let arguments = ["gzip", "-1", "-f", path]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        guard posix_spawnp(&pid, "gzip", nil, nil, &argv, environ) == 0 else { throw BenchmarkFailure("cannot run gzip") }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        guard status == 0 else { throw BenchmarkFailure("gzip failed (status \(status))") }
+    }
+
     static func run(_ args: [String]) throws {
         let gigabytes = args.first.flatMap { Double($0) } ?? 2
+        let compressed = args.contains("--gzip")
         let dir = try FileSystem.temporaryDirectory(prefix: "tripline-bench-takeout")
-        let path = dir + "/Records.json"
+        var path = dir + "/Records.json"
         defer {
-            for name in ["Records.json", "t.sqlite", "t.sqlite-wal", "t.sqlite-shm"] { FileSystem.remove(dir + "/" + name) }
+            for name in ["Records.json", "Records.json.gz", "t.sqlite", "t.sqlite-wal", "t.sqlite-shm"] { FileSystem.remove(dir + "/" + name) }
             rmdir(dir)
         }
         print("generating a \(gigabytes) GB Records.json in \(path) …")
         let fixes = try generate(bytes: Int(gigabytes * 1e9), to: path)
-        let size = FileSystem.size(path) ?? 0
+        var size = FileSystem.size(path) ?? 0
         print("Records.json: \(size / 1_000_000) MB, \(fixes) fixes, \(size / max(fixes, 1)) bytes a fix")
+        if compressed {
+            try gzip(path)
+            path += ".gz"
+            size = FileSystem.size(path) ?? 0
+            print("Records.json.gz: \(size / 1_000_000) MB (gzip -1); the import inflates it into an unlinked temporary file")
+        }
         let rssBefore = ImportBenchmark.peakRSSMB()
         let store = try Store(path: dir + "/t.sqlite")
         let importer = Importer(store: store)

@@ -4,7 +4,7 @@ import Testing
 
 /// `tripline evaluate --geolife DIR...`: per-user rows, the pooled row, and trackintel's defaults beside.
 @Suite struct EvaluateGeoLifeCLITests {
-    @Test func severalUsersArePooled() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func severalUsersArePooled() throws {
         let corpus = try #require(corpusDirectory(), "../shared/corpus not found")
         let r = runCLI(["evaluate", "--geolife", corpus + "/geolife/080", "--geolife", corpus + "/geolife/086"])
         #expect(r.status == 0, "\(r.stderr)")

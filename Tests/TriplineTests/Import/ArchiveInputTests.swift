@@ -445,3 +445,23 @@ extension ContainerMutationTests {
         #expect(good.withUnsafeBytes { Containers.paxValue($0, key: "path") } == Array("a/b".utf8))
     }
 }
+
+extension ContainerMutationTests {
+    /// The `containers` fuzz target's seeds (and anything the fuzzer kept, when `Fuzz/corpus/containers` exists)
+    /// expand and parse; the seeds hold real files of each kind.
+    @Test func fuzzSeedsOfTheContainersTargetExpand() {
+        let inputs = FuzzCorpusTests.inputs(["containers"])
+        #expect(inputs.count >= 4)
+        var files = 0
+        for input in inputs {
+            Containers.expand(path: input.name, bytes: FileBytes(bytes: input.bytes)) { entry in
+                if case .file(_, let inner, _, _) = entry {
+                    files += 1
+                    _ = FormatDetector.parse(inner.buffer, context: context())
+                }
+                return true
+            }
+        }
+        #expect(files >= 5)
+    }
+}

@@ -32,7 +32,7 @@ import Testing
         #expect(out.rejects.map(\.reason) == [.emptyFile])
     }
 
-    @Test func corpusFileMatchesItsPointCount() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func corpusFileMatchesItsPointCount() throws {
         let corpus = try #require(corpusDirectory(), "../shared/corpus not found")
         let out = FormatDetector.parse(try FileSystem.read(corpus + "/geolife/010/Trajectory/20081006110114.plt"), context: .memory())
         #expect(out.points.count == 2485)  // PROVENANCE.md

@@ -43,6 +43,14 @@ import Testing
         #expect(try store.db.scalarInt("SELECT CAST(round(accuracy_m) AS INTEGER) FROM points ORDER BY time_ms LIMIT 1") == Int64((first.accuracyM ?? 20).rounded()))
         // Importing again is skipped; the same fixes in another file are duplicates, not new points.
         #expect(try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([summary.files[0].path]).files[0].status == .skipped)
+        let compact = "{\"locations\":[" + expected.prefix(50).map {
+            "{\"latitudeE7\":\(Int64(($0.lat * 1e7).rounded())),\"longitudeE7\":\(Int64(($0.lon * 1e7).rounded())),\"timestampMs\":\"\($0.timeMs)\"}"
+        }.joined(separator: ",") + "]}"
+        let again = FileSystem.directoryName(summary.files[0].path) + "/../../Records-again.json"
+        try FileSystem.write(compact, to: again)
+        let folder = FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(summary.files[0].path)))  // …/alice
+        let second = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([folder])
+        #expect(second.pointsNew == 0 && second.pointsDuplicate == 50 && second.rejected == 0)
     }
 
     @Test func semanticHistoryBecomesVisitAndTripEvents() throws {

@@ -6,7 +6,7 @@ import Testing
 /// The trackintel re-implementation reproduces trackintel's own regression output (`geolife_long/trips.csv`, made with
 /// staypoints sliding 25 m / 5 min / gap 1e6 min, activities ≥ 15 min, trips gap 15 min).
 @Suite struct TrackintelReferenceTests {
-    @Test func reproducesTrackintelTrips() throws {
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func reproducesTrackintelTrips() throws {
         let corpus = try #require(corpusDirectory(), "../shared/corpus not found") + "/trackintel/geolife_long"
         var expected: [Int: [(Int64, Int64)]] = [:]
         let csv = String(decoding: try FileSystem.read(corpus + "/trips.csv"), as: UTF8.self)
