@@ -11,10 +11,12 @@ import TriplineStore
 /// rebuild; a test proves it on split imports. `full` recomputes everything.
 public struct Rebuild {
     /// The passes, in the order they run.
-    public static let passes: [any Pass.Type] = [
-        CleanPass.self, StaysPass.self, EvidencePass.self, PlacesPass.self, TripsPass.self, PathsPass.self, MetricsPass.self,
-        AppTripsPass.self,
-    ]
+    public static var passes: [any Pass.Type] {
+        [
+            CleanPass.self, StaysPass.self, EvidencePass.self, PlacesPass.self, TripsPass.self, PathsPass.self, MetricsPass.self,
+            AppTripsPass.self,
+        ]
+    }
     public static var passOrder: [String] { passes.map { $0.name } }
 
     /// The version of the passes' logic, recorded with each device's results (`rebuild_state.algorithm_version`).
