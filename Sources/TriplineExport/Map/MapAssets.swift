@@ -16,6 +16,7 @@ enum MapAssets {
         #map .grid{stroke:#8a9aa8;stroke-opacity:.18;stroke-width:1;vector-effect:non-scaling-stroke;fill:none}
         #map .sea{fill:#cddfec}
         #map .land{fill:#f4f2ec;fill-rule:evenodd;stroke:none}
+        #map .lake{fill:#cddfec;fill-rule:evenodd;stroke:#7fa3bf;stroke-width:.6;vector-effect:non-scaling-stroke}
         #map .coast{fill:none;stroke:#7fa3bf;stroke-width:1;vector-effect:non-scaling-stroke;stroke-linejoin:round}
         #map .border{fill:none;stroke:#a08ea6;stroke-width:1.2;vector-effect:non-scaling-stroke;stroke-linejoin:round}
         #map.tiled #base,#map.tiled #cities,#map.tiled .grid{display:none}

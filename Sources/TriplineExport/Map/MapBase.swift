@@ -89,17 +89,17 @@ extension MapPage {
                 out.append("<rect class=\"sea\" x=\"\(Int((level.x0 + ix).rounded()))\" y=\"\(Int((level.y0 + iy).rounded()))\" width=\"\(Int((level.x1 - level.x0 - 2 * ix).rounded()))\" height=\"\(Int((level.y1 - level.y0 - 2 * iy).rounded()))\"/>\n")
             }
             out.append("<g class=\"l\(index)\">")
-            for (kind, cls) in [(BaseLayerKind.countries, "land"), (.coastlines, "coast"), (.borders, "border")] {
+            for (kind, cls) in [(BaseLayerKind.countries, "land"), (.lakes, "lake"), (.coastlines, "coast"), (.borders, "border")] {
                 var shapes: [BaseShape] = []
                 for box in boxes { shapes += Geography.baseLayer(kind, detail: level.detail, in: box) }
                 var wroteAny = false
                 for shape in shapes {
                     // Natural Earth cuts shapes at ±180: a line's run along that cut is not a coast or a border.
-                    let parts = kind == .countries ? shape.parts : shape.parts.flatMap(Self.withoutAntimeridianRuns)
+                    let parts = kind == .countries || kind == .lakes ? shape.parts : shape.parts.flatMap(Self.withoutAntimeridianRuns)
                     for part in parts where part.count >= 2 {
                         let xs = part.map { view.gx(view.worldX($0.longitude)) }
                         let ys = part.map { view.gy(WebMercator.y(latitude: $0.latitude)) }
-                        let closed = kind == .countries
+                        let closed = kind == .countries || kind == .lakes
                         if closed {
                             let spanX = (xs.max() ?? 0) - (xs.min() ?? 0), spanY = (ys.max() ?? 0) - (ys.min() ?? 0)
                             if max(spanX, spanY) < level.tolerance * 2 { continue }  // an islet under two pixels

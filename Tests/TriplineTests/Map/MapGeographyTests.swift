@@ -19,6 +19,9 @@ import Testing
         #expect(document.baseShapes > 0)
         #expect(page.html.contains("<g id=\"base\">"))
         #expect(page.html.contains("<path class=\"land\" d=\"M"))
+        // Lakes (Lake Constance and Lake Geneva are within the coarsest level around Munich), drawn over the land.
+        let land = try #require(page.html.range(of: "<path class=\"land\"")), lake = try #require(page.html.range(of: "<path class=\"lake\" d=\"M"))
+        #expect(land.lowerBound < lake.lowerBound)
         // The base layer is under the tracks: it comes first in the SVG.
         let base = try #require(page.html.range(of: "<g id=\"base\">")), trips = try #require(page.html.range(of: "<g id=\"trips\">"))
         #expect(base.lowerBound < trips.lowerBound)
