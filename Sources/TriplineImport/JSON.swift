@@ -106,6 +106,31 @@ public struct JSONParser {
         return JSONError(offset: at, message: message, atEnd: at >= count)
     }
 
+    /// What follows a container's member: `,` (false: another member follows) or `close` (`]` or `}`; true: the
+    /// container ended). Both consumed; anything else is an error.
+    @inline(__always)
+    public mutating func endOfMember(close: UInt8) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard pos < count else { throw unexpected() }
+        if base[pos] == UInt8(ascii: ",") {
+            pos += 1
+            return false
+        }
+        if base[pos] == close {
+            pos += 1
+            return true
+        }
+        throw fail(close == UInt8(ascii: "]") ? "expected ',' or ']' in array" : "expected ',' or '}' in object")
+    }
+
+    /// Closes the container node at `index` of `tape` once its `members` are on the tape (`pos` just past it).
+    @inline(__always)
+    public func close(_ tape: inout JSONTape, _ index: Int, members: Int32) {
+        tape.nodes[index].end = pos
+        tape.nodes[index].count = members
+        tape.nodes[index].next = Int32(tape.nodes.count)
+    }
+
     func unexpected() -> JSONError {
         if pos >= count { return fail("unexpected end of input (the file looks truncated)") }
         let b = base[pos]
@@ -363,22 +388,10 @@ public struct JSONParser {
                 skipWhitespace()
                 try value(into: &tape, depth: depth)
                 n += 1
-                skipWhitespace()
-                guard pos < count else { throw unexpected() }
-                if base[pos] == UInt8(ascii: ",") {
-                    pos += 1
-                    continue
-                }
-                if base[pos] == UInt8(ascii: "]") {
-                    pos += 1
-                    break
-                }
-                throw fail("expected ',' or ']' in array")
+                if try endOfMember(close: UInt8(ascii: "]")) { break }
             }
         }
-        tape.nodes[index].end = pos
-        tape.nodes[index].count = n
-        tape.nodes[index].next = Int32(tape.nodes.count)
+        close(&tape, index, members: n)
     }
 
     mutating func object(into tape: inout JSONTape, depth: Int) throws(JSONError) {
@@ -437,22 +450,10 @@ public struct JSONParser {
                 skipWhitespace()
                 try value(into: &tape, depth: depth)
                 n += 1
-                skipWhitespace()
-                guard pos < count else { throw unexpected() }
-                if base[pos] == UInt8(ascii: ",") {
-                    pos += 1
-                    continue
-                }
-                if base[pos] == UInt8(ascii: "}") {
-                    pos += 1
-                    break
-                }
-                throw fail("expected ',' or '}' in object")
+                if try endOfMember(close: UInt8(ascii: "}")) { break }
             }
         }
-        tape.nodes[index].end = pos
-        tape.nodes[index].count = n
-        tape.nodes[index].next = Int32(tape.nodes.count)
+        close(&tape, index, members: n)
         if duplicate || (suspect && n > 1 && hasDuplicateKeys(tape, object: index)) {
             tape.nodes[index].flags |= JSONNode.Flags.duplicateKey
             tape.problems |= JSONNode.Flags.duplicateKey

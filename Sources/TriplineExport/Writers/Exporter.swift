@@ -166,6 +166,19 @@ public final class Exporter {
         var lineDistanceM: Double? = nil, distanceMethod: String? = nil
     }
 
+    /// Binds the selection's device (`?1`, NULL for all) and UTC window (`?2`, `?3`) to a row query.
+    func bindWindow(_ statement: Statement, _ selection: Selection) {
+        statement.bindInt(selection.deviceID, at: 1)
+        statement.bindInt(selection.windowStartMs, at: 2)
+        statement.bindInt(selection.windowEndMs, at: 3)
+    }
+
+    /// Whether a record starting at `ms` (at its recorded `offset`, if any) starts on a local day the selection holds.
+    func startsInRange(_ selection: Selection, ms: Int64, offset: Int32?) -> Bool {
+        guard selection.isBounded else { return true }
+        return selection.includes(day: LocalTime.day(ms: ms, offset: localTime.offset(offset, atMs: ms)))
+    }
+
     /// Trips of the selection whose local start day is in range, by start time then id.
     func forEachTrip(_ selection: Selection, _ body: (TripRow) throws -> Void) throws {
         let statement = try store.db.prepare(
@@ -180,9 +193,7 @@ public final class Exporter {
             WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
             ORDER BY t.start_ms, t.id
             """)
-        statement.bindInt(selection.deviceID, at: 1)
-        statement.bindInt(selection.windowStartMs, at: 2)
-        statement.bindInt(selection.windowEndMs, at: 3)
+        bindWindow(statement, selection)
         while try statement.step() {
             let s = statement
             let row = TripRow(
@@ -195,10 +206,7 @@ public final class Exporter {
                 startLat: s.optionalDouble(15), startLon: s.optionalDouble(16), endLat: s.optionalDouble(17),
                 endLon: s.optionalDouble(18), points: s.int64(19), gaps: s.int64(20), fromPlace: s.text(21), toPlace: s.text(22),
                 lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24))
-            if selection.isBounded {
-                let offset = localTime.offset(row.startOffset, atMs: row.startMs)
-                guard selection.includes(day: LocalTime.day(ms: row.startMs, offset: offset)) else { continue }
-            }
+            guard startsInRange(selection, ms: row.startMs, offset: row.startOffset) else { continue }
             try body(row)
         }
     }
@@ -222,9 +230,7 @@ public final class Exporter {
             WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
             ORDER BY t.start_ms, t.id, l.leg
             """)
-        statement.bindInt(selection.deviceID, at: 1)
-        statement.bindInt(selection.windowStartMs, at: 2)
-        statement.bindInt(selection.windowEndMs, at: 3)
+        bindWindow(statement, selection)
         while try statement.step() {
             let s = statement
             let row = LegRow(
@@ -232,11 +238,7 @@ public final class Exporter {
                 startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int64(9),
                 tripStartOffset: s.optionalInt64(10).map { Int32(truncatingIfNeeded: $0) },
                 tripEndOffset: s.optionalInt64(11).map { Int32(truncatingIfNeeded: $0) })
-            if selection.isBounded {
-                let tripStart = s.int64(12)
-                let offset = localTime.offset(row.tripStartOffset, atMs: tripStart)
-                guard selection.includes(day: LocalTime.day(ms: tripStart, offset: offset)) else { continue }
-            }
+            guard startsInRange(selection, ms: s.int64(12), offset: row.tripStartOffset) else { continue }
             try body(row)
         }
     }
@@ -267,9 +269,7 @@ public final class Exporter {
             WHERE (?1 IS NULL OR v.device_id = ?1) AND v.start_ms BETWEEN ?2 AND ?3
             ORDER BY v.start_ms, v.id
             """)
-        statement.bindInt(selection.deviceID, at: 1)
-        statement.bindInt(selection.windowStartMs, at: 2)
-        statement.bindInt(selection.windowEndMs, at: 3)
+        bindWindow(statement, selection)
         while try statement.step() {
             let s = statement
             let row = VisitRow(
@@ -279,10 +279,7 @@ public final class Exporter {
                 endOffset: s.optionalInt64(7).map { Int32(truncatingIfNeeded: $0) },
                 lat: s.double(8), lon: s.double(9), radiusM: s.double(10), points: s.int64(11),
                 countryCode: s.text(12), country: s.text(13), locality: s.text(14))
-            if selection.isBounded {
-                let offset = localTime.offset(row.startOffset, atMs: row.startMs)
-                guard selection.includes(day: LocalTime.day(ms: row.startMs, offset: offset)) else { continue }
-            }
+            guard startsInRange(selection, ms: row.startMs, offset: row.startOffset) else { continue }
             try body(row)
         }
     }

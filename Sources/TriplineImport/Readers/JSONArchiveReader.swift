@@ -182,17 +182,7 @@ public struct JSONArchiveReader {
                 unknownItems += 1
                 builder.reject(.unknownRecord, "an array element that is not an object", start: start, end: p.pos)
             }
-            p.skipWhitespace()
-            guard !p.atEnd else { throw p.unexpected() }
-            if p.base[p.pos] == UInt8(ascii: ",") {
-                p.pos += 1
-                continue
-            }
-            if p.base[p.pos] == UInt8(ascii: "]") {
-                p.pos += 1
-                return
-            }
-            throw p.fail("expected ',' or ']' in array")
+            if try p.endOfMember(close: UInt8(ascii: "]")) { return }
         }
     }
 
@@ -238,22 +228,10 @@ public struct JSONArchiveReader {
                     try p.value(into: &itemTape, depth: 1)
                 }
                 n += 1
-                p.skipWhitespace()
-                guard !p.atEnd else { throw p.unexpected() }
-                if p.base[p.pos] == UInt8(ascii: ",") {
-                    p.pos += 1
-                    continue
-                }
-                if p.base[p.pos] == UInt8(ascii: "}") {
-                    p.pos += 1
-                    break
-                }
-                throw p.fail("expected ',' or '}' in object")
+                if try p.endOfMember(close: UInt8(ascii: "}")) { break }
             }
         }
-        itemTape.nodes[0].end = p.pos
-        itemTape.nodes[0].count = n
-        itemTape.nodes[0].next = Int32(itemTape.nodes.count)
+        p.close(&itemTape, 0, members: n)
         if n > 1 && p.hasDuplicateKeys(itemTape, object: 0) {
             itemTape.nodes[0].flags |= JSONNode.Flags.duplicateKey
             itemTape.problems |= JSONNode.Flags.duplicateKey
@@ -359,17 +337,7 @@ public struct JSONArchiveReader {
                 continue
             }
             record(p, elementTape, 0, start: start, end: p.pos)
-            p.skipWhitespace()
-            guard !p.atEnd else { throw p.unexpected() }
-            if p.base[p.pos] == UInt8(ascii: ",") {
-                p.pos += 1
-                continue
-            }
-            if p.base[p.pos] == UInt8(ascii: "]") {
-                p.pos += 1
-                return elements
-            }
-            throw p.fail("expected ',' or ']' in array")
+            if try p.endOfMember(close: UInt8(ascii: "]")) { return elements }
         }
     }
 
