@@ -106,6 +106,25 @@ public struct JSONParser {
         return JSONError(offset: at, message: message, atEnd: at >= count)
     }
 
+    /// Puts a container node of `kind` on `tape` at `pos` and consumes its opening byte; returns the node's index.
+    @inline(__always)
+    mutating func open(_ kind: JSONKind, into tape: inout JSONTape, depth: Int) throws(JSONError) -> Int {
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        let index = tape.nodes.count
+        tape.nodes.append(JSONNode(kind: kind, flags: 0, start: pos, end: pos, next: 0, count: 0))
+        pos += 1
+        return index
+    }
+
+    /// After a container's opening byte: skips white space, and consumes `close` if the container is empty.
+    @inline(__always)
+    public mutating func closesEmpty(_ close: UInt8) -> Bool {
+        skipWhitespace()
+        guard pos < count, base[pos] == close else { return false }
+        pos += 1
+        return true
+    }
+
     /// What follows a container's member: `,` (false: another member follows) or `close` (`]` or `}`; true: the
     /// container ended). Both consumed; anything else is an error.
     @inline(__always)
@@ -374,16 +393,9 @@ public struct JSONParser {
     }
 
     mutating func array(into tape: inout JSONTape, depth: Int) throws(JSONError) {
-        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
-        let index = tape.nodes.count
-        let start = pos
-        tape.nodes.append(JSONNode(kind: .array, flags: 0, start: start, end: start, next: 0, count: 0))
-        pos += 1
+        let index = try open(.array, into: &tape, depth: depth)
         var n: Int32 = 0
-        skipWhitespace()
-        if pos < count, base[pos] == UInt8(ascii: "]") {
-            pos += 1
-        } else {
+        if !closesEmpty(UInt8(ascii: "]")) {
             while true {
                 skipWhitespace()
                 try value(into: &tape, depth: depth)
@@ -395,11 +407,7 @@ public struct JSONParser {
     }
 
     mutating func object(into tape: inout JSONTape, depth: Int) throws(JSONError) {
-        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
-        let index = tape.nodes.count
-        let start = pos
-        tape.nodes.append(JSONNode(kind: .object, flags: 0, start: start, end: start, next: 0, count: 0))
-        pos += 1
+        let index = try open(.object, into: &tape, depth: depth)
         var n: Int32 = 0
         // Duplicate keys, found while the keys are scanned (no second walk of the tape): a 128-bit filter on each
         // key's length and bytes; a key whose bit is already set is compared with the earlier keys at once (a
@@ -408,10 +416,7 @@ public struct JSONParser {
         var high: UInt64 = 0
         var suspect = false
         var duplicate = false
-        skipWhitespace()
-        if pos < count, base[pos] == UInt8(ascii: "}") {
-            pos += 1
-        } else {
+        if !closesEmpty(UInt8(ascii: "}")) {
             while true {
                 skipWhitespace()
                 guard pos < count else { throw unexpected() }
