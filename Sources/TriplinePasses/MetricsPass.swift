@@ -91,12 +91,8 @@ public struct MetricsPass: Pass {
         // trip's straight-line increments are scaled by their ratio; a trip without increments (no fix between two
         // places) puts its whole estimate on its start day.
         var estimate: [Int64: (Double, Double)] = [:]
-        let estimates = try store.db.prepare(
-            "SELECT id, distance_m, line_distance_m FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND line_distance_m IS NOT NULL")
-        estimates.reset()
-        estimates.bindInt(work.deviceID, at: 1)
-        estimates.bindInt(work.fromMs, at: 2)
-        estimates.bindInt(work.toMs, at: 3)
+        let estimates = try work.spanQuery(
+            "SELECT id, distance_m, line_distance_m FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND line_distance_m IS NOT NULL", store)
         while try estimates.step() { estimate[estimates.int64(0)] = (estimates.double(1), estimates.double(2)) }
         var lineByDay: [Int: Double] = [:]
         var distanceByDay: [Int: Double] = [:]
@@ -165,12 +161,8 @@ public struct MetricsPass: Pass {
         // Visits and places per day, from the visits table (any visit overlapping the span).
         var visitCount: [String: Int] = [:]
         var placeSets: [String: Set<Int64>] = [:]
-        let visits = try store.db.prepare(
-            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?")
-        visits.reset()
-        visits.bindInt(work.deviceID, at: 1)
-        visits.bindInt(work.fromMs, at: 2)
-        visits.bindInt(work.toMs, at: 3)
+        let visits = try work.spanQuery(
+            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?", store)
         while try visits.step() {
             let start = visits.int64(0), end = visits.int64(1)
             let (lat, lon) = (visits.double(5), visits.double(6))

@@ -336,12 +336,8 @@ public struct StaysPass: Pass {
 
     /// Loads the span's stays from the table (when this pass did not run in this rebuild), matching them to points.
     static func load(_ work: DeviceWork, store: Store) throws -> [StayRecord] {
-        let statement = try store.db.prepare(
-            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms")
-        statement.reset()
-        statement.bindInt(work.deviceID, at: 1)
-        statement.bindInt(max(work.fromMs, work.processFromMs), at: 2)
-        statement.bindInt(work.toMs, at: 3)
+        let statement = try work.spanQuery(
+            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms", store, from: max(work.fromMs, work.processFromMs))
         var out: [StayRecord] = work.previousStay.map { [$0] } ?? []
         while try statement.step() {
             let start = statement.int64(1), end = statement.int64(2)
