@@ -113,22 +113,7 @@ public struct PlacesPass: Pass {
         // clustering before any is applied, so one edit never moves the place another one looks for.
         let edits = try Self.edits(device: work.deviceID, store: store)
         let (finalOf, kept, userNames) = Self.applyEdits(edits, to: places, radius: parameters.radiusM)
-        var founder = [Int](repeating: -1, count: places.count)
-        var totals = [Place](repeating: Place(lat: 0, lon: 0, weight: 0), count: kept.count)
-        for (k, s) in stays.enumerated() {
-            if founder[assignment[k]] < 0 { founder[assignment[k]] = k }
-            let f = finalOf[assignment[k]]
-            guard f >= 0 else { continue }
-            let centre = places[kept[f]]
-            totals[f].visits += 1
-            totals[f].dwell += Double(s.end - s.start) / 1000
-            totals[f].first = min(totals[f].first, s.start)
-            totals[f].last = max(totals[f].last, s.end)
-            totals[f].radius = max(totals[f].radius, Geo.distance(centre.lat, centre.lon, s.lat, s.lon))
-        }
-        for p in places.indices where finalOf[p] >= 0 {
-            for (ssid, n) in places[p].ssidCounts { totals[finalOf[p]].ssidCounts[ssid, default: 0] += n }
-        }
+        let (founder, totals) = Self.totals(stays, assignment, places, finalOf: finalOf, kept: kept)
         let tables = RebuildTables(store)
         try tables.deletePlacesAndVisits(device: work.deviceID)
         var placeIDs: [Int64] = []
@@ -171,6 +156,29 @@ public struct PlacesPass: Pass {
         try tables.refreshTripPlaces(device: work.deviceID)
         return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named)),
                 ("with_locality", String(located))]
+    }
+
+    /// Each final place's visits, dwell, first and last visit, radius and wifi counts, from its stays (and those of
+    /// the places merged into it); `founder`: the first stay of each raw place.
+    static func totals(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], _ assignment: [Int], _ places: [Place],
+                       finalOf: [Int], kept: [Int]) -> (founder: [Int], totals: [Place]) {
+        var founder = [Int](repeating: -1, count: places.count)
+        var totals = [Place](repeating: Place(lat: 0, lon: 0, weight: 0), count: kept.count)
+        for (k, s) in stays.enumerated() {
+            if founder[assignment[k]] < 0 { founder[assignment[k]] = k }
+            let f = finalOf[assignment[k]]
+            guard f >= 0 else { continue }
+            let centre = places[kept[f]]
+            totals[f].visits += 1
+            totals[f].dwell += Double(s.end - s.start) / 1000
+            totals[f].first = min(totals[f].first, s.start)
+            totals[f].last = max(totals[f].last, s.end)
+            totals[f].radius = max(totals[f].radius, Geo.distance(centre.lat, centre.lon, s.lat, s.lon))
+        }
+        for p in places.indices where finalOf[p] >= 0 {
+            for (ssid, n) in places[p].ssidCounts { totals[finalOf[p]].ssidCounts[ssid, default: 0] += n }
+        }
+        return (founder, totals)
     }
 
     /// The user's place edits applied to a clustering: the final places (`kept`, indices into `places`), each raw
