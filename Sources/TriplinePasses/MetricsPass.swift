@@ -83,10 +83,7 @@ public struct MetricsPass: Pass {
         @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int {
             Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset), 86_400))
         }
-        func dateText(_ day: Int) -> String {
-            let (y, m, d) = CivilTime.civilFromDays(day)
-            return CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
-        }
+        func dateText(_ day: Int) -> String { Self.dateText(day) }
         // The paths pass's estimate of each trip (`distance_m`) against its straight lines (`line_distance_m`): each
         // trip's straight-line increments are scaled by their ratio; a trip without increments (no fix between two
         // places) puts its whole estimate on its start day.
@@ -158,7 +155,31 @@ public struct MetricsPass: Pass {
         for (d, v) in movingByDay { moving[dateText(d)] = v }
         for (d, v) in tripsByDay { tripCount[dateText(d)] = v }
         for (d, v) in offsetByDay { dayOffset[dateText(d)] = v }
-        // Visits and places per day, from the visits table (any visit overlapping the span).
+        let (visitCount, placeSets) = try Self.visitsPerDay(work, store, days: dayOffset)
+        let dates = dayOffset.keys.sorted()
+        if let first = dates.first, let last = dates.last {
+            try RebuildTables(store).deleteDays(device: work.deviceID, fromDate: first, toDate: last)
+        }
+        let tables = RebuildTables(store)
+        var total = 0.0
+        for date in dates {
+            try tables.insert(
+                DayRow(deviceID: work.deviceID, date: date, utcOffsetS: Int(dayOffset[date]!), distanceM: distance[date] ?? 0, movingS: moving[date] ?? 0,
+                       trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0, lineDistanceM: line[date] ?? 0))
+            total += distance[date] ?? 0
+        }
+        return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+    }
+
+    /// `YYYY-MM-DD` of a local day number (days since 1970-01-01).
+    static func dateText(_ day: Int) -> String {
+        let (y, m, d) = CivilTime.civilFromDays(day)
+        return CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
+    }
+
+    /// Visits (by local start date, those starting in the span) and distinct places (on each of `days` a visit
+    /// overlaps), from the visits table: any visit overlapping the span.
+    static func visitsPerDay(_ work: DeviceWork, _ store: Store, days: [String: Int32]) throws -> (visits: [String: Int], places: [String: Set<Int64>]) {
         var visitCount: [String: Int] = [:]
         var placeSets: [String: Set<Int64>] = [:]
         let visits = try work.spanQuery(
@@ -174,24 +195,11 @@ public struct MetricsPass: Pass {
             var day = CivilTime.parseDate(first)!
             let lastDay = CivilTime.parseDate(last)!
             while day <= lastDay {
-                let (y, m, d) = CivilTime.civilFromDays(day)
-                let date = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
-                if dayOffset[date] != nil { placeSets[date, default: []].insert(visits.int64(4)) }
+                let date = dateText(day)
+                if days[date] != nil { placeSets[date, default: []].insert(visits.int64(4)) }
                 day += 1
             }
         }
-        let dates = dayOffset.keys.sorted()
-        if let first = dates.first, let last = dates.last {
-            try RebuildTables(store).deleteDays(device: work.deviceID, fromDate: first, toDate: last)
-        }
-        let tables = RebuildTables(store)
-        var total = 0.0
-        for date in dates {
-            try tables.insert(
-                DayRow(deviceID: work.deviceID, date: date, utcOffsetS: Int(dayOffset[date]!), distanceM: distance[date] ?? 0, movingS: moving[date] ?? 0,
-                       trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0, lineDistanceM: line[date] ?? 0))
-            total += distance[date] ?? 0
-        }
-        return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+        return (visitCount, placeSets)
     }
 }
