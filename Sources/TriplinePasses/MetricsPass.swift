@@ -80,9 +80,7 @@ public struct MetricsPass: Pass {
             ? CivilTime.localDate(ms: work.processFromMs, offsetSeconds: Int(work.localOffset(lowerBound(work.time, work.processFromMs))))
             : ""
         // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
-        @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int {
-            Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset), 86_400))
-        }
+        @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int { Self.localDay(ms, offset) }
         func dateText(_ day: Int) -> String { Self.dateText(day) }
         // The paths pass's estimate of each trip (`distance_m`) against its straight lines (`line_distance_m`): each
         // trip's straight-line increments are scaled by their ratio; a trip without increments (no fix between two
@@ -95,18 +93,7 @@ public struct MetricsPass: Pass {
         var distanceByDay: [Int: Double] = [:]
         var movingByDay: [Int: Double] = [:]
         var tripsByDay: [Int: Int] = [:]
-        var offsetByDay: [Int: Int32] = [:]
-        var lastDay = Int.min
-        for i in 0..<work.count where work.flags[i] == 0 {
-            let off = work.localOffset(i)
-            let day = localDay(work.time[i], off)
-            if day != lastDay {
-                lastDay = day
-                if offsetByDay[day] == nil, firstDate.isEmpty || dateText(day) >= firstDate, work.lastDate.map({ dateText(day) <= $0 }) ?? true {
-                    offsetByDay[day] = off
-                }
-            }
-        }
+        let offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
         for trip in trips {
             var pts: [Int] = []
             pts.reserveCapacity(max(0, trip.last - trip.first + 1))
@@ -169,6 +156,30 @@ public struct MetricsPass: Pass {
             total += distance[date] ?? 0
         }
         return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+    }
+
+    /// The local days the span's kept points fall on (from `firstDate`, through `work.lastDate`), each with the
+    /// offset of its first point.
+    static func dayOffsets(_ work: DeviceWork, firstDate: String) -> [Int: Int32] {
+        var offsetByDay: [Int: Int32] = [:]
+        var lastDay = Int.min
+        for i in 0..<work.count where work.flags[i] == 0 {
+            let off = work.localOffset(i)
+            let day = localDay(work.time[i], off)
+            if day != lastDay {
+                lastDay = day
+                if offsetByDay[day] == nil, firstDate.isEmpty || dateText(day) >= firstDate, work.lastDate.map({ dateText(day) <= $0 }) ?? true {
+                    offsetByDay[day] = off
+                }
+            }
+        }
+        return offsetByDay
+    }
+
+    /// The local day number (days since 1970-01-01) of `ms` at `offset` seconds.
+    @inline(__always)
+    static func localDay(_ ms: Int64, _ offset: Int32) -> Int {
+        Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset), 86_400))
     }
 
     /// `YYYY-MM-DD` of a local day number (days since 1970-01-01).
