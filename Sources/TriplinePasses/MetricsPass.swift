@@ -72,6 +72,7 @@ public struct MetricsPass: Pass {
         return (inc, moving, gaps)
     }
 
+    // About 80 lines: the per-trip day sums share the day dictionaries (day offsets and visits per day are apart).
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
         // Always from the table: trips before the recomputed span count towards their whole local days too.

@@ -68,6 +68,7 @@ public struct PlacesPass: Pass {
         return (places, assignment)
     }
 
+    // About 80 lines: cluster, name and write run in order over the same arrays (the edits and the totals are apart).
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         // All of the device's stays (not only the span): places are device-wide.
         let read = try store.db.prepare("SELECT id, start_ms, end_ms, lat, lon, radius_m, points FROM stays WHERE device_id = ? ORDER BY start_ms")

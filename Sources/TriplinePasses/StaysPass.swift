@@ -87,6 +87,7 @@ public struct StaysPass: Pass {
 
     /// Finds the stays among the kept points.
     /// - Complexity: O(n) amortised: a failed anchor skips ahead by half the radius.
+    // Long by design: the hot scan over the kept points; the anchor, running centre and trimming closures share one cluster's state (the trimmed stay and the errands are apart).
     public static func detect(_ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
         var kept: [Int] = []
         kept.reserveCapacity(w.count)

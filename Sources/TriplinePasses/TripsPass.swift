@@ -352,6 +352,7 @@ public struct TripsPass: Pass {
     }
 
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
+    // Long by design: speed classes, runs and their merging share the trip's per-point arrays, in order (each leg's mode is apart, in legMode).
     static func build(
         _ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters, extraDistanceM: Double = 0
     ) -> Bool? {

@@ -53,6 +53,7 @@ enum EvaluateCommand {
         return out + "\n"
     }
 
+    // Long: one branch per mode (--geolife, --reitti, --seeds, one seed), each short, sharing the parsed options.
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         func int(_ name: String, _ def: Int) throws -> Int {
             guard let text = parsed.value(name) else { return def }
