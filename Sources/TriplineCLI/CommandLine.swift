@@ -155,6 +155,7 @@ public struct CommandSpec {
     }
 
     /// Parses `args` (the words after the command's name).
+    // Long by design: one pass over the words (long and short options, values, `--`, positionals) sharing the cursor.
     public func parse(_ args: [String]) throws -> ParsedArguments {
         var result = ParsedArguments()
         var index = 0

@@ -182,6 +182,7 @@ public final class GeoLifeUser {
 
 extension RealDataEvaluation.GeoLifeScores {
     /// Scores rebuilt trips and legs against labels (see ``GeoLifeUser``).
+    // Long: its figures share the matching and the sorted labels, each with its rationale; not split in the structural clean-up (it scores the real corpora).
     static func score(truth: [Scoring.Interval], found: [Scoring.Interval], labels: [CorpusReaders.Label], legs: [(Int64, Int64, String)], fixTimes: [Int64], details: Bool) -> Self {
         var s = Self()
         let pairs = Scoring.match(truth: truth, found: found)

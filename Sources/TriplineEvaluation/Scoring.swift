@@ -158,127 +158,157 @@ public enum SimulationEvaluation {
         return try store.db.scalarInt("SELECT id FROM devices WHERE name LIKE ? ORDER BY id LIMIT 1", [.text("%" + name + "%")])
     }
 
-    /// Scores the rebuilt trips, visits and days of the simulated devices against the truth.
-    public static func score(_ truth: SimulationTruth, store: Store, devices: [String]? = nil) throws -> SimulationScores {
+    /// The sums ``score(_:store:devices:)`` gathers over the devices before it summarises them.
+    struct Tally {
         var s = SimulationScores()
         var startErrors: [Double] = [], endErrors: [Double] = [], distErrors: [Double] = [], centre: [Double] = []
         var dayErrors: [Double] = []
         var sumTrue = 0.0, sumFound = 0.0
         var modeTotal = 0.0, modeExact = 0.0, modeCoarse = 0.0
         var confusion: [String: Double] = [:]  // "true → rebuilt": seconds
+    }
+
+    /// The rows of a query on one device (bound at `?1`), each made by `row`.
+    static func deviceRows<T>(_ store: Store, _ sql: String, _ deviceID: Int64, _ row: (Statement) -> T) throws -> [T] {
+        let q = try store.db.prepare(sql)
+        q.reset()
+        q.bindInt(deviceID, at: 1)
+        var rows: [T] = []
+        while try q.step() { rows.append(row(q)) }
+        return rows
+    }
+
+    /// Scores the rebuilt trips, visits and days of the simulated devices against the truth.
+    public static func score(_ truth: SimulationTruth, store: Store, devices: [String]? = nil) throws -> SimulationScores {
+        var tally = Tally()
         let deviceNames = devices ?? Array(Set(truth.trips.map(\.device)).union(truth.stays.map(\.device))).sorted()
         let placeByID = Dictionary(uniqueKeysWithValues: truth.places.map { ($0.id, $0) })
         for name in deviceNames {
             guard let deviceID = try resolveDevice(name, store: store) else {
-                s.details.append("\(name): no such device in the database (not scored)")
+                tally.s.details.append("\(name): no such device in the database (not scored)")
                 continue
             }
-            // Trips.
             let tTrips = truth.trips.filter { $0.device == name }
-            var fTrips: [(Scoring.Interval, Double, Int64)] = []
-            let q = try store.db.prepare("SELECT start_ms, end_ms, distance_m, id FROM trips WHERE device_id = ? ORDER BY start_ms")
-            q.reset()
-            q.bindInt(deviceID, at: 1)
-            while try q.step() { fTrips.append((Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1)), q.double(2), q.int64(3))) }
-            let pairs = Scoring.match(truth: tTrips.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fTrips.map(\.0))
-            s.truthTrips += tTrips.count
-            s.foundTrips += fTrips.count
-            s.matchedTrips += pairs.count
-            let matchedT = Set(pairs.map(\.0)), matchedF = Set(pairs.map(\.1))
-            func iso(_ ms: Int64) -> String { CivilTime.iso8601(ms: ms) }
-            for (t, trip) in tTrips.enumerated() where !matchedT.contains(t) {
-                s.details.append("\(name) missed trip \(iso(trip.startMs))–\(iso(trip.endMs)) \(trip.legs.map(\.mode.rawValue)) \(Int(trip.distanceM)) m")
-            }
-            for (f, trip) in fTrips.enumerated() where !matchedF.contains(f) {
-                s.details.append("\(name) extra trip \(iso(trip.0.startMs))–\(iso(trip.0.endMs)) \(Int(trip.1)) m")
-            }
-            for (t, f) in pairs {
-                let e = tTrips[t].distanceM > 0 ? (fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM : 0
-                if abs(e) > 0.05 {
-                    s.details.append("\(name) distance \(iso(tTrips[t].startMs)) \(tTrips[t].legs.map(\.mode.rawValue)) true \(Int(tTrips[t].distanceM)) m rebuilt \(Int(fTrips[f].1)) m (\(NumberText.fixed(e * 100, decimals: 2)) %), start \(NumberText.fixed(Double(fTrips[f].0.startMs - tTrips[t].startMs) / 1000, decimals: 2)) s end \(NumberText.fixed(Double(fTrips[f].0.endMs - tTrips[t].endMs) / 1000, decimals: 2)) s")
-                }
-            }
-            for (t, f) in pairs {
-                startErrors.append(abs(Double(fTrips[f].0.startMs - tTrips[t].startMs)) / 1000)
-                endErrors.append(abs(Double(fTrips[f].0.endMs - tTrips[t].endMs)) / 1000)
-                if tTrips[t].distanceM > 0 { distErrors.append(abs(fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM) }
-            }
-            // Modes: overlap of true legs with rebuilt legs.
-            var fLegs: [(Int64, Int64, String)] = []
-            let l = try store.db.prepare("SELECT start_ms, end_ms, mode FROM legs WHERE device_id = ? ORDER BY start_ms")
-            l.reset()
-            l.bindInt(deviceID, at: 1)
-            while try l.step() { fLegs.append((l.int64(0), l.int64(1), l.text(2) ?? "")) }
-            var cursor = 0
-            for trip in tTrips {
-                for leg in trip.legs {
-                    modeTotal += Double(leg.endMs - leg.startMs)
-                    while cursor < fLegs.count && fLegs[cursor].1 < leg.startMs - 86_400_000 { cursor += 1 }
-                    var k = cursor
-                    while k < fLegs.count && fLegs[k].0 < leg.endMs {
-                        let ov = Double(max(0, min(leg.endMs, fLegs[k].1) - max(leg.startMs, fLegs[k].0)))
-                        if ov > 0 {
-                            if fLegs[k].2 != leg.mode.rawValue { confusion["\(leg.mode.rawValue) → \(fLegs[k].2)", default: 0] += ov / 1000 }
-                            if fLegs[k].2 == leg.mode.rawValue { modeExact += ov }
-                            if let m = TravelMode(rawValue: fLegs[k].2), m.coarseClass == leg.mode.coarseClass { modeCoarse += ov }
-                        }
-                        k += 1
-                    }
-                }
-            }
-            // Visits: true stays of 5 min or more.
-            let tStays = truth.stays.filter { $0.device == name && $0.durationS >= 300 }
-            var fVisits: [(Scoring.Interval, Double, Double)] = []
-            let v = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM visits WHERE device_id = ? ORDER BY start_ms")
-            v.reset()
-            v.bindInt(deviceID, at: 1)
-            while try v.step() { fVisits.append((Scoring.Interval(startMs: v.int64(0), endMs: v.int64(1)), v.double(2), v.double(3))) }
-            let vp = Scoring.match(truth: tStays.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fVisits.map(\.0))
-            s.truthVisits += tStays.count
-            s.foundVisits += fVisits.count
-            s.matchedVisits += vp.count
-            let mv = Set(vp.map(\.0)), mf = Set(vp.map(\.1))
-            for (t, st) in tStays.enumerated() where !mv.contains(t) {
-                s.details.append("\(name) missed visit \(CivilTime.iso8601(ms: st.startMs))–\(CivilTime.iso8601(ms: st.endMs)) place \(st.placeID)")
-            }
-            for (f, v) in fVisits.enumerated() where !mf.contains(f) {
-                s.details.append("\(name) extra visit \(CivilTime.iso8601(ms: v.0.startMs))–\(CivilTime.iso8601(ms: v.0.endMs))")
-            }
-            for (t, f) in vp {
-                if let place = placeByID[tStays[t].placeID] {
-                    centre.append(Geo.distance(place.lat, place.lon, fVisits[f].1, fVisits[f].2))
-                }
-            }
-            // Days.
-            var found: [String: Double] = [:]
-            let d = try store.db.prepare("SELECT date, distance_m FROM days WHERE device_id = ?")
-            d.reset()
-            d.bindInt(deviceID, at: 1)
-            while try d.step() { found[d.text(0) ?? ""] = d.double(1) }
-            for day in truth.days where day.device == name && day.distanceM > 0 {
-                let f = found[day.date] ?? 0
-                dayErrors.append(abs(f - day.distanceM) / day.distanceM)
-                sumTrue += day.distanceM
-                sumFound += f
+            try scoreTrips(tTrips, name, deviceID, store, &tally)
+            try scoreModes(tTrips, deviceID, store, &tally)
+            try scoreVisits(truth.stays.filter { $0.device == name && $0.durationS >= 300 }, placeByID, name, deviceID, store, &tally)
+            try scoreDays(truth.days.filter { $0.device == name }, deviceID, store, &tally)
+        }
+        return summary(tally)
+    }
+
+    /// Trips: matched one to one by overlap; start, end and distance errors of the pairs.
+    static func scoreTrips(_ tTrips: [TruthTrip], _ name: String, _ deviceID: Int64, _ store: Store, _ tally: inout Tally) throws {
+        let fTrips: [(Scoring.Interval, Double, Int64)] = try deviceRows(
+            store, "SELECT start_ms, end_ms, distance_m, id FROM trips WHERE device_id = ? ORDER BY start_ms", deviceID
+        ) { q in (Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1)), q.double(2), q.int64(3)) }
+        let pairs = Scoring.match(truth: tTrips.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fTrips.map(\.0))
+        tally.s.truthTrips += tTrips.count
+        tally.s.foundTrips += fTrips.count
+        tally.s.matchedTrips += pairs.count
+        let matchedT = Set(pairs.map(\.0)), matchedF = Set(pairs.map(\.1))
+        func iso(_ ms: Int64) -> String { CivilTime.iso8601(ms: ms) }
+        for (t, trip) in tTrips.enumerated() where !matchedT.contains(t) {
+            tally.s.details.append("\(name) missed trip \(iso(trip.startMs))–\(iso(trip.endMs)) \(trip.legs.map(\.mode.rawValue)) \(Int(trip.distanceM)) m")
+        }
+        for (f, trip) in fTrips.enumerated() where !matchedF.contains(f) {
+            tally.s.details.append("\(name) extra trip \(iso(trip.0.startMs))–\(iso(trip.0.endMs)) \(Int(trip.1)) m")
+        }
+        for (t, f) in pairs {
+            let e = tTrips[t].distanceM > 0 ? (fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM : 0
+            if abs(e) > 0.05 {
+                tally.s.details.append("\(name) distance \(iso(tTrips[t].startMs)) \(tTrips[t].legs.map(\.mode.rawValue)) true \(Int(tTrips[t].distanceM)) m rebuilt \(Int(fTrips[f].1)) m (\(NumberText.fixed(e * 100, decimals: 2)) %), start \(NumberText.fixed(Double(fTrips[f].0.startMs - tTrips[t].startMs) / 1000, decimals: 2)) s end \(NumberText.fixed(Double(fTrips[f].0.endMs - tTrips[t].endMs) / 1000, decimals: 2)) s")
             }
         }
-        for (pair, seconds) in confusion.sorted(by: { $0.value > $1.value }) {
+        for (t, f) in pairs {
+            tally.startErrors.append(abs(Double(fTrips[f].0.startMs - tTrips[t].startMs)) / 1000)
+            tally.endErrors.append(abs(Double(fTrips[f].0.endMs - tTrips[t].endMs)) / 1000)
+            if tTrips[t].distanceM > 0 { tally.distErrors.append(abs(fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM) }
+        }
+    }
+
+    /// Modes: overlap of true legs with rebuilt legs.
+    static func scoreModes(_ tTrips: [TruthTrip], _ deviceID: Int64, _ store: Store, _ tally: inout Tally) throws {
+        let fLegs: [(Int64, Int64, String)] = try deviceRows(
+            store, "SELECT start_ms, end_ms, mode FROM legs WHERE device_id = ? ORDER BY start_ms", deviceID
+        ) { l in (l.int64(0), l.int64(1), l.text(2) ?? "") }
+        var cursor = 0
+        for trip in tTrips {
+            for leg in trip.legs {
+                tally.modeTotal += Double(leg.endMs - leg.startMs)
+                while cursor < fLegs.count && fLegs[cursor].1 < leg.startMs - 86_400_000 { cursor += 1 }
+                var k = cursor
+                while k < fLegs.count && fLegs[k].0 < leg.endMs {
+                    let ov = Double(max(0, min(leg.endMs, fLegs[k].1) - max(leg.startMs, fLegs[k].0)))
+                    if ov > 0 {
+                        if fLegs[k].2 != leg.mode.rawValue { tally.confusion["\(leg.mode.rawValue) → \(fLegs[k].2)", default: 0] += ov / 1000 }
+                        if fLegs[k].2 == leg.mode.rawValue { tally.modeExact += ov }
+                        if let m = TravelMode(rawValue: fLegs[k].2), m.coarseClass == leg.mode.coarseClass { tally.modeCoarse += ov }
+                    }
+                    k += 1
+                }
+            }
+        }
+    }
+
+    /// Visits: true stays of 5 min or more (`tStays`), matched one to one by overlap; centre errors of the pairs.
+    static func scoreVisits(_ tStays: [TruthStay], _ placeByID: [Int: TruthPlace], _ name: String, _ deviceID: Int64, _ store: Store,
+                            _ tally: inout Tally) throws {
+        let fVisits: [(Scoring.Interval, Double, Double)] = try deviceRows(
+            store, "SELECT start_ms, end_ms, lat, lon FROM visits WHERE device_id = ? ORDER BY start_ms", deviceID
+        ) { v in (Scoring.Interval(startMs: v.int64(0), endMs: v.int64(1)), v.double(2), v.double(3)) }
+        let vp = Scoring.match(truth: tStays.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fVisits.map(\.0))
+        tally.s.truthVisits += tStays.count
+        tally.s.foundVisits += fVisits.count
+        tally.s.matchedVisits += vp.count
+        let mv = Set(vp.map(\.0)), mf = Set(vp.map(\.1))
+        for (t, st) in tStays.enumerated() where !mv.contains(t) {
+            tally.s.details.append("\(name) missed visit \(CivilTime.iso8601(ms: st.startMs))–\(CivilTime.iso8601(ms: st.endMs)) place \(st.placeID)")
+        }
+        for (f, v) in fVisits.enumerated() where !mf.contains(f) {
+            tally.s.details.append("\(name) extra visit \(CivilTime.iso8601(ms: v.0.startMs))–\(CivilTime.iso8601(ms: v.0.endMs))")
+        }
+        for (t, f) in vp {
+            if let place = placeByID[tStays[t].placeID] {
+                tally.centre.append(Geo.distance(place.lat, place.lon, fVisits[f].1, fVisits[f].2))
+            }
+        }
+    }
+
+    /// Days: each true day's distance (`tDays`) against the rebuilt day's.
+    static func scoreDays(_ tDays: [TruthDay], _ deviceID: Int64, _ store: Store, _ tally: inout Tally) throws {
+        var found: [String: Double] = [:]
+        for (date, distance) in try deviceRows(store, "SELECT date, distance_m FROM days WHERE device_id = ?", deviceID, { d in (d.text(0) ?? "", d.double(1)) }) {
+            found[date] = distance
+        }
+        for day in tDays where day.distanceM > 0 {
+            let f = found[day.date] ?? 0
+            tally.dayErrors.append(abs(f - day.distanceM) / day.distanceM)
+            tally.sumTrue += day.distanceM
+            tally.sumFound += f
+        }
+    }
+
+    /// The scores from the devices' sums.
+    static func summary(_ tally: Tally) -> SimulationScores {
+        var s = tally.s
+        for (pair, seconds) in tally.confusion.sorted(by: { $0.value > $1.value }) {
             s.details.append("mode \(pair): \(Int(seconds)) s of true leg time")
         }
         (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: s.matchedTrips, truth: s.truthTrips, found: s.foundTrips)
         (s.visitPrecision, s.visitRecall, s.visitF1) = Scoring.prf(matched: s.matchedVisits, truth: s.truthVisits, found: s.foundVisits)
-        s.tripDistanceErrors = distErrors
-        s.dailyDistanceErrors = dayErrors
-        s.medianStartErrorS = Scoring.quantile(startErrors, 0.5)
-        s.medianEndErrorS = Scoring.quantile(endErrors, 0.5)
-        s.medianVisitCentreM = Scoring.quantile(centre, 0.5)
-        s.medianTripDistanceError = Scoring.quantile(distErrors, 0.5)
-        s.p90TripDistanceError = Scoring.quantile(distErrors, 0.9)
-        s.medianDailyDistanceError = Scoring.quantile(dayErrors, 0.5)
-        s.p90DailyDistanceError = Scoring.quantile(dayErrors, 0.9)
-        s.totalDistanceError = sumTrue > 0 ? abs(sumFound - sumTrue) / sumTrue : .nan
-        s.modeAccuracy = modeTotal > 0 ? modeExact / modeTotal : .nan
-        s.coarseModeAccuracy = modeTotal > 0 ? modeCoarse / modeTotal : .nan
+        s.tripDistanceErrors = tally.distErrors
+        s.dailyDistanceErrors = tally.dayErrors
+        s.medianStartErrorS = Scoring.quantile(tally.startErrors, 0.5)
+        s.medianEndErrorS = Scoring.quantile(tally.endErrors, 0.5)
+        s.medianVisitCentreM = Scoring.quantile(tally.centre, 0.5)
+        s.medianTripDistanceError = Scoring.quantile(tally.distErrors, 0.5)
+        s.p90TripDistanceError = Scoring.quantile(tally.distErrors, 0.9)
+        s.medianDailyDistanceError = Scoring.quantile(tally.dayErrors, 0.5)
+        s.p90DailyDistanceError = Scoring.quantile(tally.dayErrors, 0.9)
+        s.totalDistanceError = tally.sumTrue > 0 ? abs(tally.sumFound - tally.sumTrue) / tally.sumTrue : .nan
+        s.modeAccuracy = tally.modeTotal > 0 ? tally.modeExact / tally.modeTotal : .nan
+        s.coarseModeAccuracy = tally.modeTotal > 0 ? tally.modeCoarse / tally.modeTotal : .nan
         return s
     }
 }

@@ -292,6 +292,7 @@ enum Containers {
     }
 
     /// Calls `body` for each file of a zip archive (from its central directory).
+    // Long by design: the zip's records read in the order the format lays them out (end record, zip64 locator and record, entries with their extra fields).
     static func unzip(_ bytes: FileBytes, path: String, _ body: (Entry) -> Bool) -> Bool {
         let b = bytes.buffer
         // The end-of-central-directory record: within the last 64 KiB + 22 bytes.

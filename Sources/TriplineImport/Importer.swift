@@ -223,6 +223,7 @@ public final class Importer {
 
     /// Imports every file under `paths`.
     /// - Throws: ``DatabaseError`` when the database itself fails (disk full, locked for too long); bad files never throw.
+    // Long by design: the per-file loop keeps progress, summaries and the parser's reused buffers together; its steps share that state.
     public func importPaths(_ paths: [String]) throws -> ImportSummary {
         let started = Clock.monotonic()
         var summary = ImportSummary()

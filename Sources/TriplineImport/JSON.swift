@@ -106,6 +106,50 @@ public struct JSONParser {
         return JSONError(offset: at, message: message, atEnd: at >= count)
     }
 
+    /// Puts a container node of `kind` on `tape` at `pos` and consumes its opening byte; returns the node's index.
+    @inline(__always)
+    mutating func open(_ kind: JSONKind, into tape: inout JSONTape, depth: Int) throws(JSONError) -> Int {
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        let index = tape.nodes.count
+        tape.nodes.append(JSONNode(kind: kind, flags: 0, start: pos, end: pos, next: 0, count: 0))
+        pos += 1
+        return index
+    }
+
+    /// After a container's opening byte: skips white space, and consumes `close` if the container is empty.
+    @inline(__always)
+    public mutating func closesEmpty(_ close: UInt8) -> Bool {
+        skipWhitespace()
+        guard pos < count, base[pos] == close else { return false }
+        pos += 1
+        return true
+    }
+
+    /// What follows a container's member: `,` (false: another member follows) or `close` (`]` or `}`; true: the
+    /// container ended). Both consumed; anything else is an error.
+    @inline(__always)
+    public mutating func endOfMember(close: UInt8) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard pos < count else { throw unexpected() }
+        if base[pos] == UInt8(ascii: ",") {
+            pos += 1
+            return false
+        }
+        if base[pos] == close {
+            pos += 1
+            return true
+        }
+        throw fail(close == UInt8(ascii: "]") ? "expected ',' or ']' in array" : "expected ',' or '}' in object")
+    }
+
+    /// Closes the container node at `index` of `tape` once its `members` are on the tape (`pos` just past it).
+    @inline(__always)
+    public func close(_ tape: inout JSONTape, _ index: Int, members: Int32) {
+        tape.nodes[index].end = pos
+        tape.nodes[index].count = members
+        tape.nodes[index].next = Int32(tape.nodes.count)
+    }
+
     func unexpected() -> JSONError {
         if pos >= count { return fail("unexpected end of input (the file looks truncated)") }
         let b = base[pos]
@@ -349,44 +393,21 @@ public struct JSONParser {
     }
 
     mutating func array(into tape: inout JSONTape, depth: Int) throws(JSONError) {
-        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
-        let index = tape.nodes.count
-        let start = pos
-        tape.nodes.append(JSONNode(kind: .array, flags: 0, start: start, end: start, next: 0, count: 0))
-        pos += 1
+        let index = try open(.array, into: &tape, depth: depth)
         var n: Int32 = 0
-        skipWhitespace()
-        if pos < count, base[pos] == UInt8(ascii: "]") {
-            pos += 1
-        } else {
+        if !closesEmpty(UInt8(ascii: "]")) {
             while true {
                 skipWhitespace()
                 try value(into: &tape, depth: depth)
                 n += 1
-                skipWhitespace()
-                guard pos < count else { throw unexpected() }
-                if base[pos] == UInt8(ascii: ",") {
-                    pos += 1
-                    continue
-                }
-                if base[pos] == UInt8(ascii: "]") {
-                    pos += 1
-                    break
-                }
-                throw fail("expected ',' or ']' in array")
+                if try endOfMember(close: UInt8(ascii: "]")) { break }
             }
         }
-        tape.nodes[index].end = pos
-        tape.nodes[index].count = n
-        tape.nodes[index].next = Int32(tape.nodes.count)
+        close(&tape, index, members: n)
     }
 
     mutating func object(into tape: inout JSONTape, depth: Int) throws(JSONError) {
-        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
-        let index = tape.nodes.count
-        let start = pos
-        tape.nodes.append(JSONNode(kind: .object, flags: 0, start: start, end: start, next: 0, count: 0))
-        pos += 1
+        let index = try open(.object, into: &tape, depth: depth)
         var n: Int32 = 0
         // Duplicate keys, found while the keys are scanned (no second walk of the tape): a 128-bit filter on each
         // key's length and bytes; a key whose bit is already set is compared with the earlier keys at once (a
@@ -395,10 +416,7 @@ public struct JSONParser {
         var high: UInt64 = 0
         var suspect = false
         var duplicate = false
-        skipWhitespace()
-        if pos < count, base[pos] == UInt8(ascii: "}") {
-            pos += 1
-        } else {
+        if !closesEmpty(UInt8(ascii: "}")) {
             while true {
                 skipWhitespace()
                 guard pos < count else { throw unexpected() }
@@ -437,22 +455,10 @@ public struct JSONParser {
                 skipWhitespace()
                 try value(into: &tape, depth: depth)
                 n += 1
-                skipWhitespace()
-                guard pos < count else { throw unexpected() }
-                if base[pos] == UInt8(ascii: ",") {
-                    pos += 1
-                    continue
-                }
-                if base[pos] == UInt8(ascii: "}") {
-                    pos += 1
-                    break
-                }
-                throw fail("expected ',' or '}' in object")
+                if try endOfMember(close: UInt8(ascii: "}")) { break }
             }
         }
-        tape.nodes[index].end = pos
-        tape.nodes[index].count = n
-        tape.nodes[index].next = Int32(tape.nodes.count)
+        close(&tape, index, members: n)
         if duplicate || (suspect && n > 1 && hasDuplicateKeys(tape, object: index)) {
             tape.nodes[index].flags |= JSONNode.Flags.duplicateKey
             tape.problems |= JSONNode.Flags.duplicateKey

@@ -40,6 +40,7 @@ public struct PLTReader {
         return v
     }
 
+    // Long by design: a parser's single pass over each line's fields, kept in one function for speed.
     public mutating func read() -> ParseOutput {
         let base = builder.base
         let count = builder.count

@@ -19,16 +19,12 @@ public struct AppTripsPass: Pass {
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
-        let events = try store.db.prepare(
+        let events = try work.spanQuery(
             """
             SELECT id, start_ms, end_ms, distance_m, mode FROM app_events
             WHERE device_id = ? AND kind = 'trip' AND start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms >= ? AND start_ms < ?
             ORDER BY start_ms
-            """)
-        events.reset()
-        events.bindInt(work.deviceID, at: 1)
-        events.bindInt(work.fromMs, at: 2)
-        events.bindInt(work.toMs, at: 3)
+            """, store)
         let trips = try store.db.prepare(
             "SELECT id, start_ms, end_ms, distance_m, mode FROM trips WHERE device_id = ? AND end_ms >= ? AND start_ms <= ?")
         let tables = RebuildTables(store)

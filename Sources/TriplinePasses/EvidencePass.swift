@@ -148,6 +148,7 @@ public struct EvidencePass: Pass {
     }
 
     /// Reads the device's app events and `inregions` fixes around the span into presence intervals.
+    // Long by design: one scan of the device's app events and region fixes into the kinds of evidence (absences, presences, pauses, fixes in regions).
     static func load(_ w: DeviceWork, store: Store, _ p: Parameters) throws -> Evidence {
         var evidence = Evidence()
         let margin: Int64 = 86_400_000
@@ -299,6 +300,7 @@ public struct EvidencePass: Pass {
     }
 
     /// The stays amended by the evidence (the previous window's stay, when there is one, is left as it is).
+    // Long by design: the amendments run in order on one array of stays and share the local helpers (distance, reindex, firstFar) that close over the evidence.
     public static func apply(_ w: DeviceWork, stays input: [StayRecord], evidence: Evidence, _ p: Parameters) -> [StayRecord] {
         let keepFirst = w.previousStay != nil && !input.isEmpty ? 1 : 0
         var stays = input
@@ -450,11 +452,13 @@ public struct EvidencePass: Pass {
     }
 
     /// Still fixes between stays next to long silences (see the type's documentation).
+    // Long because of its nested `add`, which closes over the stays being built (see there).
     static func loneFixStays(_ w: DeviceWork, _ stays: [StayRecord], keepFirst: Int, crossings: Set<Int> = [], _ p: Parameters) -> [StayRecord] {
         guard !stays.isEmpty else { return stays }
         let gapMs = Int64(p.stillGapS * 1000), isolationMs = Int64(p.loneIsolationS * 1000)
         var out: [StayRecord] = Array(stays[..<keepFirst])
         /// Appends the lone-fix stays between `a` and `b` (either nil at the edges of the data).
+        // Long by design: one scan of the fixes between two stays (sparse check, trip speed, still runs), in order over one cursor.
         func add(between a: StayRecord?, and b: StayRecord?) {
             // Only in sparsely sampled stretches (a dense track's silences are losses, and its stops show as
             // stays): the median interval between the fixes is at least `sparse_interval_s`, i.e. at most half of

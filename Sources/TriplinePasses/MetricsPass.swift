@@ -72,6 +72,7 @@ public struct MetricsPass: Pass {
         return (inc, moving, gaps)
     }
 
+    // About 80 lines: the per-trip day sums share the day dictionaries (day offsets and visits per day are apart).
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
         // Always from the table: trips before the recomputed span count towards their whole local days too.
@@ -80,40 +81,20 @@ public struct MetricsPass: Pass {
             ? CivilTime.localDate(ms: work.processFromMs, offsetSeconds: Int(work.localOffset(lowerBound(work.time, work.processFromMs))))
             : ""
         // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
-        @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int {
-            Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset), 86_400))
-        }
-        func dateText(_ day: Int) -> String {
-            let (y, m, d) = CivilTime.civilFromDays(day)
-            return CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
-        }
+        @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int { Self.localDay(ms, offset) }
+        func dateText(_ day: Int) -> String { Self.dateText(day) }
         // The paths pass's estimate of each trip (`distance_m`) against its straight lines (`line_distance_m`): each
         // trip's straight-line increments are scaled by their ratio; a trip without increments (no fix between two
         // places) puts its whole estimate on its start day.
         var estimate: [Int64: (Double, Double)] = [:]
-        let estimates = try store.db.prepare(
-            "SELECT id, distance_m, line_distance_m FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND line_distance_m IS NOT NULL")
-        estimates.reset()
-        estimates.bindInt(work.deviceID, at: 1)
-        estimates.bindInt(work.fromMs, at: 2)
-        estimates.bindInt(work.toMs, at: 3)
+        let estimates = try work.spanQuery(
+            "SELECT id, distance_m, line_distance_m FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND line_distance_m IS NOT NULL", store)
         while try estimates.step() { estimate[estimates.int64(0)] = (estimates.double(1), estimates.double(2)) }
         var lineByDay: [Int: Double] = [:]
         var distanceByDay: [Int: Double] = [:]
         var movingByDay: [Int: Double] = [:]
         var tripsByDay: [Int: Int] = [:]
-        var offsetByDay: [Int: Int32] = [:]
-        var lastDay = Int.min
-        for i in 0..<work.count where work.flags[i] == 0 {
-            let off = work.localOffset(i)
-            let day = localDay(work.time[i], off)
-            if day != lastDay {
-                lastDay = day
-                if offsetByDay[day] == nil, firstDate.isEmpty || dateText(day) >= firstDate, work.lastDate.map({ dateText(day) <= $0 }) ?? true {
-                    offsetByDay[day] = off
-                }
-            }
-        }
+        let offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
         for trip in trips {
             var pts: [Int] = []
             pts.reserveCapacity(max(0, trip.last - trip.first + 1))
@@ -162,32 +143,7 @@ public struct MetricsPass: Pass {
         for (d, v) in movingByDay { moving[dateText(d)] = v }
         for (d, v) in tripsByDay { tripCount[dateText(d)] = v }
         for (d, v) in offsetByDay { dayOffset[dateText(d)] = v }
-        // Visits and places per day, from the visits table (any visit overlapping the span).
-        var visitCount: [String: Int] = [:]
-        var placeSets: [String: Set<Int64>] = [:]
-        let visits = try store.db.prepare(
-            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?")
-        visits.reset()
-        visits.bindInt(work.deviceID, at: 1)
-        visits.bindInt(work.fromMs, at: 2)
-        visits.bindInt(work.toMs, at: 3)
-        while try visits.step() {
-            let start = visits.int64(0), end = visits.int64(1)
-            let (lat, lon) = (visits.double(5), visits.double(6))
-            let so = visits.isNull(2) ? work.zones.offset(atMs: start, latitude: lat, longitude: lon) : Int32(visits.int64(2))
-            let eo = visits.isNull(3) ? work.zones.offset(atMs: end, latitude: lat, longitude: lon) : Int32(visits.int64(3))
-            let first = CivilTime.localDate(ms: start, offsetSeconds: Int(so))
-            let last = CivilTime.localDate(ms: end, offsetSeconds: Int(eo))
-            if start >= work.fromMs { visitCount[first, default: 0] += 1 }
-            var day = CivilTime.parseDate(first)!
-            let lastDay = CivilTime.parseDate(last)!
-            while day <= lastDay {
-                let (y, m, d) = CivilTime.civilFromDays(day)
-                let date = CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
-                if dayOffset[date] != nil { placeSets[date, default: []].insert(visits.int64(4)) }
-                day += 1
-            }
-        }
+        let (visitCount, placeSets) = try Self.visitsPerDay(work, store, days: dayOffset)
         let dates = dayOffset.keys.sorted()
         if let first = dates.first, let last = dates.last {
             try RebuildTables(store).deleteDays(device: work.deviceID, fromDate: first, toDate: last)
@@ -201,5 +157,61 @@ public struct MetricsPass: Pass {
             total += distance[date] ?? 0
         }
         return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+    }
+
+    /// The local days the span's kept points fall on (from `firstDate`, through `work.lastDate`), each with the
+    /// offset of its first point.
+    static func dayOffsets(_ work: DeviceWork, firstDate: String) -> [Int: Int32] {
+        var offsetByDay: [Int: Int32] = [:]
+        var lastDay = Int.min
+        for i in 0..<work.count where work.flags[i] == 0 {
+            let off = work.localOffset(i)
+            let day = localDay(work.time[i], off)
+            if day != lastDay {
+                lastDay = day
+                if offsetByDay[day] == nil, firstDate.isEmpty || dateText(day) >= firstDate, work.lastDate.map({ dateText(day) <= $0 }) ?? true {
+                    offsetByDay[day] = off
+                }
+            }
+        }
+        return offsetByDay
+    }
+
+    /// The local day number (days since 1970-01-01) of `ms` at `offset` seconds.
+    @inline(__always)
+    static func localDay(_ ms: Int64, _ offset: Int32) -> Int {
+        Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset), 86_400))
+    }
+
+    /// `YYYY-MM-DD` of a local day number (days since 1970-01-01).
+    static func dateText(_ day: Int) -> String {
+        let (y, m, d) = CivilTime.civilFromDays(day)
+        return CivilTime.pad(y, 4) + "-" + CivilTime.pad(m, 2) + "-" + CivilTime.pad(d, 2)
+    }
+
+    /// Visits (by local start date, those starting in the span) and distinct places (on each of `days` a visit
+    /// overlaps), from the visits table: any visit overlapping the span.
+    static func visitsPerDay(_ work: DeviceWork, _ store: Store, days: [String: Int32]) throws -> (visits: [String: Int], places: [String: Set<Int64>]) {
+        var visitCount: [String: Int] = [:]
+        var placeSets: [String: Set<Int64>] = [:]
+        let visits = try work.spanQuery(
+            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?", store)
+        while try visits.step() {
+            let start = visits.int64(0), end = visits.int64(1)
+            let (lat, lon) = (visits.double(5), visits.double(6))
+            let so = visits.isNull(2) ? work.zones.offset(atMs: start, latitude: lat, longitude: lon) : Int32(visits.int64(2))
+            let eo = visits.isNull(3) ? work.zones.offset(atMs: end, latitude: lat, longitude: lon) : Int32(visits.int64(3))
+            let first = CivilTime.localDate(ms: start, offsetSeconds: Int(so))
+            let last = CivilTime.localDate(ms: end, offsetSeconds: Int(eo))
+            if start >= work.fromMs { visitCount[first, default: 0] += 1 }
+            var day = CivilTime.parseDate(first)!
+            let lastDay = CivilTime.parseDate(last)!
+            while day <= lastDay {
+                let date = dateText(day)
+                if days[date] != nil { placeSets[date, default: []].insert(visits.int64(4)) }
+                day += 1
+            }
+        }
+        return (visitCount, placeSets)
     }
 }

@@ -127,18 +127,14 @@ public struct PathsPass: Pass {
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
         let from = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
-        let q = try store.db.prepare(
+        let q = try work.spanQuery(
             """
             SELECT t.id, t.start_ms, t.end_ms, coalesce(t.line_distance_m, t.distance_m), fs.lat, fs.lon, ts.lat, ts.lon,
               fv.place_id, tv.place_id, t.from_visit_id IS NOT NULL, t.to_visit_id IS NOT NULL
             FROM trips t LEFT JOIN stays fs ON fs.id = t.from_visit_id LEFT JOIN stays ts ON ts.id = t.to_visit_id
               LEFT JOIN visits fv ON fv.id = t.from_visit_id LEFT JOIN visits tv ON tv.id = t.to_visit_id
             WHERE t.device_id = ? AND t.start_ms >= ? AND t.start_ms < ? ORDER BY t.start_ms, t.id
-            """)
-        q.reset()
-        q.bindInt(work.deviceID, at: 1)
-        q.bindInt(from, at: 2)
-        q.bindInt(work.replaceToMs, at: 3)
+            """, store, from: from, to: work.replaceToMs)
         struct Row { var id: Int64; var start: Int64; var end: Int64; var line: Double; var from: (Double, Double)?; var to: (Double, Double)?
             var fromPlace: Int64?; var toPlace: Int64?; var hasFrom: Bool; var hasTo: Bool }
         var rows: [Row] = []

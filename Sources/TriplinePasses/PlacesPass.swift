@@ -68,6 +68,7 @@ public struct PlacesPass: Pass {
         return (places, assignment)
     }
 
+    // About 80 lines: cluster, name and write run in order over the same arrays (the edits and the totals are apart).
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         // All of the device's stays (not only the span): places are device-wide.
         let read = try store.db.prepare("SELECT id, start_ms, end_ms, lat, lon, radius_m, points FROM stays WHERE device_id = ? ORDER BY start_ms")
@@ -112,60 +113,8 @@ public struct PlacesPass: Pass {
         // was edited: the nearest place of this clustering within `radius_m` of it. All are resolved against the
         // clustering before any is applied, so one edit never moves the place another one looks for.
         let edits = try Self.edits(device: work.deviceID, store: store)
-        func nearest(_ lat: Double, _ lon: Double) -> Int? {
-            var best: Int? = nil
-            var bestD = parameters.radiusM
-            for (k, p) in places.enumerated() {
-                let d = Geo.distance(p.lat, p.lon, lat, lon)
-                if d <= bestD { bestD = d; best = k }
-            }
-            return best
-        }
-        var target = Array(places.indices)  // the place a place's visits go to (itself unless merged)
-        func resolve(_ p: Int) -> Int {
-            var p = p
-            while target[p] != p { p = target[p] }
-            return p
-        }
-        var forgotten = Set<Int>()
-        var userNames: [Int: String] = [:]
-        for edit in edits {
-            guard let a = nearest(edit.lat, edit.lon) else { continue }  // the place is gone (its visits changed)
-            switch edit.action {
-            case .rename:
-                if let name = edit.name { userNames[a] = name }
-            case .merge:
-                guard let lat = edit.intoLat, let lon = edit.intoLon, let b = nearest(lat, lon) else { continue }
-                let into = resolve(b)
-                if into != a && resolve(a) == a { target[a] = into }  // never a cycle
-            case .forget:
-                forgotten.insert(a)
-            }
-        }
-        // The final places: every place that was not merged into another, with the visits of those merged into it.
-        var finalOf = [Int](repeating: -1, count: places.count)  // raw place → index into `kept`, -1 = forgotten
-        var kept: [Int] = []
-        for p in places.indices where resolve(p) == p && !forgotten.contains(p) {
-            finalOf[p] = kept.count
-            kept.append(p)
-        }
-        for p in places.indices { finalOf[p] = finalOf[resolve(p)] }
-        var founder = [Int](repeating: -1, count: places.count)
-        var totals = [Place](repeating: Place(lat: 0, lon: 0, weight: 0), count: kept.count)
-        for (k, s) in stays.enumerated() {
-            if founder[assignment[k]] < 0 { founder[assignment[k]] = k }
-            let f = finalOf[assignment[k]]
-            guard f >= 0 else { continue }
-            let centre = places[kept[f]]
-            totals[f].visits += 1
-            totals[f].dwell += Double(s.end - s.start) / 1000
-            totals[f].first = min(totals[f].first, s.start)
-            totals[f].last = max(totals[f].last, s.end)
-            totals[f].radius = max(totals[f].radius, Geo.distance(centre.lat, centre.lon, s.lat, s.lon))
-        }
-        for p in places.indices where finalOf[p] >= 0 {
-            for (ssid, n) in places[p].ssidCounts { totals[finalOf[p]].ssidCounts[ssid, default: 0] += n }
-        }
+        let (finalOf, kept, userNames) = Self.applyEdits(edits, to: places, radius: parameters.radiusM)
+        let (founder, totals) = Self.totals(stays, assignment, places, finalOf: finalOf, kept: kept)
         let tables = RebuildTables(store)
         try tables.deletePlacesAndVisits(device: work.deviceID)
         var placeIDs: [Int64] = []
@@ -208,6 +157,73 @@ public struct PlacesPass: Pass {
         try tables.refreshTripPlaces(device: work.deviceID)
         return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named)),
                 ("with_locality", String(located))]
+    }
+
+    /// Each final place's visits, dwell, first and last visit, radius and wifi counts, from its stays (and those of
+    /// the places merged into it); `founder`: the first stay of each raw place.
+    static func totals(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], _ assignment: [Int], _ places: [Place],
+                       finalOf: [Int], kept: [Int]) -> (founder: [Int], totals: [Place]) {
+        var founder = [Int](repeating: -1, count: places.count)
+        var totals = [Place](repeating: Place(lat: 0, lon: 0, weight: 0), count: kept.count)
+        for (k, s) in stays.enumerated() {
+            if founder[assignment[k]] < 0 { founder[assignment[k]] = k }
+            let f = finalOf[assignment[k]]
+            guard f >= 0 else { continue }
+            let centre = places[kept[f]]
+            totals[f].visits += 1
+            totals[f].dwell += Double(s.end - s.start) / 1000
+            totals[f].first = min(totals[f].first, s.start)
+            totals[f].last = max(totals[f].last, s.end)
+            totals[f].radius = max(totals[f].radius, Geo.distance(centre.lat, centre.lon, s.lat, s.lon))
+        }
+        for p in places.indices where finalOf[p] >= 0 {
+            for (ssid, n) in places[p].ssidCounts { totals[finalOf[p]].ssidCounts[ssid, default: 0] += n }
+        }
+        return (founder, totals)
+    }
+
+    /// The user's place edits applied to a clustering: the final places (`kept`, indices into `places`), each raw
+    /// place's index into `kept` (`finalOf`, -1 = forgotten) and the names the user gave (by raw place).
+    static func applyEdits(_ edits: [PlaceEditRow], to places: [Place], radius: Double) -> (finalOf: [Int], kept: [Int], userNames: [Int: String]) {
+        func nearest(_ lat: Double, _ lon: Double) -> Int? {
+            var best: Int? = nil
+            var bestD = radius
+            for (k, p) in places.enumerated() {
+                let d = Geo.distance(p.lat, p.lon, lat, lon)
+                if d <= bestD { bestD = d; best = k }
+            }
+            return best
+        }
+        var target = Array(places.indices)  // the place a place's visits go to (itself unless merged)
+        func resolve(_ p: Int) -> Int {
+            var p = p
+            while target[p] != p { p = target[p] }
+            return p
+        }
+        var forgotten = Set<Int>()
+        var userNames: [Int: String] = [:]
+        for edit in edits {
+            guard let a = nearest(edit.lat, edit.lon) else { continue }  // the place is gone (its visits changed)
+            switch edit.action {
+            case .rename:
+                if let name = edit.name { userNames[a] = name }
+            case .merge:
+                guard let lat = edit.intoLat, let lon = edit.intoLon, let b = nearest(lat, lon) else { continue }
+                let into = resolve(b)
+                if into != a && resolve(a) == a { target[a] = into }  // never a cycle
+            case .forget:
+                forgotten.insert(a)
+            }
+        }
+        // The final places: every place that was not merged into another, with the visits of those merged into it.
+        var finalOf = [Int](repeating: -1, count: places.count)  // raw place → index into `kept`, -1 = forgotten
+        var kept: [Int] = []
+        for p in places.indices where resolve(p) == p && !forgotten.contains(p) {
+            finalOf[p] = kept.count
+            kept.append(p)
+        }
+        for p in places.indices { finalOf[p] = finalOf[resolve(p)] }
+        return (finalOf, kept, userNames)
     }
 
     /// A device's place edits, oldest first.

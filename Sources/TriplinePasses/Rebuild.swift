@@ -237,6 +237,7 @@ public struct Rebuild {
     }
 
     /// One device's rebuild, inside its write transaction.
+    // Long by design: the span decision (stale, full, --to, incremental) and the windowed pass loop share one transaction's state, in order.
     func rebuildDevice(
         _ deviceID: Int64, name: String, passes: inout [any Pass], passNames: [String], zones: LocalZones, zoneName: String,
         parameters: [(String, String)], parameterJSON: String

@@ -87,6 +87,7 @@ public struct StaysPass: Pass {
 
     /// Finds the stays among the kept points.
     /// - Complexity: O(n) amortised: a failed anchor skips ahead by half the radius.
+    // Long by design: the hot scan over the kept points; the anchor, running centre and trimming closures share one cluster's state (the trimmed stay and the errands are apart).
     public static func detect(_ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
         var kept: [Int] = []
         kept.reserveCapacity(w.count)
@@ -130,7 +131,7 @@ public struct StaysPass: Pass {
                 sx += x * wt; sy += y * wt; sw += wt
                 b += 1
             }
-            var cx = sx / sw, cy = sy / sw
+            let cx = sx / sw, cy = sy / sw
             // Trim moving edges.
             var s = a, e = b
             // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter more
@@ -182,28 +183,7 @@ public struct StaysPass: Pass {
                 k -= 1
             }
             if e >= s && Double(w.time[kept[e]] - w.time[kept[s]]) >= min(p.minDurationS, p.errandMinDurationS) * 1000 {
-                // Recompute the centre and radius on the trimmed stay.
-                sx = 0; sy = 0; sw = 0
-                var maxGap: Int64 = 0
-                for k in s...e {
-                    let (x, y) = xy(kept[k])
-                    let tw = k < e ? Double(max(min(w.time[kept[k + 1]] - w.time[kept[k]], capMs), 1000)) / 1000 : 1
-                    let acc = w.accuracy[kept[k]]
-                    let ae = acc.isNaN ? 30 : max(acc, 5)
-                    let wt = tw / (ae * ae)
-                    sx += x * wt; sy += y * wt; sw += wt
-                    if k < e { maxGap = max(maxGap, w.time[kept[k + 1]] - w.time[kept[k]]) }
-                }
-                cx = sx / sw; cy = sy / sw
-                var sr = 0.0
-                for k in s...e {
-                    let (x, y) = xy(kept[k])
-                    sr += ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot()
-                }
-                raw.append(StayRecord(
-                    first: kept[s], last: kept[e], startMs: w.time[kept[s]], endMs: w.time[kept[e]],
-                    lat: lat0 + cy / ky, lon: lon0 + cx / kx, radiusM: sr / Double(e - s + 1), points: e - s + 1,
-                    gapS: maxGap / 1000))
+                raw.append(trimmedStay(w, kept, s, e, lat0: lat0, lon0: lon0, kx: kx, ky: ky, capMs: capMs))
                 a = e + 1
             } else {
                 if e < s { e = b }
@@ -220,7 +200,40 @@ public struct StaysPass: Pass {
                 a = max(next, a + 1)
             }
         }
-        let merged = merge(raw, w, p)
+        return errands(merge(raw, w, p), w, p)
+    }
+
+    /// The stay of kept points `s...e` (indices into `kept`), its centre and radius recomputed on them (weighted by
+    /// time and accuracy), in the local plane of the anchor (`lat0`, `lon0`; metres per degree `kx`, `ky`).
+    static func trimmedStay(_ w: DeviceWork, _ kept: [Int], _ s: Int, _ e: Int, lat0: Double, lon0: Double, kx: Double, ky: Double,
+                            capMs: Int64) -> StayRecord {
+        @inline(__always) func xy(_ i: Int) -> (Double, Double) { ((w.lon[i] - lon0) * kx, (w.lat[i] - lat0) * ky) }
+        var sx = 0.0, sy = 0.0, sw = 0.0
+        var maxGap: Int64 = 0
+        for k in s...e {
+            let (x, y) = xy(kept[k])
+            let tw = k < e ? Double(max(min(w.time[kept[k + 1]] - w.time[kept[k]], capMs), 1000)) / 1000 : 1
+            let acc = w.accuracy[kept[k]]
+            let ae = acc.isNaN ? 30 : max(acc, 5)
+            let wt = tw / (ae * ae)
+            sx += x * wt; sy += y * wt; sw += wt
+            if k < e { maxGap = max(maxGap, w.time[kept[k + 1]] - w.time[kept[k]]) }
+        }
+        let cx = sx / sw, cy = sy / sw
+        var sr = 0.0
+        for k in s...e {
+            let (x, y) = xy(kept[k])
+            sr += ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot()
+        }
+        return StayRecord(
+            first: kept[s], last: kept[e], startMs: w.time[kept[s]], endMs: w.time[kept[e]],
+            lat: lat0 + cy / ky, lon: lon0 + cx / kx, radiusM: sr / Double(e - s + 1), points: e - s + 1,
+            gapS: maxGap / 1000)
+    }
+
+    /// The merged stays, those shorter than `min_duration_s` kept only as errands (out from one place and back to
+    /// it), extended into the silences around them.
+    static func errands(_ merged: [StayRecord], _ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
         // Stays shorter than `min_duration_s` are kept only as errands: out from one place and back to it.
         let minMs = Int64(p.minDurationS * 1000)
         func isShort(_ s: StayRecord) -> Bool { s.endMs - s.startMs < minMs }
@@ -336,12 +349,8 @@ public struct StaysPass: Pass {
 
     /// Loads the span's stays from the table (when this pass did not run in this rebuild), matching them to points.
     static func load(_ work: DeviceWork, store: Store) throws -> [StayRecord] {
-        let statement = try store.db.prepare(
-            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms")
-        statement.reset()
-        statement.bindInt(work.deviceID, at: 1)
-        statement.bindInt(max(work.fromMs, work.processFromMs), at: 2)
-        statement.bindInt(work.toMs, at: 3)
+        let statement = try work.spanQuery(
+            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms", store, from: max(work.fromMs, work.processFromMs))
         var out: [StayRecord] = work.previousStay.map { [$0] } ?? []
         while try statement.step() {
             let start = statement.int64(1), end = statement.int64(2)

@@ -261,7 +261,98 @@ public struct TripsPass: Pass {
         return out
     }
 
+    /// Points `a...b` (indices into the trip's `pts`) of one speed class.
+    struct Run { var a: Int; var b: Int; var cls: UInt8 }
+
+    /// The mode of the `k`th run of a trip and where it comes from (`speed`, `motion`, `speed+motion`, `app`): its
+    /// speed class, refined by its pace and straightness (run or bicycle), Overland's motion states, its 95th
+    /// percentile speed and the walks next to it (plane, train, bus), and the app's own trip mode.
+    static func legMode(_ r: Run, _ k: Int, _ runs: [Run], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double],
+                        _ p: Parameters) -> (mode: String, source: String) {
+        var mode: String
+        var source = "speed"
+        switch r.cls {
+        case 1: mode = "walk"
+        case 2: mode = "run"
+        case 3: mode = "cycle"
+        default: mode = "car"
+        }
+        var motionCounts = [0, 0, 0, 0]  // walking, running, cycling, driving
+        var modeCounts: [UInt16: Int] = [:]
+        var speedsInRun: [Double] = []
+        for q in r.a...r.b {
+            let bits = w.motion[pts[q]]
+            if bits & MotionBits.walking != 0 { motionCounts[0] += 1 }
+            if bits & MotionBits.running != 0 { motionCounts[1] += 1 }
+            if bits & MotionBits.cycling != 0 { motionCounts[2] += 1 }
+            if bits & MotionBits.driving != 0 { motionCounts[3] += 1 }
+            if w.tripMode[pts[q]] != 0 { modeCounts[w.tripMode[pts[q]], default: 0] += 1 }
+            speedsInRun.append(v[q])
+        }
+        let n = r.b - r.a + 1
+        if r.cls == 2 {
+            // Speed alone cannot tell a run from a slow bicycle ride; runners keep an even pace, cyclists in
+            // traffic do not: a varied speed (coefficient of variation above `run_max_cv`) makes it a bicycle.
+            var sum = 0.0, sum2 = 0.0, k = 0.0
+            for q in r.a...r.b where v[q] >= p.stillMps {
+                sum += v[q]
+                sum2 += v[q] * v[q]
+                k += 1
+            }
+            if k > 1 {
+                let mean = sum / k
+                let sd = max(0, sum2 / k - mean * mean).squareRoot()
+                if sd / mean > p.runMaxCV { mode = "cycle" }
+            }
+            if mode == "run" && p.runMaxStraightness > 0 {
+                var path = 0.0
+                for q in r.a...r.b { path += inc[q] }
+                let a = pts[r.a], b = pts[r.b]
+                if path > 0 && Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) > p.runMaxStraightness * path { mode = "cycle" }
+            }
+        }
+        if let best = motionCounts.indices.max(by: { motionCounts[$0] < motionCounts[$1] }), motionCounts[best] * 2 > n {
+            let fromMotion = ["walk", "run", "cycle", "car"][best]
+            if fromMotion != mode { source = "motion" }
+            if !(fromMotion == "car" && mode == "car") { mode = fromMotion }
+            if source == "speed" { source = "speed+motion" }
+        }
+        if mode == "car" {
+            speedsInRun.sort()  // only motorised legs need their 95th percentile
+            let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
+            let footBefore = k > 0 && runs[k - 1].cls <= 2
+            let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
+            if p95 >= p.planeMinMps { mode = "plane" } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
+                mode = p95 >= p.trainMinMps ? "train" : "bus"
+            }
+        }
+        if let (key, count) = modeCounts.max(by: { $0.value < $1.value }), count * 2 > n {
+            let app = w.tripModes[Int(key) - 1]
+            let mapped = appLegMode(app)
+            // The app's mode names the whole trip; it decides a leg when the leg's own class agrees in kind.
+            let motorised: Set<String> = ["car", "bus", "train", "plane", "boat"]
+            if motorised.contains(mapped) == motorised.contains(mode) { mode = mapped; source = "app" }
+        }
+        return (mode, source)
+    }
+
+    /// An app's trip mode (Overland's `mode`, as the importer keeps it) as a leg mode.
+    static func appLegMode(_ app: String) -> String {
+        switch app {
+        case "walk", "hike": return "walk"
+        case "run": return "run"
+        case "bicycle", "ebike", "scooter": return "cycle"
+        case "car", "taxi": return "car"
+        case "bus": return "bus"
+        case "tram", "metro", "train", "monorail", "funicular": return "train"
+        case "plane": return "plane"
+        case "boat": return "boat"
+        default: return app
+        }
+    }
+
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
+    // Long by design: speed classes, runs and their merging share the trip's per-point arrays, in order (each leg's mode is apart, in legMode).
     static func build(
         _ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters, extraDistanceM: Double = 0
     ) -> Bool? {
@@ -288,7 +379,6 @@ public struct TripsPass: Pass {
         var nextMoving: UInt8 = 1
         for k in stride(from: m - 1, through: 0, by: -1) { if cls[k] == 0 { cls[k] = nextMoving } else { nextMoving = cls[k] } }
         // Runs of one class.
-        struct Run { var a: Int; var b: Int; var cls: UInt8 }
         // A silence longer than `leg_gap_s` inside a trip is a leg boundary: the traveller may have changed vehicles
         // out of reach of the satellites (a station, an underground transfer); each side gets its own mode.
         let legGapMs = p.legGapS > 0 ? Int64(p.legGapS * 1000) : Int64.max
@@ -351,81 +441,7 @@ public struct TripsPass: Pass {
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {
-            var mode: String
-            var source = "speed"
-            switch r.cls {
-            case 1: mode = "walk"
-            case 2: mode = "run"
-            case 3: mode = "cycle"
-            default: mode = "car"
-            }
-            var motionCounts = [0, 0, 0, 0]  // walking, running, cycling, driving
-            var modeCounts: [UInt16: Int] = [:]
-            var speedsInRun: [Double] = []
-            for q in r.a...r.b {
-                let bits = w.motion[pts[q]]
-                if bits & MotionBits.walking != 0 { motionCounts[0] += 1 }
-                if bits & MotionBits.running != 0 { motionCounts[1] += 1 }
-                if bits & MotionBits.cycling != 0 { motionCounts[2] += 1 }
-                if bits & MotionBits.driving != 0 { motionCounts[3] += 1 }
-                if w.tripMode[pts[q]] != 0 { modeCounts[w.tripMode[pts[q]], default: 0] += 1 }
-                speedsInRun.append(v[q])
-            }
-            let n = r.b - r.a + 1
-            if r.cls == 2 {
-                // Speed alone cannot tell a run from a slow bicycle ride; runners keep an even pace, cyclists in
-                // traffic do not: a varied speed (coefficient of variation above `run_max_cv`) makes it a bicycle.
-                var sum = 0.0, sum2 = 0.0, k = 0.0
-                for q in r.a...r.b where v[q] >= p.stillMps {
-                    sum += v[q]
-                    sum2 += v[q] * v[q]
-                    k += 1
-                }
-                if k > 1 {
-                    let mean = sum / k
-                    let sd = max(0, sum2 / k - mean * mean).squareRoot()
-                    if sd / mean > p.runMaxCV { mode = "cycle" }
-                }
-                if mode == "run" && p.runMaxStraightness > 0 {
-                    var path = 0.0
-                    for q in r.a...r.b { path += inc[q] }
-                    let a = pts[r.a], b = pts[r.b]
-                    if path > 0 && Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) > p.runMaxStraightness * path { mode = "cycle" }
-                }
-            }
-            if let best = motionCounts.indices.max(by: { motionCounts[$0] < motionCounts[$1] }), motionCounts[best] * 2 > n {
-                let fromMotion = ["walk", "run", "cycle", "car"][best]
-                if fromMotion != mode { source = "motion" }
-                if !(fromMotion == "car" && mode == "car") { mode = fromMotion }
-                if source == "speed" { source = "speed+motion" }
-            }
-            if mode == "car" {
-                speedsInRun.sort()  // only motorised legs need their 95th percentile
-                let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
-                let footBefore = k > 0 && runs[k - 1].cls <= 2
-                let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
-                if p95 >= p.planeMinMps { mode = "plane" } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
-                    mode = p95 >= p.trainMinMps ? "train" : "bus"
-                }
-            }
-            if let (key, count) = modeCounts.max(by: { $0.value < $1.value }), count * 2 > n {
-                let app = w.tripModes[Int(key) - 1]
-                let mapped: String
-                switch app {
-                case "walk", "hike": mapped = "walk"
-                case "run": mapped = "run"
-                case "bicycle", "ebike", "scooter": mapped = "cycle"
-                case "car", "taxi": mapped = "car"
-                case "bus": mapped = "bus"
-                case "tram", "metro", "train", "monorail", "funicular": mapped = "train"
-                case "plane": mapped = "plane"
-                case "boat": mapped = "boat"
-                default: mapped = app
-                }
-                // The app's mode names the whole trip; it decides a leg when the leg's own class agrees in kind.
-                let motorised: Set<String> = ["car", "bus", "train", "plane", "boat"]
-                if motorised.contains(mapped) == motorised.contains(mode) { mode = mapped; source = "app" }
-            }
+            let (mode, source) = legMode(r, k, runs, w, pts, v, inc, p)
             var d = 0.0
             for q in r.a...r.b { d += inc[q] }
             legs.append(LegRecord(
@@ -480,12 +496,8 @@ public struct TripsPass: Pass {
 
     /// Loads the span's trips from the table, matched to point indices (for `--pass metrics` alone).
     static func load(_ work: DeviceWork, store: Store) throws -> [TripRecord] {
-        let statement = try store.db.prepare(
-            "SELECT id, start_ms, end_ms, distance_m, from_visit_id, to_visit_id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms")
-        statement.reset()
-        statement.bindInt(work.deviceID, at: 1)
-        statement.bindInt(work.fromMs, at: 2)
-        statement.bindInt(work.toMs, at: 3)
+        let statement = try work.spanQuery(
+            "SELECT id, start_ms, end_ms, distance_m, from_visit_id, to_visit_id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms", store)
         var out: [TripRecord] = []
         while try statement.step() {
             let start = statement.int64(1), end = statement.int64(2)

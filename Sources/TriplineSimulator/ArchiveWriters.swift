@@ -273,6 +273,7 @@ public enum SimulationWriter {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
+    // Long by design: the recorder files written in time order; quirks, region events and lines share one random stream and the file being written.
     static func writeOwnTracks(_ device: SimulatedDevice, directory: String, rng: inout SplitMix64, quirks: Bool = false) throws -> [String] {
         let user = "person\(device.person + 1)"
         let deviceDir = "iphone"

@@ -276,6 +276,7 @@ public struct Simulator {
     }
 
     /// The day's plan for one person.
+    // Long by design: one day's plan as a chain of chances (weekday, errands, evenings, the flight days) from one random stream, whose draw order fixes each seed.
     func plan(_ w: PersonWorld, day: Int, weekday: Int, rng: inout SplitMix64) -> [Planned] {
         var plans: [Planned] = []
         let xy = w.xy
@@ -384,6 +385,7 @@ public struct Simulator {
 
     /// Moves along one leg second by second, stopping at lights, stops and stations; appends to `samples`.
     /// - Returns: the number of stops made.
+    // Long by design: one leg's motion second by second; stops, waits, tunnels and fixes share the leg's position and one random stream (its draw order fixes each seed's output).
     func move(
         _ leg: PlannedLeg, legIndex: Int, start: Double, samples: inout [Sample], rng: inout SplitMix64, allowTunnel: Bool
     ) -> Int {
@@ -517,6 +519,7 @@ public struct Simulator {
     func weekday(_ dayNumber: Int) -> Int { ((dayNumber % 7) + 10) % 7 }  // 0 = Monday (1970-01-01 was a Thursday)
 
     /// Simulates one local day (03:00 → 03:00) of one person.
+    // Long by design: the day is built in order (timeline, gaps, truth, fixes) from one random stream whose draw order fixes every seed's output; its steps share that state.
     func simulateDay(person: Int, day: Int) -> DayOutput {
         let w = worlds[person]
         var rng = SplitMix64.derived(config.seed, UInt64(person), UInt64(day))

@@ -221,6 +221,7 @@ public struct SyntheticTravel {
     }
 
     /// Travels from the current place to `target` along a curved route, leaving at `departure`.
+    // Long by design: one route sampled per second; position, random stream and the rows written are shared state.
     mutating func travel(to target: Int, departing departure: Int64, plan: [(String, Double)]) throws {
         guard target != here, departure > since else { return }
         try closeVisit(until: departure)

@@ -84,6 +84,7 @@ public enum TakeoutWriter {
     }
 
     /// Writes one device's history in `layout` under `directory`. Returns the files written.
+    // Long by design: one case per Takeout layout, each short, sharing the device's fixes, stays, trips and offsets.
     @discardableResult
     public static func write(_ result: SimulationResult, device: SimulatedDevice, layout: Layout, to directory: String) throws -> [String] {
         let points = sampled(device.points)

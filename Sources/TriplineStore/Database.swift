@@ -152,6 +152,11 @@ public final class Database {
     @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
+        return try committing(body)
+    }
+
+    /// Runs `body` in the transaction just begun, then commits; rolls back and rethrows the first error.
+    private func committing<T>(_ body: () throws -> T) throws -> T {
         do {
             let result = try body()
             try execute("COMMIT")
@@ -171,14 +176,7 @@ public final class Database {
         try execute("BEGIN DEFERRED")
         // The snapshot starts at the first read; take it now, so it is the one of the transaction's start.
         _ = try scalarInt("SELECT count(*) FROM sqlite_master")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")  // the original error is the one worth reporting
-            throw error
-        }
+        return try committing(body)
     }
 
     /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.

@@ -24,17 +24,16 @@ enum ExportBenchmark {
         var path: String?
         var keep = false
         var only: String?
-        var index = 0
-        while index < args.count {
-            switch args[index] {
-            case "--days": index += 1; days = Int(args[index]) ?? days
-            case "--hours-per-day": index += 1; hours = Int(args[index]) ?? hours
-            case "--db": index += 1; path = args[index]
+        var options = BenchOptions(args)
+        while let option = options.next() {
+            switch option {
+            case "--days": days = options.value(or: days)
+            case "--hours-per-day": hours = options.value(or: hours)
+            case "--db": path = options.value()
             case "--keep": keep = true
-            case "--only": index += 1; only = args[index]
-            default: print("unknown option \(args[index])"); exit(64)
+            case "--only": only = options.value()
+            default: print("unknown option \(option)"); exit(64)
             }
-            index += 1
         }
         let directory = try FileSystem.temporaryDirectory(prefix: "tripline-bench-export")
         let dbPath = path ?? directory + "/bench.sqlite"

@@ -19,22 +19,20 @@ enum GeographyBenchmark {
         var count = 1_000_000
         var check: String?
         var only: String?
-        var index = 0
-        while index < args.count {
-            switch args[index] {
-            case "--points": index += 1; count = index < args.count ? Int(args[index]) ?? count : count
-            case "--check": index += 1; check = index < args.count ? args[index] : nil
-            case "--only": index += 1; only = index < args.count ? args[index] : nil
+        var options = BenchOptions(args)
+        while let option = options.next() {
+            switch option {
+            case "--points": count = options.value(or: count)
+            case "--check": check = options.value()
+            case "--only": only = options.value()
             case "--at":
                 // Print every lookup for one point and stop: `--at 52.52,13.405`.
-                index += 1
-                let parts = index < args.count ? args[index].split(separator: ",").compactMap { Double($0) } : []
+                let parts = options.value()?.split(separator: ",").compactMap { Double($0) } ?? []
                 guard parts.count == 2 else { print("--at LAT,LON"); exit(64) }
                 describe(parts[0], parts[1])
                 return
-            default: print("unknown option \(args[index])"); exit(64)
+            default: print("unknown option \(option)"); exit(64)
             }
-            index += 1
         }
         // First use of each table, in a fresh process: what the lazy load costs.
         var t = now()

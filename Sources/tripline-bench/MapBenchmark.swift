@@ -19,18 +19,17 @@ enum MapBenchmark {
         var seed: UInt64 = 7
         var hostile = true
         var parameters = MapParameters()
-        var index = 0
-        while index < args.count {
-            switch args[index] {
-            case "--days": days = Int(args[index + 1]) ?? days; index += 1
-            case "--dir": directory = args[index + 1]; index += 1
-            case "--seed": seed = UInt64(args[index + 1]) ?? seed; index += 1
+        var options = BenchOptions(args)
+        while let option = options.next() {
+            switch option {
+            case "--days": days = options.value(or: days)
+            case "--dir": directory = options.value() ?? directory
+            case "--seed": seed = options.value(or: seed)
             case "--plain": hostile = false
-            case "--tolerance": parameters.tolerancePx = Double(args[index + 1]) ?? parameters.tolerancePx; index += 1
-            case "--detail": parameters.detail = Int(args[index + 1]) ?? parameters.detail; index += 1
-            default: throw BenchmarkFailure("unknown option \(args[index]) (expected --days N, --dir DIR, --seed S, --plain, --tolerance PX, --detail N)")
+            case "--tolerance": parameters.tolerancePx = options.value(or: parameters.tolerancePx)
+            case "--detail": parameters.detail = options.value(or: parameters.detail)
+            default: throw BenchmarkFailure("unknown option \(option) (expected --days N, --dir DIR, --seed S, --plain, --tolerance PX, --detail N)")
             }
-            index += 1
         }
         try FileSystem.createDirectory(directory)
         let database = directory + "/map-\(days)d-\(seed)\(hostile ? "" : "-plain").sqlite"

@@ -40,18 +40,16 @@ enum RebuildBenchmark {
         var target = 1_000_000, seed: UInt64 = 1, runs = 3
         var path: String? = nil
         var reuse = false
-        var i = 0
-        while i < args.count {
-            let value = i + 1 < args.count ? args[i + 1] : ""
-            switch args[i] {
-            case "--points": target = Int(value) ?? target
-            case "--seed": seed = UInt64(value) ?? seed
-            case "--runs": runs = Int(value) ?? runs
-            case "--db": path = value
-            case "--reuse": reuse = true; i -= 1
-            default: print("unknown option \(args[i])"); exit(64)
+        var options = BenchOptions(args)
+        while let option = options.next() {
+            switch option {
+            case "--points": target = options.value(or: target)
+            case "--seed": seed = options.value(or: seed)
+            case "--runs": runs = options.value(or: runs)
+            case "--db": path = options.value() ?? ""
+            case "--reuse": reuse = true
+            default: print("unknown option \(option)"); exit(64)
             }
-            i += 2
         }
         let dbPath = try path ?? (FileSystem.temporaryDirectory(prefix: "tripline-bench") + "/rebuild.sqlite")
         if !reuse { FileSystem.remove(dbPath) }

@@ -15,14 +15,13 @@ enum TuneBenchmark {
     static func run(_ args: [String]) throws {
         var dirs: [String] = []
         var gridPath = "scripts/loo-grid.txt"
-        var i = 0
-        while i < args.count {
-            switch args[i] {
-            case "--geolife" where i + 1 < args.count: dirs.append(args[i + 1]); i += 1
-            case "--grid" where i + 1 < args.count: gridPath = args[i + 1]; i += 1
-            default: throw PassError("tune: unknown option '\(args[i])' (--geolife DIR, --grid FILE)")
+        var options = BenchOptions(args)
+        while let option = options.next() {
+            switch option {
+            case "--geolife": guard let dir = options.value() else { fallthrough }; dirs.append(dir)
+            case "--grid": guard let path = options.value() else { fallthrough }; gridPath = path
+            default: throw PassError("tune: unknown option '\(option)' (--geolife DIR, --grid FILE)")
             }
-            i += 1
         }
         if dirs.isEmpty { dirs = ["../shared/corpus/geolife"] }
         let grid = try LeaveOneUserOut.grid(String(decoding: try FileSystem.read(gridPath), as: UTF8.self))

@@ -53,23 +53,9 @@ enum EvaluateCommand {
         return out + "\n"
     }
 
+    // Long: one branch per mode (--geolife, --reitti, --seeds, one seed), each short, sharing the parsed options.
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        func int(_ name: String, _ def: Int) throws -> Int {
-            guard let text = parsed.value(name) else { return def }
-            guard let v = Int(text), v > 0 else { throw UsageError("--\(name) wants a positive whole number, not '\(text)'") }
-            return v
-        }
-        var config = SimulatorConfig()
-        config.seed = UInt64(try int("seed", 1))
-        config.days = try int("days", 7)
-        config.people = try int("people", 2)
-        config.movingIntervalS = try int("moving-interval", 1)
-        if let name = parsed.value("profile") {
-            guard let profile = SimulationProfile(rawValue: name) else {
-                throw UsageError("--profile wants one of \(SimulationProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
-            }
-            config.profile = profile
-        }
+        var config = try SimulationOptions.config(parsed, days: 7)
         var options = Rebuild.Options()
         for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
         if let file = parsed.value("config") { try options.settings.load(file: file) }

@@ -17,8 +17,37 @@ enum InfoCommand {
         var rebuiltMs: Int64?, version: Int?, waiting: Int
     }
 
+    /// What `info` shows, read from the database.
+    struct Info {
+        var path: String
+        var devices: [DeviceRow]
+        /// The zone of points without their own offset, as the next rebuild resolves it, and where it comes from.
+        var zone: String, zoneFrom: String
+        /// Imports by status, rejects by reason and app events by kind, with their counts.
+        var statuses: [(String, Int)], reasons: [(String, Int)], kinds: [(String, Int)]
+        /// The latest imports (newest first) as table cells, and the latest failed ones' paths and messages.
+        var recent: [[String]], failed: [(String, String)]
+
+        var lastRebuild: Int64? { devices.compactMap(\.rebuiltMs).max() }
+        var waiting: Int { devices.reduce(0) { $0 + $1.waiting } }
+    }
+
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
+        let info = try read(store)
+        context.stdout.write(parsed.flag("json") ? json(info) : text(info))
+        return TriplineCLI.Exit.success
+    }
+
+    /// `(name, count)` pairs from a two-column query.
+    static func counts(_ db: Database, _ sql: String) throws -> [(String, Int)] {
+        var pairs: [(String, Int)] = []
+        let statement = try db.prepare(sql)
+        while try statement.step() { pairs.append((statement.text(0) ?? "", statement.int(1))) }
+        return pairs
+    }
+
+    static func read(_ store: Store) throws -> Info {
         let db = store.db
         var devices: [DeviceRow] = []
         let st = try db.prepare(
@@ -45,17 +74,9 @@ enum InfoCommand {
             zone = stored
             zoneFrom = "stored"
         }
-        let lastRebuild = devices.compactMap(\.rebuiltMs).max()
-        let waiting = devices.reduce(0) { $0 + $1.waiting }
-        var statuses: [(String, Int)] = []
-        let s2 = try db.prepare("SELECT status, count(*) FROM imports GROUP BY status ORDER BY status")
-        while try s2.step() { statuses.append((s2.text(0) ?? "", s2.int(1))) }
-        var reasons: [(String, Int)] = []
-        let s3 = try db.prepare("SELECT reason, count(*) FROM rejects GROUP BY reason ORDER BY count(*) DESC, reason")
-        while try s3.step() { reasons.append((s3.text(0) ?? "", s3.int(1))) }
-        var kinds: [(String, Int)] = []
-        let s4 = try db.prepare("SELECT kind, count(*) FROM app_events GROUP BY kind ORDER BY count(*) DESC, kind")
-        while try s4.step() { kinds.append((s4.text(0) ?? "", s4.int(1))) }
+        let statuses = try counts(db, "SELECT status, count(*) FROM imports GROUP BY status ORDER BY status")
+        let reasons = try counts(db, "SELECT reason, count(*) FROM rejects GROUP BY reason ORDER BY count(*) DESC, reason")
+        let kinds = try counts(db, "SELECT kind, count(*) FROM app_events GROUP BY kind ORDER BY count(*) DESC, kind")
         var recent: [[String]] = []
         let s6 = try db.prepare(
             "SELECT id, status, coalesce(format, '-'), points_new, points_duplicate, rejected, events, path FROM imports ORDER BY id DESC LIMIT 10")
@@ -66,25 +87,32 @@ enum InfoCommand {
         var failed: [(String, String)] = []
         let s5 = try db.prepare("SELECT path, coalesce(message, '') FROM imports WHERE status = 'failed' ORDER BY id DESC LIMIT 10")
         while try s5.step() { failed.append((s5.text(0) ?? "", s5.text(1) ?? "")) }
+        return Info(path: store.path, devices: devices, zone: zone, zoneFrom: zoneFrom, statuses: statuses, reasons: reasons,
+                    kinds: kinds, recent: recent, failed: failed)
+    }
 
-        if parsed.flag("json") {
-            let devs = devices.map { d in
-                "{\"name\":\(JSONText.quoted(d.name)),\"source\":\(JSONText.quoted(d.source)),\"name_origin\":\(JSONText.quoted(d.origin)),\"points\":\(d.points),"
-                    + "\"first_ms\":\(d.first.map { String($0) } ?? "null"),\"last_ms\":\(d.last.map { String($0) } ?? "null"),\"app_events\":\(d.events),"
-                    + "\"rebuilt_ms\":\(d.rebuiltMs.map { String($0) } ?? "null"),\"points_waiting\":\(d.waiting),"
-                    + "\"results_current\":\(d.version == Rebuild.algorithmVersion)}"
-            }
-            func counts(_ pairs: [(String, Int)]) -> String {
-                "{" + pairs.map { "\(JSONText.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"
-            }
-            context.stdout.write(
-                "{\"database\":\(JSONText.quoted(store.path)),\"timezone\":\(JSONText.quoted(zone)),\"timezone_from\":\(JSONText.quoted(zoneFrom)),"
-                    + "\"last_rebuild_ms\":\(lastRebuild.map { String($0) } ?? "null"),\"points_waiting\":\(waiting),"
-                    + "\"devices\":[\(devs.joined(separator: ","))],\"imports\":\(counts(statuses)),"
-                    + "\"rejects\":\(counts(reasons)),\"app_events\":\(counts(kinds))}\n")
-            return TriplineCLI.Exit.success
+    /// `info --json`: one object.
+    static func json(_ info: Info) -> String {
+        let devs = info.devices.map { d in
+            "{\"name\":\(JSONText.quoted(d.name)),\"source\":\(JSONText.quoted(d.source)),\"name_origin\":\(JSONText.quoted(d.origin)),\"points\":\(d.points),"
+                + "\"first_ms\":\(d.first.map { String($0) } ?? "null"),\"last_ms\":\(d.last.map { String($0) } ?? "null"),\"app_events\":\(d.events),"
+                + "\"rebuilt_ms\":\(d.rebuiltMs.map { String($0) } ?? "null"),\"points_waiting\":\(d.waiting),"
+                + "\"results_current\":\(d.version == Rebuild.algorithmVersion)}"
         }
-        var out = "Database: \(Terminal.escaped(store.path))\n\n"
+        func object(_ pairs: [(String, Int)]) -> String {
+            "{" + pairs.map { "\(JSONText.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+        }
+        return "{\"database\":\(JSONText.quoted(info.path)),\"timezone\":\(JSONText.quoted(info.zone)),\"timezone_from\":\(JSONText.quoted(info.zoneFrom)),"
+            + "\"last_rebuild_ms\":\(info.lastRebuild.map { String($0) } ?? "null"),\"points_waiting\":\(info.waiting),"
+            + "\"devices\":[\(devs.joined(separator: ","))],\"imports\":\(object(info.statuses)),"
+            + "\"rejects\":\(object(info.reasons)),\"app_events\":\(object(info.kinds))}\n"
+    }
+
+    /// `info` for people: aligned tables and lines.
+    static func text(_ info: Info) -> String {
+        let (devices, zone, zoneFrom, lastRebuild, waiting) = (info.devices, info.zone, info.zoneFrom, info.lastRebuild, info.waiting)
+        let (statuses, reasons, kinds, recent, failed) = (info.statuses, info.reasons, info.kinds, info.recent, info.failed)
+        var out = "Database: \(Terminal.escaped(info.path))\n\n"
         if devices.isEmpty {
             out += "No devices yet: run 'tripline import PATH'.\n"
         } else {
@@ -109,8 +137,7 @@ enum InfoCommand {
         }
         out += "Rejects: " + (reasons.isEmpty ? "none" : reasons.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
         out += "App events: " + (kinds.isEmpty ? "none" : kinds.map { "\($0.1) \(Terminal.escaped($0.0))" }.joined(separator: ", ")) + "\n"
-        context.stdout.write(out)
-        return TriplineCLI.Exit.success
+        return out
     }
 
     /// Rows as aligned columns separated by two spaces; cells come from files (device names, paths), so their

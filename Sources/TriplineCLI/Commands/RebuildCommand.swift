@@ -135,22 +135,7 @@ enum SimulateCommand {
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let out = parsed.value("out") else { throw UsageError("Missing '--out <DIR>'") }
         guard out != "-" else { throw UsageError("'--out -': simulate writes a folder of files, which standard output cannot hold; name a folder", command: "simulate") }
-        func int(_ name: String, _ def: Int) throws -> Int {
-            guard let text = parsed.value(name) else { return def }
-            guard let v = Int(text), v > 0 else { throw UsageError("--\(name) wants a positive whole number, not '\(text)'") }
-            return v
-        }
-        var config = SimulatorConfig()
-        config.days = try int("days", 3)
-        config.seed = UInt64(try int("seed", 1))
-        config.people = try int("people", 2)
-        config.movingIntervalS = try int("moving-interval", 1)
-        if let name = parsed.value("profile") {
-            guard let profile = SimulationProfile(rawValue: name) else {
-                throw UsageError("--profile wants one of \(SimulationProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
-            }
-            config.profile = profile
-        }
+        var config = try SimulationOptions.config(parsed, days: 3)
         if let start = parsed.value("start") {
             guard let day = CivilTime.parseDate(start) else { throw UsageError("--start wants a date YYYY-MM-DD, not '\(start)'") }
             config.startDay = day

@@ -247,6 +247,7 @@ struct MapPage {
 
     // MARK: The map
 
+    // Long by design: the map's SVG layers written in drawing order into one writer (grid, trips by leg, visits, labels).
     mutating func writeMap() throws {
         let gw = parameters.width * parameters.detail
         let gh = parameters.height * parameters.detail

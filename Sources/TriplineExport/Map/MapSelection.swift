@@ -111,10 +111,32 @@ struct MapLoader {
         var selection = MapSelection(filter: filter, deviceNames: names)
         let everyDevice = try db.prepare("SELECT id, name FROM devices ORDER BY id")
         while try everyDevice.step() { selection.deviceNamesByID[everyDevice.int64(0)] = everyDevice.text(1) ?? "" }
-        let window = filter.utcWindowMs
         let deviceClause = deviceIDs == nil ? "" : " AND device_id = \(deviceIDs![0])"
+        try loadTrips(&selection, filter, deviceClause: deviceClause)
+        try sampleTripPoints(&selection)
+        PausePoint.reach("map.read")  // process tests: a rebuild commits here; the map must still read one snapshot
+        try loadVisits(&selection, filter, deviceClause: deviceClause)
+        try loadPlaces(&selection)
+        let perDevice = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips)
+        selection.dayDeviceDistances = perDevice
+        var totals: [Int: Double] = [:]
+        for entry in perDevice { totals[entry.day, default: 0] += entry.metres }
+        selection.dayDistances = totals.keys.sorted().map { ($0, totals[$0]!) }
+        return selection
+    }
 
-        // Trips and their legs.
+    /// The local day a row starts on and its offsets, from its start time and offset columns (a missing start
+    /// offset is UTC; a missing end offset is the start's).
+    func localStart(_ s: Statement, ms: Int32, startOffset: Int32, endOffset: Int32) -> (day: Int, startMs: Int64, start: Int, end: Int) {
+        let startMs = s.int64(ms)
+        let start = s.isNull(startOffset) ? 0 : s.int(startOffset)
+        return (CivilTime.localDay(ms: startMs, offsetS: start), startMs, start, s.isNull(endOffset) ? start : s.int(endOffset))
+    }
+
+    /// Trips that start on a selected day, and their legs.
+    func loadTrips(_ selection: inout MapSelection, _ filter: RecordFilter, deviceClause: String) throws {
+        let db = store.db
+        let window = filter.utcWindowMs
         let trips = try db.prepare(
             """
             SELECT id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s,
@@ -123,13 +145,11 @@ struct MapLoader {
             """)
         try trips.bind([.integer(window.lo), .integer(window.hi)])
         while try trips.step() {
-            let startMs = trips.int64(2)
-            let startOffset = trips.isNull(4) ? 0 : trips.int(4)
-            let day = CivilTime.localDay(ms: startMs, offsetS: startOffset)
+            let (day, startMs, startOffset, endOffset) = localStart(trips, ms: 2, startOffset: 4, endOffset: 5)
             guard filter.contains(day: day) else { continue }
             var trip = MapTrip(
                 id: trips.int64(0), deviceID: trips.int64(1), startMs: startMs, endMs: trips.int64(3),
-                startOffsetS: startOffset, endOffsetS: trips.isNull(5) ? startOffset : trips.int(5),
+                startOffsetS: startOffset, endOffsetS: endOffset,
                 durationS: trips.double(6), movingS: trips.double(7), distanceM: trips.double(8),
                 mode: trips.text(9) ?? "", fromPlaceID: trips.optionalInt64(10), toPlaceID: trips.optionalInt64(11),
                 start: nil, end: nil, legs: [], day: day)
@@ -149,29 +169,32 @@ struct MapLoader {
                         distanceM: legs.double(3), durationS: legs.double(4)))
             }
         }
-        try sampleTripPoints(&selection)
-        PausePoint.reach("map.read")  // process tests: a rebuild commits here; the map must still read one snapshot
+    }
 
-        // Visits and their places.
-        let visits = try db.prepare(
+    /// Visits that start on a selected day.
+    func loadVisits(_ selection: inout MapSelection, _ filter: RecordFilter, deviceClause: String) throws {
+        let window = filter.utcWindowMs
+        let visits = try store.db.prepare(
             """
             SELECT id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon
             FROM visits WHERE start_ms >= ? AND start_ms < ?\(deviceClause) ORDER BY start_ms, id
             """)
         try visits.bind([.integer(window.lo), .integer(window.hi)])
         while try visits.step() {
-            let startMs = visits.int64(3)
-            let startOffset = visits.isNull(5) ? 0 : visits.int(5)
-            let day = CivilTime.localDay(ms: startMs, offsetS: startOffset)
+            let (day, startMs, startOffset, endOffset) = localStart(visits, ms: 3, startOffset: 5, endOffset: 6)
             guard filter.contains(day: day) else { continue }
             selection.visits.append(
                 MapVisit(
                     id: visits.int64(0), deviceID: visits.int64(1), placeID: visits.optionalInt64(2), startMs: startMs,
                     endMs: visits.int64(4), startOffsetS: startOffset,
-                    endOffsetS: visits.isNull(6) ? startOffset : visits.int(6), lat: visits.double(7),
+                    endOffsetS: endOffset, lat: visits.double(7),
                     lon: visits.double(8), day: day))
         }
-        let place = try db.prepare("SELECT name, lat, lon FROM places WHERE id = ?")
+    }
+
+    /// The places the selected visits and trips name.
+    func loadPlaces(_ selection: inout MapSelection) throws {
+        let place = try store.db.prepare("SELECT name, lat, lon FROM places WHERE id = ?")
         var wanted = Set<Int64>()
         for visit in selection.visits { if let id = visit.placeID { wanted.insert(id) } }
         for trip in selection.trips {
@@ -185,13 +208,6 @@ struct MapLoader {
                 selection.places[id] = MapPlace(id: id, name: place.text(0) ?? "", lat: place.double(1), lon: place.double(2))
             }
         }
-
-        let perDevice = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips)
-        selection.dayDeviceDistances = perDevice
-        var totals: [Int: Double] = [:]
-        for entry in perDevice { totals[entry.day, default: 0] += entry.metres }
-        selection.dayDistances = totals.keys.sorted().map { ($0, totals[$0]!) }
-        return selection
     }
 
     func allDeviceNames() throws -> [String] {

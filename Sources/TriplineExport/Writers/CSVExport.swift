@@ -27,96 +27,118 @@ struct CSVExport {
         case .trips:
             try exporter.forEachTrip(selection) { t in
                 count += 1
-                try integer(t.id)
-                try text(exporter.deviceName(t.deviceID))
-                try time(t.startMs, t.startOffset)
-                try time(t.endMs, t.endOffset)
-                try number(t.durationS)
-                try number(t.movingS)
-                try number(t.distanceM)
-                try number(t.avgSpeedMps)
-                try number(t.maxSpeedMps)
-                try text(t.mode)
-                try integer(t.legs)
-                try integer(t.fromPlaceID)
-                try integer(t.toPlaceID)
-                try number(t.startLat, decimals: 7)
-                try number(t.startLon, decimals: 7)
-                try number(t.endLat, decimals: 7)
-                try number(t.endLon, decimals: 7)
-                try integer(t.points)
-                try integer(t.gaps)
-                try text(t.fromPlace)
-                try text(t.toPlace)
-                try number(t.lineDistanceM)
-                try text(t.distanceMethod, last: true)
+                try writeTrip(t)
             }
         case .legs:
             try exporter.forEachLeg(selection) { l in
                 count += 1
-                try integer(l.tripID)
-                try integer(l.leg)
-                try text(l.mode)
-                try time(l.startMs, exporter.legOffset(l, atMs: l.startMs, isStart: true), resolved: true)
-                try time(l.endMs, exporter.legOffset(l, atMs: l.endMs, isStart: false), resolved: true)
-                try number(l.distanceM)
-                try number(l.durationS)
-                try text(exporter.deviceName(l.deviceID))
-                try text(l.modeSource)
-                try integer(l.points, last: true)
+                try writeLeg(l)
             }
         case .visits:
             try exporter.forEachVisit(selection) { v in
                 count += 1
-                try integer(v.id)
-                try text(exporter.deviceName(v.deviceID))
-                try integer(v.placeID)
-                try text(v.placeName)
-                try time(v.startMs, v.startOffset)
-                try time(v.endMs, v.endOffset)
-                try number(Double(v.endMs - v.startMs) / 1000)
-                try number(v.lat, decimals: 7)
-                try number(v.lon, decimals: 7)
-                try number(v.radiusM)
-                try integer(v.points)
-                try text(v.countryCode)
-                try text(v.country)
-                try text(v.locality, last: true)
+                try writeVisit(v)
             }
         case .places:
             try exporter.forEachPlace(selection) { p in
                 count += 1
-                try integer(p.id)
-                try text(exporter.deviceName(p.deviceID))
-                try text(p.name)
-                try number(p.lat, decimals: 7)
-                try number(p.lon, decimals: 7)
-                try number(p.radiusM)
-                try integer(p.visits)
-                try integer(p.totalDwellS)
-                try time(p.firstVisitMs, p.firstOffset)
-                try time(p.lastVisitMs, p.lastOffset)
-                try text(p.ssid)
-                try text(p.countryCode)
-                try text(p.country)
-                try text(p.locality, last: true)
+                try writePlace(p)
             }
         case .days:
             try exporter.forEachDay(selection) { d in
                 count += 1
-                try text(d.date)
-                try text(exporter.deviceName(d.deviceID))
-                try number(d.distanceM)
-                try number(d.movingS)
-                try integer(d.trips)
-                try integer(d.visits)
-                try integer(d.places)
-                try number(d.lineDistanceM, last: true)
+                try writeDay(d)
             }
         case .points:
             count = try writePoints()
         }
         return count
+    }
+
+    // MARK: Records, one row each
+
+    func writeTrip(_ t: Exporter.TripRow) throws {
+        try integer(t.id)
+        try text(exporter.deviceName(t.deviceID))
+        try time(t.startMs, t.startOffset)
+        try time(t.endMs, t.endOffset)
+        try number(t.durationS)
+        try number(t.movingS)
+        try number(t.distanceM)
+        try number(t.avgSpeedMps)
+        try number(t.maxSpeedMps)
+        try text(t.mode)
+        try integer(t.legs)
+        try integer(t.fromPlaceID)
+        try integer(t.toPlaceID)
+        try number(t.startLat, decimals: 7)
+        try number(t.startLon, decimals: 7)
+        try number(t.endLat, decimals: 7)
+        try number(t.endLon, decimals: 7)
+        try integer(t.points)
+        try integer(t.gaps)
+        try text(t.fromPlace)
+        try text(t.toPlace)
+        try number(t.lineDistanceM)
+        try text(t.distanceMethod, last: true)
+    }
+
+    func writeLeg(_ l: Exporter.LegRow) throws {
+        try integer(l.tripID)
+        try integer(l.leg)
+        try text(l.mode)
+        try time(l.startMs, exporter.legOffset(l, atMs: l.startMs, isStart: true), resolved: true)
+        try time(l.endMs, exporter.legOffset(l, atMs: l.endMs, isStart: false), resolved: true)
+        try number(l.distanceM)
+        try number(l.durationS)
+        try text(exporter.deviceName(l.deviceID))
+        try text(l.modeSource)
+        try integer(l.points, last: true)
+    }
+
+    func writeVisit(_ v: Exporter.VisitRow) throws {
+        try integer(v.id)
+        try text(exporter.deviceName(v.deviceID))
+        try integer(v.placeID)
+        try text(v.placeName)
+        try time(v.startMs, v.startOffset)
+        try time(v.endMs, v.endOffset)
+        try number(Double(v.endMs - v.startMs) / 1000)
+        try number(v.lat, decimals: 7)
+        try number(v.lon, decimals: 7)
+        try number(v.radiusM)
+        try integer(v.points)
+        try text(v.countryCode)
+        try text(v.country)
+        try text(v.locality, last: true)
+    }
+
+    func writePlace(_ p: Exporter.PlaceRow) throws {
+        try integer(p.id)
+        try text(exporter.deviceName(p.deviceID))
+        try text(p.name)
+        try number(p.lat, decimals: 7)
+        try number(p.lon, decimals: 7)
+        try number(p.radiusM)
+        try integer(p.visits)
+        try integer(p.totalDwellS)
+        try time(p.firstVisitMs, p.firstOffset)
+        try time(p.lastVisitMs, p.lastOffset)
+        try text(p.ssid)
+        try text(p.countryCode)
+        try text(p.country)
+        try text(p.locality, last: true)
+    }
+
+    func writeDay(_ d: Exporter.DayRow) throws {
+        try text(d.date)
+        try text(exporter.deviceName(d.deviceID))
+        try number(d.distanceM)
+        try number(d.movingS)
+        try integer(d.trips)
+        try integer(d.visits)
+        try integer(d.places)
+        try number(d.lineDistanceM, last: true)
     }
 
     // MARK: Fields, each followed by `,` or, for the last, CRLF.

@@ -166,9 +166,29 @@ public final class Exporter {
         var lineDistanceM: Double? = nil, distanceMethod: String? = nil
     }
 
+    /// Binds the selection's device (`?1`, NULL for all) and UTC window (`?2`, `?3`) to a row query.
+    func bindWindow(_ statement: Statement, _ selection: Selection) {
+        statement.bindInt(selection.deviceID, at: 1)
+        statement.bindInt(selection.windowStartMs, at: 2)
+        statement.bindInt(selection.windowEndMs, at: 3)
+    }
+
+    /// Runs a row query of the selection (bound by ``bindWindow(_:_:)``), calling `body` on each row.
+    func forEachRow(_ sql: String, _ selection: Selection, _ body: (Statement) throws -> Void) throws {
+        let statement = try store.db.prepare(sql)
+        bindWindow(statement, selection)
+        while try statement.step() { try body(statement) }
+    }
+
+    /// Whether a record starting at `ms` (at its recorded `offset`, if any) starts on a local day the selection holds.
+    func startsInRange(_ selection: Selection, ms: Int64, offset: Int32?) -> Bool {
+        guard selection.isBounded else { return true }
+        return selection.includes(day: LocalTime.day(ms: ms, offset: localTime.offset(offset, atMs: ms)))
+    }
+
     /// Trips of the selection whose local start day is in range, by start time then id.
     func forEachTrip(_ selection: Selection, _ body: (TripRow) throws -> Void) throws {
-        let statement = try store.db.prepare(
+        try forEachRow(
             """
             SELECT t.id, t.device_id, t.start_ms, t.end_ms, t.start_utc_offset_s, t.end_utc_offset_s, t.duration_s,
                    t.moving_s, t.distance_m, t.avg_speed_mps, t.max_speed_mps, t.mode, t.legs, t.from_place_id,
@@ -179,26 +199,17 @@ public final class Exporter {
             LEFT JOIN places tp ON tp.id = t.to_place_id
             WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
             ORDER BY t.start_ms, t.id
-            """)
-        statement.bindInt(selection.deviceID, at: 1)
-        statement.bindInt(selection.windowStartMs, at: 2)
-        statement.bindInt(selection.windowEndMs, at: 3)
-        while try statement.step() {
-            let s = statement
+            """, selection) { s in
             let row = TripRow(
                 id: s.int64(0), deviceID: s.int64(1), startMs: s.int64(2), endMs: s.int64(3),
-                startOffset: s.optionalInt64(4).map { Int32(truncatingIfNeeded: $0) },
-                endOffset: s.optionalInt64(5).map { Int32(truncatingIfNeeded: $0) },
+                startOffset: s.utcOffset(4), endOffset: s.utcOffset(5),
                 durationS: s.double(6), movingS: s.double(7), distanceM: s.double(8),
                 avgSpeedMps: s.optionalDouble(9), maxSpeedMps: s.optionalDouble(10),
                 mode: s.text(11) ?? "", legs: s.int64(12), fromPlaceID: s.optionalInt64(13), toPlaceID: s.optionalInt64(14),
                 startLat: s.optionalDouble(15), startLon: s.optionalDouble(16), endLat: s.optionalDouble(17),
                 endLon: s.optionalDouble(18), points: s.int64(19), gaps: s.int64(20), fromPlace: s.text(21), toPlace: s.text(22),
                 lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24))
-            if selection.isBounded {
-                let offset = localTime.offset(row.startOffset, atMs: row.startMs)
-                guard selection.includes(day: LocalTime.day(ms: row.startMs, offset: offset)) else { continue }
-            }
+            guard startsInRange(selection, ms: row.startMs, offset: row.startOffset) else { return }
             try body(row)
         }
     }
@@ -214,29 +225,19 @@ public final class Exporter {
 
     /// Legs of the selected trips, by trip (as ``forEachTrip(_:_:)``) then leg number.
     func forEachLeg(_ selection: Selection, _ body: (LegRow) throws -> Void) throws {
-        let statement = try store.db.prepare(
+        try forEachRow(
             """
             SELECT l.trip_id, l.leg, l.device_id, l.mode, l.mode_source, l.start_ms, l.end_ms, l.distance_m,
                    l.duration_s, l.points, t.start_utc_offset_s, t.end_utc_offset_s, t.start_ms
             FROM legs l JOIN trips t ON t.id = l.trip_id
             WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
             ORDER BY t.start_ms, t.id, l.leg
-            """)
-        statement.bindInt(selection.deviceID, at: 1)
-        statement.bindInt(selection.windowStartMs, at: 2)
-        statement.bindInt(selection.windowEndMs, at: 3)
-        while try statement.step() {
-            let s = statement
+            """, selection) { s in
             let row = LegRow(
                 tripID: s.int64(0), leg: s.int64(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
                 startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int64(9),
-                tripStartOffset: s.optionalInt64(10).map { Int32(truncatingIfNeeded: $0) },
-                tripEndOffset: s.optionalInt64(11).map { Int32(truncatingIfNeeded: $0) })
-            if selection.isBounded {
-                let tripStart = s.int64(12)
-                let offset = localTime.offset(row.tripStartOffset, atMs: tripStart)
-                guard selection.includes(day: LocalTime.day(ms: tripStart, offset: offset)) else { continue }
-            }
+                tripStartOffset: s.utcOffset(10), tripEndOffset: s.utcOffset(11))
+            guard startsInRange(selection, ms: s.int64(12), offset: row.tripStartOffset) else { return }
             try body(row)
         }
     }
@@ -259,30 +260,21 @@ public final class Exporter {
 
     /// Visits whose local start day is in range, by start time then id.
     func forEachVisit(_ selection: Selection, _ body: (VisitRow) throws -> Void) throws {
-        let statement = try store.db.prepare(
+        try forEachRow(
             """
             SELECT v.id, v.device_id, v.place_id, p.name, v.start_ms, v.end_ms, v.start_utc_offset_s,
                    v.end_utc_offset_s, v.lat, v.lon, v.radius_m, v.points, v.country_code, v.country, v.locality
             FROM visits v LEFT JOIN places p ON p.id = v.place_id
             WHERE (?1 IS NULL OR v.device_id = ?1) AND v.start_ms BETWEEN ?2 AND ?3
             ORDER BY v.start_ms, v.id
-            """)
-        statement.bindInt(selection.deviceID, at: 1)
-        statement.bindInt(selection.windowStartMs, at: 2)
-        statement.bindInt(selection.windowEndMs, at: 3)
-        while try statement.step() {
-            let s = statement
+            """, selection) { s in
             let row = VisitRow(
                 id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), placeName: s.text(3),
                 startMs: s.int64(4), endMs: s.int64(5),
-                startOffset: s.optionalInt64(6).map { Int32(truncatingIfNeeded: $0) },
-                endOffset: s.optionalInt64(7).map { Int32(truncatingIfNeeded: $0) },
+                startOffset: s.utcOffset(6), endOffset: s.utcOffset(7),
                 lat: s.double(8), lon: s.double(9), radiusM: s.double(10), points: s.int64(11),
                 countryCode: s.text(12), country: s.text(13), locality: s.text(14))
-            if selection.isBounded {
-                let offset = localTime.offset(row.startOffset, atMs: row.startMs)
-                guard selection.includes(day: LocalTime.day(ms: row.startMs, offset: offset)) else { continue }
-            }
+            guard startsInRange(selection, ms: row.startMs, offset: row.startOffset) else { return }
             try body(row)
         }
     }
@@ -323,8 +315,8 @@ public final class Exporter {
             let row = PlaceRow(
                 id: id, deviceID: s.int64(1), name: s.text(2) ?? "", ssid: s.text(3), lat: s.double(4), lon: s.double(5),
                 radiusM: s.double(6), visits: s.int64(7), totalDwellS: s.int64(8), firstVisitMs: s.optionalInt64(9),
-                lastVisitMs: s.optionalInt64(10), firstOffset: s.optionalInt64(11).map { Int32(truncatingIfNeeded: $0) },
-                lastOffset: s.optionalInt64(12).map { Int32(truncatingIfNeeded: $0) },
+                lastVisitMs: s.optionalInt64(10), firstOffset: s.utcOffset(11),
+                lastOffset: s.utcOffset(12),
                 countryCode: s.text(13), country: s.text(14), locality: s.text(15))
             try body(row)
         }
@@ -437,5 +429,13 @@ public final class Exporter {
 
         static let time: Int32 = 0, offset: Int32 = 1, lat: Int32 = 2, lon: Int32 = 3, altitude: Int32 = 4
         static let speed: Int32 = 5, course: Int32 = 6, accuracy: Int32 = 7, motion: Int32 = 8, ssid: Int32 = 9
+    }
+}
+
+extension Statement {
+    /// A UTC offset column (seconds; NULL when the record has none).
+    @inline(__always)
+    fileprivate func utcOffset(_ index: Int32) -> Int32? {
+        optionalInt64(index).map { Int32(truncatingIfNeeded: $0) }
     }
 }

@@ -78,15 +78,19 @@ struct GPXExport {
         try out.append("\"")
     }
 
+    /// `<` or `</` (`open`), optionally with the `tripline:` namespace, then `name` and `>`.
+    @inline(__always)
+    func tag(_ open: StaticString, _ name: StaticString) throws {
+        try out.append(open)
+        try out.append(name)
+        try out.append(">")
+    }
+
     func element(_ name: StaticString, _ text: String?) throws {
         guard let text else { return }
-        try out.append("<")
-        try out.append(name)
-        try out.append(">")
+        try tag("<", name)
         try out.append(escaped: text, .xmlText)
-        try out.append("</")
-        try out.append(name)
-        try out.append(">")
+        try tag("</", name)
     }
 
     func utcTime(_ ms: Int64) throws {
@@ -100,13 +104,9 @@ struct GPXExport {
         try out.append("<extensions>")
         for (name, value) in values {
             guard let value else { continue }
-            try out.append("<tripline:")
-            try out.append(name)
-            try out.append(">")
+            try tag("<tripline:", name)
             try out.append(escaped: value, .xmlText)
-            try out.append("</tripline:")
-            try out.append(name)
-            try out.append(">")
+            try tag("</tripline:", name)
         }
         try out.append("</extensions>")
     }
@@ -177,25 +177,17 @@ struct GPXExport {
             let value = s.double(column)  // +infinity for NULL (see PointReader)
             guard value.isFinite else { return }
             try open()
-            try out.append("<tripline:")
-            try out.append(name)
-            try out.append(">")
+            try tag("<tripline:", name)
             try out.append(fixed: value, decimals: 3)
-            try out.append("</tripline:")
-            try out.append(name)
-            try out.append(">")
+            try tag("</tripline:", name)
         }
         func textual(_ name: StaticString, _ column: Int32) throws {
             try s.withTextBytes(column) { text in
                 guard text.baseAddress != nil else { return }  // NULL
                 try open()
-                try out.append("<tripline:")
-                try out.append(name)
-                try out.append(">")
+                try tag("<tripline:", name)
                 try out.append(escaped: text, .xmlText)
-                try out.append("</tripline:")
-                try out.append(name)
-                try out.append(">")
+                try tag("</tripline:", name)
             }
         }
         try numeric("speed_mps", Exporter.PointColumn.speed)

@@ -172,15 +172,33 @@ struct GeoJSONExport {
         try out.append(UInt8(ascii: "\""))
     }
 
+    /// `{"type":"Feature","id":…,` (the geometry follows).
+    func featureStart(id: Int64) throws {
+        try out.append("{\"type\":\"Feature\",\"id\":")
+        try out.append(int: id)
+        try out.append(UInt8(ascii: ","))
+    }
+
+    /// `,"properties":{"id":…` after the geometry.
+    func propertiesStart(id: Int64) throws {
+        try out.append(",\"properties\":{\"id\":")
+        try out.append(int: id)
+    }
+
+    /// The place-name properties that end a visit or place feature, then the feature's close.
+    func featureEnd(countryCode: String?, country: String?, locality: String?) throws {
+        try text("country_code", countryCode)
+        try text("country", country)
+        try text("locality", locality)
+        try out.append("}}")
+    }
+
     // MARK: Records
 
     func writeTrip(_ trip: Exporter.TripRow, _ reader: Exporter.PointReader) throws {
-        try out.append("{\"type\":\"Feature\",\"id\":")
-        try out.append(int: trip.id)
-        try out.append(UInt8(ascii: ","))
+        try featureStart(id: trip.id)
         try lineGeometry(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, reader)
-        try out.append(",\"properties\":{\"id\":")
-        try out.append(int: trip.id)
+        try propertiesStart(id: trip.id)
         try text("device", exporter.deviceName(trip.deviceID))
         try time("start", trip.startMs, offset: trip.startOffset)
         try time("end", trip.endMs, offset: trip.endOffset)
@@ -218,12 +236,9 @@ struct GeoJSONExport {
     }
 
     func writeVisit(_ visit: Exporter.VisitRow) throws {
-        try out.append("{\"type\":\"Feature\",\"id\":")
-        try out.append(int: visit.id)
-        try out.append(UInt8(ascii: ","))
+        try featureStart(id: visit.id)
         try pointGeometry(lon: visit.lon, lat: visit.lat)
-        try out.append(",\"properties\":{\"id\":")
-        try out.append(int: visit.id)
+        try propertiesStart(id: visit.id)
         try text("device", exporter.deviceName(visit.deviceID))
         try integer("place_id", visit.placeID)
         try text("place_name", visit.placeName)
@@ -232,19 +247,13 @@ struct GeoJSONExport {
         try number("duration_s", Double(visit.endMs - visit.startMs) / 1000)
         try number("radius_m", visit.radiusM)
         try integer("points", visit.points)
-        try text("country_code", visit.countryCode)
-        try text("country", visit.country)
-        try text("locality", visit.locality)
-        try out.append("}}")
+        try featureEnd(countryCode: visit.countryCode, country: visit.country, locality: visit.locality)
     }
 
     func writePlace(_ place: Exporter.PlaceRow) throws {
-        try out.append("{\"type\":\"Feature\",\"id\":")
-        try out.append(int: place.id)
-        try out.append(UInt8(ascii: ","))
+        try featureStart(id: place.id)
         try pointGeometry(lon: place.lon, lat: place.lat)
-        try out.append(",\"properties\":{\"id\":")
-        try out.append(int: place.id)
+        try propertiesStart(id: place.id)
         try text("device", exporter.deviceName(place.deviceID))
         try text("name", place.name)
         try text("ssid", place.ssid)
@@ -253,10 +262,7 @@ struct GeoJSONExport {
         try integer("total_dwell_s", place.totalDwellS)
         try time("first_visit", place.firstVisitMs, offset: place.firstOffset)
         try time("last_visit", place.lastVisitMs, offset: place.lastOffset)
-        try text("country_code", place.countryCode)
-        try text("country", place.country)
-        try text("locality", place.locality)
-        try out.append("}}")
+        try featureEnd(countryCode: place.countryCode, country: place.country, locality: place.locality)
     }
 
     func writeDay(_ day: Exporter.DayRow) throws {

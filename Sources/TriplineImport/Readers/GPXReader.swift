@@ -45,6 +45,7 @@ public struct GPXReader {
         var extras: [(String, String)] = []
     }
 
+    // Long by design: one pass over the bytes as a small state machine (tags, attributes, text) sharing its cursor and the open fix; split, the hot loop would pass that state around.
     public mutating func read() -> ParseOutput {
         let base = builder.base
         let count = builder.count

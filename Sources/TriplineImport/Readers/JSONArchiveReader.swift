@@ -131,6 +131,14 @@ public struct JSONArchiveReader {
         return true
     }
 
+    /// A damaged array element: rejected, and `p` moved to the next element if one can be found (else `error`).
+    mutating func skipDamaged(_ p: inout JSONParser, start: Int, error: JSONError) throws(JSONError) {
+        guard !error.atEnd, let next = nextElement(p, start: start, error: error) else { throw error }
+        builder.reject(.invalidJSON, "\(error.message) at byte \(error.offset); skipped to the next element (byte \(next))",
+                       start: start, end: next)
+        p.pos = next
+    }
+
     /// Where the element after a damaged one starts: the next place after the error where the same first bytes as
     /// the damaged element's (up to 12, as one encoder writes every element alike) follow a comma. Nil if none.
     func nextElement(_ p: JSONParser, start: Int, error: JSONError) -> Int? {
@@ -155,11 +163,7 @@ public struct JSONArchiveReader {
     mutating func topArray(_ p: inout JSONParser) throws(JSONError) {
         p.pos += 1
         if layout.isEmpty { layout = "array" }
-        p.skipWhitespace()
-        if !p.atEnd, p.base[p.pos] == UInt8(ascii: "]") {
-            p.pos += 1
-            return
-        }
+        if p.closesEmpty(UInt8(ascii: "]")) { return }
         while true {
             p.skipWhitespace()
             guard !p.atEnd else { throw p.unexpected() }
@@ -169,10 +173,7 @@ public struct JSONArchiveReader {
                 do throws(JSONError) {
                     try item(&p)
                 } catch {
-                    guard !error.atEnd, let next = nextElement(p, start: start, error: error) else { throw error }
-                    builder.reject(.invalidJSON, "\(error.message) at byte \(error.offset); skipped to the next element (byte \(next))",
-                                   start: start, end: next)
-                    p.pos = next
+                    try skipDamaged(&p, start: start, error: error)
                     continue
                 }
             } else {
@@ -182,17 +183,7 @@ public struct JSONArchiveReader {
                 unknownItems += 1
                 builder.reject(.unknownRecord, "an array element that is not an object", start: start, end: p.pos)
             }
-            p.skipWhitespace()
-            guard !p.atEnd else { throw p.unexpected() }
-            if p.base[p.pos] == UInt8(ascii: ",") {
-                p.pos += 1
-                continue
-            }
-            if p.base[p.pos] == UInt8(ascii: "]") {
-                p.pos += 1
-                return
-            }
-            throw p.fail("expected ',' or ']' in array")
+            if try p.endOfMember(close: UInt8(ascii: "]")) { return }
         }
     }
 
@@ -208,10 +199,7 @@ public struct JSONArchiveReader {
         var streamed = false
         var streamedKey = ""
         var streamedElements = 0
-        p.skipWhitespace()
-        if !p.atEnd, p.base[p.pos] == UInt8(ascii: "}") {
-            p.pos += 1
-        } else {
+        if !p.closesEmpty(UInt8(ascii: "}")) {
             while true {
                 p.skipWhitespace()
                 guard !p.atEnd else { throw p.unexpected() }
@@ -238,22 +226,10 @@ public struct JSONArchiveReader {
                     try p.value(into: &itemTape, depth: 1)
                 }
                 n += 1
-                p.skipWhitespace()
-                guard !p.atEnd else { throw p.unexpected() }
-                if p.base[p.pos] == UInt8(ascii: ",") {
-                    p.pos += 1
-                    continue
-                }
-                if p.base[p.pos] == UInt8(ascii: "}") {
-                    p.pos += 1
-                    break
-                }
-                throw p.fail("expected ',' or '}' in object")
+                if try p.endOfMember(close: UInt8(ascii: "}")) { break }
             }
         }
-        itemTape.nodes[0].end = p.pos
-        itemTape.nodes[0].count = n
-        itemTape.nodes[0].next = Int32(itemTape.nodes.count)
+        p.close(&itemTape, 0, members: n)
         if n > 1 && p.hasDuplicateKeys(itemTape, object: 0) {
             itemTape.nodes[0].flags |= JSONNode.Flags.duplicateKey
             itemTape.problems |= JSONNode.Flags.duplicateKey
@@ -336,11 +312,7 @@ public struct JSONArchiveReader {
     @discardableResult
     mutating func streamArray(_ p: inout JSONParser, key: String) throws(JSONError) -> Int {
         p.pos += 1
-        p.skipWhitespace()
-        if !p.atEnd, p.base[p.pos] == UInt8(ascii: "]") {
-            p.pos += 1
-            return 0
-        }
+        if p.closesEmpty(UInt8(ascii: "]")) { return 0 }
         var elements = 0
         while true {
             elements += 1
@@ -351,25 +323,11 @@ public struct JSONArchiveReader {
             do throws(JSONError) {
                 try p.value(into: &elementTape, depth: 2)
             } catch {
-                // A damaged element: reject it and carry on with the next element if one can be found.
-                guard !error.atEnd, let next = nextElement(p, start: start, error: error) else { throw error }
-                builder.reject(.invalidJSON, "\(error.message) at byte \(error.offset); skipped to the next element (byte \(next))",
-                               start: start, end: next)
-                p.pos = next
+                try skipDamaged(&p, start: start, error: error)
                 continue
             }
             record(p, elementTape, 0, start: start, end: p.pos)
-            p.skipWhitespace()
-            guard !p.atEnd else { throw p.unexpected() }
-            if p.base[p.pos] == UInt8(ascii: ",") {
-                p.pos += 1
-                continue
-            }
-            if p.base[p.pos] == UInt8(ascii: "]") {
-                p.pos += 1
-                return elements
-            }
-            throw p.fail("expected ',' or ']' in array")
+            if try p.endOfMember(close: UInt8(ascii: "]")) { return elements }
         }
     }
 

@@ -252,6 +252,7 @@ struct RecordBuilder {
     }
 
     /// One Overland feature at tape index `index` whose bytes are `start..<end`.
+    // Long by design: a parser's single pass over one feature's many keys, kept in one function for speed (no call or allocation per key or point).
     mutating func overlandFeature(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int, eventKind: String? = nil) {
         var geometry: Int?
         var properties: Int?
@@ -499,6 +500,7 @@ struct RecordBuilder {
     }
 
     /// One OwnTracks message. `lineTimeMs` is the Recorder's receive time (used only when `tst` is missing).
+    // Long by design: a parser's single pass over one message's many keys, kept in one function for speed (no call or allocation per key or point).
     mutating func ownTracksMessage(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int,
                                    pathDevice: ParsedDevice?, lineTimeMs: Int64?) {
         sawOwnTracks = true
