@@ -45,7 +45,7 @@ public final class GeoLifeUser {
         self.directory = directory
         name = FileSystem.baseName(directory)
         let path = workDirectory + "/geolife-" + name + ".sqlite"
-        for suffix in ["", "-wal", "-shm"] where FileSystem.exists(path + suffix) { try FileSystem.remove(path + suffix) }
+        for suffix in ["", "-wal", "-shm"] where FileSystem.exists(path + suffix) { FileSystem.remove(path + suffix) }
         store = try Store(path: path)
         let importer = Importer(store: store, options: ImportOptions(device: "geolife-" + name))
         let summary = try importer.importPaths([directory + "/Trajectory"])

@@ -1,7 +1,6 @@
 import Foundation
 
 import TriplineCore
-import TriplineSimulator
 
 
 /// Reads `truth.json` as written by ``SimulationWriter`` (Foundation's JSON parser, once, at the edge).

@@ -21,7 +21,7 @@ enum RebuildBenchmark {
         defer { fclose(f) }
         var line = [CChar](repeating: 0, count: 512)
         while fgets(&line, 512, f) != nil {
-            let text = String(cString: line)
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if text.hasPrefix("VmHWM:") {
                 return Int(text.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? -1
             }
