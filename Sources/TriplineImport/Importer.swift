@@ -401,6 +401,8 @@ public final class Importer {
         if let check {
             check.reset()
             check.bindText(fingerprint, at: 1)
+            // A shortcut only: when this read fails the file is parsed, and the writer's own check inside the file's
+            // transaction (`ImportTable.isDone`) still skips it, so no error is lost and nothing is imported twice.
             if (try? check.step()) == true {
                 check.reset()
                 return queue.push(.skipped(path: path, size: bytes.count))
