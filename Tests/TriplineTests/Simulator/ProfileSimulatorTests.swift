@@ -189,4 +189,35 @@ import Testing
         }
         #expect(try !rows(whole, "SELECT id FROM trips").isEmpty)
     }
+
+    /// Overland's motion states follow iOS (docs/SIMULATOR.md): right most of the time, but late at each leg's start,
+    /// sometimes wrong on a bicycle or a run, and `stationary` alone at lights, so they are evidence, not the truth.
+    @Test func motionStatesAreLikeIOS() throws {
+        let r = Self.simulate(.denseOverland, seed: 7, days: 4)
+        var cycleFixes = 0, cycleSaid = 0, vehicleStill = 0, firstSecondsStationary = 0, firstSeconds = 0
+        for d in r.devices {
+            let trips = r.truth.trips.filter { $0.device == d.name }
+            let legs = trips.flatMap(\.legs)
+            let firstLegStarts = Set(trips.compactMap { $0.legs.first?.startMs })
+            for p in d.points {
+                guard let m = p.motion, let leg = legs.first(where: { p.timeMs >= $0.startMs && p.timeMs < $0.endMs }) else { continue }
+                if leg.mode == .cycle {
+                    cycleFixes += 1
+                    if m.contains("cycling") { cycleSaid += 1 }
+                }
+                if leg.mode == .car || leg.mode == .bus, m == "stationary" { vehicleStill += 1 }
+                if firstLegStarts.contains(leg.startMs) && p.timeMs - leg.startMs < 5_000 {
+                    firstSeconds += 1
+                    if !m.contains(leg.mode == .walk ? "walking" : leg.mode == .run ? "running" : leg.mode == .cycle ? "cycling" : "driving") {
+                        firstSecondsStationary += 1
+                    }
+                }
+            }
+        }
+        #expect(cycleFixes > 500)
+        let share = Double(cycleSaid) / Double(max(cycleFixes, 1))
+        #expect(share > 0.5 && share < 0.95, "bicycle fixes saying cycling: \(share)")
+        #expect(vehicleStill > 0, "stationary alone at lights")
+        #expect(firstSeconds > 0 && firstSecondsStationary == firstSeconds, "a trip's first seconds are not yet recognised")
+    }
 }
