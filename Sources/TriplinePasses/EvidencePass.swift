@@ -57,12 +57,26 @@ public struct EvidencePass: Pass {
         public var movingMps: Double = 0.7
         /// Speed (m/s) assumed when a trip shows none (walking).
         public var defaultSpeedMps: Double = 1.4
+        /// The speed of a departure or arrival is the median reported speed (≥ 0.5 m/s) of the kept fixes this many
+        /// seconds after (before) the fix next to the stay, not that fix's alone: the first fix after an iOS pause or
+        /// a dead phone is often at a traffic light (0–1 m/s in a car that then drives at 14 m/s).
+        public var speedWindowS: Double = 120
+        /// A stay followed by a silence this long (seconds) whose first fix the motion coprocessor already calls
+        /// moving (`walking`, `running`, `cycling`, `driving`) in a 1-Hz track ends that fix's distance from the
+        /// stay before it, at the speed above (the app was killed or the phone dead while the person was still
+        /// there: the stays pass leaves silences over `stays.extend_max_s` unclaimed).
+        public var resumeGapS: Double = 600
+        /// A trip with no fix at all (a dead phone, a killed app) between a stay and an iOS visit elsewhere takes the
+        /// time to cover the distance at the median straight-line speed of this device's observed trips of similar
+        /// length (half to twice), else this speed (m/s).
+        public var unseenSpeedMps: Double = 5
 
         public init() {}
 
         public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+            "speed_window_s": \.speedWindowS, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps,
         ] }
     }
 
@@ -241,7 +255,7 @@ public struct EvidencePass: Pass {
             var j = lowerBound(w.time, resume)
             while j < w.count && w.flags[j] != 0 { j += 1 }
             if let rlat, let rlon {
-                let v = j < w.count && !w.speed[j].isNaN && w.speed[j] >= 0.5 ? w.speed[j] : p.defaultSpeedMps
+                let v = j < w.count ? travelSpeed(w, j, after: true, p) : p.defaultSpeedMps
                 end = resume - Int64(Geo.distance(w.lat[i], w.lon[i], rlat, rlon) / v * 1000)
             }
             // Back over the still fixes near it to the arrival (the fixes before the pause), for the place's centre.
@@ -313,6 +327,20 @@ public struct EvidencePass: Pass {
             if d > p.matchM && outlier(w, i, lat, lon, p) { return 0 }
             return d
         }
+        let observed = observedTrips(w, input, p)
+        /// The device's own straight-line speed between two positions (``observedTrips(_:_:_:)``): over the seen
+        /// trips between the same two places (either way, ends within `match_m`), else over those of about the same
+        /// length (half to twice, at least three), else `unseen_speed_mps`.
+        func typicalSpeed(_ aLat: Double, _ aLon: Double, _ bLat: Double, _ bLon: Double) -> Double {
+            func near(_ lat: Double, _ lon: Double, _ qLat: Double, _ qLon: Double) -> Bool { Geo.distance(lat, lon, qLat, qLon) <= p.matchM }
+            let same = observed.filter { o in
+                (near(o.aLat, o.aLon, aLat, aLon) && near(o.bLat, o.bLon, bLat, bLon)) || (near(o.aLat, o.aLon, bLat, bLon) && near(o.bLat, o.bLon, aLat, aLon))
+            }.map(\.speed).sorted()
+            if !same.isEmpty { return same[same.count / 2] }
+            let d = Geo.distance(aLat, aLon, bLat, bLon)
+            let similar = observed.filter { $0.distance >= d / 2 && $0.distance <= d * 2 }.map(\.speed).sorted()
+            return similar.count >= 3 ? similar[similar.count / 2] : p.unseenSpeedMps
+        }
         func reindex(_ s: inout StayRecord) {
             s.first = lowerBound(w.time, s.startMs)
             s.last = max(s.first, lowerBound(w.time, s.endMs + 1) - 1)
@@ -363,7 +391,7 @@ public struct EvidencePass: Pass {
                 var there: Int64? = nil
                 while i >= 0 && i < w.count {
                     if kept(i) && !(e.region != nil && distance(i, e.lat, e.lon, region: e.region) == 0) {
-                        let v = !w.speed[i].isNaN && w.speed[i] >= 0.5 ? w.speed[i] : p.defaultSpeedMps
+                        let v = travelSpeed(w, i, after: after, p)
                         let travel = max(1000, Int64(Geo.distance(w.lat[i], w.lon[i], lat, lon) / v * 1000))
                         let b = after ? w.time[i] - travel : w.time[i] + travel
                         guard let there else { return b }
@@ -427,8 +455,12 @@ public struct EvidencePass: Pass {
                     if k <= keepFirst && keepFirst > 0 { continue }
                     if k > 0 && stays[k - 1].last >= a { continue }
                     if k < stays.count && stays[k].first < a { continue }
-                    if k > 0 { stays[k - 1].endMs = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - 1000)) }
-                    if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], endMs + 1000)) }
+                    // The trips to and from it hold no fix either: each takes the time to cover its distance.
+                    func unseen(_ s: StayRecord) -> Int64 {
+                        max(1000, Int64(Geo.distance(s.lat, s.lon, e.lat, e.lon) / typicalSpeed(s.lat, s.lon, e.lat, e.lon) * 1000))
+                    }
+                    if k > 0 { stays[k - 1].endMs = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - unseen(stays[k - 1]))) }
+                    if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], endMs + unseen(stays[k]))) }
                     // Its point indices are those of the fix before it (the trips pass takes the points strictly between
                     // two stays, so the fixes after it start the next trip).
                     let s = StayRecord(first: a - 1, last: a - 1, startMs: e.startMs, endMs: endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (endMs - e.startMs) / 1000)
@@ -447,8 +479,69 @@ public struct EvidencePass: Pass {
                 stays.insert(s, at: k)
             }
         }
+        stays = movingResumes(w, stays, keepFirst: keepFirst, p)
         stays = loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
         return sparseEdges(w, stays, keepFirst: keepFirst, p)
+    }
+
+    /// The speed (m/s) of a departure from a stay to fix `i` (`after`; an arrival: from `i` to the stay): the median
+    /// reported speed ≥ 0.5 m/s of the kept fixes within `speed_window_s` after (before) it, `i` included, else
+    /// `default_speed_mps`. One fix's speed misleads: the first fix after a pause is often at a light.
+    static func travelSpeed(_ w: DeviceWork, _ i: Int, after: Bool, _ p: Parameters) -> Double {
+        let window = Int64(p.speedWindowS * 1000)
+        var speeds: [Double] = []
+        var k = i
+        while k >= 0 && k < w.count && abs(w.time[k] - w.time[i]) <= window {
+            if w.flags[k] == 0 && !w.speed[k].isNaN && w.speed[k] >= 0.5 { speeds.append(w.speed[k]) }
+            k += after ? 1 : -1
+        }
+        guard !speeds.isEmpty else { return p.defaultSpeedMps }
+        speeds.sort()
+        return speeds[speeds.count / 2]
+    }
+
+    /// Ends, straight-line distance and speed of the trips between consecutive stays that the fixes saw whole: at least 10
+    /// kept fixes, none more than 5 min from the next or from the stays. The device's own pace, for trips no fix saw.
+    static func observedTrips(_ w: DeviceWork, _ stays: [StayRecord], _ p: Parameters)
+        -> [(aLat: Double, aLon: Double, bLat: Double, bLon: Double, distance: Double, speed: Double)] {
+        var out: [(aLat: Double, aLon: Double, bLat: Double, bLon: Double, distance: Double, speed: Double)] = []
+        for k in stays.indices.dropLast() {
+            let a = stays[k], b = stays[k + 1]
+            guard b.startMs > a.endMs, a.last < b.first else { continue }
+            var n = 0, previous = a.endMs, whole = true
+            for i in (a.last + 1)..<b.first where w.flags[i] == 0 && w.time[i] > a.endMs && w.time[i] < b.startMs {
+                if w.time[i] - previous > 300_000 { whole = false; break }
+                previous = w.time[i]
+                n += 1
+            }
+            guard whole, n >= 10, b.startMs - previous <= 300_000 else { continue }
+            let d = Geo.distance(a.lat, a.lon, b.lat, b.lon)
+            if d > 100 { out.append((a.lat, a.lon, b.lat, b.lon, d, d / (Double(b.startMs - a.endMs) / 1000))) }
+        }
+        return out
+    }
+
+    /// Stays followed by a long silence whose first fix is already moving by the motion states (see
+    /// `resume_gap_s`): the stay lasts until that fix less the time to reach it at ``travelSpeed(_:_:after:_:)``.
+    /// Only where the first fixes after the silence are a 1-Hz track (within 5 s of each other) and carry a motion
+    /// state: archives without motion states (GPX, GeoLife, OwnTracks) are left as they are.
+    static func movingResumes(_ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, _ p: Parameters) -> [StayRecord] {
+        var stays = input
+        let gapMs = Int64(p.resumeGapS * 1000)
+        let moving = MotionBits.walking | MotionBits.running | MotionBits.cycling | MotionBits.driving
+        for k in stays.indices where k >= keepFirst {
+            let limit = k + 1 < stays.count ? stays[k + 1].first : w.count
+            var j = stays[k].last + 1
+            while j < limit && (w.flags[j] != 0 || w.time[j] <= stays[k].endMs) { j += 1 }
+            guard j < limit, w.time[j] - stays[k].endMs >= gapMs, w.motion[j] & moving != 0 else { continue }
+            var next = j + 1
+            while next < w.count && w.flags[next] != 0 { next += 1 }
+            guard next < limit, w.time[next] - w.time[j] <= 5000 else { continue }
+            let v = travelSpeed(w, j, after: true, p)
+            let leave = w.time[j] - max(1000, Int64(Geo.distance(stays[k].lat, stays[k].lon, w.lat[j], w.lon[j]) / v * 1000))
+            if leave > stays[k].endMs { stays[k].endMs = leave }
+        }
+        return stays
     }
 
     /// Still fixes between stays next to long silences (see the type's documentation).

@@ -70,6 +70,14 @@ extension Simulator {
             dark.append((a, b))
             out.gaps.append(TruthGap(device: deviceName(person: person), startMs: Int64(a * 1000), endMs: Int64(b * 1000), kind: "dead"))
         }
+        // The classic night and work gaps are in the truth when they lie inside one stay; here they silence trips
+        // too (the app killed at 10–11 h while the person walks to lunch): those are in the truth as `killed`.
+        for g in blackouts where !segments.contains(where: { seg in
+            if case .stay(_, let start, let end) = seg { return g.0 >= start + 60 && g.1 <= end - 60 }
+            return false
+        }) {
+            out.gaps.append(TruthGap(device: deviceName(person: person), startMs: Int64(g.0 * 1000), endMs: Int64(g.1 * 1000), kind: "killed"))
+        }
         for k in out.days.indices { out.days[k].regime = regime.rawValue }
         var maker = RegimeFixMaker(sim: self, world: w, person: person, regime: regime, rng: rng, dark: dark)
         // The edges of the archive: the app was started at the beginning (it records as after an arrival), and the

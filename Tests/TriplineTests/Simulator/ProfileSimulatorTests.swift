@@ -69,7 +69,7 @@ import Testing
         let home = r.truth.places.first { $0.kind == "home" }!.id, work = r.truth.places.first { $0.kind == "work" }!.id
         let transitions = r.devices[0].events.filter { $0.kind == "transition" }
         #expect(transitions.count >= 8)
-        let blackouts = r.truth.gaps.filter { $0.kind == "dead" || $0.kind == "stay" }
+        let blackouts = r.truth.gaps.filter { $0.kind == "dead" || $0.kind == "stay" || $0.kind == "killed" }
         for e in transitions {
             let leave = e.raw.contains("\"event\":\"leave\"")
             let region = e.raw.contains("\"desc\":\"Home\"") ? home : work
