@@ -68,15 +68,18 @@ public struct EvidencePass: Pass {
         public var resumeGapS: Double = 600
         /// A trip with no fix at all (a dead phone, a killed app) between a stay and an iOS visit elsewhere takes the
         /// time to cover the distance at the median straight-line speed of this device's observed trips of similar
-        /// length (half to twice), else this speed (m/s).
+        /// length (half to twice, at least three of them), else this speed (m/s).
         public var unseenSpeedMps: Double = 5
+        /// … except that a trip no fix saw shorter than this (metres, straight line) is taken as walked
+        /// (`default_speed_mps`): most short trips are.
+        public var unseenWalkMaxM: Double = 1500
 
         public init() {}
 
         public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
-            "speed_window_s": \.speedWindowS, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps,
+            "speed_window_s": \.speedWindowS, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM,
         ] }
     }
 
@@ -339,7 +342,8 @@ public struct EvidencePass: Pass {
             if !same.isEmpty { return same[same.count / 2] }
             let d = Geo.distance(aLat, aLon, bLat, bLon)
             let similar = observed.filter { $0.distance >= d / 2 && $0.distance <= d * 2 }.map(\.speed).sorted()
-            return similar.count >= 3 ? similar[similar.count / 2] : p.unseenSpeedMps
+            if similar.count >= 3 { return similar[similar.count / 2] }
+            return d < p.unseenWalkMaxM ? p.defaultSpeedMps : p.unseenSpeedMps
         }
         func reindex(_ s: inout StayRecord) {
             s.first = lowerBound(w.time, s.startMs)
@@ -508,15 +512,19 @@ public struct EvidencePass: Pass {
         for k in stays.indices.dropLast() {
             let a = stays[k], b = stays[k + 1]
             guard b.startMs > a.endMs, a.last < b.first else { continue }
-            var n = 0, previous = a.endMs, whole = true
+            var n = 0, previous = a.endMs, whole = true, firstFix = -1, lastFix = -1
             for i in (a.last + 1)..<b.first where w.flags[i] == 0 && w.time[i] > a.endMs && w.time[i] < b.startMs {
                 if w.time[i] - previous > 300_000 { whole = false; break }
                 previous = w.time[i]
+                if firstFix < 0 { firstFix = i }
+                lastFix = i
                 n += 1
             }
             guard whole, n >= 10, b.startMs - previous <= 300_000 else { continue }
-            let d = Geo.distance(a.lat, a.lon, b.lat, b.lon)
-            if d > 100 { out.append((a.lat, a.lon, b.lat, b.lon, d, d / (Double(b.startMs - a.endMs) / 1000))) }
+            // The pace between the first and the last fix (the stays' edges may be estimates: an iOS pause).
+            let d = Geo.distance(a.lat, a.lon, b.lat, b.lon), dFix = Geo.distance(w.lat[firstFix], w.lon[firstFix], w.lat[lastFix], w.lon[lastFix])
+            let dt = Double(w.time[lastFix] - w.time[firstFix]) / 1000
+            if d > 100 && dFix > 100 && dt > 0 { out.append((a.lat, a.lon, b.lat, b.lon, d, dFix / dt)) }
         }
         return out
     }
@@ -540,6 +548,32 @@ public struct EvidencePass: Pass {
             let v = travelSpeed(w, j, after: true, p)
             let leave = w.time[j] - max(1000, Int64(Geo.distance(stays[k].lat, stays[k].lon, w.lat[j], w.lon[j]) / v * 1000))
             if leave > stays[k].endMs { stays[k].endMs = leave }
+        }
+        // A fix the motion states call `stationary` outside any stay, then such a silence and such a resume: the stop
+        // Overland's "discard stationary" reports with its first point (its hourly point lost to the silence).
+        let minMs = Int64(p.minStayS * 1000)
+        var k = keepFirst
+        var i = max(lowerBound(w.time, w.processFromMs), keepFirst > 0 ? stays[keepFirst - 1].last + 1 : 0)
+        while i < w.count {
+            while k < stays.count && stays[k].last < i { k += 1 }
+            if k < stays.count && i >= stays[k].first { i = stays[k].last + 1; continue }
+            defer { i += 1 }
+            guard w.flags[i] == 0, w.motion[i] & MotionBits.stationary != 0, w.motion[i] & moving == 0,
+                  w.speed[i].isNaN || w.speed[i] < p.movingMps else { continue }
+            var j = i + 1
+            while j < w.count && w.flags[j] != 0 { j += 1 }
+            guard j < w.count, k >= stays.count || j < stays[k].first, w.time[j] - w.time[i] >= gapMs, w.motion[j] & moving != 0 else { continue }
+            var next = j + 1
+            while next < w.count && w.flags[next] != 0 { next += 1 }
+            guard next < w.count, w.time[next] - w.time[j] <= 5000 else { continue }
+            let v = travelSpeed(w, j, after: true, p)
+            let leave = w.time[j] - max(1000, Int64(Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) / v * 1000))
+            guard leave - w.time[i] >= minMs, k == 0 || stays[k - 1].endMs < w.time[i] else { continue }
+            let acc = w.accuracy[i]
+            stays.insert(StayRecord(
+                first: i, last: i, startMs: w.time[i], endMs: leave, lat: w.lat[i], lon: w.lon[i], radiusM: acc.isNaN ? 0 : acc,
+                points: 1, gapS: (w.time[j] - w.time[i]) / 1000), at: k)
+            k += 1
         }
         return stays
     }
