@@ -98,6 +98,9 @@ public struct EvidencePass: Pass {
         /// The region's name (OwnTracks `desc`), for `inregions`; nil for visits and pauses.
         public var region: String?
         public var source: String
+        /// When the app wrote it (an iOS visit without a departure: the phone was there then, so a stay that begins
+        /// later is another visit).
+        public var recordedMs: Int64? = nil
     }
 
     /// What the app recorded besides fixes, for one device's span.
@@ -202,7 +205,8 @@ public struct EvidencePass: Pass {
                 guard !q.isNull(2), !q.isNull(3), !q.isNull(4) else { continue }
                 let end = q.isNull(5) ? Int64.max : q.int64(5)
                 evidence.presences.append(Presence(
-                    startMs: q.int64(4), endMs: end, lat: q.double(2), lon: q.double(3), reachM: p.matchM, region: nil, source: "visit"))
+                    startMs: q.int64(4), endMs: end, lat: q.double(2), lon: q.double(3), reachM: p.matchM, region: nil, source: "visit",
+                    recordedMs: time))
             case "paused_location_updates":
                 pauseAt = time
             default:  // resumed / exited pause region
@@ -375,6 +379,7 @@ public struct EvidencePass: Pass {
                     && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
             }
             let openStart = e.startMs == Int64.min
+            if e.endMs == Int64.max, let recorded = e.recordedMs { members = members.filter { stays[$0].startMs <= recorded } }
             if e.endMs == Int64.max, let k = members.first { members = [k] }
             // The first kept fix further away after a time (stays of one presence join only when there is none).
             func firstFar(after t: Int64) -> Int64 {
