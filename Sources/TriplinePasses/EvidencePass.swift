@@ -488,7 +488,7 @@ public struct EvidencePass: Pass {
                 stays.insert(s, at: k)
             }
         }
-        stays = movingResumes(w, stays, keepFirst: keepFirst, p)
+        stays = movingResumes(w, stays, keepFirst: keepFirst, speed: typicalSpeed, p)
         stays = loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
         return sparseEdges(w, stays, keepFirst: keepFirst, p)
     }
@@ -538,7 +538,9 @@ public struct EvidencePass: Pass {
     /// `resume_gap_s`): the stay lasts until that fix less the time to reach it at ``travelSpeed(_:_:after:_:)``.
     /// Only where the first fixes after the silence are a 1-Hz track (within 5 s of each other) and carry a motion
     /// state: archives without motion states (GPX, GeoLife, OwnTracks) are left as they are.
-    static func movingResumes(_ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, _ p: Parameters) -> [StayRecord] {
+    static func movingResumes(
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+    ) -> [StayRecord] {
         var stays = input
         let gapMs = Int64(p.resumeGapS * 1000)
         let moving = MotionBits.walking | MotionBits.running | MotionBits.cycling | MotionBits.driving
@@ -554,30 +556,59 @@ public struct EvidencePass: Pass {
             let leave = w.time[j] - max(1000, Int64(Geo.distance(stays[k].lat, stays[k].lon, w.lat[j], w.lon[j]) / v * 1000))
             if leave > stays[k].endMs { stays[k].endMs = leave }
         }
-        // A fix the motion states call `stationary` outside any stay, then such a silence and such a resume: the stop
-        // Overland's "discard stationary" reports with its first point (its hourly point lost to the silence).
+        // Fixes the motion states call `stationary` outside any stay (one, or a few within `cluster_m` of the first:
+        // too short for the stays pass), then such a silence, then a moving 1-Hz resume or the next stay: a stop whose
+        // rest the silence hid (Overland's "discard stationary" reports a stop with its first point and then one an
+        // hour; with pauses, 5–15 s fixes until the app was killed or the phone died). It lasts until the resume less
+        // the travel to it at ``travelSpeed(_:_:after:_:)``, or until the next stay's start less the travel at the
+        // device's own pace between the two places.
         let minMs = Int64(p.minStayS * 1000)
+        /// A still fix: no moving state, slow, and `stationary` (`first`) or no state at all (8 % of fixes carry none).
+        func still(_ i: Int, first: Bool = true) -> Bool {
+            w.flags[i] == 0 && w.motion[i] & moving == 0 && (w.speed[i].isNaN || w.speed[i] < p.movingMps)
+                && (w.motion[i] & MotionBits.stationary != 0 || (!first && w.motion[i] == 0))
+        }
         var k = keepFirst
         var i = max(lowerBound(w.time, w.processFromMs), keepFirst > 0 ? stays[keepFirst - 1].last + 1 : 0)
         while i < w.count {
             while k < stays.count && stays[k].last < i { k += 1 }
             if k < stays.count && i >= stays[k].first { i = stays[k].last + 1; continue }
-            defer { i += 1 }
-            guard w.flags[i] == 0, w.motion[i] & MotionBits.stationary != 0, w.motion[i] & moving == 0,
-                  w.speed[i].isNaN || w.speed[i] < p.movingMps else { continue }
+            guard still(i) else { i += 1; continue }
+            // The run of still fixes near the first (flagged fixes skipped).
+            var e = i, sumLat = w.lat[i], sumLon = w.lon[i], n = 1.0
             var j = i + 1
-            while j < w.count && w.flags[j] != 0 { j += 1 }
-            guard j < w.count, k >= stays.count || j < stays[k].first, w.time[j] - w.time[i] >= gapMs, w.motion[j] & moving != 0 else { continue }
-            var next = j + 1
-            while next < w.count && w.flags[next] != 0 { next += 1 }
-            guard next < w.count, w.time[next] - w.time[j] <= 5000 else { continue }
-            let v = travelSpeed(w, j, after: true, p)
-            let leave = w.time[j] - max(1000, Int64(Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) / v * 1000))
-            guard leave - w.time[i] >= minMs, k == 0 || stays[k - 1].endMs < w.time[i] else { continue }
+            while j < w.count && (k >= stays.count || j < stays[k].first) {
+                if w.flags[j] != 0 { j += 1; continue }
+                guard still(j, first: false), w.time[j] - w.time[e] < gapMs, Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) <= p.clusterM else { break }
+                e = j
+                sumLat += w.lat[j]
+                sumLon += w.lon[j]
+                n += 1
+                j += 1
+            }
+            defer { i = e + 1 }
+            guard j < w.count, w.time[j] - w.time[e] >= gapMs, k == 0 || stays[k - 1].endMs < w.time[i] else { continue }
+            let lat = sumLat / n, lon = sumLon / n
+            var leave: Int64
+            if k < stays.count && j >= stays[k].first {
+                // The next stay: reached at the device's own pace.
+                let d = Geo.distance(lat, lon, stays[k].lat, stays[k].lon)
+                guard d > p.clusterM else { continue }
+                leave = stays[k].startMs - max(1000, Int64(d / speed(lat, lon, stays[k].lat, stays[k].lon) * 1000))
+            } else {
+                guard w.motion[j] & moving != 0 else { continue }
+                var next = j + 1
+                while next < w.count && w.flags[next] != 0 { next += 1 }
+                guard next < w.count, w.time[next] - w.time[j] <= 5000 else { continue }
+                let v = travelSpeed(w, j, after: true, p)
+                leave = w.time[j] - max(1000, Int64(Geo.distance(lat, lon, w.lat[j], w.lon[j]) / v * 1000))
+            }
+            leave = min(leave, w.time[j] - 1000)
+            guard leave - w.time[i] >= minMs else { continue }
             let acc = w.accuracy[i]
             stays.insert(StayRecord(
-                first: i, last: i, startMs: w.time[i], endMs: leave, lat: w.lat[i], lon: w.lon[i], radiusM: acc.isNaN ? 0 : acc,
-                points: 1, gapS: (w.time[j] - w.time[i]) / 1000), at: k)
+                first: i, last: e, startMs: w.time[i], endMs: leave, lat: lat, lon: lon, radiusM: acc.isNaN ? 0 : acc,
+                points: Int(n), gapS: (w.time[j] - w.time[e]) / 1000), at: k)
             k += 1
         }
         return stays
