@@ -179,9 +179,10 @@ import Testing
                 #expect(a == b, "\(what) differ")
             } else {
                 // Known issue (found by this test, not fixed here: Rebuild / TripsPass): the incremental rebuild
-                // restarts after a stay whose end was extrapolated to between two fixes (11:10:54.543 here), and the
-                // stay read back from the database claims the fixes up to its end time, so the trip after it loses
-                // its first 1-s step (35,518.6 m → 35,494.9 m, moving 1648 → 1647 s); its days' distance follows.
+                // restarts after a stay whose end was extrapolated to between two fixes (03-31 11:10:54.543 here),
+                // and the stay read back from the database claims the fixes up to its end time (`Rebuild` indexes
+                // the kept visit by time), so the trip after it starts one fix later: its distance differs a little
+                // (first seen as 35,518.6 m → 35,494.9 m, moving 1648 → 1647 s), and its day's distance follows.
                 withKnownIssue("incremental restart after an extrapolated stay end drops the next trip's first step") {
                     #expect(a == b, "\(what) differ")
                 }
