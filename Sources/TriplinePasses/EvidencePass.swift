@@ -544,17 +544,28 @@ public struct EvidencePass: Pass {
         var stays = input
         let gapMs = Int64(p.resumeGapS * 1000)
         let moving = MotionBits.walking | MotionBits.running | MotionBits.cycling | MotionBits.driving
+        /// Fix `j` starts a trip by the motion states: it or a kept fix within a minute after it is moving (iOS names
+        /// the activity late: a trip's first fixes often still say `stationary`).
+        func movingSoon(_ j: Int) -> Bool {
+            var q = j
+            while q < w.count && w.time[q] - w.time[j] <= 60_000 {
+                if w.flags[q] == 0 && w.motion[q] & moving != 0 { return true }
+                q += 1
+            }
+            return false
+        }
         for k in stays.indices where k >= keepFirst {
             let limit = k + 1 < stays.count ? stays[k + 1].first : w.count
             var j = stays[k].last + 1
             while j < limit && (w.flags[j] != 0 || w.time[j] <= stays[k].endMs) { j += 1 }
-            guard j < limit, w.time[j] - stays[k].endMs >= gapMs, w.motion[j] & moving != 0 else { continue }
+            guard j < limit, w.time[j] - stays[k].endMs >= gapMs, movingSoon(j) else { continue }
             var next = j + 1
             while next < w.count && w.flags[next] != 0 { next += 1 }
             guard next < limit, w.time[next] - w.time[j] <= 5000 else { continue }
             let v = travelSpeed(w, j, after: true, p)
             let leave = w.time[j] - max(1000, Int64(Geo.distance(stays[k].lat, stays[k].lon, w.lat[j], w.lon[j]) / v * 1000))
-            if leave > stays[k].endMs { stays[k].endMs = leave }
+            let nextStart = k + 1 < stays.count ? stays[k + 1].startMs - 1000 : Int64.max
+            if leave > stays[k].endMs && leave < nextStart { stays[k].endMs = leave }
         }
         // Fixes the motion states call `stationary` outside any stay (one, or a few within `cluster_m` of the first:
         // too short for the stays pass), then such a silence, then a moving 1-Hz resume or the next stay: a stop whose
@@ -596,14 +607,14 @@ public struct EvidencePass: Pass {
                 guard d > p.clusterM else { continue }
                 leave = stays[k].startMs - max(1000, Int64(d / speed(lat, lon, stays[k].lat, stays[k].lon) * 1000))
             } else {
-                guard w.motion[j] & moving != 0 else { continue }
+                guard movingSoon(j) else { continue }
                 var next = j + 1
                 while next < w.count && w.flags[next] != 0 { next += 1 }
                 guard next < w.count, w.time[next] - w.time[j] <= 5000 else { continue }
                 let v = travelSpeed(w, j, after: true, p)
                 leave = w.time[j] - max(1000, Int64(Geo.distance(lat, lon, w.lat[j], w.lon[j]) / v * 1000))
             }
-            leave = min(leave, w.time[j] - 1000)
+            leave = min(leave, w.time[j] - 1000, k < stays.count ? stays[k].startMs - 1000 : Int64.max)
             guard leave - w.time[i] >= minMs else { continue }
             let acc = w.accuracy[i]
             stays.insert(StayRecord(
