@@ -23,7 +23,13 @@ import TriplineStore
 ///   fix when at least `lone_stay_s` remain (significant-change mode reports a stop with one fix, then nothing for
 ///   25–75 min). The trip's speed is the median of its fix-to-fix speeds over shorter silences (else reported
 ///   speeds, else `default_speed_mps`).
-/// With no app events and no such silences (dense archives, GPX), the stays pass's stays are kept unchanged.
+/// - **Motion states** (Overland): a stay before a long silence whose first fix starts a 1-Hz track the motion
+///   states call moving lasts until that fix less the travel to it; a `stationary` fix (or a few) outside any stay
+///   before such a silence is a stop (``movingResumes(_:_:keepFirst:speed:_:)``). Travel times use the median speed
+///   of the fixes around a departure (``travelSpeed(_:_:after:_:)``), and trips no fix saw the device's own pace
+///   (``observedTrips(_:_:_:)``).
+/// With no app events, no motion states and no such silences (GPX, GeoLife), the stays pass's stays are kept
+/// unchanged.
 public struct EvidencePass: Pass {
     public static let name = "evidence"
 
