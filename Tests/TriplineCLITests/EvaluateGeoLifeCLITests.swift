@@ -1,6 +1,5 @@
 import Testing
-@testable import TriplineCore
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// `tripline evaluate --geolife DIR...`: per-user rows, the pooled row, and trackintel's defaults beside.
 @Suite struct EvaluateGeoLifeCLITests {

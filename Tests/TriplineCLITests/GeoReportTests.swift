@@ -1,8 +1,5 @@
 import Testing
-@testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplinePasses
-@testable import TriplineExport
+import TriplineTestSupport
 
 /// The where-was-I reports (countries and cities visited, monthly per country, a year in review) on the export
 /// fixture (results worked out by hand from `ExportFixture`'s rows) and on a rebuilt Berlin → Paris train trip.
@@ -64,7 +61,7 @@ import Testing
 
     /// Berlin (home, wifi) → Paris by train, two nights in Paris: both countries and cities, with the nights abroad.
     @Test func tripAbroad() throws {
-        let store = try PlaceNamesTests.tripAbroad()
+        let store = try SampleTracks.tripAbroad()
         try rebuild(store, timezone: "Europe/Berlin")
         let countries = try ReportTests.report("countries-visited", path: store.path)
         #expect(countries.status == 0, "\(countries.stderr)")
@@ -103,7 +100,7 @@ import Testing
 
     /// The same trip's exports carry the names: CSV columns, GeoJSON properties, GPX extensions.
     @Test func tripAbroadExportsNameCountriesAndCities() throws {
-        let store = try PlaceNamesTests.tripAbroad()
+        let store = try SampleTracks.tripAbroad()
         try rebuild(store, timezone: "Europe/Berlin")
         let csv = runCLI(["export", "--format", "csv", "--what", "places", "--db", store.path])
         #expect(csv.status == 0, "\(csv.stderr)")

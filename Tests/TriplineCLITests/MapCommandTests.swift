@@ -1,13 +1,8 @@
 import Testing
 
 @testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
 @testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 @Suite struct MapCommandTests {
     @Test func writesThePageAndReportsWhatItDrew() throws {
@@ -40,5 +35,10 @@ import Testing
         let missing = runCLI(["map", "--db", "/nonexistent/dir/t.sqlite"])
         #expect(missing.status == 1)
         #expect(runCLI(["help", "map"]).stdout.contains("USAGE: tripline map"))
+        // --tiles goes through MapTiles' checks (MapGeographyTests): a bad template is a usage error, a good one draws.
+        let cli = runCLI(["map", "--db", store.path, "--tiles", "https://a.org/{z}/{x}.png", "-o", FileSystem.directoryName(store.path) + "/t.html"])
+        #expect(cli.status == 64 && cli.stderr.contains("bad --tiles template"))
+        let ok = runCLI(["map", "--db", store.path, "--tiles", "https://tile.example.org/{z}/{x}/{y}.png", "-o", FileSystem.directoryName(store.path) + "/t.html"])
+        #expect(ok.status == 0, "\(ok.stderr)")
     }
 }

@@ -2,12 +2,10 @@ import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
 @testable import TriplinePasses
-@testable import TriplineExport
 @testable import TriplineSimulator
 @testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// A simulated database (an Overland device with its own offsets, an OwnTracks one without) for the trust tests.
 func trustDatabase(seed: UInt64 = 31, days: Int = 2, filter: ((Point) -> Bool)? = nil) throws -> (path: String, result: SimulationResult) {

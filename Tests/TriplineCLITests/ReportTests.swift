@@ -2,12 +2,8 @@ import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
 @testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Each report in `Queries/` on the fixture, with results worked out by hand from `ExportFixture`'s rows
 /// (CSV output: reals with at most 7 decimals, so SQL's `round(x, 1)` of 300.0 prints as `300`).
@@ -217,7 +213,7 @@ import Testing
 /// `EmbeddedQueries.swift` must hold exactly the files of `Queries/`: rerun `scripts/embed-queries.sh` after editing.
 @Suite struct EmbeddedQueriesTests {
     @Test func embeddedTextsMatchTheFiles() throws {
-        let directory = ExportFixture.packageRoot() + "/Queries"
+        let directory = packageRoot() + "/Queries"
         let files = try FileSystem.list(directory).filter { $0.hasSuffix(".sql") }
         let embedded = Dictionary(uniqueKeysWithValues: embeddedQueries.map { ($0.name, $0.sql) })
         #expect(Set(files.map { String($0.dropLast(4)) }) == Set(embedded.keys), "Queries/ and EmbeddedQueries.swift differ: run scripts/embed-queries.sh")
@@ -229,7 +225,7 @@ import Testing
 
     /// With a resource root holding `Queries/`, the files there are used (and they equal the built-in ones).
     @Test func resourceRootFilesAreUsedWhenPresent() throws {
-        let fromFiles = try ReportCatalog.all(resourceRoot: ExportFixture.packageRoot())
+        let fromFiles = try ReportCatalog.all(resourceRoot: packageRoot())
         let builtIn = try ReportCatalog.all()
         #expect(fromFiles.map(\.name) == builtIn.map(\.name))
         #expect(fromFiles.map(\.sql) == builtIn.map(\.sql))
@@ -255,7 +251,7 @@ import Testing
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var built = testBinary.deletingLastPathComponent().appendingPathComponent("tripline").path
         if !FileManager.default.fileExists(atPath: built) {
-            built = ExportFixture.packageRoot() + "/.build/debug/tripline"
+            built = packageRoot() + "/.build/debug/tripline"
         }
         guard FileManager.default.isExecutableFile(atPath: built) else {
             Issue.record("the tripline executable was not found next to the tests (\(built)); build it with 'swift build'")

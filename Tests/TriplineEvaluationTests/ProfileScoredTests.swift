@@ -1,12 +1,9 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
 @testable import TriplineSimulator
 @testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// The rebuild scored against the truth of the simulator's hard sampling profiles (docs/SIMULATOR.md, "Sampling
 /// profiles"): OwnTracks in significant-changes / move mode with region events, Overland with iOS pauses and visits,

@@ -1,17 +1,6 @@
 import Testing
-@testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
 @testable import TriplineEvaluation
-@testable import TriplineCLI
-
-/// The shared corpus beside the package (`../shared/corpus`), found from this file's path; nil when absent.
-func corpusDirectory() -> String? {
-    Corpus.available ? sharedRoot() + "/corpus" : nil
-}
+import TriplineTestSupport
 
 /// Scores on real labelled data. Reference: trackintel 1.4.2 with its defaults scores trip F1 0.165 (010) and
 /// 0.913 (020), and 3-class mode accuracy 0.52 and 0.20. Trip F1 is over labelled time (rebuilt trips that overlap no

@@ -1,12 +1,10 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
 @testable import TriplinePasses
-@testable import TriplineExport
 @testable import TriplineSimulator
 @testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// The rebuild scored against the simulator's exact truth, on seeds the tuning never used (tuning used seeds 1–4).
 @Suite struct ScoredSimulationTests {

@@ -2,6 +2,7 @@ import Testing
 @testable import TriplineCore
 @testable import TriplineImport
 @testable import TriplineEvaluation
+import TriplineTestSupport
 
 /// The trackintel re-implementation reproduces trackintel's own regression output (`geolife_long/trips.csv`, made with
 /// staypoints sliding 25 m / 5 min / gap 1e6 min, activities ≥ 15 min, trips gap 15 min).

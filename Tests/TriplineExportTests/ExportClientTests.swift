@@ -2,12 +2,8 @@ import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
 @testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Every export of the fixture, opened by the programs people use: GDAL (QGIS's engine), gpsbabel, xmllint with the
 /// official GPX 1.1 schema, and jq.

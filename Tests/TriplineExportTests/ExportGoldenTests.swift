@@ -1,12 +1,8 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
 @testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -26,7 +22,6 @@ func exportBytes(_ path: String, _ kind: ExportKind, _ format: ExportFormat, fil
 }
 
 @Suite struct ExportGoldenTests {
-    static let goldenDirectory = ExportFixture.packageRoot() + "/Tests/TriplineTests/Export/Golden"
 
     /// Each export of the fixture is byte-identical to its golden file. With `TRIPLINE_UPDATE_GOLDEN=1` the golden
     /// files are rewritten instead (then review the diff by eye before committing).
@@ -38,9 +33,9 @@ func exportBytes(_ path: String, _ kind: ExportKind, _ format: ExportFormat, fil
         let fixture = try ExportFixture.temporary()
         let (bytes, result) = try exportBytes(fixture.path, kind, format)
         #expect(result.bytes == bytes.count)
-        let golden = ExportGoldenTests.goldenDirectory + "/" + name
+        let golden = ExportFixture.goldenDirectory + "/" + name
         if getenv("TRIPLINE_UPDATE_GOLDEN") != nil {
-            try FileSystem.createDirectory(ExportGoldenTests.goldenDirectory)
+            try FileSystem.createDirectory(ExportFixture.goldenDirectory)
             try FileSystem.write(bytes, to: golden)
             return
         }

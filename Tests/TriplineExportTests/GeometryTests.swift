@@ -1,12 +1,8 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
 @testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// How line geometry handles gaps, single points and the edges of the coordinate range.
 @Suite struct GeometryTests {

@@ -1,13 +1,8 @@
 import Foundation
 import Testing
 @testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
 @testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// A place named `<script>&"'`, an SSID with emoji, quotes, a comma, control characters and U+2028, a device whose
 /// name is a spreadsheet formula and a name holding a lone surrogate go through every format, and every client

@@ -5,7 +5,7 @@ import Testing
 @testable import TriplineStore
 @testable import TriplineImport
 @testable import TriplineSimulator
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Compressing helpers (the system zlib) and archive builders for the tests.
 enum Pack {
@@ -370,17 +370,6 @@ enum Pack {
         let s = try importer(store).importPaths([dir + "/in"])
         #expect(s.failed == 0 && s.pointsNew == 1)
         #expect(s.files.map(\.path) == [dir + "/in/caf\\xE9.json"])
-    }
-
-    @Test func controlCharactersNeverReachTheTerminal() {
-        #expect(Terminal.escaped("phone\u{1B}[31m\u{07}\r") == "phone\\x1B[31m\\x07\\x0D")
-        #expect(Terminal.escaped("Zürich ✓") == "Zürich ✓")
-        #expect(Terminal.escapedPathBytes([0x61, 0xFF, 0x1B, 0xC3, 0xBC]) == "a\\xFF\\x1Bü")
-        var file = FileSummary(path: "evil\u{1B}]0;owned\u{07}.json", status: .imported)
-        file.devices = [ParsedDevice(name: "dev\u{1B}[2J", source: "overland", origin: "device_id")]
-        let line = ImportCommand.describe(file)
-        #expect(!line.unicodeScalars.contains { $0.value < 0x20 })
-        #expect(line.contains("evil\\x1B]0;owned\\x07.json") && line.contains("dev\\x1B[2J"))
     }
 }
 

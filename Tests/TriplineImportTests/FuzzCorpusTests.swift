@@ -1,13 +1,8 @@
 import Foundation
 import Testing
 @testable import TriplineCore
-@testable import TriplineStore
 @testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Replays the committed, minimised fuzz corpus (`Fuzz/corpus/`, and the seeds in `Fuzz/seeds/`): every input the fuzzer kept must pass the same
 /// reader invariants as under the fuzzer, and the JSON parser must agree with Foundation's `JSONSerialization`.

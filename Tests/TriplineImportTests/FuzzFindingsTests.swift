@@ -1,12 +1,7 @@
 import Testing
 @testable import TriplineCore
-@testable import TriplineStore
 @testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Each finding of fuzzing (docs/RELIABILITY.md), kept as a regression test.
 @Suite struct FuzzFindingsTests {

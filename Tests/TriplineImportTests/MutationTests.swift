@@ -1,12 +1,7 @@
 import Testing
 @testable import TriplineCore
-@testable import TriplineStore
 @testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Random damage to real files: every reader must return (no crash, no hang) and only ever produce valid points
 /// and well-placed rejects.

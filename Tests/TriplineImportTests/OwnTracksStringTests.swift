@@ -1,8 +1,5 @@
 import Testing
-@testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplineSimulator
+import TriplineTestSupport
 
 /// Early OwnTracks apps wrote every value as a string: `"lat":"52.19","lon":"7.68","tst":"1376715317"`.
 @Suite struct OwnTracksStringTests {

@@ -1,6 +1,7 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineImport
+import TriplineTestSupport
 
 /// GeoLife `.plt` through format detection and the importer's reader.
 @Suite struct PLTReaderTests {

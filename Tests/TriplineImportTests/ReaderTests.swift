@@ -1,12 +1,7 @@
 import Testing
 @testable import TriplineCore
-@testable import TriplineStore
 @testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 @Suite struct ReaderFormatTests {
     @Test(.enabled(if: Corpus.available, Corpus.absent)) func overlandCorpusBody() throws {

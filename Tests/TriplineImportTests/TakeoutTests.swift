@@ -3,6 +3,7 @@ import Testing
 @testable import TriplineStore
 @testable import TriplineImport
 @testable import TriplineSimulator
+import TriplineTestSupport
 
 /// Google location history (Records.json, Semantic Location History, Timeline.json, Android location-history.json),
 /// written by the simulator's `TakeoutWriter` and imported back.

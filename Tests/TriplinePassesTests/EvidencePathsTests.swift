@@ -1,12 +1,7 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// The evidence pass (app events and sparse silences amend the stays) and the paths pass (the distance of sparse
 /// trips), on small constructed tracks.

@@ -1,7 +1,6 @@
 import Testing
-@testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplinePasses
+import TriplineTestSupport
 
 /// Modes from a leg's whole speed profile (trips.profile): hand-made rides shaped like the failures reported in issue 10.
 @Suite struct ModeProfileTests {

@@ -1,15 +1,11 @@
 import Testing
-@testable import TriplineCore
-@testable import TriplineStore
 @testable import TriplinePasses
 @testable import TriplineGeography
+import TriplineTestSupport
 
 /// Places and visits are named from the offline geography: country and locality pinned for known coordinates, and a
 /// simulated trip abroad (Berlin → Paris by train) names both ends.
 @Suite struct PlaceNamesTests {
-    static let berlin = (lat: 52.5219, lon: 13.4132)  // Alexanderplatz
-    static let paris = (lat: 48.8606, lon: 2.3376)  // the Louvre
-
     @Test(arguments: [
         (52.5219, 13.4132, "DE", "Germany", "Berlin"),
         (52.5400, 13.4200, "DE", "Germany", "Berlin"),  // Prenzlauer Berg: a district of Berlin, named Berlin
@@ -53,23 +49,8 @@ import Testing
         #expect(found.allSatisfy { $0.population >= 3000 })
     }
 
-    /// Home in Berlin with wifi, a train to Paris, two nights in Paris without wifi.
-    static func tripAbroad() throws -> Store {
-        let t0 = Int64(CivilTime.daysFromCivil(year: 2024, month: 6, day: 3)) * 86_400_000
-        var b = TrackBuilder(startMs: t0, lat: berlin.lat, lon: berlin.lon, offset: 7200)
-        b.still(8 * 3600, every: 600, drift: 5...30, ssid: "HomeNet")
-        // The train: legs re-aimed at Paris, so the track follows the great circle.
-        for _ in 0..<20 {
-            let remaining = Geo.distance(b.lat, b.lon, paris.lat, paris.lon)
-            if remaining < 200 { break }
-            b.move(min(remaining, 50_000), bearing: Geo.bearing(b.lat, b.lon, paris.lat, paris.lon), speed: 55, every: 10)
-        }
-        b.still(2 * 86_400, every: 600, drift: 5...30)
-        return try storeWith([("phone", b.points)])
-    }
-
     @Test func tripAbroadNamesBothEnds() throws {
-        let store = try Self.tripAbroad()
+        let store = try SampleTracks.tripAbroad()
         try rebuild(store, timezone: "Europe/Berlin")
         let places = try store.db.prepare("SELECT name, country_code, country, locality FROM places ORDER BY first_visit_ms")
         var rows: [[String?]] = []

@@ -1,6 +1,7 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
+import TriplineTestSupport
 
 /// The layout of migration 3: `points_hot` (one integer key, hot columns, the rest as JSON in `cold`) and the
 /// `points` view with every column of the `points` table of versions 1 and 2.

@@ -1,12 +1,6 @@
 import Testing
-@testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// `RowText`: texts bound without SQLite's copy must arrive intact, row after row, including values too long for its
 /// buffer (bound with a copy instead), empty strings, NULLs and non-ASCII text.

@@ -1,22 +1,15 @@
 import Foundation
 import Testing
-@testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineCore
 
 /// Runs real client programs (GDAL's ogrinfo, gpsbabel, xmllint, jq) on exports. A missing program is a test
 /// failure with a clear message, never a silent pass: CI installs them (`.ci/run`: gdal-bin, gpsbabel,
 /// libxml2-utils, jq).
-enum ClientTools {
-    static let packages = ["ogrinfo": "gdal-bin", "gpsbabel": "gpsbabel", "xmllint": "libxml2-utils", "jq": "jq"]
+package enum ClientTools {
+    package static let packages = ["ogrinfo": "gdal-bin", "gpsbabel": "gpsbabel", "xmllint": "libxml2-utils", "jq": "jq"]
 
     /// The full path of `name` on `$PATH`, or nil.
-    static func find(_ name: String) -> String? {
+    package static func find(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = "\(directory)/\(name)"
@@ -26,7 +19,7 @@ enum ClientTools {
     }
 
     /// The program's path, or a recorded failure naming the Debian package to install.
-    static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+    package static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
         if let path = find(name) { return path }
         Issue.record(
             "\(name) is not installed, so the export cannot be checked with it: apt-get install -y \(packages[name] ?? name) (CI's .ci/run installs it)",
@@ -35,7 +28,7 @@ enum ClientTools {
     }
 
     /// Runs `name` with `arguments`; returns its exit status and output.
-    static func run(
+    package static func run(
         _ name: String, _ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> (status: Int32, stdout: String, stderr: String)? {
         guard let executable = require(name, sourceLocation: sourceLocation) else { return nil }
@@ -68,7 +61,7 @@ enum ClientTools {
     }
 
     /// `ogrinfo -ro -al -so FILE`: the feature count of each layer, by layer name.
-    static func ogrFeatureCounts(_ file: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Int]? {
+    package static func ogrFeatureCounts(_ file: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Int]? {
         guard let result = try run("ogrinfo", ["-ro", "-al", "-so", file], sourceLocation: sourceLocation) else { return nil }
         #expect(result.status == 0, "ogrinfo failed on \(file): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(!result.stderr.contains("ERROR"), "ogrinfo reported an error on \(file): \(result.stderr)", sourceLocation: sourceLocation)
@@ -83,5 +76,5 @@ enum ClientTools {
 
     /// The path of the GPX 1.1 schema, kept in the repository: `docs/schemas/gpx-1.1.xsd` (TopoGrafix's, byte for
     /// byte; see docs/schemas/README.md).
-    static var gpxSchema: String { ExportFixture.packageRoot() + "/docs/schemas/gpx-1.1.xsd" }
+    package static var gpxSchema: String { packageRoot() + "/docs/schemas/gpx-1.1.xsd" }
 }

@@ -1,16 +1,9 @@
-import Testing
-@testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
-
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import Testing
+import TriplineCore
+import TriplineStore
 
 /// A small database with known rows in every table the exports and reports read, so expected outputs can be worked
 /// out by hand. All times are in March/April 2024; `settings.timezone` is Europe/Berlin (UTC+1, UTC+2 from
@@ -28,24 +21,26 @@ import Testing
 ///   - trip 3, bike, 2024-03-31 22:00–22:20Z = 2024-04-01 00:00–00:20+02:00: points every 2 minutes.
 ///   - days 2024-03-31 and 2024-04-01.
 /// - rejects: 2 from the phone's import, 1 from the tablet's.
-enum ExportFixture {
-    static func ms(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int = 0) -> Int64 {
+package enum ExportFixture {
+    package static func ms(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int = 0) -> Int64 {
         Int64(CivilTime.daysFromCivil(year: y, month: mo, day: d)) * 86_400_000 + Int64(h * 3600 + mi * 60 + s) * 1000
     }
 
     /// Names that the hostile-text test swaps in.
-    struct Names {
-        var phone = "phone"
-        var home = "Home"
-        var homeSSID: String? = "HomeNet"
-        var pointSSID: String? = nil
+    package struct Names {
+        package var phone = "phone"
+        package var home = "Home"
+        package var homeSSID: String? = "HomeNet"
+        package var pointSSID: String? = nil
         /// The locality of the phone's places and visits (migration 3's columns; the tablet's visit is in Munich).
-        var locality = "Berlin"
+        package var locality = "Berlin"
+
+        package init() {}
     }
 
     /// Creates the fixture database at `path`.
     @discardableResult
-    static func make(at path: String, names: Names = Names()) throws -> Store {
+    package static func make(at path: String, names: Names = Names()) throws -> Store {
         let store = try Store(path: path)
         let db = store.db
         try db.transaction {
@@ -168,20 +163,14 @@ enum ExportFixture {
     }
 
     /// A fresh fixture database in a new temporary directory; returns the directory and the database path.
-    static func temporary(names: Names = Names()) throws -> (directory: String, path: String) {
+    package static func temporary(names: Names = Names()) throws -> (directory: String, path: String) {
         let directory = try temporaryDirectory()
         let path = directory + "/fixture.sqlite"
         try make(at: path, names: names)
         return (directory, path)
     }
 
-    /// The package root (the folder holding Package.swift), found from this file's path.
-    static func packageRoot(_ file: String = #filePath) -> String {
-        var path = FileSystem.directoryName(file)
-        while path != "/" && !path.isEmpty {
-            if FileSystem.exists(path + "/Package.swift") { return path }
-            path = FileSystem.directoryName(path)
-        }
-        return FileSystem.directoryName(file)
-    }
+    /// The golden export files (Tests/TriplineExportTests/Golden), rewritten by ExportGoldenTests under TRIPLINE_UPDATE_GOLDEN=1, read by
+    /// the export tests and the CLI's export-command tests.
+    package static var goldenDirectory: String { packageRoot() + "/Tests/TriplineExportTests/Golden" }
 }

@@ -1,19 +1,15 @@
 import Foundation
 import Testing
+import TriplineCore
+import TriplineStore
+import TriplineExport
+import TriplineSimulator
 
-@testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
 
 /// Fixtures and page-inspection helpers for the map tests.
-enum MapFixture {
+package enum MapFixture {
     /// A fresh database with `days` of synthetic travel (hostile names, a far-off visit, flagged spikes).
-    static func synthetic(days: Int = 3, seed: UInt64 = 11, device: String = "sim-phone") throws -> Store {
+    package static func synthetic(days: Int = 3, seed: UInt64 = 11, device: String = "sim-phone") throws -> Store {
         let store = try Store(path: try temporaryDirectory() + "/map.sqlite")
         var parameters = SyntheticTravel.Parameters()
         parameters.days = days
@@ -26,7 +22,7 @@ enum MapFixture {
     /// Inserts a trip with legs along a polyline of points, one point per second, returning the trip id.
     /// `legs` are (mode, number of points); the points run from `start` in steps of `step` degrees.
     @discardableResult
-    static func trip(
+    package static func trip(
         _ store: Store, device: Int64, startMs: Int64, offsetS: Int = 0, start: (Double, Double), step: (Double, Double),
         legs: [(String, Int)], insertPoints: Bool = true
     ) throws -> Int64 {
@@ -65,7 +61,7 @@ enum MapFixture {
 
     /// Inserts a place and one visit to it.
     @discardableResult
-    static func visit(_ store: Store, device: Int64, name: String, at: (Double, Double), startMs: Int64, minutes: Int, offsetS: Int = 0) throws -> Int64 {
+    package static func visit(_ store: Store, device: Int64, name: String, at: (Double, Double), startMs: Int64, minutes: Int, offsetS: Int = 0) throws -> Int64 {
         try store.db.run(
             "INSERT INTO places(device_id, name, lat, lon, radius_m, visits, total_dwell_s) VALUES (?,?,?,?,30,1,?)",
             [.integer(device), .text(name), .real(at.0), .real(at.1), .integer(Int64(minutes * 60))])
@@ -80,25 +76,25 @@ enum MapFixture {
         return store.db.lastInsertRowID
     }
 
-    static func device(_ store: Store, _ name: String = "phone") throws -> Int64 {
+    package static func device(_ store: Store, _ name: String = "phone") throws -> Int64 {
         try store.deviceID(named: name, source: "test", origin: "test")
     }
 }
 
 /// A rendered page, with ways to look inside it.
-struct PageInspector {
-    let html: String
+package struct PageInspector {
+    package let html: String
 
-    init(_ document: MapDocument) {
+    package init(_ document: MapDocument) {
         html = String(decoding: document.bytes, as: UTF8.self)
     }
 
-    init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         html = String(decoding: bytes, as: UTF8.self)
     }
 
     /// Every `<svg …>…</svg>` element (they do not nest in the page).
-    var svgs: [String] {
+    package var svgs: [String] {
         var result: [String] = []
         var rest = html[...]
         while let open = rest.range(of: "<svg"), let close = rest.range(of: "</svg>", range: open.upperBound..<rest.endIndex) {
@@ -109,30 +105,30 @@ struct PageInspector {
     }
 
     /// The text of `<script type="application/json" id="data">`.
-    var dataJSON: String? {
+    package var dataJSON: String? {
         guard let start = html.range(of: "<script type=\"application/json\" id=\"data\">"),
             let end = html.range(of: "</script>", range: start.upperBound..<html.endIndex)
         else { return nil }
         return String(html[start.upperBound..<end.lowerBound])
     }
 
-    var data: [String: Any]? {
+    package var data: [String: Any]? {
         guard let json = dataJSON else { return nil }
         return try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
     }
 
     /// The inline script's text.
-    var script: String? {
+    package var script: String? {
         guard let start = html.range(of: "<script>"), let end = html.range(of: "</script>", range: start.upperBound..<html.endIndex) else { return nil }
         return String(html[start.upperBound..<end.lowerBound])
     }
 
-    func count(_ needle: String) -> Int {
+    package func count(_ needle: String) -> Int {
         html.components(separatedBy: needle).count - 1
     }
 
     /// Distinct values of an attribute such as `data-t`.
-    func values(of attribute: String) -> Set<String> {
+    package func values(of attribute: String) -> Set<String> {
         var result = Set<String>()
         var rest = html[...]
         while let r = rest.range(of: " \(attribute)=\"") {
@@ -147,12 +143,12 @@ struct PageInspector {
 
 /// A small XML well-formedness checker: balanced, properly nested tags; quoted, unique attributes; only the five
 /// XML entities and numeric references; no `<` or stray `&` in text; no characters XML 1.0 forbids.
-enum XMLCheck {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+package enum XMLCheck {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    static func check(_ text: String) throws {
+    package static func check(_ text: String) throws {
         let s = Array(text.unicodeScalars)
         var i = 0
         var stack: [String] = []
@@ -236,7 +232,7 @@ enum XMLCheck {
     }
 
     /// Runs `xmllint --noout` on the text when xmllint is installed; returns nil when it is not.
-    static func xmllint(_ text: String) throws -> Bool? {
+    package static func xmllint(_ text: String) throws -> Bool? {
         let tool = "/usr/bin/xmllint"
         guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
         let path = try temporaryDirectory() + "/part.svg"

@@ -1,31 +1,25 @@
 import Foundation
 import Testing
-@testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineCore
+import TriplineStore
 
 /// Running the built `tripline` binary for the fault tests, optionally as an unprivileged user.
-enum Binary {
+package enum Binary {
     /// `.build/debug/tripline` beside the package (built by `swift build` / `swift test`).
-    static var path: String { packageRoot() + "/.build/debug/tripline" }
+    package static var path: String { packageRoot() + "/.build/debug/tripline" }
 
-    static var exists: Bool { FileSystem.exists(path) }
+    package static var exists: Bool { FileSystem.exists(path) }
 
     /// Whether this process runs as root (CI does): permission bits do not stop root, so tests that are about
     /// permissions run the binary as `nobody` through `setpriv`.
-    static var isRoot: Bool { getuid() == 0 }
+    package static var isRoot: Bool { getuid() == 0 }
 
     /// The unprivileged user the permission tests run as.
-    static let nobody: UInt32 = 65534
+    package static let nobody: UInt32 = 65534
 
     /// A copy of the binary in a folder every user may enter (the checkout may sit in a 0700 home folder).
-    nonisolated(unsafe) static var copied: String?
-    static func sharedCopy() throws -> String {
+    package nonisolated(unsafe) static var copied: String?
+    package static func sharedCopy() throws -> String {
         if let copied, FileSystem.exists(copied) { return copied }
         let dir = try sharedTemporaryDirectory()
         let target = dir + "/tripline"
@@ -37,22 +31,22 @@ enum Binary {
 
     /// Fails the calling test with a clear message when the binary cannot run as the unprivileged user at all (its
     /// Swift runtime libraries unreadable for that user, say), rather than letting a permission test fail obscurely.
-    static func requireRunsUnprivileged() throws {
+    package static func requireRunsUnprivileged() throws {
         let r = try run(["--version"], unprivileged: true, timeout: 30)
         try #require(r.status == 0, "tripline cannot run as user \(nobody): \(r.stderr)")
     }
 
     /// A finished run: status, output, and whether it had to be killed for taking too long.
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var timedOut: Bool
+    package struct Result {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
+        package var timedOut: Bool
     }
 
     /// Starts the binary. With `unprivileged`, as user/group 65534 via `setpriv` when this process is root (else as
     /// the current, already unprivileged user).
-    static func start(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
+    package static func start(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
                       stdout: Any? = nil, stderr: Any? = nil, stdin: Any? = nil) throws -> Process {
         let p = Process()
         if unprivileged && isRoot {
@@ -73,16 +67,16 @@ enum Binary {
     }
 
     /// A run held at a ``PausePoint``: the process, and the pipe to its standard input that lets it go on.
-    struct Paused {
-        var process: Process
-        var input: FileHandle
+    package struct Paused {
+        package var process: Process
+        package var input: FileHandle
         /// What it wrote on standard error up to the marker.
-        var stderr: String
+        package var stderr: String
 
         /// Lets the process go on from the pause.
-        func resume() throws { try input.write(contentsOf: Data("\n".utf8)) }
+        package func resume() throws { try input.write(contentsOf: Data("\n".utf8)) }
         /// Kills it where it is paused and waits for it.
-        func kill() {
+        package func kill() {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
@@ -90,7 +84,7 @@ enum Binary {
 
     /// Starts the binary with `TRIPLINE_PAUSE_AT=moment` and returns once it has written `paused at <moment>`
     /// (so the caller knows exactly where the process is), or nil when it ended without reaching that moment.
-    static func startPaused(_ arguments: [String], at moment: String, environment: [String: String] = [:]) throws -> Paused? {
+    package static func startPaused(_ arguments: [String], at moment: String, environment: [String: String] = [:]) throws -> Paused? {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = arguments
@@ -117,7 +111,7 @@ enum Binary {
     }
 
     /// Runs the binary to its end (killing it after `timeout` seconds) and collects its output.
-    static func run(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
+    package static func run(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
                     timeout: Double = 60) throws -> Result {
         let dir = try temporaryDirectory()
         let outPath = dir + "/stdout", errPath = dir + "/stderr"
@@ -146,14 +140,14 @@ enum Binary {
 }
 
 /// A temporary directory every user may enter (mkdtemp makes it 0700), for tests that run the binary as `nobody`.
-func sharedTemporaryDirectory() throws -> String {
+package func sharedTemporaryDirectory() throws -> String {
     let dir = try temporaryDirectory()
     chmod(dir, 0o755)
     return dir
 }
 
 /// A folder inside `dir` owned by the unprivileged user (when root), where it may create a database.
-func unprivilegedFolder(_ dir: String) throws -> String {
+package func unprivilegedFolder(_ dir: String) throws -> String {
     let folder = dir + "/nobody"
     try FileSystem.createDirectory(folder)
     if Binary.isRoot { chown(folder, Binary.nobody, Binary.nobody) }
@@ -161,7 +155,7 @@ func unprivilegedFolder(_ dir: String) throws -> String {
 }
 
 /// Every stored point, every import's status and every reject: the whole observable result of imports.
-func databasePicture(_ path: String) throws -> [String] {
+package func databasePicture(_ path: String) throws -> [String] {
     let store = try Store(path: path, create: false)
     var rows = try pointSet(store.db)
     let st = try store.db.prepare("SELECT path, status FROM imports ORDER BY path, status")

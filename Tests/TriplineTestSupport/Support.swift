@@ -1,19 +1,13 @@
 import TriplineCore
-import TriplineStore
-import TriplineImport
-import TriplinePasses
-import TriplineExport
-import TriplineSimulator
-import TriplineEvaluation
 import TriplineCLI
 
 /// A fresh temporary directory per test, removed by the OS's tmp cleaning; tests never share files.
-func temporaryDirectory() throws -> String {
+package func temporaryDirectory() throws -> String {
     try FileSystem.temporaryDirectory(prefix: "tripline-test")
 }
 
 /// Runs the CLI in-process and returns its exit status, stdout and stderr.
-func runCLI(_ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, stdout: String, stderr: String) {
+package func runCLI(_ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, stdout: String, stderr: String) {
     let out = CaptureBuffer()
     let err = CaptureBuffer()
     let context = CommandContext(stdout: .capturing(out), stderr: .capturing(err), environment: environment)

@@ -1,12 +1,10 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
 @testable import TriplineSimulator
 @testable import TriplineEvaluation
 @testable import TriplineCLI
+import TriplineTestSupport
 
 /// The whole pipeline as a user runs it: the simulator's archives written to files, read back by the real importer,
 /// rebuilt with `tripline rebuild`, scored against the exact truth, exported. Seed 314159 is used nowhere else (the

@@ -4,11 +4,7 @@ import Testing
 @testable import TriplineCore
 @testable import TriplineStore
 @testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Hostile environments: full disks, read-only databases, unreadable inputs, FIFOs, newer schemas.
 @Suite(.serialized) struct FaultTests {

@@ -3,8 +3,7 @@ import Testing
 @testable import TriplineCore
 @testable import TriplineStore
 @testable import TriplineImport
-@testable import TriplineSimulator
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// The crash and security holes of issue 12, each closed and tested.
 @Suite(.serialized) struct HoleTests {

@@ -2,12 +2,7 @@ import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// `kill -9` at twenty named moments (``PausePoint``: inside and after each file's transaction): the database is never corrupt, holds whole files only, and a rerun always ends
 /// with exactly the result of an uninterrupted run.
@@ -16,7 +11,7 @@ import Testing
         try #require(Binary.exists, "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
         // 10 files × 20 bodies × 200 points, two devices, each file re-sending 50 points of the previous one.
-        try ImporterProcessTests().makeArchive(dir + "/archive", files: 10, bodies: 20)
+        try makeArchive(dir + "/archive", files: 10, bodies: 20)
         let reference = dir + "/reference.sqlite"
         let r = try Binary.run(["import", "--db", reference, "--quiet", dir + "/archive"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -2,12 +2,8 @@ import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
 @testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// `kill -9` during `tripline rebuild`: each device's rebuild is one transaction (docs/PASSES.md), so after a kill
 /// every device holds either its previous results or its new ones, never a mix, and a rerun ends with exactly the

@@ -1,13 +1,8 @@
 import Foundation
 import Testing
 @testable import TriplineCore
-@testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
 @testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Races between `tripline` processes, replayed in a chosen order with pause points (`TRIPLINE_PAUSE_AT`, see
 /// ``PausePoint``): a process stops at a named point and prints a marker; the test starts the other process once it has

@@ -1,12 +1,7 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
-@testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
-@testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// Values from the command line and from files are bound as SQL parameters, never pasted into SQL. Runs the built
 /// binary (as a user would).

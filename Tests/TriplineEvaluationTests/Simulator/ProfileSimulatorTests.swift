@@ -2,11 +2,8 @@ import Testing
 @testable import TriplineCore
 @testable import TriplineStore
 @testable import TriplineImport
-@testable import TriplinePasses
-@testable import TriplineExport
 @testable import TriplineSimulator
-@testable import TriplineEvaluation
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// The hard sampling profiles (docs/SIMULATOR.md, "Sampling profiles"): what the phones record follows the regimes,
 /// the truth stays exact, the archives import with every event, and a seed always gives the same bytes.

@@ -5,7 +5,7 @@ import Testing
 @testable import TriplineStore
 @testable import TriplineExport
 @testable import TriplineSimulator
-@testable import TriplineCLI
+import TriplineTestSupport
 
 /// The map's base layer, city labels, fit to where the time is spent, device picker, antimeridian and `--tiles`.
 @Suite struct MapGeographyTests {
@@ -131,9 +131,5 @@ import Testing
         ] {
             #expect(throws: MapError.self, "\(bad)") { try MapTiles(template: bad) }
         }
-        let cli = runCLI(["map", "--db", store.path, "--tiles", "https://a.org/{z}/{x}.png", "-o", FileSystem.directoryName(store.path) + "/t.html"])
-        #expect(cli.status == 64 && cli.stderr.contains("bad --tiles template"))
-        let ok = runCLI(["map", "--db", store.path, "--tiles", "https://tile.example.org/{z}/{x}/{y}.png", "-o", FileSystem.directoryName(store.path) + "/t.html"])
-        #expect(ok.status == 0, "\(ok.stderr)")
     }
 }
