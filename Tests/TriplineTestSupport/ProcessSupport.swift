@@ -115,8 +115,8 @@ package enum Binary {
                     timeout: Double = 60) throws -> Result {
         let dir = try temporaryDirectory()
         let outPath = dir + "/stdout", errPath = dir + "/stderr"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         let p = try start(arguments, unprivileged: unprivileged, environment: environment, stdout: out, stderr: err)
