@@ -9,13 +9,15 @@ import TriplineStore
 /// - visits and places: one `wpt` each, with name, time and description.
 /// `trkpt` has `ele` (when known) and `time` in UTC. Everything GPX has no element for is inside `extensions`, in
 /// Tripline's namespace ``GPXExport/namespace``. Days have no location: exporting them as GPX is an error.
-struct GPXExport {
+struct GPXExport: RecordWriter {
     /// The XML namespace of Tripline's GPX extensions.
     static let namespace: StaticString = "urn:tripline:gpx-extensions:1"
 
     let exporter: Exporter
     let out: ByteWriter
     let selection: Exporter.Selection
+    /// The points of trips' and legs' tracks.
+    let lineReader: Exporter.PointReader
 
     func write(_ kind: ExportKind) throws -> Int {
         if kind == .days { throw ExportError.noGeometry(kind: .days, format: .gpx) }
@@ -33,35 +35,8 @@ struct GPXExport {
             """)
         try out.append(raw: kind.rawValue)
         try out.append("</name></metadata>\n")
-        var count = 0
-        switch kind {
-        case .trips:
-            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
-            try exporter.forEachTrip(selection) { trip in
-                count += 1
-                try writeTrip(trip, reader)
-            }
-        case .legs:
-            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
-            try exporter.forEachLeg(selection) { leg in
-                count += 1
-                try writeLeg(leg, reader)
-            }
-        case .visits:
-            try exporter.forEachVisit(selection) { visit in
-                count += 1
-                try writeVisit(visit)
-            }
-        case .places:
-            try exporter.forEachPlace(selection) { place in
-                count += 1
-                try writePlace(place)
-            }
-        case .points:
-            count = try writePoints()
-        case .days:
-            break
-        }
+        // Days have no location (refused above).
+        let count = kind == .points ? try writePoints() : try exporter.writeRecords(kind, selection, with: self)
         try out.append("</gpx>\n")
         return count
     }
@@ -126,11 +101,11 @@ struct GPXExport {
     }
 
     /// `trkseg`s of the unflagged points of `device` in `[startMs, endMs]`, a new one after each gap.
-    func segments(device: Int64, startMs: Int64, endMs: Int64, _ reader: Exporter.PointReader) throws {
+    func segments(device: Int64, startMs: Int64, endMs: Int64) throws {
         let gapMs = exporter.parameters.gapSeconds * 1000
         var open = false
         var lastTime = Int64.min
-        try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
+        try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
             if open && time - lastTime > gapMs {
                 try out.append("</trkseg>\n")
@@ -206,7 +181,7 @@ struct GPXExport {
 
     // MARK: Records
 
-    func writeTrip(_ trip: Exporter.TripRow, _ reader: Exporter.PointReader) throws {
+    func writeTrip(_ trip: Exporter.TripRow) throws {
         let start = localTime(trip.startMs, trip.startOffset)
         let end = localTime(trip.endMs, trip.endOffset)
         try out.append("<trk>")
@@ -226,11 +201,11 @@ struct GPXExport {
             ("points", String(trip.points)), ("gaps", String(trip.gaps)),
         ])
         try out.append("\n")
-        try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, reader)
+        try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs)
         try out.append("</trk>\n")
     }
 
-    func writeLeg(_ leg: Exporter.LegRow, _ reader: Exporter.PointReader) throws {
+    func writeLeg(_ leg: Exporter.LegRow) throws {
         let start = localTime(leg.startMs, exporter.legOffset(leg, atMs: leg.startMs, isStart: true))
         let end = localTime(leg.endMs, exporter.legOffset(leg, atMs: leg.endMs, isStart: false))
         try out.append("<trk>")
@@ -243,7 +218,7 @@ struct GPXExport {
             ("duration_s", number(leg.durationS)), ("points", String(leg.points)),
         ])
         try out.append("\n")
-        try segments(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs, reader)
+        try segments(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs)
         try out.append("</trk>\n")
     }
 
@@ -288,6 +263,9 @@ struct GPXExport {
         ])
         try out.append("</wpt>\n")
     }
+
+    /// Days have no location: ``write(_:)`` refuses them before any record is read.
+    func writeDay(_ day: Exporter.DayRow) throws {}
 
     /// One `trk` per device holding every point of the selection (flagged ones with their `flags`).
     /// Returns the number of points written.
