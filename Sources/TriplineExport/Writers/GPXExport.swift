@@ -102,11 +102,25 @@ struct GPXExport: RecordWriter {
 
     /// `trkseg`s of the unflagged points of `device` in `[startMs, endMs]`, a new one after each gap.
     func segments(device: Int64, startMs: Int64, endMs: Int64) throws {
-        let gapMs = exporter.parameters.gapSeconds * 1000
-        var open = false
-        var lastTime = Int64.min
+        var track = Segments(out: out, gapMs: exporter.parameters.gapSeconds * 1000)
         try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
+            try track.point(at: time)
+            try trackPoint(s, time: time, extended: false, flags: 0)
+        }
+        try track.close()
+    }
+
+    /// The `trkseg`s of one track: one opens at its first point and after each recording gap (longer than `gap_s`),
+    /// closing the one before.
+    struct Segments {
+        let out: ByteWriter
+        let gapMs: Int64
+        var open = false
+        var lastTime = Int64.min
+
+        /// Before the point at `time`: closes the segment at a gap, opens one when none is.
+        mutating func point(at time: Int64) throws {
             if open && time - lastTime > gapMs {
                 try out.append("</trkseg>\n")
                 open = false
@@ -115,10 +129,12 @@ struct GPXExport: RecordWriter {
                 try out.append("<trkseg>\n")
                 open = true
             }
-            try trackPoint(s, time: time, extended: false, flags: 0)
             lastTime = time
         }
-        if open { try out.append("</trkseg>\n") }
+
+        func close() throws {
+            if open { try out.append("</trkseg>\n") }
+        }
     }
 
     @inline(__always)
@@ -277,8 +293,7 @@ struct GPXExport: RecordWriter {
         var written = 0
         for device in try exporter.pointDevices(selection) {
             var opened = false
-            var segmentOpen = false
-            var lastTime = Int64.min
+            var track = Segments(out: out, gapMs: gapMs)
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
                 if selection.isBounded {
                     let recorded = Exporter.PointColumn.recordedOffset(s)
@@ -292,19 +307,11 @@ struct GPXExport: RecordWriter {
                     try out.append("\n")
                     opened = true
                 }
-                if segmentOpen && time - lastTime > gapMs {
-                    try out.append("</trkseg>\n")
-                    segmentOpen = false
-                }
-                if !segmentOpen {
-                    try out.append("<trkseg>\n")
-                    segmentOpen = true
-                }
+                try track.point(at: time)
                 try trackPoint(s, time: time, extended: true, flags: flags)
                 written += 1
-                lastTime = time
             }
-            if segmentOpen { try out.append("</trkseg>\n") }
+            try track.close()
             if opened { try out.append("</trk>\n") }
         }
         return written
