@@ -43,6 +43,9 @@ public struct EvidencePass: Pass {
         /// … and only a fix this far (seconds) from both its neighbours: sparse sampling, not a dense track's
         /// stop at a traffic light just before the phone went silent.
         public var loneIsolationS: Double = 60
+        /// A lone fix claims at most this long (seconds) on either side: as `stays.max_gap_s`, a longer silence is
+        /// missing data (a phone off for weeks), not presence.
+        public var loneMaxS: Double = 86_400
         /// A still fix far from a place between two near ones at most this far (seconds) away is at the place.
         public var outlierS: Double = 300
         /// Seconds between a departure and the next fix when the trip was too short for the distance trigger (the
@@ -62,7 +65,7 @@ public struct EvidencePass: Pass {
 
         public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
-            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
         ] }
     }
 
@@ -536,7 +539,9 @@ public struct EvidencePass: Pass {
                     let travel = Int64(Geo.distance(w.lat[last], w.lon[last], w.lat[j], w.lon[j]) / v * 1000)
                     stop = max(w.time[last], w.time[j] - max(travel, Int64(p.settleLagS * 1000), 1000))
                 }
-                start = max(start, lastEnd + 1000)
+                let claimMs = Int64(p.loneMaxS * 1000)
+                start = max(start, lastEnd + 1000, w.time[first] - claimMs)
+                stop = min(stop, w.time[last] + claimMs)
                 if let b { stop = min(stop, b.startMs - 1000) }
                 guard stop - start >= Int64(p.loneStayS * 1000) else { continue }
                 var sumLat = 0.0, sumLon = 0.0

@@ -23,6 +23,10 @@ public struct TripsPass: Pass {
     public struct Parameters: PassParameters {
         /// A silence longer than this (seconds) splits a trip (missing data).
         public var splitGapS: Double = 1800
+        /// Two stays at two places with no fix between them imply the trip between them when they are at most this
+        /// far apart in time (seconds): a day covers a long-haul flight with the phone off; a longer silence is
+        /// missing data, and the trip's time and distance unknown.
+        public var impliedMaxS: Double = 86_400
         /// Least path length (metres) of a trip.
         public var minDistanceM: Double = 150
         /// Half-window (seconds) of the highest-speed profile.
@@ -80,7 +84,7 @@ public struct TripsPass: Pass {
         public var profileWalk: Double = 1
         public init() {}
         public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
-            "split_gap_s": \.splitGapS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
+            "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk,
@@ -141,8 +145,11 @@ public struct TripsPass: Pass {
             // No fix in between (sparse sampling): the trip joins the two stays' edge points, and runs from the one
             // stay to the other however long the silence (the points are the stays' own, so no silence between them
             // splits it; issue 10: two stays at two places imply the trip).
+            // A silence longer than `implied_max_s` implies nothing: the phone was off or the data is missing for
+            // days, and a trip "from" one stay "to" the other would invent its time and distance.
             let edgesOnly = pts.isEmpty
-            if pts.isEmpty, let f = from, let t = to {
+            if pts.isEmpty, let f = from, let t = to,
+               Double(stays[t].startMs - stays[f].endMs) <= p.impliedMaxS * 1000 {
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }

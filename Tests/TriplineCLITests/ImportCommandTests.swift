@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TriplineCore
+import TriplineStore
 @testable import TriplineImport
 @testable import TriplineCLI
 import TriplineTestSupport
@@ -46,5 +47,31 @@ import TriplineTestSupport
         let line = ImportCommand.describe(file)
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 })
         #expect(line.contains("evil\\x1B]0;owned\\x07.json") && line.contains("dev\\x1B[2J"))
+    }
+
+    /// A folder of GeoLife users (the data set's `Data/<user>/Trajectory/*.plt`) gives one device a user: two users
+    /// recording at the same second at other places are not one device's clashing duplicates.
+    @Test func userFoldersAreDevices() throws {
+        let root = try temporaryDirectory() + "/Data"
+        for (user, lat) in [("010", "39.984702"), ("011", "40.001000")] {
+            try FileSystem.createDirectory(root + "/\(user)/Trajectory")
+            try FileSystem.write(geoLifeHeader + "\(lat),116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\r\n",
+                                 to: root + "/\(user)/Trajectory/20081023025304.plt")
+        }
+        let db = try temporaryDirectory() + "/g.sqlite"
+        let run = runCLI(["import", "--db", db, root])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("device '010' (from the GeoLife user folder"))
+        let store = try Store(path: db, create: false)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM devices") == 2)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM points") == 2)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects") == 0)
+        #expect(PLTReader.userFolder("Data/010/Trajectory/x.plt") == "010")
+        #expect(PLTReader.userFolder("./Trajectory/x.plt") == nil)
+        #expect(PLTReader.userFolder("walks/x.plt") == nil)
+        // --device still names the device.
+        let db2 = try temporaryDirectory() + "/d.sqlite"
+        #expect(runCLI(["import", "--db", db2, "--device", "me", root + "/010"]).status == 0)
+        #expect(try Store(path: db2, create: false).db.scalarInt("SELECT count(*) FROM devices WHERE name = 'me'") == 1)
     }
 }

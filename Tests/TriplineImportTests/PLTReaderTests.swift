@@ -5,7 +5,7 @@ import TriplineTestSupport
 
 /// GeoLife `.plt` through format detection and the importer's reader.
 @Suite struct PLTReaderTests {
-    static let header = "Geolife trajectory\r\nWGS 84\r\nAltitude is in Feet\r\nReserved 3\r\n0,2,255,My Track,0,0,2,8421376\r\n0\r\n"
+    static let header = geoLifeHeader
 
     @Test func readsFixesBadLinesAndAltitude() {
         let text = Self.header

@@ -36,6 +36,9 @@ package func corpusDirectory() -> String? {
     Corpus.available ? sharedRoot() + "/corpus" : nil
 }
 
+/// The six header lines of a GeoLife `.plt` file (Microsoft Research GeoLife 1.3).
+package let geoLifeHeader = "Geolife trajectory\r\nWGS 84\r\nAltitude is in Feet\r\nReserved 3\r\n0,2,255,My Track,0,0,2,8421376\r\n0\r\n"
+
 /// A fixed "now" for importer and reader tests: 2026-01-01T00:00:00Z.
 package let testNow: Int64 = 1_767_225_600_000
 
