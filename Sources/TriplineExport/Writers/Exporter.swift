@@ -358,7 +358,7 @@ public final class Exporter {
     /// device's name as the format quotes it, once per device; `body` gets those bytes with each of its points.
     @inline(__always)
     func forEachLocalPoint(_ selection: Selection, name: (ByteWriter, String) throws -> Void,
-                           _ body: (_ s: Statement, _ time: Int64, _ offset: Int32, _ flags: Int64, _ name: [UInt8]) throws -> Void) throws {
+                           _ body: (_ s: Statement, _ time: Int64, _ offset: Int32, _ flags: Int64, _ name: UnsafeRawBufferPointer) throws -> Void) throws {
         let reader = try PointReader(store.db)
         // A local copy: mutating it in the loop needs no run-time exclusivity check.
         var local = localTime
@@ -366,12 +366,14 @@ public final class Exporter {
         for id in try pointDevices(selection) {
             scratch.clear()
             try name(scratch, deviceName(id))
-            let encoded = scratch.bytes
-            try reader.read(device: id, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
-                let recorded = PointColumn.recordedOffset(s)
-                let offset = recorded ?? local.offset(nil, atMs: time, latitude: s.double(PointColumn.lat), longitude: s.double(PointColumn.lon))
-                if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
-                try body(s, time, offset, flags, encoded)
+            // The name's bytes are handed over in place (no array to retain and release at each point).
+            try scratch.withBytes { encoded in
+                try reader.read(device: id, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
+                    let recorded = PointColumn.recordedOffset(s)
+                    let offset = recorded ?? local.offset(nil, atMs: time, latitude: s.double(PointColumn.lat), longitude: s.double(PointColumn.lon))
+                    if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
+                    try body(s, time, offset, flags, encoded)
+                }
             }
         }
     }
