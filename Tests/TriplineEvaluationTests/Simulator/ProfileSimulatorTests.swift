@@ -2,6 +2,7 @@ import Testing
 @testable import TriplineCore
 @testable import TriplineStore
 @testable import TriplineImport
+@testable import TriplinePasses
 @testable import TriplineSimulator
 import TriplineTestSupport
 
