@@ -41,6 +41,9 @@ public struct JSONNode: Sendable {
         public static let nonFinite: UInt8 = 8
         /// A number with a fraction or exponent.
         public static let fractional: UInt8 = 16
+        /// A number node made by the direct Overland scanner (never on a tape) whose value was parsed while it was
+        /// scanned: `next` (low half) and `count` (high half) hold the Double's bits. See ``JSONParser/double(_:)``.
+        public static let valueInline: UInt8 = 32
     }
 }
 
@@ -673,6 +676,9 @@ public struct JSONParser {
     /// The value of a number node (`NaN` for non-finite literals).
     @inline(__always)
     public func double(_ node: JSONNode) -> Double {
+        if node.flags & JSONNode.Flags.valueInline != 0 {
+            return Double(bitPattern: UInt64(UInt32(bitPattern: node.next)) | UInt64(UInt32(bitPattern: node.count)) << 32)
+        }
         if node.flags & JSONNode.Flags.nonFinite != 0 {
             if base[node.start] == UInt8(ascii: "N") { return .nan }
             return base[node.start] == UInt8(ascii: "-") ? -.infinity : .infinity

@@ -77,24 +77,30 @@ extension JSONParser {
         skipWhitespace()
         if pos < count, base[pos] == UInt8(ascii: "}") { return false }
         while true {
-            guard let (ks, ke) = plainKey() else { return false }
-            switch ke - ks {
-            case 4 where Self.sameWord(base + ks, "type"):
-                if sawType { return false }
-                sawType = true
-                guard skipPlainValue(scratch) else { return false }
-            case 8 where Self.sameWord(base + ks, "geometry"):
-                if sawGeometry { return false }
-                sawGeometry = true
-                guard scanGeometry(&f, scratch) else { return false }
-            case 10 where Self.sameWord(base + ks, "properties"):
+            // The three keys of a feature by a word comparison each; any other key scanned as a string.
+            if key("properties\"") {
                 if sawProperties { return false }
                 sawProperties = true
                 guard scanProperties(&f, scratch) else { return false }
-            case 5 where Self.sameWord(base + ks, "_type"):
-                return false  // an OwnTracks message
-            default:
-                guard unlistedKey(ks, ke, region: 0, &unlisted, &low, &high, scratch), skipPlainValue(scratch) else { return false }
+            } else if key("geometry\"") {
+                if sawGeometry { return false }
+                sawGeometry = true
+                guard scanGeometry(&f, scratch) else { return false }
+            } else if key("type\"") {
+                if sawType { return false }
+                sawType = true
+                guard skipPlainValue(scratch) else { return false }
+            } else {
+                guard let (ks, ke) = plainKey() else { return false }
+                switch ke - ks {
+                case 4 where Self.sameWord(base + ks, "type"), 8 where Self.sameWord(base + ks, "geometry"),
+                     10 where Self.sameWord(base + ks, "properties"):
+                    return false  // the shortcut missed it (within 24 bytes of the end): the tape path
+                case 5 where Self.sameWord(base + ks, "_type"):
+                    return false  // an OwnTracks message
+                default:
+                    guard unlistedKey(ks, ke, region: 0, &unlisted, &low, &high, scratch), skipPlainValue(scratch) else { return false }
+                }
             }
             skipWhitespace()
             guard pos < count else { return false }
@@ -120,18 +126,32 @@ extension JSONParser {
         var unlisted = 0
         var low: UInt64 = 0, high: UInt64 = 0
         while true {
-            guard let (ks, ke) = plainKey() else { return false }
-            switch ke - ks {
-            case 4 where Self.sameWord(base + ks, "type"):
+            var which = 0  // 1 type, 2 coordinates, 0 another key
+            if key("type\"") {
+                which = 1
+            } else if key("coordinates\"") {
+                which = 2
+            } else {
+                guard let (ks, ke) = plainKey() else { return false }
+                if ke - ks == 4 && Self.sameWord(base + ks, "type") {
+                    which = 1
+                } else if ke - ks == 11 && Self.sameWord(base + ks, "coordinates") {
+                    which = 2
+                } else {
+                    guard unlistedKey(ks, ke, region: 1, &unlisted, &low, &high, scratch) else { return false }
+                }
+            }
+            switch which {
+            case 1:
                 if sawType { return false }
                 sawType = true
                 guard skipPlainValue(scratch) else { return false }
-            case 11 where Self.sameWord(base + ks, "coordinates"):
+            case 2:
                 if sawCoordinates { return false }
                 sawCoordinates = true
                 guard scanCoordinates(&f, scratch) else { return false }
             default:
-                guard unlistedKey(ks, ke, region: 1, &unlisted, &low, &high, scratch), skipPlainValue(scratch) else { return false }
+                guard skipPlainValue(scratch) else { return false }
             }
             skipWhitespace()
             guard pos < count else { return false }
@@ -187,9 +207,21 @@ extension JSONParser {
         var unlisted = 0
         var low: UInt64 = 0, high: UInt64 = 0
         while true {
-            guard let (ks, ke) = plainKey() else { return false }
+            let ks = pos + 1
+            var property = knownProperty()
+            let ke: Int
+            if property != .none {
+                ke = pos - 1
+                guard colon() else { return false }
+            } else {
+                let nearEnd = pos + 1 + 24 > count  // where knownProperty() does not look
+                guard let (s, e) = plainKey() else { return false }
+                assert(s == ks)
+                ke = e
+                // A plain key that knownProperty() did not match is no listed name, except near the end of the input.
+                if nearEnd { property = RecordBuilder.overlandProperty(self, JSONNode(kind: .string, flags: 0, start: ks, end: ke, next: 0, count: 0)) }
+            }
             let key = JSONNode(kind: .string, flags: 0, start: ks, end: ke, next: 0, count: 0)
-            let property = RecordBuilder.overlandProperty(self, key)
             if property != .none {
                 let bit = 1 << property.rawValue
                 if seen & bit != 0 { return false }
@@ -276,6 +308,68 @@ extension JSONParser {
         }
     }
 
+    /// The Overland property whose name (and closing quote) follows the quote at `pos`, with `pos` moved past the
+    /// closing quote; `.none` (and `pos` unchanged) when it is none of them, is escaped, or the input is within 24
+    /// bytes of its end — the caller then scans the key as a string and classifies it by
+    /// ``RecordBuilder/overlandProperty(_:_:)``, so this is only a shortcut: a name is found by its first byte and one
+    /// or two word comparisons, without scanning it as a string first.
+    @inline(__always)
+    mutating func knownProperty() -> RecordBuilder.OverlandProperty {
+        let k = pos + 1
+        guard pos < count, base[pos] == UInt8(ascii: "\""), k + 24 <= count else { return .none }
+        let a = base + k
+        var length = 0
+        @inline(__always) func named(_ word: StaticString) -> Bool {
+            guard RecordBuilder.sameBytes(a, word.utf8Start, word.utf8CodeUnitCount) else { return false }
+            length = word.utf8CodeUnitCount
+            return true
+        }
+        let property: RecordBuilder.OverlandProperty
+        switch a[0] {
+        case UInt8(ascii: "t"):
+            property = named("timestamp\"") ? .timestamp : named("type\"") ? .type : named("trip_id\"") ? .tripID
+                : named("trip_mode\"") ? .tripMode : .none
+        case UInt8(ascii: "a"): property = named("altitude\"") ? .altitude : named("action\"") ? .action : .none
+        case UInt8(ascii: "s"): property = named("speed\"") ? .speed : named("speed_accuracy\"") ? .speedAccuracy : .none
+        case UInt8(ascii: "c"): property = named("course\"") ? .course : named("course_accuracy\"") ? .courseAccuracy : .none
+        case UInt8(ascii: "h"): property = named("horizontal_accuracy\"") ? .horizontalAccuracy : .none
+        case UInt8(ascii: "v"): property = named("vertical_accuracy\"") ? .verticalAccuracy : .none
+        case UInt8(ascii: "m"): property = named("motion\"") ? .motion : .none
+        case UInt8(ascii: "b"): property = named("battery_level\"") ? .batteryLevel : named("battery_state\"") ? .batteryState : .none
+        case UInt8(ascii: "d"): property = named("device_id\"") ? .deviceID : .none
+        case UInt8(ascii: "w"): property = named("wifi\"") ? .wifi : named("wifi_bssid\"") ? .bssid : .none
+        case UInt8(ascii: "u"): property = named("unique_id\"") ? .uniqueID : .none
+        default: property = .none
+        }
+        if property != .none { pos = k + length }
+        return property
+    }
+
+    /// Whether the key at `pos` (on its quote) is `word` (its name and closing quote; 4 to 24 bytes): if so `pos` is
+    /// moved past the key's colon, on its value. Else `pos` is unchanged. A shortcut, as in ``knownProperty()``.
+    @inline(__always)
+    mutating func key(_ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard pos + 1 + 24 <= count, base[pos] == UInt8(ascii: "\""), RecordBuilder.sameBytes(base + pos + 1, word.utf8Start, n) else { return false }
+        let saved = pos
+        pos += 1 + n
+        guard colon() else {
+            pos = saved
+            return false
+        }
+        return true
+    }
+
+    /// The white space, colon and white space after a key; `pos` ends on the value. False to give up.
+    @inline(__always)
+    mutating func colon() -> Bool {
+        skipWhitespace()
+        guard pos < count, base[pos] == UInt8(ascii: ":") else { return false }
+        pos += 1
+        skipWhitespace()
+        return true
+    }
+
     /// A key (`"…"`, no escape), the white space and the colon after it; `pos` ends on the value. Nil to give up.
     @inline(__always)
     mutating func plainKey() -> (Int, Int)? {
@@ -295,9 +389,101 @@ extension JSONParser {
     }
 
     /// A finite number at `pos`, as a node. Nil to give up (a syntax error, `-Infinity`, out of range).
+    ///
+    /// Numbers are parsed while they are scanned (one pass instead of a scan now and ``parseDouble(_:_:)`` later):
+    /// the same digits, zeros and exponent as ``parseDouble(_:_:)`` counts, and the same exact fast path (at most 15
+    /// significant digits, a power of ten up to 22), so the value is bit for bit what ``double(_:)`` would give; the
+    /// node carries it (``JSONNode/Flags/valueInline``). Anything else (an exponent, more digits) is scanned by
+    /// ``scanNumber()`` and parsed later by ``parseDouble(_:_:)`` as on the tape path.
     @inline(__always)
     mutating func plainNumber() -> JSONNode? {
         let start = pos
+        var i = pos
+        let negative = base[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        guard i < count else { return nil }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        var flags: UInt8 = 0
+        let first = base[i]
+        if first == UInt8(ascii: "0") {
+            i += 1
+        } else if first &- UInt8(ascii: "1") < 9 {
+            while i < count, base[i] &- UInt8(ascii: "0") < 10 {
+                guard digits < 15 else { return plainNumberSlow(start) }
+                mantissa = mantissa &* 10 &+ UInt64(base[i] &- UInt8(ascii: "0"))
+                digits += 1
+                i += 1
+            }
+        } else {
+            return nil
+        }
+        if i < count, base[i] == UInt8(ascii: ".") {
+            flags = JSONNode.Flags.fractional
+            i += 1
+            guard i < count, base[i] &- UInt8(ascii: "0") < 10 else { return nil }
+            while i < count, base[i] &- UInt8(ascii: "0") < 10 {
+                let d = base[i] &- UInt8(ascii: "0")
+                if mantissa == 0 && d == 0 {
+                    exponent -= 1  // a zero before the first significant digit (0.05)
+                } else {
+                    guard digits < 15 else { return plainNumberSlow(start) }
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    digits += 1
+                    exponent -= 1
+                }
+                i += 1
+            }
+        }
+        if i < count, base[i] | 0x20 == UInt8(ascii: "e") { return plainNumberSlow(start) }
+        let value: Double
+        if mantissa == 0 {
+            value = negative ? -0.0 : 0.0
+        } else {
+            guard exponent >= -22 else { return plainNumberSlow(start) }
+            let magnitude = exponent < 0 ? Double(mantissa) / Self.powerOfTen(-exponent) : Double(mantissa)
+            value = negative ? -magnitude : magnitude
+        }
+        pos = i
+        let bits = value.bitPattern
+        return JSONNode(kind: .number, flags: flags | JSONNode.Flags.valueInline, start: start, end: i,
+                        next: Int32(truncatingIfNeeded: Int64(bitPattern: bits)), count: Int32(truncatingIfNeeded: Int64(bitPattern: bits >> 32)))
+    }
+
+    /// 10^k for 0 ≤ k ≤ 22, exact (the same values as ``powersOfTen``, without its lazy global's check).
+    @inline(__always)
+    static func powerOfTen(_ k: Int) -> Double {
+        switch k {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
+    }
+
+    /// ``plainNumber()`` for the numbers its one pass does not parse: scanned as on the tape path, parsed later.
+    mutating func plainNumberSlow(_ start: Int) -> JSONNode? {
+        pos = start
         if base[pos] == UInt8(ascii: "-"), pos + 1 < count, base[pos + 1] == UInt8(ascii: "I") { return nil }
         guard let flags = try? scanNumber(), flags & JSONNode.Flags.nonFinite == 0 else { return nil }
         return JSONNode(kind: .number, flags: flags, start: start, end: pos, next: 0, count: 0)

@@ -369,7 +369,7 @@ struct RecordBuilder {
 
     /// An Overland location (not an event): its checks, then the point. Shared by the tape path
     /// (``overlandFeature(_:_:_:start:end:eventKind:)``) and the direct scanner.
-    mutating func overlandLocation(_ p: JSONParser, _ f: OverlandFields, device: Int, time: ParsedTime?,
+    mutating func overlandLocation(_ p: JSONParser, _ f: borrowing OverlandFields, device: Int, time: ParsedTime?,
                                    coordinates: (lat: Double, lon: Double, alt: Double?)??, start: Int, end: Int) {
         guard let timestamp = f.timestamp else {
             reject(.missingTime, "the feature has no 'timestamp'", start: start, end: end)
