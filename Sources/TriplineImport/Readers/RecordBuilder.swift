@@ -3,6 +3,7 @@
 #endif
 
 import TriplineCore
+import TriplineStore
 
 
 /// Turns parsed JSON records (Overland features, OwnTracks messages) into points, app events and rejects.
@@ -31,9 +32,12 @@ struct RecordBuilder {
     var firstReject: RejectRecord?
     var lastOverlandDevice: (raw: [UInt8], index: Int)?
     var scratch: [UInt8] = []
+    /// With ``ReadContext/encodeCold``: encodes each point's `cold` object into ``ParseOutput/cold``.
+    let coldEncoder: ColdBuffer?
 
     init(context: ReadContext, bytes: UnsafeRawBufferPointer, sink: BatchSink?) {
         self.context = context
+        coldEncoder = context.encodeCold ? ColdBuffer() : nil
         self.sink = sink
         self.base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? JSONParser.emptyByte
         self.count = bytes.count
@@ -259,10 +263,18 @@ struct RecordBuilder {
         String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
     }
 
-    mutating func addPoint(_ point: Point, start: Int, end: Int) {
+    mutating func addPoint(_ point: consuming Point, start: Int, end: Int) {
         let line = self.line(at: start)
+        var position = SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start))
+        if let coldEncoder, out.cold.count < Int(Int32.max) - 65_536 {
+            // The `cold` column as the writer would encode it (the same code), here on the parsing thread.
+            let n = coldEncoder.encode(point)
+            position.coldOffset = Int32(out.cold.count)
+            position.coldLength = Int32(n)
+            out.cold.append(contentsOf: UnsafeBufferPointer(start: coldEncoder.bytes, count: n))
+        }
         out.points.append(point)
-        out.positions.append(SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start)))
+        out.positions.append(position)
         flushIfFull()
     }
 

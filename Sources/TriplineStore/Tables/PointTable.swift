@@ -93,6 +93,14 @@ public final class PointWriter {
     /// - Throws: ``StoreError/pointOutOfRange(deviceID:timeMs:)`` when the device or time does not fit the key;
     ///   ``DatabaseError`` when a bind or the step fails.
     public func insert(_ p: Point, deviceID: Int64, importID: Int64) throws -> Bool {
+        let coldCount = cold.encode(p)
+        return try insert(p, cold: UnsafeRawBufferPointer(start: cold.bytes, count: coldCount), deviceID: deviceID, importID: importID)
+    }
+
+    /// As ``insert(_:deviceID:importID:)`` with the point's `cold` object already encoded (``ColdBuffer/encode(_:)``'s
+    /// bytes for this point; empty for NULL): the point's own cold fields are not looked at. The importer encodes them
+    /// on its parsing thread, so that the writing thread, the pipeline's busier one, only binds them.
+    package func insert(_ p: Point, cold coldBytes: UnsafeRawBufferPointer, deviceID: Int64, importID: Int64) throws -> Bool {
         guard let key = PointKey.make(device: deviceID, timeMs: p.timeMs) else {
             throw StoreError.pointOutOfRange(deviceID: deviceID, timeMs: p.timeMs)
         }
@@ -111,11 +119,10 @@ public final class PointWriter {
         rc |= bind(p.altitudeM, s, 10)
         rc |= bind(p.courseDeg, s, 11)
         rc |= texts.bindChecked(p.ssid, to: s, at: 12)
-        let coldCount = cold.encode(p)
-        if coldCount == 0 {
+        if coldBytes.isEmpty {
             rc |= sqlite3_bind_null(s, 13)
         } else {
-            rc |= texts.bindChecked(bytes: UnsafeRawBufferPointer(start: cold.bytes, count: coldCount), to: s, at: 13)
+            rc |= texts.bindChecked(bytes: coldBytes, to: s, at: 13)
         }
         if rc != SQLITE_OK {
             let error = db.error(rc, sql: insertStatement.sql)
@@ -150,12 +157,12 @@ public final class PointWriter {
 /// "app_trip_id":…,"trigger":…,"conn":…,"extra":"…"}` with only the members the point has (in this order), written
 /// into one reused buffer. Numbers are written so that they read back as the same double (`extra` is a JSON
 /// string holding the source's own text exactly, so the view gives it back byte for byte).
-final class ColdBuffer {
+package final class ColdBuffer {
     /// The buffer; grown (rarely: a long `extra`) when a row needs more.
-    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    package private(set) var bytes: UnsafeMutablePointer<UInt8>
     private var capacity: Int
 
-    init(capacity: Int = 1024) {
+    package init(capacity: Int = 1024) {
         self.capacity = capacity
         bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
     }
@@ -163,7 +170,7 @@ final class ColdBuffer {
     deinit { bytes.deallocate() }
 
     /// Writes the point's cold object; returns its length in bytes, 0 when the point has no cold field.
-    func encode(_ p: Point) -> Int {
+    package func encode(_ p: Point) -> Int {
         if p.vAccuracyM == nil && p.batteryLevel == nil && p.batteryState == nil && p.bssid == nil && p.appTripID == nil
             && p.trigger == nil && p.conn == nil && p.extra == nil {
             return 0
