@@ -17,6 +17,10 @@ public struct JSONArchiveReader {
     /// The direct Overland scanner's reused state, and how many records in a row it gave up on.
     let scratch = OverlandScratch()
     var fastMisses = 0
+    /// Whether the direct scanner is tried at all (tests compare its results with the tape path's), and how many
+    /// records it read.
+    var useScanner = true
+    var scannedRecords = 0
     var topLevelValues = 0
     var layout = ""
     var unknownItems = 0
@@ -322,7 +326,7 @@ public struct JSONArchiveReader {
             p.skipWhitespace()
             let start = p.pos
             recordStart = start
-            if fastMisses < JSONArchiveReader.fastMissLimit, fastOverland(&p, start: start) {
+            if useScanner, fastMisses < JSONArchiveReader.fastMissLimit, fastOverland(&p, start: start) {
                 if try p.endOfMember(close: UInt8(ascii: "]")) { return elements }
                 continue
             }
@@ -353,6 +357,7 @@ public struct JSONArchiveReader {
             return false
         }
         fastMisses = 0
+        scannedRecords += 1
         builder.sawOverland = true
         builder.recognized += 1
         let device = builder.overlandDevice(p, fields.deviceID)
