@@ -202,7 +202,10 @@ extension JSONParser {
         guard pos < count, base[pos] == UInt8(ascii: "{") else { return false }
         pos += 1
         skipWhitespace()
-        if pos < count, base[pos] == UInt8(ascii: "}") { return true }
+        if pos < count, base[pos] == UInt8(ascii: "}") {  // `{}`: no property (the point is rejected for its time)
+            pos += 1
+            return true
+        }
         var seen = 0  // one bit per OverlandProperty
         var unlisted = 0
         var low: UInt64 = 0, high: UInt64 = 0

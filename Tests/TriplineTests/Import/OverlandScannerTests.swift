@@ -92,6 +92,10 @@ import Testing
         plain.replacingOccurrences(of: #""properties":{"#, with: #""properties" : { "#).replacingOccurrences(of: ",", with: " ,\n "),
         plain.replacingOccurrences(of: #""properties":{"timestamp""#, with: #""properties":{"timestamp"#),  // broken
         String(plain.dropLast(7)),  // cut
+        // Found by the differential fuzz target: an empty `properties` object must be closed by its own brace.
+        #"{"type":"Feature","geometry":{"type":"Point","coordinates":[13.4,52.5]},"properties":{}}"#,
+        #"{"type":"Feature","geometry":{"type":"Point","coordinates":[13.4,52.5]},"properties":{\#t\#t}"timestamp":"2024-03-30T09:42:16+0100"}"#,
+        #"{"type":"Feature","geometry":{"type":"Point","coordinates":[13.4,52.5]},"properties":{ },"x":1}"#,
     ]
 
     @Test func variantsReadAlikeBothWays() {
