@@ -112,19 +112,20 @@ public final class PointWriter {
         rc |= sqlite3_bind_double(s, 3, p.lon)
         rc |= bind(p.accuracyM, s, 4)
         rc |= bind(p.speedMps, s, 5)
-        if let o = p.utcOffsetS { rc |= sqlite3_bind_int64(s, 6, Int64(o)) } else { rc |= sqlite3_bind_null(s, 6) }
-        rc |= texts.bindChecked(p.motion, to: s, at: 7)
-        rc |= texts.bindChecked(p.appTripMode, to: s, at: 8)
+        if let o = p.utcOffsetS { rc |= bound(sqlite3_bind_int64(s, 6, Int64(o)), 6) } else { rc |= bindNull(s, 6) }
+        rc |= bind(p.motion, s, 7)
+        rc |= bind(p.appTripMode, s, 8)
         rc |= sqlite3_bind_int64(s, 9, importID)
         rc |= bind(p.altitudeM, s, 10)
         rc |= bind(p.courseDeg, s, 11)
-        rc |= texts.bindChecked(p.ssid, to: s, at: 12)
+        rc |= bind(p.ssid, s, 12)
         if coldBytes.isEmpty {
-            rc |= sqlite3_bind_null(s, 13)
+            rc |= bindNull(s, 13)
         } else {
-            rc |= texts.bindChecked(bytes: coldBytes, to: s, at: 13)
+            rc |= bound(texts.bindChecked(bytes: coldBytes, to: s, at: 13), 13)
         }
         if rc != SQLITE_OK {
+            nullParameters = 0  // a failed bind leaves the parameter's value unknown
             let error = db.error(rc, sql: insertStatement.sql)
             sqlite3_reset(s)
             throw error
@@ -135,10 +136,37 @@ public final class PointWriter {
         return sqlite3_changes(db.handle) == 1
     }
 
+    /// The parameters of the insert statement known to be bound to NULL (bit `index − 1`). SQLite keeps a statement's
+    /// bindings across `sqlite3_reset`, so a parameter that was NULL in the last row and is NULL again is not bound
+    /// again (each bind is a call, a check and a value release in SQLite: a point usually has the same optional fields
+    /// as the one before).
+    private var nullParameters: UInt32 = 0
+
+    @inline(__always)
+    func bindNull(_ s: OpaquePointer, _ index: Int32) -> Int32 {
+        let bit: UInt32 = 1 << UInt32(index - 1)
+        if nullParameters & bit != 0 { return SQLITE_OK }
+        nullParameters |= bit
+        return sqlite3_bind_null(s, index)
+    }
+
+    /// Notes that parameter `index` was bound to a value (`rc` is the bind's result, passed through).
+    @inline(__always)
+    func bound(_ rc: Int32, _ index: Int32) -> Int32 {
+        nullParameters &= ~(1 << UInt32(index - 1))
+        return rc
+    }
+
     @inline(__always)
     func bind(_ value: Double?, _ s: OpaquePointer, _ index: Int32) -> Int32 {
-        if let value { return sqlite3_bind_double(s, index, value) }
-        return sqlite3_bind_null(s, index)
+        if let value { return bound(sqlite3_bind_double(s, index, value), index) }
+        return bindNull(s, index)
+    }
+
+    @inline(__always)
+    func bind(_ value: String?, _ s: OpaquePointer, _ index: Int32) -> Int32 {
+        if let value { return bound(texts.bindChecked(value, to: s, at: index), index) }
+        return bindNull(s, index)
     }
 
     /// The stored position and import of the point of `deviceID` at `timeMs`, or nil when there is none.
