@@ -4,7 +4,9 @@ import TriplineCore
 /// `Geolife trajectory`), then one fix a line, `lat,lon,0,altitude_ft,days_since_1899-12-30,YYYY-MM-DD,HH:MM:SS`,
 /// in GMT, CRLF or LF line ends. Altitude is in feet, −777 = unknown. The date/time fields are authoritative; the
 /// day-number field is only used when they are missing. GeoLife has no device field: the device is `--device`, else
-/// the folder or file name (as for GPX). A bad line costs one reject naming its line and byte.
+/// the user folder of GeoLife's own layout (`…/<user>/Trajectory/<file>.plt` → `<user>`, so that a folder of many
+/// users gives one device each instead of one device whose users' fixes clash), else the folder or file name (as for
+/// GPX). A bad line costs one reject naming its line and byte.
 public struct PLTReader {
     var builder: RecordBuilder
 
@@ -38,6 +40,22 @@ public struct PLTReader {
             v = v * 10 + Int(d)
         }
         return v
+    }
+
+    /// The GeoLife user folder holding the file (`…/<user>/Trajectory/<file>.plt`, the data set's own layout), as
+    /// the file's device — unless `--device` names one.
+    mutating func userDevice() -> Int? {
+        guard builder.context.fallbackDevice.origin != "--device",
+              let user = Self.userFolder(builder.context.path) else { return nil }
+        return builder.out.deviceIndex(ParsedDevice(name: user, source: "geolife", origin: "GeoLife user folder"))
+    }
+
+    /// `<user>` of a path `…/<user>/Trajectory/<file>` (`Trajectory` in any case), or nil.
+    static func userFolder(_ path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 3, parts[parts.count - 2].lowercased() == "trajectory" else { return nil }
+        let user = parts[parts.count - 3]
+        return user == "." || user == ".." ? nil : String(user)
     }
 
     // Long by design: a parser's single pass over each line's fields, kept in one function for speed.
@@ -118,7 +136,7 @@ public struct PLTReader {
             }
             let feet = number(3)
             let altitude: Double? = feet.flatMap { $0 == -777 ? nil : $0 * 0.3048 }
-            let d = device ?? builder.fallbackDevice(source: "geolife")
+            let d = device ?? userDevice() ?? builder.fallbackDevice(source: "geolife")
             device = d
             builder.addPoint(Point(deviceID: Int64(d), timeMs: time, lat: lat, lon: lon, altitudeM: altitude), start: lineStart, end: e)
         }

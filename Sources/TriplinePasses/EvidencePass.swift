@@ -23,7 +23,13 @@ import TriplineStore
 ///   fix when at least `lone_stay_s` remain (significant-change mode reports a stop with one fix, then nothing for
 ///   25–75 min). The trip's speed is the median of its fix-to-fix speeds over shorter silences (else reported
 ///   speeds, else `default_speed_mps`).
-/// With no app events and no such silences (dense archives, GPX), the stays pass's stays are kept unchanged.
+/// - **Motion states** (Overland): a stay before a long silence whose first fix starts a 1-Hz track the motion
+///   states call moving lasts until that fix less the travel to it; a `stationary` fix (or a few) outside any stay
+///   before such a silence is a stop (``movingResumes(_:_:keepFirst:speed:_:)``). Travel times use the median speed
+///   of the fixes around a departure (``travelSpeed(_:_:after:_:)``), and trips no fix saw the device's own pace
+///   (``observedTrips(_:_:_:)``).
+/// With no app events, no motion states and no such silences (GPX, GeoLife), the stays pass's stays are kept
+/// unchanged.
 public struct EvidencePass: Pass {
     public static let name = "evidence"
 
@@ -43,6 +49,9 @@ public struct EvidencePass: Pass {
         /// … and only a fix this far (seconds) from both its neighbours: sparse sampling, not a dense track's
         /// stop at a traffic light just before the phone went silent.
         public var loneIsolationS: Double = 60
+        /// A lone fix claims at most this long (seconds) on either side: as `stays.max_gap_s`, a longer silence is
+        /// missing data (a phone off for weeks), not presence.
+        public var loneMaxS: Double = 86_400
         /// A still fix far from a place between two near ones at most this far (seconds) away is at the place.
         public var outlierS: Double = 300
         /// Seconds between a departure and the next fix when the trip was too short for the distance trigger (the
@@ -57,12 +66,29 @@ public struct EvidencePass: Pass {
         public var movingMps: Double = 0.7
         /// Speed (m/s) assumed when a trip shows none (walking).
         public var defaultSpeedMps: Double = 1.4
+        /// The speed of a departure or arrival is the median reported speed (≥ 0.5 m/s) of the kept fixes this many
+        /// seconds after (before) the fix next to the stay, not that fix's alone: the first fix after an iOS pause or
+        /// a dead phone is often at a traffic light (0–1 m/s in a car that then drives at 14 m/s).
+        public var speedWindowS: Double = 120
+        /// A stay followed by a silence this long (seconds) whose first fix the motion coprocessor already calls
+        /// moving (`walking`, `running`, `cycling`, `driving`) in a 1-Hz track ends that fix's distance from the
+        /// stay before it, at the speed above (the app was killed or the phone dead while the person was still
+        /// there: the stays pass leaves silences over `stays.extend_max_s` unclaimed).
+        public var resumeGapS: Double = 600
+        /// A trip with no fix at all (a dead phone, a killed app) between a stay and an iOS visit elsewhere takes the
+        /// time to cover the distance at the median straight-line speed of this device's observed trips of similar
+        /// length (half to twice, at least three of them), else this speed (m/s).
+        public var unseenSpeedMps: Double = 5
+        /// … except that a trip no fix saw shorter than this (metres, straight line) is taken as walked
+        /// (`default_speed_mps`): most short trips are.
+        public var unseenWalkMaxM: Double = 1500
 
         public init() {}
 
         public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
-            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+            "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
+            "speed_window_s": \.speedWindowS, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM,
         ] }
     }
 
@@ -81,6 +107,9 @@ public struct EvidencePass: Pass {
         /// The region's name (OwnTracks `desc`), for `inregions`; nil for visits and pauses.
         public var region: String?
         public var source: String
+        /// When the app wrote it (an iOS visit without a departure: the phone was there then, so a stay that begins
+        /// later is another visit).
+        public var recordedMs: Int64? = nil
     }
 
     /// What the app recorded besides fixes, for one device's span.
@@ -185,7 +214,8 @@ public struct EvidencePass: Pass {
                 guard !q.isNull(2), !q.isNull(3), !q.isNull(4) else { continue }
                 let end = q.isNull(5) ? Int64.max : q.int64(5)
                 evidence.presences.append(Presence(
-                    startMs: q.int64(4), endMs: end, lat: q.double(2), lon: q.double(3), reachM: p.matchM, region: nil, source: "visit"))
+                    startMs: q.int64(4), endMs: end, lat: q.double(2), lon: q.double(3), reachM: p.matchM, region: nil, source: "visit",
+                    recordedMs: time))
             case "paused_location_updates":
                 pauseAt = time
             default:  // resumed / exited pause region
@@ -241,7 +271,7 @@ public struct EvidencePass: Pass {
             var j = lowerBound(w.time, resume)
             while j < w.count && w.flags[j] != 0 { j += 1 }
             if let rlat, let rlon {
-                let v = j < w.count && !w.speed[j].isNaN && w.speed[j] >= 0.5 ? w.speed[j] : p.defaultSpeedMps
+                let v = j < w.count ? travelSpeed(w, j, after: true, p) : p.defaultSpeedMps
                 end = resume - Int64(Geo.distance(w.lat[i], w.lon[i], rlat, rlon) / v * 1000)
             }
             // Back over the still fixes near it to the arrival (the fixes before the pause), for the place's centre.
@@ -313,6 +343,21 @@ public struct EvidencePass: Pass {
             if d > p.matchM && outlier(w, i, lat, lon, p) { return 0 }
             return d
         }
+        let observed = observedTrips(w, input, p)
+        /// The device's own straight-line speed between two positions (``observedTrips(_:_:_:)``): over the seen
+        /// trips between the same two places (either way, ends within `match_m`), else over those of about the same
+        /// length (half to twice, at least three), else `unseen_speed_mps`.
+        func typicalSpeed(_ aLat: Double, _ aLon: Double, _ bLat: Double, _ bLon: Double) -> Double {
+            func near(_ lat: Double, _ lon: Double, _ qLat: Double, _ qLon: Double) -> Bool { Geo.distance(lat, lon, qLat, qLon) <= p.matchM }
+            let same = observed.filter { o in
+                (near(o.aLat, o.aLon, aLat, aLon) && near(o.bLat, o.bLon, bLat, bLon)) || (near(o.aLat, o.aLon, bLat, bLon) && near(o.bLat, o.bLon, aLat, aLon))
+            }.map(\.speed).sorted()
+            if !same.isEmpty { return same[same.count / 2] }
+            let d = Geo.distance(aLat, aLon, bLat, bLon)
+            let similar = observed.filter { $0.distance >= d / 2 && $0.distance <= d * 2 }.map(\.speed).sorted()
+            if similar.count >= 3 { return similar[similar.count / 2] }
+            return d < p.unseenWalkMaxM ? p.defaultSpeedMps : p.unseenSpeedMps
+        }
         func reindex(_ s: inout StayRecord) {
             s.first = lowerBound(w.time, s.startMs)
             s.last = max(s.first, lowerBound(w.time, s.endMs + 1) - 1)
@@ -343,6 +388,7 @@ public struct EvidencePass: Pass {
                     && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
             }
             let openStart = e.startMs == Int64.min
+            if e.endMs == Int64.max, let recorded = e.recordedMs { members = members.filter { stays[$0].startMs <= recorded } }
             if e.endMs == Int64.max, let k = members.first { members = [k] }
             // The first kept fix further away after a time (stays of one presence join only when there is none).
             func firstFar(after t: Int64) -> Int64 {
@@ -363,7 +409,7 @@ public struct EvidencePass: Pass {
                 var there: Int64? = nil
                 while i >= 0 && i < w.count {
                     if kept(i) && !(e.region != nil && distance(i, e.lat, e.lon, region: e.region) == 0) {
-                        let v = !w.speed[i].isNaN && w.speed[i] >= 0.5 ? w.speed[i] : p.defaultSpeedMps
+                        let v = travelSpeed(w, i, after: after, p)
                         let travel = max(1000, Int64(Geo.distance(w.lat[i], w.lon[i], lat, lon) / v * 1000))
                         let b = after ? w.time[i] - travel : w.time[i] + travel
                         guard let there else { return b }
@@ -427,8 +473,12 @@ public struct EvidencePass: Pass {
                     if k <= keepFirst && keepFirst > 0 { continue }
                     if k > 0 && stays[k - 1].last >= a { continue }
                     if k < stays.count && stays[k].first < a { continue }
-                    if k > 0 { stays[k - 1].endMs = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - 1000)) }
-                    if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], endMs + 1000)) }
+                    // The trips to and from it hold no fix either: each takes the time to cover its distance.
+                    func unseen(_ s: StayRecord) -> Int64 {
+                        max(1000, Int64(Geo.distance(s.lat, s.lon, e.lat, e.lon) / typicalSpeed(s.lat, s.lon, e.lat, e.lon) * 1000))
+                    }
+                    if k > 0 { stays[k - 1].endMs = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - unseen(stays[k - 1]))) }
+                    if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], endMs + unseen(stays[k]))) }
                     // Its point indices are those of the fix before it (the trips pass takes the points strictly between
                     // two stays, so the fixes after it start the next trip).
                     let s = StayRecord(first: a - 1, last: a - 1, startMs: e.startMs, endMs: endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (endMs - e.startMs) / 1000)
@@ -447,8 +497,141 @@ public struct EvidencePass: Pass {
                 stays.insert(s, at: k)
             }
         }
+        stays = movingResumes(w, stays, keepFirst: keepFirst, speed: typicalSpeed, p)
         stays = loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
         return sparseEdges(w, stays, keepFirst: keepFirst, p)
+    }
+
+    /// The speed (m/s) of a departure from a stay to fix `i` (`after`; an arrival: from `i` to the stay): the median
+    /// reported speed ≥ 0.5 m/s of the kept fixes within `speed_window_s` after (before) it, `i` included, else
+    /// `default_speed_mps`. One fix's speed misleads: the first fix after a pause is often at a light.
+    static func travelSpeed(_ w: DeviceWork, _ i: Int, after: Bool, _ p: Parameters) -> Double {
+        let window = Int64(p.speedWindowS * 1000)
+        var speeds: [Double] = []
+        var k = i
+        while k >= 0 && k < w.count && abs(w.time[k] - w.time[i]) <= window {
+            if w.flags[k] == 0 && !w.speed[k].isNaN && w.speed[k] >= 0.5 { speeds.append(w.speed[k]) }
+            k += after ? 1 : -1
+        }
+        guard !speeds.isEmpty else { return p.defaultSpeedMps }
+        speeds.sort()
+        return speeds[speeds.count / 2]
+    }
+
+    /// Ends, straight-line distance and speed of the trips between consecutive stays that the fixes saw whole: at least 10
+    /// kept fixes, none more than 5 min from the next or from the stays. The device's own pace, for trips no fix saw.
+    static func observedTrips(_ w: DeviceWork, _ stays: [StayRecord], _ p: Parameters)
+        -> [(aLat: Double, aLon: Double, bLat: Double, bLon: Double, distance: Double, speed: Double)] {
+        var out: [(aLat: Double, aLon: Double, bLat: Double, bLon: Double, distance: Double, speed: Double)] = []
+        for k in stays.indices.dropLast() {
+            let a = stays[k], b = stays[k + 1]
+            guard b.startMs > a.endMs, a.last < b.first else { continue }
+            var n = 0, previous = a.endMs, whole = true, firstFix = -1, lastFix = -1
+            for i in (a.last + 1)..<b.first where w.flags[i] == 0 && w.time[i] > a.endMs && w.time[i] < b.startMs {
+                if w.time[i] - previous > 300_000 { whole = false; break }
+                previous = w.time[i]
+                if firstFix < 0 { firstFix = i }
+                lastFix = i
+                n += 1
+            }
+            guard whole, n >= 10, b.startMs - previous <= 300_000 else { continue }
+            // The pace between the first and the last fix (the stays' edges may be estimates: an iOS pause).
+            let d = Geo.distance(a.lat, a.lon, b.lat, b.lon), dFix = Geo.distance(w.lat[firstFix], w.lon[firstFix], w.lat[lastFix], w.lon[lastFix])
+            let dt = Double(w.time[lastFix] - w.time[firstFix]) / 1000
+            if d > 100 && dFix > 100 && dt > 0 { out.append((a.lat, a.lon, b.lat, b.lon, d, dFix / dt)) }
+        }
+        return out
+    }
+
+    /// Stays followed by a long silence whose first fix is already moving by the motion states (see
+    /// `resume_gap_s`): the stay lasts until that fix less the time to reach it at ``travelSpeed(_:_:after:_:)``.
+    /// Only where the first fixes after the silence are a 1-Hz track (within 5 s of each other) and carry a motion
+    /// state: archives without motion states (GPX, GeoLife, OwnTracks) are left as they are.
+    static func movingResumes(
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+    ) -> [StayRecord] {
+        var stays = input
+        let gapMs = Int64(p.resumeGapS * 1000)
+        let moving = MotionBits.walking | MotionBits.running | MotionBits.cycling | MotionBits.driving
+        /// Fix `j` starts a trip by the motion states: it or a kept fix within a minute after it is moving (iOS names
+        /// the activity late: a trip's first fixes often still say `stationary`).
+        func movingSoon(_ j: Int) -> Bool {
+            var q = j
+            while q < w.count && w.time[q] - w.time[j] <= 60_000 {
+                if w.flags[q] == 0 && w.motion[q] & moving != 0 { return true }
+                q += 1
+            }
+            return false
+        }
+        for k in stays.indices where k >= keepFirst {
+            let limit = k + 1 < stays.count ? stays[k + 1].first : w.count
+            var j = stays[k].last + 1
+            while j < limit && (w.flags[j] != 0 || w.time[j] <= stays[k].endMs) { j += 1 }
+            guard j < limit, w.time[j] - stays[k].endMs >= gapMs, movingSoon(j) else { continue }
+            var next = j + 1
+            while next < w.count && w.flags[next] != 0 { next += 1 }
+            guard next < limit, w.time[next] - w.time[j] <= 5000 else { continue }
+            let v = travelSpeed(w, j, after: true, p)
+            let leave = w.time[j] - max(1000, Int64(Geo.distance(stays[k].lat, stays[k].lon, w.lat[j], w.lon[j]) / v * 1000))
+            let nextStart = k + 1 < stays.count ? stays[k + 1].startMs - 1000 : Int64.max
+            if leave > stays[k].endMs && leave < nextStart { stays[k].endMs = leave }
+        }
+        // Fixes the motion states call `stationary` outside any stay (one, or a few within `cluster_m` of the first:
+        // too short for the stays pass), then such a silence, then a moving 1-Hz resume or the next stay: a stop whose
+        // rest the silence hid (Overland's "discard stationary" reports a stop with its first point and then one an
+        // hour; with pauses, 5–15 s fixes until the app was killed or the phone died). It lasts until the resume less
+        // the travel to it at ``travelSpeed(_:_:after:_:)``, or until the next stay's start less the travel at the
+        // device's own pace between the two places.
+        let minMs = Int64(p.minStayS * 1000)
+        /// A still fix: no moving state, slow, and `stationary` (`first`) or no state at all (8 % of fixes carry none).
+        func still(_ i: Int, first: Bool = true) -> Bool {
+            w.flags[i] == 0 && w.motion[i] & moving == 0 && (w.speed[i].isNaN || w.speed[i] < p.movingMps)
+                && (w.motion[i] & MotionBits.stationary != 0 || (!first && w.motion[i] == 0))
+        }
+        var k = keepFirst
+        var i = max(lowerBound(w.time, w.processFromMs), keepFirst > 0 ? stays[keepFirst - 1].last + 1 : 0)
+        while i < w.count {
+            while k < stays.count && stays[k].last < i { k += 1 }
+            if k < stays.count && i >= stays[k].first { i = stays[k].last + 1; continue }
+            guard still(i) else { i += 1; continue }
+            // The run of still fixes near the first (flagged fixes skipped).
+            var e = i, sumLat = w.lat[i], sumLon = w.lon[i], n = 1.0
+            var j = i + 1
+            while j < w.count && (k >= stays.count || j < stays[k].first) {
+                if w.flags[j] != 0 { j += 1; continue }
+                guard still(j, first: false), w.time[j] - w.time[e] < gapMs, Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) <= p.clusterM else { break }
+                e = j
+                sumLat += w.lat[j]
+                sumLon += w.lon[j]
+                n += 1
+                j += 1
+            }
+            defer { i = e + 1 }
+            guard j < w.count, w.time[j] - w.time[e] >= gapMs, k == 0 || stays[k - 1].endMs < w.time[i] else { continue }
+            let lat = sumLat / n, lon = sumLon / n
+            var leave: Int64
+            if k < stays.count && j >= stays[k].first {
+                // The next stay: reached at the device's own pace.
+                let d = Geo.distance(lat, lon, stays[k].lat, stays[k].lon)
+                guard d > p.clusterM else { continue }
+                leave = stays[k].startMs - max(1000, Int64(d / speed(lat, lon, stays[k].lat, stays[k].lon) * 1000))
+            } else {
+                guard movingSoon(j) else { continue }
+                var next = j + 1
+                while next < w.count && w.flags[next] != 0 { next += 1 }
+                guard next < w.count, w.time[next] - w.time[j] <= 5000 else { continue }
+                let v = travelSpeed(w, j, after: true, p)
+                leave = w.time[j] - max(1000, Int64(Geo.distance(lat, lon, w.lat[j], w.lon[j]) / v * 1000))
+            }
+            leave = min(leave, w.time[j] - 1000, k < stays.count ? stays[k].startMs - 1000 : Int64.max)
+            guard leave - w.time[i] >= minMs else { continue }
+            let acc = w.accuracy[i]
+            stays.insert(StayRecord(
+                first: i, last: e, startMs: w.time[i], endMs: leave, lat: lat, lon: lon, radiusM: acc.isNaN ? 0 : acc,
+                points: Int(n), gapS: (w.time[j] - w.time[e]) / 1000), at: k)
+            k += 1
+        }
+        return stays
     }
 
     /// Still fixes between stays next to long silences (see the type's documentation).
@@ -536,7 +719,9 @@ public struct EvidencePass: Pass {
                     let travel = Int64(Geo.distance(w.lat[last], w.lon[last], w.lat[j], w.lon[j]) / v * 1000)
                     stop = max(w.time[last], w.time[j] - max(travel, Int64(p.settleLagS * 1000), 1000))
                 }
-                start = max(start, lastEnd + 1000)
+                let claimMs = Int64(p.loneMaxS * 1000)
+                start = max(start, lastEnd + 1000, w.time[first] - claimMs)
+                stop = min(stop, w.time[last] + claimMs)
                 if let b { stop = min(stop, b.startMs - 1000) }
                 guard stop - start >= Int64(p.loneStayS * 1000) else { continue }
                 var sumLat = 0.0, sumLon = 0.0

@@ -21,8 +21,9 @@ public struct Rebuild {
 
     /// The version of the passes' logic, recorded with each device's results (`rebuild_state.algorithm_version`).
     /// Bump it whenever a change to a pass changes what it writes: the next rebuild of every device then recomputes
-    /// everything and says why. 2: stable ids, the user's place edits, wifi names without `Wifi "…"`.
-    public static let algorithmVersion = 2
+    /// everything and says why. 2: stable ids, the user's place edits, wifi names without `Wifi "…"`. 3: the evidence
+    /// pass's motion-state, travel-speed and unseen-trip rules; trips between two stays with no fix in between.
+    public static let algorithmVersion = 3
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -31,7 +31,8 @@ public enum SimulationWriter {
             // from the first part of a simulation is a prefix of the whole one's).
             var rng = SplitMix64.derived(result.config.seed, 0xF11E5, UInt64(device.person))
             switch device.app {
-            case .overland: files += try writeOverland(device, directory: directory, rng: &rng, quirks: options.quirks)
+            case .overland:
+                files += try writeOverland(device, directory: directory, rng: &rng, quirks: options.quirks, deferred: result.config.profile != .classic)
             case .owntracks: files += try writeOwnTracks(device, directory: directory, rng: &rng, quirks: options.quirks)
             }
         }
@@ -120,39 +121,77 @@ public enum SimulationWriter {
         }
     }
 
-    static func writeOverland(_ device: SimulatedDevice, directory: String, rng: inout SplitMix64, quirks: Bool = false) throws -> [String] {
+    /// - Parameter deferred: the profiles other than `classic`: batches posted as the app's send queue posts them
+    ///   (``overlandUploads(_:isPoint:rng:)``): late, after offline spells, `points_per_batch` at most, with `current`.
+    // Long by design: items in time order, then batches (two ways), then the files with the retries and quirks of each.
+    static func writeOverland(_ device: SimulatedDevice, directory: String, rng: inout SplitMix64, quirks: Bool = false, deferred: Bool = false) throws -> [String] {
         let dir = directory + "/overland/" + device.name
         try FileSystem.createDirectory(dir)
         // Features in time order; a trip record follows the trip's last point.
         var items: [OverlandItem] = []
+        var times: [Int64] = []
         var trips = device.appTrips.sorted { $0.endMs < $1.endMs }[...]
         var events = device.events[...]
         for p in device.points {
             while let t = trips.first, t.endMs <= p.timeMs {
                 items.append(.trip(t))
+                times.append(t.endMs)
                 trips = trips.dropFirst()
             }
             while let e = events.first, e.timeMs <= p.timeMs {
                 items.append(.raw(e.raw))
+                times.append(e.timeMs)
                 events = events.dropFirst()
             }
             items.append(.point(p, nanSpeed: false))
+            times.append(p.timeMs)
         }
-        for t in trips { items.append(.trip(t)) }
-        for e in events { items.append(.raw(e.raw)) }
+        for t in trips { items.append(.trip(t)); times.append(t.endMs) }
+        for e in events { items.append(.raw(e.raw)); times.append(e.timeMs) }
         if quirks { injectOverlandQuirks(&items, deviceName: device.name) }
+        // The batches: item ranges, each with the `current` point sent along (deferred uploads only).
+        var uploads: [(range: Range<Int>, current: Int?)] = []
+        if deferred {
+            // Quirks insert records without a time of their own: they take the time of the item before them.
+            if times.count != items.count {
+                times = []
+                var last: Int64 = 0
+                for item in items {
+                    switch item {
+                    case .point(let p, _): last = p.timeMs
+                    case .trip(let t): last = t.endMs
+                    case .raw: break
+                    }
+                    times.append(last)
+                }
+            }
+            let isPoint = items.map { if case .point = $0 { return true } else { return false } }
+            uploads = overlandUploads(times, isPoint: isPoint, rng: &rng)
+        } else {
+            var index = 0
+            var batches = 0
+            while index < items.count {
+                let size = 150 + rng.int(101)
+                uploads.append((index..<min(items.count, index + size), nil))
+                batches += 1
+                index += size
+                // Quirks: every 5th batch from the 5th on, the next one re-sends the last 20–59 features (a batch that
+                // was partly acknowledged), so they arrive twice in different files.
+                if quirks && batches % 5 == 0 && index < items.count { index -= 20 + rng.int(40) }
+            }
+        }
         var files: [String] = []
-        var index = 0
         var sequence = 0
         var batches = 0
         var lastBody = ""
-        while index < items.count {
-            let size = 150 + rng.int(101)
-            let batch = items[index..<min(items.count, index + size)]
+        for upload in uploads {
+            let batch = items[upload.range]
             batches += 1
             // Quirks: the 3rd batch written with UTC `Z` timestamps and milliseconds.
             let zulu = quirks && batches == 3
-            let body = "{\"locations\":[\n" + batch.map { render($0, deviceName: device.name, zulu: zulu) }.joined(separator: ",\n") + "\n]}\n"
+            var body = "{\"locations\":[\n" + batch.map { render($0, deviceName: device.name, zulu: zulu) }.joined(separator: ",\n") + "\n]"
+            if let c = upload.current { body += ",\n\"current\":" + render(items[c], deviceName: device.name, zulu: zulu) }
+            body += "}\n"
             let copies = rng.chance(0.06) ? 2 : 1  // a retry after the server's reply was lost
             for _ in 0..<copies {
                 sequence += 1
@@ -161,10 +200,6 @@ public enum SimulationWriter {
                 files.append(path)
             }
             lastBody = body
-            index += size
-            // Quirks: every 5th batch from the 5th on, the next one re-sends the last 20–59 features (a batch that
-            // was partly acknowledged), so they arrive twice in different files.
-            if quirks && batches % 5 == 0 && index < items.count { index -= 20 + rng.int(40) }
         }
         if quirks && !lastBody.isEmpty {
             // The last file: a retry of the last batch cut mid-write (the server died while saving it). Its complete
@@ -177,6 +212,73 @@ public enum SimulationWriter {
             files.append(path)
         }
         return files
+    }
+
+    /// An index drawn with the given weights (summing to 1).
+    static func pick(_ weights: [Double], _ rng: inout SplitMix64) -> Int {
+        var u = rng.double()
+        for (k, w) in weights.enumerated() {
+            if u < w { return k }
+            u -= w
+        }
+        return weights.count - 1
+    }
+
+    /// How Overland's send queue posts an archive's items (in time order; `times` their record times): the batches
+    /// as item ranges, in the order the server received them, each with the index of the `current` point sent along.
+    ///
+    /// Per device, the app's settings (../shared/formats/overland-settings.txt, overland-api.txt): "Locations per
+    /// Batch" (`points_per_batch`) 50 / 100 / **200** / 500 / 1000 (10 / 15 / 55 / 15 / 5 %) and a send interval of
+    /// 1, 5, 10 or 30 min (20 / 40 / 25 / 15 %). Every interval, while the app is awake (it recorded something in the
+    /// last 2 min: iOS suspends it during a pause and while the phone is dead) and online, it flushes its queue,
+    /// oldest first, in requests of at most a batch's size; a request made while more than two batches wait carries
+    /// the newest queued point as `current` (not one of the batch's: it arrives again, later, in its own batch).
+    /// Offline spells (35 % of days, 20 min–5 h: no signal, data off, a flight) hold everything back, so hours of
+    /// fixes arrive late, in full batches, in one burst. When the archive is taken, the queue has been flushed.
+    static func overlandUploads(_ times: [Int64], isPoint: [Bool], rng: inout SplitMix64) -> [(range: Range<Int>, current: Int?)] {
+        let n = times.count
+        guard n > 0 else { return [] }
+        let batch = [50, 100, 200, 500, 1000][pick([0.10, 0.15, 0.55, 0.15, 0.05], &rng)]
+        let interval = Int64([60, 300, 600, 1800][pick([0.20, 0.40, 0.25, 0.15], &rng)]) * 1000
+        // Offline spells, one day at a time over the archive's span.
+        var offline: [(Int64, Int64)] = []
+        let first = times.min()!, last = times.max()!
+        var day = first
+        while day <= last {
+            if rng.chance(0.35) {
+                let a = day + Int64(rng.uniform(0, 86_400) * 1000)
+                offline.append((a, a + Int64(rng.uniform(0.33, 5) * 3_600_000)))
+            }
+            day += 86_400_000
+        }
+        var uploads: [(range: Range<Int>, current: Int?)] = []
+        var sent = 0, recorded = 0
+        var lastPoint: Int? = nil
+        var t = times[0] + interval
+        func flush() {
+            while sent < recorded {
+                let size = min(batch, recorded - sent)
+                var current: Int? = nil
+                if recorded - sent > 2 * batch, let c = lastPoint, c >= sent + size { current = c }
+                uploads.append((sent..<(sent + size), current))
+                sent += size
+            }
+        }
+        while sent < n {
+            while recorded < n && times[recorded] <= t {
+                if isPoint[recorded] { lastPoint = recorded }
+                recorded += 1
+            }
+            if recorded == n {
+                flush()  // the archive is taken after the last upload
+                break
+            }
+            let awake = recorded > 0 && t - times[recorded - 1] <= 120_000
+            if awake && !offline.contains(where: { t >= $0.0 && t < $0.1 }) { flush() }
+            // Suspended: the next send is an interval after the app wakes up again.
+            t = awake ? t + interval : max(t + interval, times[recorded] + interval)
+        }
+        return uploads
     }
 
     /// Inserts, a handful each, the Overland records real archives have besides fixes: pause/resume and

@@ -63,6 +63,8 @@ public enum SQLValue: Sendable, Equatable {
 final class AuthorizerState {
     /// The statement writes the query's own temporary tables (allowed: they live in memory).
     var tempWrite = false
+    /// The statement is `BEGIN`, `COMMIT`/`END`, `ROLLBACK`, `SAVEPOINT` or `RELEASE`.
+    var transaction = false
 }
 
 /// One connection to a SQLite database file.
@@ -432,6 +434,7 @@ extension Database {
                 var statement: OpaquePointer?
                 var next: UnsafePointer<CChar>?
                 authorizerState.tempWrite = false
+                authorizerState.transaction = false
                 let rc = sqlite3_prepare_v2(handle, current, -1, &statement, &next)
                 guard rc == SQLITE_OK else {
                     var failure = error(rc, sql: nil)
@@ -447,6 +450,12 @@ extension Database {
                 if untrusted && sqlite3_stmt_readonly(statement) == 0 && !authorizerState.tempWrite {
                     sqlite3_finalize(statement)
                     throw DatabaseError(code: SQLITE_AUTH, message: "not authorized: only statements that read are allowed (VACUUM, INSERT, UPDATE, DELETE, CREATE and the like are refused) (in the statement starting on line \(line))", sql: text)
+                }
+                // The query's own BEGIN … COMMIT: it already runs in one read snapshot (a nested BEGIN would fail),
+                // so its transaction statements are passed over.
+                if untrusted && authorizerState.transaction {
+                    sqlite3_finalize(statement)
+                    continue
                 }
                 try body(Statement(database: self, handle: statement, sql: text), line)
             }
@@ -499,7 +508,10 @@ extension Database {
                 }
                 // SQLite itself asks this for sqlite_master while it reads the schema; any other write is refused.
                 return action == SQLITE_UPDATE && table == "sqlite_master" ? SQLITE_OK : SQLITE_DENY
-            default: return SQLITE_OK  // SELECT, READ, transactions
+            case SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
+                seen.transaction = true
+                return SQLITE_OK
+            default: return SQLITE_OK  // SELECT, READ
             }
         }, Unmanaged.passUnretained(authorizerState).toOpaque())
         untrusted = true

@@ -131,6 +131,7 @@ enum ImportCommand {
         case "path": return "from the rec/<user>/<device> path"
         case "archive": return "from the archive's name; the data carries no device"
         case "folder of the file": return "from the name of the file's folder; GPX carries no device"
+        case "GeoLife user folder": return "from the GeoLife user folder (<user>/Trajectory/)"
         case "topic": return "from the topic"
         case "tid": return "from the tracker id (tid)"
         case "username/device": return "from username/device"

@@ -1,6 +1,8 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineImport
+@testable import TriplineStore
+@testable import TriplineCLI
 
 /// GeoLife `.plt` through format detection and the importer's reader.
 @Suite struct PLTReaderTests {
@@ -23,6 +25,32 @@ import Testing
         #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidTime, .invalidLine])
         #expect(out.rejects.map(\.line) == [9, 10, 11])
         #expect(out.devices[Int(out.points[0].deviceID)].source == "geolife")
+    }
+
+    /// A folder of GeoLife users (the data set's `Data/<user>/Trajectory/*.plt`) gives one device a user: two users
+    /// recording at the same second at other places are not one device's clashing duplicates.
+    @Test func userFoldersAreDevices() throws {
+        let root = try temporaryDirectory() + "/Data"
+        for (user, lat) in [("010", "39.984702"), ("011", "40.001000")] {
+            try FileSystem.createDirectory(root + "/\(user)/Trajectory")
+            try FileSystem.write(Self.header + "\(lat),116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\r\n",
+                                 to: root + "/\(user)/Trajectory/20081023025304.plt")
+        }
+        let db = try temporaryDirectory() + "/g.sqlite"
+        let run = runCLI(["import", "--db", db, root])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("device '010' (from the GeoLife user folder"))
+        let store = try Store(path: db, create: false)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM devices") == 2)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM points") == 2)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects") == 0)
+        #expect(PLTReader.userFolder("Data/010/Trajectory/x.plt") == "010")
+        #expect(PLTReader.userFolder("./Trajectory/x.plt") == nil)
+        #expect(PLTReader.userFolder("walks/x.plt") == nil)
+        // --device still names the device.
+        let db2 = try temporaryDirectory() + "/d.sqlite"
+        #expect(runCLI(["import", "--db", db2, "--device", "me", root + "/010"]).status == 0)
+        #expect(try Store(path: db2, create: false).db.scalarInt("SELECT count(*) FROM devices WHERE name = 'me'") == 1)
     }
 
     @Test func headerOnlyIsEmpty() {

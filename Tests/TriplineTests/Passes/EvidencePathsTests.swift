@@ -124,6 +124,51 @@ import Testing
         #expect(abs(Int64(try double(store, "SELECT min(start_ms) FROM trips")) - (firstFix - 300_000)) <= 30_000)
     }
 
+    /// A phone off for a month: the lone still fix before the silence is a stay of at most `evidence.lone_max_s`
+    /// (a day), not a month-long visit, and no trip is invented across the month (`trips.implied_max_s`).
+    @Test func monthOfSilenceIsNeitherAVisitNorATrip() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(3600, every: 600, drift: 10...20)
+        for _ in 0..<3 {
+            b.gap(300, moving: 600, bearing: 90)
+            sparseFix(&b)
+        }
+        b.gap(300, moving: 100, bearing: 90)
+        sparseFix(&b)  // the last fix before the phone is off
+        let lastFix = b.t
+        b.gap(30 * 86_400, moving: 40_000, bearing: 0)  // a month later, 40 km north
+        b.still(3600, every: 600, drift: 10...20)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM visits WHERE end_ms > \(lastFix + 86_400_000) AND start_ms < \(lastFix)") == 0)
+        #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms - start_ms > 86400000") == 0)
+        // The lone fix is still a stay (its day), and the trip to it is kept.
+        #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms <= \(lastFix) AND end_ms >= \(lastFix)") == 1)
+        #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms <= \(lastFix)") >= 1)
+    }
+
+    /// An app's visit record (Google's semantic history, Overland's `visit`) weeks after the last fix, at a place
+    /// 40 km away, with no fix in between: the visit is a stay, but the weeks between are missing data, not a trip
+    /// from the last stay to it (`trips.implied_max_s`); the same within a day is a trip.
+    @Test func tripIsImpliedOnlyWithinADay() throws {
+        for (silence, trips) in [(20 * 86_400, 0), (6 * 3600, 1)] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(3600, every: 60, drift: 5...10)
+            b.gap(silence, moving: 40_000, bearing: 0)
+            let visitStart = b.t, visitEnd = b.t + 7_200_000, there = (lat: b.lat, lon: b.lon)
+            b.gap(7200 + 3600)
+            b.still(600, every: 60, drift: 5...10)
+            let store = try storeWith([("phone", b.points)])
+            try store.db.run(
+                "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, start_ms, end_ms, raw) VALUES (1, 1, 'visit', ?, ?, ?, ?, ?, '{}')",
+                [.integer(visitStart), .real(there.lat), .real(there.lon), .integer(visitStart), .integer(visitEnd)])
+            try rebuild(store)
+            #expect(try count(store, "SELECT count(*) FROM stays WHERE points = 0") == 1, "silence \(silence) s")
+            #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms <= \(visitStart)") == trips, "silence \(silence) s")
+            #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms - start_ms > 86400000") == 0, "silence \(silence) s")
+        }
+    }
+
     /// Sparse straight chords under-count: the estimate adds the stretches from the places to the first and last
     /// fixes and a circuity on long chords; the straight-line figure is kept. A later sparse trip between places
     /// with a dense trip before takes that trip's distance. Days carry both figures.

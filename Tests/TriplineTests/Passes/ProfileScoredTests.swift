@@ -12,9 +12,9 @@ import Testing
 /// profiles"): OwnTracks in significant-changes / move mode with region events, Overland with iOS pauses and visits,
 /// phones that die, far-off cell and wifi fixes, long bus stops and slow traffic.
 ///
-/// **Seeds.** The evidence and paths passes and their defaults were developed on seeds 1–5 (7 days, 2 people) of
-/// each profile. The seeds scored here, 101–110, were never used for that: they were first run with the defaults
-/// already fixed, and the thresholds below were set then. Targets of issue 10 are asserted where they were met on
+/// **Seeds.** The evidence and paths passes and their defaults were developed on seeds 1–5 (7 days, 2 people) and
+/// 1–20 (4 days) of each profile. The seeds scored here, 101–110, were never used for that: they were run with the
+/// defaults already fixed (once per round), and the thresholds below were set then. Targets of issue 10 are asserted where they were met on
 /// these held-out seeds; where not, the threshold is the held-out figure less a margin, and the target is noted.
 @Suite struct ProfileScoredTests {
     static let heldOutSeeds: [UInt64] = Array(101...110)
@@ -52,19 +52,22 @@ import Testing
             #expect(p.visitF1 >= 0.90)
             #expect(p.medianDailyDistanceError <= 0.10)
         case .denseOverland:
-            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 0.96 (292 of 307, 301 rebuilt) and 0.97 (313 of
-            // 327, 321). Of the 15 missed trips 4 and of the 14 missed visits 6 are within 30 min of a dead phone;
-            // the others are short walks (280–700 m) that an iOS pause region (100–250 m) swallows, and car and
-            // bicycle trips whose start after a pause is misjudged. Thresholds: the measured figures less 0.02.
-            // Trip distance error median ≤ 1.5 %: met (measured 0.74 %).
-            #expect(p.tripF1 >= 0.94)
-            #expect(p.visitF1 >= 0.95)
+            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 2026-12-01 (iOS-like motion states, the
+            // evidence pass's resume / unseen-trip rules, docs/PASSES.md) 0.969 (296 of 307, 304 rebuilt) and 0.975
+            // (317 of 327, 323); before this round 0.96 / 0.97. Of the 11 missed trips 8 and of the 10 missed visits
+            // 8 lie within 30 min of a blackout (a dead phone, or the app killed: truth gaps `dead` / `killed`),
+            // mostly whole trips and visits inside it, which no fix or app record shows; the others are two car
+            // trips whose start is put 13–21 min early and one 281 m walk between the shops under a pause region.
+            // Thresholds: the measured figures less about 0.015. Trip distance error median ≤ 1.5 %: met (0.82 %).
+            #expect(p.tripF1 >= 0.955)
+            #expect(p.visitF1 >= 0.96)
             #expect(p.medianTripDistanceError <= 0.015)
         default:
-            // Mixed (no target of its own): measured trip F1 0.95, visit F1 0.94, daily distance median 2.22 %.
+            // Mixed (no target of its own): measured 2026-12-01 trip F1 0.951 (290 of 307, 303), visit F1 0.953
+            // (312 of 327, 328), daily distance median 1.22 % (before this round 0.95 / 0.94 / 2.22 %).
             // Thresholds: the measured figures less a margin.
-            #expect(p.tripF1 >= 0.92)
-            #expect(p.visitF1 >= 0.91)
+            #expect(p.tripF1 >= 0.93)
+            #expect(p.visitF1 >= 0.93)
             #expect(p.medianDailyDistanceError <= 0.05)
         }
     }

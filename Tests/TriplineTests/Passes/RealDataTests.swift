@@ -46,7 +46,7 @@ func corpusDirectory() -> String? {
     }
 
     /// All GeoLife users of the development set, pooled, with the defaults. Leave-one-user-out (`tripline-bench tune`,
-    /// docs/PASSES.md) gives 0.68 trip F1 and 0.877 3-class held out; the defaults score 0.67 and 0.864 here, and
+    /// docs/PASSES.md, grid `scripts/loo-grid.txt`) gives 0.71 trip F1 and 0.880 3-class held out; the defaults score 0.67 and 0.864 here, and
     /// trackintel's defaults (re-implemented) 0.55 and 0.734.
     @Test func geolifeAllUsersPooled() throws {
         let corpus = try #require(corpusDirectory(), "../shared/corpus not found")

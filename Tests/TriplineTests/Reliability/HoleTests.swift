@@ -107,6 +107,12 @@ import Testing
         // The query's own temporary tables (in memory) are allowed; a temporary trigger on a real table is not.
         let temp = try query("CREATE TEMP TABLE t(x); INSERT INTO t VALUES (1); SELECT x FROM t;")
         #expect(temp.status == 0 && temp.stdout == "x\r\n1\r\n")
+        // A query file's own BEGIN … COMMIT (as sqlite3 scripts often have) is passed over: it already runs in one
+        // read snapshot; a write inside it is still refused.
+        let wrapped = try query("BEGIN;\nSELECT 1 AS one;\nSAVEPOINT s; RELEASE s;\nCOMMIT;\n")
+        #expect(wrapped.status == 0 && wrapped.stdout == "one\r\n1\r\n", "\(wrapped.stderr)")
+        let wrappedWrite = try query("BEGIN; DELETE FROM points; COMMIT;")
+        #expect(wrappedWrite.status != 0)
         let trigger = try query("CREATE TEMP TRIGGER wipe AFTER INSERT ON temp.t BEGIN DELETE FROM main.points; END;")
         #expect(trigger.status != 0)
         #expect(try Store(path: db, readOnly: true).db.scalarInt("SELECT count(*) FROM points") == 50)

