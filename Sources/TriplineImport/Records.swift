@@ -180,9 +180,10 @@ public struct ReadContext: Sendable {
     /// not part of Takeout's own layout (`Takeout`, `Location History…`, `Semantic Location History`, a year), so that
     /// `family/alice/Takeout/…` and `family/bob/Takeout/…` are two devices, `alice` and `bob`.
     public var googleFolder: String?
-    /// Encode each point's `cold` column (`PointWriter`'s JSON of the fields nothing reads) into ``ParseOutput/cold``
-    /// as it is parsed: the importer sets it so that this work is done on the parsing thread, not on the writing one.
-    /// The points keep their fields either way.
+    /// Encode the `cold` column (`PointWriter`'s JSON of the fields nothing reads) of Overland points into
+    /// ``ParseOutput/cold`` as they are parsed: the importer sets it so that this work is done on the parsing thread,
+    /// the lighter one for Overland, not on the writing one. The points keep their fields either way; points of other
+    /// formats are encoded by the writer (their ``SourcePosition/coldOffset`` is -1).
     public var encodeCold = false
 
     public init(path: String, fallbackDevice: (name: String, origin: String), nowMs: Int64, batchSize: Int = 0, folderDevice: String? = nil) {

@@ -263,10 +263,14 @@ struct RecordBuilder {
         String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
     }
 
-    mutating func addPoint(_ point: consuming Point, start: Int, end: Int) {
+    /// Adds a point and where it was. `coldHere`: encode its `cold` object on this (the parsing) thread when the
+    /// context asks for it — done for Overland points, where the scanner leaves the parsing thread the lighter one; a
+    /// Google Takeout import's parsing thread is already the busier (docs/PERFORMANCE.md, "Fourth round"), so other
+    /// readers leave the encoding to the writer.
+    mutating func addPoint(_ point: consuming Point, start: Int, end: Int, coldHere: Bool = false) {
         let line = self.line(at: start)
         var position = SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start))
-        if let coldEncoder, out.cold.count < Int(Int32.max) - 65_536 {
+        if coldHere, let coldEncoder, out.cold.count < Int(Int32.max) - 65_536 {
             // The `cold` column as the writer would encode it (the same code), here on the parsing thread.
             let n = coldEncoder.encode(point)
             position.coldOffset = Int32(out.cold.count)
@@ -426,7 +430,7 @@ struct RecordBuilder {
             batteryLevel: measure(p, f.batteryLevel), batteryState: text(p, f.batteryState), ssid: text(p, f.wifi),
             bssid: text(p, f.bssid), appTripID: text(p, f.tripID), appTripMode: text(p, f.tripMode),
             trigger: nil, conn: nil, extra: takeExtra())
-        addPoint(point, start: start, end: end)
+        addPoint(point, start: start, end: end, coldHere: true)
     }
 
     /// The Overland `properties` keys the builder reads.
