@@ -196,8 +196,9 @@ extension JSONParser {
         }
     }
 
-    /// `properties`: each key classified once by the perfect hash; a listed key seen twice gives up.
-    // Long by design: the one switch over the Overland property names, kept whole so each key costs one hash and one jump.
+    /// `properties`: each key classified once (``knownProperty()``, else scanned and checked as an unlisted key); a
+    /// listed key seen twice gives up.
+    // Long by design: the one switch over the Overland property names, kept whole so each key costs one lookup and one jump.
     mutating func scanProperties(_ f: inout OverlandFields, _ scratch: OverlandScratch) -> Bool {
         guard pos < count, base[pos] == UInt8(ascii: "{") else { return false }
         pos += 1
