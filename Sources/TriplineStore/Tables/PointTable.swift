@@ -260,32 +260,31 @@ struct ColdWriter {
         byte(UInt8(ascii: "\""))
     }
 
-    /// The bytes of a JSON string's content, escaped.
+    /// The bytes of a JSON string's content, escaped: runs of plain bytes copied at once, `"` and `\` as `\"` and
+    /// `\\`, control bytes as `\u00XX`. (An `extra` is JSON text itself, so it always has quotes to escape.)
     mutating func append(escaping b: UnsafeBufferPointer<UInt8>) {
         guard let source = b.baseAddress else { return }
-        // Most texts need no escape: one copy.
-        var plain = true
-        for c in b where c == 0x22 || c == 0x5C || c < 0x20 {
-            plain = false
-            break
-        }
-        if plain {
-            (out + count).update(from: source, count: b.count)
-            count += b.count
-            return
-        }
         @inline(__always) func hex(_ d: UInt8) -> UInt8 { d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10 }
-        for c in b {
-            if c == 0x22 || c == 0x5C {
-                byte(0x5C)
-                byte(c)
-            } else if c < 0x20 {
-                byte(0x5C); byte(UInt8(ascii: "u")); byte(UInt8(ascii: "0")); byte(UInt8(ascii: "0"))
-                byte(hex(c >> 4)); byte(hex(c & 15))
-            } else {
-                byte(c)
+        var run = 0  // start of the plain bytes not yet copied
+        var i = 0
+        while i < b.count {
+            let c = source[i]
+            if c == 0x22 || c == 0x5C || c < 0x20 {
+                (out + count).update(from: source + run, count: i - run)
+                count += i - run
+                if c < 0x20 {
+                    byte(0x5C); byte(UInt8(ascii: "u")); byte(UInt8(ascii: "0")); byte(UInt8(ascii: "0"))
+                    byte(hex(c >> 4)); byte(hex(c & 15))
+                } else {
+                    byte(0x5C)
+                    byte(c)
+                }
+                run = i + 1
             }
+            i += 1
         }
+        (out + count).update(from: source + run, count: b.count - run)
+        count += b.count - run
     }
 
     /// A number that reads back as the same double: the shortest of 0–9 decimals that is exact (a source's
