@@ -85,14 +85,51 @@ let package = Package(
             ],
             swiftSettings: layered
         ),
-        .testTarget(
-            name: "TriplineTests",
+        // Tests, one target per layer: each depends on its layer (and those below it) and on TriplineTestSupport;
+        // a test goes where the code it exercises lives, and anything that runs the CLI or the built binary is in
+        // TriplineCLITests. docs/ARCHITECTURE.md lists what each holds.
+        // Helpers more than one test target uses (fixtures, track builders, the built binary, client tools). Only
+        // test targets depend on it; it is not a product.
+        .target(
+            name: "TriplineTestSupport",
             dependencies: [
-                "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineEvaluation", "TriplineCLI", "TriplineGeography", "CSQLite", "CZlib",
+                "TriplineCore", "TriplineStore", "TriplinePasses", "TriplineExport", "TriplineSimulator", "TriplineCLI",
             ],
+            path: "Tests/TriplineTestSupport"
+        ),
+        .testTarget(name: "TriplineCoreTests", dependencies: ["TriplineCore", "TriplineTestSupport"]),
+        .testTarget(name: "TriplineStoreTests", dependencies: ["TriplineCore", "TriplineStore", "TriplineTestSupport"]),
+        // The simulator writes some of the archives the import tests read.
+        .testTarget(
+            name: "TriplineImportTests",
+            dependencies: ["TriplineCore", "TriplineStore", "TriplineImport", "TriplineSimulator", "CZlib", "TriplineTestSupport"]
+        ),
+        .testTarget(
+            name: "TriplinePassesTests",
+            dependencies: ["TriplineCore", "TriplineStore", "TriplinePasses", "TriplineGeography", "TriplineSimulator", "TriplineTestSupport"]
+        ),
+        .testTarget(
+            name: "TriplineExportTests",
+            dependencies: ["TriplineCore", "TriplineStore", "TriplineExport", "TriplineGeography", "TriplineSimulator", "TriplineTestSupport"],
             // Golden files are read through #filePath, not built or bundled.
-            exclude: ["Export/Golden"]
+            exclude: ["Golden"]
+        ),
+        // The simulator and the scoring against its truth and against labelled corpora.
+        .testTarget(
+            name: "TriplineEvaluationTests",
+            dependencies: [
+                "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineSimulator", "TriplineEvaluation",
+                "TriplineTestSupport",
+            ]
+        ),
+        // Commands in-process, the whole pipeline, and the process-level tests that run the built binary (kills,
+        // faults, races, permissions).
+        .testTarget(
+            name: "TriplineCLITests",
+            dependencies: [
+                "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport", "TriplineSimulator",
+                "TriplineEvaluation", "TriplineCLI", "CSQLite", "TriplineTestSupport",
+            ]
         ),
         .testTarget(name: "TriplineGeographyTests", dependencies: ["TriplineGeography"]),
     ],

@@ -89,29 +89,27 @@ struct PlaceIndex: Sendable {
                     >= minimumPopulation
         }
 
+        /// Takes point `k` as the best so far when it is nearer (and qualifies); returns its offset from the query.
+        @inline(__always) mutating func consider(_ k: Int) -> (dx: Float, dy: Float, dz: Float) {
+            let p = points + 3 * k
+            let dx = q.0 - p[0], dy = q.1 - p[1], dz = q.2 - p[2]
+            let d2 = dx * dx + dy * dy + dz * dz
+            if d2 < best, qualifies(k) {
+                best = d2
+                bestIndex = k
+            }
+            return (dx, dy, dz)
+        }
+
         mutating func visit(_ lo: Int, _ hi: Int) {
             var lo = lo, hi = hi
             while lo < hi {
                 if hi - lo <= bucket {
-                    for k in lo..<hi {
-                        let p = points + 3 * k
-                        let dx = q.0 - p[0], dy = q.1 - p[1], dz = q.2 - p[2]
-                        let d2 = dx * dx + dy * dy + dz * dz
-                        if d2 < best, qualifies(k) {
-                            best = d2
-                            bestIndex = k
-                        }
-                    }
+                    for k in lo..<hi { _ = consider(k) }
                     return
                 }
                 let mid = (lo + hi) >> 1
-                let p = points + 3 * mid
-                let dx = q.0 - p[0], dy = q.1 - p[1], dz = q.2 - p[2]
-                let d2 = dx * dx + dy * dy + dz * dz
-                if d2 < best, qualifies(mid) {
-                    best = d2
-                    bestIndex = mid
-                }
+                let (dx, dy, dz) = consider(mid)
                 let axis = axes[mid]
                 let diff = axis == 0 ? dx : (axis == 1 ? dy : dz)
                 // The near side first (recursion), then the far side (this loop) only if the splitting plane is

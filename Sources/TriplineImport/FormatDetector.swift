@@ -46,19 +46,15 @@ public enum FormatDetector {
     /// Detects the format and parses the bytes with the matching reader (pure; no database).
     /// A file that is not a location archive comes back with ``ParseOutput/fatal`` set.
     public static func parse(_ bytes: UnsafeRawBufferPointer, context: ReadContext, sink: BatchSink? = nil) -> ParseOutput {
+        func read<Reader: ArchiveReader>(_: Reader.Type) -> ParseOutput {
+            var reader = Reader(bytes: bytes, context: context, sink: sink)
+            return reader.read()
+        }
         switch detect(bytes) {
-        case .json:
-            var reader = JSONArchiveReader(bytes: bytes, context: context, sink: sink)
-            return reader.read()
-        case .ownTracksRec:
-            var reader = RecReader(bytes: bytes, context: context, sink: sink)
-            return reader.read()
-        case .xml:
-            var reader = GPXReader(bytes: bytes, context: context, sink: sink)
-            return reader.read()
-        case .geolifePLT:
-            var reader = PLTReader(bytes: bytes, context: context, sink: sink)
-            return reader.read()
+        case .json: return read(JSONArchiveReader.self)
+        case .ownTracksRec: return read(RecReader.self)
+        case .xml: return read(GPXReader.self)
+        case .geolifePLT: return read(PLTReader.self)
         case .empty:
             var out = ParseOutput()
             out.format = "empty"
@@ -81,3 +77,24 @@ public enum FormatDetector {
         bytes.withUnsafeBytes { parse($0, context: context) }
     }
 }
+
+/// A reader of one format: bytes in, points, app events and rejects out (``FormatDetector/parse`` picks it).
+public protocol ArchiveReader {
+    init(bytes: UnsafeRawBufferPointer, context: ReadContext, sink: BatchSink?)
+    mutating func read() -> ParseOutput
+}
+
+extension ArchiveReader {
+    /// Parses `bytes` (pure; no database).
+    public static func parse(_ bytes: [UInt8], context: ReadContext = .memory()) -> ParseOutput {
+        bytes.withUnsafeBytes { raw in
+            var reader = Self(bytes: raw, context: context, sink: nil)
+            return reader.read()
+        }
+    }
+}
+
+extension JSONArchiveReader: ArchiveReader {}
+extension RecReader: ArchiveReader {}
+extension GPXReader: ArchiveReader {}
+extension PLTReader: ArchiveReader {}

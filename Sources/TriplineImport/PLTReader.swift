@@ -14,14 +14,6 @@ public struct PLTReader {
         builder = RecordBuilder(context: context, bytes: bytes, sink: sink)
     }
 
-    /// Parses `bytes` (pure; no database).
-    public static func parse(_ bytes: [UInt8], context: ReadContext = .memory()) -> ParseOutput {
-        bytes.withUnsafeBytes { raw in
-            var reader = PLTReader(bytes: raw, context: context)
-            return reader.read()
-        }
-    }
-
     /// Whether the bytes at `i` start the GeoLife header line.
     static func isHeader(_ bytes: UnsafeRawBufferPointer, at i: Int) -> Bool {
         let header: StaticString = "Geolife trajectory"

@@ -208,6 +208,23 @@ public struct StayRecord: Sendable, Equatable {
     public var gapS: Int64
     public var id: Int64 = 0
     public var placeID: Int64 = 0
+
+    /// The stay with its point range read from its times alone, as a stay read back from the `stays` table is
+    /// (the next rebuild restarts from one): every point from its start to its end belongs to it, so a trip never
+    /// holds a fix from before its own start, and an incremental rebuild gives the full rebuild's trips. A stay without
+    /// fixes (an app's visit over a dead phone) points at the fix before it, so the fixes after it start the next trip.
+    func indexed(in time: [Int64]) -> StayRecord {
+        var s = self
+        let a = lowerBound(time, startMs)
+        if points == 0 && a >= 1 {
+            s.first = a - 1
+            s.last = a - 1
+        } else {
+            s.first = a
+            s.last = max(a, lowerBound(time, endMs + 1) - 1)
+        }
+        return s
+    }
 }
 
 /// One leg of a rebuilt trip.

@@ -812,6 +812,8 @@ public struct EvidencePass: Pass {
                 StayRow(id: StableID.make(.stay, device: work.deviceID, startMs: s.startMs), deviceID: work.deviceID, startMs: s.startMs,
                         endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
         }
+        // Point ranges from the times, as the next rebuild reads them back (``StayRecord/indexed(in:)``).
+        for k in out.indices where k >= keepFirst { out[k] = out[k].indexed(in: work.time) }
         work.stays = out
         let changed = zip(stays, out).filter { $0.0.startMs != $0.1.startMs || $0.0.endMs != $0.1.endMs }.count + abs(stays.count - out.count)
         return [("presences", String(evidence.presences.count)), ("stays", String(out.count - keepFirst)), ("changed", String(changed))]

@@ -320,10 +320,7 @@ public struct Rebuild {
             Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
             if let p = windowPrevious {
                 // Index the kept visit in this work.
-                var s = p
-                s.first = lowerBound(work.time, p.startMs)
-                s.last = max(s.first, lowerBound(work.time, p.endMs + 1) - 1)
-                work.previousStay = s
+                work.previousStay = p.indexed(in: work.time)
             }
             for k in passes.indices {
                 let started = Clock.nowMs()

@@ -336,7 +336,8 @@ public struct StaysPass: Pass {
         let stays = Self.detect(work, parameters).filter { $0.startMs < work.keepFromMs }
         let tables = RebuildTables(store)
         try tables.deleteStays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
-        var out = stays
+        // Point ranges from the times, as a later pass or rebuild reads them back (``StayRecord/indexed(in:)``).
+        var out = stays.map { $0.indexed(in: work.time) }
         for k in out.indices {
             let s = out[k]
             out[k].id = try tables.insert(
@@ -353,12 +354,9 @@ public struct StaysPass: Pass {
             "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms", store, from: max(work.fromMs, work.processFromMs))
         var out: [StayRecord] = work.previousStay.map { [$0] } ?? []
         while try statement.step() {
-            let start = statement.int64(1), end = statement.int64(2)
-            let first = lowerBound(work.time, start)
-            let last = max(first, lowerBound(work.time, end + 1) - 1)
             out.append(StayRecord(
-                first: first, last: last, startMs: start, endMs: end, lat: statement.double(3), lon: statement.double(4),
-                radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7), id: statement.int64(0)))
+                first: 0, last: 0, startMs: statement.int64(1), endMs: statement.int64(2), lat: statement.double(3), lon: statement.double(4),
+                radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7), id: statement.int64(0)).indexed(in: work.time))
         }
         return out
     }

@@ -132,7 +132,7 @@ struct RegimeFixMaker {
     var startsArchive = false
     var endsArchive = false
     /// Indoor drift (metres east/north of the place) and its last update.
-    var dx = 0.0, dy = 0.0, driftT = -1e18
+    var indoor = IndoorDrift(dx: 0, dy: 0, lastT: -1e18)
 
     init(sim: Simulator, world: Simulator.PersonWorld, person: Int, regime: SamplingRegime, rng: SplitMix64, dark: [(Double, Double)]) {
         self.sim = sim
@@ -242,18 +242,8 @@ struct RegimeFixMaker {
 
     // MARK: Stays
 
-    /// Indoor drift: a slow random wander of 20–80 m around the place (correlation 30 min).
-    mutating func drift(_ t: Double) -> (Simulator.XY, Double) {
-        let rho = exp(-max(0, t - driftT) / 1800)
-        let k = (1 - rho * rho).squareRoot() * 35
-        dx = rho * dx + k * rng.normal()
-        dy = rho * dy + k * rng.normal()
-        driftT = t
-        var m = (dx * dx + dy * dy).squareRoot()
-        if m < 20 { dx *= 20 / max(m, 0.1); dy *= 20 / max(m, 0.1); m = 20 }
-        if m > 80 { dx *= 80 / m; dy *= 80 / m; m = 80 }
-        return (Simulator.XY(x: dx, y: dy), min(100, max(20, m * rng.uniform(0.9, 1.4))))
-    }
+    /// Indoor drift around the place (``IndoorDrift``).
+    mutating func drift(_ t: Double) -> (Simulator.XY, Double) { indoor.step(to: t, &rng) }
 
     /// One still fix at `place`: indoor drift, or now and then a cell fix kilometres off or a wifi fix hundreds of
     /// metres off (only where there is wifi).

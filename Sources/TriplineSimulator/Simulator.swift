@@ -688,6 +688,28 @@ public struct Simulator {
 }
 
 /// Turns true positions into the fixes an app would record.
+/// Indoor drift: a slow random wander of 20–80 m around a place (correlation 30 min), with the accuracy the phone
+/// reports for such a fix.
+struct IndoorDrift {
+    var dx: Double
+    var dy: Double
+    /// The time of the last step (s).
+    var lastT: Double
+
+    /// The offset from the place at `t` (not before the last step) and its reported accuracy.
+    mutating func step(to t: Double, _ rng: inout SplitMix64) -> (offset: Simulator.XY, accuracy: Double) {
+        let rho = exp(-max(0, t - lastT) / 1800)
+        let k = (1 - rho * rho).squareRoot() * 35
+        dx = rho * dx + k * rng.normal()
+        dy = rho * dy + k * rng.normal()
+        lastT = t
+        var m = (dx * dx + dy * dy).squareRoot()
+        if m < 20 { dx *= 20 / max(m, 0.1); dy *= 20 / max(m, 0.1); m = 20 }
+        if m > 80 { dx *= 80 / m; dy *= 80 / m; m = 80 }
+        return (Simulator.XY(x: dx, y: dy), min(100, max(20, m * rng.uniform(0.9, 1.4))))
+    }
+}
+
 struct FixMaker {
     let sim: Simulator
     let app: SimulatedApp
@@ -744,7 +766,7 @@ struct FixMaker {
         let centre = world.xy[place]!
         let ssid = world.places.first(where: { $0.id == place })?.ssid
         // Drift: a slow random wander of 20–80 m around the place.
-        var dx = rng.normal() * 35, dy = rng.normal() * 35
+        var drift = IndoorDrift(dx: rng.normal() * 35, dy: rng.normal() * 35, lastT: start)
         var times: [Double] = []
         var tt = start + rng.uniform(2, 8)
         if app == .overland {
@@ -758,22 +780,13 @@ struct FixMaker {
                 tt += min(3 * 3600, max(120, rng.exponential(mean: 1500)))
             }
         }
-        var lastT = start
         for t in times {
             if gaps.contains(where: { t >= $0.0 && t < $0.1 }) { continue }
             if farOff && rng.chance(0.08) {
                 self.farOff(t: t - rng.uniform(10, 200), near: centre, into: &points)
             }
-            let rho = exp(-(t - lastT) / 1800)
-            let k = (1 - rho * rho).squareRoot() * 35
-            dx = rho * dx + k * rng.normal()
-            dy = rho * dy + k * rng.normal()
-            lastT = t
-            var m = (dx * dx + dy * dy).squareRoot()
-            if m < 20 { dx *= 20 / max(m, 0.1); dy *= 20 / max(m, 0.1); m = 20 }
-            if m > 80 { dx *= 80 / m; dy *= 80 / m; m = 80 }
-            let acc = min(100, max(20, m * rng.uniform(0.9, 1.4)))
-            var p = makePoint(t: t, p: centre + Simulator.XY(x: dx, y: dy), accuracy: acc, speed: 0, course: nil, altitude: 35 + rng.normal() * 3)
+            let (wander, acc) = drift.step(to: t, &rng)
+            var p = makePoint(t: t, p: centre + wander, accuracy: acc, speed: 0, course: nil, altitude: 35 + rng.normal() * 3)
             p.batteryLevel = (battery * 100).rounded() / 100
             p.batteryState = app == .overland ? (ssid != nil ? "charging" : "unplugged") : nil
             if app == .overland {

@@ -18,6 +18,9 @@ import TriplineSimulator
 /// format to /dev/null (formatting and reading, no disk) and the points as CSV to a real file, printing the output
 /// rate in MB/s (10^6 bytes) of wall-clock time and of CPU time, and the process's peak resident memory (VmHWM).
 enum ExportBenchmark {
+    /// The peak resident set, as the tables print it.
+    static var peakRSS: String { fixed(Double(peakRSSKiB()) / 1024, 1) + " MB" }
+
     static func run(_ args: [String]) throws {
         var days = 365
         var hours = 4
@@ -43,7 +46,7 @@ enum ExportBenchmark {
             let started = Clock.monotonic()
             let count = try fill(store, days: days, hoursPerDay: hours)
             let seconds = Clock.monotonic() - started
-            print("filled \(count) points, \(days * 4) trips in \(format(seconds, 1)) s (\(format(Double(count) / seconds / 1e6, 2)) M points/s); peak RSS \(peakRSS())")
+            print("filled \(count) points, \(days * 4) trips in \(fixed(seconds, 1)) s (\(fixed(Double(count) / seconds / 1e6, 2)) M points/s); peak RSS \(peakRSS)")
         } else {
             print("reusing \(dbPath)")
         }
@@ -57,18 +60,18 @@ enum ExportBenchmark {
                 if let only, only != "\(kind.rawValue).\(format.rawValue)" { continue }
                 let writer = ByteWriter(fd: null, path: "/dev/null")
                 let started = Clock.monotonic()
-                let cpu = cpuSeconds()
+                let cpu = processCPUSeconds()
                 let result = try exporter.export(kind, as: format, to: writer)
-                report(kind.rawValue, format.rawValue, result, Clock.monotonic() - started, cpuSeconds() - cpu)
+                report(kind.rawValue, format.rawValue, result, Clock.monotonic() - started, processCPUSeconds() - cpu)
             }
         }
         close(null)
         if only == nil {
             let file = directory + "/points.csv"
             let started = Clock.monotonic()
-            let cpu = cpuSeconds()
+            let cpu = processCPUSeconds()
             let result = try exporter.export(.points, as: .csv, toFile: file, stdout: OutputStream { _ in })
-            report("points", "csv>file", result, Clock.monotonic() - started, cpuSeconds() - cpu)
+            report("points", "csv>file", result, Clock.monotonic() - started, processCPUSeconds() - cpu)
             FileSystem.remove(file)
         }
         if !keep && path == nil {
@@ -79,14 +82,6 @@ enum ExportBenchmark {
         rmdir(directory)
     }
 
-    /// CPU time of this process (user + system), which other processes on a shared machine disturb far less than
-    /// wall-clock time.
-    static func cpuSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     static func report(_ kind: String, _ format: String, _ result: ExportResult, _ seconds: Double, _ cpu: Double) {
         let mb = Double(result.bytes) / 1e6
         func pad(_ s: String, _ n: Int, right: Bool = false) -> String {
@@ -94,10 +89,10 @@ enum ExportBenchmark {
             return right ? fill + s : s + fill
         }
         print(
-            pad(kind, 8) + pad(format, 9) + pad(String(result.records), 10, right: true) + pad(ExportBenchmark.format(mb, 1), 9, right: true)
-                + pad(ExportBenchmark.format(seconds, 2), 8, right: true) + pad(ExportBenchmark.format(mb / seconds, 1), 11, right: true)
-                + pad(ExportBenchmark.format(cpu, 2), 8, right: true) + pad(ExportBenchmark.format(mb / cpu, 1), 10, right: true)
-                + "   " + peakRSS())
+            pad(kind, 8) + pad(format, 9) + pad(String(result.records), 10, right: true) + pad(fixed(mb, 1), 9, right: true)
+                + pad(fixed(seconds, 2), 8, right: true) + pad(fixed(mb / seconds, 1), 11, right: true)
+                + pad(fixed(cpu, 2), 8, right: true) + pad(fixed(mb / cpu, 1), 10, right: true)
+                + "   " + peakRSS)
     }
 
     /// Inserts the synthetic year. Returns the number of points.
@@ -154,19 +149,4 @@ enum ExportBenchmark {
         return count
     }
 
-    /// `VmHWM` (peak resident set) from /proc/self/status.
-    static func peakRSS() -> String {
-        guard let bytes = try? FileSystem.read("/proc/self/status") else { return "?" }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kb = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-            return format(Double(kb) / 1024, 1) + " MB"
-        }
-        return "?"
-    }
-
-    static func format(_ value: Double, _ decimals: Int) -> String {
-        let w = ByteWriter.memory(capacity: 32)
-        try? w.append(fixed: value, decimals: decimals)
-        return String(decoding: w.bytes, as: UTF8.self)
-    }
 }

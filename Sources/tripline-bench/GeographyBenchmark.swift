@@ -1,5 +1,7 @@
 // Geography benchmark: ns per lookup of time zone, country and nearest place; optional accuracy check.
+import TriplineCore
 import TriplineGeography
+import TriplineImport
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -35,18 +37,18 @@ enum GeographyBenchmark {
             }
         }
         // First use of each table, in a fresh process: what the lazy load costs.
-        var t = now()
+        var t = Clock.monotonic()
         _ = Geography.zoneID(latitude: 52.52, longitude: 13.405)
-        print("first use: zones \(ms(now() - t))", terminator: "")
-        t = now()
+        print("first use: zones \(ms(Clock.monotonic() - t))", terminator: "")
+        t = Clock.monotonic()
         _ = Geography.country(latitude: 52.52, longitude: 13.405)
-        print(", countries \(ms(now() - t))", terminator: "")
-        t = now()
+        print(", countries \(ms(Clock.monotonic() - t))", terminator: "")
+        t = Clock.monotonic()
         _ = Geography.nearestPlace(latitude: 52.52, longitude: 13.405)
-        print(", places \(ms(now() - t))", terminator: "")
-        t = now()
+        print(", places \(ms(Clock.monotonic() - t))", terminator: "")
+        t = Clock.monotonic()
         _ = Geography.baseLayer(.borders, detail: .low, in: GeoBox(minLatitude: 0, minLongitude: 0, maxLatitude: 1, maxLongitude: 1))
-        print(", base layer \(ms(now() - t))")
+        print(", base layer \(ms(Clock.monotonic() - t))")
 
         let (lats, lons) = points(count)
         print("\(count) points (80 % within ±0.5° of a GeoNames place, 20 % uniform), best of 3, one thread; load average \(loadAverage()):")
@@ -60,13 +62,13 @@ enum GeographyBenchmark {
             Int(Geography.nearestPlace(latitude: la, longitude: lo, minimumPopulation: 50_000)?.distanceMeters ?? 0)
         }
         var box = 0
-        t = now()
+        t = Clock.monotonic()
         for k in 0..<1000 {
             let la = lats[k] - 1, lo = lons[k] - 1.5
             let b = GeoBox(minLatitude: la, minLongitude: lo, maxLatitude: la + 2, maxLongitude: lo + 3)
             for kind in BaseLayerKind.allCases { box &+= Geography.baseLayer(kind, detail: .high, in: b).count }
         }
-        print("baseLayer, \(BaseLayerKind.allCases.count) layers, high detail, 2° × 3° box: \(format((now() - t) / 1000 * 1e6, 1)) µs per box (\(box) shapes)")
+        print("baseLayer, \(BaseLayerKind.allCases.count) layers, high detail, 2° × 3° box: \(fixed((Clock.monotonic() - t) / 1000 * 1e6, 1)) µs per box (\(box) shapes)")
         if let check { try accuracy(check) }
     }
 
@@ -75,7 +77,7 @@ enum GeographyBenchmark {
         if let c = Geography.country(latitude: la, longitude: lo) { print("country: \(c.code ?? "-") \(c.name)") } else { print("country: nil") }
         for minimum in [0, 50_000] {
             if let p = Geography.nearestPlace(latitude: la, longitude: lo, minimumPopulation: minimum) {
-                print("nearest place (population ≥ \(max(minimum, 1000))): \(p.name), \(p.admin1 ?? "-"), \(p.countryCode), population \(p.population), \(format(p.distanceMeters / 1000, 2)) km")
+                print("nearest place (population ≥ \(max(minimum, 1000))): \(p.name), \(p.admin1 ?? "-"), \(p.countryCode), population \(p.population), \(fixed(p.distanceMeters / 1000, 2)) km")
             }
         }
     }
@@ -86,13 +88,13 @@ enum GeographyBenchmark {
         var best = Double.infinity, bestCPU = Double.infinity
         var sink = 0
         for _ in 0..<3 {
-            let started = now(), cpu = threadCPU()
+            let started = Clock.monotonic(), cpu = threadCPUSeconds()
             for k in 0..<lats.count { sink &+= body(lats[k], lons[k]) }
-            best = min(best, now() - started)
-            bestCPU = min(bestCPU, threadCPU() - cpu)
+            best = min(best, Clock.monotonic() - started)
+            bestCPU = min(bestCPU, threadCPUSeconds() - cpu)
         }
         let n = Double(lats.count)
-        print("  \(label.padding(20)) \(format(best / n * 1e9, 1)) ns wall, \(format(bestCPU / n * 1e9, 1)) ns CPU per lookup   (checksum \(sink))")
+        print("  \(label.padding(20)) \(fixed(best / n * 1e9, 1)) ns wall, \(fixed(bestCPU / n * 1e9, 1)) ns CPU per lookup   (checksum \(sink))")
     }
 
     /// Deterministic land-biased points (a 64-bit LCG, the same every run).
@@ -167,9 +169,9 @@ enum GeographyBenchmark {
             }
         }
         print("accuracy on \(zoneTotal) GeoNames places:")
-        print("  zone = unsimplified timezone-boundary-builder zone: \(zoneSame) (\(format(100 * Double(zoneSame) / Double(max(zoneTotal, 1)), 3)) %)")
-        print("  zone = GeoNames' own zone of the place:          \(geonamesZoneSame) (\(format(100 * Double(geonamesZoneSame) / Double(max(zoneTotal, 1)), 3)) %)")
-        print("  country = GeoNames country code: \(countrySame) of \(countryTotal) (\(format(100 * Double(countrySame) / Double(max(countryTotal, 1)), 3)) %); no country (sea by Natural Earth): \(countryNil)")
+        print("  zone = unsimplified timezone-boundary-builder zone: \(zoneSame) (\(fixed(100 * Double(zoneSame) / Double(max(zoneTotal, 1)), 3)) %)")
+        print("  zone = GeoNames' own zone of the place:          \(geonamesZoneSame) (\(fixed(100 * Double(geonamesZoneSame) / Double(max(zoneTotal, 1)), 3)) %)")
+        print("  country = GeoNames country code: \(countrySame) of \(countryTotal) (\(fixed(100 * Double(countrySame) / Double(max(countryTotal, 1)), 3)) %); no country (sea by Natural Earth): \(countryNil)")
         for e in zoneExamples { print("    zone differs: \(e)") }
         let topZones = zonePairs.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(15)
         print("    most frequent zone differences: " + topZones.map { "\($0.key) ×\($0.value)" }.joined(separator: "; "))
@@ -178,39 +180,13 @@ enum GeographyBenchmark {
         print("    most frequent country differences: " + topCountries.map { "\($0.key) ×\($0.value)" }.joined(separator: "; "))
     }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
-    /// CPU time of this thread: what other processes on a loaded machine do not add to.
-    static func threadCPU() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     static func loadAverage() -> String {
         var l = [0.0, 0.0, 0.0]
-        return getloadavg(&l, 3) == 3 ? "\(format(l[0], 2))" : "?"
+        return getloadavg(&l, 3) == 3 ? "\(fixed(l[0], 2))" : "?"
     }
 
-    static func ms(_ seconds: Double) -> String { format(seconds * 1000, 2) + " ms" }
+    static func ms(_ seconds: Double) -> String { fixed(seconds * 1000, 2) + " ms" }
 
-    static func format(_ v: Double, _ digits: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let r = (v * scale).rounded() / scale
-        var s = "\(r)"
-        if let dot = s.firstIndex(of: ".") {
-            let decimals = s.distance(from: dot, to: s.endIndex) - 1
-            if decimals < digits { s += String(repeating: "0", count: digits - decimals) }
-        } else if digits > 0 {
-            s += "." + String(repeating: "0", count: digits)
-        }
-        return s
-    }
 }
 
 extension String {

@@ -41,15 +41,6 @@ enum ImportBenchmark {
                    course: Double(i % 360), accuracy: Double(5 + i % 20), battery: Double(100 - (i / 10_000) % 100) / 100)
     }
 
-    static func format(_ v: Double, _ digits: Int) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        _ = buffer.withUnsafeMutableBufferPointer { b in
-            withVaList([v]) { vsnprintf(b.baseAddress!, 64, "%.\(digits)f", $0) }
-        }
-        let bytes = buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// Writes the archive: JSON-lines files of Overland POST bodies (`batchesPerFile` bodies of `pointsPerBatch`).
     static func generate(points: Int, into dir: String) throws -> Int {
         var total = 0
@@ -65,12 +56,12 @@ enum ImportBenchmark {
                     if k > 0 { bytes.append(UInt8(ascii: ",")) }
                     var local = CivilTime.iso8601(ms: f.timeMs, offsetSeconds: -25200)
                     local.remove(at: local.index(local.endIndex, offsetBy: -3))  // -07:00 → -0700, as the app writes it
-                    let feature = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(format(f.lon, 7)),\(format(f.lat, 7))]},"
-                        + "\"properties\":{\"timestamp\":\"\(local)\",\"altitude\":\(Int(f.altitude)),\"speed\":\(format(f.speed, 2)),"
+                    let feature = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(fixed(f.lon, 7)),\(fixed(f.lat, 7))]},"
+                        + "\"properties\":{\"timestamp\":\"\(local)\",\"altitude\":\(Int(f.altitude)),\"speed\":\(fixed(f.speed, 2)),"
                         + "\"course\":\(Int(f.course)),\"horizontal_accuracy\":\(Int(f.accuracy)),\"vertical_accuracy\":-1,"
                         + "\"speed_accuracy\":1.5,\"course_accuracy\":-1,\"motion\":[\"driving\"],\"pauses\":false,"
                         + "\"activity\":\"other_navigation\",\"desired_accuracy\":100,\"deferred\":0,\"significant_change\":\"disabled\","
-                        + "\"locations_in_payload\":200,\"battery_state\":\"unplugged\",\"battery_level\":\(format(f.battery, 2)),"
+                        + "\"locations_in_payload\":200,\"battery_state\":\"unplugged\",\"battery_level\":\(fixed(f.battery, 2)),"
                         + "\"device_id\":\"bench-phone\",\"wifi\":\"\"}}"
                     bytes.append(contentsOf: feature.utf8)
                     i += 1
@@ -82,15 +73,6 @@ enum ImportBenchmark {
             file += 1
         }
         return total
-    }
-
-    static func peakRSSMB() -> Double {
-        guard let text = try? FileSystem.read("/proc/self/status") else { return -1 }
-        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kb = line.split(separator: " ").compactMap { Double($0) }.first ?? -1
-            return kb / 1024
-        }
-        return -1
     }
 
     /// Inserts the same rows as the import produces through the importer's own writer (``PointWriter``: same
@@ -162,7 +144,7 @@ enum ImportBenchmark {
         let bytes = try generate(points: points, into: archive)
         print("archive: \(bytes / 1_000_000) MB, \(bytes / max(points, 1)) bytes a point, batches of \(pointsPerBatch)")
 
-        let rssAfterGenerating = peakRSSMB()
+        let rssAfterGenerating = Double(peakRSSKiB()) / 1024
         // Parsing alone, on one thread (no database).
         var parsed = 0
         let parseStart = Clock.monotonic()
@@ -179,30 +161,30 @@ enum ImportBenchmark {
             parsed += out.points.count
         }
         let parseRate = Double(parsed) / (Clock.monotonic() - parseStart)
-        let rssAfterParsing = peakRSSMB()
+        let rssAfterParsing = Double(peakRSSKiB()) / 1024
 
         let store = try Store(path: dir + "/import.sqlite")
         let importer = Importer(store: store)
         let start = Clock.monotonic()
         let summary = try importer.importPaths([archive])
         let seconds = Clock.monotonic() - start
-        let rss = peakRSSMB()
+        let rss = Double(peakRSSKiB()) / 1024
         guard summary.pointsNew == points else {
             throw BenchmarkFailure("import stored \(summary.pointsNew) points, expected \(points) (rejected \(summary.rejected))")
         }
         let importRate = Double(points) / seconds
         let (raw, rawCPU) = try rawInsert(points: points, dbPath: dir + "/raw.sqlite")
-        print("import:     \(Int(importRate)) points/s end to end (\(format(seconds, 2)) s, dedup on, WAL, \(summary.files.count) files)")
+        print("import:     \(Int(importRate)) points/s end to end (\(fixed(seconds, 2)) s, dedup on, WAL, \(summary.files.count) files)")
         print("parse only: \(Int(parseRate)) points/s (one thread, no database)")
         print("raw insert: \(Int(raw)) rows/s (same rows, the importer's PointWriter, nothing parsed)")
-        print("ratio:      \(format(importRate / raw, 2))")
+        print("ratio:      \(fixed(importRate / raw, 2))")
         // CPU time per point, which load on a shared machine does not distort: with a free second core the
         // pipeline runs at the pace of its busier thread.
         let n = Double(points)
         let busier = max(summary.parseCPUSeconds, summary.writeCPUSeconds)
-        print("CPU:        parse thread \(format(summary.parseCPUSeconds / n * 1e6, 2)) µs/point, insert thread \(format(summary.writeCPUSeconds / n * 1e6, 2)) µs/point; raw insert \(format(rawCPU / n * 1e6, 2)) µs/row")
-        print("CPU-bound:  import \(Int(n / busier)) points/s with two free cores, raw insert \(Int(n / rawCPU)) rows/s, ratio \(format(rawCPU / busier, 2))")
-        print("peak RSS:   \(format(rss, 1)) MB (VmHWM after the import; \(format(rssAfterGenerating, 1)) MB after generating, \(format(rssAfterParsing, 1)) MB after parse-only)")
+        print("CPU:        parse thread \(fixed(summary.parseCPUSeconds / n * 1e6, 2)) µs/point, insert thread \(fixed(summary.writeCPUSeconds / n * 1e6, 2)) µs/point; raw insert \(fixed(rawCPU / n * 1e6, 2)) µs/row")
+        print("CPU-bound:  import \(Int(n / busier)) points/s with two free cores, raw insert \(Int(n / rawCPU)) rows/s, ratio \(fixed(rawCPU / busier, 2))")
+        print("peak RSS:   \(fixed(rss, 1)) MB (VmHWM after the import; \(fixed(rssAfterGenerating, 1)) MB after generating, \(fixed(rssAfterParsing, 1)) MB after parse-only)")
         for name in ["import.sqlite", "import.sqlite-wal", "import.sqlite-shm", "raw.sqlite", "raw.sqlite-wal", "raw.sqlite-shm"] {
             FileSystem.remove(dir + "/" + name)
         }

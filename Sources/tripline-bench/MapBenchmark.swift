@@ -43,7 +43,7 @@ enum MapBenchmark {
             travel.firstDay = CivilTime.daysFromCivil(year: 2024, month: 1, day: 1)
             let summary = try SyntheticTravel.generate(into: store, travel)
             print("generated \(database): \(summary.points) points, \(summary.trips) trips, \(summary.legs) legs, "
-                + "\(summary.visits) visits, \(summary.flaggedPoints) flagged, in \(format1(Clock.monotonic() - started)) s")
+                + "\(summary.visits) visits, \(summary.flaggedPoints) flagged, in \(fixed(Clock.monotonic() - started, 2)) s")
         }
         let store = try Store(path: database, create: false)
         let output = directory + "/map-\(days)d.html"
@@ -51,17 +51,11 @@ enum MapBenchmark {
         let document = try MapRenderer(store: store, parameters: parameters).write(to: output)
         let seconds = Clock.monotonic() - started
         print("map: \(output)")
-        print("  size       \(document.bytes.count) bytes (\(format1(Double(document.bytes.count) / 1_048_576)) MiB)")
-        print("  render     \(format1(seconds)) s (database to file)")
+        print("  size       \(document.bytes.count) bytes (\(fixed(Double(document.bytes.count) / 1_048_576, 2)) MiB)")
+        print("  render     \(fixed(seconds, 2)) s (database to file)")
         print("  drawn      \(document.tripsDrawn)/\(document.tripsSelected) trips, \(document.visitsDrawn)/\(document.visitsSelected) visits, \(document.labels) labels")
         print("  geometry   \(document.pointsRead) points read -> \(document.verticesWritten) vertices written")
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        print("  peak RSS   \(usage.ru_maxrss / 1024) MiB")
+        print("  peak RSS   \(peakRSSKiB() / 1024) MiB")
     }
 
-    static func format1(_ value: Double) -> String {
-        let tenths = Int((value * 100).rounded())
-        return "\(tenths / 100).\(tenths % 100 < 10 ? "0" : "")\(tenths % 100)"
-    }
 }

@@ -16,26 +16,6 @@ import TriplineSimulator
 /// Options: `--points N` (default 1000000), `--seed S` (default 1), `--db PATH` (default a temporary file),
 /// `--runs N` (default 3; the best run is reported), `--reuse` (keep the points already in `--db`).
 enum RebuildBenchmark {
-    static func peakRSSkB() -> Int {
-        guard let f = fopen("/proc/self/status", "r") else { return -1 }
-        defer { fclose(f) }
-        var line = [CChar](repeating: 0, count: 512)
-        while fgets(&line, 512, f) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("VmHWM:") {
-                return Int(text.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? -1
-            }
-        }
-        return -1
-    }
-
-    /// User + system CPU seconds of this process so far.
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
-
     static func run(_ args: [String]) throws {
         var target = 1_000_000, seed: UInt64 = 1, runs = 3
         var path: String? = nil
@@ -74,8 +54,8 @@ enum RebuildBenchmark {
         }
         if total == 0 { total = target }
         let generated = Clock.monotonic() - t0
-        let afterLoad = peakRSSkB()
-        print("generated \(total) points (\(day) simulated days) in \(format1(generated)) s; VmHWM after loading \(afterLoad / 1024) MiB")
+        let afterLoad = peakRSSKiB()
+        print("generated \(total) points (\(day) simulated days) in \(fixed(generated, 3)) s; VmHWM after loading \(afterLoad / 1024) MiB")
         var best = Double.infinity
         var bestCPU = Double.infinity
         for run in 1...max(1, runs) {
@@ -83,20 +63,16 @@ enum RebuildBenchmark {
             options.full = true
             options.timeZoneName = "Europe/Berlin"
             let start = Clock.monotonic()
-            let cpuStart = cpuSeconds()
+            let cpuStart = processCPUSeconds()
             let reports = try Rebuild(store: store, options: options).run()
             let elapsed = Clock.monotonic() - start
-            let cpu = cpuSeconds() - cpuStart
+            let cpu = processCPUSeconds() - cpuStart
             bestCPU = min(bestCPU, cpu)
             best = min(best, elapsed)
             let summary = reports.map { "\($0.pass): " + $0.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }.joined(separator: "; ")
-            print("run \(run): \(format1(elapsed)) s wall (\(Int(Double(total) / elapsed)) points/s), \(format1(cpu)) s CPU (\(Int(Double(total) / cpu)) points/s)  [\(summary)]")
+            print("run \(run): \(fixed(elapsed, 3)) s wall (\(Int(Double(total) / elapsed)) points/s), \(fixed(cpu, 3)) s CPU (\(Int(Double(total) / cpu)) points/s)  [\(summary)]")
         }
-        print("rebuild: \(total) points, best \(format1(best)) s wall = \(Int(Double(total) / best)) points/s, best \(format1(bestCPU)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSkB() / 1024) MiB")
+        print("rebuild: \(total) points, best \(fixed(best, 3)) s wall = \(Int(Double(total) / best)) points/s, best \(fixed(bestCPU, 3)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSKiB() / 1024) MiB")
     }
 
-    static func format1(_ v: Double) -> String {
-        let r = (v * 1000).rounded() / 1000
-        return String(r)
-    }
 }

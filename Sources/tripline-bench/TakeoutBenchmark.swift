@@ -77,20 +77,20 @@ enum TakeoutBenchmark {
             size = FileSystem.size(path) ?? 0
             print("Records.json.gz: \(size / 1_000_000) MB (gzip -1); the import inflates it into an unlinked temporary file")
         }
-        let rssBefore = ImportBenchmark.peakRSSMB()
+        let rssBefore = Double(peakRSSKiB()) / 1024
         let store = try Store(path: dir + "/t.sqlite")
         let importer = Importer(store: store)
         let start = Clock.monotonic()
         let summary = try importer.importPaths([path])
         let seconds = Clock.monotonic() - start
-        let rss = ImportBenchmark.peakRSSMB()
+        let rss = Double(peakRSSKiB()) / 1024
         guard summary.pointsNew == fixes, summary.rejected == 0 else {
             throw BenchmarkFailure("import stored \(summary.pointsNew) points, expected \(fixes) (rejected \(summary.rejected), \(summary.files.first?.message ?? ""))")
         }
         let n = Double(fixes)
         print("format:     \(summary.files.first?.format ?? "?")")
-        print("import:     \(Int(n / seconds)) points/s end to end, \(ImportBenchmark.format(Double(size) / 1e6 / seconds, 1)) MB/s (\(ImportBenchmark.format(seconds, 2)) s)")
-        print("CPU:        parse thread \(ImportBenchmark.format(summary.parseCPUSeconds / n * 1e6, 2)) µs/point (\(Int(n / summary.parseCPUSeconds)) points/s), insert thread \(ImportBenchmark.format(summary.writeCPUSeconds / n * 1e6, 2)) µs/point (\(Int(n / summary.writeCPUSeconds)) points/s)")
-        print("peak RSS:   \(ImportBenchmark.format(rss, 1)) MB (VmHWM after the import; \(ImportBenchmark.format(rssBefore, 1)) MB before it)")
+        print("import:     \(Int(n / seconds)) points/s end to end, \(fixed(Double(size) / 1e6 / seconds, 1)) MB/s (\(fixed(seconds, 2)) s)")
+        print("CPU:        parse thread \(fixed(summary.parseCPUSeconds / n * 1e6, 2)) µs/point (\(Int(n / summary.parseCPUSeconds)) points/s), insert thread \(fixed(summary.writeCPUSeconds / n * 1e6, 2)) µs/point (\(Int(n / summary.writeCPUSeconds)) points/s)")
+        print("peak RSS:   \(fixed(rss, 1)) MB (VmHWM after the import; \(fixed(rssBefore, 1)) MB before it)")
     }
 }

@@ -23,12 +23,12 @@ enum EvaluateCommand {
             prints per-user and pooled trip precision/recall/F1 and 3-class and exact mode accuracy.
             """,
         options: [
-            OptionSpec("seed", value: "N", help: "Simulation seed (default 1)."),
+            SimulationOptions.seed,
             OptionSpec("seeds", value: "A-B", help: "Instead of --seed: every seed from A to B, each in its own database, with one line per seed and the pooled scores."),
-            OptionSpec("days", value: "N", help: "Days to simulate (default 7)."),
-            OptionSpec("people", value: "N", help: "People / devices (default 2)."),
-            OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1)."),
-            OptionSpec("profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland or mixed (docs/SIMULATOR.md)."),
+            SimulationOptions.days(default: 7),
+            SimulationOptions.people,
+            SimulationOptions.movingInterval,
+            SimulationOptions.profile,
             OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter."),
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
             OptionSpec("geolife", value: "DIR", repeatable: true,

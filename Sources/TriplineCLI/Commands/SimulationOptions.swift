@@ -9,6 +9,14 @@ enum SimulationOptions {
         return v
     }
 
+    // The options `config` reads, described once for `simulate` and `evaluate`.
+    static let seed = OptionSpec("seed", value: "N", help: "Simulation seed (default 1).")
+    static func days(default days: Int) -> OptionSpec { OptionSpec("days", value: "N", help: "Days to simulate (default \(days)).") }
+    static let people = OptionSpec("people", value: "N", help: "People, one device each (default 2).")
+    static let movingInterval = OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1 = 1 Hz).")
+    static let profile = OptionSpec(
+        "profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland or mixed (docs/SIMULATOR.md).")
+
     /// `--seed` (default 1), `--days` (default `days`), `--people` (2), `--moving-interval` (1 s) and `--profile`.
     static func config(_ parsed: ParsedArguments, days: Int) throws -> SimulatorConfig {
         var config = SimulatorConfig()

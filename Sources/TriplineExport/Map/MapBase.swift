@@ -138,8 +138,11 @@ extension MapPage {
         return pieces
     }
 
-    /// `M x y l dx dy … [z]` on the integer grid.
-    mutating func appendRelative(_ xs: [Double], _ ys: [Double], _ kept: [Int], close: Bool) {
+    /// `M x y l dx dy … [z]` on the integer grid, for the base layer's rings and lines and the trips' legs: points
+    /// that round to the grid point before them are left out, and a path that never leaves its first grid point is a
+    /// dot (`l0 0`, drawn by round caps). Returns the vertices written.
+    @discardableResult
+    mutating func appendRelative(_ xs: [Double], _ ys: [Double], _ kept: [Int], close: Bool = false) -> Int {
         var lastX = Int(xs[kept[0]].rounded())
         var lastY = Int(ys[kept[0]].rounded())
         out.append("M")
@@ -147,20 +150,21 @@ extension MapPage {
         out.append(byte: UInt8(ascii: " "))
         out.append(int: lastY)
         out.append(byte: UInt8(ascii: "l"))
-        var wrote = false
+        var vertices = 1
         for k in kept.dropFirst() {
             let x = Int(xs[k].rounded()), y = Int(ys[k].rounded())
             if x == lastX && y == lastY { continue }
-            if wrote && x - lastX >= 0 { out.append(byte: UInt8(ascii: " ")) }
+            if vertices > 1 && x - lastX >= 0 { out.append(byte: UInt8(ascii: " ")) }
             out.append(int: x - lastX)
             if y - lastY >= 0 { out.append(byte: UInt8(ascii: " ")) }
             out.append(int: y - lastY)
             lastX = x
             lastY = y
-            wrote = true
+            vertices += 1
         }
-        if !wrote { out.append("0 0") }
+        if vertices == 1 { out.append("0 0") }
         if close { out.append("z") }
+        return vertices
     }
 
     /// Populated places for the script's city labels: for each level, the most populous places of at least its

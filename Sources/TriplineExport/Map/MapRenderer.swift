@@ -286,29 +286,8 @@ struct MapPage {
                 let kept = Simplify.douglasPeucker(xs: gxs, ys: gys, tolerance: tolerance)
                 out.append("<path class=\"trip m")
                 out.append(int: modeIndex[mode] ?? 0)
-                out.append(straight.contains(index) ? " s\" d=\"M" : "\" d=\"M")
-                var lastX = Int(gxs[kept[0]].rounded())
-                var lastY = Int(gys[kept[0]].rounded())
-                out.append(int: lastX)
-                out.append(byte: UInt8(ascii: " "))
-                out.append(int: lastY)
-                out.append(byte: UInt8(ascii: "l"))
-                vertices += 1
-                var wroteSegment = false
-                for k in kept.dropFirst() {
-                    let x = Int(gxs[k].rounded())
-                    let y = Int(gys[k].rounded())
-                    if x == lastX && y == lastY { continue }
-                    if wroteSegment && x - lastX >= 0 { out.append(byte: UInt8(ascii: " ")) }
-                    out.append(int: x - lastX)
-                    if y - lastY >= 0 { out.append(byte: UInt8(ascii: " ")) }
-                    out.append(int: y - lastY)
-                    lastX = x
-                    lastY = y
-                    wroteSegment = true
-                    vertices += 1
-                }
-                if !wroteSegment { out.append("0 0") }  // a leg shorter than the grid: a dot (round caps)
+                out.append(straight.contains(index) ? " s\" d=\"" : "\" d=\"")
+                vertices += appendRelative(gxs, gys, kept)  // a leg shorter than the grid: a dot
                 out.append("\"/>")
             }
             out.append("</g>\n")
@@ -617,55 +596,38 @@ struct MapPage {
         out.append("],\"top\":\(MapPage.topPlaces),\"labels\":\(parameters.maxLabels),\"tiles\":")
         out.append(parameters.tiles.map { JSONText.quotedForScript($0.template) } ?? "null")
         out.append(",\"devices\":[")
-        for (k, id) in deviceOrder.enumerated() {
-            if k > 0 { out.append(",") }
-            out.append(JSONText.quotedForScript(selection.deviceNamesByID[id] ?? ""))
-        }
+        out.append(deviceOrder.map { JSONText.quotedForScript(selection.deviceNamesByID[$0] ?? "") }.joined(separator: ","))
         out.append("],\"cities\":[")
-        for (k, city) in cities.enumerated() {
-            if k > 0 { out.append(",") }
-            out.append(JSONText.quotedForScript(city.name))
-            out.append(",\(city.x),\(city.y),\(city.population)")
-        }
+        out.append(cities.map { JSONText.quotedForScript($0.name) + ",\($0.x),\($0.y),\($0.population)" }.joined(separator: ","))
         out.append("],\"modes\":[")
-        for (i, mode) in modes.enumerated() {
-            if i > 0 { out.append(",") }
-            out.append(JSONText.quotedForScript(mode.isEmpty ? "unknown" : mode))
-        }
+        out.append(modes.map { JSONText.quotedForScript($0.isEmpty ? "unknown" : $0) }.joined(separator: ","))
         out.append("],\"places\":[")
-        for (i, id) in placeOrder.enumerated() {
-            if i > 0 { out.append(",") }
-            out.append(JSONText.quotedForScript(selection.places[id]!.name))
-        }
+        out.append(placeOrder.map { JSONText.quotedForScript(selection.places[$0]!.name) }.joined(separator: ","))
         out.append("],\"pxy\":[")
-        for (i, id) in placeOrder.enumerated() {
-            if i > 0 { out.append(",") }
+        out.append(placeOrder.map { id in
             let place = selection.places[id]!
-            out.append("\(Int(view.gx(view.worldX(place.lon)).rounded())),\(Int(view.gy(WebMercator.y(latitude: place.lat)).rounded()))")
-        }
+            return "\(Int(view.gx(view.worldX(place.lon)).rounded())),\(Int(view.gy(WebMercator.y(latitude: place.lat)).rounded()))"
+        }.joined(separator: ","))
         out.append("],\n\"t\":[")
-        for (i, trip) in selection.trips.enumerated() {
-            if i > 0 { out.append(",\n") }
-            out.append("[\(trip.day),\(Self.localSeconds(trip.startMs, trip.startOffsetS)),\(Self.localSeconds(trip.endMs, trip.endOffsetS)),\(trip.startOffsetS),")
-            out.append("\(Self.int(trip.distanceM)),\(Self.int(trip.durationS)),\(Self.int(trip.movingS)),\(modeIndex[trip.mode] ?? -1),")
-            out.append("\(trip.fromPlaceID.flatMap { placeIndex[$0] } ?? -1),\(trip.toPlaceID.flatMap { placeIndex[$0] } ?? -1),[")
-            for (j, leg) in trip.legs.enumerated() {
-                if j > 0 { out.append(",") }
-                out.append("[\(modeIndex[leg.mode] ?? 0),\(Self.int(leg.durationS)),\(Self.int(leg.distanceM))]")
-            }
-            out.append("],\(straight.contains(i) ? 1 : 0),\(deviceIndex[trip.deviceID] ?? 0)]")
-        }
+        out.append(selection.trips.indices.map(tripData).joined(separator: ",\n"))
         out.append("],\n\"vs\":[")
-        for (i, visit) in selection.visits.enumerated() {
-            if i > 0 { out.append(",\n") }
-            out.append("[\(visit.day),\(Self.localSeconds(visit.startMs, visit.startOffsetS)),\(Self.localSeconds(visit.endMs, visit.endOffsetS)),\(visit.startOffsetS),\(visit.placeID.flatMap { placeIndex[$0] } ?? -1),\(deviceIndex[visit.deviceID] ?? 0)]")
-        }
+        out.append(selection.visits.map { visit in
+            "[\(visit.day),\(Self.localSeconds(visit.startMs, visit.startOffsetS)),\(Self.localSeconds(visit.endMs, visit.endOffsetS)),\(visit.startOffsetS),\(visit.placeID.flatMap { placeIndex[$0] } ?? -1),\(deviceIndex[visit.deviceID] ?? 0)]"
+        }.joined(separator: ",\n"))
         out.append("],\n\"days\":[")
-        for (i, entry) in selection.dayDeviceDistances.enumerated() {
-            if i > 0 { out.append(",") }
-            out.append("[\(entry.day),\(Self.int(entry.metres)),\(deviceIndex[entry.deviceID] ?? 0)]")
-        }
+        out.append(selection.dayDeviceDistances.map { "[\($0.day),\(Self.int($0.metres)),\(deviceIndex[$0.deviceID] ?? 0)]" }.joined(separator: ","))
         out.append("]}</script>\n")
+    }
+
+    /// Trip `i` for the script: local day, start and end, offset, distance, durations, mode, places, legs, whether
+    /// it is drawn straight, device.
+    func tripData(_ i: Int) -> String {
+        let trip = selection.trips[i]
+        let legs = trip.legs.map { "[\(modeIndex[$0.mode] ?? 0),\(Self.int($0.durationS)),\(Self.int($0.distanceM))]" }.joined(separator: ",")
+        return "[\(trip.day),\(Self.localSeconds(trip.startMs, trip.startOffsetS)),\(Self.localSeconds(trip.endMs, trip.endOffsetS)),\(trip.startOffsetS),"
+            + "\(Self.int(trip.distanceM)),\(Self.int(trip.durationS)),\(Self.int(trip.movingS)),\(modeIndex[trip.mode] ?? -1),"
+            + "\(trip.fromPlaceID.flatMap { placeIndex[$0] } ?? -1),\(trip.toPlaceID.flatMap { placeIndex[$0] } ?? -1),["
+            + legs + "],\(straight.contains(i) ? 1 : 0),\(deviceIndex[trip.deviceID] ?? 0)]"
     }
 
     /// Local wall-clock seconds since the epoch (UTC seconds plus the offset), so the script formats local times

@@ -4,7 +4,7 @@ import TriplineCore
 /// without a byte-order mark. Times are ISO 8601 with the local offset; `device` is the device's name.
 /// The column contracts (names, order and meaning) are documented in `docs/EXPORTS.md`; columns may be added at
 /// the end, never removed or reordered.
-struct CSVExport {
+struct CSVExport: RecordWriter {
     /// The header row of each kind: the fixed contract first, then Tripline's extra columns.
     static let headers: [ExportKind: StaticString] = [
         .trips: "trip_id,device,start_time,end_time,duration_s,moving_s,distance_m,avg_speed_mps,max_speed_mps,mode,legs,from_place_id,to_place_id,start_lat,start_lon,end_lat,end_lon,points,gaps,from_place,to_place,line_distance_m,distance_method",
@@ -22,37 +22,7 @@ struct CSVExport {
     func write(_ kind: ExportKind) throws -> Int {
         try out.append(CSVExport.headers[kind]!)
         try out.append("\r\n")
-        var count = 0
-        switch kind {
-        case .trips:
-            try exporter.forEachTrip(selection) { t in
-                count += 1
-                try writeTrip(t)
-            }
-        case .legs:
-            try exporter.forEachLeg(selection) { l in
-                count += 1
-                try writeLeg(l)
-            }
-        case .visits:
-            try exporter.forEachVisit(selection) { v in
-                count += 1
-                try writeVisit(v)
-            }
-        case .places:
-            try exporter.forEachPlace(selection) { p in
-                count += 1
-                try writePlace(p)
-            }
-        case .days:
-            try exporter.forEachDay(selection) { d in
-                count += 1
-                try writeDay(d)
-            }
-        case .points:
-            count = try writePoints()
-        }
-        return count
+        return kind == .points ? try writePoints() : try exporter.writeRecords(kind, selection, with: self)
     }
 
     // MARK: Records, one row each
@@ -173,37 +143,24 @@ struct CSVExport {
 
     /// Every point of the selection (flagged ones too, with their `flags`), by device then time.
     func writePoints() throws -> Int {
-        let reader = try Exporter.PointReader(exporter.store.db)
-        // A local copy: mutating it in the loop needs no run-time exclusivity check.
-        var local = exporter.localTime
         var count = 0
-        let scratch = ByteWriter.memory()
-        for device in try exporter.pointDevices(selection) {
-            scratch.clear()
-            try scratch.append(csv: exporter.deviceName(device))
-            try scratch.append(UInt8(ascii: ","))
-            let name = scratch.bytes
-            try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
-                let recorded = Exporter.PointColumn.recordedOffset(s)
-                let offset = recorded ?? local.offset(nil, atMs: time, latitude: s.double(Exporter.PointColumn.lat), longitude: s.double(Exporter.PointColumn.lon))
-                if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
-                count += 1
-                try out.append(bytes: name)
-                try out.append(time: time, offsetSeconds: offset)
-                try out.append(UInt8(ascii: ","))
-                try number(s.double(Exporter.PointColumn.lat), decimals: 7)
-                try number(s.double(Exporter.PointColumn.lon), decimals: 7)
-                try number(s.double(Exporter.PointColumn.altitude))
-                try number(s.double(Exporter.PointColumn.speed))
-                try number(s.double(Exporter.PointColumn.course))
-                try number(s.double(Exporter.PointColumn.accuracy))
-                try s.withTextBytes(Exporter.PointColumn.motion) { try out.append(csv: $0) }
-                try out.append(UInt8(ascii: ","))
-                try out.append(int: flags)
-                try out.append(UInt8(ascii: ","))
-                try s.withTextBytes(Exporter.PointColumn.ssid) { try out.append(csv: $0) }
-                try out.append("\r\n")
-            }
+        try exporter.forEachLocalPoint(selection, name: { try $0.append(csv: $1); try $0.append(UInt8(ascii: ",")) }) { s, time, offset, flags, name in
+            count += 1
+            try out.append(bytes: name)
+            try out.append(time: time, offsetSeconds: offset)
+            try out.append(UInt8(ascii: ","))
+            try number(s.double(Exporter.PointColumn.lat), decimals: 7)
+            try number(s.double(Exporter.PointColumn.lon), decimals: 7)
+            try number(s.double(Exporter.PointColumn.altitude))
+            try number(s.double(Exporter.PointColumn.speed))
+            try number(s.double(Exporter.PointColumn.course))
+            try number(s.double(Exporter.PointColumn.accuracy))
+            try s.withTextBytes(Exporter.PointColumn.motion) { try out.append(csv: $0) }
+            try out.append(UInt8(ascii: ","))
+            try out.append(int: flags)
+            try out.append(UInt8(ascii: ","))
+            try s.withTextBytes(Exporter.PointColumn.ssid) { try out.append(csv: $0) }
+            try out.append("\r\n")
         }
         return count
     }

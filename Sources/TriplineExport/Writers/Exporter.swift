@@ -87,8 +87,12 @@ public final class Exporter {
         let start = writer.bytesWritten
         let records: Int
         switch format {
-        case .geojson: records = try GeoJSONExport(exporter: self, out: writer, selection: selection).write(kind)
-        case .gpx: records = try GPXExport(exporter: self, out: writer, selection: selection).write(kind)
+        case .geojson:
+            let lines = try PointReader(store.db, positionOnly: true)
+            records = try GeoJSONExport(exporter: self, out: writer, selection: selection, lineReader: lines).write(kind)
+        case .gpx:
+            let lines = try PointReader(store.db, lineOnly: true)
+            records = try GPXExport(exporter: self, out: writer, selection: selection, lineReader: lines).write(kind)
         case .csv: records = try CSVExport(exporter: self, out: writer, selection: selection).write(kind)
         }
         try writer.flush()
@@ -349,6 +353,50 @@ public final class Exporter {
         }
     }
 
+    /// Every point of the selection (flagged ones too) by device then time, with the offset it is shown at (its
+    /// recorded one, else that of the zone where it was), for the formats that print local times. `name` writes a
+    /// device's name as the format quotes it, once per device; `body` gets those bytes with each of its points.
+    @inline(__always)
+    func forEachLocalPoint(_ selection: Selection, name: (ByteWriter, String) throws -> Void,
+                           _ body: (_ s: Statement, _ time: Int64, _ offset: Int32, _ flags: Int64, _ name: UnsafeRawBufferPointer) throws -> Void) throws {
+        let reader = try PointReader(store.db)
+        // A local copy: mutating it in the loop needs no run-time exclusivity check.
+        var local = localTime
+        let scratch = ByteWriter.memory()
+        for id in try pointDevices(selection) {
+            scratch.clear()
+            try name(scratch, deviceName(id))
+            // The name's bytes are handed over in place (no array to retain and release at each point).
+            try scratch.withBytes { encoded in
+                try reader.read(device: id, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
+                    let recorded = PointColumn.recordedOffset(s)
+                    let offset = recorded ?? local.offset(nil, atMs: time, latitude: s.double(PointColumn.lat), longitude: s.double(PointColumn.lon))
+                    if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
+                    try body(s, time, offset, flags, encoded)
+                }
+            }
+        }
+    }
+
+    /// Writes every record of `kind` (any kind but points, which each format streams itself) in the selection with
+    /// `writer`, in export order; returns how many.
+    func writeRecords<W: RecordWriter>(_ kind: ExportKind, _ selection: Selection, with writer: W) throws -> Int {
+        var count = 0
+        func next() throws {
+            try writer.willWrite(record: count)
+            count += 1
+        }
+        switch kind {
+        case .trips: try forEachTrip(selection) { try next(); try writer.writeTrip($0) }
+        case .legs: try forEachLeg(selection) { try next(); try writer.writeLeg($0) }
+        case .visits: try forEachVisit(selection) { try next(); try writer.writeVisit($0) }
+        case .places: try forEachPlace(selection) { try next(); try writer.writePlace($0) }
+        case .days: try forEachDay(selection) { try next(); try writer.writeDay($0) }
+        case .points: preconditionFailure("points are streamed by each format's writePoints")
+        }
+        return count
+    }
+
     /// Device ids with points, in id order (restricted to the selection's device).
     func pointDevices(_ selection: Selection) throws -> [Int64] {
         if let id = selection.deviceID { return [id] }
@@ -438,4 +486,19 @@ extension Statement {
     fileprivate func utcOffset(_ index: Int32) -> Int32? {
         optionalInt64(index).map { Int32(truncatingIfNeeded: $0) }
     }
+}
+
+/// A format's writer of one record of each kind, called by ``Exporter/writeRecords(_:_:with:)``.
+protocol RecordWriter {
+    /// Before the record numbered `index` (from 0): a separator, where the format has one.
+    func willWrite(record index: Int) throws
+    func writeTrip(_ trip: Exporter.TripRow) throws
+    func writeLeg(_ leg: Exporter.LegRow) throws
+    func writeVisit(_ visit: Exporter.VisitRow) throws
+    func writePlace(_ place: Exporter.PlaceRow) throws
+    func writeDay(_ day: Exporter.DayRow) throws
+}
+
+extension RecordWriter {
+    func willWrite(record index: Int) throws {}
 }

@@ -9,13 +9,15 @@ import TriplineStore
 /// - visits and places: one `wpt` each, with name, time and description.
 /// `trkpt` has `ele` (when known) and `time` in UTC. Everything GPX has no element for is inside `extensions`, in
 /// Tripline's namespace ``GPXExport/namespace``. Days have no location: exporting them as GPX is an error.
-struct GPXExport {
+struct GPXExport: RecordWriter {
     /// The XML namespace of Tripline's GPX extensions.
     static let namespace: StaticString = "urn:tripline:gpx-extensions:1"
 
     let exporter: Exporter
     let out: ByteWriter
     let selection: Exporter.Selection
+    /// The points of trips' and legs' tracks.
+    let lineReader: Exporter.PointReader
 
     func write(_ kind: ExportKind) throws -> Int {
         if kind == .days { throw ExportError.noGeometry(kind: .days, format: .gpx) }
@@ -33,35 +35,8 @@ struct GPXExport {
             """)
         try out.append(raw: kind.rawValue)
         try out.append("</name></metadata>\n")
-        var count = 0
-        switch kind {
-        case .trips:
-            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
-            try exporter.forEachTrip(selection) { trip in
-                count += 1
-                try writeTrip(trip, reader)
-            }
-        case .legs:
-            let reader = try Exporter.PointReader(exporter.store.db, lineOnly: true)
-            try exporter.forEachLeg(selection) { leg in
-                count += 1
-                try writeLeg(leg, reader)
-            }
-        case .visits:
-            try exporter.forEachVisit(selection) { visit in
-                count += 1
-                try writeVisit(visit)
-            }
-        case .places:
-            try exporter.forEachPlace(selection) { place in
-                count += 1
-                try writePlace(place)
-            }
-        case .points:
-            count = try writePoints()
-        case .days:
-            break
-        }
+        // Days have no location (refused above).
+        let count = kind == .points ? try writePoints() : try exporter.writeRecords(kind, selection, with: self)
         try out.append("</gpx>\n")
         return count
     }
@@ -126,12 +101,26 @@ struct GPXExport {
     }
 
     /// `trkseg`s of the unflagged points of `device` in `[startMs, endMs]`, a new one after each gap.
-    func segments(device: Int64, startMs: Int64, endMs: Int64, _ reader: Exporter.PointReader) throws {
-        let gapMs = exporter.parameters.gapSeconds * 1000
+    func segments(device: Int64, startMs: Int64, endMs: Int64) throws {
+        var track = Segments(out: out, gapMs: exporter.parameters.gapSeconds * 1000)
+        try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
+            guard flags == 0 else { return }
+            try track.point(at: time)
+            try trackPoint(s, time: time, extended: false, flags: 0)
+        }
+        try track.close()
+    }
+
+    /// The `trkseg`s of one track: one opens at its first point and after each recording gap (longer than `gap_s`),
+    /// closing the one before.
+    struct Segments {
+        let out: ByteWriter
+        let gapMs: Int64
         var open = false
         var lastTime = Int64.min
-        try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
-            guard flags == 0 else { return }
+
+        /// Before the point at `time`: closes the segment at a gap, opens one when none is.
+        mutating func point(at time: Int64) throws {
             if open && time - lastTime > gapMs {
                 try out.append("</trkseg>\n")
                 open = false
@@ -140,10 +129,12 @@ struct GPXExport {
                 try out.append("<trkseg>\n")
                 open = true
             }
-            try trackPoint(s, time: time, extended: false, flags: 0)
             lastTime = time
         }
-        if open { try out.append("</trkseg>\n") }
+
+        func close() throws {
+            if open { try out.append("</trkseg>\n") }
+        }
     }
 
     @inline(__always)
@@ -206,7 +197,7 @@ struct GPXExport {
 
     // MARK: Records
 
-    func writeTrip(_ trip: Exporter.TripRow, _ reader: Exporter.PointReader) throws {
+    func writeTrip(_ trip: Exporter.TripRow) throws {
         let start = localTime(trip.startMs, trip.startOffset)
         let end = localTime(trip.endMs, trip.endOffset)
         try out.append("<trk>")
@@ -226,11 +217,11 @@ struct GPXExport {
             ("points", String(trip.points)), ("gaps", String(trip.gaps)),
         ])
         try out.append("\n")
-        try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, reader)
+        try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs)
         try out.append("</trk>\n")
     }
 
-    func writeLeg(_ leg: Exporter.LegRow, _ reader: Exporter.PointReader) throws {
+    func writeLeg(_ leg: Exporter.LegRow) throws {
         let start = localTime(leg.startMs, exporter.legOffset(leg, atMs: leg.startMs, isStart: true))
         let end = localTime(leg.endMs, exporter.legOffset(leg, atMs: leg.endMs, isStart: false))
         try out.append("<trk>")
@@ -243,7 +234,7 @@ struct GPXExport {
             ("duration_s", number(leg.durationS)), ("points", String(leg.points)),
         ])
         try out.append("\n")
-        try segments(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs, reader)
+        try segments(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs)
         try out.append("</trk>\n")
     }
 
@@ -289,6 +280,9 @@ struct GPXExport {
         try out.append("</wpt>\n")
     }
 
+    /// Days have no location: ``write(_:)`` refuses them before any record is read.
+    func writeDay(_ day: Exporter.DayRow) throws {}
+
     /// One `trk` per device holding every point of the selection (flagged ones with their `flags`).
     /// Returns the number of points written.
     func writePoints() throws -> Int {
@@ -299,8 +293,7 @@ struct GPXExport {
         var written = 0
         for device in try exporter.pointDevices(selection) {
             var opened = false
-            var segmentOpen = false
-            var lastTime = Int64.min
+            var track = Segments(out: out, gapMs: gapMs)
             try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
                 if selection.isBounded {
                     let recorded = Exporter.PointColumn.recordedOffset(s)
@@ -314,19 +307,11 @@ struct GPXExport {
                     try out.append("\n")
                     opened = true
                 }
-                if segmentOpen && time - lastTime > gapMs {
-                    try out.append("</trkseg>\n")
-                    segmentOpen = false
-                }
-                if !segmentOpen {
-                    try out.append("<trkseg>\n")
-                    segmentOpen = true
-                }
+                try track.point(at: time)
                 try trackPoint(s, time: time, extended: true, flags: flags)
                 written += 1
-                lastTime = time
             }
-            if segmentOpen { try out.append("</trkseg>\n") }
+            try track.close()
             if opened { try out.append("</trk>\n") }
         }
         return written

@@ -8,53 +8,24 @@ import TriplineStore
 /// positions; a trip with no line at all has `"geometry": null`). Visits, places and points are Points. Days have no
 /// location and are written as features with `"geometry": null` (RFC 7946 §3.2 "unlocated" features), so one
 /// format carries every kind.
-struct GeoJSONExport {
+struct GeoJSONExport: RecordWriter {
     let exporter: Exporter
     let out: ByteWriter
     let selection: Exporter.Selection
+    /// The positions of trips' and legs' lines.
+    let lineReader: Exporter.PointReader
     /// The geometry of one line, written before its feature because its type depends on its gaps.
     let scratch = ByteWriter.memory()
 
     func write(_ kind: ExportKind) throws -> Int {
         try out.append("{\"type\":\"FeatureCollection\",\"features\":[\n")
-        var count = 0
-        func separator() throws {
-            if count > 0 { try out.append(",\n") }
-            count += 1
-        }
-        switch kind {
-        case .trips:
-            let reader = try Exporter.PointReader(exporter.store.db, positionOnly: true)
-            try exporter.forEachTrip(selection) { trip in
-                try separator()
-                try writeTrip(trip, reader)
-            }
-        case .legs:
-            let reader = try Exporter.PointReader(exporter.store.db, positionOnly: true)
-            try exporter.forEachLeg(selection) { leg in
-                try separator()
-                try writeLeg(leg, reader)
-            }
-        case .visits:
-            try exporter.forEachVisit(selection) { visit in
-                try separator()
-                try writeVisit(visit)
-            }
-        case .places:
-            try exporter.forEachPlace(selection) { place in
-                try separator()
-                try writePlace(place)
-            }
-        case .days:
-            try exporter.forEachDay(selection) { day in
-                try separator()
-                try writeDay(day)
-            }
-        case .points:
-            count = try writePoints()
-        }
+        let count = kind == .points ? try writePoints() : try exporter.writeRecords(kind, selection, with: self)
         try out.append(count > 0 ? "\n]}\n" : "]}\n")
         return count
+    }
+
+    func willWrite(record index: Int) throws {
+        if index > 0 { try out.append(",\n") }
     }
 
     // MARK: Pieces
@@ -76,7 +47,7 @@ struct GeoJSONExport {
     }
 
     /// Writes `"geometry":…` for the unflagged points of `device` in `[startMs, endMs]`.
-    func lineGeometry(device: Int64, startMs: Int64, endMs: Int64, _ reader: Exporter.PointReader) throws {
+    func lineGeometry(device: Int64, startMs: Int64, endMs: Int64) throws {
         scratch.clear()
         let gapMs = exporter.parameters.gapSeconds * 1000
         var lines = 0
@@ -94,7 +65,7 @@ struct GeoJSONExport {
             }
             linePoints = 0
         }
-        try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
+        try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
             let lon = s.double(Exporter.PointColumn.lon)
             let lat = s.double(Exporter.PointColumn.lat)
@@ -195,9 +166,9 @@ struct GeoJSONExport {
 
     // MARK: Records
 
-    func writeTrip(_ trip: Exporter.TripRow, _ reader: Exporter.PointReader) throws {
+    func writeTrip(_ trip: Exporter.TripRow) throws {
         try featureStart(id: trip.id)
-        try lineGeometry(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, reader)
+        try lineGeometry(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs)
         try propertiesStart(id: trip.id)
         try text("device", exporter.deviceName(trip.deviceID))
         try time("start", trip.startMs, offset: trip.startOffset)
@@ -218,9 +189,9 @@ struct GeoJSONExport {
         try out.append("}}")
     }
 
-    func writeLeg(_ leg: Exporter.LegRow, _ reader: Exporter.PointReader) throws {
+    func writeLeg(_ leg: Exporter.LegRow) throws {
         try out.append("{\"type\":\"Feature\",")
-        try lineGeometry(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs, reader)
+        try lineGeometry(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs)
         try out.append(",\"properties\":{\"trip_id\":")
         try out.append(int: leg.tripID)
         try integer("leg", leg.leg)
@@ -279,40 +250,28 @@ struct GeoJSONExport {
 
     /// Every point of the selection (flagged ones too, with their `flags`), by device then time.
     func writePoints() throws -> Int {
-        let reader = try Exporter.PointReader(exporter.store.db)
-        // A local copy: mutating it in the loop needs no run-time exclusivity check.
-        var local = exporter.localTime
         var count = 0
-        let scratch = ByteWriter.memory()
-        for device in try exporter.pointDevices(selection) {
-            scratch.clear()
-            try scratch.append(jsonString: exporter.deviceName(device))
-            let name = scratch.bytes
-            try reader.read(device: device, startMs: selection.windowStartMs, endMs: selection.windowEndMs) { s, time, flags in
-                let recorded = Exporter.PointColumn.recordedOffset(s)
-                let offset = recorded ?? local.offset(nil, atMs: time, latitude: s.double(Exporter.PointColumn.lat), longitude: s.double(Exporter.PointColumn.lon))
-                if selection.isBounded, !selection.includes(day: LocalTime.day(ms: time, offset: offset)) { return }
-                if count > 0 { try out.append(",\n") }
-                count += 1
-                try out.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":")
-                try position(out, lon: s.double(Exporter.PointColumn.lon), lat: s.double(Exporter.PointColumn.lat))
-                try out.append("},\"properties\":{\"device\":")
-                try out.append(bytes: name)
-                try out.append(",\"time\":\"")
-                try out.append(time: time, offsetSeconds: offset)
-                try out.append(UInt8(ascii: "\""))
-                try number("altitude_m", s.double(Exporter.PointColumn.altitude))
-                try number("speed_mps", s.double(Exporter.PointColumn.speed))
-                try number("course_deg", s.double(Exporter.PointColumn.course))
-                try number("accuracy_m", s.double(Exporter.PointColumn.accuracy))
-                try key("motion")
-                try jsonText(s, Exporter.PointColumn.motion)
-                try key("ssid")
-                try jsonText(s, Exporter.PointColumn.ssid)
-                try key("flags")
-                try out.append(int: flags)
-                try out.append("}}")
-            }
+        try exporter.forEachLocalPoint(selection, name: { try $0.append(jsonString: $1) }) { s, time, offset, flags, name in
+            if count > 0 { try out.append(",\n") }
+            count += 1
+            try out.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":")
+            try position(out, lon: s.double(Exporter.PointColumn.lon), lat: s.double(Exporter.PointColumn.lat))
+            try out.append("},\"properties\":{\"device\":")
+            try out.append(bytes: name)
+            try out.append(",\"time\":\"")
+            try out.append(time: time, offsetSeconds: offset)
+            try out.append(UInt8(ascii: "\""))
+            try number("altitude_m", s.double(Exporter.PointColumn.altitude))
+            try number("speed_mps", s.double(Exporter.PointColumn.speed))
+            try number("course_deg", s.double(Exporter.PointColumn.course))
+            try number("accuracy_m", s.double(Exporter.PointColumn.accuracy))
+            try key("motion")
+            try jsonText(s, Exporter.PointColumn.motion)
+            try key("ssid")
+            try jsonText(s, Exporter.PointColumn.ssid)
+            try key("flags")
+            try out.append(int: flags)
+            try out.append("}}")
         }
         return count
     }

@@ -13,14 +13,6 @@ public struct GPXReader {
         builder = RecordBuilder(context: context, bytes: bytes, sink: sink)
     }
 
-    /// Parses `bytes` (pure; no database).
-    public static func parse(_ bytes: [UInt8], context: ReadContext = .memory()) -> ParseOutput {
-        bytes.withUnsafeBytes { raw in
-            var reader = GPXReader(bytes: raw, context: context)
-            return reader.read()
-        }
-    }
-
     struct XMLError: Error {
         var offset: Int
         var message: String

@@ -1,0 +1,29 @@
+// What the benchmarks measure besides wall-clock time (`Clock.monotonic()`, and the importer's `threadCPUSeconds()`
+// for the calling thread), and the one way they print numbers.
+import TriplineCore
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// CPU time (user + system) of this process so far: other processes on a shared machine disturb it far less than
+/// wall-clock time.
+func processCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// The process's peak resident set (`VmHWM` in /proc/self/status) in KiB; -1 when it cannot be read.
+func peakRSSKiB() -> Int {
+    guard let bytes = try? FileSystem.read("/proc/self/status") else { return -1 }
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    return -1
+}
+
+/// `value` with exactly `decimals` digits after the point (``NumberText/fixed(_:decimals:)``).
+func fixed(_ value: Double, _ decimals: Int) -> String {
+    NumberText.fixed(value, decimals: decimals)
+}

@@ -1,0 +1,117 @@
+import Testing
+import TriplineTestSupport
+
+/// The where-was-I reports (countries and cities visited, monthly per country, a year in review) on the export
+/// fixture (results worked out by hand from `ExportFixture`'s rows) and on a rebuilt Berlin → Paris train trip.
+@Suite struct GeoReportTests {
+    static let rows = ReportTests.rows
+
+    @Test func countriesVisited() throws {
+        let result = try ReportTests.report("countries-visited")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout
+                == Self.rows([
+                    "device,country_code,country,first_day,last_day,days,nights,visits",
+                    // Visit 3 ends at 00:00+01:00 on 03-02: not past midnight, so no night and no second day.
+                    "phone,DE,Germany,2024-03-01,2024-03-01,1,0,3",
+                    "tablet,DE,Germany,2024-03-31,2024-03-31,1,0,1",
+                ]))
+        let tablet = try ReportTests.report("countries-visited", ["--device", "tablet", "--from", "2024-04-01"])
+        #expect(tablet.stdout == Self.rows(["device,country_code,country,first_day,last_day,days,nights,visits"]))
+    }
+
+    @Test func citiesVisited() throws {
+        let result = try ReportTests.report("cities-visited")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout
+                == Self.rows([
+                    "device,locality,country_code,country,first_day,last_day,days,nights,visits",
+                    "phone,Berlin,DE,Germany,2024-03-01,2024-03-01,1,0,3",
+                    "tablet,Munich,DE,Germany,2024-03-31,2024-03-31,1,0,1",
+                ]))
+    }
+
+    @Test func monthlyByCountry() throws {
+        let result = try ReportTests.report("monthly-by-country")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout
+                == Self.rows([
+                    "month,device,country_code,country,days,nights,visits,hours",
+                    "2024-03,phone,DE,Germany,1,0,3,22.3",  // 8 h + 8 h 50 + 5 h 30
+                    "2024-03,tablet,DE,Germany,1,0,1,1",
+                ]))
+    }
+
+    @Test func yearInReview() throws {
+        let result = try ReportTests.report("year-in-review")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout
+                == Self.rows([
+                    "year,device,distance_km,walk_km,run_km,cycle_km,car_km,bus_km,train_km,plane_km,other_km,trips,days_tracked,days_away,home,new_places,countries,cities,longest_trip_km,longest_trip_day,longest_trip_from,longest_trip_to",
+                    // Home (13.5 h) is home; both places first visited in 2024; trip 2 (4200.5 m) is the longest.
+                    "2024,phone,5.7,1.9,0,0,3.8,0,0,0,0,2,1,0,Home,2,1,1,4.2,2024-03-01,Work,Home",
+                    // No places: no home, so days away is unknown; the bike trip's day (04-01 in Berlin) is tracked.
+                    "2024,tablet,2.2,0,0,2.2,0,0,0,0,0,1,2,,,0,1,1,2.2,2024-04-01,,",
+                ]))
+    }
+
+    /// Berlin (home, wifi) → Paris by train, two nights in Paris: both countries and cities, with the nights abroad.
+    @Test func tripAbroad() throws {
+        let store = try SampleTracks.tripAbroad()
+        try rebuild(store, timezone: "Europe/Berlin")
+        let countries = try ReportTests.report("countries-visited", path: store.path)
+        #expect(countries.status == 0, "\(countries.stderr)")
+        #expect(
+            countries.stdout
+                == Self.rows([
+                    "device,country_code,country,first_day,last_day,days,nights,visits",
+                    "phone,FR,France,2024-06-03,2024-06-05,3,2,1",
+                    "phone,DE,Germany,2024-06-03,2024-06-03,1,0,1",
+                ]))
+        let cities = try ReportTests.report("cities-visited", path: store.path)
+        #expect(
+            cities.stdout
+                == Self.rows([
+                    "device,locality,country_code,country,first_day,last_day,days,nights,visits",
+                    "phone,Paris,FR,France,2024-06-03,2024-06-05,3,2,1",
+                    "phone,Berlin,DE,Germany,2024-06-03,2024-06-03,1,0,1",
+                ]))
+        let review = try ReportTests.report("year-in-review", path: store.path)
+        let fields = review.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(fields.count == 2)
+        guard fields.count == 2 else { return }
+        let row = Dictionary(uniqueKeysWithValues: zip(fields[0], fields[1]))
+        #expect(row["countries"] == "2")
+        #expect(row["cities"] == "2")
+        #expect(row["new_places"] == "2")
+        #expect(row["days_tracked"] == "3")
+        // Home is the place with the most time spent: Paris (two days) beats Berlin (8 h); every tracked day has a
+        // visit there (the train arrives on the first day), so no day is away.
+        #expect(row["home"] == "near Paris")
+        #expect(row["days_away"] == "0")
+        #expect(row["longest_trip_from"] == "HomeNet")
+        let km = Double(row["longest_trip_km"] ?? "") ?? 0
+        #expect(km > 850 && km < 950, "\(km) km Berlin → Paris")
+    }
+
+    /// The same trip's exports carry the names: CSV columns, GeoJSON properties, GPX extensions.
+    @Test func tripAbroadExportsNameCountriesAndCities() throws {
+        let store = try SampleTracks.tripAbroad()
+        try rebuild(store, timezone: "Europe/Berlin")
+        let csv = runCLI(["export", "--format", "csv", "--what", "places", "--db", store.path])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let lines = csv.stdout.split(separator: "\r\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.dropFirst().first?.hasSuffix(",HomeNet,DE,Germany,Berlin") == true, "\(lines)")
+        #expect(lines.last?.contains(",phone,near Paris,") == true && lines.last?.hasSuffix(",,FR,France,Paris") == true, "\(lines)")
+        let geojson = runCLI(["export", "--format", "geojson", "--what", "visits", "--db", store.path])
+        #expect(geojson.stdout.contains("\"country_code\":\"FR\",\"country\":\"France\",\"locality\":\"Paris\""))
+        #expect(geojson.stdout.contains("\"country_code\":\"DE\",\"country\":\"Germany\",\"locality\":\"Berlin\""))
+        let gpx = runCLI(["export", "--format", "gpx", "--what", "visits", "--db", store.path])
+        #expect(gpx.stdout.contains("<tripline:country_code>FR</tripline:country_code><tripline:country>France</tripline:country><tripline:locality>Paris</tripline:locality>"))
+    }
+}

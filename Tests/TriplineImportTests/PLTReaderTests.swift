@@ -1,0 +1,42 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplineImport
+import TriplineTestSupport
+
+/// GeoLife `.plt` through format detection and the importer's reader.
+@Suite struct PLTReaderTests {
+    static let header = geoLifeHeader
+
+    @Test func readsFixesBadLinesAndAltitude() {
+        let text = Self.header
+            + "39.984702,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\r\n"
+            + "39.984683,116.31845,0,-777,39744.1202546296,2008-10-23,02:53:10\r\n"
+            + "39.98,abc,0,492,39744.12,2008-10-23,02:53:16\r\n"
+            + "39.98,116.31,0,492,39744.12,2008-13-23,02:53:22\r\n"
+            + "39.98,116.31,0\r\n"
+        let out = FormatDetector.parse(Array(text.utf8), context: .memory(device: "u"))
+        #expect(out.format == "geolife-plt")
+        #expect(out.points.count == 2)
+        #expect(out.points[0].timeMs == 1_224_730_384_000)  // 2008-10-23T02:53:04Z
+        #expect(out.points[0].lat == 39.984702 && out.points[0].lon == 116.318417)
+        #expect(abs((out.points[0].altitudeM ?? 0) - 492 * 0.3048) < 1e-9)
+        #expect(out.points[1].altitudeM == nil)  // -777 = unknown
+        #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidTime, .invalidLine])
+        #expect(out.rejects.map(\.line) == [9, 10, 11])
+        #expect(out.devices[Int(out.points[0].deviceID)].source == "geolife")
+    }
+
+    @Test func headerOnlyIsEmpty() {
+        let out = FormatDetector.parse(Array(Self.header.utf8), context: .memory())
+        #expect(out.format == "geolife-plt")
+        #expect(out.points.isEmpty)
+        #expect(out.rejects.map(\.reason) == [.emptyFile])
+    }
+
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func corpusFileMatchesItsPointCount() throws {
+        let corpus = try #require(corpusDirectory(), "../shared/corpus not found")
+        let out = FormatDetector.parse(try FileSystem.read(corpus + "/geolife/010/Trajectory/20081006110114.plt"), context: .memory())
+        #expect(out.points.count == 2485)  // PROVENANCE.md
+        #expect(out.rejects.isEmpty)
+    }
+}

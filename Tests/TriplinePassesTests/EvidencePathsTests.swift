@@ -1,0 +1,211 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+import TriplineTestSupport
+
+/// The evidence pass (app events and sparse silences amend the stays) and the paths pass (the distance of sparse
+/// trips), on small constructed tracks.
+@Suite struct EvidencePathsTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+    let home = (lat: 52.5200, lon: 13.4050)
+
+    /// Inserts an app event for device 1, as the importer stores it.
+    func event(_ store: Store, _ kind: String, at ms: Int64, lat: Double? = nil, lon: Double? = nil, raw: String) throws {
+        try store.db.run(
+            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (1, 1, ?, ?, ?, ?, ?)",
+            [.text(kind), .integer(ms), lat.map { .real($0) } ?? .null, lon.map { .real($0) } ?? .null, .text(raw)])
+    }
+
+    func dump(_ store: Store) throws {
+        for sql in ["SELECT 'stay', start_ms - \(t0), end_ms - \(t0), points, round(lat, 5), round(lon, 5) FROM stays ORDER BY start_ms",
+                    "SELECT 'trip', start_ms - \(t0), end_ms - \(t0), distance_m, line_distance_m, distance_method, points FROM trips ORDER BY start_ms"] {
+            let q = try store.db.prepare(sql)
+            while try q.step() { print((0..<q.columnCount).map { "\(q.value($0))" }.joined(separator: " ")) }
+        }
+    }
+
+    /// A fix without speed (a wifi/cell-based fix in significant-changes mode).
+    func sparseFix(_ b: inout TrackBuilder, accuracy: Double = 65) {
+        b.points.append(Point(deviceID: 0, timeMs: b.t, lat: b.lat, lon: b.lon, accuracyM: accuracy))
+    }
+
+    /// Overland paused 10 min after arriving and resumed 200 m away two hours later: the stay lasts until the
+    /// person left (the resume time less the walk out), not until its last fix.
+    @Test func pauseStretchesTheStayToTheDeparture() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(900, every: 10, drift: 5...25)
+        let pausedAt = b.t + 5_000
+        b.gap(7200)
+        let left = b.t
+        b.gap(143, moving: 200, bearing: 90)  // walking out of the pause region: nothing recorded
+        let resumedAt = b.t, resumeLat = b.lat, resumeLon = b.lon
+        b.move(1500, bearing: 90, speed: 1.4)
+        b.still(1800, every: 60, drift: 5...20)
+        for withEvents in [false, true] {
+            let store = try storeWith([("phone", b.points)])
+            if withEvents {
+                try event(store, "paused_location_updates", at: pausedAt, raw: "{}")
+                try event(store, "resumed_location_updates", at: resumedAt, lat: resumeLat, lon: resumeLon, raw: "{}")
+            }
+            try rebuild(store)
+            #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+            let start = Int64(try double(store, "SELECT start_ms FROM trips"))
+            if withEvents {
+                #expect(abs(start - left) <= 30_000, "departure \(start) vs \(left)")
+                #expect(Int64(try double(store, "SELECT min(end_ms) FROM stays")) == start)
+            } else {
+                // Without the pause record the two hours are not claimed: the stay ends at its last fix and the
+                // trip begins at its first.
+                #expect(Int64(try double(store, "SELECT min(end_ms) FROM stays")) < left - 3_600_000)
+                #expect(start > left)
+            }
+        }
+    }
+
+    /// A stay at home across a region `leave` → `enter` is two visits (where the phone went, no fix says: no trip
+    /// is invented between two stays at the same place).
+    @Test func regionLeaveAndEnterSplitAStay() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 2400, drift: 10...30)  // fixes at 0, 40, 80 min
+        let leave = b.t + 20 * 60_000, enter = leave + 40 * 60_000
+        b.gap(90 * 60)
+        b.still(7200, every: 2400, drift: 10...30)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM visits") == 1, "one stay from the fixes alone")
+        try event(store, "waypoint", at: t0 - 60_000, lat: home.lat, lon: home.lon, raw: #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":100}"#)
+        try event(store, "transition", at: leave, lat: home.lat + 0.0015, lon: home.lon, raw: #"{"_type":"transition","desc":"Home","event":"leave","t":"c"}"#)
+        try event(store, "transition", at: enter, lat: home.lat + 0.0012, lon: home.lon, raw: #"{"_type":"transition","desc":"Home","event":"enter","t":"c"}"#)
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM visits") == 2)
+        #expect(Int64(try double(store, "SELECT min(end_ms) FROM stays")) == leave - 90_000, "leave less leave_lag_s")
+        #expect(Int64(try double(store, "SELECT max(start_ms) FROM stays")) == enter, "enter less enter_lag_s (0)")
+        #expect(try count(store, "SELECT count(*) FROM places") == 1)
+    }
+
+    /// Significant-changes sampling: a shop visit shows as one still fix and a long silence. It is a stay, and the
+    /// trips on both sides are two trips.
+    @Test func loneStillFixNextToASilenceIsAStay() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(3600, every: 240, drift: 10...20)  // home's last fix 9 min before the first moving one
+        for _ in 0..<3 {
+            b.gap(300, moving: 600, bearing: 90)
+            sparseFix(&b)
+        }
+        b.gap(300, moving: 100, bearing: 90)
+        sparseFix(&b)  // at the shop: the time trigger's fix after stopping
+        let shop = (lat: b.lat, lon: b.lon), atShop = b.t
+        b.gap(2400)
+        for _ in 0..<3 {
+            b.gap(300, moving: 600, bearing: 90)
+            sparseFix(&b)
+        }
+        b.still(3600, every: 1800, drift: 10...20)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM visits") == 3)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 2)
+        let s = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM stays ORDER BY start_ms LIMIT 1 OFFSET 1")
+        try #require(try s.step())
+        // The last moving fix, 100 m before the shop and without a speed either, joins the stay's fixes (slow
+        // enough to have been still), so the centre is 50 m short and the arrival that fix's time (the truth: 50 s
+        // later). The departure: the next fix less 600 m at the trip's 2 m/s.
+        #expect(Geo.distance(s.double(2), s.double(3), shop.lat, shop.lon) < 60)
+        #expect(abs(s.int64(0) - (atShop - 300_000 + 50_000)) <= 60_000)
+        #expect(abs(s.int64(1) - (atShop + 2_400_000 + 300_000 - 300_000)) <= 1000)
+        // The trip from home starts when it must have: its first fix less 600 m at 2 m/s (home's last fix was 9 min
+        // earlier).
+        let firstFix = atShop - 3 * 300_000
+        #expect(abs(Int64(try double(store, "SELECT min(start_ms) FROM trips")) - (firstFix - 300_000)) <= 30_000)
+    }
+
+    /// A phone off for a month: the lone still fix before the silence is a stay of at most `evidence.lone_max_s`
+    /// (a day), not a month-long visit, and no trip is invented across the month (`trips.implied_max_s`).
+    @Test func monthOfSilenceIsNeitherAVisitNorATrip() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(3600, every: 600, drift: 10...20)
+        for _ in 0..<3 {
+            b.gap(300, moving: 600, bearing: 90)
+            sparseFix(&b)
+        }
+        b.gap(300, moving: 100, bearing: 90)
+        sparseFix(&b)  // the last fix before the phone is off
+        let lastFix = b.t
+        b.gap(30 * 86_400, moving: 40_000, bearing: 0)  // a month later, 40 km north
+        b.still(3600, every: 600, drift: 10...20)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM visits WHERE end_ms > \(lastFix + 86_400_000) AND start_ms < \(lastFix)") == 0)
+        #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms - start_ms > 86400000") == 0)
+        // The lone fix is still a stay (its day), and the trip to it is kept.
+        #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms <= \(lastFix) AND end_ms >= \(lastFix)") == 1)
+        #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms <= \(lastFix)") >= 1)
+    }
+
+    /// An app's visit record (Google's semantic history, Overland's `visit`) weeks after the last fix, at a place
+    /// 40 km away, with no fix in between: the visit is a stay, but the weeks between are missing data, not a trip
+    /// from the last stay to it (`trips.implied_max_s`); the same within a day is a trip.
+    @Test func tripIsImpliedOnlyWithinADay() throws {
+        for (silence, trips) in [(20 * 86_400, 0), (6 * 3600, 1)] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(3600, every: 60, drift: 5...10)
+            b.gap(silence, moving: 40_000, bearing: 0)
+            let visitStart = b.t, visitEnd = b.t + 7_200_000, there = (lat: b.lat, lon: b.lon)
+            b.gap(7200 + 3600)
+            b.still(600, every: 60, drift: 5...10)
+            let store = try storeWith([("phone", b.points)])
+            try store.db.run(
+                "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, start_ms, end_ms, raw) VALUES (1, 1, 'visit', ?, ?, ?, ?, ?, '{}')",
+                [.integer(visitStart), .real(there.lat), .real(there.lon), .integer(visitStart), .integer(visitEnd)])
+            try rebuild(store)
+            #expect(try count(store, "SELECT count(*) FROM stays WHERE points = 0") == 1, "silence \(silence) s")
+            #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms <= \(visitStart)") == trips, "silence \(silence) s")
+            #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms - start_ms > 86400000") == 0, "silence \(silence) s")
+        }
+    }
+
+    /// Sparse straight chords under-count: the estimate adds the stretches from the places to the first and last
+    /// fixes and a circuity on long chords; the straight-line figure is kept. A later sparse trip between places
+    /// with a dense trip before takes that trip's distance. Days carry both figures.
+    @Test func sparseDistanceFromHistoryElseCircuity() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(3600, every: 240, drift: 5...15)
+        // Sparse trip east: fixes every 5 min, 1 km apart (no speed), to a place 4 km away.
+        for _ in 0..<3 {
+            b.gap(300, moving: 1000, bearing: 90)
+            sparseFix(&b, accuracy: 20)
+        }
+        b.gap(300, moving: 1000, bearing: 90)
+        b.still(3600, every: 240, drift: 5...15)
+        // Dense trip back (1 Hz, straight).
+        b.move(4000, bearing: 270, speed: 10)
+        b.still(3600, every: 240, drift: 5...15)
+        // Sparse trip east again.
+        for _ in 0..<3 {
+            b.gap(300, moving: 1000, bearing: 90)
+            sparseFix(&b, accuracy: 20)
+        }
+        b.gap(300, moving: 1000, bearing: 90)
+        b.still(3600, every: 240, drift: 5...15)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        let q = try store.db.prepare("SELECT distance_m, line_distance_m, distance_method FROM trips ORDER BY start_ms")
+        var rows: [(Double, Double, String)] = []
+        while try q.step() { rows.append((q.double(0), q.double(1), q.text(2) ?? "")) }
+        try #require(rows.count == 3)
+        // First: circuity. Straight lines between the three fixes: 2 km; with the 1 km stretches at both ends and
+        // the circuity on 1 km chords (1.12), 4 × 1000 × 1.12 = 4480 m.
+        #expect(rows[0].2 == "circuity")
+        #expect(abs(rows[0].1 - 2000) < 60, "straight lines \(rows[0].1)")
+        #expect(abs(rows[0].0 - 4480) < 120, "estimate \(rows[0].0)")
+        // The dense trip is its own straight-line figure.
+        #expect(rows[1].2 == "track" && rows[1].0 == rows[1].1)
+        #expect(abs(rows[1].0 - 4000) < 80)
+        // The second sparse trip between the same places takes the dense trip's distance.
+        #expect(rows[2].2 == "history")
+        #expect(rows[2].0 == rows[1].0)
+        // Days: the estimates and the straight lines, summed.
+        #expect(abs(try double(store, "SELECT sum(distance_m) FROM days") - rows.reduce(0) { $0 + $1.0 }) < 1)
+        #expect(abs(try double(store, "SELECT sum(line_distance_m) FROM days") - rows.reduce(0) { $0 + $1.1 }) < 1)
+    }
+}

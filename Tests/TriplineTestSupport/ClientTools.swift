@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TriplineCore
+
+/// Runs real client programs (GDAL's ogrinfo, gpsbabel, xmllint, jq) on exports. A missing program is a test
+/// failure with a clear message, never a silent pass: CI installs them (`.ci/run`: gdal-bin, gpsbabel,
+/// libxml2-utils, jq).
+package enum ClientTools {
+    package static let packages = ["ogrinfo": "gdal-bin", "gpsbabel": "gpsbabel", "xmllint": "libxml2-utils", "jq": "jq"]
+
+    /// The full path of `name` on `$PATH`, or nil.
+    package static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// The program's path, or a recorded failure naming the Debian package to install.
+    package static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        if let path = find(name) { return path }
+        Issue.record(
+            "\(name) is not installed, so the export cannot be checked with it: apt-get install -y \(packages[name] ?? name) (CI's .ci/run installs it)",
+            sourceLocation: sourceLocation)
+        return nil
+    }
+
+    /// Runs `name` with `arguments`; returns its exit status and output.
+    package static func run(
+        _ name: String, _ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (status: Int32, stdout: String, stderr: String)? {
+        guard let executable = require(name, sourceLocation: sourceLocation) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        // Standard error goes to a file, so neither stream can fill up and block the tool.
+        let errPath = try temporaryDirectory() + "/stderr"
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let err = try #require(FileHandle(forWritingAtPath: errPath))
+        process.standardOutput = out
+        process.standardError = err
+        var input: Pipe?
+        if stdin != nil {
+            input = Pipe()
+            process.standardInput = input
+        }
+        try process.run()
+        if let stdin, let input {
+            // Small inputs only (tests): written whole before the output is read.
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
+        let outBytes = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try err.close()
+        let errBytes = FileManager.default.contents(atPath: errPath) ?? Data()
+        return (process.terminationStatus, String(decoding: outBytes, as: UTF8.self), String(decoding: errBytes, as: UTF8.self))
+    }
+
+    /// `ogrinfo -ro -al -so FILE`: the feature count of each layer, by layer name.
+    package static func ogrFeatureCounts(_ file: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Int]? {
+        guard let result = try run("ogrinfo", ["-ro", "-al", "-so", file], sourceLocation: sourceLocation) else { return nil }
+        #expect(result.status == 0, "ogrinfo failed on \(file): \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(!result.stderr.contains("ERROR"), "ogrinfo reported an error on \(file): \(result.stderr)", sourceLocation: sourceLocation)
+        var counts: [String: Int] = [:]
+        var layer = ""
+        for line in result.stdout.split(separator: "\n") {
+            if line.hasPrefix("Layer name: ") { layer = String(line.dropFirst("Layer name: ".count)) }
+            if line.hasPrefix("Feature Count: ") { counts[layer] = Int(line.dropFirst("Feature Count: ".count)) }
+        }
+        return counts
+    }
+
+    /// The path of the GPX 1.1 schema, kept in the repository: `docs/schemas/gpx-1.1.xsd` (TopoGrafix's, byte for
+    /// byte; see docs/schemas/README.md).
+    package static var gpxSchema: String { packageRoot() + "/docs/schemas/gpx-1.1.xsd" }
+}
