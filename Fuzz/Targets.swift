@@ -14,8 +14,18 @@ enum FuzzTargets {
 
     /// Overland JSON (and any JSON archive): the archive reader, then the strict tree parser on the same bytes.
     static func overlandJSON(_ raw: UnsafeRawBufferPointer) {
-        var reader = JSONArchiveReader(bytes: raw, context: context("fuzz/overland.json"))
-        check(reader.read(), raw.count)
+        var ctx = context("fuzz/overland.json")
+        ctx.encodeCold = true
+        var reader = JSONArchiveReader(bytes: raw, context: ctx)
+        let out = reader.read()
+        check(out, raw.count)
+        // The direct Overland scanner is a shortcut: with it off, the tape path must read the bytes exactly alike.
+        var tapeOnly = JSONArchiveReader(bytes: raw, context: ctx)
+        tapeOnly.useScanner = false
+        let tape = tapeOnly.read()
+        require(out.points == tape.points && out.positions == tape.positions && out.cold == tape.cold, "scanner and tape path differ in points")
+        require(out.rejects == tape.rejects && out.events == tape.events && out.devices == tape.devices && out.format == tape.format
+                    && out.fatal == tape.fatal, "scanner and tape path differ in rejects, events, devices or format")
         _ = try? JSONValue.parse(Array(raw))
     }
 

@@ -415,18 +415,21 @@ public final class Importer {
         var context = ReadContext(path: path, fallbackDevice: fallback, nowMs: options.nowMs, batchSize: options.batchSize,
                                   folderDevice: job.folderDevice)
         context.googleFolder = job.googleFolder
+        context.encodeCold = true
         var open = true
         let batchSize = options.batchSize
         var output = FormatDetector.parse(bytes.buffer, context: context) { out in
             guard open else {
                 out.points.removeAll(keepingCapacity: true)
                 out.positions.removeAll(keepingCapacity: true)
+                out.cold.removeAll(keepingCapacity: true)
                 return
             }
             var chunk = ParseOutput()
             chunk.devices = out.devices
             chunk.points = out.points
             chunk.positions = out.positions
+            chunk.cold = out.cold
             chunk.events = out.events
             chunk.rejects = out.rejects
             if let first = out.positions.first { bytes.release(before: Int(first.byteOffset)) }
@@ -439,6 +442,8 @@ public final class Importer {
                 out.points.reserveCapacity(batchSize)
             }
             out.positions.removeAll(keepingCapacity: true)
+            out.cold = []
+            out.cold.reserveCapacity(chunk.cold.capacity)
             out.events = []
             out.rejects = []
             open = queue.push(.batch(chunk))
@@ -595,13 +600,21 @@ final class Writer {
         let writer = points
         let importID = self.importID
         var new = 0
-        for i in chunk.points.indices {
-            let index = Int(chunk.points[i].deviceID)
-            let deviceID = try deviceIDs[index] ?? self.deviceID(index)
-            if try writer.insert(chunk.points[i], deviceID: deviceID, importID: importID) {
-                new += 1
-            } else {
-                try duplicate(chunk.points[i], deviceID: deviceID, position: chunk.positions[i], file: &file)
+        try chunk.cold.withUnsafeBytes { cold in
+            for i in chunk.points.indices {
+                let index = Int(chunk.points[i].deviceID)
+                let deviceID = try deviceIDs[index] ?? self.deviceID(index)
+                let position = chunk.positions[i]
+                // The cold object was encoded on the parsing thread when the position says where it is.
+                let inserted = position.coldOffset >= 0
+                    ? try writer.insert(chunk.points[i], cold: UnsafeRawBufferPointer(rebasing: cold[Int(position.coldOffset)..<Int(position.coldOffset) + Int(position.coldLength)]),
+                                        deviceID: deviceID, importID: importID)
+                    : try writer.insert(chunk.points[i], deviceID: deviceID, importID: importID)
+                if inserted {
+                    new += 1
+                } else {
+                    try duplicate(chunk.points[i], deviceID: deviceID, position: position, file: &file)
+                }
             }
         }
         file.pointsNew += new

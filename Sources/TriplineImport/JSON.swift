@@ -41,6 +41,9 @@ public struct JSONNode: Sendable {
         public static let nonFinite: UInt8 = 8
         /// A number with a fraction or exponent.
         public static let fractional: UInt8 = 16
+        /// A number node made by the direct Overland scanner (never on a tape) whose value was parsed while it was
+        /// scanned: `next` (low half) and `count` (high half) hold the Double's bits. See ``JSONParser/double(_:)``.
+        public static let valueInline: UInt8 = 32
     }
 }
 
@@ -217,15 +220,24 @@ public struct JSONParser {
 
     mutating func number(into tape: inout JSONTape) throws(JSONError) {
         let start = pos
-        var flags: UInt8 = 0
-        if base[pos] == UInt8(ascii: "-") {
+        if lenient, base[pos] == UInt8(ascii: "-"), pos + 1 < count, base[pos + 1] == UInt8(ascii: "I") {
             pos += 1
-            if lenient, pos < count, base[pos] == UInt8(ascii: "I") {
-                try literal("Infinity", kind: .number, count: 0, into: &tape, flags: JSONNode.Flags.nonFinite)
-                tape.nodes[tape.nodes.count - 1].start = start
-                return
-            }
+            try literal("Infinity", kind: .number, count: 0, into: &tape, flags: JSONNode.Flags.nonFinite)
+            tape.nodes[tape.nodes.count - 1].start = start
+            return
         }
+        let flags = try scanNumber()
+        tape.problems |= flags & JSONNode.Flags.nonFinite
+        tape.nodes.append(JSONNode(kind: .number, flags: flags, start: start, end: pos, next: Int32(tape.nodes.count + 1), count: 0))
+    }
+
+    /// Scans a number at `pos` (on its `-` or first digit; not `-Infinity`, which ``number(into:)`` handles) and
+    /// returns its flags (`fractional`, and `nonFinite` for a lenient out-of-range number); `pos` ends just past it.
+    @inline(__always)
+    mutating func scanNumber() throws(JSONError) -> UInt8 {
+        let start = pos
+        var flags: UInt8 = 0
+        if base[pos] == UInt8(ascii: "-") { pos += 1 }
         guard pos < count else { throw unexpected() }
         if base[pos] == UInt8(ascii: "0") {
             pos += 1
@@ -255,9 +267,8 @@ public struct JSONParser {
         if mayOverflow, !JSONParser.parseDouble(base + start, pos - start).isFinite {
             guard lenient else { throw fail("number out of range", at: start) }
             flags |= JSONNode.Flags.nonFinite
-            tape.problems |= JSONNode.Flags.nonFinite
         }
-        tape.nodes.append(JSONNode(kind: .number, flags: flags, start: start, end: pos, next: Int32(tape.nodes.count + 1), count: 0))
+        return flags
     }
 
     mutating func string(into tape: inout JSONTape) throws(JSONError) {
@@ -665,6 +676,9 @@ public struct JSONParser {
     /// The value of a number node (`NaN` for non-finite literals).
     @inline(__always)
     public func double(_ node: JSONNode) -> Double {
+        if node.flags & JSONNode.Flags.valueInline != 0 {
+            return Double(bitPattern: UInt64(UInt32(bitPattern: node.next)) | UInt64(UInt32(bitPattern: node.count)) << 32)
+        }
         if node.flags & JSONNode.Flags.nonFinite != 0 {
             if base[node.start] == UInt8(ascii: "N") { return .nan }
             return base[node.start] == UInt8(ascii: "-") ? -.infinity : .infinity

@@ -121,6 +121,10 @@ public struct SourcePosition: Sendable, Equatable {
     public var byteOffset: Int64
     /// Length of the record's bytes (to cut an excerpt).
     public var length: Int32
+    /// Where the point's encoded `cold` object is in ``ParseOutput/cold`` (with ``ReadContext/encodeCold``; an empty
+    /// span is NULL), or -1 when it was not encoded.
+    public var coldOffset: Int32 = -1
+    public var coldLength: Int32 = 0
 }
 
 /// What reading one file produced, without any database: the pure result of a reader.
@@ -136,6 +140,9 @@ public struct ParseOutput: Sendable {
     public var devices: [ParsedDevice] = []
     public var points: [Point] = []
     public var positions: [SourcePosition] = []
+    /// The points' `cold` objects, encoded on the parsing thread (``ReadContext/encodeCold``), one after the other;
+    /// ``SourcePosition/coldOffset`` says which bytes are whose.
+    public var cold: [UInt8] = []
     public var events: [ParsedEvent] = []
     public var rejects: [RejectRecord] = []
     /// Set when the file as a whole could not be read as a location archive (binary, or JSON/XML of another kind).
@@ -173,6 +180,11 @@ public struct ReadContext: Sendable {
     /// not part of Takeout's own layout (`Takeout`, `Location History…`, `Semantic Location History`, a year), so that
     /// `family/alice/Takeout/…` and `family/bob/Takeout/…` are two devices, `alice` and `bob`.
     public var googleFolder: String?
+    /// Encode the `cold` column (`PointWriter`'s JSON of the fields nothing reads) of Overland points into
+    /// ``ParseOutput/cold`` as they are parsed: the importer sets it so that this work is done on the parsing thread,
+    /// the lighter one for Overland, not on the writing one. The points keep their fields either way; points of other
+    /// formats are encoded by the writer (their ``SourcePosition/coldOffset`` is -1).
+    public var encodeCold = false
 
     public init(path: String, fallbackDevice: (name: String, origin: String), nowMs: Int64, batchSize: Int = 0, folderDevice: String? = nil) {
         self.path = path

@@ -44,21 +44,45 @@ public enum Timestamp {
             i += 1
             return true
         }
-        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
-            let day = digits(2)
-        else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= CivilTime.daysInMonth(year: year, month: month) else { return nil }
-        guard i < n, p[i] == UInt8(ascii: "T") || p[i] == UInt8(ascii: "t") || p[i] == 0x20 else { return nil }
-        i += 1
-        guard let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2) else { return nil }
+        let year: Int, month: Int, day: Int, hour: Int, minute: Int
         var second = 0
         var hasSeconds = false
-        if i < n, p[i] == UInt8(ascii: ":") {
-            i += 1
-            guard let s = digits(2) else { return nil }
-            second = s
+        if i == 0, n >= 19, p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-"), p[10] == UInt8(ascii: "T"),
+           p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":") {
+            // The form every app writes, `YYYY-MM-DDTHH:MM:SS`, read at fixed positions (no loop, no closure call); the
+            // checks below and the fraction and zone are shared with the general form.
+            @inline(__always) func d(_ k: Int) -> Int { Int(p[k] &- UInt8(ascii: "0")) }
+            @inline(__always) func two(_ k: Int) -> Bool { p[k] &- UInt8(ascii: "0") < 10 && p[k + 1] &- UInt8(ascii: "0") < 10 }
+            guard two(0), two(2), two(5), two(8), two(11), two(14), two(17) else { return nil }
+            year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3)
+            month = d(5) * 10 + d(6)
+            day = d(8) * 10 + d(9)
+            hour = d(11) * 10 + d(12)
+            minute = d(14) * 10 + d(15)
+            second = d(17) * 10 + d(18)
             hasSeconds = true
+            i = 19
+        } else {
+            guard let y = digits(4), expect(UInt8(ascii: "-")), let mo = digits(2), expect(UInt8(ascii: "-")),
+                let dd = digits(2)
+            else { return nil }
+            year = y
+            month = mo
+            day = dd
+            guard (1...12).contains(month), day >= 1, day <= CivilTime.daysInMonth(year: year, month: month) else { return nil }
+            guard i < n, p[i] == UInt8(ascii: "T") || p[i] == UInt8(ascii: "t") || p[i] == 0x20 else { return nil }
+            i += 1
+            guard let h = digits(2), expect(UInt8(ascii: ":")), let mi = digits(2) else { return nil }
+            hour = h
+            minute = mi
+            if i < n, p[i] == UInt8(ascii: ":") {
+                i += 1
+                guard let s = digits(2) else { return nil }
+                second = s
+                hasSeconds = true
+            }
         }
+        guard (1...12).contains(month), day >= 1, day <= CivilTime.daysInMonth(year: year, month: month) else { return nil }
         guard hour <= 23, minute <= 59, second <= 60 else { return nil }
         var millis = 0
         if i < n, p[i] == UInt8(ascii: ".") || p[i] == UInt8(ascii: ",") {

@@ -76,8 +76,10 @@ enum ImportBenchmark {
     }
 
     /// Inserts the same rows as the import produces through the importer's own writer (``PointWriter``: same
-    /// table, statement, binds and cold encoding; same schema, pragmas and page size — both open the database
-    /// through `Store`; one transaction per file), with nothing parsed; only the insert loop is timed.
+    /// table, statement and binds; same schema, pragmas and page size — both open the database through `Store`; one
+    /// transaction per file), with nothing parsed; only the insert loop is timed. The rows are built before the
+    /// loop, their `cold` objects encoded too (by the same `ColdBuffer`), as the importer's parsing thread hands them
+    /// to its writer.
     static func rawInsert(points: Int, dbPath: String) throws -> (rate: Double, cpuSeconds: Double) {
         let store = try Store(path: dbPath)
         let db = store.db
@@ -89,8 +91,13 @@ enum ImportBenchmark {
         let perFile = pointsPerBatch * batchesPerFile
         var rows: [Point] = []
         rows.reserveCapacity(perFile)
+        let encoder = ColdBuffer()
+        var cold: [UInt8] = []
+        var coldEnds: [Int] = []
         while i < points {
             rows.removeAll(keepingCapacity: true)
+            cold.removeAll(keepingCapacity: true)
+            coldEnds.removeAll(keepingCapacity: true)
             let n = min(perFile, points - i)
             for k in 0..<n {
                 let f = fix(i + k)
@@ -98,18 +105,34 @@ enum ImportBenchmark {
                                   speedMps: f.speed, courseDeg: f.course, accuracyM: f.accuracy, vAccuracyM: nil, motion: "driving",
                                   batteryLevel: f.battery, batteryState: "unplugged", extra: "{\"speed_accuracy\":1.5}", importID: 1))
             }
+            for p in rows {
+                cold.append(contentsOf: UnsafeBufferPointer(start: encoder.bytes, count: encoder.encode(p)))
+                coldEnds.append(cold.count)
+            }
             i += n
             let start = Clock.monotonic()
             let cpuStart = threadCPUSeconds()
-            try db.transaction {
-                for p in rows {
-                    guard try writer.insert(p, deviceID: device, importID: 1) else { throw BenchmarkFailure("raw insert: duplicate row") }
-                }
-            }
+            try insertRows(rows, cold: cold, coldEnds: coldEnds, writer: writer, db: db, device: device)
             seconds += Clock.monotonic() - start
             cpu += threadCPUSeconds() - cpuStart
         }
         return (Double(points) / seconds, cpu)
+    }
+
+    /// The timed part of ``rawInsert(points:dbPath:)``: one transaction of prepared rows. Not inlined, so that
+    /// callgrind shows its instructions on their own (`ImportBenchmark.insertRows`, inclusive).
+    @inline(never)
+    static func insertRows(_ rows: [Point], cold: [UInt8], coldEnds: [Int], writer: PointWriter, db: Database, device: Int64) throws {
+        try cold.withUnsafeBytes { coldBytes in
+            try db.transaction {
+                var from = 0
+                for (k, p) in rows.enumerated() {
+                    let bytes = UnsafeRawBufferPointer(rebasing: coldBytes[from..<coldEnds[k]])
+                    from = coldEnds[k]
+                    guard try writer.insert(p, cold: bytes, deviceID: device, importID: 1) else { throw BenchmarkFailure("raw insert: duplicate row") }
+                }
+            }
+        }
     }
 
     static func run(_ args: [String]) throws {

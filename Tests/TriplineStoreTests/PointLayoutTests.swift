@@ -128,6 +128,49 @@ import TriplineTestSupport
         #expect(try store.db.scalarInt("SELECT count(*) FROM points_hot WHERE cold IS NOT NULL AND NOT json_valid(cold)") == 0)
     }
 
+    /// The writer does not bind a parameter again when it was NULL in the last row and is NULL again; every
+    /// value-to-NULL, NULL-to-value and NULL-to-NULL change between consecutive rows must still store what was given.
+    @Test func writerStoresNullsAndValuesInAnyOrder() throws {
+        let dir = try temporaryDirectory()
+        let store = try Store(path: dir + "/t.sqlite")
+        let device = try store.deviceID(named: "phone", source: "overland", origin: "device_id")
+        var rng = SplitMix64(seed: 3)
+        func maybe<T>(_ v: T) -> T? { rng.next() % 2 == 0 ? v : nil }
+        var points: [Point] = []
+        for k in 0..<400 {
+            points.append(Point(deviceID: device, timeMs: 1_600_000_000_000 + Int64(k) * 1000, utcOffsetS: maybe(3600), lat: 10, lon: 20,
+                                altitudeM: maybe(Double(k)), speedMps: maybe(1.5), courseDeg: maybe(90), accuracyM: maybe(5),
+                                vAccuracyM: maybe(3), motion: maybe("walking"), batteryLevel: maybe(0.5), batteryState: maybe("full"),
+                                ssid: maybe("net \(k)"), appTripMode: maybe("car"), extra: maybe("{}"), importID: 1))
+        }
+        let writer = try PointWriter(store.db)
+        let encoder = ColdBuffer()
+        let inserted: Int = try store.db.transaction { () throws -> Int in
+            var new = 0
+            for (k, p) in points.enumerated() {
+                // Both entry points: cold encoded by the writer, and cold encoded beforehand (the importer's way).
+                let n = encoder.encode(p)
+                let ok = k % 3 == 0
+                    ? try writer.insert(p, cold: UnsafeRawBufferPointer(start: encoder.bytes, count: n), deviceID: device, importID: 1)
+                    : try writer.insert(p, deviceID: device, importID: 1)
+                if ok { new += 1 }
+            }
+            return new
+        }
+        #expect(inserted == points.count)
+        let st = try store.db.prepare("SELECT \(Self.columns.joined(separator: ", ")) FROM points ORDER BY time_ms")
+        var got: [Point] = []
+        while try st.step() {
+            func real(_ i: Int32) -> Double? { st.optionalDouble(i) }
+            got.append(Point(
+                deviceID: st.int64(0), timeMs: st.int64(1), utcOffsetS: st.optionalInt64(6).map { Int32($0) }, lat: st.double(2), lon: st.double(3),
+                altitudeM: real(10), speedMps: real(5), courseDeg: real(11), accuracyM: real(4), vAccuracyM: real(12), motion: st.text(7),
+                batteryLevel: real(13), batteryState: st.text(14), ssid: st.text(15), bssid: st.text(16), appTripID: st.text(17),
+                appTripMode: st.text(8), trigger: st.text(18), conn: st.text(19), extra: st.text(20), importID: st.int64(9)))
+        }
+        #expect(got == points)
+    }
+
     @Test func writerRefusesPointsOutsideTheKey() throws {
         let store = try Store(path: try temporaryDirectory() + "/t.sqlite")
         let writer = try PointWriter(store.db)

@@ -14,6 +14,13 @@ public struct JSONArchiveReader {
     var builder: RecordBuilder
     var itemTape = JSONTape()
     var elementTape = JSONTape()
+    /// The direct Overland scanner's reused state, and how many records in a row it gave up on.
+    let scratch = OverlandScratch()
+    var fastMisses = 0
+    /// Whether the direct scanner is tried at all (tests compare its results with the tape path's), and how many
+    /// records it read.
+    var useScanner = true
+    var scannedRecords = 0
     var topLevelValues = 0
     var layout = ""
     var unknownItems = 0
@@ -319,6 +326,10 @@ public struct JSONArchiveReader {
             p.skipWhitespace()
             let start = p.pos
             recordStart = start
+            if useScanner, fastMisses < JSONArchiveReader.fastMissLimit, fastOverland(&p, start: start) {
+                if try p.endOfMember(close: UInt8(ascii: "]")) { return elements }
+                continue
+            }
             elementTape.removeAll()
             do throws(JSONError) {
                 try p.value(into: &elementTape, depth: 2)
@@ -329,6 +340,32 @@ public struct JSONArchiveReader {
             record(p, elementTape, 0, start: start, end: p.pos)
             if try p.endOfMember(close: UInt8(ascii: "]")) { return elements }
         }
+    }
+
+    /// How many records in a row the direct Overland scanner may give up on before a stream stops trying it (a
+    /// Google `locations` array, OwnTracks `data`): it is only worth its cost where most records are plain features.
+    static let fastMissLimit = 16
+
+    /// The element at `start` read by the direct scanner (``JSONParser/scanOverlandFeature(_:_:)``) when it is a
+    /// plain Overland location: true when it was (its point or reject is made, `p` is past it); false with `p` back at
+    /// `start` otherwise, for the tape path, which reads anything the scanner gives up on exactly as it always did.
+    mutating func fastOverland(_ p: inout JSONParser, start: Int) -> Bool {
+        var fields = OverlandFields()
+        guard p.scanOverlandFeature(&fields, scratch), let lon = fields.lon, let lat = fields.lat else {
+            p.pos = start
+            fastMisses += 1
+            return false
+        }
+        fastMisses = 0
+        scannedRecords += 1
+        builder.sawOverland = true
+        builder.recognized += 1
+        let device = builder.overlandDevice(p, fields.deviceID)
+        let time = builder.isoTime(p, fields.timestamp)
+        let coordinates = (lat: p.double(lat), lon: p.double(lon), alt: fields.alt.map { p.double($0) })
+        builder.overlandLocation(p, fields, device: device, time: time, coordinates: .some(.some(coordinates)), start: start, end: p.pos)
+        builder.flushIfFull()
+        return true
     }
 
     /// One record: an Overland feature or an OwnTracks message; anything else is rejected as unknown.

@@ -3,6 +3,7 @@
 #endif
 
 import TriplineCore
+import TriplineStore
 
 
 /// Turns parsed JSON records (Overland features, OwnTracks messages) into points, app events and rejects.
@@ -31,9 +32,12 @@ struct RecordBuilder {
     var firstReject: RejectRecord?
     var lastOverlandDevice: (raw: [UInt8], index: Int)?
     var scratch: [UInt8] = []
+    /// With ``ReadContext/encodeCold``: encodes each point's `cold` object into ``ParseOutput/cold``.
+    let coldEncoder: ColdBuffer?
 
     init(context: ReadContext, bytes: UnsafeRawBufferPointer, sink: BatchSink?) {
         self.context = context
+        coldEncoder = context.encodeCold ? ColdBuffer() : nil
         self.sink = sink
         self.base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? JSONParser.emptyByte
         self.count = bytes.count
@@ -148,7 +152,13 @@ struct RecordBuilder {
     @inline(__always)
     func number(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> Double? {
         guard let index else { return nil }
-        let node = tape.nodes[index]
+        return number(p, tape.nodes[index])
+    }
+
+    /// A finite number (or a numeric string) in `node`, else nil.
+    @inline(__always)
+    func number(_ p: JSONParser, _ node: JSONNode?) -> Double? {
+        guard let node else { return nil }
         if node.kind == .number {
             let v = p.double(node)
             return v.isFinite ? v : nil
@@ -173,6 +183,13 @@ struct RecordBuilder {
         return v
     }
 
+    /// As ``measure(_:_:_:)`` for a node.
+    @inline(__always)
+    func measure(_ p: JSONParser, _ node: JSONNode?) -> Double? {
+        guard let v = number(p, node), v >= 0 else { return nil }
+        return v
+    }
+
     @inline(__always)
     func string(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> String? {
         guard let index, tape.nodes[index].kind == .string else { return nil }
@@ -186,10 +203,24 @@ struct RecordBuilder {
         return p.string(tape.nodes[index])
     }
 
+    /// A non-empty string node's text, else nil.
+    @inline(__always)
+    func text(_ p: JSONParser, _ node: JSONNode?) -> String? {
+        guard let node, node.kind == .string, node.end > node.start else { return nil }
+        return p.string(node)
+    }
+
     /// An ISO 8601 time string at `index`.
     func isoTime(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> ParsedTime? {
         guard let index, tape.nodes[index].kind == .string else { return nil }
         let node = tape.nodes[index]
+        return Timestamp.parseISO8601(p.base + node.start, node.end - node.start)
+    }
+
+    /// An ISO 8601 time string node.
+    @inline(__always)
+    func isoTime(_ p: JSONParser, _ node: JSONNode?) -> ParsedTime? {
+        guard let node, node.kind == .string else { return nil }
         return Timestamp.parseISO8601(p.base + node.start, node.end - node.start)
     }
 
@@ -232,10 +263,22 @@ struct RecordBuilder {
         String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self)
     }
 
-    mutating func addPoint(_ point: Point, start: Int, end: Int) {
+    /// Adds a point and where it was. `coldHere`: encode its `cold` object on this (the parsing) thread when the
+    /// context asks for it — done for Overland points, where the scanner leaves the parsing thread the lighter one; a
+    /// Google Takeout import's parsing thread is already the busier (docs/PERFORMANCE.md, "Fourth round"), so other
+    /// readers leave the encoding to the writer.
+    mutating func addPoint(_ point: consuming Point, start: Int, end: Int, coldHere: Bool = false) {
         let line = self.line(at: start)
+        var position = SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start))
+        if coldHere, let coldEncoder, out.cold.count < Int(Int32.max) - 65_536 {
+            // The `cold` column as the writer would encode it (the same code), here on the parsing thread.
+            let n = coldEncoder.encode(point)
+            position.coldOffset = Int32(out.cold.count)
+            position.coldLength = Int32(n)
+            out.cold.append(contentsOf: UnsafeBufferPointer(start: coldEncoder.bytes, count: n))
+        }
         out.points.append(point)
-        out.positions.append(SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start)))
+        out.positions.append(position)
         flushIfFull()
     }
 
@@ -251,7 +294,9 @@ struct RecordBuilder {
         return yes
     }
 
-    /// One Overland feature at tape index `index` whose bytes are `start..<end`.
+    /// One Overland feature at tape index `index` whose bytes are `start..<end`. (Plain location features in a
+    /// streamed array usually come through the direct scanner instead, `JSONParser.scanOverlandFeature`; both end in
+    /// ``overlandLocation(_:_:device:time:coordinates:start:end:)``.)
     // Long by design: a parser's single pass over one feature's many keys, kept in one function for speed (no call or allocation per key or point).
     mutating func overlandFeature(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int, eventKind: String? = nil) {
         var geometry: Int?
@@ -266,50 +311,35 @@ struct RecordBuilder {
         sawOverland = true
         recognized += 1
         if eventKind == nil, rejectProblems(tape, start: start, end: end) { return }
-        var timestamp: Int?, deviceID: Int?, type: Int?, action: Int?
-        var altitude: Int?, speed: Int?, course: Int?, hacc: Int?, vacc: Int?, motion: Int?
-        var batteryLevel: Int?, batteryState: Int?, wifi: Int?, bssid: Int?, tripID: Int?, tripMode: Int?
-        var uniqueID: Int?, speedAccuracy: Int?, courseAccuracy: Int?
+        var f = OverlandFields()
+        var type: Int?, action: Int?, motion: Int?
         members(tape, properties) { k, v in
+            let node = tape.nodes[v]
             switch Self.overlandProperty(p, k) {
             case .none: break
             case .type: type = v
-            case .wifi: wifi = v
-            case .speed: speed = v
-            case .course: course = v
+            case .wifi: f.wifi = node
+            case .speed: f.speed = node
+            case .course: f.course = node
             case .motion: motion = v
             case .action: action = v
-            case .tripID: tripID = v
-            case .altitude: altitude = v
-            case .timestamp: timestamp = v
-            case .deviceID: deviceID = v
-            case .tripMode: tripMode = v
-            case .uniqueID: uniqueID = v
-            case .bssid: bssid = v
-            case .batteryLevel: batteryLevel = v
-            case .batteryState: batteryState = v
-            case .speedAccuracy: speedAccuracy = v
-            case .courseAccuracy: courseAccuracy = v
-            case .verticalAccuracy: vacc = v
-            case .horizontalAccuracy: hacc = v
+            case .tripID: f.tripID = node
+            case .altitude: f.altitude = node
+            case .timestamp: f.timestamp = node
+            case .deviceID: f.deviceID = node
+            case .tripMode: f.tripMode = node
+            case .uniqueID: f.uniqueID = (k, node)
+            case .bssid: f.bssid = node
+            case .batteryLevel: f.batteryLevel = node
+            case .batteryState: f.batteryState = node
+            case .speedAccuracy: f.speedAccuracy = (k, node)
+            case .courseAccuracy: f.courseAccuracy = (k, node)
+            case .verticalAccuracy: f.vacc = node
+            case .horizontalAccuracy: f.hacc = node
             }
         }
-        // The device: the feature's device_id, else --device / the folder or file name.
-        let device: Int
-        if let deviceID, tape.nodes[deviceID].kind == .string, tape.nodes[deviceID].end > tape.nodes[deviceID].start {
-            // Most files hold one device: compare the raw bytes with the last one before building a String.
-            let raw = p.raw(tape.nodes[deviceID])
-            if let last = lastOverlandDevice, last.raw.count == raw.count,
-               last.raw.withUnsafeBufferPointer({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
-                device = last.index
-            } else {
-                device = out.deviceIndex(ParsedDevice(name: p.string(tape.nodes[deviceID]), source: "overland", origin: "device_id"))
-                lastOverlandDevice = (Array(raw), device)
-            }
-        } else {
-            device = fallbackDevice(source: "overland")
-        }
-        let time = isoTime(p, tape, timestamp)
+        let device = overlandDevice(p, f.deviceID)
+        let time = isoTime(p, f.timestamp)
         let coordinates = self.coordinates(p, tape, geometry)
 
         // Non-location records: trip summaries, actions (visits, pauses, terminations), batch-level objects.
@@ -334,13 +364,35 @@ struct RecordBuilder {
             out.events.append(event)
             return
         }
+        f.motion = joined(p, tape, motion)
+        overlandLocation(p, f, device: device, time: time, coordinates: coordinates, start: start, end: end)
+    }
 
-        guard let timestamp else {
+    /// The device of an Overland feature: its `device_id`, else --device / the folder or file name.
+    @inline(__always)
+    mutating func overlandDevice(_ p: JSONParser, _ deviceID: JSONNode?) -> Int {
+        guard let node = deviceID, node.kind == .string, node.end > node.start else { return fallbackDevice(source: "overland") }
+        // Most files hold one device: compare the raw bytes with the last one before building a String.
+        let raw = p.raw(node)
+        if let last = lastOverlandDevice, last.raw.count == raw.count,
+           last.raw.withUnsafeBufferPointer({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
+            return last.index
+        }
+        let device = out.deviceIndex(ParsedDevice(name: p.string(node), source: "overland", origin: "device_id"))
+        lastOverlandDevice = (Array(raw), device)
+        return device
+    }
+
+    /// An Overland location (not an event): its checks, then the point. Shared by the tape path
+    /// (``overlandFeature(_:_:_:start:end:eventKind:)``) and the direct scanner.
+    mutating func overlandLocation(_ p: JSONParser, _ f: borrowing OverlandFields, device: Int, time: ParsedTime?,
+                                   coordinates: (lat: Double, lon: Double, alt: Double?)??, start: Int, end: Int) {
+        guard let timestamp = f.timestamp else {
             reject(.missingTime, "the feature has no 'timestamp'", start: start, end: end)
             return
         }
         guard let time else {
-            let shown = tape.nodes[timestamp].kind == .string ? "'\(p.string(tape.nodes[timestamp]).prefix(60))'" : p.rawText(tape.nodes[timestamp]).prefix(60) + ""
+            let shown = timestamp.kind == .string ? "'\(p.string(timestamp).prefix(60))'" : p.rawText(timestamp).prefix(60) + ""
             reject(.invalidTime, "timestamp \(shown) is not an ISO 8601 time", start: start, end: end)
             return
         }
@@ -357,33 +409,32 @@ struct RecordBuilder {
             return
         }
         // Kept in `extra` unless -1 (unknown) or null; no array of the three (that would allocate for every point).
-        @inline(__always) func keep(_ v: Int?) {
-            guard let v else { return }
-            let node = tape.nodes[v]
-            if node.kind == .number, let d = number(p, tape, v), d < 0 { return }
+        @inline(__always) func keep(_ member: (key: JSONNode, value: JSONNode)?) {
+            guard let (key, node) = member else { return }
+            if node.kind == .number, let d = number(p, node), d < 0 { return }
             if node.kind == .null { return }
-            extra(p, tape.nodes[v - 1], node)
+            extra(p, key, node)
         }
-        keep(speedAccuracy)
-        keep(courseAccuracy)
-        keep(uniqueID)
-        var speedValue = measure(p, tape, speed)
+        keep(f.speedAccuracy)
+        keep(f.courseAccuracy)
+        keep(f.uniqueID)
+        var speedValue = measure(p, f.speed)
 
         if let s = speedValue, s > 1000 { speedValue = nil }  // not a phone's speed
-        var courseValue = number(p, tape, course)
+        var courseValue = number(p, f.course)
         if let v = courseValue, v < 0 || v > 360 { courseValue = nil }
         let point = Point(
             deviceID: Int64(device), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: c.lat, lon: c.lon,
-            altitudeM: number(p, tape, altitude) ?? c.alt, speedMps: speedValue, courseDeg: courseValue,
-            accuracyM: measure(p, tape, hacc), vAccuracyM: measure(p, tape, vacc), motion: joined(p, tape, motion),
-            batteryLevel: measure(p, tape, batteryLevel), batteryState: text(p, tape, batteryState), ssid: text(p, tape, wifi),
-            bssid: text(p, tape, bssid), appTripID: text(p, tape, tripID), appTripMode: text(p, tape, tripMode),
+            altitudeM: number(p, f.altitude) ?? c.alt, speedMps: speedValue, courseDeg: courseValue,
+            accuracyM: measure(p, f.hacc), vAccuracyM: measure(p, f.vacc), motion: f.motion,
+            batteryLevel: measure(p, f.batteryLevel), batteryState: text(p, f.batteryState), ssid: text(p, f.wifi),
+            bssid: text(p, f.bssid), appTripID: text(p, f.tripID), appTripMode: text(p, f.tripMode),
             trigger: nil, conn: nil, extra: takeExtra())
-        addPoint(point, start: start, end: end)
+        addPoint(point, start: start, end: end, coldHere: true)
     }
 
     /// The Overland `properties` keys the builder reads.
-    enum OverlandProperty {
+    enum OverlandProperty: Int {
         case none, type, wifi, speed, course, motion, action, tripID, altitude, timestamp, deviceID, tripMode, uniqueID, bssid
         case batteryLevel, batteryState, speedAccuracy, courseAccuracy, verticalAccuracy, horizontalAccuracy
     }

@@ -93,6 +93,14 @@ public final class PointWriter {
     /// - Throws: ``StoreError/pointOutOfRange(deviceID:timeMs:)`` when the device or time does not fit the key;
     ///   ``DatabaseError`` when a bind or the step fails.
     public func insert(_ p: Point, deviceID: Int64, importID: Int64) throws -> Bool {
+        let coldCount = cold.encode(p)
+        return try insert(p, cold: UnsafeRawBufferPointer(start: cold.bytes, count: coldCount), deviceID: deviceID, importID: importID)
+    }
+
+    /// As ``insert(_:deviceID:importID:)`` with the point's `cold` object already encoded (``ColdBuffer/encode(_:)``'s
+    /// bytes for this point; empty for NULL): the point's own cold fields are not looked at. The importer encodes them
+    /// on its parsing thread, so that the writing thread, the pipeline's busier one, only binds them.
+    package func insert(_ p: Point, cold coldBytes: UnsafeRawBufferPointer, deviceID: Int64, importID: Int64) throws -> Bool {
         guard let key = PointKey.make(device: deviceID, timeMs: p.timeMs) else {
             throw StoreError.pointOutOfRange(deviceID: deviceID, timeMs: p.timeMs)
         }
@@ -104,20 +112,20 @@ public final class PointWriter {
         rc |= sqlite3_bind_double(s, 3, p.lon)
         rc |= bind(p.accuracyM, s, 4)
         rc |= bind(p.speedMps, s, 5)
-        if let o = p.utcOffsetS { rc |= sqlite3_bind_int64(s, 6, Int64(o)) } else { rc |= sqlite3_bind_null(s, 6) }
-        rc |= texts.bindChecked(p.motion, to: s, at: 7)
-        rc |= texts.bindChecked(p.appTripMode, to: s, at: 8)
+        if let o = p.utcOffsetS { rc |= bound(sqlite3_bind_int64(s, 6, Int64(o)), 6) } else { rc |= bindNull(s, 6) }
+        rc |= bind(p.motion, s, 7)
+        rc |= bind(p.appTripMode, s, 8)
         rc |= sqlite3_bind_int64(s, 9, importID)
         rc |= bind(p.altitudeM, s, 10)
         rc |= bind(p.courseDeg, s, 11)
-        rc |= texts.bindChecked(p.ssid, to: s, at: 12)
-        let coldCount = cold.encode(p)
-        if coldCount == 0 {
-            rc |= sqlite3_bind_null(s, 13)
+        rc |= bind(p.ssid, s, 12)
+        if coldBytes.isEmpty {
+            rc |= bindNull(s, 13)
         } else {
-            rc |= texts.bindChecked(bytes: UnsafeRawBufferPointer(start: cold.bytes, count: coldCount), to: s, at: 13)
+            rc |= bound(texts.bindChecked(bytes: coldBytes, to: s, at: 13), 13)
         }
         if rc != SQLITE_OK {
+            nullParameters = 0  // a failed bind leaves the parameter's value unknown
             let error = db.error(rc, sql: insertStatement.sql)
             sqlite3_reset(s)
             throw error
@@ -128,10 +136,37 @@ public final class PointWriter {
         return sqlite3_changes(db.handle) == 1
     }
 
+    /// The parameters of the insert statement known to be bound to NULL (bit `index − 1`). SQLite keeps a statement's
+    /// bindings across `sqlite3_reset`, so a parameter that was NULL in the last row and is NULL again is not bound
+    /// again (each bind is a call, a check and a value release in SQLite: a point usually has the same optional fields
+    /// as the one before).
+    private var nullParameters: UInt32 = 0
+
+    @inline(__always)
+    func bindNull(_ s: OpaquePointer, _ index: Int32) -> Int32 {
+        let bit: UInt32 = 1 << UInt32(index - 1)
+        if nullParameters & bit != 0 { return SQLITE_OK }
+        nullParameters |= bit
+        return sqlite3_bind_null(s, index)
+    }
+
+    /// Notes that parameter `index` was bound to a value (`rc` is the bind's result, passed through).
+    @inline(__always)
+    func bound(_ rc: Int32, _ index: Int32) -> Int32 {
+        nullParameters &= ~(1 << UInt32(index - 1))
+        return rc
+    }
+
     @inline(__always)
     func bind(_ value: Double?, _ s: OpaquePointer, _ index: Int32) -> Int32 {
-        if let value { return sqlite3_bind_double(s, index, value) }
-        return sqlite3_bind_null(s, index)
+        if let value { return bound(sqlite3_bind_double(s, index, value), index) }
+        return bindNull(s, index)
+    }
+
+    @inline(__always)
+    func bind(_ value: String?, _ s: OpaquePointer, _ index: Int32) -> Int32 {
+        if let value { return bound(texts.bindChecked(value, to: s, at: index), index) }
+        return bindNull(s, index)
     }
 
     /// The stored position and import of the point of `deviceID` at `timeMs`, or nil when there is none.
@@ -150,12 +185,12 @@ public final class PointWriter {
 /// "app_trip_id":…,"trigger":…,"conn":…,"extra":"…"}` with only the members the point has (in this order), written
 /// into one reused buffer. Numbers are written so that they read back as the same double (`extra` is a JSON
 /// string holding the source's own text exactly, so the view gives it back byte for byte).
-final class ColdBuffer {
+package final class ColdBuffer {
     /// The buffer; grown (rarely: a long `extra`) when a row needs more.
-    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    package private(set) var bytes: UnsafeMutablePointer<UInt8>
     private var capacity: Int
 
-    init(capacity: Int = 1024) {
+    package init(capacity: Int = 1024) {
         self.capacity = capacity
         bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
     }
@@ -163,7 +198,7 @@ final class ColdBuffer {
     deinit { bytes.deallocate() }
 
     /// Writes the point's cold object; returns its length in bytes, 0 when the point has no cold field.
-    func encode(_ p: Point) -> Int {
+    package func encode(_ p: Point) -> Int {
         if p.vAccuracyM == nil && p.batteryLevel == nil && p.batteryState == nil && p.bssid == nil && p.appTripID == nil
             && p.trigger == nil && p.conn == nil && p.extra == nil {
             return 0
@@ -225,32 +260,31 @@ struct ColdWriter {
         byte(UInt8(ascii: "\""))
     }
 
-    /// The bytes of a JSON string's content, escaped.
+    /// The bytes of a JSON string's content, escaped: runs of plain bytes copied at once, `"` and `\` as `\"` and
+    /// `\\`, control bytes as `\u00XX`. (An `extra` is JSON text itself, so it always has quotes to escape.)
     mutating func append(escaping b: UnsafeBufferPointer<UInt8>) {
         guard let source = b.baseAddress else { return }
-        // Most texts need no escape: one copy.
-        var plain = true
-        for c in b where c == 0x22 || c == 0x5C || c < 0x20 {
-            plain = false
-            break
-        }
-        if plain {
-            (out + count).update(from: source, count: b.count)
-            count += b.count
-            return
-        }
         @inline(__always) func hex(_ d: UInt8) -> UInt8 { d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10 }
-        for c in b {
-            if c == 0x22 || c == 0x5C {
-                byte(0x5C)
-                byte(c)
-            } else if c < 0x20 {
-                byte(0x5C); byte(UInt8(ascii: "u")); byte(UInt8(ascii: "0")); byte(UInt8(ascii: "0"))
-                byte(hex(c >> 4)); byte(hex(c & 15))
-            } else {
-                byte(c)
+        var run = 0  // start of the plain bytes not yet copied
+        var i = 0
+        while i < b.count {
+            let c = source[i]
+            if c == 0x22 || c == 0x5C || c < 0x20 {
+                (out + count).update(from: source + run, count: i - run)
+                count += i - run
+                if c < 0x20 {
+                    byte(0x5C); byte(UInt8(ascii: "u")); byte(UInt8(ascii: "0")); byte(UInt8(ascii: "0"))
+                    byte(hex(c >> 4)); byte(hex(c & 15))
+                } else {
+                    byte(0x5C)
+                    byte(c)
+                }
+                run = i + 1
             }
+            i += 1
         }
+        (out + count).update(from: source + run, count: b.count - run)
+        count += b.count - run
     }
 
     /// A number that reads back as the same double: the shortest of 0–9 decimals that is exact (a source's

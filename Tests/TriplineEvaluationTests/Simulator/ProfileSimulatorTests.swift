@@ -4,6 +4,7 @@ import Testing
 @testable import TriplineImport
 @testable import TriplinePasses
 @testable import TriplineSimulator
+@testable import TriplinePasses
 import TriplineTestSupport
 
 /// The hard sampling profiles (docs/SIMULATOR.md, "Sampling profiles"): what the phones record follows the regimes,
