@@ -102,15 +102,8 @@ extension JSONParser {
                     guard unlistedKey(ks, ke, region: 0, &unlisted, &low, &high, scratch), skipPlainValue(scratch) else { return false }
                 }
             }
-            skipWhitespace()
-            guard pos < count else { return false }
-            if base[pos] == UInt8(ascii: ",") {
-                pos += 1
-                skipWhitespace()
-                continue
-            }
-            guard base[pos] == UInt8(ascii: "}") else { return false }
-            pos += 1
+            guard let more = afterMember(close: UInt8(ascii: "}")) else { return false }
+            if more { continue }
             return sawProperties && sawGeometry
         }
     }
@@ -153,17 +146,25 @@ extension JSONParser {
             default:
                 guard skipPlainValue(scratch) else { return false }
             }
-            skipWhitespace()
-            guard pos < count else { return false }
-            if base[pos] == UInt8(ascii: ",") {
-                pos += 1
-                skipWhitespace()
-                continue
-            }
-            guard base[pos] == UInt8(ascii: "}") else { return false }
-            pos += 1
+            guard let more = afterMember(close: UInt8(ascii: "}")) else { return false }
+            if more { continue }
             return sawCoordinates
         }
+    }
+
+    /// What follows a member or an element: `,` and the blanks after it (true: another follows) or `close` (false: the
+    /// container ended), consumed; nil for anything else (the scanner gives up).
+    @inline(__always) mutating func afterMember(close: UInt8) -> Bool? {
+        skipWhitespace()
+        guard pos < count else { return nil }
+        if base[pos] == UInt8(ascii: ",") {
+            pos += 1
+            skipWhitespace()
+            return true
+        }
+        guard base[pos] == close else { return nil }
+        pos += 1
+        return false
     }
 
     /// `[lon, lat]` or `[lon, lat, alt]` (more elements are validated and ignored, as on the tape path); gives up
@@ -183,15 +184,8 @@ extension JSONParser {
                 guard skipPlainValue(scratch) else { return false }
             }
             n += 1
-            skipWhitespace()
-            guard pos < count else { return false }
-            if base[pos] == UInt8(ascii: ",") {
-                pos += 1
-                skipWhitespace()
-                continue
-            }
-            guard base[pos] == UInt8(ascii: "]") else { return false }
-            pos += 1
+            guard let more = afterMember(close: UInt8(ascii: "]")) else { return false }
+            if more { continue }
             return n >= 2
         }
     }
@@ -264,15 +258,8 @@ extension JSONParser {
                 case .none, .action, .type, .motion: return false
                 }
             }
-            skipWhitespace()
-            guard pos < count else { return false }
-            if base[pos] == UInt8(ascii: ",") {
-                pos += 1
-                skipWhitespace()
-                continue
-            }
-            guard base[pos] == UInt8(ascii: "}") else { return false }
-            pos += 1
+            guard let more = afterMember(close: UInt8(ascii: "}")) else { return false }
+            if more { continue }
             return true
         }
     }
@@ -298,15 +285,8 @@ extension JSONParser {
             guard pos < count, base[pos] == UInt8(ascii: "\""), let (s, e) = plainString() else { return false }
             let text = String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self)
             if joined == nil { joined = text } else { joined! += "," + text }
-            skipWhitespace()
-            guard pos < count else { return false }
-            if base[pos] == UInt8(ascii: ",") {
-                pos += 1
-                skipWhitespace()
-                continue
-            }
-            guard base[pos] == UInt8(ascii: "]") else { return false }
-            pos += 1
+            guard let more = afterMember(close: UInt8(ascii: "]")) else { return false }
+            if more { continue }
             f.motion = joined
             return true
         }
