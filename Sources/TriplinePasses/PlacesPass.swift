@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 import TriplineCore
 import TriplineGeography
 import TriplineStore
@@ -8,7 +12,8 @@ import TriplineStore
 /// one; a place's centre is the dwell-weighted mean of its visits. Repeated visits home become one place while two
 /// shops 200 m apart stay two. Each place and visit gets the country and locality (city, town) of its centre, looked
 /// up offline (`Geography.country`, `Geography.locality`). A place is named after the wifi network most seen there
-/// (its SSID), else `near <locality>`, else its coordinates. Places are per device and always recomputed from all of
+/// (its SSID), else `near <locality>` (with the distance and direction from the locality's point beyond 1.5 km:
+/// `near Beijing (8 km NW)`), else its coordinates. Places are per device and always recomputed from all of
 /// the device's stays (a few thousand at most); the user's edits (`place_edits`: rename, merge, forget) are applied
 /// each time, and a place's id is derived from the device and the start of its first visit, so it survives rebuilds.
 public struct PlacesPass: Pass {
@@ -126,7 +131,7 @@ public struct PlacesPass: Pass {
             let whereIs = Self.whereIs(centre.lat, centre.lon)
             // A readable default: the wifi network's own name, else `near <locality>`, else the coordinates; the
             // user's name wins.
-            let name = userNames[p] ?? ssid ?? whereIs.locality.map { "near " + $0 } ?? Self.coordinateName(centre.lat, centre.lon)
+            let name = userNames[p] ?? ssid ?? whereIs.locality.map { "near " + $0 + whereIs.offset } ?? Self.coordinateName(centre.lat, centre.lon)
             if ssid != nil { named += 1 }
             if whereIs.locality != nil { located += 1 }
             placeIDs.append(try tables.insert(
@@ -243,14 +248,39 @@ public struct PlacesPass: Pass {
     /// Country (code and English name) and locality of a centre. The country is the Natural Earth unit the point is
     /// in (nil at sea); the locality is the GeoNames city, town or village it is in or nearest to
     /// (`Geography.locality`), nil when that is more than `localityMaxM` away (open sea, deserts, ice).
-    static func whereIs(_ lat: Double, _ lon: Double) -> (countryCode: String?, country: String?, locality: String?) {
+    /// `offset` is where the centre lies from the locality's own point when that is at least `offsetMinM` away
+    /// (" (8 km NW)", else empty): a city holds many places, and "near Beijing" alone named 285 of one user's 378.
+    static func whereIs(_ lat: Double, _ lon: Double) -> (countryCode: String?, country: String?, locality: String?, offset: String) {
         let country = Geography.country(latitude: lat, longitude: lon)
         var locality: String? = nil
+        var offset = ""
         if let place = Geography.locality(latitude: lat, longitude: lon), place.distanceMeters <= localityMaxM {
             let name = place.name.trimmingCharacters(in: " \t\r\n")
             locality = name.isEmpty ? nil : name
+            offset = Self.offset(from: place.location.latitude, place.location.longitude, to: lat, lon)
         }
-        return (country?.code, country?.name, locality)
+        return (country?.code, country?.name, locality, offset)
+    }
+
+    /// A place this far (metres) from its locality's point says how far and which way (1.5 km: about a town's core).
+    static let offsetMinM = 1500.0
+
+    /// " (8 km NW)": the distance (one decimal below 10 km) and the 8-point compass bearing from the locality's point
+    /// to the centre, or "" when the centre is within `offsetMinM` of it.
+    static func offset(from lat0: Double, _ lon0: Double, to lat: Double, _ lon: Double) -> String {
+        let d = Geo.distance(lat0, lon0, lat, lon)
+        guard d >= offsetMinM else { return "" }
+        let dy = lat - lat0
+        var dLon = lon - lon0
+        if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+        let dx = dLon * cos(lat0 * Double.pi / 180)
+        var bearing = atan2(dx, dy) * 180 / Double.pi  // 0 = north, clockwise
+        if bearing < 0 { bearing += 360 }
+        let points = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+        let compass = points[Int((bearing + 22.5) / 45) % 8]
+        let km = d / 1000
+        let distance = km < 9.95 ? NumberText.fixed(km, decimals: 1) : String(Int(km.rounded()))
+        return " (" + distance + " km " + compass + ")"
     }
 
     /// A locality farther than this from the centre is not named (50 km: beyond it "near X" misleads more than it

@@ -23,7 +23,9 @@ public struct Rebuild {
     /// Bump it whenever a change to a pass changes what it writes: the next rebuild of every device then recomputes
     /// everything and says why. 2: stable ids, the user's place edits, wifi names without `Wifi "…"`. 3: the evidence
     /// pass's motion-state, travel-speed and unseen-trip rules; trips between two stays with no fix in between.
-    public static let algorithmVersion = 3
+    /// 4: stays' point ranges from their times (`StayRecord.indexed`); place names with their offset from the
+    /// locality (`near Beijing (12 km NW)`).
+    public static let algorithmVersion = 4
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

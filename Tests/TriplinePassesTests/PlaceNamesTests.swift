@@ -22,6 +22,17 @@ import TriplineTestSupport
         #expect(named.locality == locality, "\(lat), \(lon)")
     }
 
+    /// A place away from its locality's point says how far and which way, so that a city's many places differ.
+    @Test func offsetFromTheLocalitysPoint() {
+        #expect(PlacesPass.offset(from: 39.9042, 116.4074, to: 39.9042, 116.4150) == "")  // 650 m: no offset
+        #expect(PlacesPass.offset(from: 39.9042, 116.4074, to: 39.9842, 116.3074) == " (12 km NW)")
+        #expect(PlacesPass.offset(from: 52.5200, 13.4050, to: 52.5200, 13.4800) == " (5.1 km E)")
+        #expect(PlacesPass.offset(from: 52.5200, 13.4050, to: 52.4900, 13.4050) == " (3.3 km S)")
+        // Across the antimeridian the short way: Suva's point to a place east of 180°.
+        #expect(PlacesPass.offset(from: -18.1416, 178.4415, to: -18.1416, -179.9) == " (175 km E)")
+        #expect(PlacesPass.whereIs(39.9842, 116.3074).offset.hasSuffix(" km NW)"))
+    }
+
     @Test func openSeaHasNoCountryNorLocality() {
         let named = PlacesPass.whereIs(35.0, -40.0)  // mid-Atlantic
         #expect(named.countryCode == nil && named.country == nil && named.locality == nil)
