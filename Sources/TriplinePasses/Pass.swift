@@ -49,6 +49,28 @@ extension Pass {
     public static var defaults: [(String, String)] { Parameters().list.map { (Self.name + "." + $0.0, $0.1) } }
 }
 
+/// A pass that also measures distances with the metrics pass's parameters (`trips`, `paths`): `--set metrics.KEY`
+/// reaches it too, and its parameter list names them `metrics.key`.
+public protocol MeasuringPass: Pass {
+    var metrics: MetricsPass.Parameters { get }
+    init(parameters: Parameters, metrics: MetricsPass.Parameters)
+}
+
+extension MeasuringPass {
+    public init(parameters: Parameters) { self.init(parameters: parameters, metrics: .init()) }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        self.init(parameters: p, metrics: try MetricsPass(settings: settings).parameters)
+    }
+
+    /// Its own parameters, then the metrics parameters it uses (as `metrics.key`).
+    public var parameterList: [(String, String)] {
+        parameters.list + metrics.list.map { ("metrics." + $0.0, $0.1) }
+    }
+}
+
 /// An error in the pass settings (`--set`, the config file) or in running a pass.
 public struct PassError: Error, CustomStringConvertible {
     public var message: String

@@ -17,7 +17,7 @@ import TriplineStore
 ///   from them; a trip without a single fix in between is `circuity` × the distance between the two places.
 /// The metrics pass spreads each trip's estimate over its local days in proportion to its straight-line increments
 /// (`days.distance_m`; the straight-line sum stays in `days.line_distance_m`).
-public struct PathsPass: Pass {
+public struct PathsPass: MeasuringPass {
     public static let name = "paths"
 
     public struct Parameters: PassParameters {
@@ -49,21 +49,10 @@ public struct PathsPass: Pass {
     public var parameters: Parameters
     public var metrics: MetricsPass.Parameters
 
-    public init(parameters: Parameters = Parameters()) { self.init(parameters: parameters, metrics: .init()) }
-
-    public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters) {
+    public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters = .init()) {
         self.parameters = parameters
         self.metrics = metrics
     }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-        metrics = try MetricsPass(settings: settings).parameters
-    }
-
-    public var parameterList: [(String, String)] { parameters.list }
 
     /// The stretches (metres) between the stays and a trip's first and last fix, where at least `connector_min_m`
     /// (the default: the trips pass counts them towards `min_distance_m`).

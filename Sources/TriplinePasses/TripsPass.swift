@@ -17,7 +17,7 @@ import TriplineStore
 /// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
 /// a train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on
 /// foot (a bus below `train_min_mps`, else a train), else a car.
-public struct TripsPass: Pass {
+public struct TripsPass: MeasuringPass {
     public static let name = "trips"
 
     public struct Parameters: PassParameters {
@@ -94,23 +94,9 @@ public struct TripsPass: Pass {
     public var parameters: Parameters
     public var metrics: MetricsPass.Parameters
 
-    public init(parameters: Parameters = Parameters()) { self.init(parameters: parameters, metrics: .init()) }
-
-    public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters) {
+    public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters = .init()) {
         self.parameters = parameters
         self.metrics = metrics
-    }
-
-    public init(settings: PassSettings) throws {
-        var p = Parameters()
-        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
-        parameters = p
-        metrics = try MetricsPass(settings: settings).parameters
-    }
-
-    /// Its own parameters, then the metrics parameters it uses (as `metrics.key`).
-    public var parameterList: [(String, String)] {
-        parameters.list + metrics.list.map { ("metrics." + $0.0, $0.1) }
     }
 
     /// Speed of each of `pts`: reported, else displacement over at least 10 s.
