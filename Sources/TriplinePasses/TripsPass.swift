@@ -167,7 +167,7 @@ public struct TripsPass: MeasuringPass {
                    stays[t].first + 1 < w.count, w.time[stays[t].first + 1] - w.time[stays[t].first] <= 30_000 {
                     connectors = max(connectors, Geo.distance(stays[f].lat, stays[f].lon, stays[t].lat, stays[t].lon))
                 }
-                if let t = build(&trip, w, part, p, mp, extraDistanceM: connectors), t { trips.append(trip) }
+                if let t = build(&trip, w, part, p, mp, extraDistanceM: connectors, unseen: edgesOnly), t { trips.append(trip) }
             }
             gapBefore = false
         }
@@ -358,7 +358,8 @@ public struct TripsPass: MeasuringPass {
     /// Fills legs and metrics; returns whether it is a trip at all (moved far enough).
     // Long by design: speed classes, runs and their merging share the trip's per-point arrays, in order (each leg's mode is apart, in legMode).
     static func build(
-        _ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters, extraDistanceM: Double = 0
+        _ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters, extraDistanceM: Double = 0,
+        unseen: Bool = false
     ) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
         let distance = inc.reduce(0, +)
@@ -451,6 +452,12 @@ public struct TripsPass: MeasuringPass {
             legs.append(LegRecord(
                 mode: mode, modeSource: source, first: pts[r.a], last: pts[r.b], startMs: k == 0 ? trip.startMs : w.time[pts[r.a]],
                 endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], distanceM: d))
+        }
+        // A trip no fix saw (two stays at two places, nothing in between): its time comes from the stays' estimated
+        // ends, so its speed says nothing about the vehicle; one leg of mode `unknown` rather than a guessed walk.
+        if unseen, let first = legs.first, let last = legs.last {
+            legs = [LegRecord(mode: "unknown", modeSource: "none", first: first.first, last: last.last, startMs: trip.startMs,
+                              endMs: trip.endMs, distanceM: legs.reduce(0) { $0 + $1.distanceM })]
         }
         trip.legs = legs
         trip.distanceM = distance

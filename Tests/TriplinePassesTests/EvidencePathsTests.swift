@@ -161,6 +161,8 @@ import TriplineTestSupport
             #expect(try count(store, "SELECT count(*) FROM stays WHERE points = 0") == 1, "silence \(silence) s")
             #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms <= \(visitStart)") == trips, "silence \(silence) s")
             #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms - start_ms > 86400000") == 0, "silence \(silence) s")
+            // No fix saw the trip: its mode is not guessed from the stays' estimated times.
+            #expect(try count(store, "SELECT count(*) FROM legs WHERE mode <> 'unknown' OR mode_source <> 'none'") == 0, "silence \(silence) s")
         }
     }
 
