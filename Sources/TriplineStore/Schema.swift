@@ -349,6 +349,18 @@ enum Schema {
         ALTER TABLE trips ADD COLUMN distance_method TEXT;
         ALTER TABLE days ADD COLUMN line_distance_m REAL;
         """,
+
+        // 6: app events kept without a device (no point in their file names one) or without a time are deduplicated
+        // like the others: a unique index treats NULLs as distinct, so the same event in two files was stored twice.
+        // The copies are the same kind, time and raw text, so dropping all but the first loses nothing. The passes'
+        // reads by device and time, which the old index served, get an index of their own.
+        """
+        DELETE FROM app_events WHERE id NOT IN (
+            SELECT min(id) FROM app_events GROUP BY ifnull(device_id, 0), kind, ifnull(time_ms, -1), raw);
+        DROP INDEX app_events_identity;
+        CREATE UNIQUE INDEX app_events_identity ON app_events(ifnull(device_id, 0), kind, ifnull(time_ms, -1), raw);
+        CREATE INDEX app_events_device_time ON app_events(device_id, time_ms);
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

@@ -28,6 +28,20 @@ import TriplineTestSupport
         #expect(try importer.importPaths([dir + "/copy.json"]).files[0].status == .skipped)
     }
 
+    /// An event whose file holds no point (so no device row names it) is kept without a device; the same event in a
+    /// second file (another export of the same messages) is not stored twice.
+    @Test func eventsWithoutADeviceAreStoredOnce() throws {
+        let (store, dir) = try freshStore()
+        let transition = #"{"_type":"transition","acc":5,"desc":"Home","event":"enter","lat":52.232,"lon":13.4,"tst":1709318410,"t":"c"}"#
+        try write(transition + "\n", dir + "/one.json")
+        try write(transition + "\n" + #"{"_type":"lwt","tst":1709318400}"# + "\n", dir + "/two.json")
+        let importer = Importer(store: store, options: ImportOptions(nowMs: testNow))
+        let summary = try importer.importPaths([dir + "/one.json", dir + "/two.json"])
+        #expect(summary.files.map(\.status) == [.imported, .imported])
+        #expect(try store.db.scalarInt("SELECT count(*) FROM app_events WHERE device_id IS NULL AND kind = 'transition'") == 1)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM app_events") == 2)
+    }
+
     @Test func conflictingDuplicateKeepsTheFirstAndRejectsTheSecond() throws {
         let (store, dir) = try freshStore()
         try write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8), overlandFeature("2024-01-01T00:00:00Z", lat: 51, lon: 9),

@@ -4,6 +4,30 @@ import Testing
 import TriplineTestSupport
 
 @Suite struct StoreTests {
+    /// Migration 6: app events stored twice before (a NULL device or time made the unique index see two rows) are
+    /// kept once; other events are untouched.
+    @Test func migrationSixKeepsOneOfEachEvent() throws {
+        let path = try temporaryDirectory() + "/five.sqlite"
+        do {
+            let db = try Database(path: path)
+            for m in Schema.migrations.prefix(5) { try db.execute(m) }
+            try db.execute("PRAGMA user_version=5")
+            try db.run("INSERT INTO devices(id, name, source, name_origin, created_ms) VALUES (1, 'phone', 'owntracks', 'tid', 0)")
+            try db.run("INSERT INTO imports(id, path, fingerprint, size, status, started_ms) VALUES (1, 'a', 'x', 1, 'done', 0), (2, 'b', 'y', 1, 'done', 0)")
+            for (device, time, raw) in [("NULL", "5", "'t'"), ("NULL", "5", "'t'"), ("NULL", "NULL", "'u'"), ("NULL", "NULL", "'u'"), ("1", "5", "'t'"), ("NULL", "6", "'t'")] {
+                try db.execute("INSERT INTO app_events(device_id, import_id, kind, time_ms, raw) VALUES (\(device), 1, 'transition', \(time), \(raw))")
+            }
+            #expect(try db.scalarInt("SELECT count(*) FROM app_events") == 6)
+        }
+        let store = try Store(path: path)
+        #expect(try store.schemaVersion() == Schema.currentVersion)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM app_events") == 4)
+        #expect(try store.db.scalarInt("SELECT min(id) FROM app_events WHERE raw = 'u'") == 3)
+        // And now the index refuses a second copy.
+        try store.db.execute("INSERT OR IGNORE INTO app_events(device_id, import_id, kind, time_ms, raw) VALUES (NULL, 2, 'transition', 5, 't')")
+        #expect(try store.db.scalarInt("SELECT count(*) FROM app_events") == 4)
+    }
+
     @Test func createsSchemaInWALMode() throws {
         let dir = try temporaryDirectory()
         let store = try Store(path: dir + "/t.sqlite")
