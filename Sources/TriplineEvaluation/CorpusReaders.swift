@@ -96,6 +96,10 @@ public enum RealDataEvaluation {
         public var labelShiftH = 0
         /// Trip F1 with each rebuilt trip cut to its labelled part (unlabelled walks at its ends ignored), and its counts.
         public var clippedTripF1 = 0.0, matchedClipped = 0, clippedFound = 0
+        /// The most trip F1 a rebuild can reach without inventing travel in silences: an oracle that knows the labels
+        /// and outputs, for each true trip, its fixes' span cut at every silence of `joinGapS` or more (see
+        /// ``score(truth:found:labels:legs:fixTimes:silenceS:details:)``), and its counts.
+        public var ceilingTripF1 = 0.0, ceilingMatched = 0, ceilingFound = 0
         /// Labels moved to the fixes' clock.
         public var labelsShifted = 0
         /// Labels holding no fix, left out.
