@@ -1,23 +1,47 @@
+import TriplineCore
 import TriplineSimulator
 
-/// What no rebuild can see: the true trips and visits that lie wholly inside one `dead` (battery empty) or `killed`
-/// (app killed) gap of their device, when nothing at all was recorded. A rebuild that got everything else exactly
-/// right would still miss them, so their count gives the scores' ceiling (printed beside them, never used to change
-/// them). A gap that ends at another place than it began implies one trip (the two stays at two places), so one of the
-/// trips inside it counts as within reach; visits of under 5 min are not scored and not counted.
+/// What no rebuild can see: the true trips and visits during which their device recorded nothing at all (no fix, no
+/// app event: a dead phone, a killed app that iOS did not relaunch). A rebuild that got everything else exactly right
+/// would still miss them, so their count gives the scores' ceiling (printed beside them, never used to change them).
+/// A silence whose two ends lie at two different places (or mid-trip) implies one trip, so one of the trips inside it
+/// counts as within reach; a visit is hidden only when a trip shares its silence; visits of under 5 min are not scored
+/// and not counted.
 public enum Observability {
-    /// The unreachable true trips and visits of one device.
-    public static func hidden(trips: [TruthTrip], stays: [TruthStay], gaps: [TruthGap]) -> (trips: Int, visits: Int) {
-        var hiddenTrips = 0, hiddenVisits = 0
-        for g in gaps where g.kind == "dead" || g.kind == "killed" {
-            let inside = trips.filter { $0.startMs >= g.startMs && $0.endMs <= g.endMs }.count
-            hiddenVisits += stays.filter { $0.durationS >= 300 && $0.startMs >= g.startMs && $0.endMs <= g.endMs }.count
-            let before = stays.first { $0.startMs <= g.startMs && $0.endMs >= g.startMs }?.placeID
-            let after = stays.first { $0.startMs <= g.endMs && $0.endMs >= g.endMs }?.placeID
-            let implied = inside > 0 && (before == nil || after == nil || before != after) ? 1 : 0
-            hiddenTrips += inside - implied
+    /// The unreachable true trips and visits of one device, given the times of everything it recorded (ascending).
+    /// - Returns: the counts, and the silences (from the last record before to the first after) that hide something.
+    public static func hidden(trips: [TruthTrip], stays: [TruthStay], records: [Int64]) -> (trips: Int, visits: Int, silences: [(Int64, Int64)]) {
+        func recorded(_ a: Int64, _ b: Int64) -> Bool { lowerBound(records, b + 1) > lowerBound(records, a) }
+        /// The silence around [a, b]: the last record before a and the first after b (nil at the archive's edges).
+        func silence(_ a: Int64, _ b: Int64) -> (Int64?, Int64?) {
+            let i = lowerBound(records, a), j = lowerBound(records, b + 1)
+            return (i > 0 ? records[i - 1] : nil, j < records.count ? records[j] : nil)
         }
-        return (hiddenTrips, hiddenVisits)
+        func place(_ t: Int64?) -> Int? { t.flatMap { t in stays.first { $0.startMs <= t && $0.endMs >= t }?.placeID } }
+        var unseenTrips: [Int64?: (end: Int64?, count: Int)] = [:]
+        var visits = 0
+        var spans: [Int64?: Int64?] = [:]
+        for trip in trips where !recorded(trip.startMs, trip.endMs) {
+            let (before, after) = silence(trip.startMs, trip.endMs)
+            unseenTrips[before, default: (after, 0)].count += 1
+        }
+        // A visit is hidden only when a trip shares its silence: with no trip in it, the records on both sides are at
+        // the visit's place, and a stay spans the silence.
+        for stay in stays where stay.durationS >= 300 && !recorded(stay.startMs, stay.endMs) {
+            let (before, after) = silence(stay.startMs, stay.endMs)
+            guard unseenTrips[before] != nil else { continue }
+            visits += 1
+            spans[before] = after
+        }
+        var hiddenTrips = 0
+        for (before, value) in unseenTrips {
+            let a = place(before), b = place(value.end)
+            let implied = before != nil && value.end != nil && (a == nil || b == nil || a != b) ? 1 : 0
+            hiddenTrips += value.count - implied
+            if value.count - implied > 0 { spans[before] = value.end }
+        }
+        let silences = spans.map { ($0.key ?? Int64.min, $0.value ?? Int64.max) }.sorted { $0.0 < $1.0 }
+        return (hiddenTrips, visits, silences)
     }
 
     /// F1 of a rebuild that finds every true item but `hidden` ones and nothing else.

@@ -41,7 +41,7 @@ public struct PooledScores: Sendable {
 
     /// What no rebuild can see, and the F1 it leaves within reach.
     public var hiddenLine: String {
-        "hidden by a dead phone or a killed app: \(hiddenTrips) trips, \(hiddenVisits) visits (ceiling F1 \(NumberText.fixed(tripCeiling, decimals: 3)) / \(NumberText.fixed(visitCeiling, decimals: 3)))"
+        "hidden (nothing recorded during them): \(hiddenTrips) trips, \(hiddenVisits) visits (ceiling F1 \(NumberText.fixed(tripCeiling, decimals: 3)) / \(NumberText.fixed(visitCeiling, decimals: 3)))"
     }
 
     /// One line: trip and visit F1 with their counts, trip distance median and p90, daily distance median.

@@ -105,7 +105,7 @@ public struct SimulationScores: Sendable {
             distance per trip: median error \(pct(medianTripDistanceError)), p90 \(pct(p90TripDistanceError))
             distance per day:  median error \(pct(medianDailyDistanceError)), p90 \(pct(p90DailyDistanceError)), total \(pct(totalDistanceError))
             modes: exact \(pct(modeAccuracy)) of true leg time, foot/bicycle/motorized \(pct(coarseModeAccuracy))
-            hidden: \(hiddenTrips) trips, \(hiddenVisits) visits wholly inside a dead phone's or a killed app's silence (ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))) / \(num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits))))
+            hidden: \(hiddenTrips) trips, \(hiddenVisits) visits during which nothing was recorded (ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))) / \(num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits))))
 
             """
     }
@@ -196,9 +196,16 @@ public enum SimulationEvaluation {
             try scoreModes(tTrips, deviceID, store, &tally)
             try scoreVisits(truth.stays.filter { $0.device == name && $0.durationS >= 300 }, placeByID, name, deviceID, store, &tally)
             try scoreDays(truth.days.filter { $0.device == name }, deviceID, store, &tally)
-            let hidden = Observability.hidden(trips: tTrips, stays: truth.stays.filter { $0.device == name }, gaps: truth.gaps.filter { $0.device == name })
+            let records = try deviceRows(
+                store, "SELECT time_ms FROM points WHERE device_id = ?1 UNION ALL SELECT time_ms FROM app_events WHERE device_id = ?1 AND time_ms IS NOT NULL",
+                deviceID) { $0.int64(0) }.sorted()
+            let hidden = Observability.hidden(trips: tTrips, stays: truth.stays.filter { $0.device == name }, records: records)
             tally.s.hiddenTrips += hidden.trips
             tally.s.hiddenVisits += hidden.visits
+            for (a, b) in hidden.silences {
+                let from = a == Int64.min ? "the archive's start" : CivilTime.iso8601(ms: a), to = b == Int64.max ? "its end" : CivilTime.iso8601(ms: b)
+                tally.s.details.append("\(name) nothing recorded from \(from) to \(to): the trips and visits inside are hidden from any rebuild")
+            }
         }
         return summary(tally)
     }

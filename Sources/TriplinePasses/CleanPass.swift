@@ -9,7 +9,8 @@ import TriplineStore
 /// Pass 1, `clean`: flags (never deletes) points that should not count, in `point_flags`.
 ///
 /// A point is flagged when its accuracy is worse than `max_accuracy_m`; when it is an out-and-back jump (far from
-/// both neighbours, which are close to each other, at an impossible speed: the wifi or cell fixes kilometres off);
+/// both neighbours, which are close to each other, at an impossible speed: the wifi or cell fixes kilometres off; or,
+/// without a speed of its own, between two fixes that report standing still: a wifi fix a few hundred metres off);
 /// or when it duplicates the previous point at (almost) the same instant.
 public struct CleanPass: Pass {
     public static let name = "clean"
@@ -36,12 +37,19 @@ public struct CleanPass: Pass {
         public var jumpReturnRatio: Double = 0.35
         /// Points closer than this (ms) to the previous kept point are duplicates.
         public var duplicateMs: Double = 500
+        /// A point without a reported speed between two that report standing still (below `still_mps`, at most
+        /// `still_jump_s` apart) is a jump when it lies this far (metres) from both (and they are close together, as
+        /// above): a wifi or cell fix a few hundred metres off while the phone lay still. 0 = off.
+        public var stillJumpMinM: Double = 150
+        public var stillJumpS: Double = 300
+        public var stillMps: Double = 0.5
 
         public init() {}
 
         public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
-            "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs,
+            "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
+            "still_jump_s": \.stillJumpS, "still_mps": \.stillMps,
         ] }
     }
 
@@ -81,14 +89,18 @@ public struct CleanPass: Pass {
                     cosLat = cos(latRef * Double.pi / 180)
                 }
                 let dab = Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat)
-                if dab < p.jumpMinM { continue }
+                // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump.
+                let still = p.stillJumpMinM > 0 && work.speed[b].isNaN && work.speed[a] < p.stillMps && work.speed[c] < p.stillMps
+                    && Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000
+                let minM = still ? min(p.stillJumpMinM, p.jumpMinM) : p.jumpMinM
+                if dab < minM { continue }
                 let dbc = Geo.distance(work.lat[b], work.lon[b], work.lat[c], work.lon[c])
-                if dbc < p.jumpMinM { continue }
+                if dbc < minM { continue }
                 let dac = Geo.distance(work.lat[a], work.lon[a], work.lat[c], work.lon[c])
                 if dac > p.jumpReturnRatio * min(dab, dbc) { continue }
                 let tin = max(1, Double(work.time[b] - work.time[a]) / 1000)
                 let tout = max(1, Double(work.time[c] - work.time[b]) / 1000)
-                if dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps { flags[b] |= Flag.jump }
+                if still || dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps { flags[b] |= Flag.jump }
             }
         }
         return flags
