@@ -314,28 +314,12 @@ struct RecordBuilder {
         var f = OverlandFields()
         var type: Int?, action: Int?, motion: Int?
         members(tape, properties) { k, v in
-            let node = tape.nodes[v]
             switch Self.overlandProperty(p, k) {
             case .none: break
             case .type: type = v
-            case .wifi: f.wifi = node
-            case .speed: f.speed = node
-            case .course: f.course = node
             case .motion: motion = v
             case .action: action = v
-            case .tripID: f.tripID = node
-            case .altitude: f.altitude = node
-            case .timestamp: f.timestamp = node
-            case .deviceID: f.deviceID = node
-            case .tripMode: f.tripMode = node
-            case .uniqueID: f.uniqueID = (k, node)
-            case .bssid: f.bssid = node
-            case .batteryLevel: f.batteryLevel = node
-            case .batteryState: f.batteryState = node
-            case .speedAccuracy: f.speedAccuracy = (k, node)
-            case .courseAccuracy: f.courseAccuracy = (k, node)
-            case .verticalAccuracy: f.vacc = node
-            case .horizontalAccuracy: f.hacc = node
+            case let property: _ = f.set(property, key: k, tape.nodes[v])
             }
         }
         let device = overlandDevice(p, f.deviceID)
