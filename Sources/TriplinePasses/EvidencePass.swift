@@ -807,10 +807,7 @@ public struct EvidencePass: Pass {
         for s in stays[keepFirst...] { try tables.deleteStay(id: s.id) }
         var out = amended
         for k in out.indices where k >= keepFirst {
-            let s = out[k]
-            out[k].id = try tables.insert(
-                StayRow(id: StableID.make(.stay, device: work.deviceID, startMs: s.startMs), deviceID: work.deviceID, startMs: s.startMs,
-                        endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
+            out[k].id = try tables.insert(out[k].row(device: work.deviceID))
         }
         // Point ranges from the times, as the next rebuild reads them back (``StayRecord/indexed(in:)``).
         for k in out.indices where k >= keepFirst { out[k] = out[k].indexed(in: work.time) }

@@ -339,9 +339,7 @@ public struct StaysPass: Pass {
         // Point ranges from the times, as a later pass or rebuild reads them back (``StayRecord/indexed(in:)``).
         var out = stays.map { $0.indexed(in: work.time) }
         for k in out.indices {
-            let s = out[k]
-            out[k].id = try tables.insert(
-                StayRow(id: StableID.make(.stay, device: work.deviceID, startMs: s.startMs), deviceID: work.deviceID, startMs: s.startMs, endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
+            out[k].id = try tables.insert(out[k].row(device: work.deviceID))
         }
         work.stays = (work.previousStay.map { [$0] } ?? []) + out
         let dwell = out.reduce(0.0) { $0 + Double($1.endMs - $1.startMs) / 1000 }
