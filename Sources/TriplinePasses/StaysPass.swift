@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
-
 import TriplineCore
 import TriplineStore
 
@@ -55,7 +51,7 @@ public struct StaysPass: Pass {
 
         public init() {}
 
-        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
@@ -105,7 +101,7 @@ public struct StaysPass: Pass {
         while a < m {
             let i0 = kept[a]
             let lat0 = w.lat[i0], lon0 = w.lon[i0]
-            let kx = ky * cos(lat0 * Double.pi / 180)
+            let kx = ky * Geo.cosLatitude(lat0)
             @inline(__always) func xy(_ i: Int) -> (Double, Double) { ((w.lon[i] - lon0) * kx, (w.lat[i] - lat0) * ky) }
             func weight(_ k: Int) -> Double {
                 let dt = k + 1 < m ? min(w.time[kept[k + 1]] - w.time[kept[k]], capMs) : 1000
