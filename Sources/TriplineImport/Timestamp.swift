@@ -23,6 +23,8 @@ public enum Timestamp {
     /// Returns nil for anything else, including impossible dates (`2023-02-30`), hours above 23, minutes
     /// above 59, seconds above 60 and offsets beyond ±18 hours. A leap second `:60` is read as the next second.
     /// - Complexity: O(n), no allocation.
+    // Long by design: one left-to-right scan of the fields over one cursor (the fixed-position fast form and the
+    // general one share the range checks, the fraction and the zone); it runs once for every point imported.
     public static func parseISO8601(_ p: UnsafePointer<UInt8>, _ count: Int) -> ParsedTime? {
         var i = 0
         var n = count
