@@ -96,6 +96,11 @@ public enum RealDataEvaluation {
         public var labelShiftH = 0
         /// Trip F1 with each rebuilt trip cut to its labelled part (unlabelled walks at its ends ignored), and its counts.
         public var clippedTripF1 = 0.0, matchedClipped = 0, clippedFound = 0
+        /// The most trip F1 a rebuild can reach without inventing travel in silences: an oracle that knows the labels
+        /// and outputs, for each true trip, its fixes' span cut at every silence of 30 min or more (the truth's own
+        /// joining gap; see `score`), and its counts. It is not a strict bound (a rebuild may guess across a silence
+        /// and be right), but a rebuild that does not invent travel in silences cannot beat it by much.
+        public var ceilingTripF1 = 0.0, ceilingMatched = 0, ceilingFound = 0
         /// Labels moved to the fixes' clock.
         public var labelsShifted = 0
         /// Labels holding no fix, left out.

@@ -10,6 +10,8 @@ public struct PooledScores: Sendable {
     public var truthTrips = 0, foundTrips = 0, matchedTrips = 0
     public var truthVisits = 0, foundVisits = 0, matchedVisits = 0
     public var tripErrors: [Double] = [], dayErrors: [Double] = []
+    /// True trips and visits no rebuild can see (``Observability``).
+    public var hiddenTrips = 0, hiddenVisits = 0
 
     public init() {}
 
@@ -29,6 +31,17 @@ public struct PooledScores: Sendable {
         matchedVisits += s.matchedVisits
         tripErrors += s.tripDistanceErrors
         dayErrors += s.dailyDistanceErrors
+        hiddenTrips += s.hiddenTrips
+        hiddenVisits += s.hiddenVisits
+    }
+
+    /// The F1 ceilings: every true trip (visit) found but the hidden ones (``Observability``).
+    public var tripCeiling: Double { Observability.ceiling(truth: truthTrips, hidden: hiddenTrips) }
+    public var visitCeiling: Double { Observability.ceiling(truth: truthVisits, hidden: hiddenVisits) }
+
+    /// What no rebuild can see, and the F1 it leaves within reach.
+    public var hiddenLine: String {
+        "hidden by a dead phone or a killed app: \(hiddenTrips) trips, \(hiddenVisits) visits (ceiling F1 \(NumberText.fixed(tripCeiling, decimals: 3)) / \(NumberText.fixed(visitCeiling, decimals: 3)))"
     }
 
     /// One line: trip and visit F1 with their counts, trip distance median and p90, daily distance median.

@@ -88,6 +88,8 @@ public struct SimulationScores: Sendable {
     public var tripDistanceErrors: [Double] = [], dailyDistanceErrors: [Double] = []
     /// Lines describing what did not match and the worst distance errors (for `evaluate --details`).
     public var details: [String] = []
+    /// True trips and visits inside a dead phone's or a killed app's silence, beyond any rebuild (``Observability``).
+    public var hiddenTrips = 0, hiddenVisits = 0
 
     /// The scores as aligned text lines.
     public var report: String {
@@ -103,6 +105,7 @@ public struct SimulationScores: Sendable {
             distance per trip: median error \(pct(medianTripDistanceError)), p90 \(pct(p90TripDistanceError))
             distance per day:  median error \(pct(medianDailyDistanceError)), p90 \(pct(p90DailyDistanceError)), total \(pct(totalDistanceError))
             modes: exact \(pct(modeAccuracy)) of true leg time, foot/bicycle/motorized \(pct(coarseModeAccuracy))
+            hidden: \(hiddenTrips) trips, \(hiddenVisits) visits wholly inside a dead phone's or a killed app's silence (ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))) / \(num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits))))
 
             """
     }
@@ -193,6 +196,9 @@ public enum SimulationEvaluation {
             try scoreModes(tTrips, deviceID, store, &tally)
             try scoreVisits(truth.stays.filter { $0.device == name && $0.durationS >= 300 }, placeByID, name, deviceID, store, &tally)
             try scoreDays(truth.days.filter { $0.device == name }, deviceID, store, &tally)
+            let hidden = Observability.hidden(trips: tTrips, stays: truth.stays.filter { $0.device == name }, gaps: truth.gaps.filter { $0.device == name })
+            tally.s.hiddenTrips += hidden.trips
+            tally.s.hiddenVisits += hidden.visits
         }
         return summary(tally)
     }

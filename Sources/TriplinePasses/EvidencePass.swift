@@ -82,13 +82,17 @@ public struct EvidencePass: Pass {
         /// … except that a trip no fix saw shorter than this (metres, straight line) is taken as walked
         /// (`default_speed_mps`): most short trips are.
         public var unseenWalkMaxM: Double = 1500
+        /// An Overland resume (`exited_pause_region`) with no pause before it in the archive belongs to the last
+        /// still fix before it when it lies at most this far away (metres): the largest "resume with geofence"
+        /// radius (2 km) plus the exit's lag.
+        public var pauseReachM: Double = 2500
 
         public init() {}
 
         public static var keys: Keys { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
-            "speed_window_s": \.speedWindowS, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM,
+            "speed_window_s": \.speedWindowS, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM,
         ] }
     }
 
@@ -197,7 +201,9 @@ public struct EvidencePass: Pass {
         var regions: [String: (lat: Double, lon: Double, radius: Double)] = [:]
         var transitions: [(time: Int64, enter: Bool, region: String, lat: Double, lon: Double)] = []
         var pauseAt: Int64? = nil
-        var pauses: [(Int64, Int64, Double?, Double?)] = []
+        // (pause start, or nil for a resume with no pause before it; resume time and position).
+        var pauses: [(Int64?, Int64, Double?, Double?)] = []
+        var lastResume: Int64? = nil
         while try q.step() {
             let kind = q.text(0) ?? ""
             let time = q.int64(1)
@@ -218,11 +224,16 @@ public struct EvidencePass: Pass {
                     recordedMs: time))
             case "paused_location_updates":
                 pauseAt = time
-            default:  // resumed / exited pause region
+            default:  // resumed / exited pause region (Overland writes both at once)
                 if let start = pauseAt {
                     pauses.append((start, time, q.isNull(2) ? nil : q.double(2), q.isNull(3) ? nil : q.double(3)))
                     pauseAt = nil
+                } else if lastResume != time, !q.isNull(2), !q.isNull(3) {
+                    // The pause itself is not in the archive (it began before the first file, its batch was lost, or
+                    // the day began paused): it began at the last fix before the silence (``pauseStart``).
+                    pauses.append((nil, time, q.double(2), q.double(3)))
                 }
+                lastResume = time
             }
         }
         // Absences: leave → the next enter of one region.
@@ -263,7 +274,8 @@ public struct EvidencePass: Pass {
                 reachM: (region?.radius ?? 150) + p.matchM, region: name, source: "region"))
         }
         // Pauses: at the last kept fix before the pause; departure = resume less the walk out at the next fix's speed.
-        for (start, resume, rlat, rlon) in pauses {
+        for (paused, resume, rlat, rlon) in pauses {
+            guard let start = paused ?? pauseStart(w, resume: resume, rlat!, rlon!, p) else { continue }
             var i = lowerBound(w.time, start + 1) - 1
             while i >= 0 && w.flags[i] != 0 { i -= 1 }
             guard i >= 0, start - w.time[i] < 3_600_000 else { continue }
@@ -312,6 +324,18 @@ public struct EvidencePass: Pass {
             }
         }
         return evidence
+    }
+
+    /// Where a resume with no pause before it began: at the last kept fix before it, when that fix was still, a silence
+    /// of at least `resume_gap_s` lies between them, and the resume is within `pause_reach_m` of it (Overland's largest
+    /// "resume with geofence" radius, 2 km, plus the lag of the exit).
+    static func pauseStart(_ w: DeviceWork, resume: Int64, _ rlat: Double, _ rlon: Double, _ p: Parameters) -> Int64? {
+        var i = lowerBound(w.time, resume) - 1
+        while i >= 0 && w.flags[i] != 0 { i -= 1 }
+        guard i >= 0, Double(resume - w.time[i]) >= p.resumeGapS * 1000 else { return nil }
+        guard w.speed[i].isNaN || w.speed[i] < p.movingMps else { return nil }
+        guard Geo.distance(w.lat[i], w.lon[i], rlat, rlon) <= p.pauseReachM else { return nil }
+        return w.time[i]
     }
 
     // MARK: Applying it
@@ -498,8 +522,53 @@ public struct EvidencePass: Pass {
             }
         }
         stays = movingResumes(w, stays, keepFirst: keepFirst, speed: typicalSpeed, p)
+        stays = silentArrivals(w, stays, keepFirst: keepFirst, speed: typicalSpeed, p)
         stays = loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
         return sparseEdges(w, stays, keepFirst: keepFirst, p)
+    }
+
+    /// A trip whose 1-Hz fixes stop while it is under way (a reported speed ≥ `moving_mps`: the phone died, the app was
+    /// killed) and resume after a silence of at least `resume_gap_s` with a still fix (slower than `moving_mps`) more
+    /// than `cluster_m` away that starts a 1-Hz track: the traveller reached that fix at the device's own pace and stayed
+    /// there until it, when at least `lone_stay_s` of the silence is left over (the stop the silence hid at its end; the
+    /// trips pass carries the trip through the travelled part, `trips.travel_min_mps`). Fixes without a reported speed
+    /// (GPX, GeoLife) never count as under way, so those archives are left as they are.
+    static func silentArrivals(
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+    ) -> [StayRecord] {
+        var stays = input
+        let gapMs = Int64(p.resumeGapS * 1000), leftMs = Int64(p.loneStayS * 1000)
+        func nextKept(_ i: Int) -> Int {
+            var j = i + 1
+            while j < w.count && w.flags[j] != 0 { j += 1 }
+            return j
+        }
+        var k = keepFirst
+        var a = -1
+        var b = max(lowerBound(w.time, w.processFromMs), keepFirst > 0 ? stays[keepFirst - 1].last + 1 : 0)
+        while b < w.count {
+            while k < stays.count && stays[k].last < b { k += 1 }
+            if k < stays.count && b >= stays[k].first {
+                a = -1
+                b = stays[k].last + 1
+                continue
+            }
+            if w.flags[b] != 0 { b += 1; continue }
+            defer { a = b; b += 1 }
+            guard a >= 0, w.time[b] - w.time[a] >= gapMs, !w.speed[a].isNaN, w.speed[a] >= p.movingMps,
+                  w.speed[b].isNaN || w.speed[b] < p.movingMps else { continue }
+            let after = nextKept(b)
+            guard after < w.count, k >= stays.count || after < stays[k].first, w.time[after] - w.time[b] <= 5000 else { continue }
+            let d = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
+            guard d > p.clusterM else { continue }
+            let arrive = w.time[a] + max(1000, Int64(d / speed(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) * 1000))
+            guard w.time[b] - arrive >= leftMs else { continue }
+            stays.insert(StayRecord(
+                first: b, last: b, startMs: arrive, endMs: w.time[b], lat: w.lat[b], lon: w.lon[b], radiusM: 0, points: 1,
+                gapS: (w.time[b] - w.time[a]) / 1000), at: k)
+            k += 1
+        }
+        return stays
     }
 
     /// The speed (m/s) of a departure from a stay to fix `i` (`after`; an arrival: from `i` to the stay): the median

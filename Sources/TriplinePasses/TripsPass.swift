@@ -27,6 +27,10 @@ public struct TripsPass: MeasuringPass {
         /// far apart in time (seconds): a day covers a long-haul flight with the phone off; a longer silence is
         /// missing data, and the trip's time and distance unknown.
         public var impliedMaxS: Double = 86_400
+        /// … except a silence the traveller spent moving: one whose two ends lie at least this far apart per second of
+        /// it (m/s, straight line) does not split the trip (a phone that died in a car and woke at the destination);
+        /// its straight line counts towards the distance. 0 = off.
+        public var travelMinMps: Double = 5
         /// Least path length (metres) of a trip.
         public var minDistanceM: Double = 150
         /// Half-window (seconds) of the highest-speed profile.
@@ -84,7 +88,7 @@ public struct TripsPass: MeasuringPass {
         public var profileWalk: Double = 1
         public init() {}
         public static var keys: Keys { [
-            "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
+            "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk,
@@ -139,15 +143,36 @@ public struct TripsPass: MeasuringPass {
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }
-            // Split at long silences.
+            /// A silence of `ms` between two positions that travel explains (`travel_min_mps`, within `implied_max_s`).
+            func travelled(_ aLat: Double, _ aLon: Double, _ bLat: Double, _ bLon: Double, _ ms: Int64) -> Bool {
+                p.travelMinMps > 0 && Double(ms) <= p.impliedMaxS * 1000
+                    && Geo.distance(aLat, aLon, bLat, bLon) >= p.travelMinMps * Double(ms) / 1000
+            }
+            // Split at long silences, unless travelled.
             var parts: [[Int]] = [[]]
-            var gapBefore = !edgesOnly && (from.map { w.time[pts[0]] - stays[$0].endMs > splitMs } ?? false)
-            if gapBefore { parts = [[]] }
+            var crossed: [Double] = [0]
+            var gapBefore = !edgesOnly && (from.map {
+                let ms = w.time[pts[0]] - stays[$0].endMs
+                return ms > splitMs && !travelled(stays[$0].lat, stays[$0].lon, w.lat[pts[0]], w.lon[pts[0]], ms)
+            } ?? false)
             for (k, i) in pts.enumerated() {
-                if k > 0 && !edgesOnly && w.time[i] - w.time[pts[k - 1]] > splitMs { parts.append([]) }
+                if k > 0 && !edgesOnly {
+                    let h = pts[k - 1], ms = w.time[i] - w.time[h]
+                    if ms > splitMs {
+                        if travelled(w.lat[h], w.lon[h], w.lat[i], w.lon[i], ms) {
+                            crossed[crossed.count - 1] += Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i])
+                        } else {
+                            parts.append([])
+                            crossed.append(0)
+                        }
+                    }
+                }
                 parts[parts.count - 1].append(i)
             }
-            let gapAfter = !edgesOnly && (to.map { stays[$0].startMs - w.time[pts.last!] > splitMs } ?? false)
+            let gapAfter = !edgesOnly && (to.map {
+                let ms = stays[$0].startMs - w.time[pts.last!]
+                return ms > splitMs && !travelled(w.lat[pts.last!], w.lon[pts.last!], stays[$0].lat, stays[$0].lon, ms)
+            } ?? false)
             for (n, part) in parts.enumerated() where !part.isEmpty {
                 let f = n == 0 && !gapBefore ? from : nil
                 let t = n == parts.count - 1 && !gapAfter ? to : nil
@@ -155,7 +180,7 @@ public struct TripsPass: MeasuringPass {
                     first: part[0], last: part.last!, startMs: f.map { stays[$0].endMs } ?? w.time[part[0]],
                     endMs: t.map { stays[$0].startMs } ?? w.time[part.last!], fromStay: f, toStay: t)
                 // Sparse fixes: the stretch between a stay and a fix far from it counts towards `min_distance_m` too.
-                var connectors = PathsPass.connectors(w, part, from: f.map { stays[$0] }, to: t.map { stays[$0] })
+                var connectors = PathsPass.connectors(w, part, from: f.map { stays[$0] }, to: t.map { stays[$0] }) + crossed[n]
                 // No fix in between, the stays less than `split_gap_s` apart and their edge fixes each within 30 s of
                 // the fix before (after) it: the two stays' distance counts (the edge fixes may be further apart than
                 // `metrics.bridge_max_s`, so that the increments leave it out: a short walk under an iOS pause, whose
@@ -167,7 +192,10 @@ public struct TripsPass: MeasuringPass {
                    stays[t].first + 1 < w.count, w.time[stays[t].first + 1] - w.time[stays[t].first] <= 30_000 {
                     connectors = max(connectors, Geo.distance(stays[f].lat, stays[f].lon, stays[t].lat, stays[t].lon))
                 }
-                if let t = build(&trip, w, part, p, mp, extraDistanceM: connectors, unseen: edgesOnly), t { trips.append(trip) }
+                if let t = build(&trip, w, part, p, mp, extraDistanceM: connectors, unseen: edgesOnly,
+                                 ends: (f.map { (stays[$0].lat, stays[$0].lon) }, t.map { (stays[$0].lat, stays[$0].lon) })), t {
+                    trips.append(trip)
+                }
             }
             gapBefore = false
         }
@@ -359,7 +387,7 @@ public struct TripsPass: MeasuringPass {
     // Long by design: speed classes, runs and their merging share the trip's per-point arrays, in order (each leg's mode is apart, in legMode).
     static func build(
         _ trip: inout TripRecord, _ w: DeviceWork, _ pts: [Int], _ p: Parameters, _ mp: MetricsPass.Parameters, extraDistanceM: Double = 0,
-        unseen: Bool = false
+        unseen: Bool = false, ends: (from: (Double, Double)?, to: (Double, Double)?) = (nil, nil)
     ) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
         let distance = inc.reduce(0, +)
@@ -459,12 +487,79 @@ public struct TripsPass: MeasuringPass {
             legs = [LegRecord(mode: "unknown", modeSource: "none", first: first.first, last: last.last, startMs: trip.startMs,
                               endMs: trip.endMs, distanceM: legs.reduce(0) { $0 + $1.distanceM })]
         }
+        // A crossed silence inside the trip counts its straight line (the paths pass adds those at the ends).
+        var crossed = 0.0
+        if !unseen {
+            legs = crossedSilences(legs, trip, w, pts, inc, p, ends)
+            for leg in legs where leg.modeSource == "none" && leg.first != leg.last { crossed += leg.distanceM }
+        }
         trip.legs = legs
-        trip.distanceM = distance
+        trip.distanceM = distance + crossed
         trip.movingS = moving.reduce(0, +)
         trip.maxSpeed = v.max() ?? 0
         trip.gaps = gaps
         return true
+    }
+
+    /// The silences longer than `split_gap_s` that a trip crosses (`travel_min_mps`: the traveller moved through them)
+    /// become legs of their own, of mode `unknown` (`mode_source` `none`) with their straight line as distance: no fix
+    /// says how the traveller moved then, and a 30-km drive with the phone dead is not the walk its few fixes show.
+    static func crossedSilences(
+        _ legs: [LegRecord], _ trip: TripRecord, _ w: DeviceWork, _ pts: [Int], _ inc: [Double], _ p: Parameters,
+        _ ends: (from: (Double, Double)?, to: (Double, Double)?)
+    ) -> [LegRecord] {
+        guard let a = pts.first, let b = pts.last, !legs.isEmpty else { return legs }
+        let splitMs = Int64(p.splitGapS * 1000)
+        func silent(_ i: Int, _ j: Int, _ startMs: Int64, _ endMs: Int64, _ d: Double) -> LegRecord {
+            LegRecord(mode: "unknown", modeSource: "none", first: i, last: j, startMs: startMs, endMs: endMs, distanceM: d)
+        }
+        var out: [LegRecord] = []
+        if let from = ends.from, w.time[a] - trip.startMs > splitMs {
+            out.append(silent(a, a, trip.startMs, w.time[a], Geo.distance(from.0, from.1, w.lat[a], w.lon[a])))
+        }
+        /// The position of point `i` in `pts` (sorted).
+        func index(_ i: Int) -> Int {
+            var lo = 0, hi = pts.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if pts[mid] < i { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        func gap(_ q: Int) -> Bool { w.time[pts[q]] - w.time[pts[q - 1]] > splitMs }
+        for (k, leg) in legs.enumerated() {
+            // The leg's points are pts[lo..<hi]; each silence inside it, and one before the next leg, is cut out.
+            let lo = index(leg.first), hi = k + 1 < legs.count ? index(legs[k + 1].first) : pts.count
+            var piece = leg, start = lo
+            if k == 0 && !out.isEmpty { piece.startMs = w.time[a] }
+            for q in (lo + 1)..<max(lo + 1, hi) where gap(q) {
+                var done = piece
+                done.first = pts[start]
+                done.last = pts[q - 1]
+                done.endMs = w.time[pts[q - 1]]
+                done.distanceM = inc[start..<q].reduce(0, +)
+                out.append(done)
+                out.append(silent(pts[q - 1], pts[q], w.time[pts[q - 1]], w.time[pts[q]], Geo.distance(w.lat[pts[q - 1]], w.lon[pts[q - 1]], w.lat[pts[q]], w.lon[pts[q]])))
+                start = q
+                piece.startMs = w.time[pts[q]]
+            }
+            if start > lo {
+                piece.first = pts[start]
+                piece.distanceM = inc[start..<hi].reduce(0, +)
+            }
+            if hi < pts.count && gap(hi) {
+                piece.endMs = w.time[pts[hi - 1]]
+                out.append(piece)
+                out.append(silent(pts[hi - 1], pts[hi], w.time[pts[hi - 1]], w.time[pts[hi]], Geo.distance(w.lat[pts[hi - 1]], w.lon[pts[hi - 1]], w.lat[pts[hi]], w.lon[pts[hi]])))
+            } else {
+                out.append(piece)
+            }
+        }
+        if let to = ends.to, trip.endMs - w.time[b] > splitMs {
+            out[out.count - 1].endMs = w.time[b]
+            out.append(silent(b, b, w.time[b], trip.endMs, Geo.distance(w.lat[b], w.lon[b], to.0, to.1)))
+        }
+        return out
     }
 
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {

@@ -166,6 +166,47 @@ import TriplineTestSupport
         }
     }
 
+    /// A phone that dies in a car and wakes at the destination: the 50-minute silence covered 32 km (10 m/s, above
+    /// `trips.travel_min_mps`), so it does not split the trip; it is a leg of its own, of mode `unknown`. With the
+    /// rule off (0) the same track is cut at the silence, as before.
+    @Test func travelledSilenceDoesNotSplitTheTrip() throws {
+        for (travel, trips) in [(5.0, 1), (0.0, 2)] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(3600, every: 60, drift: 5...10)
+            _ = b.move(3000, bearing: 90, speed: 14)
+            b.gap(3000, moving: 32_000, bearing: 90)
+            _ = b.move(1000, bearing: 90, speed: 10)
+            b.still(3600, every: 60, drift: 5...10)
+            let store = try storeWith([("phone", b.points)])
+            try rebuild(store, sets: ["trips.travel_min_mps=\(travel)"])
+            #expect(try count(store, "SELECT count(*) FROM trips") == trips, "travel_min_mps \(travel)")
+            if trips == 1 {
+                #expect(try count(store, "SELECT count(*) FROM legs WHERE mode = 'unknown' AND mode_source = 'none' AND distance_m > 30000") == 1)
+                #expect(try count(store, "SELECT count(*) FROM trips WHERE mode = 'unknown' AND distance_m > 35000") == 1)
+            }
+        }
+    }
+
+    /// The phone dies under way (a reported speed of 14 m/s) and wakes 3 h later, still, 20 km on, at the start of a
+    /// 1-Hz track: the traveller reached that point at the device's pace and stayed there (a stay without fixes until
+    /// the first one), so the trip there and the trip from there are two.
+    @Test func arrivalHiddenInASilenceIsAStay() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(3600, every: 60, drift: 5...10)
+        _ = b.move(5000, bearing: 0, speed: 14)
+        let died = b.t
+        b.gap(3 * 3600, moving: 20_000, bearing: 0)
+        let woke = b.t
+        b.still(5, every: 1)
+        _ = b.move(4000, bearing: 180, speed: 12)
+        b.still(3600, every: 60, drift: 5...10)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms > \(died) AND start_ms < \(woke) AND end_ms >= \(woke)") == 1)
+        #expect(try count(store, "SELECT count(*) FROM trips WHERE start_ms < \(died)") == 1)
+        #expect(try count(store, "SELECT count(*) FROM trips WHERE start_ms >= \(woke)") == 1)
+    }
+
     /// Sparse straight chords under-count: the estimate adds the stretches from the places to the first and last
     /// fixes and a circuity on long chords; the straight-line figure is kept. A later sparse trip between places
     /// with a dense trip before takes that trip's distance. Days carry both figures.

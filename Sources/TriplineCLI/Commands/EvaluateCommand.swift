@@ -107,6 +107,7 @@ enum EvaluateCommand {
                 if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
             }
             context.stdout.write("\(config.profile.rawValue), seeds \(a)-\(b), \(config.days) days, \(config.people) people, pooled: " + pooled.line + "\n")
+            context.stdout.write("  " + pooled.hiddenLine + "\n")
             return TriplineCLI.Exit.success
         }
         options.timeZoneName = "Europe/Berlin"
