@@ -210,30 +210,37 @@ public enum SimulationEvaluation {
         return summary(tally)
     }
 
-    /// Pairs `truth` with `found` one to one by overlap (``Scoring/match(truth:found:)``) and notes in `details` each
-    /// true interval left unpaired (`missed`), then each found one (`extra`); returns the pairs (truth, found).
-    static func pairAndNote(truth: [Scoring.Interval], found: [Scoring.Interval], _ details: inout [String],
+    /// The three counts of one kind of record in ``SimulationScores``: true, rebuilt and matched.
+    typealias Counts = (truth: WritableKeyPath<SimulationScores, Int>, found: WritableKeyPath<SimulationScores, Int>,
+                        matched: WritableKeyPath<SimulationScores, Int>)
+
+    /// Pairs `truth` with `found` one to one by overlap (``Scoring/match(truth:found:)``), adds them to the kind's
+    /// `counts`, and notes in the details each true interval left unpaired (`missed`), then each found one (`extra`);
+    /// returns the pairs (truth, found).
+    static func pairAndNote(truth: [Scoring.Interval], found: [Scoring.Interval], _ s: inout SimulationScores, counts: Counts,
                             missed: (Int) -> String, extra: (Int) -> String) -> [(Int, Int)] {
         let pairs = Scoring.match(truth: truth, found: found)
         let pairedTruth = Set(pairs.map(\.0)), pairedFound = Set(pairs.map(\.1))
-        for t in truth.indices where !pairedTruth.contains(t) { details.append(missed(t)) }
-        for f in found.indices where !pairedFound.contains(f) { details.append(extra(f)) }
+        for t in truth.indices where !pairedTruth.contains(t) { s.details.append(missed(t)) }
+        for f in found.indices where !pairedFound.contains(f) { s.details.append(extra(f)) }
+        s[keyPath: counts.truth] += truth.count
+        s[keyPath: counts.found] += found.count
+        s[keyPath: counts.matched] += pairs.count
         return pairs
     }
+
+    static func iso(_ ms: Int64) -> String { CivilTime.iso8601(ms: ms) }
 
     /// Trips: matched one to one by overlap; start, end and distance errors of the pairs.
     static func scoreTrips(_ tTrips: [TruthTrip], _ name: String, _ deviceID: Int64, _ store: Store, _ tally: inout Tally) throws {
         let fTrips: [(Scoring.Interval, Double, Int64)] = try deviceRows(
             store, "SELECT start_ms, end_ms, distance_m, id FROM trips WHERE device_id = ? ORDER BY start_ms", deviceID
         ) { q in (Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1)), q.double(2), q.int64(3)) }
-        func iso(_ ms: Int64) -> String { CivilTime.iso8601(ms: ms) }
         let pairs = pairAndNote(
-            truth: tTrips.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fTrips.map(\.0), &tally.s.details,
+            truth: tTrips.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fTrips.map(\.0), &tally.s,
+            counts: (\.truthTrips, \.foundTrips, \.matchedTrips),
             missed: { t in "\(name) missed trip \(iso(tTrips[t].startMs))–\(iso(tTrips[t].endMs)) \(tTrips[t].legs.map(\.mode.rawValue)) \(Int(tTrips[t].distanceM)) m" },
             extra: { f in "\(name) extra trip \(iso(fTrips[f].0.startMs))–\(iso(fTrips[f].0.endMs)) \(Int(fTrips[f].1)) m" })
-        tally.s.truthTrips += tTrips.count
-        tally.s.foundTrips += fTrips.count
-        tally.s.matchedTrips += pairs.count
         for (t, f) in pairs {
             let e = tTrips[t].distanceM > 0 ? (fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM : 0
             if abs(e) > 0.05 {
@@ -277,14 +284,11 @@ public enum SimulationEvaluation {
         let fVisits: [(Scoring.Interval, Double, Double)] = try deviceRows(
             store, "SELECT start_ms, end_ms, lat, lon FROM visits WHERE device_id = ? ORDER BY start_ms", deviceID
         ) { v in (Scoring.Interval(startMs: v.int64(0), endMs: v.int64(1)), v.double(2), v.double(3)) }
-        func iso(_ ms: Int64) -> String { CivilTime.iso8601(ms: ms) }
         let vp = pairAndNote(
-            truth: tStays.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fVisits.map(\.0), &tally.s.details,
+            truth: tStays.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fVisits.map(\.0), &tally.s,
+            counts: (\.truthVisits, \.foundVisits, \.matchedVisits),
             missed: { t in "\(name) missed visit \(iso(tStays[t].startMs))–\(iso(tStays[t].endMs)) place \(tStays[t].placeID)" },
             extra: { f in "\(name) extra visit \(iso(fVisits[f].0.startMs))–\(iso(fVisits[f].0.endMs))" })
-        tally.s.truthVisits += tStays.count
-        tally.s.foundVisits += fVisits.count
-        tally.s.matchedVisits += vp.count
         for (t, f) in vp {
             if let place = placeByID[tStays[t].placeID] {
                 tally.centre.append(Geo.distance(place.lat, place.lon, fVisits[f].1, fVisits[f].2))

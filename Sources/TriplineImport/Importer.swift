@@ -586,8 +586,9 @@ final class Writer {
     }
 
     func insertEvent(_ e: ParsedEvent, deviceID: Int64?, file: inout FileSummary) throws {
-        let row = AppEventRow(deviceID: deviceID, importID: importID, kind: e.kind, timeMs: e.timeMs, utcOffsetS: e.utcOffsetS,
-                              lat: e.lat, lon: e.lon, startMs: e.startMs, endMs: e.endMs, distanceM: e.distanceM, mode: e.mode, raw: e.raw)
+        var row = e.row
+        row.deviceID = deviceID
+        row.importID = importID
         if try events.insert(row) { file.events += 1 }
     }
 

@@ -2,6 +2,8 @@
 @preconcurrency import Glibc
 #endif
 
+import TriplineCore
+
 /// A JSON syntax error: where (byte offset into the input) and why.
 public struct JSONError: Error, CustomStringConvertible, Sendable, Equatable {
     public var offset: Int
@@ -347,7 +349,7 @@ public struct JSONParser {
             } else if b < 0x20 {
                 throw fail("control character 0x\(String(b, radix: 16)) inside a string (strings must escape it)")
             } else {
-                let length = utf8SequenceLength(at: pos)
+                let length = validUTF8Length(base, pos, count)
                 if length == 0 {
                     if !lenient { throw fail("invalid UTF-8 byte 0x\(String(b, radix: 16, uppercase: true)) in string") }
                     flags |= JSONNode.Flags.badUnicode
@@ -377,32 +379,6 @@ public struct JSONParser {
         return value
     }
 
-    /// The length of the valid UTF-8 sequence at `i` (first byte ≥ 0x80), or 0 when it is not valid
-    /// (overlong forms, surrogates and values above U+10FFFF are invalid).
-    @inline(__always)
-    func utf8SequenceLength(at i: Int) -> Int {
-        let b0 = base[i]
-        @inline(__always) func cont(_ k: Int) -> Bool { i + k < count && base[i + k] & 0xC0 == 0x80 }
-        switch b0 {
-        case 0xC2...0xDF:
-            return cont(1) ? 2 : 0
-        case 0xE0:
-            return cont(1) && base[i + 1] >= 0xA0 && cont(2) ? 3 : 0
-        case 0xE1...0xEC, 0xEE...0xEF:
-            return cont(1) && cont(2) ? 3 : 0
-        case 0xED:
-            return cont(1) && base[i + 1] < 0xA0 && cont(2) ? 3 : 0
-        case 0xF0:
-            return cont(1) && base[i + 1] >= 0x90 && cont(2) && cont(3) ? 4 : 0
-        case 0xF1...0xF3:
-            return cont(1) && cont(2) && cont(3) ? 4 : 0
-        case 0xF4:
-            return cont(1) && base[i + 1] < 0x90 && cont(2) && cont(3) ? 4 : 0
-        default:
-            return 0
-        }
-    }
-
     mutating func array(into tape: inout JSONTape, depth: Int) throws(JSONError) {
         let index = try open(.array, into: &tape, depth: depth)
         var n: Int32 = 0
@@ -423,8 +399,7 @@ public struct JSONParser {
         // Duplicate keys, found while the keys are scanned (no second walk of the tape): a 128-bit filter on each
         // key's length and bytes; a key whose bit is already set is compared with the earlier keys at once (a
         // duplicate always sets an already-set bit). An escaped key leaves it to ``hasDuplicateKeys`` after the object.
-        var low: UInt64 = 0
-        var high: UInt64 = 0
+        var filter = KeyFilter()
         var suspect = false
         var duplicate = false
         if !closesEmpty(UInt8(ascii: "}")) {
@@ -439,11 +414,7 @@ public struct JSONParser {
                     if keyFlags & JSONNode.Flags.escaped != 0 {
                         suspect = true  // may equal any other key once decoded: the exact check after the object
                     } else {
-                        let h = keyFilterHash(keyStart, keyEnd)
-                        let bit: UInt64 = 1 << (h & 63)
-                        let seen = h & 64 != 0 ? high & bit : low & bit
-                        if h & 64 != 0 { high |= bit } else { low |= bit }
-                        if seen != 0 {
+                        if filter.insert(keyFilterHash(keyStart, keyEnd)) {
                             // A filter hit: compare with the earlier keys (all plain, or `suspect` would be set).
                             let length = keyEnd - keyStart
                             let keyIndex = tape.nodes.count - 1
@@ -473,6 +444,26 @@ public struct JSONParser {
         if duplicate || (suspect && n > 1 && hasDuplicateKeys(tape, object: index)) {
             tape.nodes[index].flags |= JSONNode.Flags.duplicateKey
             tape.problems |= JSONNode.Flags.duplicateKey
+        }
+    }
+
+    /// A 128-bit filter of the keys of one object, for finding duplicate keys without a set: a key whose bit is
+    /// already set may repeat an earlier one and is compared with them; a key whose bit was clear is new (a duplicate
+    /// always finds its bit set).
+    struct KeyFilter {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+
+        /// Sets the bit of `hash` (bit 6 picks the word, bits 0–5 the bit) and says whether it was set already.
+        @inline(__always)
+        mutating func insert(_ hash: UInt64) -> Bool {
+            let bit: UInt64 = 1 << (hash & 63)
+            if hash & 64 != 0 {
+                defer { high |= bit }
+                return high & bit != 0
+            }
+            defer { low |= bit }
+            return low & bit != 0
         }
     }
 
@@ -507,8 +498,7 @@ public struct JSONParser {
             // A 128-bit filter on (length, first and last bytes): only when a key's bit is already set is it
             // compared with the keys before it. No allocation; a duplicate always sets an already-set bit.
             return tape.nodes.withUnsafeBufferPointer { nodes in
-                var low: UInt64 = 0
-                var high: UInt64 = 0
+                var filter = KeyFilter()
                 var i = object + 1
                 for _ in 0..<n {
                     let k = nodes[i]
@@ -520,10 +510,9 @@ public struct JSONParser {
                         h ^= UInt64(base[k.start + length / 2]) &* 0x27D4_EB2F_1656_67C5
                     }
                     h ^= h >> 29
-                    let bit: UInt64 = 1 << (h & 63)
-                    let upper = h & 64 != 0
+                    let seen = filter.insert(h)
                     let escaped = k.flags & JSONNode.Flags.escaped != 0
-                    if escaped || (upper ? high & bit : low & bit) != 0 {
+                    if escaped || seen {
                         var j = object + 1
                         while j < i {
                             if sameKey(tape, i, j) { return true }
@@ -538,7 +527,6 @@ public struct JSONParser {
                             }
                         }
                     }
-                    if upper { high |= bit } else { low |= bit }
                     i = Int(nodes[i + 1].next)
                 }
                 return false

@@ -122,10 +122,7 @@ public struct PLTReader {
                 builder.reject(.invalidTime, "fields 6 and 7 are not a YYYY-MM-DD date and an HH:MM:SS time", start: lineStart, end: e)
                 continue
             }
-            if let (reason, detail) = Validate.point(timeMs: time, lat: lat, lon: lon, nowMs: builder.context.nowMs) {
-                builder.reject(reason, detail, start: lineStart, end: e)
-                continue
-            }
+            guard builder.acceptPoint(timeMs: time, lat: lat, lon: lon, start: lineStart, end: e) else { continue }
             let feet = number(3)
             let altitude: Double? = feet.flatMap { $0 == -777 ? nil : $0 * 0.3048 }
             let d = device ?? userDevice() ?? builder.fallbackDevice(source: "geolife")

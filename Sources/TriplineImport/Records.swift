@@ -1,4 +1,5 @@
 import TriplineCore
+import TriplineStore
 
 /// Why a record was not imported. The raw values are what `rejects.reason` holds (documented in docs/SCHEMA.md).
 public enum RejectReason: String, Sendable, CaseIterable {
@@ -55,14 +56,7 @@ public struct RejectRecord: Sendable, Equatable {
     public var detail: String
     /// Up to 200 bytes of the raw record (invalid UTF-8 replaced).
     public var excerpt: String?
-
-    public init(line: Int?, byteOffset: Int, reason: RejectReason, detail: String, excerpt: String?) {
-        self.line = line
-        self.byteOffset = byteOffset
-        self.reason = reason
-        self.detail = detail
-        self.excerpt = excerpt
-    }
+    // Built by the readers only (the memberwise initialiser).
 }
 
 /// A device a parsed record belongs to, and how its name was found.
@@ -82,35 +76,25 @@ public struct ParsedDevice: Sendable, Equatable, Hashable {
     }
 }
 
-/// A non-location record kept in `app_events`.
+/// A non-location record kept in `app_events`: the row it becomes, read and written through its fields
+/// (`event.kind`, `event.lat = …`), and the device it belongs to as an index into ``ParseOutput/devices``
+/// until the importer resolves it (and sets the row's `deviceID` and `importID`).
+@dynamicMemberLookup
 public struct ParsedEvent: Sendable, Equatable {
     /// Index into ``ParseOutput/devices``.
     public var device: Int
-    public var kind: String
-    public var timeMs: Int64?
-    public var utcOffsetS: Int32?
-    public var lat: Double?
-    public var lon: Double?
-    public var startMs: Int64?
-    public var endMs: Int64?
-    public var distanceM: Double?
-    public var mode: String?
-    /// The record's JSON (or XML) exactly as it was in the file.
-    public var raw: String
+    public var row: AppEventRow
 
-    public init(device: Int, kind: String, timeMs: Int64? = nil, utcOffsetS: Int32? = nil, lat: Double? = nil, lon: Double? = nil,
-                startMs: Int64? = nil, endMs: Int64? = nil, distanceM: Double? = nil, mode: String? = nil, raw: String) {
+    public init(device: Int, kind: String, timeMs: Int64? = nil, utcOffsetS: Int32? = nil, startMs: Int64? = nil, endMs: Int64? = nil,
+                raw: String) {
         self.device = device
-        self.kind = kind
-        self.timeMs = timeMs
-        self.utcOffsetS = utcOffsetS
-        self.lat = lat
-        self.lon = lon
-        self.startMs = startMs
-        self.endMs = endMs
-        self.distanceM = distanceM
-        self.mode = mode
-        self.raw = raw
+        row = AppEventRow(deviceID: nil, importID: 0, kind: kind, timeMs: timeMs, utcOffsetS: utcOffsetS, startMs: startMs, endMs: endMs,
+                          raw: raw)
+    }
+
+    public subscript<T>(dynamicMember field: WritableKeyPath<AppEventRow, T>) -> T {
+        get { row[keyPath: field] }
+        set { row[keyPath: field] = newValue }
     }
 }
 

@@ -23,6 +23,8 @@ public enum Timestamp {
     /// Returns nil for anything else, including impossible dates (`2023-02-30`), hours above 23, minutes
     /// above 59, seconds above 60 and offsets beyond ±18 hours. A leap second `:60` is read as the next second.
     /// - Complexity: O(n), no allocation.
+    // Long by design: one left-to-right scan of the fields over one cursor (the fixed-position fast form and the
+    // general one share the range checks, the fraction and the zone); it runs once for every point imported.
     public static func parseISO8601(_ p: UnsafePointer<UInt8>, _ count: Int) -> ParsedTime? {
         var i = 0
         var n = count
@@ -90,14 +92,9 @@ public enum Timestamp {
             // app writes; refused rather than misread as 04:09:00.2. (Found by fuzzing.)
             guard hasSeconds else { return nil }
             i += 1
-            var k = 0
-            while i < n, p[i] &- UInt8(ascii: "0") < 10 {
-                if k < 3 { millis = millis * 10 + Int(p[i] &- UInt8(ascii: "0")) }
-                k += 1
-                i += 1
-            }
-            guard k > 0 else { return nil }
-            if k == 1 { millis *= 100 } else if k == 2 { millis *= 10 }
+            let fraction = fractionMillis(p, &i, n)
+            guard fraction.digits > 0 else { return nil }
+            millis = Int(fraction.ms)
         }
         var offset: Int32? = nil
         if i < n {
@@ -126,6 +123,21 @@ public enum Timestamp {
         let local = ((days * 24 + Int64(hour)) * 60 + Int64(minute)) * 60 + Int64(second)
         let utc = local - Int64(offset ?? 0)
         return ParsedTime(ms: utc * 1000 + Int64(millis), offsetSeconds: offset)
+    }
+
+    /// The digits of a fraction of a second from `p[i]` on (after the `.`), up to the first other byte or `n`, as
+    /// milliseconds: the first three digits count, the others are read and dropped (truncated, never rounded).
+    @inline(__always)
+    static func fractionMillis(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int) -> (ms: Int64, digits: Int) {
+        var ms: Int64 = 0
+        var k = 0
+        while i < n, p[i] &- UInt8(ascii: "0") < 10 {
+            if k < 3 { ms = ms * 10 + Int64(p[i] &- UInt8(ascii: "0")) }
+            k += 1
+            i += 1
+        }
+        if k == 1 { ms *= 100 } else if k == 2 { ms *= 10 }
+        return (ms, k)
     }
 
     /// ``parseISO8601(_:_:)`` on a Swift string (tests and tools).
@@ -158,13 +170,7 @@ public enum Timestamp {
         var fractionMs: Int64 = 0
         if i < n, p[i] == UInt8(ascii: ".") {
             i += 1
-            var k = 0
-            while i < n, p[i] &- UInt8(ascii: "0") < 10 {
-                if k < 3 { fractionMs = fractionMs * 10 + Int64(p[i] &- UInt8(ascii: "0")) }
-                k += 1
-                i += 1
-            }
-            if k == 1 { fractionMs *= 100 } else if k == 2 { fractionMs *= 10 }
+            fractionMs = fractionMillis(p, &i, n).ms
         }
         guard i == n else { return nil }
         if whole >= 100_000_000_000 { return whole }

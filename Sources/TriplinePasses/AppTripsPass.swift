@@ -11,7 +11,7 @@ public struct AppTripsPass: Pass {
         /// Least temporal overlap (intersection over union) for a match to be recorded with a trip.
         public var minOverlap: Double = 0.1
         public init() {}
-        public static var keys: [String: WritableKeyPath<Parameters, Double>] { ["min_overlap": \.minOverlap] }
+        public static var keys: Keys { ["min_overlap": \.minOverlap] }
     }
 
     public var parameters: Parameters

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
-
 import TriplineCore
 import TriplineStore
 
@@ -46,7 +42,7 @@ public struct CleanPass: Pass {
 
         public init() {}
 
-        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: Keys { [
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
             "still_jump_s": \.stillJumpS, "still_mps": \.stillMps,
@@ -86,7 +82,7 @@ public struct CleanPass: Pass {
                 let rounded = (work.lat[a] * 10).rounded() / 10
                 if rounded != latRef {
                     latRef = rounded
-                    cosLat = cos(latRef * Double.pi / 180)
+                    cosLat = Geo.cosLatitude(latRef)
                 }
                 let dab = Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat)
                 // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump.

@@ -225,6 +225,12 @@ public struct StayRecord: Sendable, Equatable {
         }
         return s
     }
+
+    /// The row to store the stay as, under its stable id (from the device and its start, so it survives rebuilds).
+    func row(device: Int64) -> StayRow {
+        StayRow(id: StableID.make(.stay, device: device, startMs: startMs), deviceID: device, startMs: startMs, endMs: endMs,
+                lat: lat, lon: lon, radiusM: radiusM, points: points, gapS: gapS)
+    }
 }
 
 /// One leg of a rebuilt trip.

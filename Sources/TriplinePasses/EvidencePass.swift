@@ -25,9 +25,9 @@ import TriplineStore
 ///   speeds, else `default_speed_mps`).
 /// - **Motion states** (Overland): a stay before a long silence whose first fix starts a 1-Hz track the motion
 ///   states call moving lasts until that fix less the travel to it; a `stationary` fix (or a few) outside any stay
-///   before such a silence is a stop (``movingResumes(_:_:keepFirst:speed:_:)``). Travel times use the median speed
-///   of the fixes around a departure (``travelSpeed(_:_:after:_:)``), and trips no fix saw the device's own pace
-///   (``observedTrips(_:_:_:)``).
+///   before such a silence is a stop (``movingResumes(_:_:keepFirst:speed:_:)``,
+///   ``silencedStops(_:_:keepFirst:speed:_:)``). Travel times use the median speed of the fixes around a departure
+///   (``travelSpeed(_:_:after:_:)``), and trips no fix saw the device's own pace (``observedTrips(_:_:_:)``).
 /// With no app events, no motion states and no such silences (GPX, GeoLife), the stays pass's stays are kept
 /// unchanged.
 public struct EvidencePass: Pass {
@@ -89,7 +89,7 @@ public struct EvidencePass: Pass {
 
         public init() {}
 
-        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: Keys { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
             "speed_window_s": \.speedWindowS, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM,
@@ -615,46 +615,68 @@ public struct EvidencePass: Pass {
     /// Stays followed by a long silence whose first fix is already moving by the motion states (see
     /// `resume_gap_s`): the stay lasts until that fix less the time to reach it at ``travelSpeed(_:_:after:_:)``.
     /// Only where the first fixes after the silence are a 1-Hz track (within 5 s of each other) and carry a motion
-    /// state: archives without motion states (GPX, GeoLife, OwnTracks) are left as they are.
+    /// state: archives without motion states (GPX, GeoLife, OwnTracks) are left as they are. Then the stops such a
+    /// silence hid (``silencedStops(_:_:keepFirst:speed:_:)``).
     static func movingResumes(
         _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         var stays = input
         let gapMs = Int64(p.resumeGapS * 1000)
-        let moving = MotionBits.walking | MotionBits.running | MotionBits.cycling | MotionBits.driving
-        /// Fix `j` starts a trip by the motion states: it or a kept fix within a minute after it is moving (iOS names
-        /// the activity late: a trip's first fixes often still say `stationary`).
-        func movingSoon(_ j: Int) -> Bool {
-            var q = j
-            while q < w.count && w.time[q] - w.time[j] <= 60_000 {
-                if w.flags[q] == 0 && w.motion[q] & moving != 0 { return true }
-                q += 1
-            }
-            return false
-        }
         for k in stays.indices where k >= keepFirst {
             let limit = k + 1 < stays.count ? stays[k + 1].first : w.count
             var j = stays[k].last + 1
             while j < limit && (w.flags[j] != 0 || w.time[j] <= stays[k].endMs) { j += 1 }
-            guard j < limit, w.time[j] - stays[k].endMs >= gapMs, movingSoon(j) else { continue }
-            var next = j + 1
-            while next < w.count && w.flags[next] != 0 { next += 1 }
-            guard next < limit, w.time[next] - w.time[j] <= 5000 else { continue }
-            let v = travelSpeed(w, j, after: true, p)
-            let leave = w.time[j] - max(1000, Int64(Geo.distance(stays[k].lat, stays[k].lon, w.lat[j], w.lon[j]) / v * 1000))
+            guard j < limit, w.time[j] - stays[k].endMs >= gapMs, movingTrackStarts(w, at: j, limit: limit) else { continue }
+            let leave = departure(w, stays[k].lat, stays[k].lon, reaching: j, p)
             let nextStart = k + 1 < stays.count ? stays[k + 1].startMs - 1000 : Int64.max
             if leave > stays[k].endMs && leave < nextStart { stays[k].endMs = leave }
         }
-        // Fixes the motion states call `stationary` outside any stay (one, or a few within `cluster_m` of the first:
-        // too short for the stays pass), then such a silence, then a moving 1-Hz resume or the next stay: a stop whose
-        // rest the silence hid (Overland's "discard stationary" reports a stop with its first point and then one an
-        // hour; with pauses, 5–15 s fixes until the app was killed or the phone died). It lasts until the resume less
-        // the travel to it at ``travelSpeed(_:_:after:_:)``, or until the next stay's start less the travel at the
-        // device's own pace between the two places.
+        return silencedStops(w, stays, keepFirst: keepFirst, speed: speed, p)
+    }
+
+    /// The motion states that say a fix was moving.
+    static let movingStates = MotionBits.walking | MotionBits.running | MotionBits.cycling | MotionBits.driving
+
+    /// Fix `j` starts a moving 1-Hz track: it or a kept fix within a minute after it is moving by the motion states
+    /// (iOS names the activity late: a trip's first fixes often still say `stationary`), and the next kept fix, before
+    /// `limit`, is within 5 s of it.
+    static func movingTrackStarts(_ w: DeviceWork, at j: Int, limit: Int) -> Bool {
+        var q = j
+        var moving = false
+        while q < w.count && w.time[q] - w.time[j] <= 60_000 {
+            if w.flags[q] == 0 && w.motion[q] & movingStates != 0 {
+                moving = true
+                break
+            }
+            q += 1
+        }
+        guard moving else { return false }
+        var next = j + 1
+        while next < w.count && w.flags[next] != 0 { next += 1 }
+        return next < limit && w.time[next] - w.time[j] <= 5000
+    }
+
+    /// When the device left (lat, lon) to reach fix `j` at ``travelSpeed(_:_:after:_:)``: at least a second before it.
+    static func departure(_ w: DeviceWork, _ lat: Double, _ lon: Double, reaching j: Int, _ p: Parameters) -> Int64 {
+        let v = travelSpeed(w, j, after: true, p)
+        return w.time[j] - max(1000, Int64(Geo.distance(lat, lon, w.lat[j], w.lon[j]) / v * 1000))
+    }
+
+    /// Fixes the motion states call `stationary` outside any stay (one, or a few within `cluster_m` of the first:
+    /// too short for the stays pass), then a silence of `resume_gap_s`, then a moving 1-Hz resume or the next stay: a
+    /// stop whose rest the silence hid (Overland's "discard stationary" reports a stop with its first point and then
+    /// one an hour; with pauses, 5–15 s fixes until the app was killed or the phone died). It lasts until the resume
+    /// less the travel to it at ``travelSpeed(_:_:after:_:)``, or until the next stay's start less the travel at the
+    /// device's own pace between the two places (`speed`).
+    static func silencedStops(
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+    ) -> [StayRecord] {
+        var stays = input
+        let gapMs = Int64(p.resumeGapS * 1000)
         let minMs = Int64(p.minStayS * 1000)
         /// A still fix: no moving state, slow, and `stationary` (`first`) or no state at all (8 % of fixes carry none).
         func still(_ i: Int, first: Bool = true) -> Bool {
-            w.flags[i] == 0 && w.motion[i] & moving == 0 && (w.speed[i].isNaN || w.speed[i] < p.movingMps)
+            w.flags[i] == 0 && w.motion[i] & movingStates == 0 && (w.speed[i].isNaN || w.speed[i] < p.movingMps)
                 && (w.motion[i] & MotionBits.stationary != 0 || (!first && w.motion[i] == 0))
         }
         var k = keepFirst
@@ -685,12 +707,8 @@ public struct EvidencePass: Pass {
                 guard d > p.clusterM else { continue }
                 leave = stays[k].startMs - max(1000, Int64(d / speed(lat, lon, stays[k].lat, stays[k].lon) * 1000))
             } else {
-                guard movingSoon(j) else { continue }
-                var next = j + 1
-                while next < w.count && w.flags[next] != 0 { next += 1 }
-                guard next < w.count, w.time[next] - w.time[j] <= 5000 else { continue }
-                let v = travelSpeed(w, j, after: true, p)
-                leave = w.time[j] - max(1000, Int64(Geo.distance(lat, lon, w.lat[j], w.lon[j]) / v * 1000))
+                guard movingTrackStarts(w, at: j, limit: w.count) else { continue }
+                leave = departure(w, lat, lon, reaching: j, p)
             }
             leave = min(leave, w.time[j] - 1000, k < stays.count ? stays[k].startMs - 1000 : Int64.max)
             guard leave - w.time[i] >= minMs else { continue }
@@ -876,10 +894,7 @@ public struct EvidencePass: Pass {
         for s in stays[keepFirst...] { try tables.deleteStay(id: s.id) }
         var out = amended
         for k in out.indices where k >= keepFirst {
-            let s = out[k]
-            out[k].id = try tables.insert(
-                StayRow(id: StableID.make(.stay, device: work.deviceID, startMs: s.startMs), deviceID: work.deviceID, startMs: s.startMs,
-                        endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
+            out[k].id = try tables.insert(out[k].row(device: work.deviceID))
         }
         // Point ranges from the times, as the next rebuild reads them back (``StayRecord/indexed(in:)``).
         for k in out.indices where k >= keepFirst { out[k] = out[k].indexed(in: work.time) }

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
-
 import TriplineCore
 import TriplineStore
 
@@ -24,7 +20,7 @@ public struct MetricsPass: Pass {
         /// Speed (m/s) at or above which time counts as moving.
         public var movingMps: Double = 0.6
         public init() {}
-        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: Keys { [
             "min_step_m": \.minStepM, "bridge_max_s": \.bridgeMaxS, "moving_mps": \.movingMps,
         ] }
     }
@@ -43,7 +39,7 @@ public struct MetricsPass: Pass {
         let bridgeMs = Int64(p.bridgeMaxS * 1000)
         let time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
         var latRef = lat[anchor]
-        var cosLat = cos(latRef * Double.pi / 180)
+        var cosLat = Geo.cosLatitude(latRef)
         for k in 1..<max(1, pts.count) {
             let i = pts[k], prev = pts[k - 1]
             let dtMs = time[i] - time[prev]
@@ -54,7 +50,7 @@ public struct MetricsPass: Pass {
             }
             if abs(lat[i] - latRef) > 0.2 {  // keep the reference latitude near (cos changes ~0.5 % per 0.2° at 50°)
                 latRef = lat[i]
-                cosLat = cos(latRef * Double.pi / 180)
+                cosLat = Geo.cosLatitude(latRef)
             }
             let d = Geo.fastDistance(lat[anchor], lon[anchor], lat[i], lon[i], cosLat: cosLat)
             if d >= p.minStepM {

@@ -26,7 +26,8 @@ public protocol PassParameters {
     /// The defaults.
     init()
     /// Every parameter: its `--set` key (snake case, with its unit: `radius_m`) and where it lives.
-    static var keys: [String: WritableKeyPath<Self, Double>] { get }
+    static var keys: Keys { get }
+    typealias Keys = [String: WritableKeyPath<Self, Double>]
 }
 
 extension PassParameters {

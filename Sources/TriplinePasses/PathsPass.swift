@@ -40,7 +40,7 @@ public struct PathsPass: MeasuringPass {
         public var historyMinRatio: Double = 0.95
         public init() {}
 
-        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: Keys { [
             "circuity": \.circuity, "circuity_span_m": \.circuitySpanM, "sparse_step_m": \.sparseStepM, "sparse_interval_s": \.sparseIntervalS, "straight_mps": \.straightMps,
             "connector_min_m": \.connectorMinM, "history_min_ratio": \.historyMinRatio,
         ] }

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
-
 import TriplineCore
 import TriplineGeography
 import TriplineStore
@@ -24,7 +20,7 @@ public struct PlacesPass: Pass {
         /// neighbouring shops, above the scatter of one place's stay centres.
         public var radiusM: Double = 75
         public init() {}
-        public static var keys: [String: WritableKeyPath<Parameters, Double>] { ["radius_m": \.radiusM] }
+        public static var keys: Keys { ["radius_m": \.radiusM] }
     }
 
     public var parameters: Parameters
@@ -273,9 +269,7 @@ public struct PlacesPass: Pass {
         let dy = lat - lat0
         var dLon = lon - lon0
         if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-        let dx = dLon * cos(lat0 * Double.pi / 180)
-        var bearing = atan2(dx, dy) * 180 / Double.pi  // 0 = north, clockwise
-        if bearing < 0 { bearing += 360 }
+        let bearing = Geo.planarBearing(east: dLon * Geo.cosLatitude(lat0), north: dy)
         let points = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
         let compass = points[Int((bearing + 22.5) / 45) % 8]
         let km = d / 1000

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
-
 import TriplineCore
 import TriplineStore
 
@@ -55,7 +51,7 @@ public struct StaysPass: Pass {
 
         public init() {}
 
-        public static var keys: [String: WritableKeyPath<Parameters, Double>] { [
+        public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
@@ -105,7 +101,7 @@ public struct StaysPass: Pass {
         while a < m {
             let i0 = kept[a]
             let lat0 = w.lat[i0], lon0 = w.lon[i0]
-            let kx = ky * cos(lat0 * Double.pi / 180)
+            let kx = ky * Geo.cosLatitude(lat0)
             @inline(__always) func xy(_ i: Int) -> (Double, Double) { ((w.lon[i] - lon0) * kx, (w.lat[i] - lat0) * ky) }
             func weight(_ k: Int) -> Double {
                 let dt = k + 1 < m ? min(w.time[kept[k + 1]] - w.time[kept[k]], capMs) : 1000
@@ -339,9 +335,7 @@ public struct StaysPass: Pass {
         // Point ranges from the times, as a later pass or rebuild reads them back (``StayRecord/indexed(in:)``).
         var out = stays.map { $0.indexed(in: work.time) }
         for k in out.indices {
-            let s = out[k]
-            out[k].id = try tables.insert(
-                StayRow(id: StableID.make(.stay, device: work.deviceID, startMs: s.startMs), deviceID: work.deviceID, startMs: s.startMs, endMs: s.endMs, lat: s.lat, lon: s.lon, radiusM: s.radiusM, points: s.points, gapS: s.gapS))
+            out[k].id = try tables.insert(out[k].row(device: work.deviceID))
         }
         work.stays = (work.previousStay.map { [$0] } ?? []) + out
         let dwell = out.reduce(0.0) { $0 + Double($1.endMs - $1.startMs) / 1000 }

@@ -163,15 +163,7 @@ enum ImportBenchmark {
         let parseRate = Double(parsed) / (Clock.monotonic() - parseStart)
         let rssAfterParsing = Double(peakRSSKiB()) / 1024
 
-        let store = try Store(path: dir + "/import.sqlite")
-        let importer = Importer(store: store)
-        let start = Clock.monotonic()
-        let summary = try importer.importPaths([archive])
-        let seconds = Clock.monotonic() - start
-        let rss = Double(peakRSSKiB()) / 1024
-        guard summary.pointsNew == points else {
-            throw BenchmarkFailure("import stored \(summary.pointsNew) points, expected \(points) (rejected \(summary.rejected))")
-        }
+        let (summary, seconds, rss) = try timedImport([archive], into: dir + "/import.sqlite", expected: points)
         let importRate = Double(points) / seconds
         let (raw, rawCPU) = try rawInsert(points: points, dbPath: dir + "/raw.sqlite")
         print("import:     \(Int(importRate)) points/s end to end (\(fixed(seconds, 2)) s, dedup on, WAL, \(summary.files.count) files)")

@@ -1,6 +1,8 @@
 // What the benchmarks measure besides wall-clock time (`Clock.monotonic()`, and the importer's `threadCPUSeconds()`
 // for the calling thread), and the one way they print numbers.
 import TriplineCore
+import TriplineStore
+import TriplineImport
 
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -26,4 +28,20 @@ func peakRSSKiB() -> Int {
 /// `value` with exactly `decimals` digits after the point (``NumberText/fixed(_:decimals:)``).
 func fixed(_ value: Double, _ decimals: Int) -> String {
     NumberText.fixed(value, decimals: decimals)
+}
+
+/// Imports `paths` into a new database at `db` through the real ``Importer`` and measures it: the summary, the wall
+/// time of the import alone and the peak RSS after it (MB). Throws when the import did not store `expected` points
+/// (or, with `noRejects`, rejected any record).
+func timedImport(_ paths: [String], into db: String, expected: Int, noRejects: Bool = false) throws -> (summary: ImportSummary, seconds: Double, rssMB: Double) {
+    let store = try Store(path: db)
+    let importer = Importer(store: store)
+    let start = Clock.monotonic()
+    let summary = try importer.importPaths(paths)
+    let seconds = Clock.monotonic() - start
+    let rss = Double(peakRSSKiB()) / 1024
+    guard summary.pointsNew == expected, !noRejects || summary.rejected == 0 else {
+        throw BenchmarkFailure("import stored \(summary.pointsNew) points, expected \(expected) (rejected \(summary.rejected), \(summary.files.first?.message ?? ""))")
+    }
+    return (summary, seconds, rss)
 }

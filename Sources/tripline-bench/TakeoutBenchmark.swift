@@ -78,15 +78,7 @@ enum TakeoutBenchmark {
             print("Records.json.gz: \(size / 1_000_000) MB (gzip -1); the import inflates it into an unlinked temporary file")
         }
         let rssBefore = Double(peakRSSKiB()) / 1024
-        let store = try Store(path: dir + "/t.sqlite")
-        let importer = Importer(store: store)
-        let start = Clock.monotonic()
-        let summary = try importer.importPaths([path])
-        let seconds = Clock.monotonic() - start
-        let rss = Double(peakRSSKiB()) / 1024
-        guard summary.pointsNew == fixes, summary.rejected == 0 else {
-            throw BenchmarkFailure("import stored \(summary.pointsNew) points, expected \(fixes) (rejected \(summary.rejected), \(summary.files.first?.message ?? ""))")
-        }
+        let (summary, seconds, rss) = try timedImport([path], into: dir + "/t.sqlite", expected: fixes, noRejects: true)
         let n = Double(fixes)
         print("format:     \(summary.files.first?.format ?? "?")")
         print("import:     \(Int(n / seconds)) points/s end to end, \(fixed(Double(size) / 1e6 / seconds, 1)) MB/s (\(fixed(seconds, 2)) s)")

@@ -43,6 +43,18 @@ public enum Geo {
         return (lat2 / toRad, lonDeg)
     }
 
+    /// The cosine of a latitude given in degrees: how much shorter a degree of longitude is there than a degree of
+    /// latitude (the `cosLat` of ``fastDistance(_:_:_:_:cosLat:)``, the x scale of a local flat map).
+    @inlinable @inline(__always)
+    public static func cosLatitude(_ degrees: Double) -> Double { cos(degrees * Double.pi / 180) }
+
+    /// The compass bearing in degrees (0 = north, clockwise, in [0, 360)) of a displacement on a local flat map,
+    /// `east` and `north` in the same unit.
+    public static func planarBearing(east: Double, north: Double) -> Double {
+        let degrees = atan2(east, north) * 180 / Double.pi
+        return degrees < 0 ? degrees + 360 : degrees
+    }
+
     /// Metres per degree of latitude on the sphere.
     public static let metresPerDegree = earthRadius * Double.pi / 180
 

@@ -278,9 +278,9 @@ let replacementCharacter: StaticString = "\u{FFFD}"
 /// Length of the valid UTF-8 sequence starting at `p[i]` (a non-ASCII lead byte), or 0 when the bytes there are
 /// not valid UTF-8 (a stray continuation byte, an overlong form, an encoded surrogate, a value beyond U+10FFFF, or
 /// a sequence cut short). Encoded surrogates are what "lone surrogates" become in stored text, so they are
-/// rejected here and replaced by U+FFFD by every writer.
-@inline(__always)
-func validUTF8Length(_ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int) -> Int {
+/// rejected here and replaced by U+FFFD by every writer, and the JSON parser marks the string (`badUnicode`).
+@inlinable @inline(__always)
+package func validUTF8Length(_ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int) -> Int {
     let b0 = p[i]
     @inline(__always) func cont(_ k: Int) -> Bool { i + k < end && p[i + k] & 0xC0 == 0x80 }
     switch b0 {

@@ -268,10 +268,7 @@ public struct GPXReader {
             builder.reject(f.latText.isEmpty && f.lonText.isEmpty ? .missingCoordinates : .invalidCoordinates, "the <trkpt> has \(what)", start: f.start, end: end)
             return
         }
-        if let (reason, detail) = Validate.point(timeMs: time.ms, lat: lat, lon: lon, nowMs: builder.context.nowMs) {
-            builder.reject(reason, detail, start: f.start, end: end)
-            return
-        }
+        guard builder.acceptPoint(timeMs: time.ms, lat: lat, lon: lon, start: f.start, end: end) else { return }
         var extra: String?
         if !f.extras.isEmpty {
             extra = "{" + f.extras.map { k, v in "\"\(k)\":" + (parseNumber(v) != nil && k != "name" && k != "src" && k != "fix" && k != "sym" && k != "type" && k != "desc" ? v : JSONText.quoted(v)) }.joined(separator: ",") + "}"

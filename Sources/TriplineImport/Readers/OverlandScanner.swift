@@ -31,6 +31,32 @@ struct OverlandFields {
     var lon: JSONNode?
     var lat: JSONNode?
     var alt: JSONNode?
+
+    /// Stores the value of a scalar property in its field (with its key where the field keeps it); false for the
+    /// properties that are not a field here (`none`, `type`, `action`, `motion`: each reader handles them its way).
+    @inline(__always)
+    mutating func set(_ property: RecordBuilder.OverlandProperty, key: JSONNode, _ value: JSONNode) -> Bool {
+        switch property {
+        case .wifi: wifi = value
+        case .speed: speed = value
+        case .course: course = value
+        case .tripID: tripID = value
+        case .altitude: altitude = value
+        case .timestamp: timestamp = value
+        case .deviceID: deviceID = value
+        case .tripMode: tripMode = value
+        case .uniqueID: uniqueID = (key, value)
+        case .bssid: bssid = value
+        case .batteryLevel: batteryLevel = value
+        case .batteryState: batteryState = value
+        case .speedAccuracy: speedAccuracy = (key, value)
+        case .courseAccuracy: courseAccuracy = (key, value)
+        case .verticalAccuracy: vacc = value
+        case .horizontalAccuracy: hacc = value
+        case .none, .action, .type, .motion: return false
+        }
+        return true
+    }
 }
 
 /// Reused state of the direct scanner: the keys seen in the object being scanned (for duplicate detection) and a
@@ -73,7 +99,7 @@ extension JSONParser {
         var sawGeometry = false
         var sawType = false
         var unlisted = 0
-        var low: UInt64 = 0, high: UInt64 = 0
+        var filter = JSONParser.KeyFilter()
         skipWhitespace()
         if pos < count, base[pos] == UInt8(ascii: "}") { return false }
         while true {
@@ -99,7 +125,7 @@ extension JSONParser {
                 case 5 where Self.sameWord(base + ks, "_type"):
                     return false  // an OwnTracks message
                 default:
-                    guard unlistedKey(ks, ke, region: 0, &unlisted, &low, &high, scratch), skipPlainValue(scratch) else { return false }
+                    guard unlistedKey(ks, ke, region: 0, &unlisted, &filter, scratch), skipPlainValue(scratch) else { return false }
                 }
             }
             guard let more = afterMember(close: UInt8(ascii: "}")) else { return false }
@@ -117,7 +143,7 @@ extension JSONParser {
         var sawType = false
         var sawCoordinates = false
         var unlisted = 0
-        var low: UInt64 = 0, high: UInt64 = 0
+        var filter = JSONParser.KeyFilter()
         while true {
             var which = 0  // 1 type, 2 coordinates, 0 another key
             if key("type\"") {
@@ -131,7 +157,7 @@ extension JSONParser {
                 } else if ke - ks == 11 && Self.sameWord(base + ks, "coordinates") {
                     which = 2
                 } else {
-                    guard unlistedKey(ks, ke, region: 1, &unlisted, &low, &high, scratch) else { return false }
+                    guard unlistedKey(ks, ke, region: 1, &unlisted, &filter, scratch) else { return false }
                 }
             }
             switch which {
@@ -203,7 +229,7 @@ extension JSONParser {
         }
         var seen = 0  // one bit per OverlandProperty
         var unlisted = 0
-        var low: UInt64 = 0, high: UInt64 = 0
+        var filter = JSONParser.KeyFilter()
         while true {
             let ks = pos + 1
             var property = knownProperty()
@@ -227,7 +253,7 @@ extension JSONParser {
             }
             switch property {
             case .none:
-                guard unlistedKey(ks, ke, region: 2, &unlisted, &low, &high, scratch), skipPlainValue(scratch) else { return false }
+                guard unlistedKey(ks, ke, region: 2, &unlisted, &filter, scratch), skipPlainValue(scratch) else { return false }
             case .action:
                 return false  // an app event: the tape path
             case .type:
@@ -237,26 +263,7 @@ extension JSONParser {
             case .motion:
                 guard scanMotion(&f, scratch) else { return false }
             default:
-                guard let value = plainScalar(scratch) else { return false }
-                switch property {
-                case .wifi: f.wifi = value
-                case .speed: f.speed = value
-                case .course: f.course = value
-                case .tripID: f.tripID = value
-                case .altitude: f.altitude = value
-                case .timestamp: f.timestamp = value
-                case .deviceID: f.deviceID = value
-                case .tripMode: f.tripMode = value
-                case .uniqueID: f.uniqueID = (key, value)
-                case .bssid: f.bssid = value
-                case .batteryLevel: f.batteryLevel = value
-                case .batteryState: f.batteryState = value
-                case .speedAccuracy: f.speedAccuracy = (key, value)
-                case .courseAccuracy: f.courseAccuracy = (key, value)
-                case .verticalAccuracy: f.vacc = value
-                case .horizontalAccuracy: f.hacc = value
-                case .none, .action, .type, .motion: return false
-                }
+                guard let value = plainScalar(scratch), f.set(property, key: key, value) else { return false }
             }
             guard let more = afterMember(close: UInt8(ascii: "}")) else { return false }
             if more { continue }
@@ -541,15 +548,11 @@ extension JSONParser {
     /// the object has more than ``OverlandScratch/maxKeys`` of them. A 128-bit filter on the key; a hit is compared
     /// with the earlier unlisted keys.
     @inline(__always)
-    func unlistedKey(_ ks: Int, _ ke: Int, region: Int, _ unlisted: inout Int, _ low: inout UInt64, _ high: inout UInt64,
+    func unlistedKey(_ ks: Int, _ ke: Int, region: Int, _ unlisted: inout Int, _ filter: inout KeyFilter,
                      _ scratch: OverlandScratch) -> Bool {
         guard unlisted < OverlandScratch.maxKeys else { return false }
         let keys = scratch.keys + region * 2 * OverlandScratch.maxKeys
-        let h = keyFilterHash(ks, ke)
-        let bit: UInt64 = 1 << (h & 63)
-        let hit = h & 64 != 0 ? high & bit : low & bit
-        if h & 64 != 0 { high |= bit } else { low |= bit }
-        if hit != 0 {
+        if filter.insert(keyFilterHash(ks, ke)) {
             let length = ke - ks
             for k in 0..<unlisted {
                 let s = keys[2 * k], e = keys[2 * k + 1]

@@ -62,6 +62,30 @@ struct RecordBuilder {
         return n
     }
 
+    /// Checks a record's time and position (``Validate/point``); false after rejecting the record when they fail.
+    @inline(__always)
+    mutating func acceptPoint(timeMs: Int64, lat: Double, lon: Double, start: Int, end: Int) -> Bool {
+        guard let (reason, detail) = Validate.point(timeMs: timeMs, lat: lat, lon: lon, nowMs: context.nowMs) else { return true }
+        reject(reason, detail, start: start, end: end)
+        return false
+    }
+
+    /// A record's position as a reader found it, telling none (nil) from something that is not a position
+    /// (`.some(nil)`): the position, or nil after rejecting the record as `missing_coordinates` (with `missing`) or
+    /// `invalid_coordinates` (with `invalid`).
+    @inline(__always)
+    mutating func position<Position>(_ found: Position??, missing: String, invalid: String, start: Int, end: Int) -> Position? {
+        guard let found else {
+            reject(.missingCoordinates, missing, start: start, end: end)
+            return nil
+        }
+        guard let position = found else {
+            reject(.invalidCoordinates, invalid, start: start, end: end)
+            return nil
+        }
+        return position
+    }
+
     mutating func reject(_ reason: RejectReason, _ detail: String, start: Int, end: Int) {
         rejectTotal += 1
         switch reason {
@@ -314,28 +338,12 @@ struct RecordBuilder {
         var f = OverlandFields()
         var type: Int?, action: Int?, motion: Int?
         members(tape, properties) { k, v in
-            let node = tape.nodes[v]
             switch Self.overlandProperty(p, k) {
             case .none: break
             case .type: type = v
-            case .wifi: f.wifi = node
-            case .speed: f.speed = node
-            case .course: f.course = node
             case .motion: motion = v
             case .action: action = v
-            case .tripID: f.tripID = node
-            case .altitude: f.altitude = node
-            case .timestamp: f.timestamp = node
-            case .deviceID: f.deviceID = node
-            case .tripMode: f.tripMode = node
-            case .uniqueID: f.uniqueID = (k, node)
-            case .bssid: f.bssid = node
-            case .batteryLevel: f.batteryLevel = node
-            case .batteryState: f.batteryState = node
-            case .speedAccuracy: f.speedAccuracy = (k, node)
-            case .courseAccuracy: f.courseAccuracy = (k, node)
-            case .verticalAccuracy: f.vacc = node
-            case .horizontalAccuracy: f.hacc = node
+            case let property: _ = f.set(property, key: k, tape.nodes[v])
             }
         }
         let device = overlandDevice(p, f.deviceID)
@@ -396,18 +404,10 @@ struct RecordBuilder {
             reject(.invalidTime, "timestamp \(shown) is not an ISO 8601 time", start: start, end: end)
             return
         }
-        guard let coordinates else {
-            reject(.missingCoordinates, "the feature has no geometry (and is not an action or trip record)", start: start, end: end)
-            return
-        }
-        guard let c = coordinates else {
-            reject(.invalidCoordinates, "geometry.coordinates is not [lon, lat] with two finite numbers", start: start, end: end)
-            return
-        }
-        if let (reason, detail) = Validate.point(timeMs: time.ms, lat: c.lat, lon: c.lon, nowMs: context.nowMs) {
-            reject(reason, detail, start: start, end: end)
-            return
-        }
+        guard let c = position(coordinates, missing: "the feature has no geometry (and is not an action or trip record)",
+                               invalid: "geometry.coordinates is not [lon, lat] with two finite numbers", start: start, end: end),
+              acceptPoint(timeMs: time.ms, lat: c.lat, lon: c.lon, start: start, end: end)
+        else { return }
         // Kept in `extra` unless -1 (unknown) or null; no array of the three (that would allocate for every point).
         @inline(__always) func keep(_ member: (key: JSONNode, value: JSONNode)?) {
             guard let (key, node) = member else { return }
@@ -626,10 +626,7 @@ struct RecordBuilder {
         }
         let latValue = latParsed
         let lonValue = lonParsed
-        if let (reason, detail) = Validate.point(timeMs: time, lat: latValue, lon: lonValue, nowMs: context.nowMs) {
-            reject(reason, detail, start: start, end: end)
-            return
-        }
+        guard acceptPoint(timeMs: time, lat: latValue, lon: lonValue, start: start, end: end) else { return }
         // Extra fields worth keeping, copied as raw JSON.
         members(tape, index) { k, v in
             switch k.end - k.start {

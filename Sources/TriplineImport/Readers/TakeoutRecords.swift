@@ -219,10 +219,7 @@ extension RecordBuilder {
             reject(.invalidCoordinates, "'latitudeE7'/'longitudeE7' are not integers", start: start, end: end)
             return
         }
-        if let (reason, detail) = Validate.point(timeMs: time.ms, lat: latValue, lon: lonValue, nowMs: context.nowMs) {
-            reject(reason, detail, start: start, end: end)
-            return
-        }
+        guard acceptPoint(timeMs: time.ms, lat: latValue, lon: lonValue, start: start, end: end) else { return }
         for v in keep { extra(p, tape.nodes[v - 1], tape.nodes[v]) }
         // The first activity reading's most likely type (Google lists them by confidence).
         var motion: String?
@@ -393,18 +390,10 @@ extension RecordBuilder {
             reject(.missingTime, "the path point has no 'time' or 'durationMinutesOffsetFromStartTime'", start: start, end: end)
             return
         }
-        guard let position = latLng(p, tape, member(p, tape, index, "point")) else {
-            reject(.missingCoordinates, "the path point has no 'point'", start: start, end: end)
-            return
-        }
-        guard let c = position else {
-            reject(.invalidCoordinates, "'point' is not \"geo:lat,lon\" or \"lat°, lon°\"", start: start, end: end)
-            return
-        }
-        if let (reason, detail) = Validate.point(timeMs: time.ms, lat: c.lat, lon: c.lon, nowMs: context.nowMs) {
-            reject(reason, detail, start: start, end: end)
-            return
-        }
+        guard let c = position(latLng(p, tape, member(p, tape, index, "point")), missing: "the path point has no 'point'",
+                               invalid: "'point' is not \"geo:lat,lon\" or \"lat°, lon°\"", start: start, end: end),
+              acceptPoint(timeMs: time.ms, lat: c.lat, lon: c.lon, start: start, end: end)
+        else { return }
         addPoint(Point(deviceID: Int64(device), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: c.lat, lon: c.lon,
                        trigger: "timelinePath"), start: start, end: end)
     }
@@ -434,18 +423,10 @@ extension RecordBuilder {
             reject(.invalidTime, "timestamp \(p.rawText(tape.nodes[timestamp]).prefix(60)) is not an ISO 8601 time", start: start, end: end)
             return
         }
-        guard let parsed = latLng(p, tape, latLngNode) else {
-            reject(.missingCoordinates, "the position has no 'LatLng'", start: start, end: end)
-            return
-        }
-        guard let c = parsed else {
-            reject(.invalidCoordinates, "'LatLng' is not \"lat°, lon°\"", start: start, end: end)
-            return
-        }
-        if let (reason, detail) = Validate.point(timeMs: time.ms, lat: c.lat, lon: c.lon, nowMs: context.nowMs) {
-            reject(reason, detail, start: start, end: end)
-            return
-        }
+        guard let c = self.position(latLng(p, tape, latLngNode), missing: "the position has no 'LatLng'",
+                                    invalid: "'LatLng' is not \"lat°, lon°\"", start: start, end: end),
+              acceptPoint(timeMs: time.ms, lat: c.lat, lon: c.lon, start: start, end: end)
+        else { return }
         if let source { extra(p, tape.nodes[source - 1], tape.nodes[source]) }
         var speedValue = measure(p, tape, speed)
         if let s = speedValue, s > 1000 { speedValue = nil }
