@@ -143,36 +143,9 @@ public struct TripsPass: MeasuringPass {
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }
-            /// A silence of `ms` between two positions that travel explains (`travel_min_mps`, within `implied_max_s`).
-            func travelled(_ aLat: Double, _ aLon: Double, _ bLat: Double, _ bLon: Double, _ ms: Int64) -> Bool {
-                p.travelMinMps > 0 && Double(ms) <= p.impliedMaxS * 1000
-                    && Geo.distance(aLat, aLon, bLat, bLon) >= p.travelMinMps * Double(ms) / 1000
-            }
-            // Split at long silences, unless travelled.
-            var parts: [[Int]] = [[]]
-            var crossed: [Double] = [0]
-            var gapBefore = !edgesOnly && (from.map {
-                let ms = w.time[pts[0]] - stays[$0].endMs
-                return ms > splitMs && !travelled(stays[$0].lat, stays[$0].lon, w.lat[pts[0]], w.lon[pts[0]], ms)
-            } ?? false)
-            for (k, i) in pts.enumerated() {
-                if k > 0 && !edgesOnly {
-                    let h = pts[k - 1], ms = w.time[i] - w.time[h]
-                    if ms > splitMs {
-                        if travelled(w.lat[h], w.lon[h], w.lat[i], w.lon[i], ms) {
-                            crossed[crossed.count - 1] += Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i])
-                        } else {
-                            parts.append([])
-                            crossed.append(0)
-                        }
-                    }
-                }
-                parts[parts.count - 1].append(i)
-            }
-            let gapAfter = !edgesOnly && (to.map {
-                let ms = stays[$0].startMs - w.time[pts.last!]
-                return ms > splitMs && !travelled(w.lat[pts.last!], w.lon[pts.last!], stays[$0].lat, stays[$0].lon, ms)
-            } ?? false)
+            let (parts, crossed, gapBefore, gapAfter) = edgesOnly
+                ? ([pts], [0.0], false, false)
+                : splitAtSilences(w, pts, from: from.map { stays[$0] }, to: to.map { stays[$0] }, p)
             for (n, part) in parts.enumerated() where !part.isEmpty {
                 let f = n == 0 && !gapBefore ? from : nil
                 let t = n == parts.count - 1 && !gapAfter ? to : nil
@@ -197,7 +170,6 @@ public struct TripsPass: MeasuringPass {
                     trips.append(trip)
                 }
             }
-            gapBefore = false
         }
         if stays.isEmpty {
             segment(lowerBound(w.time, w.processFromMs) - 1, w.count, from: nil, to: nil)
@@ -207,6 +179,38 @@ public struct TripsPass: MeasuringPass {
         for k in 0..<(stays.count - 1) { segment(stays[k].last, stays[k + 1].first, from: k, to: k + 1) }
         segment(stays.last!.last, w.count, from: stays.count - 1, to: nil)
         return trips
+    }
+
+    /// The kept points `pts` between two stays cut at silences longer than `split_gap_s`, except those the traveller
+    /// moved through (`travel_min_mps`, within `implied_max_s`): the parts, each part's crossed straight lines, and
+    /// whether a silence parts the first part from the stay before it (the last from the stay after it).
+    static func splitAtSilences(_ w: DeviceWork, _ pts: [Int], from: StayRecord?, to: StayRecord?, _ p: Parameters)
+        -> (parts: [[Int]], crossed: [Double], gapBefore: Bool, gapAfter: Bool) {
+        let splitMs = Int64(p.splitGapS * 1000)
+        /// A silence of `ms` longer than `split_gap_s` that travel does not explain.
+        func splits(_ aLat: Double, _ aLon: Double, _ bLat: Double, _ bLon: Double, _ ms: Int64) -> Bool {
+            guard ms > splitMs else { return false }
+            return !(p.travelMinMps > 0 && Double(ms) <= p.impliedMaxS * 1000
+                && Geo.distance(aLat, aLon, bLat, bLon) >= p.travelMinMps * Double(ms) / 1000)
+        }
+        var parts: [[Int]] = [[]]
+        var crossed: [Double] = [0]
+        for (k, i) in pts.enumerated() {
+            if k > 0 {
+                let h = pts[k - 1], ms = w.time[i] - w.time[h]
+                if splits(w.lat[h], w.lon[h], w.lat[i], w.lon[i], ms) {
+                    parts.append([])
+                    crossed.append(0)
+                } else if ms > splitMs {
+                    crossed[crossed.count - 1] += Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i])
+                }
+            }
+            parts[parts.count - 1].append(i)
+        }
+        let first = pts[0], last = pts[pts.count - 1]
+        let before = from.map { splits($0.lat, $0.lon, w.lat[first], w.lon[first], w.time[first] - $0.endMs) } ?? false
+        let after = to.map { splits(w.lat[last], w.lon[last], $0.lat, $0.lon, $0.startMs - w.time[last]) } ?? false
+        return (parts, crossed, before, after)
     }
 
     /// The highest (or lowest) of `values` within ±`halfWindowMs` of each point (monotonic deque, linear time).
