@@ -25,8 +25,8 @@ public enum Observability {
             let (before, after) = silence(trip.startMs, trip.endMs)
             unseenTrips[before, default: (after, 0)].count += 1
         }
-        // A visit is hidden only when a trip shares its silence: with no trip in it, the records on both sides are at
-        // the visit's place, and a stay spans the silence.
+        // A visit is hidden only when an unseen trip shares its silence: otherwise the records on both sides are at
+        // the visit's place or on the trips to and from it, and a rebuild can infer the stop between them.
         for stay in stays where stay.durationS >= 300 && !recorded(stay.startMs, stay.endMs) {
             let (before, after) = silence(stay.startMs, stay.endMs)
             guard unseenTrips[before] != nil else { continue }

@@ -49,19 +49,20 @@ import TriplineTestSupport
             #expect(p.visitF1 >= 0.90)
             #expect(p.medianDailyDistanceError <= 0.10)
         case .denseOverland:
-            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 2026-12-01 (iOS-like motion states, the
-            // evidence pass's resume / unseen-trip rules, docs/PASSES.md) 0.969 (296 of 307, 304 rebuilt) and 0.975
-            // (317 of 327, 323); before this round 0.96 / 0.97. Of the 11 missed trips 8 and of the 10 missed visits
-            // 8 lie within 30 min of a blackout (a dead phone, or the app killed: truth gaps `dead` / `killed`),
-            // mostly whole trips and visits inside it, which no fix or app record shows; the others are two car
-            // trips whose start is put 13–21 min early and one 281 m walk between the shops under a pause region.
-            // Thresholds: the measured figures less about 0.015. Trip distance error median ≤ 1.5 %: met (0.82 %).
-            #expect(p.tripF1 >= 0.955)
-            #expect(p.visitF1 >= 0.96)
+            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 2026-12-01 (second round: vehicle-pace silences
+            // no longer split trips, resumes without a pause, arrivals a dead phone hid, still-fix wifi jumps flagged;
+            // docs/PASSES.md) 0.975 (296 of 307, 300 rebuilt) and 0.978 (317 of 327, 321); first round 0.969 / 0.975.
+            // Nothing at all was recorded during 1 of the true trips and 7 of the true visits (`hidden`: a dead phone,
+            // an app killed and not relaunched), which caps F1 at 0.998 / 0.989 (`Observability`); the other misses
+            // on the development seeds are trips whose phone died on the way and trips no fix saw whose time the
+            // device's pace misjudges (held-out misses were not inspected, so as not to tune on them).
+            // Thresholds: the measured figures less about 0.015. Trip distance error median ≤ 1.5 %: met (0.77 %).
+            #expect(p.tripF1 >= 0.96)
+            #expect(p.visitF1 >= 0.965)
             #expect(p.medianTripDistanceError <= 0.015)
         default:
-            // Mixed (no target of its own): measured 2026-12-01 trip F1 0.951 (290 of 307, 303), visit F1 0.953
-            // (312 of 327, 328), daily distance median 1.22 % (before this round 0.95 / 0.94 / 2.22 %).
+            // Mixed (no target of its own): measured 2026-12-01 trip F1 0.952 (290 of 307, 302), visit F1 0.953
+            // (312 of 327, 328), daily distance median 1.21 % (before the first round 0.95 / 0.94 / 2.22 %).
             // Thresholds: the measured figures less a margin.
             #expect(p.tripF1 >= 0.93)
             #expect(p.visitF1 >= 0.93)
