@@ -563,7 +563,25 @@ public struct TripsPass: MeasuringPass {
             out[out.count - 1].endMs = w.time[b]
             out.append(silent(b, b, w.time[b], trip.endMs, Geo.distance(w.lat[b], w.lon[b], to.0, to.1)))
         }
-        return out
+        guard out.contains(where: { $0.modeSource == "none" }) else { return legs }
+        // A lone fix between two crossed silences (hourly fixes on a train) is no leg of its own: consecutive silences
+        // are one `unknown` leg.
+        var joined: [LegRecord] = []
+        for leg in out {
+            let lone = leg.modeSource != "none" && leg.first == leg.last && leg.distanceM == 0
+            if lone, out.count > 1 { continue }
+            if let last = joined.last, last.modeSource == "none", leg.modeSource == "none" {
+                joined[joined.count - 1].last = leg.last
+                joined[joined.count - 1].endMs = leg.endMs
+                joined[joined.count - 1].distanceM += leg.distanceM
+            } else {
+                if let last = joined.last, last.endMs != leg.startMs { joined[joined.count - 1].endMs = leg.startMs }
+                joined.append(leg)
+            }
+        }
+        if let first = joined.first, first.startMs != trip.startMs { joined[0].startMs = trip.startMs }
+        if let last = joined.last, last.endMs != trip.endMs { joined[joined.count - 1].endMs = trip.endMs }
+        return joined
     }
 
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {

@@ -187,6 +187,29 @@ import TriplineTestSupport
         }
     }
 
+    /// A train journey logged once an hour (each fix 130 km from the last): one trip whose silences, with the lone
+    /// fixes between them, are one `unknown` leg, not legs of a single fix each.
+    @Test func hourlyFixesOnATrainAreOneUnknownLeg() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(3600, every: 60, drift: 5...10)
+        _ = b.move(2000, bearing: 90, speed: 10)
+        for _ in 0..<3 {
+            b.gap(3600, moving: 130_000, bearing: 90)
+            _ = b.move(1, bearing: 90, speed: 1)
+        }
+        _ = b.move(2000, bearing: 90, speed: 10)
+        b.still(3600, every: 60, drift: 5...10)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        #expect(try count(store, "SELECT count(*) FROM legs WHERE mode = 'unknown'") == 1)
+        #expect(try count(store, "SELECT count(*) FROM legs WHERE mode = 'unknown' AND distance_m > 380000") == 1)
+        // The legs tile the trip.
+        #expect(try count(store, """
+            SELECT count(*) FROM legs l JOIN legs m ON m.trip_id = l.trip_id AND m.leg = l.leg + 1 WHERE m.start_ms <> l.end_ms
+            """) == 0)
+    }
+
     /// The phone dies under way (a reported speed of 14 m/s) and wakes 3 h later, still, 20 km on, at the start of a
     /// 1-Hz track: the traveller reached that point at the device's pace and stayed there (a stay without fixes until
     /// the first one), so the trip there and the trip from there are two.
