@@ -24,6 +24,8 @@ public struct StaysPass: Pass {
         /// stays before and after it are at one place (within `merge_m`) and it lies away from that place — a quick
         /// visit out and back (reitti's 5–8 min stops), unlike a wait or a pause on the way somewhere.
         public var errandMinDurationS: Double = 240
+        /// … and only when the stays before and after it end and begin within this long (seconds) of it (0 = no bound).
+        public var errandReachS: Double = 3600
         /// Longest silence (seconds) inside a stay when the same place is on both sides.
         public var maxGapS: Double = 86_400
         /// Weight cap (seconds) of one point in the centre.
@@ -52,7 +54,7 @@ public struct StaysPass: Pass {
         public init() {}
 
         public static var keys: Keys { [
-            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
+            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
     }
@@ -239,6 +241,11 @@ public struct StaysPass: Pass {
             guard isShort(stay) else { out.append(stay); continue }
             let before = merged[..<k].last(where: { !isShort($0) }) ?? w.previousStay
             guard let before, let after = merged[(k + 1)...].first(where: { !isShort($0) }) else { continue }
+            // Out and back within `errand_reach_s`: with iOS pauses every stay is short until the evidence pass
+            // stretches it, and "the stays before and after" could be a day apart (a 4-min wait at a bus stop became
+            // an errand between yesterday's and tomorrow's home).
+            let reach = Int64(p.errandReachS * 1000)
+            guard p.errandReachS <= 0 || (stay.startMs - before.endMs <= reach && after.startMs - stay.endMs <= reach) else { continue }
             let home = Geo.distance(before.lat, before.lon, after.lat, after.lon)
             if home <= p.mergeM && Geo.distance(before.lat, before.lon, stay.lat, stay.lon) > p.mergeM
                 && Geo.distance(after.lat, after.lon, stay.lat, stay.lon) > p.mergeM

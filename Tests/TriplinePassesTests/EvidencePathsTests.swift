@@ -210,6 +210,30 @@ import TriplineTestSupport
             """) == 0)
     }
 
+    /// Under iOS pauses every stay is short for the stays pass (a few minutes of fixes, then nothing until the phone
+    /// leaves). A 4.5-min wait at a bus stop between work and home is then no errand: the long stays "before and
+    /// after" it are yesterday's and tomorrow's home (`stays.errand_reach_s`); with the bound off it was a visit.
+    @Test func busStopWaitIsNoErrandBetweenDaysAtHome() throws {
+        for (reach, stops) in [(3600.0, 0), (0.0, 1)] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(3600, every: 60, drift: 5...10)  // a long stay at home
+            _ = b.move(4000, bearing: 90, speed: 10)
+            b.still(300, every: 10, drift: 5...10)  // work: five minutes, then paused
+            b.gap(6 * 3600, moving: 200, bearing: 270)
+            _ = b.move(1800, bearing: 270, speed: 8)
+            let wait = b.t
+            b.still(270, every: 5)  // the bus waits at a timing point
+            _ = b.move(2000, bearing: 270, speed: 8)
+            b.still(300, every: 10, drift: 5...10)  // home: five minutes, then paused until tomorrow
+            b.gap(14 * 3600)
+            b.still(3600, every: 60, drift: 5...10)
+            let store = try storeWith([("phone", b.points)])
+            try rebuild(store, sets: ["stays.errand_reach_s=\(reach)"])
+            #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms <= \(wait + 60_000) AND end_ms >= \(wait + 200_000) AND end_ms - start_ms < 600000") == stops,
+                    "errand_reach_s \(reach)")
+        }
+    }
+
     /// The phone dies under way (a reported speed of 14 m/s) and wakes 3 h later, still, 20 km on, at the start of a
     /// 1-Hz track: the traveller reached that point at the device's pace and stayed there (a stay without fixes until
     /// the first one), so the trip there and the trip from there are two.

@@ -11,7 +11,7 @@ enum RebuildCommand {
             name: "rebuild",
             abstract: "Rebuild stays, visits, places, trips with legs and daily totals from the raw points.",
             discussion: """
-                Runs the passes clean, stays, places, trips, metrics and apptrips per device, in order. By default only
+                Runs the passes \(Rebuild.passOrder.joined(separator: ", ")) per device, in order. By default only
                 the spans touched by points imported since the last rebuild are recomputed (the result equals a full
                 rebuild); --full recomputes everything. Parameters are documented in docs/PASSES.md; override them with
                 --set pass.key=value (repeatable) or a --config file of such lines. Points without their own UTC offset
@@ -21,7 +21,7 @@ enum RebuildCommand {
                 """ + "\n\n" + parameterHelp,
             options: [
                 CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to,
-                OptionSpec("pass", value: "NAME", help: "Run only this pass (clean, stays, places, trips, metrics, apptrips)."),
+                OptionSpec("pass", value: "NAME", help: "Run only this pass (\(Rebuild.passOrder.joined(separator: ", ")))."),
                 OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter, e.g. stays.radius_m=80."),
                 OptionSpec("config", value: "FILE", help: "A file of 'pass.key = value' lines (# comments)."),
                 OptionSpec("timezone", value: "AREA/CITY", help: "Time zone of points without their own offset (e.g. Europe/Berlin)."),
