@@ -70,6 +70,8 @@ public struct EvidencePass: Pass {
         /// seconds after (before) the fix next to the stay, not that fix's alone: the first fix after an iOS pause or
         /// a dead phone is often at a traffic light (0–1 m/s in a car that then drives at 14 m/s).
         public var speedWindowS: Double = 120
+        /// … but never below this (m/s; 0 = no floor).
+        public var travelMinSpeedMps: Double = 1.4
         /// A stay followed by a silence this long (seconds) whose first fix the motion coprocessor already calls
         /// moving (`walking`, `running`, `cycling`, `driving`) in a 1-Hz track ends that fix's distance from the
         /// stay before it, at the speed above (the app was killed or the phone dead while the person was still
@@ -92,7 +94,7 @@ public struct EvidencePass: Pass {
         public static var keys: Keys { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
-            "speed_window_s": \.speedWindowS, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM,
+            "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM,
         ] }
     }
 
@@ -584,7 +586,9 @@ public struct EvidencePass: Pass {
         }
         guard !speeds.isEmpty else { return p.defaultSpeedMps }
         speeds.sort()
-        return speeds[speeds.count / 2]
+        // Never slower than walking: a car creeping at a light (0.5–0.7 m/s for two minutes) is not how the
+        // traveller covered the way from the place (that put a departure 12 minutes early).
+        return max(speeds[speeds.count / 2], p.travelMinSpeedMps)
     }
 
     /// Ends, straight-line distance and speed of the trips between consecutive stays that the fixes saw whole: at least 10
