@@ -50,18 +50,19 @@ import TriplineTestSupport
             #expect(p.medianDailyDistanceError <= 0.10)
         case .denseOverland:
             // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 2026-12-01 (second round: vehicle-pace silences
-            // no longer split trips, resumes without a pause, arrivals a dead phone hid, still-fix wifi jumps flagged;
-            // docs/PASSES.md) 0.975 (296 of 307, 300 rebuilt) and 0.978 (317 of 327, 321); first round 0.969 / 0.975.
+            // no longer split trips, resumes without a pause, arrivals a dead phone hid, still-fix wifi jumps flagged,
+            // errands within an hour, travel at least at walking pace; docs/PASSES.md) 0.979 (297 of 307, 300 rebuilt)
+            // and 0.978 (317 of 327, 321); first round 0.969 / 0.975.
             // Nothing at all was recorded during 1 of the true trips and 7 of the true visits (`hidden`: a dead phone,
             // an app killed and not relaunched), which caps F1 at 0.998 / 0.989 (`Observability`); the other misses
             // on the development seeds are trips whose phone died on the way and trips no fix saw whose time the
             // device's pace misjudges (held-out misses were not inspected, so as not to tune on them).
-            // Thresholds: the measured figures less about 0.015. Trip distance error median ≤ 1.5 %: met (0.77 %).
+            // Thresholds: the measured figures less about 0.015. Trip distance error median ≤ 1.5 %: met (0.76 %).
             #expect(p.tripF1 >= 0.96)
             #expect(p.visitF1 >= 0.965)
             #expect(p.medianTripDistanceError <= 0.015)
         default:
-            // Mixed (no target of its own): measured 2026-12-01 trip F1 0.952 (290 of 307, 302), visit F1 0.953
+            // Mixed (no target of its own): measured 2026-12-01 trip F1 0.956 (291 of 307, 302), visit F1 0.953
             // (312 of 327, 328), daily distance median 1.21 % (before the first round 0.95 / 0.94 / 2.22 %).
             // Thresholds: the measured figures less a margin.
             #expect(p.tripF1 >= 0.93)

@@ -31,6 +31,30 @@ import TriplineTestSupport
 
     /// Overland paused 10 min after arriving and resumed 200 m away two hours later: the stay lasts until the
     /// person left (the resume time less the walk out), not until its last fix.
+    /// After a pause the first fixes are a car creeping at a light (0.6 m/s for two minutes), 400 m from the place:
+    /// the departure is the resume less the way at walking pace at least (`evidence.travel_min_speed_mps`), not at
+    /// the creeping speed, which put it 11 minutes early.
+    @Test func creepingCarAfterAPauseDoesNotMoveTheDepartureEarly() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(900, every: 10, drift: 5...25)
+        let pausedAt = b.t + 5_000
+        b.gap(7200)
+        let left = b.t
+        b.gap(285, moving: 400, bearing: 90)  // walked to the car and drove out of the pause region: nothing recorded
+        let resumedAt = b.t, resumeLat = b.lat, resumeLon = b.lon
+        _ = b.move(72, bearing: 90, speed: 0.6)  // creeping at a light
+        _ = b.move(3000, bearing: 90, speed: 12)
+        b.still(1800, every: 60, drift: 5...20)
+        for (floor, early) in [(1.4, false), (0.0, true)] {
+            let store = try storeWith([("phone", b.points)])
+            try event(store, "paused_location_updates", at: pausedAt, raw: "{}")
+            try event(store, "resumed_location_updates", at: resumedAt, lat: resumeLat, lon: resumeLon, raw: "{}")
+            try rebuild(store, sets: ["evidence.travel_min_speed_mps=\(floor)"])
+            let start = Int64(try double(store, "SELECT min(start_ms) FROM trips"))
+            #expect((start < left - 300_000) == early, "floor \(floor): departure \(start) vs \(left)")
+        }
+    }
+
     @Test func pauseStretchesTheStayToTheDeparture() throws {
         var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
         b.still(900, every: 10, drift: 5...25)
