@@ -516,6 +516,19 @@ public struct EvidencePass: Pass {
                 let end = min(e.endMs, bound(w.time[hi], after: true, e.lat, e.lon))
                 guard end - start >= Int64(p.minStayS * 1000) else { continue }
                 let k = stays.firstIndex { $0.startMs > start } ?? stays.count
+                // A stay elsewhere that reaches into the interval only with its silent edge (no fix of its own there:
+                // a departure or arrival estimated across a silence) gives way: the app says the phone was here.
+                // It keeps its own fixes and the travel time between the two places.
+                func travel(_ t: StayRecord) -> Int64 {
+                    max(1000, Int64(Geo.distance(t.lat, t.lon, e.lat, e.lon) / typicalSpeed(t.lat, t.lon, e.lat, e.lon) * 1000))
+                }
+                let far = { (t: StayRecord) in Geo.distance(t.lat, t.lon, e.lat, e.lon) > e.reachM }
+                if k > 0, k - 1 >= keepFirst, stays[k - 1].endMs >= start, far(stays[k - 1]), w.time[stays[k - 1].last] < start - travel(stays[k - 1]) {
+                    stays[k - 1].endMs = start - travel(stays[k - 1])
+                }
+                if k < stays.count, stays[k].startMs <= end, far(stays[k]), w.time[stays[k].first] > end + travel(stays[k]) {
+                    stays[k].startMs = end + travel(stays[k])
+                }
                 if k > 0 && stays[k - 1].endMs >= start { continue }
                 if k < stays.count && stays[k].startMs <= end { continue }
                 var s = StayRecord(first: lo, last: hi, startMs: start, endMs: end, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: 0)

@@ -258,6 +258,33 @@ import TriplineTestSupport
         }
     }
 
+    /// Home's iOS visit was recorded without a departure, so it stretches the home stay over the morning's silence
+    /// up to the first fix elsewhere. A later iOS visit at another place (with a few still fixes of its own) says
+    /// the phone was there instead: the home stay gives up its silent tail (keeping its fixes and the travel time),
+    /// and the visit is a stay. Before, the home stay kept the morning and the visit was dropped.
+    @Test func visitElsewhereTakesTheSilentTailOfAStay() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(3600, every: 10, drift: 5...10)
+        let homeLastFix = b.t
+        b.gap(3 * 3600, moving: 2000, bearing: 0)  // silent: drove 2 km north, stayed there
+        let there = (lat: b.lat, lon: b.lon), lastThere = b.t + 150_000
+        b.still(150, every: 10, drift: 5...10)
+        _ = b.move(2000, bearing: 180, speed: 6)
+        b.still(3600, every: 60, drift: 5...10)
+        let store = try storeWith([("phone", b.points)])
+        let arrived = homeLastFix + 40 * 60_000
+        try store.db.run(
+            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, start_ms, end_ms, raw) VALUES (1, 1, 'visit', ?, ?, ?, ?, NULL, '{}')",
+            [.integer(t0 + 600_000), .real(home.lat), .real(home.lon), .integer(t0)])
+        try store.db.run(
+            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, start_ms, end_ms, raw) VALUES (1, 1, 'visit', ?, ?, ?, ?, ?, '{}')",
+            [.integer(lastThere + 60_000), .real(there.lat), .real(there.lon), .integer(arrived), .integer(lastThere)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM visits WHERE start_ms <= \(arrived + 60_000) AND end_ms >= \(lastThere - 60_000)") == 1)
+        #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms < \(homeLastFix) AND end_ms > \(arrived)") == 0)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 2)
+    }
+
     /// The phone dies under way (a reported speed of 14 m/s) and wakes 3 h later, still, 20 km on, at the start of a
     /// 1-Hz track: the traveller reached that point at the device's pace and stayed there (a stay without fixes until
     /// the first one), so the trip there and the trip from there are two.
