@@ -31,7 +31,10 @@ enum RebuildBenchmark {
             default: print("unknown option \(option)"); exit(64)
             }
         }
-        let dbPath = try path ?? (FileSystem.temporaryDirectory(prefix: "tripline-bench") + "/rebuild.sqlite")
+        // Without --db the database is scratch, removed at the end (146 MB a run were left in /tmp).
+        let scratch = path == nil ? try FileSystem.temporaryDirectory(prefix: "tripline-bench") : nil
+        defer { if let scratch { FileSystem.removeTree(scratch) } }
+        let dbPath = path ?? scratch! + "/rebuild.sqlite"
         if !reuse { FileSystem.remove(dbPath) }
         let store = try Store(path: dbPath)
         if reuse, let n = try store.db.scalarInt("SELECT count(*) FROM points"), n > 0 { target = Int(n) }

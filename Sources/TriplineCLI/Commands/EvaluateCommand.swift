@@ -62,6 +62,7 @@ enum EvaluateCommand {
         let geolife = parsed.values("geolife")
         if !geolife.isEmpty {
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
+            defer { FileSystem.removeTree(work) }
             var all: [RealDataEvaluation.GeoLifeScores] = [], reference: [RealDataEvaluation.GeoLifeScores] = []
             let details = parsed.flag("details")
             for dir in try GeoLifeUser.userDirectories(geolife) {
@@ -75,7 +76,6 @@ enum EvaluateCommand {
                 reference.append(try user.scoreTrackintel())
                 user.discardFiles()
             }
-            rmdir(work)
             context.stdout.write(Self.geolifeTable(all))
             context.stdout.write("\ntrackintel 1.x defaults on the same fixes (re-implemented: staypoints sliding 100 m / 5 min / gap 15 min, "
                 + "activities ≥ 15 min, trips gap 15 min, modes simple-coarse: < 15 km/h foot, else motorized):\n")
@@ -83,10 +83,14 @@ enum EvaluateCommand {
             return TriplineCLI.Exit.success
         }
         if let dir = parsed.value("reitti") {
-            for (scenario, files) in [("20250617.gpx", ["20250617.gpx"]), ("20250618.gpx", ["20250618.gpx"]), ("20250617.gpx+20250618.gpx", ["20250617.gpx", "20250618.gpx"])] {
+            let work = try FileSystem.temporaryDirectory(prefix: "tripline-reitti")
+            defer { FileSystem.removeTree(work) }
+            for (n, (scenario, files)) in [("20250617.gpx", ["20250617.gpx"]), ("20250618.gpx", ["20250618.gpx"]), ("20250617.gpx+20250618.gpx", ["20250617.gpx", "20250618.gpx"])].enumerated() {
+                let scenarioWork = work + "/\(n)"
+                try FileSystem.createDirectory(scenarioWork)
                 let s = try RealDataEvaluation.reitti(
                     gpxFiles: files.map { dir + "/gpx/" + $0 }, scenario: scenario, corpus: dir,
-                    workDirectory: try FileSystem.temporaryDirectory(prefix: "tripline-reitti"), settings: options.settings)
+                    workDirectory: scenarioWork, settings: options.settings)
                 context.stdout.write("reitti \(scenario): " + s.report + "\n")
                 if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
             }
@@ -98,10 +102,14 @@ enum EvaluateCommand {
                 throw UsageError("--seeds wants a range A-B of seeds, not '\(range)'")
             }
             var pooled = PooledScores()
+            // Each seed's database is scratch: removed once scored (the single-seed form keeps its database, or --db).
             let dir = try FileSystem.temporaryDirectory(prefix: "tripline-evaluate")
+            defer { FileSystem.removeTree(dir) }
             for seed in a...b {
                 config.seed = seed
-                let s = try PooledScores.run(config, path: dir + "/seed-\(seed).sqlite", settings: options.settings)
+                let path = dir + "/seed-\(seed).sqlite"
+                let s = try PooledScores.run(config, path: path, settings: options.settings)
+                for suffix in ["", "-wal", "-shm"] { FileSystem.remove(path + suffix) }
                 pooled.add(s)
                 context.stdout.write("seed \(seed): trip F1 \(NumberText.fixed(s.tripF1, decimals: 2)), visit F1 \(NumberText.fixed(s.visitF1, decimals: 2)), trip distance median \(NumberText.fixed(s.medianTripDistanceError * 100, decimals: 2)) %, daily median \(NumberText.fixed(s.medianDailyDistanceError * 100, decimals: 2)) %\n")
                 if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }

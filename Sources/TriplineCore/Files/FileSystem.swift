@@ -260,9 +260,22 @@ public enum FileSystem {
         unlink(path)
     }
 
-    /// A fresh temporary directory under `$TMPDIR` or `/tmp`.
-    public static func temporaryDirectory(prefix: String = "tripline") throws -> String {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    /// Removes `path` and, when it is a directory, everything below it. Links are removed, never followed (a link to a
+    /// folder elsewhere leaves that folder alone). Errors are ignored: this cleans up scratch space.
+    public static func removeTree(_ path: String) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        if st.st_mode & S_IFMT == S_IFDIR {
+            for name in (try? list(path)) ?? [] where name != "." && name != ".." { removeTree(path + "/" + name) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+
+    /// A fresh temporary directory under `directory`, else `$TMPDIR`, else `/tmp`.
+    public static func temporaryDirectory(prefix: String = "tripline", in directory: String? = nil) throws -> String {
+        let base = directory ?? getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
         guard let result = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw FileError(path: base, errno: errno)

@@ -33,7 +33,7 @@ import TriplineTestSupport
     /// Whether a tmpfs can be mounted here (root with CAP_SYS_ADMIN); decided once by trying.
     static let canMount: Bool = {
         guard getuid() == 0, FileSystem.exists("/usr/bin/mount") || FileSystem.exists("/bin/mount"),
-              let dir = try? FileSystem.temporaryDirectory(prefix: "tripline-mount-probe") else { return false }
+              let dir = try? temporaryDirectory() else { return false }
         let ok = shell("mount -t tmpfs -o size=64k tmpfs '\(dir)'") == 0
         if ok { _ = shell("umount '\(dir)'") }
         return ok
