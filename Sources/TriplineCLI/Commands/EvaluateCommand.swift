@@ -15,9 +15,10 @@ enum EvaluateCommand {
         abstract: "Simulate days with a seed, rebuild them, and print the scores against the exact truth.",
         discussion: """
             Simulates --people people (even: Overland, odd: OwnTracks) for --days days from --seed into a fresh
-            database (--db, else a temporary file), runs every pass (with any --set/--config overrides), then prints
-            trip and visit precision/recall/F1 (one-to-one matching by temporal IoU ≥ 0.5), start/end errors,
-            distance errors per trip and per day, and mode accuracy.
+            database (--db, else a temporary file, kept and named in the output), runs every pass (with any
+            --set/--config overrides), then prints trip and visit precision/recall/F1 (one-to-one matching by
+            temporal IoU ≥ 0.5), start/end errors, distance errors per trip and per day, mode accuracy, and what no
+            rebuild could see (true trips and visits during which nothing was recorded).
 
             With --geolife (repeatable): imports each GeoLife user (through the importer's .plt reader), rebuilds, and
             prints per-user and pooled trip precision/recall/F1 and 3-class and exact mode accuracy.
@@ -35,7 +36,7 @@ enum EvaluateCommand {
                        help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
-            CommonOptions.db,
+            OptionSpec("db", value: "PATH", help: "One seed: the database to simulate into (default: a new temporary file). --seeds, --geolife and --reitti use scratch databases, removed at the end."),
         ],
         run: run) }
 
