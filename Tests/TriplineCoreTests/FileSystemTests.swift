@@ -19,6 +19,11 @@ import TriplineTestSupport
         try FileSystem.write(Array("x".utf8), to: tree + "/one.txt")
         try FileSystem.write(Array("y".utf8), to: tree + "/a/b/two.txt")
         #expect(symlink(outside, tree + "/a/link") == 0)
+        // A name that is not UTF-8 (Latin-1 "café").
+        let latin1 = Array((tree + "/caf").utf8) + [0xE9] + Array(".json".utf8) + [0]
+        let fd = latin1.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+        #expect(fd >= 0)
+        close(fd)
         FileSystem.removeTree(tree)
         #expect(!FileSystem.exists(tree))
         #expect(FileSystem.exists(outside + "/keep.txt"))

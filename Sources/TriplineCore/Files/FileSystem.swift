@@ -262,14 +262,20 @@ public enum FileSystem {
 
     /// Removes `path` and, when it is a directory, everything below it. Links are removed, never followed (a link to a
     /// folder elsewhere leaves that folder alone). Errors are ignored: this cleans up scratch space.
-    public static func removeTree(_ path: String) {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return }
-        if st.st_mode & S_IFMT == S_IFDIR {
-            for name in (try? list(path)) ?? [] where name != "." && name != ".." { removeTree(path + "/" + name) }
-            rmdir(path)
-        } else {
-            unlink(path)
+    public static func removeTree(_ path: String) { removeTree(raw: Array(path.utf8)) }
+
+    /// ``removeTree(_:)`` on raw path bytes (names need not be UTF-8: a test writes `caf\xE9.json`).
+    static func removeTree(raw path: [UInt8]) {
+        (path + [0]).withUnsafeBufferPointer { buffer in
+            let c = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            var st = stat()
+            guard lstat(c, &st) == 0 else { return }
+            if st.st_mode & S_IFMT == S_IFDIR {
+                for name in (try? listRaw(path)) ?? [] { removeTree(raw: path + [0x2F] + name) }
+                rmdir(c)
+            } else {
+                unlink(c)
+            }
         }
     }
 
