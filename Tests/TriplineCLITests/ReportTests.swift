@@ -179,10 +179,13 @@ import TriplineTestSupport
 
             SELECT count(*) AS n, :timezone AS zone FROM chosen;
             SELECT tripline_local_time(\(dst), NULL) AS t, tripline_local_date(\(dst), -7200) AS d, :from AS f;
+            SELECT tripline_local_time(\(dst + 999), 7200) AS ms, tripline_local_time(\(dst - 1), 7200) AS before;
             """, to: file)
         let result = runCLI(["query", file, "--db", fixture.path, "--format", "csv", "--device", "tablet", "--from", "2024-01-01"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "n,zone\r\n1,Europe/Berlin\r\n\r\nt,d,f\r\n2024-03-31T03:30:00+02:00,2024-03-30,2024-01-01\r\n")
+        // Times are to the second (milliseconds dropped, never rounded up into the next second).
+        #expect(result.stdout == "n,zone\r\n1,Europe/Berlin\r\n\r\nt,d,f\r\n2024-03-31T03:30:00+02:00,2024-03-30,2024-01-01\r\n"
+            + "\r\nms,before\r\n2024-03-31T03:30:00+02:00,2024-03-31T03:29:59+02:00\r\n")
         // A value that looks like SQL stays a value: it is bound, not pasted in.
         let hostile = runCLI(["query", file, "--db", fixture.path, "--format", "csv", "--device", "x' OR '1'='1"])
         #expect(hostile.status == 1)

@@ -142,10 +142,12 @@ public final class ReportRunner {
             try? w.append(date: LocalTime.day(ms: ms, offset: offset))
             return .text(String(decoding: w.bytes, as: UTF8.self))
         }
+        // To the second, always: a report column whose values have milliseconds only where they are not zero
+        // (estimated stay ends) reads as two formats in a spreadsheet. The exports keep the milliseconds.
         try db.createFunction("tripline_local_time", argumentCount: 2) { values in
             guard let (ms, offset) = arguments(values) else { return .null }
             let w = ByteWriter.memory(capacity: 40)
-            try? w.append(time: ms, offsetSeconds: offset)
+            try? w.append(time: CivilTime.floorDiv(ms, 1000) * 1000, offsetSeconds: offset)
             return .text(String(decoding: w.bytes, as: UTF8.self))
         }
     }
