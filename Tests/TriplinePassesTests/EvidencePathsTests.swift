@@ -16,6 +16,13 @@ import TriplineTestSupport
             [.text(kind), .integer(ms), lat.map { .real($0) } ?? .null, lon.map { .real($0) } ?? .null, .text(raw)])
     }
 
+    /// An iOS visit record (Overland `visit`): written at `recorded`, from `arrival` to `departure` (nil: still there).
+    func visit(_ store: Store, recorded: Int64, lat: Double, lon: Double, arrival: Int64, departure: Int64?) throws {
+        try store.db.run(
+            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, start_ms, end_ms, raw) VALUES (1, 1, 'visit', ?, ?, ?, ?, ?, '{}')",
+            [.integer(recorded), .real(lat), .real(lon), .integer(arrival), departure.map { .integer($0) } ?? .null])
+    }
+
     func dump(_ store: Store) throws {
         for sql in ["SELECT 'stay', start_ms - \(t0), end_ms - \(t0), points, round(lat, 5), round(lon, 5) FROM stays ORDER BY start_ms",
                     "SELECT 'trip', start_ms - \(t0), end_ms - \(t0), distance_m, line_distance_m, distance_method, points FROM trips ORDER BY start_ms"] {
@@ -178,9 +185,7 @@ import TriplineTestSupport
             b.gap(7200 + 3600)
             b.still(600, every: 60, drift: 5...10)
             let store = try storeWith([("phone", b.points)])
-            try store.db.run(
-                "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, start_ms, end_ms, raw) VALUES (1, 1, 'visit', ?, ?, ?, ?, ?, '{}')",
-                [.integer(visitStart), .real(there.lat), .real(there.lon), .integer(visitStart), .integer(visitEnd)])
+            try visit(store, recorded: visitStart, lat: there.lat, lon: there.lon, arrival: visitStart, departure: visitEnd)
             try rebuild(store)
             #expect(try count(store, "SELECT count(*) FROM stays WHERE points = 0") == 1, "silence \(silence) s")
             #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms <= \(visitStart)") == trips, "silence \(silence) s")
@@ -273,12 +278,8 @@ import TriplineTestSupport
         b.still(3600, every: 60, drift: 5...10)
         let store = try storeWith([("phone", b.points)])
         let arrived = homeLastFix + 40 * 60_000
-        try store.db.run(
-            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, start_ms, end_ms, raw) VALUES (1, 1, 'visit', ?, ?, ?, ?, NULL, '{}')",
-            [.integer(t0 + 600_000), .real(home.lat), .real(home.lon), .integer(t0)])
-        try store.db.run(
-            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, start_ms, end_ms, raw) VALUES (1, 1, 'visit', ?, ?, ?, ?, ?, '{}')",
-            [.integer(lastThere + 60_000), .real(there.lat), .real(there.lon), .integer(arrived), .integer(lastThere)])
+        try visit(store, recorded: t0 + 600_000, lat: home.lat, lon: home.lon, arrival: t0, departure: nil)
+        try visit(store, recorded: lastThere + 60_000, lat: there.lat, lon: there.lon, arrival: arrived, departure: lastThere)
         try rebuild(store)
         #expect(try count(store, "SELECT count(*) FROM visits WHERE start_ms <= \(arrived + 60_000) AND end_ms >= \(lastThere - 60_000)") == 1)
         #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms < \(homeLastFix) AND end_ms > \(arrived)") == 0)
