@@ -12,7 +12,9 @@ import TriplineStore
 ///   `enter_lag_s` / `leave_lag_s` for iOS's detection delay). Overland iOS `visit` records: from `arrival_date` to
 ///   `departure_date`. Overland pauses: from `paused_location_updates` to the next `resumed_location_updates` /
 ///   `exited_pause_region` the phone lay within its pause region (the departure is the resume time less the time to
-///   walk from the place to the resume point at the next fix's speed).
+///   walk from the place to the resume point at the next fix's speed). A pause no resume ended ends at the first fix
+///   far from it when the app records again from there (`pause_exit_m`); an iOS arrival in a silence inside a stay at
+///   its place splits the stay (`arrival_gap_s`).
 /// - A stay whose centre lies within `match_m` (regions: their radius plus `match_m`) of a presence interval and
 ///   overlaps it in time is stretched to cover it, but never over a kept fix further away than that (trip fixes
 ///   win); stays of one interval are joined when nothing in between was further away. A fix that carries
@@ -88,13 +90,24 @@ public struct EvidencePass: Pass {
         /// still fix before it when it lies at most this far away (metres): the largest "resume with geofence"
         /// radius (2 km) plus the exit's lag.
         public var pauseReachM: Double = 2500
+        /// An Overland pause with no resume before the next kept fix further than this (metres) from where it began
+        /// ended at that fix, when the app records again from there (the next fix within a minute; 0 = off): the phone
+        /// died or the app was killed while paused, and the app came back elsewhere without writing
+        /// `resumed_location_updates`. The departure is that fix less the travel to it, as for a resume. (A lone fix
+        /// after the silence, an hourly sample or the archive's last, leaves the pause as it was: 13 hours of
+        /// "still at work" before it cost more than they gained on the development seeds.)
+        public var pauseExitM: Double = 150
+        /// An iOS visit whose arrival falls in a silence of at least this long (seconds) inside a stay at its place
+        /// splits the stay there (0 = off): iOS saw the device arrive, so it was away before (a killed app or a dead
+        /// phone hid the trips out and back).
+        public var arrivalGapS: Double = 600
 
         public init() {}
 
         public static var keys: Keys { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
-            "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM,
+            "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS,
         ] }
     }
 
@@ -205,6 +218,12 @@ public struct EvidencePass: Pass {
         var pauseAt: Int64? = nil
         // (pause start, or nil for a resume with no pause before it; resume time and position).
         var pauses: [(Int64?, Int64, Double?, Double?)] = []
+        /// A pause ended by a fix far from it before `before` (the next pause or resume): that fix as its resume.
+        func exited(_ start: Int64, before: Int64) -> Bool {
+            guard let j = pauseExit(w, pause: start, before: before, p) else { return false }
+            pauses.append((start, w.time[j], w.lat[j], w.lon[j]))
+            return true
+        }
         var lastResume: Int64? = nil
         while try q.step() {
             let kind = q.text(0) ?? ""
@@ -225,10 +244,14 @@ public struct EvidencePass: Pass {
                     startMs: q.int64(4), endMs: end, lat: q.double(2), lon: q.double(3), reachM: p.matchM, region: nil, source: "visit",
                     recordedMs: time))
             case "paused_location_updates":
+                // A pause with no resume before this one: ended by a fix far from it, if any (else dropped).
+                if let open = pauseAt { _ = exited(open, before: time) }
                 pauseAt = time
             default:  // resumed / exited pause region (Overland writes both at once)
                 if let start = pauseAt {
-                    pauses.append((start, time, q.isNull(2) ? nil : q.double(2), q.isNull(3) ? nil : q.double(3)))
+                    if !exited(start, before: time) {
+                        pauses.append((start, time, q.isNull(2) ? nil : q.double(2), q.isNull(3) ? nil : q.double(3)))
+                    }
                     pauseAt = nil
                 } else if lastResume != time, !q.isNull(2), !q.isNull(3) {
                     // The pause itself is not in the archive (it began before the first file, its batch was lost, or
@@ -238,6 +261,7 @@ public struct EvidencePass: Pass {
                 lastResume = time
             }
         }
+        if let open = pauseAt { _ = exited(open, before: Int64.max) }
         // Absences: leave → the next enter of one region.
         var left: [String: Int64] = [:]
         for t in transitions {
@@ -340,6 +364,27 @@ public struct EvidencePass: Pass {
         return w.time[i]
     }
 
+    /// The first kept fix after a pause (and before `before`) further than `pause_exit_m` from the last kept fix before
+    /// it (a wifi jump, ``outlier(_:_:_:_:_:)``, does not count), when the next kept fix follows it within a minute:
+    /// the fix that ended a pause no resume ended. Nil when there is none, it is a lone fix, or the rule is off.
+    static func pauseExit(_ w: DeviceWork, pause: Int64, before: Int64, _ p: Parameters) -> Int? {
+        guard p.pauseExitM > 0 else { return nil }
+        var i = lowerBound(w.time, pause + 1) - 1
+        while i >= 0 && w.flags[i] != 0 { i -= 1 }
+        guard i >= 0 else { return nil }
+        var j = lowerBound(w.time, pause + 1)
+        while j < w.count && w.time[j] < before {
+            if w.flags[j] == 0 && Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) > p.pauseExitM
+                && !outlier(w, j, w.lat[i], w.lon[i], p) {
+                var n = j + 1
+                while n < w.count && w.flags[n] != 0 { n += 1 }
+                return n < w.count && w.time[n] - w.time[j] <= 60_000 ? j : nil
+            }
+            j += 1
+        }
+        return nil
+    }
+
     // MARK: Applying it
 
     /// A still fix far from a place whose kept neighbours, both within `outlier_s`, are near it: a wifi or cell fix
@@ -392,6 +437,28 @@ public struct EvidencePass: Pass {
             if s.first <= s.last { for i in s.first...s.last where kept(i) { n += 1 } }
             s.points = max(n, 1)
         }
+        /// An iOS arrival in a silence inside a stay at the place (`arrival_gap_s`): the stay ends at its last fix before
+        /// the silence and begins again at the arrival.
+        func splitAtArrival(_ e: Presence) {
+            guard p.arrivalGapS > 0, e.startMs > Int64.min, e.startMs >= processFrom else { return }
+            guard let k = stays.indices.first(where: { k in
+                k >= keepFirst && stays[k].startMs < e.startMs && stays[k].endMs > e.startMs
+                    && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
+            }) else { return }
+            var h = lowerBound(w.time, e.startMs + 1) - 1
+            while h >= 0 && !kept(h) { h -= 1 }
+            var j = lowerBound(w.time, e.startMs + 1)
+            while j < w.count && !kept(j) { j += 1 }
+            // (The stay before the silence a stay of its own: a first fix an hour before the next one is the arrival.)
+            guard h >= stays[k].first, j <= stays[k].last, Double(w.time[j] - w.time[h]) >= p.arrivalGapS * 1000,
+                  w.time[h] - stays[k].startMs >= Int64(p.minStayS * 1000) else { return }
+            var a = stays[k], b = stays[k]
+            a.endMs = w.time[h]
+            b.startMs = e.startMs
+            reindex(&a)
+            reindex(&b)
+            stays.replaceSubrange(k...k, with: [a, b])
+        }
         // A stay across a leave → enter of its region is two stays with a trip (and maybe more) in between.
         for e in evidence.absences where e.endMs > processFrom {
             guard let k = stays.indices.first(where: { k in
@@ -408,6 +475,7 @@ public struct EvidencePass: Pass {
         }
         for e in evidence.presences {
             guard e.endMs > processFrom else { continue }
+            if e.source == "visit" { splitAtArrival(e) }
             // Stays of this presence (an interval open at one end: only the stay next to its known end).
             var members = stays.indices.filter { k in
                 k >= keepFirst && stays[k].startMs <= e.endMs && stays[k].endMs >= e.startMs

@@ -286,6 +286,64 @@ import TriplineTestSupport
         #expect(try count(store, "SELECT count(*) FROM trips") == 2)
     }
 
+    /// Overland paused at work, then the app was killed (no resume in the archive). Four hours later the person
+    /// walked 500 m to a café, and the app came back there a minute after the arrival, recording every 10 s: the
+    /// pause ended at that first fix less the walk (`evidence.pause_exit_m`), so the work stay lasts until the
+    /// person left and the walk is a trip of its own time. Off, or when the fix after the silence is a lone one (an
+    /// hourly sample), the pause says nothing and the work stay ends at its last fix.
+    @Test func pauseWithNoResumeEndsAtTheFixElsewhere() throws {
+        for (rule, lone) in [(true, false), (false, false), (true, true)] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(900, every: 10, drift: 5...20)
+            let lastFix = b.t - 10_000, pausedAt = b.t
+            b.gap(4 * 3600)
+            let left = b.t
+            b.gap(357, moving: 500, bearing: 90)  // walked to the café: nothing recorded
+            b.gap(60)
+            if lone {
+                b.still(3601, every: 3600)
+            } else {
+                b.still(1200, every: 10, drift: 5...15)
+            }
+            let store = try storeWith([("phone", b.points)])
+            try event(store, "paused_location_updates", at: pausedAt, raw: "{}")
+            try rebuild(store, sets: rule ? [] : ["evidence.pause_exit_m=0"])
+            let workEnd = Int64(try double(store, "SELECT min(end_ms) FROM stays"))
+            if rule && !lone {
+                #expect(abs(workEnd - left) <= 120_000, "work stay ends \((workEnd - left) / 1000) s from the departure")
+                #expect(try count(store, "SELECT count(*) FROM trips WHERE abs(start_ms - \(left)) <= 120000") == 1)
+            } else {
+                #expect(workEnd == lastFix, "rule \(rule), lone \(lone): the stay ends at its last fix")
+            }
+        }
+    }
+
+    /// A stay at home whose fixes stop for three hours (the app killed) while the person went out and came back.
+    /// The iOS visit record says the phone arrived at home 2½ h into the silence: the stay before the silence ends
+    /// at its last fix, and a second one begins at the arrival (`evidence.arrival_gap_s`). Off, one stay spans the
+    /// silence, as if the person had never left.
+    @Test func iOSArrivalInASilenceSplitsTheStay() throws {
+        for rule in [true, false] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(3600, every: 10, drift: 5...15)
+            let lastFix = b.t - 10_000
+            b.gap(3 * 3600)
+            b.still(3600, every: 60, drift: 5...15)
+            let departed = b.t - 60_000
+            let arrival = lastFix + 150 * 60_000
+            let store = try storeWith([("phone", b.points)])
+            try visit(store, recorded: departed + 120_000, lat: home.lat, lon: home.lon, arrival: arrival, departure: departed)
+            try rebuild(store, sets: rule ? [] : ["evidence.arrival_gap_s=0"])
+            if rule {
+                #expect(try count(store, "SELECT count(*) FROM visits") == 2)
+                #expect(Int64(try double(store, "SELECT min(end_ms) FROM stays")) == lastFix)
+                #expect(Int64(try double(store, "SELECT max(start_ms) FROM stays")) == arrival)
+            } else {
+                #expect(try count(store, "SELECT count(*) FROM visits") == 1)
+            }
+        }
+    }
+
     /// The phone dies under way (a reported speed of 14 m/s) and wakes 3 h later, still, 20 km on, at the start of a
     /// 1-Hz track: the traveller reached that point at the device's pace and stayed there (a stay without fixes until
     /// the first one), so the trip there and the trip from there are two.
