@@ -101,13 +101,18 @@ public struct EvidencePass: Pass {
         /// splits the stay there (0 = off): iOS saw the device arrive, so it was away before (a killed app or a dead
         /// phone hid the trips out and back).
         public var arrivalGapS: Double = 600
+        /// The device's own pace (trips no fix saw, arrivals a silence hid) is learnt from the trips the fixes saw whole
+        /// between the stays pass's stays, then (2) again between the amended stays, and the amendments are redone with
+        /// it: a trip seen whole to a place whose stay only the evidence made (an iOS visit or a pause over a few fixes,
+        /// too short for the stays pass) is this person's pace between those two places (1 = the first only).
+        public var paceRounds: Double = 2
 
         public init() {}
 
         public static var keys: Keys { [
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
-            "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS,
+            "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
         ] }
     }
 
@@ -400,9 +405,25 @@ public struct EvidencePass: Pass {
         return Geo.distance(w.lat[h], w.lon[h], lat, lon) <= p.matchM && Geo.distance(w.lat[j], w.lon[j], lat, lon) <= p.matchM
     }
 
-    /// The stays amended by the evidence (the previous window's stay, when there is one, is left as it is).
-    // Long by design: the amendments run in order on one array of stays and share the local helpers (distance, reindex, firstFar) that close over the evidence.
+    /// The stays amended by the evidence (the previous window's stay, when there is one, is left as it is), in
+    /// `pace_rounds` rounds: each learns the device's pace from the stays of the one before.
     public static func apply(_ w: DeviceWork, stays input: [StayRecord], evidence: Evidence, _ p: Parameters) -> [StayRecord] {
+        var observed = observedTrips(w, input, p)
+        var amended = amend(w, stays: input, evidence: evidence, observed: observed, p)
+        for _ in 1..<max(1, Int(p.paceRounds)) {
+            let again = observedTrips(w, amended, p)
+            // The same trips seen whole: the same pace, the same amendments (archives without app events).
+            if again.count == observed.count && zip(again, observed).allSatisfy({ $0.speed == $1.speed && $0.distance == $1.distance }) { break }
+            observed = again
+            amended = amend(w, stays: input, evidence: evidence, observed: observed, p)
+        }
+        return amended
+    }
+
+    /// The stays amended by the evidence, with the device's pace from the trips `observed` (``observedTrips(_:_:_:)``).
+    // Long by design: the amendments run in order on one array of stays and share the local helpers (distance, reindex, firstFar) that close over the evidence.
+    static func amend(_ w: DeviceWork, stays input: [StayRecord], evidence: Evidence,
+                      observed: [(aLat: Double, aLon: Double, bLat: Double, bLon: Double, distance: Double, speed: Double)], _ p: Parameters) -> [StayRecord] {
         let keepFirst = w.previousStay != nil && !input.isEmpty ? 1 : 0
         var stays = input
         let processFrom = w.processFromMs
@@ -414,7 +435,6 @@ public struct EvidencePass: Pass {
             if d > p.matchM && outlier(w, i, lat, lon, p) { return 0 }
             return d
         }
-        let observed = observedTrips(w, input, p)
         /// The device's own straight-line speed between two positions (``observedTrips(_:_:_:)``): over the seen
         /// trips between the same two places (either way, ends within `match_m`), else over those of about the same
         /// length (half to twice, at least three), else `unseen_speed_mps`.

@@ -344,6 +344,44 @@ import TriplineTestSupport
         }
     }
 
+    /// A drive to a café seen whole at 14 m/s, but the café shows only 200 s of fixes before an iOS pause, so only the
+    /// evidence pass makes it a stay: that drive is this person's pace between home and the café. Days later the app
+    /// is killed at home and an iOS visit at the café says when the person arrived (no fix on the way): the home stay,
+    /// which a visit recorded without a departure had stretched, ends the drive's 500 s before the arrival
+    /// (`evidence.pace_rounds` 2: the pace learnt again from the amended stays). With one round no trip between the
+    /// two had been seen and the drive took 7 km at `unseen_speed_mps`, 1400 s.
+    @Test func paceFromATripToAStayOnlyTheEvidenceMade() throws {
+        for rounds in [2, 1] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(3600, every: 60, drift: 5...10)
+            _ = b.move(7000, bearing: 0, speed: 14)
+            let cafe = (lat: b.lat, lon: b.lon)
+            b.still(200, every: 10, drift: 2...5)
+            let pausedAt = b.t
+            b.gap(3600)
+            _ = b.move(7000, bearing: 180, speed: 14)
+            let resumedAt = pausedAt + 3_600_000 + 1000, resumePoint = Geo.destination(cafe.lat, cafe.lon, bearing: 180, distance: 14)
+            let backHome = b.t
+            b.still(3600, every: 60, drift: 5...10)
+            let lastHomeFix = b.t - 60_000
+            b.gap(6 * 3600)  // killed: drove to the café (arrived 3 h in), then on to a friend's, 3 km east of it
+            let arrival = lastHomeFix + 3 * 3_600_000
+            let friend = Geo.destination(cafe.lat, cafe.lon, bearing: 90, distance: 3000)
+            b.lat = friend.lat
+            b.lon = friend.lon
+            b.still(3600, every: 60, drift: 5...10)
+            let store = try storeWith([("phone", b.points)])
+            try event(store, "paused_location_updates", at: pausedAt, raw: "{}")
+            try event(store, "resumed_location_updates", at: resumedAt, lat: resumePoint.lat, lon: resumePoint.lon, raw: "{}")
+            try visit(store, recorded: backHome + 300_000, lat: home.lat, lon: home.lon, arrival: backHome, departure: nil)
+            try visit(store, recorded: arrival + 2_460_000, lat: cafe.lat, lon: cafe.lon, arrival: arrival, departure: arrival + 2_400_000)
+            try rebuild(store, sets: ["evidence.pace_rounds=\(rounds)"])
+            let homeEnd = Int64(try double(store, "SELECT end_ms FROM stays WHERE start_ms < \(lastHomeFix) ORDER BY start_ms DESC LIMIT 1"))
+            let expected: Int64 = rounds == 2 ? 500_000 : 1_400_000
+            #expect(abs(arrival - homeEnd - expected) <= 60_000, "rounds \(rounds): the drive took \((arrival - homeEnd) / 1000) s")
+        }
+    }
+
     /// The phone dies under way (a reported speed of 14 m/s) and wakes 3 h later, still, 20 km on, at the start of a
     /// 1-Hz track: the traveller reached that point at the device's pace and stayed there (a stay without fixes until
     /// the first one), so the trip there and the trip from there are two.
