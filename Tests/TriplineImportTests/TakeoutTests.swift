@@ -54,6 +54,32 @@ import TriplineTestSupport
         #expect(second.pointsNew == 0 && second.pointsDuplicate == 50 && second.rejected == 0)
     }
 
+    /// One account, two devices: a tablet left at home and the phone on the road, interleaved by time. Each
+    /// `deviceTag` is a device; the one with the most fixes keeps the export's name, wherever it first appears.
+    @Test func recordsJSONSplitsItsDeviceTags() throws {
+        let (store, dir) = try freshStore()
+        func fix(_ s: Int, _ lat: Double, _ tag: String?) -> String {
+            "{\"latitudeE7\": \(Int64(lat * 1e7)), \"longitudeE7\": 134000000, \"timestamp\": \"2024-05-01T10:00:\(s < 10 ? "0" : "")\(s)Z\""
+                + (tag.map { ", \"deviceTag\" : \($0)" } ?? "") + "}"
+        }
+        let records = "{\"locations\": [" + [
+            fix(0, 52.5, "-551234"), fix(1, 52.6, "977"), fix(2, 52.5, "-551234"), fix(3, 52.7, "977"), fix(4, 52.8, "977"),
+            fix(5, 52.9, nil),
+        ].joined(separator: ",\n") + "]}"
+        try FileSystem.createDirectory(dir + "/fam/Takeout/Location History")
+        try FileSystem.write(records, to: dir + "/fam/Takeout/Location History/Records.json")
+        let summary = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/fam"])
+        #expect(summary.failed == 0 && summary.rejected == 0 && summary.pointsNew == 6)
+        let st = try store.db.prepare(
+            "SELECT d.name, count(*), min(p.lat) FROM points p JOIN devices d ON d.id = p.device_id GROUP BY d.name ORDER BY d.name")
+        var rows: [String] = []
+        while try st.step() { rows.append("\(st.text(0) ?? ""):\(st.int64(1)):\(st.double(2))") }
+        // The untagged fix stays with the export's name; the phone (3 fixes) keeps it, the tablet is fam#-551234.
+        #expect(rows == ["fam:4:52.6", "fam#-551234:2:52.5"])
+        #expect(try store.db.scalarText("SELECT name_origin FROM devices WHERE name = 'fam#-551234'")
+            == "deviceTag -551234 in Records.json (fam is the tag with the most fixes)")
+    }
+
     @Test func semanticHistoryBecomesVisitAndTripEvents() throws {
         let (store, summary, device) = try importFolder(.semantic)
         #expect(summary.failed == 0 && summary.rejected == 0 && summary.pointsNew == 0)
