@@ -224,3 +224,38 @@ import TriplineTestSupport
         #expect(summary.pointsNew == points && summary.events == events && summary.pointsDuplicate == duplicates && summary.rejected == 0)
     }
 }
+
+/// The byte scan that counts a `Records.json`'s device tags before the parse reaches them.
+@Suite struct GoogleDeviceTagsTests {
+    func primary(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { GoogleDeviceTags(countingIn: $0).primary.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    @Test func theTagWithTheMostFixesIsPrimary() {
+        #expect(primary(#"[{"deviceTag" : -5},{"deviceTag":7},{"deviceTag":  7}]"#) == "7")
+        // Strings count as they stand; a "deviceTag" that is a value, not a key, does not count.
+        #expect(primary(#"[{"deviceTag":"ab"},{"note":"deviceTag"},{"note":"deviceTag"},{"deviceTag":3}]"#) == "3")
+        // A tie goes to the first in byte order, whatever the order in the file.
+        #expect(primary(#"[{"deviceTag":9},{"deviceTag":12}]"#) == "12")
+        #expect(primary(#"[{"deviceTag":12},{"deviceTag":9}]"#) == "12")
+        #expect(primary(#"{"locations":[{"latitudeE7":1,"heading":"g"}]}"#) == nil)
+    }
+
+    /// A file over 32 MiB is scanned in 8-MiB windows, its pages let go behind the scan; a key across a window's edge
+    /// still counts.
+    @Test func largeFilesAreScannedInWindowsThatLetGo() {
+        final class Drops: @unchecked Sendable { var ranges: [(Int, Int)] = [] }
+        var bytes = [UInt8](repeating: 0x20, count: 40 << 20)
+        let entry = Array(#""deviceTag" : 42"#.utf8)
+        for at in [100, (8 << 20) - 5, (16 << 20) - 9, (40 << 20) - 30] { bytes.replaceSubrange(at..<(at + entry.count), with: entry) }
+        let other = Array(#""deviceTag":1"#.utf8)
+        for at in [1000, 2000, 3000] { bytes.replaceSubrange(at..<(at + other.count), with: other) }
+        let drops = Drops()
+        let tags = bytes.withUnsafeBytes { GoogleDeviceTags(countingIn: $0, dropPages: { drops.ranges.append(($0, $1)) }) }
+        #expect(tags.primary.map { String(decoding: $0, as: UTF8.self) } == "42")
+        #expect(drops.ranges.count >= 4)
+        #expect(drops.ranges.last?.1 == 40 << 20)
+        #expect(zip(drops.ranges, drops.ranges.dropFirst()).allSatisfy { $0.1 == $1.0 })
+    }
+}
