@@ -84,6 +84,8 @@ public struct SimulationScores: Sendable {
     public var totalDistanceError = Double.nan
     /// Share of true leg time whose rebuilt leg has the same mode (exact) and the same foot/bicycle/motorized class.
     public var modeAccuracy = Double.nan, coarseModeAccuracy = Double.nan
+    /// The seconds behind them (true leg time; of it, the same mode; the same class), to pool several runs.
+    public var modeSeconds = 0.0, modeExactSeconds = 0.0, modeCoarseSeconds = 0.0
     /// Relative distance errors of the matched trips and of the days with true movement (to pool several runs).
     public var tripDistanceErrors: [Double] = [], dailyDistanceErrors: [Double] = []
     /// Lines describing what did not match and the worst distance errors (for `evaluate --details`).
@@ -330,6 +332,7 @@ public enum SimulationEvaluation {
         s.totalDistanceError = tally.sumTrue > 0 ? abs(tally.sumFound - tally.sumTrue) / tally.sumTrue : .nan
         s.modeAccuracy = tally.modeTotal > 0 ? tally.modeExact / tally.modeTotal : .nan
         s.coarseModeAccuracy = tally.modeTotal > 0 ? tally.modeCoarse / tally.modeTotal : .nan
+        (s.modeSeconds, s.modeExactSeconds, s.modeCoarseSeconds) = (tally.modeTotal / 1000, tally.modeExact / 1000, tally.modeCoarse / 1000)
         return s
     }
 }

@@ -117,6 +117,7 @@ enum EvaluateCommand {
             }
             context.stdout.write("\(config.profile.rawValue), seeds \(a)-\(b), \(config.days) days, \(config.people) people, pooled: " + pooled.line + "\n")
             context.stdout.write("  " + pooled.hiddenLine + "\n")
+            context.stdout.write("  " + pooled.modeLine + "\n")
             return TriplineCLI.Exit.success
         }
         options.timeZoneName = "Europe/Berlin"
