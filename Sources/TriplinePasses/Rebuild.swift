@@ -25,7 +25,7 @@ public struct Rebuild {
     /// pass's motion-state, travel-speed and unseen-trip rules; trips between two stays with no fix in between.
     /// 4: stays' point ranges from their times (`StayRecord.indexed`); place names with their offset from the
     /// locality (`near Beijing (12 km NW)`).
-    public static let algorithmVersion = 5
+    public static let algorithmVersion = 6
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -410,6 +410,16 @@ public struct TripsPass: MeasuringPass {
             let s = vmax[k]
             cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
+        // No fix of the trip moved (one fix, or fixes that stood still: sparse Google or OwnTracks data): its pace from
+        // stay to stay, in straight lines through its fixes, is the only speed there is, and a lower bound of the
+        // traveller's. Faster than `cycle_max_mps` is a car (a 3.7-km trip in 5.6 min was a "walk" before); slower
+        // than `walk_max_mps` a walk; in between it could be a bicycle, a bus or a car in town: `unknown`.
+        var paced: String?
+        if !unseen, cls.allSatisfy({ $0 == 0 }), trip.endMs > trip.startMs {
+            let pace = (distance + extraDistanceM) / (Double(trip.endMs - trip.startMs) / 1000)
+            paced = pace >= p.cycleMaxMps ? "car" : pace >= p.walkMaxMps ? "unknown" : "walk"
+            for k in 0..<m { cls[k] = paced == "car" ? 4 : 1 }
+        }
         // Still points take the previous moving class (the next one at the start).
         var lastMoving: UInt8 = 0
         for k in 0..<m { if cls[k] == 0 { cls[k] = lastMoving } else { lastMoving = cls[k] } }
@@ -478,7 +488,8 @@ public struct TripsPass: MeasuringPass {
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {
-            let (mode, source) = legMode(r, k, runs, w, pts, v, inc, p)
+            var (mode, source) = legMode(r, k, runs, w, pts, v, inc, p)
+            if let paced, source == "speed" { (mode, source) = (paced, "pace") }
             var d = 0.0
             for q in r.a...r.b { d += inc[q] }
             legs.append(LegRecord(
