@@ -66,10 +66,18 @@ public struct PooledScores: Sendable {
     }
 
     /// Simulates, loads, rebuilds (defaults, or `settings`) and scores one configuration in a fresh database at `path`.
-    public static func run(_ config: SimulatorConfig, path: String, settings: PassSettings = PassSettings()) throws -> SimulationScores {
+    ///
+    /// With `archives`, the simulation goes the way a user's data does: written as the apps' archives (Overland
+    /// POST bodies, OwnTracks `.rec` files: whole seconds, `vel` in whole km/h, rounded coordinates) into the folder
+    /// `archives` and imported by the ``Importer``; else its fixes and events are loaded as simulated, exactly.
+    public static func run(_ config: SimulatorConfig, path: String, settings: PassSettings = PassSettings(), archives: String? = nil) throws -> SimulationScores {
         let result = Simulator(config: config).run()
         let store = try Store(path: path)
-        try SimulationEvaluation.load(result, into: store)
+        if let archives {
+            try SimulationEvaluation.importArchives(result, into: store, folder: archives)
+        } else {
+            try SimulationEvaluation.load(result, into: store)
+        }
         var options = Rebuild.Options()
         options.settings = settings
         options.timeZoneName = "Europe/Berlin"
