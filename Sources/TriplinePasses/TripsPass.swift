@@ -497,16 +497,24 @@ public struct TripsPass: MeasuringPass {
                 endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], distanceM: d))
         }
         // A trip no fix saw (two stays at two places, nothing in between): its time comes from the stays' estimated
-        // ends, so its speed says nothing about the vehicle; one leg of mode `unknown` rather than a guessed walk.
+        // ends, so its speed says nothing about the vehicle; one leg of mode `unknown` rather than a guessed walk
+        // (but a flight when even that pace is one, ``silentMode(_:_:_:_:)``).
         if unseen, let first = legs.first, let last = legs.last {
-            legs = [LegRecord(mode: "unknown", modeSource: "none", first: first.first, last: last.last, startMs: trip.startMs,
-                              endMs: trip.endMs, distanceM: legs.reduce(0) { $0 + $1.distanceM })]
+            let d = legs.reduce(0) { $0 + $1.distanceM }
+            let line = Geo.distance(w.lat[pts[0]], w.lon[pts[0]], w.lat[pts[m - 1]], w.lon[pts[m - 1]])
+            // Over the silence between the stays' edge fixes: the stays' estimated ends may squeeze the trip.
+            let (mode, source) = silentMode(line, w.time[pts[0]], w.time[pts[m - 1]], p)
+            legs = [LegRecord(mode: mode, modeSource: source, first: first.first, last: last.last, startMs: trip.startMs,
+                              endMs: trip.endMs, distanceM: d)]
         }
         // A crossed silence inside the trip counts its straight line (the paths pass adds those at the ends).
         var crossed = 0.0
         if !unseen {
             legs = crossedSilences(legs, trip, w, pts, inc, p, ends)
             for leg in legs where leg.modeSource == "none" && leg.first != leg.last { crossed += leg.distanceM }
+            for k in legs.indices where legs[k].modeSource == "none" {
+                (legs[k].mode, legs[k].modeSource) = Self.silentMode(legs[k].distanceM, legs[k].startMs, legs[k].endMs, p)
+            }
         }
         trip.legs = legs
         trip.distanceM = distance + crossed
@@ -514,6 +522,20 @@ public struct TripsPass: MeasuringPass {
         trip.maxSpeed = v.max() ?? 0
         trip.gaps = gaps
         return true
+    }
+
+    /// The mode of a stretch no fix saw, `d` metres in a straight line from `startMs` to `endMs`: `unknown`
+    /// (`mode_source` `none`), except that a straight-line pace at or above `plane_min_mps` is a flight (`plane`,
+    /// `pace`). The pace is a lower bound of the traveller's speed (the way was at least the straight line, and took
+    /// at most the silence), and nothing on the ground keeps 250 km/h door to door: a phone in airplane mode from
+    /// Berlin to Lisbon leaves 2,300 km in 4 h 30 with no fix.
+    /// A silence shorter than `split_gap_s`, or a pace above the speed of sound (340 m/s), is no flight but bad data
+    /// (two stays' edge fixes 15 s apart and 4 km off, a cold start's jump): `unknown`.
+    static func silentMode(_ d: Double, _ startMs: Int64, _ endMs: Int64, _ p: Parameters) -> (String, String) {
+        let seconds = Double(endMs - startMs) / 1000
+        guard p.planeMinMps > 0, seconds >= p.splitGapS else { return ("unknown", "none") }
+        let pace = d / seconds
+        return pace >= p.planeMinMps && pace <= 340 ? ("plane", "pace") : ("unknown", "none")
     }
 
     /// The silences longer than `split_gap_s` that a trip crosses (`travel_min_mps`: the traveller moved through them)
