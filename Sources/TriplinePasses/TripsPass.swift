@@ -473,9 +473,13 @@ public struct TripsPass: MeasuringPass {
                     && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
                     var d = 0.0
                     for q in r.a...r.b { d += inc[q] }
-                    // … or one that covered its ground faster than anyone walks (a silence crossed by the vehicle).
+                    // … or one that covered its ground faster than anyone walks (a silence crossed by the vehicle),
+                    // or one the motion coprocessor calls driving for most of its fixes (a kilometre of stop-and-go
+                    // traffic at walking pace: as a "walk" it made the car legs around it a train entered on foot).
                     let seconds = Double(w.time[pts[runs[k + 1].a]] - w.time[pts[r.a]]) / 1000
-                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps) {
+                    var driving = 0
+                    for q in r.a...r.b where w.motion[pts[q]] & MotionBits.driving != 0 { driving += 1 }
+                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps) || driving * 2 > r.b - r.a + 1 {
                         runs[k - 1].b = runs[k + 1].b
                         runs.removeSubrange(k...(k + 1))
                         continue
