@@ -21,8 +21,9 @@ public final class GeoLifeUser {
     public let directory: String
     public let store: Store
     public let points: Int
-    /// The fixes' times, ascending.
+    /// The fixes' times, ascending, and their positions.
     let times: [Int64]
+    let positions: [(lat: Double, lon: Double)]
     /// Labels within the points' time span, after the clock shift, sorted by start.
     public let labels: [CorpusReaders.Label]
     /// Mean hours added to the moved labels' times (0 when none moved).
@@ -53,11 +54,16 @@ public final class GeoLifeUser {
             throw PassError("\(bad.path): \(bad.message ?? "could not be imported")")
         }
         var times: [Int64] = []
+        var positions: [(lat: Double, lon: Double)] = []
         // One device per user, so key order is time order.
-        let q = try store.db.prepare("SELECT key & \(PointKey.maxTimeMs) AS t FROM points_hot ORDER BY key")
-        while try q.step() { times.append(q.int64(0)) }
+        let q = try store.db.prepare("SELECT key & \(PointKey.maxTimeMs) AS t, lat, lon FROM points_hot ORDER BY key")
+        while try q.step() {
+            times.append(q.int64(0))
+            positions.append((q.double(1), q.double(2)))
+        }
         points = times.count
         self.times = times
+        self.positions = positions
         let all = try CorpusReaders.readLabels(directory + "/labels.txt").sorted { $0.startMs < $1.startMs }
         // A label with no fix inside it is moved by ±8 h (Beijing time written as GMT, or the reverse) when that puts a
         // fix within a minute of both its start and its end and at least one inside it; labels are drawn on the
@@ -107,7 +113,9 @@ public final class GeoLifeUser {
         var legs: [(Int64, Int64, String)] = []
         let l = try store.db.prepare("SELECT start_ms, end_ms, mode FROM legs ORDER BY start_ms")
         while try l.step() { legs.append((l.int64(0), l.int64(1), l.text(2) ?? "")) }
-        var s = RealDataEvaluation.GeoLifeScores.score(truth: truth, found: found, labels: labels, legs: legs, fixTimes: times, details: details)
+        var s = RealDataEvaluation.GeoLifeScores.score(
+            truth: truth, found: found, labels: labels, legs: legs, fixTimes: times, fixPositions: positions,
+            travelMinMps: settings.values["trips.travel_min_mps"].flatMap(Double.init) ?? TripsPass.Parameters().travelMinMps, details: details)
         s.user = name
         s.points = points
         s.labelShiftH = labelShiftH
@@ -183,7 +191,8 @@ public final class GeoLifeUser {
 extension RealDataEvaluation.GeoLifeScores {
     /// Scores rebuilt trips and legs against labels (see ``GeoLifeUser``).
     // Long: its figures share the matching and the sorted labels, each with its rationale; not split in the structural clean-up (it scores the real corpora).
-    static func score(truth: [Scoring.Interval], found: [Scoring.Interval], labels: [CorpusReaders.Label], legs: [(Int64, Int64, String)], fixTimes: [Int64], silenceS: Double = 1800, details: Bool) -> Self {
+    static func score(truth: [Scoring.Interval], found: [Scoring.Interval], labels: [CorpusReaders.Label], legs: [(Int64, Int64, String)], fixTimes: [Int64],
+                      fixPositions: [(lat: Double, lon: Double)]? = nil, travelMinMps: Double = 0, silenceS: Double = 1800, details: Bool) -> Self {
         var s = Self()
         let pairs = Scoring.match(truth: truth, found: found)
         s.truthTrips = truth.count
@@ -230,14 +239,21 @@ extension RealDataEvaluation.GeoLifeScores {
         // silence of `silenceS` or more (the truth's own joining gap). It outputs each true trip's fixes, from the first
         // to the last, cut at those silences. A label that spans a working day with the phone off (a 12-h "car" label
         // over a morning and an evening drive) is then two pieces that each cover less than half of it: no rebuild
-        // that does not invent eleven hours of driving can match it.
+        // that does not invent eleven hours of driving can match it. It does what the rebuild may do across a
+        // silence: go on when the traveller plainly moved through it (its ends at least `travelMinMps` × its length
+        // apart, `trips.travel_min_mps`; `fixPositions` given).
         var pieces: [Scoring.Interval] = []
+        func crossed(_ i: Int) -> Bool {
+            guard let fixPositions, travelMinMps > 0, i > 0 else { return false }
+            let a = fixPositions[i - 1], b = fixPositions[i]
+            return Geo.distance(a.lat, a.lon, b.lat, b.lon) >= travelMinMps * Double(fixTimes[i] - fixTimes[i - 1]) / 1000
+        }
         for t in truth {
             var i = lowerBound(fixTimes, t.startMs)
             var start: Int64?, previous: Int64 = 0
             while i < fixTimes.count && fixTimes[i] <= t.endMs {
                 let x = fixTimes[i]
-                if let a = start, Double(x - previous) >= silenceS * 1000 {
+                if let a = start, Double(x - previous) >= silenceS * 1000, !crossed(i) {
                     pieces.append(Scoring.Interval(startMs: a, endMs: previous))
                     start = x
                 } else if start == nil {

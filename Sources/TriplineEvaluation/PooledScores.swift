@@ -12,8 +12,13 @@ public struct PooledScores: Sendable {
     public var tripErrors: [Double] = [], dayErrors: [Double] = []
     /// True trips and visits no rebuild can see (``Observability``).
     public var hiddenTrips = 0, hiddenVisits = 0
+    /// True leg time, and the part of it whose rebuilt leg has the same mode / the same foot, bicycle or motorized class.
+    public var modeSeconds = 0.0, modeExactSeconds = 0.0, modeCoarseSeconds = 0.0
 
     public init() {}
+
+    public var modeAccuracy: Double { modeSeconds > 0 ? modeExactSeconds / modeSeconds : .nan }
+    public var coarseModeAccuracy: Double { modeSeconds > 0 ? modeCoarseSeconds / modeSeconds : .nan }
 
     public var tripF1: Double { Scoring.prf(matched: matchedTrips, truth: truthTrips, found: foundTrips).f1 }
     public var visitF1: Double { Scoring.prf(matched: matchedVisits, truth: truthVisits, found: foundVisits).f1 }
@@ -33,6 +38,9 @@ public struct PooledScores: Sendable {
         dayErrors += s.dailyDistanceErrors
         hiddenTrips += s.hiddenTrips
         hiddenVisits += s.hiddenVisits
+        modeSeconds += s.modeSeconds
+        modeExactSeconds += s.modeExactSeconds
+        modeCoarseSeconds += s.modeCoarseSeconds
     }
 
     /// The F1 ceilings: every true trip (visit) found but the hidden ones (``Observability``).
@@ -51,11 +59,25 @@ public struct PooledScores: Sendable {
             + "(p90 \(NumberText.fixed(p90TripDistanceError * 100, decimals: 2)) %), daily distance median \(NumberText.fixed(medianDailyDistanceError * 100, decimals: 2)) %"
     }
 
+    /// One line: the share of true leg time with the right mode, exact and foot / bicycle / motorized.
+    public var modeLine: String {
+        func pct(_ v: Double) -> String { v.isNaN ? "n/a" : String(NumberText.fixed(v * 100, decimals: 2)) + " %" }
+        return "modes (share of true leg time): exact \(pct(modeAccuracy)), foot/bicycle/motorized \(pct(coarseModeAccuracy))"
+    }
+
     /// Simulates, loads, rebuilds (defaults, or `settings`) and scores one configuration in a fresh database at `path`.
-    public static func run(_ config: SimulatorConfig, path: String, settings: PassSettings = PassSettings()) throws -> SimulationScores {
+    ///
+    /// With `archives`, the simulation goes the way a user's data does: written as the apps' archives (Overland
+    /// POST bodies, OwnTracks `.rec` files: whole seconds, `vel` in whole km/h, rounded coordinates) into the folder
+    /// `archives` and imported by the ``Importer``; else its fixes and events are loaded as simulated, exactly.
+    public static func run(_ config: SimulatorConfig, path: String, settings: PassSettings = PassSettings(), archives: String? = nil) throws -> SimulationScores {
         let result = Simulator(config: config).run()
         let store = try Store(path: path)
-        try SimulationEvaluation.load(result, into: store)
+        if let archives {
+            try SimulationEvaluation.importArchives(result, into: store, folder: archives)
+        } else {
+            try SimulationEvaluation.load(result, into: store)
+        }
         var options = Rebuild.Options()
         options.settings = settings
         options.timeZoneName = "Europe/Berlin"

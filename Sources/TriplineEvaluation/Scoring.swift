@@ -1,4 +1,5 @@
 import TriplineCore
+import TriplineImport
 import TriplineSimulator
 import TriplineStore
 
@@ -84,6 +85,8 @@ public struct SimulationScores: Sendable {
     public var totalDistanceError = Double.nan
     /// Share of true leg time whose rebuilt leg has the same mode (exact) and the same foot/bicycle/motorized class.
     public var modeAccuracy = Double.nan, coarseModeAccuracy = Double.nan
+    /// The seconds behind them (true leg time; of it, the same mode; the same class), to pool several runs.
+    public var modeSeconds = 0.0, modeExactSeconds = 0.0, modeCoarseSeconds = 0.0
     /// Relative distance errors of the matched trips and of the days with true movement (to pool several runs).
     public var tripDistanceErrors: [Double] = [], dailyDistanceErrors: [Double] = []
     /// Lines describing what did not match and the worst distance errors (for `evaluate --details`).
@@ -146,6 +149,16 @@ public enum SimulationEvaluation {
             }
         }
         return ids
+    }
+
+    /// Writes `result` as the apps' archives into `folder` (created; Overland POST bodies under `overland/`,
+    /// OwnTracks Recorder files under `rec/`) and imports them with the ``Importer``, as a user's data arrives: whole
+    /// seconds and whole km/h where the format has them. ``resolveDevice(_:store:)`` finds the devices it names.
+    public static func importArchives(_ result: SimulationResult, into store: Store, folder: String) throws {
+        try FileSystem.createDirectory(folder)
+        try SimulationWriter.write(result, to: folder)
+        let roots = ["overland", "rec"].map { folder + "/" + $0 }.filter { FileSystem.kind($0) == .directory }
+        _ = try Importer(store: store).importPaths(roots)
     }
 
     /// The database device of a simulated device: the same name, else (archives imported by the importer) the
@@ -330,6 +343,7 @@ public enum SimulationEvaluation {
         s.totalDistanceError = tally.sumTrue > 0 ? abs(tally.sumFound - tally.sumTrue) / tally.sumTrue : .nan
         s.modeAccuracy = tally.modeTotal > 0 ? tally.modeExact / tally.modeTotal : .nan
         s.coarseModeAccuracy = tally.modeTotal > 0 ? tally.modeCoarse / tally.modeTotal : .nan
+        (s.modeSeconds, s.modeExactSeconds, s.modeCoarseSeconds) = (tally.modeTotal / 1000, tally.modeExact / 1000, tally.modeCoarse / 1000)
         return s
     }
 }

@@ -416,6 +416,7 @@ public final class Importer {
                                   folderDevice: job.folderDevice)
         context.googleFolder = job.googleFolder
         context.encodeCold = true
+        context.dropPages = { [bytes] in bytes.dropPages(from: $0, to: $1) }
         var open = true
         let batchSize = options.batchSize
         var output = FormatDetector.parse(bytes.buffer, context: context) { out in

@@ -169,6 +169,10 @@ public struct ReadContext: Sendable {
     /// the lighter one for Overland, not on the writing one. The points keep their fields either way; points of other
     /// formats are encoded by the writer (their ``SourcePosition/coldOffset`` is -1).
     public var encodeCold = false
+    /// Lets the kernel drop the mapped pages of a byte range of the file (the importer's ``FileBytes``; nil for bytes
+    /// in memory): a reader that scans ahead of the parse, as the `Records.json` device-tag count does, lets go
+    /// behind itself so a huge file is not held in memory.
+    public var dropPages: (@Sendable (_ from: Int, _ to: Int) -> Void)?
 
     public init(path: String, fallbackDevice: (name: String, origin: String), nowMs: Int64, batchSize: Int = 0, folderDevice: String? = nil) {
         self.path = path

@@ -24,9 +24,10 @@ public struct Rebuild {
     /// everything and says why. 2: stable ids, the user's place edits, wifi names without `Wifi "…"`. 3: the evidence
     /// pass's motion-state, travel-speed and unseen-trip rules; trips between two stays with no fix in between.
     /// 4: stays' point ranges from their times (`StayRecord.indexed`); place names with their offset from the
-    /// locality (`near Beijing (12 km NW)`). 6: the evidence pass's pauses no resume ended (`pause_exit_m`), iOS
-    /// arrivals that split a stay (`arrival_gap_s`) and the pace learnt again from the amended stays (`pace_rounds`).
-    public static let algorithmVersion = 6
+    /// locality (`near Beijing (12 km NW)`). 6: a trip none of whose fixes moved takes its mode from its pace.
+    /// 7: the evidence pass's pauses no resume ended (`pause_exit_m`), iOS arrivals that split a stay
+    /// (`arrival_gap_s`) and the pace learnt again from the amended stays (`pace_rounds`).
+    public static let algorithmVersion = 7
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -410,6 +410,16 @@ public struct TripsPass: MeasuringPass {
             let s = vmax[k]
             cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
+        // No fix of the trip moved (one fix, or fixes that stood still: sparse Google or OwnTracks data): its pace from
+        // stay to stay, in straight lines through its fixes, is the only speed there is, and a lower bound of the
+        // traveller's. Faster than `cycle_max_mps` is a car (a 3.7-km trip in 5.6 min was a "walk" before); slower
+        // than `walk_max_mps` a walk; in between it could be a bicycle, a bus or a car in town: `unknown`.
+        var paced: String?
+        if !unseen, cls.allSatisfy({ $0 == 0 }), trip.endMs > trip.startMs {
+            let pace = (distance + extraDistanceM) / (Double(trip.endMs - trip.startMs) / 1000)
+            paced = pace >= p.cycleMaxMps ? "car" : pace >= p.walkMaxMps ? "unknown" : "walk"
+            for k in 0..<m { cls[k] = paced == "car" ? 4 : 1 }
+        }
         // Still points take the previous moving class (the next one at the start).
         var lastMoving: UInt8 = 0
         for k in 0..<m { if cls[k] == 0 { cls[k] = lastMoving } else { lastMoving = cls[k] } }
@@ -463,9 +473,13 @@ public struct TripsPass: MeasuringPass {
                     && !silenceBefore(r.a) && !silenceBefore(runs[k + 1].a) {
                     var d = 0.0
                     for q in r.a...r.b { d += inc[q] }
-                    // … or one that covered its ground faster than anyone walks (a silence crossed by the vehicle).
+                    // … or one that covered its ground faster than anyone walks (a silence crossed by the vehicle),
+                    // or one the motion coprocessor calls driving for most of its fixes (a kilometre of stop-and-go
+                    // traffic at walking pace: as a "walk" it made the car legs around it a train entered on foot).
                     let seconds = Double(w.time[pts[runs[k + 1].a]] - w.time[pts[r.a]]) / 1000
-                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps) {
+                    var driving = 0
+                    for q in r.a...r.b where w.motion[pts[q]] & MotionBits.driving != 0 { driving += 1 }
+                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps) || driving * 2 > r.b - r.a + 1 {
                         runs[k - 1].b = runs[k + 1].b
                         runs.removeSubrange(k...(k + 1))
                         continue
@@ -478,7 +492,8 @@ public struct TripsPass: MeasuringPass {
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {
-            let (mode, source) = legMode(r, k, runs, w, pts, v, inc, p)
+            var (mode, source) = legMode(r, k, runs, w, pts, v, inc, p)
+            if let paced, source == "speed" { (mode, source) = (paced, "pace") }
             var d = 0.0
             for q in r.a...r.b { d += inc[q] }
             legs.append(LegRecord(
@@ -486,16 +501,24 @@ public struct TripsPass: MeasuringPass {
                 endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], distanceM: d))
         }
         // A trip no fix saw (two stays at two places, nothing in between): its time comes from the stays' estimated
-        // ends, so its speed says nothing about the vehicle; one leg of mode `unknown` rather than a guessed walk.
+        // ends, so its speed says nothing about the vehicle; one leg of mode `unknown` rather than a guessed walk
+        // (but a flight when even that pace is one, ``silentMode(_:_:_:_:)``).
         if unseen, let first = legs.first, let last = legs.last {
-            legs = [LegRecord(mode: "unknown", modeSource: "none", first: first.first, last: last.last, startMs: trip.startMs,
-                              endMs: trip.endMs, distanceM: legs.reduce(0) { $0 + $1.distanceM })]
+            let d = legs.reduce(0) { $0 + $1.distanceM }
+            let line = Geo.distance(w.lat[pts[0]], w.lon[pts[0]], w.lat[pts[m - 1]], w.lon[pts[m - 1]])
+            // Over the silence between the stays' edge fixes: the stays' estimated ends may squeeze the trip.
+            let (mode, source) = silentMode(line, w.time[pts[0]], w.time[pts[m - 1]], p)
+            legs = [LegRecord(mode: mode, modeSource: source, first: first.first, last: last.last, startMs: trip.startMs,
+                              endMs: trip.endMs, distanceM: d)]
         }
         // A crossed silence inside the trip counts its straight line (the paths pass adds those at the ends).
         var crossed = 0.0
         if !unseen {
             legs = crossedSilences(legs, trip, w, pts, inc, p, ends)
             for leg in legs where leg.modeSource == "none" && leg.first != leg.last { crossed += leg.distanceM }
+            for k in legs.indices where legs[k].modeSource == "none" {
+                (legs[k].mode, legs[k].modeSource) = Self.silentMode(legs[k].distanceM, legs[k].startMs, legs[k].endMs, p)
+            }
         }
         trip.legs = legs
         trip.distanceM = distance + crossed
@@ -503,6 +526,20 @@ public struct TripsPass: MeasuringPass {
         trip.maxSpeed = v.max() ?? 0
         trip.gaps = gaps
         return true
+    }
+
+    /// The mode of a stretch no fix saw, `d` metres in a straight line from `startMs` to `endMs`: `unknown`
+    /// (`mode_source` `none`), except that a straight-line pace at or above `plane_min_mps` is a flight (`plane`,
+    /// `pace`). The pace is a lower bound of the traveller's speed (the way was at least the straight line, and took
+    /// at most the silence), and nothing on the ground keeps 250 km/h door to door: a phone in airplane mode from
+    /// Berlin to Lisbon leaves 2,300 km in 4 h 30 with no fix.
+    /// A silence shorter than `split_gap_s`, or a pace above the speed of sound (340 m/s), is no flight but bad data
+    /// (two stays' edge fixes 15 s apart and 4 km off, a cold start's jump): `unknown`.
+    static func silentMode(_ d: Double, _ startMs: Int64, _ endMs: Int64, _ p: Parameters) -> (String, String) {
+        let seconds = Double(endMs - startMs) / 1000
+        guard p.planeMinMps > 0, seconds >= p.splitGapS else { return ("unknown", "none") }
+        let pace = d / seconds
+        return pace >= p.planeMinMps && pace <= 340 ? ("plane", "pace") : ("unknown", "none")
     }
 
     /// The silences longer than `split_gap_s` that a trip crosses (`travel_min_mps`: the traveller moved through them)

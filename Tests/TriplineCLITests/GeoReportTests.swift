@@ -1,5 +1,6 @@
 import Testing
 import TriplineTestSupport
+import TriplineCore
 
 /// The where-was-I reports (countries and cities visited, monthly per country, a year in review) on the export
 /// fixture (results worked out by hand from `ExportFixture`'s rows) and on a rebuilt Berlin → Paris train trip.
@@ -79,6 +80,21 @@ import TriplineTestSupport
                     "device,locality,country_code,country,first_day,last_day,days,nights,visits",
                     "phone,Paris,FR,France,2024-06-03,2024-06-05,3,2,1",
                     "phone,Berlin,DE,Germany,2024-06-03,2024-06-03,1,0,1",
+                ]))
+        // A query of one's own reads the same days and nights from `visit_days`.
+        let file = FileSystem.directoryName(store.path) + "/nights.sql"
+        try FileSystem.write(
+            """
+            SELECT v.locality, d.day, d.first, d.night FROM visit_days d JOIN visits v ON v.id = d.visit_id
+            ORDER BY d.day, v.start_ms;
+            """, to: file)
+        let own = runCLI(["query", file, "--db", store.path, "--format", "csv"])
+        #expect(own.status == 0, "\(own.stderr)")
+        #expect(
+            own.stdout
+                == Self.rows([
+                    "locality,day,first,night", "Berlin,2024-06-03,1,0", "Paris,2024-06-03,1,1", "Paris,2024-06-04,0,1",
+                    "Paris,2024-06-05,0,0",
                 ]))
         let review = try ReportTests.report("year-in-review", path: store.path)
         let fields = review.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }

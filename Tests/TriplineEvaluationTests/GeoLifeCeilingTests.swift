@@ -2,7 +2,7 @@ import Testing
 @testable import TriplineEvaluation
 
 /// The GeoLife ceiling (`ceilF1`): an oracle that knows every label but cuts each true trip's fixes at silences of
-/// 30 min or more, scored like a rebuild.
+/// 30 min or more (unless the traveller plainly moved through one), scored like a rebuild.
 @Suite struct GeoLifeCeilingTests {
     let minute: Int64 = 60_000
 
@@ -24,6 +24,22 @@ import Testing
         #expect(s.ceilingFound == 3)
         #expect(s.ceilingMatched == 1)
         #expect(abs(s.ceilingTripF1 - 2.0 / 5.0) < 1e-9)  // 2·1 / (2 + 3)
+    }
+
+    /// A 40-min silence that the traveller plainly moved through (its ends 30 km apart: 12.5 m/s, above
+    /// `trips.travel_min_mps`) does not cut the oracle's trip, as it does not cut the rebuild's; the same silence
+    /// standing still does.
+    @Test func silenceCrossedAtVehiclePaceStaysInside() {
+        let label = CorpusReaders.Label(startMs: 0, endMs: 100 * minute, mode: "train")
+        let times = fixes(0, 30) + fixes(70, 100)
+        for (metres, pieces) in [(30_000.0, 1), (0.0, 2)] {
+            let positions = times.map { t in (lat: 39.9 + (t >= 70 * minute ? metres / 111_195 : 0), lon: 116.4) }
+            let s = RealDataEvaluation.GeoLifeScores.score(
+                truth: [Scoring.Interval(startMs: 0, endMs: 100 * minute)], found: [], labels: [label], legs: [], fixTimes: times,
+                fixPositions: positions, travelMinMps: 5, details: false)
+            #expect(s.ceilingFound == pieces, "\(metres) m")
+            #expect(s.ceilingMatched == 2 - pieces, "\(metres) m")
+        }
     }
 
     /// A silence shorter than 30 min (a tunnel) does not cut the oracle's trip.

@@ -35,6 +35,7 @@ import TriplineTestSupport
             pooled.add(s)
         }
         print("\(profile.rawValue) pooled over seeds 101–110 (\(days) days, 2 people each): " + pooled.line)
+        print("\(profile.rawValue) " + pooled.hiddenLine + "; " + pooled.modeLine)
         return pooled
     }
 

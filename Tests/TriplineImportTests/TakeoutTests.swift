@@ -54,6 +54,32 @@ import TriplineTestSupport
         #expect(second.pointsNew == 0 && second.pointsDuplicate == 50 && second.rejected == 0)
     }
 
+    /// One account, two devices: a tablet left at home and the phone on the road, interleaved by time. Each
+    /// `deviceTag` is a device; the one with the most fixes keeps the export's name, wherever it first appears.
+    @Test func recordsJSONSplitsItsDeviceTags() throws {
+        let (store, dir) = try freshStore()
+        func fix(_ s: Int, _ lat: Double, _ tag: String?) -> String {
+            "{\"latitudeE7\": \(Int64(lat * 1e7)), \"longitudeE7\": 134000000, \"timestamp\": \"2024-05-01T10:00:\(s < 10 ? "0" : "")\(s)Z\""
+                + (tag.map { ", \"deviceTag\" : \($0)" } ?? "") + "}"
+        }
+        let records = "{\"locations\": [" + [
+            fix(0, 52.5, "-551234"), fix(1, 52.6, "977"), fix(2, 52.5, "-551234"), fix(3, 52.7, "977"), fix(4, 52.8, "977"),
+            fix(5, 52.9, nil),
+        ].joined(separator: ",\n") + "]}"
+        try FileSystem.createDirectory(dir + "/fam/Takeout/Location History")
+        try FileSystem.write(records, to: dir + "/fam/Takeout/Location History/Records.json")
+        let summary = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/fam"])
+        #expect(summary.failed == 0 && summary.rejected == 0 && summary.pointsNew == 6)
+        let st = try store.db.prepare(
+            "SELECT d.name, count(*), min(p.lat) FROM points p JOIN devices d ON d.id = p.device_id GROUP BY d.name ORDER BY d.name")
+        var rows: [String] = []
+        while try st.step() { rows.append("\(st.text(0) ?? ""):\(st.int64(1)):\(st.double(2))") }
+        // The untagged fix stays with the export's name; the phone (3 fixes) keeps it, the tablet is fam#-551234.
+        #expect(rows == ["fam:4:52.6", "fam#-551234:2:52.5"])
+        #expect(try store.db.scalarText("SELECT name_origin FROM devices WHERE name = 'fam#-551234'")
+            == "deviceTag -551234 in Records.json (fam is the tag with the most fixes)")
+    }
+
     @Test func semanticHistoryBecomesVisitAndTripEvents() throws {
         let (store, summary, device) = try importFolder(.semantic)
         #expect(summary.failed == 0 && summary.rejected == 0 && summary.pointsNew == 0)
@@ -196,5 +222,40 @@ import TriplineTestSupport
         guard let (summary, _) = try importFile(file) else { return }
         #expect(summary.files.map(\.format) == [format])
         #expect(summary.pointsNew == points && summary.events == events && summary.pointsDuplicate == duplicates && summary.rejected == 0)
+    }
+}
+
+/// The byte scan that counts a `Records.json`'s device tags before the parse reaches them.
+@Suite struct GoogleDeviceTagsTests {
+    func primary(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { GoogleDeviceTags(countingIn: $0).primary.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    @Test func theTagWithTheMostFixesIsPrimary() {
+        #expect(primary(#"[{"deviceTag" : -5},{"deviceTag":7},{"deviceTag":  7}]"#) == "7")
+        // Strings count as they stand; a "deviceTag" that is a value, not a key, does not count.
+        #expect(primary(#"[{"deviceTag":"ab"},{"note":"deviceTag"},{"note":"deviceTag"},{"deviceTag":3}]"#) == "3")
+        // A tie goes to the first in byte order, whatever the order in the file.
+        #expect(primary(#"[{"deviceTag":9},{"deviceTag":12}]"#) == "12")
+        #expect(primary(#"[{"deviceTag":12},{"deviceTag":9}]"#) == "12")
+        #expect(primary(#"{"locations":[{"latitudeE7":1,"heading":"g"}]}"#) == nil)
+    }
+
+    /// A file over 32 MiB is scanned in 8-MiB windows, its pages let go behind the scan; a key across a window's edge
+    /// still counts.
+    @Test func largeFilesAreScannedInWindowsThatLetGo() {
+        final class Drops: @unchecked Sendable { var ranges: [(Int, Int)] = [] }
+        var bytes = [UInt8](repeating: 0x20, count: 40 << 20)
+        let entry = Array(#""deviceTag" : 42"#.utf8)
+        for at in [100, (8 << 20) - 5, (16 << 20) - 9, (40 << 20) - 30] { bytes.replaceSubrange(at..<(at + entry.count), with: entry) }
+        let other = Array(#""deviceTag":1"#.utf8)
+        for at in [1000, 2000, 3000] { bytes.replaceSubrange(at..<(at + other.count), with: other) }
+        let drops = Drops()
+        let tags = bytes.withUnsafeBytes { GoogleDeviceTags(countingIn: $0, dropPages: { drops.ranges.append(($0, $1)) }) }
+        #expect(tags.primary.map { String(decoding: $0, as: UTF8.self) } == "42")
+        #expect(drops.ranges.count >= 4)
+        #expect(drops.ranges.last?.1 == 40 << 20)
+        #expect(zip(drops.ranges, drops.ranges.dropFirst()).allSatisfy { $0.1 == $1.0 })
     }
 }

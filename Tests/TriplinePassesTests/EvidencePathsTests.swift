@@ -216,6 +216,43 @@ import TriplineTestSupport
         }
     }
 
+    /// Sparse data (a Google or OwnTracks archive): a stay, one fix without a speed on the way, a stay 3.7 km on.
+    /// No fix moved, so the trip's stay-to-stay pace is its only speed (`mode_source` `pace`): 3.7 km in under 6 min
+    /// is a car (it was a walk), 1.2 km in 18 min a walk, 3.7 km in 18 min could be a bicycle or a bus.
+    @Test func aTripWhoseFixesNeverMovedTakesItsModeFromItsPace() throws {
+        for (metres, seconds, mode) in [(1850.0, 170, "car"), (600.0, 540, "walk"), (1850.0, 540, "unknown")] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(3600, every: 60, drift: 5...10)
+            b.gap(seconds, moving: metres, bearing: 90)
+            sparseFix(&b)
+            b.gap(seconds, moving: metres, bearing: 90)
+            b.still(3600, every: 60, drift: 5...10)
+            let store = try storeWith([("phone", b.points)])
+            try rebuild(store)
+            #expect(try count(store, "SELECT count(*) FROM trips") == 1, "\(mode)")
+            #expect(try count(store, "SELECT count(*) FROM legs WHERE mode = '\(mode)' AND mode_source = 'pace'") == 1, "\(mode)")
+        }
+    }
+
+    /// A flight with the phone in airplane mode: a drive to the airport, 4 h 30 without a fix, fixes 2,300 km away.
+    /// The silence's straight-line pace (142 m/s) is a lower bound no ground transport keeps: a `plane` leg
+    /// (`mode_source` `pace`), and the trip is a flight. The same silence over 100 km (6 m/s) stays `unknown`.
+    @Test func aSilenceCrossedFasterThanAnythingOnTheGroundIsAFlight() throws {
+        for (metres, mode) in [(2_300_000.0, "plane"), (100_000.0, "unknown")] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(3600, every: 60, drift: 5...10)
+            _ = b.move(3000, bearing: 240, speed: 12)
+            b.gap(16_200, moving: metres, bearing: 240)
+            _ = b.move(2000, bearing: 240, speed: 12)
+            b.still(3600, every: 60, drift: 5...10)
+            let store = try storeWith([("phone", b.points)])
+            try rebuild(store)
+            #expect(try count(store, "SELECT count(*) FROM trips") == 1, "\(mode)")
+            #expect(try count(store, "SELECT count(*) FROM trips WHERE mode = '\(mode)'") == 1, "\(mode)")
+            #expect(try count(store, "SELECT count(*) FROM legs WHERE mode = '\(mode)' AND mode_source = '\(mode == "plane" ? "pace" : "none")'") == 1, "\(mode)")
+        }
+    }
+
     /// A train journey logged once an hour (each fix 130 km from the last): one trip whose silences, with the lone
     /// fixes between them, are one `unknown` leg, not legs of a single fix each.
     @Test func hourlyFixesOnATrainAreOneUnknownLeg() throws {

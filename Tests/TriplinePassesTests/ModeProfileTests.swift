@@ -75,6 +75,25 @@ import TriplineTestSupport
         #expect(l.map(\.mode) == ["car"], "\(l)")
     }
 
+    /// A drive with a kilometre of stop-and-go jam at walking pace in the middle, the motion coprocessor saying
+    /// `driving` throughout: one car leg. Taken for a walk, the jam made the drives around it public transport entered
+    /// on foot (a bus, or a train at motorway speed).
+    @Test func jamAtWalkingPaceThatTheMotionStatesCallDrivingIsPartOfTheCar() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(1800, every: 60)
+        b.move(6000, bearing: 0, speed: 25, motion: "driving")
+        for _ in 0..<10 {
+            b.move(100, bearing: 0, speed: 1.2, motion: "driving")
+            b.still(15, every: 1)
+        }
+        b.move(8000, bearing: 0, speed: 25, motion: "driving")
+        b.still(1800, every: 60)
+        let store = try storeWith([("car", b.points)])
+        try rebuild(store)
+        let l = try legs(store)
+        #expect(l.map(\.mode) == ["car"], "\(l)")
+    }
+
     /// An even 3.1 m/s ride from one place to another is a slow bicycle commute (GeoLife 020's 26 Sep ride was "run");
     /// the same pace round a loop back home is a run.
     @Test func evenPaceOneWayIsACycleALoopIsARun() throws {

@@ -35,6 +35,7 @@ enum EvaluateCommand {
             OptionSpec("geolife", value: "DIR", repeatable: true,
                        help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
+            OptionSpec("archives", help: "Simulator forms: write the simulation as the apps' archives (Overland bodies, OwnTracks .rec) and import them, as a user's data goes, instead of loading the simulated fixes exactly (one seed: into PATH.archives/ next to --db)."),
             OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
             OptionSpec("db", value: "PATH", help: "One seed: the database to simulate into (default: a new temporary file). --seeds, --geolife and --reitti use scratch databases, removed at the end."),
         ],
@@ -109,7 +110,9 @@ enum EvaluateCommand {
             for seed in a...b {
                 config.seed = seed
                 let path = dir + "/seed-\(seed).sqlite"
-                let s = try PooledScores.run(config, path: path, settings: options.settings)
+                let archives = parsed.flag("archives") ? dir + "/seed-\(seed)-archives" : nil
+                let s = try PooledScores.run(config, path: path, settings: options.settings, archives: archives)
+                if let archives { FileSystem.removeTree(archives) }
                 for suffix in ["", "-wal", "-shm"] { FileSystem.remove(path + suffix) }
                 pooled.add(s)
                 context.stdout.write("seed \(seed): trip F1 \(NumberText.fixed(s.tripF1, decimals: 2)), visit F1 \(NumberText.fixed(s.visitF1, decimals: 2)), trip distance median \(NumberText.fixed(s.medianTripDistanceError * 100, decimals: 2)) %, daily median \(NumberText.fixed(s.medianDailyDistanceError * 100, decimals: 2)) %\n")
@@ -117,6 +120,7 @@ enum EvaluateCommand {
             }
             context.stdout.write("\(config.profile.rawValue), seeds \(a)-\(b), \(config.days) days, \(config.people) people, pooled: " + pooled.line + "\n")
             context.stdout.write("  " + pooled.hiddenLine + "\n")
+            context.stdout.write("  " + pooled.modeLine + "\n")
             return TriplineCLI.Exit.success
         }
         options.timeZoneName = "Europe/Berlin"
@@ -124,7 +128,12 @@ enum EvaluateCommand {
         let path = try parsed.value("db") ?? (FileSystem.temporaryDirectory(prefix: "tripline-evaluate") + "/evaluate.sqlite")
         let result = Simulator(config: config).run()
         let store = try Store(path: path)
-        try SimulationEvaluation.load(result, into: store)
+        if parsed.flag("archives") {
+            FileSystem.removeTree(path + ".archives")
+            try SimulationEvaluation.importArchives(result, into: store, folder: path + ".archives")
+        } else {
+            try SimulationEvaluation.load(result, into: store)
+        }
         let started = Clock.monotonic()
         _ = try Rebuild(store: store, options: options).run()
         let elapsed = Clock.monotonic() - started

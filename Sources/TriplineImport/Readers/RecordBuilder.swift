@@ -19,6 +19,8 @@ struct RecordBuilder {
     /// A Google location-history record was seen (see TakeoutRecords.swift).
     var sawGoogle = false
     var googleDeviceIndex: Int?
+    /// `Records.json`'s device tags, counted when the first tagged location is read (TakeoutRecords.swift).
+    var googleTags: GoogleDeviceTags?
     // Incremental line counting (offsets only ever grow within a file).
     var lineOffset = 0
     var lineNumber = 1

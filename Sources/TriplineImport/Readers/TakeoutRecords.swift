@@ -21,8 +21,11 @@ import TriplineCore
 ///   `activity` / `timelinePath`, positions as `"geo:lat,lon"`, numbers as strings, and path points timed by
 ///   `durationMinutesOffsetFromStartTime` from the segment's `startTime`.
 ///
-/// Google files name no device usable for a device row (Records.json's `deviceTag` is kept in `extra`): the device
-/// is `--device`, else the folder given on the command line, else `google`.
+/// Google files name no device usable for a device row: the device is `--device`, else the folder given on the
+/// command line, else `google`. A `Records.json` holds every phone and tablet of the account, told apart only by
+/// `deviceTag`; interleaved by time, a tablet at home and the phone on the road would make a trip of every fix. So
+/// each tag is a device of its own: the tag with the most fixes in the file keeps the name, every other one is
+/// `NAME#TAG` (``googleLocationDevice(_:_:)``). `deviceTag` is kept in `extra` too.
 extension RecordBuilder {
     /// The kind of a Google record, told from its keys.
     enum GoogleKind {
@@ -77,6 +80,23 @@ extension RecordBuilder {
             : ParsedDevice(name: fallback.name, source: "google", origin: fallback.origin)
         let i = out.deviceIndex(device)
         googleDeviceIndex = i
+        return i
+    }
+
+    /// The device of a `Records.json` location whose `deviceTag` is `tag` (nil: none; see the type's comment).
+    mutating func googleLocationDevice(_ p: JSONParser, _ tag: JSONNode?) -> Int {
+        guard let tag, tag.kind == .number || tag.kind == .string else { return googleDevice() }
+        let raw = p.raw(tag)
+        if googleTags == nil {
+            googleTags = GoogleDeviceTags(countingIn: UnsafeRawBufferPointer(start: base, count: count), dropPages: context.dropPages)
+        }
+        if let primary = googleTags!.primary, raw.elementsEqual(primary) { return googleDevice() }
+        if let i = googleTags!.devices[Array(raw)] { return i }
+        let baseDevice = out.devices[googleDevice()]
+        let text = String(decoding: raw, as: UTF8.self)
+        let i = out.deviceIndex(ParsedDevice(name: baseDevice.name + "#" + text, source: "google",
+                                             origin: "deviceTag \(text) in Records.json (\(baseDevice.name) is the tag with the most fixes)"))
+        googleTags!.devices[Array(raw)] = i
         return i
     }
 
@@ -181,7 +201,7 @@ extension RecordBuilder {
     /// One element of `Records.json`'s `locations`.
     mutating func googleLocation(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int) {
         var lat: Int?, lon: Int?, timestamp: Int?, timestampMs: Int?, accuracy: Int?, altitude: Int?, vacc: Int?
-        var velocity: Int?, heading: Int?, activity: Int?, charging: Int?
+        var velocity: Int?, heading: Int?, activity: Int?, charging: Int?, deviceTag: Int?
         var keep: [Int] = []
         members(tape, index) { k, v in
             switch k.end - k.start {
@@ -191,7 +211,7 @@ extension RecordBuilder {
                 if p.equals(k, "accuracy") { accuracy = v } else if p.equals(k, "altitude") { altitude = v }
                 else if p.equals(k, "velocity") { velocity = v } else if p.equals(k, "activity") { activity = v }
             case 9:
-                if p.equals(k, "timestamp") { timestamp = v } else if p.equals(k, "deviceTag") { keep.append(v) }
+                if p.equals(k, "timestamp") { timestamp = v } else if p.equals(k, "deviceTag") { keep.append(v); deviceTag = v }
             case 10: if p.equals(k, "latitudeE7") { lat = v }
             case 11: if p.equals(k, "longitudeE7") { lon = v } else if p.equals(k, "timestampMs") { timestampMs = v }
             case 12: if p.equals(k, "platformType") { keep.append(v) }
@@ -200,7 +220,7 @@ extension RecordBuilder {
             default: break
             }
         }
-        let device = googleDevice()
+        let device = googleLocationDevice(p, deviceTag.map { tape.nodes[$0] })
         guard let time = googleTime(p, tape, iso: timestamp, ms: timestampMs) else {
             reject(.missingTime, "the location has no 'timestamp' or 'timestampMs'", start: start, end: end)
             return
@@ -434,5 +454,73 @@ extension RecordBuilder {
                        altitudeM: number(p, tape, altitude), speedMps: speedValue, accuracyM: measure(p, tape, accuracy),
                        trigger: "rawSignal", extra: takeExtra()),
                  start: start, end: end)
+    }
+}
+
+/// The `deviceTag`s of a `Records.json`, counted by a byte scan of the whole file before its first tagged location
+/// is read, so that the phone that made most of the history keeps the export's device name whatever the order of
+/// the records (and a re-export of the same account names its devices the same way).
+struct GoogleDeviceTags {
+    /// The tag with the most occurrences (ties: the first in byte order); nil when the scan found none.
+    let primary: [UInt8]?
+    /// Devices made so far for the other tags.
+    var devices: [[UInt8]: Int] = [:]
+
+    /// Counts `"deviceTag"` keys followed by `:` and a number or a string, as they stand in the bytes.
+    /// Past 32 MiB, the pages behind the scan are let go (`dropPages`) in windows of 8 MiB, as the fingerprint does.
+    init(countingIn bytes: UnsafeRawBufferPointer, dropPages: (@Sendable (Int, Int) -> Void)? = nil) {
+        var counts: [[UInt8]: Int] = [:]
+        let key = Array("deviceTag\"".utf8)
+        let b = bytes.bindMemory(to: UInt8.self)
+        let n = b.count
+        var i = 0
+        let window = 8 << 20
+        var dropped = 0
+        while i < n {
+            if let dropPages, n > 4 * window, i - dropped >= window {
+                dropPages(dropped, i)
+                dropped = i
+            }
+            // memchr for the key's `g`, rare in Records.json (`longitudeE7`, `heading`, `deviceTag`): a memchr for
+            // every quote cost a third of the parse, a byte-by-byte search one sixth.
+            let m = key.count
+            let limit = min(n, i + window)
+            var found = -1
+            var at = i + 8
+            while at < limit, let g = memchr(b.baseAddress! + at, 0x67, limit - at) {
+                at = b.baseAddress!.distance(to: g.assumingMemoryBound(to: UInt8.self))
+                if at - 8 >= 1, at + 1 < n, b[at + 1] == 0x22, memcmp(b.baseAddress! + at - 8, key, m) == 0 {
+                    found = at - 8
+                    break
+                }
+                at += 1
+            }
+            guard found >= 0 else {
+                if limit == n { break }
+                i = limit - m + 1
+                continue
+            }
+            var j = found + m
+            i = j
+            guard found > 0, b[found - 1] == 0x22 else { continue }
+            while j < n, b[j] == 0x20 || b[j] == 0x09 || b[j] == 0x0A || b[j] == 0x0D { j += 1 }
+            guard j < n, b[j] == UInt8(ascii: ":") else { continue }
+            j += 1
+            while j < n, b[j] == 0x20 || b[j] == 0x09 || b[j] == 0x0A || b[j] == 0x0D { j += 1 }
+            let quoted = j < n && b[j] == 0x22
+            let first = quoted ? j + 1 : j
+            var end = first
+            if quoted {
+                while end < n, end - first < 64, b[end] != 0x22, b[end] != 0x5C { end += 1 }
+                guard end < n, b[end] == 0x22 else { continue }
+            } else {
+                while end < n, end - first < 32, b[end] == UInt8(ascii: "-") || (b[end] >= 0x30 && b[end] <= 0x39) { end += 1 }
+            }
+            guard end > first else { continue }
+            counts[Array(b[first..<end]), default: 0] += 1
+            i = quoted ? end + 1 : end
+        }
+        if let dropPages, n > 4 * window { dropPages(dropped, n) }
+        primary = counts.max { a, b in a.value != b.value ? a.value < b.value : !a.key.lexicographicallyPrecedes(b.key) }?.key
     }
 }
