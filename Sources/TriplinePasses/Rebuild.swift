@@ -315,6 +315,12 @@ public struct Rebuild {
             let loadStarted = Clock.monotonic()
             // One ordered statement per window; a window that hits its point limit ends after its last point.
             try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
+            if work.toMs < toMs, (work.time.last ?? Int64.min) < windowFrom {
+                // The two days of context alone filled the window (dense data: 1-Hz days hold 86,400 points each), so
+                // it has no point of its own and the kept visit lies past its end: take a bigger one.
+                windowSize *= 2
+                continue
+            }
             let end = work.toMs
             if end == toMs {
                 work.keepFromMs = keepFrom
