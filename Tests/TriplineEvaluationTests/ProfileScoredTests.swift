@@ -50,21 +50,19 @@ import TriplineTestSupport
             #expect(p.visitF1 >= 0.90)
             #expect(p.medianDailyDistanceError <= 0.10)
         case .denseOverland:
-            // Targets: trip and visit F1 ≥ 0.98 — NOT met: measured 2026-12-01 (second round: vehicle-pace silences
-            // no longer split trips, resumes without a pause, arrivals a dead phone hid, still-fix wifi jumps flagged,
-            // errands within an hour, travel at least at walking pace; docs/PASSES.md) 0.979 (297 of 307, 300 rebuilt)
-            // and 0.978 (317 of 327, 321); first round 0.969 / 0.975.
-            // Nothing at all was recorded during 1 of the true trips and 7 of the true visits (`hidden`: a dead phone,
-            // an app killed and not relaunched), which caps F1 at 0.998 / 0.989 (`Observability`); the other misses
-            // on the development seeds are trips whose phone died on the way and trips no fix saw whose time the
-            // device's pace misjudges (held-out misses were not inspected, so as not to tune on them).
-            // Thresholds: the measured figures less about 0.015. Trip distance error median ≤ 1.5 %: met (0.76 %).
-            #expect(p.tripF1 >= 0.96)
-            #expect(p.visitF1 >= 0.965)
+            // Targets met on the held-out seeds (measured 2026-12-01, third round: pauses no resume ended, iOS
+            // arrivals in a stay's silence, the device's pace learnt again from the amended stays; docs/PASSES.md):
+            // trip F1 0.982 (298 of 307, 300 rebuilt), visit F1 0.981 (318 of 327, 321), trip distance error median
+            // 0.76 %: asserted as the targets. Second round 0.979 / 0.978, first 0.969 / 0.975.
+            // Nothing at all was recorded during 1 of the true trips and 7 of the true visits (`hidden`), which caps
+            // F1 at 0.998 / 0.989 (`Observability`). The held-out misses were not inspected, so as not to tune on them.
+            #expect(p.tripF1 >= 0.98)
+            #expect(p.visitF1 >= 0.98)
             #expect(p.medianTripDistanceError <= 0.015)
         default:
-            // Mixed (no target of its own): measured 2026-12-01 trip F1 0.956 (291 of 307, 302), visit F1 0.953
-            // (312 of 327, 328), daily distance median 1.21 % (before the first round 0.95 / 0.94 / 2.22 %).
+            // Mixed (no target of its own): measured 2026-12-01 trip F1 0.960 (292 of 307, 302), visit F1 0.956
+            // (313 of 327, 328), daily distance median 1.21 % (second round 0.956 / 0.953; before the first round
+            // 0.95 / 0.94 / 2.22 %).
             // Thresholds: the measured figures less a margin.
             #expect(p.tripF1 >= 0.93)
             #expect(p.visitF1 >= 0.93)
