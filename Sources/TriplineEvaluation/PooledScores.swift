@@ -26,21 +26,20 @@ public struct PooledScores: Sendable {
     public var p90TripDistanceError: Double { Scoring.quantile(tripErrors, 0.9) }
     public var medianDailyDistanceError: Double { Scoring.quantile(dayErrors, 0.5) }
 
+    /// Adds one run: its counts and seconds summed (the same names on both sides), its distance errors collected.
     public mutating func add(_ s: SimulationScores) {
         runs += 1
-        truthTrips += s.truthTrips
-        foundTrips += s.foundTrips
-        matchedTrips += s.matchedTrips
-        truthVisits += s.truthVisits
-        foundVisits += s.foundVisits
-        matchedVisits += s.matchedVisits
+        let counts: [(WritableKeyPath<PooledScores, Int>, KeyPath<SimulationScores, Int>)] = [
+            (\.truthTrips, \.truthTrips), (\.foundTrips, \.foundTrips), (\.matchedTrips, \.matchedTrips), (\.truthVisits, \.truthVisits),
+            (\.foundVisits, \.foundVisits), (\.matchedVisits, \.matchedVisits), (\.hiddenTrips, \.hiddenTrips), (\.hiddenVisits, \.hiddenVisits),
+        ]
+        for (sum, value) in counts { self[keyPath: sum] += s[keyPath: value] }
+        let seconds: [(WritableKeyPath<PooledScores, Double>, KeyPath<SimulationScores, Double>)] = [
+            (\.modeSeconds, \.modeSeconds), (\.modeExactSeconds, \.modeExactSeconds), (\.modeCoarseSeconds, \.modeCoarseSeconds),
+        ]
+        for (sum, value) in seconds { self[keyPath: sum] += s[keyPath: value] }
         tripErrors += s.tripDistanceErrors
         dayErrors += s.dailyDistanceErrors
-        hiddenTrips += s.hiddenTrips
-        hiddenVisits += s.hiddenVisits
-        modeSeconds += s.modeSeconds
-        modeExactSeconds += s.modeExactSeconds
-        modeCoarseSeconds += s.modeCoarseSeconds
     }
 
     /// The F1 ceilings: every true trip (visit) found but the hidden ones (``Observability``).
