@@ -12,6 +12,8 @@ public struct PooledScores: Sendable {
     public var tripErrors: [Double] = [], dayErrors: [Double] = []
     /// True trips and visits no rebuild can see (``Observability``).
     public var hiddenTrips = 0, hiddenVisits = 0
+    /// Matched visits more than ``SimulationScores/offPlaceM`` from the true place.
+    public var offPlaceVisits = 0
     /// True leg time, and the part of it whose rebuilt leg has the same mode / the same foot, bicycle or motorized class.
     public var modeSeconds = 0.0, modeExactSeconds = 0.0, modeCoarseSeconds = 0.0
 
@@ -32,6 +34,7 @@ public struct PooledScores: Sendable {
         let counts: [(WritableKeyPath<PooledScores, Int>, KeyPath<SimulationScores, Int>)] = [
             (\.truthTrips, \.truthTrips), (\.foundTrips, \.foundTrips), (\.matchedTrips, \.matchedTrips), (\.truthVisits, \.truthVisits),
             (\.foundVisits, \.foundVisits), (\.matchedVisits, \.matchedVisits), (\.hiddenTrips, \.hiddenTrips), (\.hiddenVisits, \.hiddenVisits),
+            (\.offPlaceVisits, \.offPlaceVisits),
         ]
         for (sum, value) in counts { self[keyPath: sum] += s[keyPath: value] }
         let seconds: [(WritableKeyPath<PooledScores, Double>, KeyPath<SimulationScores, Double>)] = [
@@ -61,7 +64,9 @@ public struct PooledScores: Sendable {
     /// One line: the share of true leg time with the right mode, exact and foot / bicycle / motorized.
     public var modeLine: String {
         func pct(_ v: Double) -> String { v.isNaN ? "n/a" : String(NumberText.fixed(v * 100, decimals: 2)) + " %" }
-        return "modes (share of true leg time): exact \(pct(modeAccuracy)), foot/bicycle/motorized \(pct(coarseModeAccuracy))"
+        return "modes (share of true leg time): exact \(pct(modeAccuracy)), foot/bicycle/motorized \(pct(coarseModeAccuracy)); "
+            + "\(offPlaceVisits) matched visits lie more than \(Int(SimulationScores.offPlaceM)) m from the true place (visit F1 with a place check "
+            + "\(NumberText.fixed(Scoring.prf(matched: matchedVisits - offPlaceVisits, truth: truthVisits, found: foundVisits).f1, decimals: 3)))"
     }
 
     /// Simulates, loads, rebuilds (defaults, or `settings`) and scores one configuration in a fresh database at `path`.

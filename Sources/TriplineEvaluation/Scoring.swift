@@ -79,6 +79,10 @@ public struct SimulationScores: Sendable {
     public var truthVisits = 0, foundVisits = 0, matchedVisits = 0
     public var visitPrecision = 0.0, visitRecall = 0.0, visitF1 = 0.0
     public var medianVisitCentreM = Double.nan
+    /// Matched visits whose centre lies more than ``offPlaceM`` from the true place: matched by time, at the wrong
+    /// place (the visit score itself matches by time only; reitti's and GeoLife's also check the place).
+    public var offPlaceVisits = 0
+    public static let offPlaceM = 150.0
     public var medianTripDistanceError = Double.nan, p90TripDistanceError = Double.nan
     public var medianDailyDistanceError = Double.nan, p90DailyDistanceError = Double.nan
     /// |Σ rebuilt − Σ true| / Σ true over all days.
@@ -104,7 +108,7 @@ public struct SimulationScores: Sendable {
                     median start error \(num(medianStartErrorS)) s, median end error \(num(medianEndErrorS)) s
             visits: truth \(truthVisits) (stays ≥ 5 min), rebuilt \(foundVisits), matched \(matchedVisits)
                     precision \(num(visitPrecision)), recall \(num(visitRecall)), F1 \(num(visitF1))
-                    median distance from visit centre to true place \(num(medianVisitCentreM)) m
+                    median distance from visit centre to true place \(num(medianVisitCentreM)) m; \(offPlaceVisits) matched more than \(Int(Self.offPlaceM)) m from it
             distance per trip: median error \(pct(medianTripDistanceError)), p90 \(pct(p90TripDistanceError))
             distance per day:  median error \(pct(medianDailyDistanceError)), p90 \(pct(p90DailyDistanceError)), total \(pct(totalDistanceError))
             modes: exact \(pct(modeAccuracy)) of true leg time, foot/bicycle/motorized \(pct(coarseModeAccuracy))
@@ -336,6 +340,7 @@ public enum SimulationEvaluation {
         s.medianStartErrorS = Scoring.quantile(tally.startErrors, 0.5)
         s.medianEndErrorS = Scoring.quantile(tally.endErrors, 0.5)
         s.medianVisitCentreM = Scoring.quantile(tally.centre, 0.5)
+        s.offPlaceVisits = tally.centre.filter { $0 > SimulationScores.offPlaceM }.count
         s.medianTripDistanceError = Scoring.quantile(tally.distErrors, 0.5)
         s.p90TripDistanceError = Scoring.quantile(tally.distErrors, 0.9)
         s.medianDailyDistanceError = Scoring.quantile(tally.dayErrors, 0.5)

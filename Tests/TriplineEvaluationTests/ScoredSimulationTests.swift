@@ -24,6 +24,9 @@ import TriplineTestSupport
         #expect(s.totalDistanceError <= 0.02)
         // Exact modes (walk/run/cycle/car/bus/train/plane) over true leg time: 99.3 % and 99.6 % with the defaults.
         #expect(s.modeAccuracy >= 0.97)
+        // Every visit matched by time is at its true place (within 150 m of it), and the count is the pairs' own.
+        #expect(s.offPlaceVisits == 0)
+        #expect(s.matchedVisits > 0 && !s.medianVisitCentreM.isNaN && s.medianVisitCentreM < SimulationScores.offPlaceM)
     }
 
     /// Points arriving in two imports: the incremental rebuild equals a full rebuild of all points.
