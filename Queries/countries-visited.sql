@@ -7,20 +7,18 @@
 -- device slept. A night on a train or plane is nobody's night. Days and nights come from the `visit_days` view
 -- (docs/EXPORTS.md), shared with `cities-visited`, `countries-visited` and `monthly-by-country`.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
-SELECT dev.name                                       AS device,
-       v.country_code                                   AS country_code,
-       v.country                                        AS country,
-       min(d.day)                                       AS first_day,
-       max(d.day)                                       AS last_day,
-       count(DISTINCT d.day)                            AS days,
-       sum(d.night)                                     AS nights,
-       count(DISTINCT v.id)                             AS visits
-FROM visit_days d
-JOIN visits v ON v.id = d.visit_id
-JOIN devices dev ON dev.id = d.device_id
-WHERE v.country IS NOT NULL
-  AND (:device IS NULL OR dev.name = :device)
-  AND (:from IS NULL OR d.day >= :from)
-  AND (:to IS NULL OR d.day <= :to)
-GROUP BY dev.name, v.country_code, v.country
-ORDER BY dev.name, days DESC, min(d.day), v.country;
+SELECT device                                           AS device,
+       country_code                                     AS country_code,
+       country                                          AS country,
+       min(day)                                         AS first_day,
+       max(day)                                         AS last_day,
+       count(DISTINCT day)                              AS days,
+       sum(night)                                       AS nights,
+       count(DISTINCT visit_id)                         AS visits
+FROM visit_days
+WHERE country IS NOT NULL
+  AND (:device IS NULL OR device = :device)
+  AND (:from IS NULL OR day >= :from)
+  AND (:to IS NULL OR day <= :to)
+GROUP BY device, country_code, country
+ORDER BY device, days DESC, min(day), country;

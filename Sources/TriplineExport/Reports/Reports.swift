@@ -117,27 +117,32 @@ public final class ReportRunner {
 
     /// `visit_days`, a view on the connection (in `temp`: the file is opened read-only and keeps no trace of it):
     /// one row for each local day a visit covers, from the day it starts to the day just before it ends (a visit
-    /// ending at midnight does not cover the next day). `first` is 1 on the visit's first day. `night` is 1 when
-    /// the device slept there after that day: the visit is the device's latest-starting one covering the day and
-    /// lasts past its local midnight (a night on a train or plane is nobody's night). The reports that count days
-    /// and nights per place, city or country all read it, so "a day there" and "a night there" mean one thing.
+    /// ending at midnight does not cover the next day), with the visit's device (id and name), place naming
+    /// (`country_code`, `country`, `locality`) and length (`duration_ms`). `first` is 1 on the visit's first day.
+    /// `night` is 1 when the device slept there after that day: the visit is the device's latest-starting one
+    /// covering the day and lasts past its local midnight (a night on a train or plane is nobody's night). The reports
+    /// that count days and nights per city or country all read it, so "a day there" and "a night there" mean one thing.
     static let visitDaysView = """
-        CREATE TEMP VIEW IF NOT EXISTS visit_days(visit_id, device_id, day, first, night) AS
+        CREATE TEMP VIEW IF NOT EXISTS visit_days(visit_id, device_id, device, day, first, night, country_code, country,
+                                                  locality, duration_ms) AS
         WITH RECURSIVE
         span AS (
-          SELECT id, device_id, start_ms,
-                 tripline_local_date(start_ms, start_utc_offset_s) AS first_day,
-                 tripline_local_date(max(start_ms, end_ms - 1), end_utc_offset_s) AS last_day
-          FROM main.visits
+          SELECT v.id, v.device_id, dev.name AS device, v.start_ms, v.end_ms - v.start_ms AS duration_ms,
+                 v.country_code, v.country, v.locality,
+                 tripline_local_date(v.start_ms, v.start_utc_offset_s) AS first_day,
+                 tripline_local_date(max(v.start_ms, v.end_ms - 1), v.end_utc_offset_s) AS last_day
+          FROM main.visits v
+          JOIN main.devices dev ON dev.id = v.device_id
         ),
         covered(id, day, last_day) AS (
           SELECT id, first_day, last_day FROM span
           UNION ALL
           SELECT id, date(day, '+1 day'), last_day FROM covered WHERE day < last_day
         )
-        SELECT c.id, span.device_id, c.day, c.day = span.first_day,
+        SELECT c.id, span.device_id, span.device, c.day, c.day = span.first_day,
                c.day < c.last_day AND row_number() OVER (
-                 PARTITION BY span.device_id, c.day ORDER BY span.start_ms DESC, span.id DESC) = 1
+                 PARTITION BY span.device_id, c.day ORDER BY span.start_ms DESC, span.id DESC) = 1,
+               span.country_code, span.country, span.locality, span.duration_ms
         FROM covered c
         JOIN span ON span.id = c.id
         """
