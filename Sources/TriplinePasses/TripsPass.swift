@@ -410,16 +410,8 @@ public struct TripsPass: MeasuringPass {
             let s = vmax[k]
             cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
-        // No fix of the trip moved (one fix, or fixes that stood still: sparse Google or OwnTracks data): its pace from
-        // stay to stay, in straight lines through its fixes, is the only speed there is, and a lower bound of the
-        // traveller's. Faster than `cycle_max_mps` is a car (a 3.7-km trip in 5.6 min was a "walk" before); slower
-        // than `walk_max_mps` a walk; in between it could be a bicycle, a bus or a car in town: `unknown`.
-        var paced: String?
-        if !unseen, cls.allSatisfy({ $0 == 0 }), trip.endMs > trip.startMs {
-            let pace = (distance + extraDistanceM) / (Double(trip.endMs - trip.startMs) / 1000)
-            paced = pace >= p.cycleMaxMps ? "car" : pace >= p.walkMaxMps ? "unknown" : "walk"
-            for k in 0..<m { cls[k] = paced == "car" ? 4 : 1 }
-        }
+        let paced = unseen || !cls.allSatisfy({ $0 == 0 }) ? nil : Self.paceMode(distance + extraDistanceM, trip, p)
+        if let paced { for k in 0..<m { cls[k] = paced == "car" ? 4 : 1 } }
         // Still points take the previous moving class (the next one at the start).
         var lastMoving: UInt8 = 0
         for k in 0..<m { if cls[k] == 0 { cls[k] = lastMoving } else { lastMoving = cls[k] } }
@@ -533,6 +525,16 @@ public struct TripsPass: MeasuringPass {
     /// `pace`). The pace is a lower bound of the traveller's speed (the way was at least the straight line, and took
     /// at most the silence), and nothing on the ground keeps 250 km/h door to door: a phone in airplane mode from
     /// Berlin to Lisbon leaves 2,300 km in 4 h 30 with no fix.
+    /// The mode of a trip none of whose fixes moved (one fix, or fixes that stood still: sparse Google or OwnTracks
+    /// data), from its pace stay to stay over `metres` (straight lines through its fixes): the only speed there is, and
+    /// a lower bound of the traveller's. Faster than `cycle_max_mps` is a car (a 3.7-km trip in 5.6 min was a "walk"
+    /// before); slower than `walk_max_mps` a walk; in between it could be a bicycle, a bus or a car in town: `unknown`.
+    static func paceMode(_ metres: Double, _ trip: TripRecord, _ p: Parameters) -> String? {
+        guard trip.endMs > trip.startMs else { return nil }
+        let pace = metres / (Double(trip.endMs - trip.startMs) / 1000)
+        return pace >= p.cycleMaxMps ? "car" : pace >= p.walkMaxMps ? "unknown" : "walk"
+    }
+
     /// A silence shorter than `split_gap_s`, or a pace above the speed of sound (340 m/s), is no flight but bad data
     /// (two stays' edge fixes 15 s apart and 4 km off, a cold start's jump): `unknown`.
     static func silentMode(_ d: Double, _ startMs: Int64, _ endMs: Int64, _ p: Parameters) -> (String, String) {
