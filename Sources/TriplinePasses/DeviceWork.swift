@@ -89,6 +89,20 @@ public final class DeviceWork {
 
     public var count: Int { time.count }
 
+    /// The first kept point (clean flag 0) at or after `i`; `count` when there is none.
+    @inline(__always) func firstKept(atOrAfter i: Int) -> Int {
+        var j = i
+        while j < count && flags[j] != 0 { j += 1 }
+        return j
+    }
+
+    /// The last kept point at or before `i`; -1 when there is none.
+    @inline(__always) func lastKept(atOrBefore i: Int) -> Int {
+        var j = i
+        while j >= 0 && flags[j] != 0 { j -= 1 }
+        return j
+    }
+
     init(deviceID: Int64, fromMs: Int64, toMs: Int64, processFromMs: Int64, zones: LocalZones) {
         self.deviceID = deviceID
         self.fromMs = fromMs

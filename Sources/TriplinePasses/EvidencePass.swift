@@ -307,12 +307,10 @@ public struct EvidencePass: Pass {
         // Pauses: at the last kept fix before the pause; departure = resume less the walk out at the next fix's speed.
         for (paused, resume, rlat, rlon) in pauses {
             guard let start = paused ?? pauseStart(w, resume: resume, rlat!, rlon!, p) else { continue }
-            var i = lowerBound(w.time, start + 1) - 1
-            while i >= 0 && w.flags[i] != 0 { i -= 1 }
+            let i = w.lastKept(atOrBefore: lowerBound(w.time, start + 1) - 1)
             guard i >= 0, start - w.time[i] < 3_600_000 else { continue }
             var end = resume
-            var j = lowerBound(w.time, resume)
-            while j < w.count && w.flags[j] != 0 { j += 1 }
+            let j = w.firstKept(atOrAfter: lowerBound(w.time, resume))
             if let rlat, let rlon {
                 let v = j < w.count ? travelSpeed(w, j, after: true, p) : p.defaultSpeedMps
                 end = resume - Int64(Geo.distance(w.lat[i], w.lon[i], rlat, rlon) / v * 1000)
@@ -361,8 +359,7 @@ public struct EvidencePass: Pass {
     /// of at least `resume_gap_s` lies between them, and the resume is within `pause_reach_m` of it (Overland's largest
     /// "resume with geofence" radius, 2 km, plus the lag of the exit).
     static func pauseStart(_ w: DeviceWork, resume: Int64, _ rlat: Double, _ rlon: Double, _ p: Parameters) -> Int64? {
-        var i = lowerBound(w.time, resume) - 1
-        while i >= 0 && w.flags[i] != 0 { i -= 1 }
+        let i = w.lastKept(atOrBefore: lowerBound(w.time, resume) - 1)
         guard i >= 0, Double(resume - w.time[i]) >= p.resumeGapS * 1000 else { return nil }
         guard w.speed[i].isNaN || w.speed[i] < p.movingMps else { return nil }
         guard Geo.distance(w.lat[i], w.lon[i], rlat, rlon) <= p.pauseReachM else { return nil }
@@ -374,15 +371,13 @@ public struct EvidencePass: Pass {
     /// the fix that ended a pause no resume ended. Nil when there is none, it is a lone fix, or the rule is off.
     static func pauseExit(_ w: DeviceWork, pause: Int64, before: Int64, _ p: Parameters) -> Int? {
         guard p.pauseExitM > 0 else { return nil }
-        var i = lowerBound(w.time, pause + 1) - 1
-        while i >= 0 && w.flags[i] != 0 { i -= 1 }
+        let i = w.lastKept(atOrBefore: lowerBound(w.time, pause + 1) - 1)
         guard i >= 0 else { return nil }
         var j = lowerBound(w.time, pause + 1)
         while j < w.count && w.time[j] < before {
             if w.flags[j] == 0 && Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) > p.pauseExitM
                 && !outlier(w, j, w.lat[i], w.lon[i], p) {
-                var n = j + 1
-                while n < w.count && w.flags[n] != 0 { n += 1 }
+                let n = w.firstKept(atOrAfter: j + 1)
                 return n < w.count && w.time[n] - w.time[j] <= 60_000 ? j : nil
             }
             j += 1
@@ -396,10 +391,8 @@ public struct EvidencePass: Pass {
     /// off by hundreds of metres (an out-and-back jump too slow for the clean pass), counted as at the place.
     static func outlier(_ w: DeviceWork, _ i: Int, _ lat: Double, _ lon: Double, _ p: Parameters) -> Bool {
         guard w.speed[i].isNaN || w.speed[i] < p.movingMps else { return false }
-        var h = i - 1
-        while h >= 0 && w.flags[h] != 0 { h -= 1 }
-        var j = i + 1
-        while j < w.count && w.flags[j] != 0 { j += 1 }
+        let h = w.lastKept(atOrBefore: i - 1)
+        let j = w.firstKept(atOrAfter: i + 1)
         let window = Int64(p.outlierS * 1000)
         guard h >= 0, j < w.count, w.time[i] - w.time[h] <= window, w.time[j] - w.time[i] <= window else { return false }
         return Geo.distance(w.lat[h], w.lon[h], lat, lon) <= p.matchM && Geo.distance(w.lat[j], w.lon[j], lat, lon) <= p.matchM
@@ -465,10 +458,8 @@ public struct EvidencePass: Pass {
                 k >= keepFirst && stays[k].startMs < e.startMs && stays[k].endMs > e.startMs
                     && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
             }) else { return }
-            var h = lowerBound(w.time, e.startMs + 1) - 1
-            while h >= 0 && !kept(h) { h -= 1 }
-            var j = lowerBound(w.time, e.startMs + 1)
-            while j < w.count && !kept(j) { j += 1 }
+            let h = w.lastKept(atOrBefore: lowerBound(w.time, e.startMs + 1) - 1)
+            let j = w.firstKept(atOrAfter: lowerBound(w.time, e.startMs + 1))
             // (The stay before the silence a stay of its own: a first fix an hour before the next one is the arrival.)
             guard h >= stays[k].first, j <= stays[k].last, Double(w.time[j] - w.time[h]) >= p.arrivalGapS * 1000,
                   w.time[h] - stays[k].startMs >= Int64(p.minStayS * 1000) else { return }
@@ -642,8 +633,7 @@ public struct EvidencePass: Pass {
         var stays = input
         let gapMs = Int64(p.resumeGapS * 1000), leftMs = Int64(p.loneStayS * 1000)
         func nextKept(_ i: Int) -> Int {
-            var j = i + 1
-            while j < w.count && w.flags[j] != 0 { j += 1 }
+            let j = w.firstKept(atOrAfter: i + 1)
             return j
         }
         var k = keepFirst
@@ -756,8 +746,7 @@ public struct EvidencePass: Pass {
             q += 1
         }
         guard moving else { return false }
-        var next = j + 1
-        while next < w.count && w.flags[next] != 0 { next += 1 }
+        let next = w.firstKept(atOrAfter: j + 1)
         return next < limit && w.time[next] - w.time[j] <= 5000
     }
 

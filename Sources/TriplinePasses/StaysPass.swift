@@ -272,8 +272,7 @@ public struct StaysPass: Pass {
         for k in out.indices {
             var st = out[k]
             // Departure: the first kept point after the stay.
-            var j = st.last + 1
-            while j < w.count && w.flags[j] != 0 { j += 1 }
+            let j = w.firstKept(atOrAfter: st.last + 1)
             if j < w.count, let v = speed(j) {
                 let silence = w.time[j] - st.endMs
                 if silence > minMs && silence <= maxMs {
@@ -283,8 +282,7 @@ public struct StaysPass: Pass {
                 }
             }
             // Arrival: the last kept point before the stay.
-            var i = st.first - 1
-            while i >= 0 && w.flags[i] != 0 { i -= 1 }
+            let i = w.lastKept(atOrBefore: st.first - 1)
             if i >= 0, let v = speed(i) {
                 let silence = st.startMs - w.time[i]
                 if silence > minMs && silence <= maxMs {
