@@ -172,7 +172,7 @@ public final class ReportRunner {
         try db.createFunction("tripline_local_date", argumentCount: 2) { values in
             guard let (ms, offset) = arguments(values) else { return .null }
             let w = ByteWriter.memory(capacity: 16)
-            try? w.append(date: LocalTime.day(ms: ms, offset: offset))
+            try? w.append(date: LocalTime.day(ms: ms, offset: offset))  // a memory writer: nothing to fail
             return .text(String(decoding: w.bytes, as: UTF8.self))
         }
         // To the second, always: a report column whose values have milliseconds only where they are not zero

@@ -91,12 +91,18 @@ extension RecordBuilder {
             googleTags = GoogleDeviceTags(countingIn: UnsafeRawBufferPointer(start: base, count: count), dropPages: context.dropPages)
         }
         if let primary = googleTags!.primary, raw.elementsEqual(primary) { return googleDevice() }
-        if let i = googleTags!.devices[Array(raw)] { return i }
+        // Fixes of one device come in runs: the last other tag is compared in place, without a key to hash.
+        if let last = googleTags!.last, raw.elementsEqual(last.tag) { return last.index }
+        if let i = googleTags!.devices[Array(raw)] {
+            googleTags!.last = (Array(raw), i)
+            return i
+        }
         let baseDevice = out.devices[googleDevice()]
         let text = String(decoding: raw, as: UTF8.self)
         let i = out.deviceIndex(ParsedDevice(name: baseDevice.name + "#" + text, source: "google",
                                              origin: "deviceTag \(text) in Records.json (\(baseDevice.name) is the tag with the most fixes)"))
         googleTags!.devices[Array(raw)] = i
+        googleTags!.last = (Array(raw), i)
         return i
     }
 
@@ -463,8 +469,9 @@ extension RecordBuilder {
 struct GoogleDeviceTags {
     /// The tag with the most occurrences (ties: the first in byte order); nil when the scan found none.
     let primary: [UInt8]?
-    /// Devices made so far for the other tags.
+    /// Devices made so far for the other tags, and the last one looked up.
     var devices: [[UInt8]: Int] = [:]
+    var last: (tag: [UInt8], index: Int)?
 
     /// Counts `"deviceTag"` keys followed by `:` and a number or a string, as they stand in the bytes.
     /// Past 32 MiB, the pages behind the scan are let go (`dropPages`) in windows of 8 MiB, as the fingerprint does.
