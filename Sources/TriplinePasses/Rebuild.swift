@@ -6,9 +6,11 @@ import TriplineStore
 ///
 /// By default only what changed is recomputed: for each device, the points imported since its last rebuild
 /// (`import_id` above the one recorded in `settings` as `rebuild.last_import.<device id>`) decide where to restart —
-/// right after the second-to-last stored visit that ended before the earliest new point. That restart point is one
-/// the stay detector itself passes through (it restarts after every stay), so the result is the same as a full
-/// rebuild; a test proves it on split imports. `full` recomputes everything.
+/// right after the second-to-last stored visit that ended before the earliest new point, or further back while the
+/// visits after it lie at its place (``restartPoint(deviceID:before:previous:keep:)``). That restart point is one the
+/// stay detector itself passes through (it restarts after every stay), so the result is the same as a full rebuild
+/// except where the evidence pass's learnt pace differs (docs/PASSES.md, "How the runner works"); tests compare the
+/// two on split imports. `full` recomputes everything.
 public struct Rebuild {
     /// The passes, in the order they run.
     public static var passes: [any Pass.Type] {
@@ -431,29 +433,55 @@ public struct Rebuild {
         return out
     }
 
-    /// The restart point for new points from `before` on: right after the `keep`-th last visit ending before it.
+    /// The restart point for new points from `before` on: right after the `keep`-th last visit ending before it, or
+    /// an earlier one where the visits after it could still become one stay with it.
+    ///
+    /// A visit is kept only where what follows it left its place: a stay that the visit after it lies within
+    /// 2 × `stays.merge_m` of, no more than `stays.max_gap_s` later, may still merge with it once more points arrive (a
+    /// night at home that the end of the earlier data cut into three stays is one stay in a full rebuild), so the
+    /// restart moves back past it, at most `restartReach` visits.
     func restartPoint(deviceID: Int64, before: Int64, previous: inout StayRecord?, keep: Int = 2) throws -> Int64 {
-        let statement = try store.db.prepare(
-            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND end_ms < ? ORDER BY end_ms DESC LIMIT ?")
-        statement.reset()
-        statement.bindInt(deviceID, at: 1)
-        statement.bindInt(before, at: 2)
-        statement.bindInt(Int64(keep), at: 3)
-        var rows: [StayRecord] = []
-        while try statement.step() {
-            rows.append(StayRecord(
-                first: 0, last: 0, startMs: statement.int64(1), endMs: statement.int64(2), lat: statement.double(3),
-                lon: statement.double(4), radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7),
-                id: statement.int64(0)))
+        func stays(_ sql: String, _ bound: Int64, _ limit: Int) throws -> [StayRecord] {
+            let statement = try store.db.prepare(
+                "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND " + sql + " LIMIT ?")
+            statement.reset()
+            statement.bindInt(deviceID, at: 1)
+            statement.bindInt(bound, at: 2)
+            statement.bindInt(Int64(limit), at: 3)
+            var rows: [StayRecord] = []
+            while try statement.step() {
+                rows.append(StayRecord(
+                    first: 0, last: 0, startMs: statement.int64(1), endMs: statement.int64(2), lat: statement.double(3),
+                    lon: statement.double(4), radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7),
+                    id: statement.int64(0)))
+            }
+            return rows
         }
-        guard rows.count == keep, let stay = rows.last else {
+        // Latest first.
+        let rows = try stays("end_ms < ? ORDER BY end_ms DESC", before, keep + Self.restartReach)
+        let merging = try StaysPass(settings: options.settings).parameters
+        var k = keep - 1
+        if k < rows.count {
+            var after = k > 0 ? rows[k - 1] : try stays("end_ms >= ? ORDER BY end_ms", before, 1).first
+            while k < rows.count, let next = after, Geo.distance(rows[k].lat, rows[k].lon, next.lat, next.lon) <= 2 * merging.mergeM,
+                  Double(next.startMs - rows[k].endMs) <= merging.maxGapS * 1000, k - (keep - 1) < Self.restartReach {
+                after = rows[k]
+                k += 1
+            }
+        }
+        guard k < rows.count else {
             previous = nil
             return Int64.min
         }
+        let stay = rows[k]
         previous = stay
         if let place = try store.db.scalarInt("SELECT place_id FROM visits WHERE id = ?", [.integer(stay.id)]) { previous!.placeID = place }
         return stay.endMs + 1
     }
+
+    /// How many visits ``restartPoint(deviceID:before:previous:keep:)`` moves back at most (weeks at one place with no
+    /// other stay between them are recomputed from the last one it reached).
+    static let restartReach = 64
 
     /// Adds a window's stats to the running totals (numbers summed; with several windows the overlap of each
     /// restart is counted in both windows).

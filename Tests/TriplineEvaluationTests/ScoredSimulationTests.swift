@@ -29,11 +29,17 @@ import TriplineTestSupport
         #expect(s.matchedVisits > 0 && !s.medianVisitCentreM.isNaN && s.medianVisitCentreM < SimulationScores.offPlaceM)
     }
 
-    /// Points arriving in two imports: the incremental rebuild equals a full rebuild of all points.
-    @Test func incrementalEqualsFull() throws {
-        let result = Simulator(config: SimulatorConfig(seed: 99, days: 4, people: 2)).run()
+    /// Points arriving in two imports: the incremental rebuild equals a full rebuild of all points. Classic: cut at the
+    /// middle point. Sparse OwnTracks over 8 days: cut where the monthly `.rec` files change (2024-04-01T00:00Z), inside
+    /// a night at home whose fixes drift; the first rebuild cut that night into three stays, which the restart kept
+    /// until it learnt to move back past visits the next one could still merge with.
+    @Test(arguments: [(SimulationProfile.classic, UInt64(99), 4, Int64?.none), (.sparseOwnTracks, 11, 8, 1_711_929_600_000)])
+    func incrementalEqualsFull(profile: SimulationProfile, seed: UInt64, days: Int, cutMs: Int64?) throws {
+        var config = SimulatorConfig(seed: seed, days: days, people: 2)
+        config.profile = profile
+        let result = Simulator(config: config).run()
         let all = result.devices.flatMap(\.points).map(\.timeMs).sorted()
-        let cut = all[all.count / 2]
+        let cut = cutMs ?? all[all.count / 2]
         let inc = try Store(path: try temporaryDirectory() + "/inc.sqlite")
         try SimulationEvaluation.load(result, into: inc, importID: 1) { $0.timeMs < cut }
         var options = Rebuild.Options()
@@ -48,7 +54,8 @@ import TriplineTestSupport
         for (sql, what) in Self.comparisons {
             let a = try rows(inc, sql), b = try rows(full, sql)
             #expect(a == b, "\(what) differ")
-            #expect(!a.isEmpty, "\(what) empty")
+            // OwnTracks records no trips of its own: only the classic archive (Overland) has app trips to match.
+            #expect(!a.isEmpty || (what == "app trip matches" && profile != .classic), "\(what) empty")
         }
     }
 
