@@ -575,14 +575,23 @@ public struct EvidencePass: Pass {
                     let a = lowerBound(w.time, e.startMs), b = lowerBound(w.time, endMs + 1)
                     guard e.source == "visit", a == b, a >= 1, a < w.count, endMs - e.startMs >= Int64(p.minStayS * 1000) else { continue }
                     let k = stays.firstIndex { $0.startMs > e.startMs } ?? stays.count
-                    if k <= keepFirst && keepFirst > 0 { continue }
+                    if k < keepFirst { continue }
                     if k > 0 && stays[k - 1].last >= a { continue }
                     if k < stays.count && stays[k].first < a { continue }
                     // The trips to and from it hold no fix either: each takes the time to cover its distance.
                     func unseen(_ s: StayRecord) -> Int64 {
                         max(1000, Int64(Geo.distance(s.lat, s.lon, e.lat, e.lon) / typicalSpeed(s.lat, s.lon, e.lat, e.lon) * 1000))
                     }
-                    if k > 0 { stays[k - 1].endMs = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - unseen(stays[k - 1]))) }
+                    if k > 0 {
+                        let end = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - unseen(stays[k - 1])))
+                        // The visit an incremental rebuild kept is never changed: the stay goes in after it only when
+                        // it already ends in time (as it does when an earlier rebuild saw this record).
+                        if k - 1 < keepFirst {
+                            if end != stays[k - 1].endMs { continue }
+                        } else {
+                            stays[k - 1].endMs = end
+                        }
+                    }
                     if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], endMs + unseen(stays[k]))) }
                     // Its point indices are those of the fix before it (the trips pass takes the points strictly between
                     // two stays, so the fixes after it start the next trip).

@@ -6,8 +6,8 @@ import TriplineStore
 ///
 /// By default only what changed is recomputed: for each device, the points imported since its last rebuild
 /// (`import_id` above the one recorded in `settings` as `rebuild.last_import.<device id>`) decide where to restart —
-/// right after the second-to-last stored visit that ended before the earliest new point, or further back while the
-/// visits after it lie at its place (``restartPoint(deviceID:before:previous:keep:)``). That restart point is one the
+/// right after the second-to-last stored visit that ended a day before the earliest new point, or further back while
+/// the visits after it lie at its place (``restartPoint(deviceID:before:previous:keep:)``). That restart point is one the
 /// stay detector itself passes through (it restarts after every stay), so the result is the same as a full rebuild
 /// except where the evidence pass's learnt pace differs (docs/PASSES.md, "How the runner works"); tests compare the
 /// two on split imports. `full` recomputes everything.
@@ -28,8 +28,10 @@ public struct Rebuild {
     /// 4: stays' point ranges from their times (`StayRecord.indexed`); place names with their offset from the
     /// locality (`near Beijing (12 km NW)`). 6: a trip none of whose fixes moved takes its mode from its pace.
     /// 7: the evidence pass's pauses no resume ended (`pause_exit_m`), iOS arrivals that split a stay
-    /// (`arrival_gap_s`) and the pace learnt again from the amended stays (`pace_rounds`).
-    public static let algorithmVersion = 7
+    /// (`arrival_gap_s`) and the pace learnt again from the amended stays (`pace_rounds`). 8: incremental restarts a
+    /// day back and past visits that could still merge, and the errand and unseen-visit rules next to a kept visit
+    /// (a full rebuild writes what it wrote; results built a day at a time by 7 can differ from it, so they are redone).
+    public static let algorithmVersion = 8
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -276,7 +278,9 @@ public struct Rebuild {
                 }
                 return [Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0))]
             }
-            processFrom = try restartPoint(deviceID: deviceID, before: earliest, previous: &previous)
+            // Only visits that ended a day before the new points are kept: the end of the earlier data cut the
+            // last stays short, and what the evidence pass made of them (arrivals, stops, errands) reaches back hours.
+            processFrom = try restartPoint(deviceID: deviceID, before: earliest - Self.restartMarginMs, previous: &previous)
         }
         // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
         // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.
@@ -478,6 +482,10 @@ public struct Rebuild {
         if let place = try store.db.scalarInt("SELECT place_id FROM visits WHERE id = ?", [.integer(stay.id)]) { previous!.placeID = place }
         return stay.endMs + 1
     }
+
+    /// How long before the earliest new point an incremental rebuild's kept visits must have ended (a day, the
+    /// longest silence a stay bridges: `stays.max_gap_s`, `evidence.lone_max_s`).
+    static let restartMarginMs: Int64 = 86_400_000
 
     /// How many visits ``restartPoint(deviceID:before:previous:keep:)`` moves back at most (weeks at one place with no
     /// other stay between them are recomputed from the last one it reached).

@@ -245,7 +245,11 @@ public struct StaysPass: Pass {
             // stretches it, and "the stays before and after" could be a day apart (a 4-min wait at a bus stop became
             // an errand between yesterday's and tomorrow's home).
             let reach = Int64(p.errandReachS * 1000)
-            guard p.errandReachS <= 0 || (stay.startMs - before.endMs <= reach && after.startMs - stay.endMs <= reach) else { continue }
+            // From `before`'s last fix: a raw stay ends there, and the visit an incremental rebuild kept (`previousStay`)
+            // must count as the raw stay it was, not with the end the evidence pass and the silences gave it later
+            // (an end stretched over a pause put a 9-min stop within reach of it, which the full rebuild drops).
+            let beforeLastFix = before.last < w.count ? min(before.endMs, w.time[before.last]) : before.endMs
+            guard p.errandReachS <= 0 || (stay.startMs - beforeLastFix <= reach && after.startMs - stay.endMs <= reach) else { continue }
             let home = Geo.distance(before.lat, before.lon, after.lat, after.lon)
             if home <= p.mergeM && Geo.distance(before.lat, before.lon, stay.lat, stay.lon) > p.mergeM
                 && Geo.distance(after.lat, after.lon, stay.lat, stay.lon) > p.mergeM
