@@ -306,8 +306,9 @@ public struct Rebuild {
         // Trips are recomputed from the end of the visit kept before the span (the trip leaving it).
         let tripsFrom = previous?.endMs ?? processFrom
         // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
-        // right after the second-to-last visit of the previous one, exactly as an incremental run would, so the
-        // result equals one pass over everything; the overlap is recomputed and replaced.
+        // right after the second-to-last visit of the previous one, as an incremental run would (without its day's
+        // margin), so the result equals one pass over everything but for the evidence pass's learnt pace (docs/PASSES.md);
+        // the overlap is recomputed and replaced.
         let windowed = options.pass == nil
         var windowSize = options.windowPoints
         var windowFrom = processFrom

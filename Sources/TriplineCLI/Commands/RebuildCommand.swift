@@ -12,8 +12,9 @@ enum RebuildCommand {
             abstract: "Rebuild stays, visits, places, trips with legs and daily totals from the raw points.",
             discussion: """
                 Runs the passes \(Rebuild.passOrder.joined(separator: ", ")) per device, in order. By default only
-                the spans touched by points imported since the last rebuild are recomputed (the result equals a full
-                rebuild); --full recomputes everything. Parameters are documented in docs/PASSES.md; override them with
+                the spans touched by points imported since the last rebuild, from a day before them, are recomputed
+                (the result equals a full rebuild but for rare estimated times of trips no fix saw, docs/PASSES.md);
+                --full recomputes everything. Parameters are documented in docs/PASSES.md; override them with
                 --set pass.key=value (repeatable) or a --config file of such lines. Points without their own UTC offset
                 (OwnTracks, GPX) are put on the local days of the zone where they were taken (an offline boundary
                 table); --timezone gives one zone for all of them instead (remembered in the database). Each device's results record the parameters, zone and code version they were built with; a
