@@ -41,6 +41,8 @@ public struct FileSummary: Sendable {
     public var format: String?
     public var importID: Int64?
     public var pointsNew = 0
+    /// The earliest time of the points it added (`imports.first_ms`).
+    public var firstNewMs: Int64? = nil
     public var pointsDuplicate = 0
     public var rejected = 0
     public var events = 0
@@ -602,6 +604,7 @@ final class Writer {
         let writer = points
         let importID = self.importID
         var new = 0
+        var firstNew = file.firstNewMs ?? Int64.max
         try chunk.cold.withUnsafeBytes { cold in
             for i in chunk.points.indices {
                 let index = Int(chunk.points[i].deviceID)
@@ -614,12 +617,14 @@ final class Writer {
                     : try writer.insert(chunk.points[i], deviceID: deviceID, importID: importID)
                 if inserted {
                     new += 1
+                    firstNew = min(firstNew, chunk.points[i].timeMs)
                 } else {
                     try duplicate(chunk.points[i], deviceID: deviceID, position: position, file: &file)
                 }
             }
         }
         file.pointsNew += new
+        if firstNew != Int64.max { file.firstNewMs = firstNew }
         for e in chunk.events {
             if let id = deviceIDs[e.device] {
                 try insertEvent(e, deviceID: id, file: &file)
@@ -697,7 +702,7 @@ final class Writer {
         try imports.finish(ImportTable.Finished(
             id: importID, format: file.format, creator: creator, deviceID: Set(ids).count == 1 ? ids[0] : nil,
             pointsNew: file.pointsNew, pointsDuplicate: file.pointsDuplicate, rejected: file.rejected, events: file.events,
-            message: file.devices.map { "device '\($0.name)' (from \($0.origin))" }.joined(separator: "; ")))
+            message: file.devices.map { "device '\($0.name)' (from \($0.origin))" }.joined(separator: "; "), firstMs: file.firstNewMs))
         inTransaction = false
         try db.execute("COMMIT")
     }

@@ -265,7 +265,10 @@ public struct Rebuild {
         if let fromDay = filter.fromDay {
             processFrom = try localMidnight(day: fromDay, device: deviceID, zones: zones)
         } else if !full && options.pass == nil, let last = state?.lastImportID {
-            let keys = PointKey.range(device: deviceID, fromMs: 0, throughMs: PointKey.maxTimeMs)
+            // The new points start no earlier than the imports after the last one say (`imports.first_ms`), so only
+            // the points from there on are read (a day's import after ten years reads a day, not ten years).
+            let bound = try ImportTable(store.db).firstNewPointMs(after: last) ?? 0
+            let keys = PointKey.range(device: deviceID, fromMs: max(0, bound), throughMs: PointKey.maxTimeMs)
             guard let earliest = try store.db.scalarInt(
                 "SELECT min(key) FROM points_hot WHERE key BETWEEN ? AND ? AND import_id > ?",
                 [.integer(keys.lower), .integer(keys.upper), .integer(last)]).map(PointKey.time)

@@ -361,6 +361,14 @@ enum Schema {
         CREATE UNIQUE INDEX app_events_identity ON app_events(ifnull(device_id, 0), kind, ifnull(time_ms, -1), raw);
         CREATE INDEX app_events_device_time ON app_events(device_id, time_ms);
         """,
+
+        // 7: the earliest time of the points an import added, so that an incremental rebuild finds where the new
+        // points start from the few imports after its last one instead of reading every point of the device
+        // (`import_id` has no index: it would cost the import a b-tree as large as the points'). NULL for imports
+        // written before this migration and for those that added no point.
+        """
+        ALTER TABLE imports ADD COLUMN first_ms INTEGER;
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

@@ -14,12 +14,15 @@ import TriplineSimulator
 /// and the peak resident memory (VmHWM).
 ///
 /// Options: `--points N` (default 1000000), `--seed S` (default 1), `--db PATH` (default a temporary file),
-/// `--runs N` (default 3; the best run is reported), `--reuse` (keep the points already in `--db`).
+/// `--runs N` (default 3; the best run is reported), `--reuse` (keep the points already in `--db`), `--daily N` (after
+/// the full runs, N more simulated days, each imported on its own and followed by an incremental rebuild, as a server
+/// that receives Overland's batches is used; reports each rebuild's time and the points it loaded).
 enum RebuildBenchmark {
     static func run(_ args: [String]) throws {
         var target = 1_000_000, seed: UInt64 = 1, runs = 3
         var path: String? = nil
         var reuse = false
+        var daily = 0
         var options = BenchOptions(args)
         while let option = options.next() {
             switch option {
@@ -28,6 +31,7 @@ enum RebuildBenchmark {
             case "--runs": runs = options.value(or: runs)
             case "--db": path = options.value() ?? ""
             case "--reuse": reuse = true
+            case "--daily": daily = options.value(or: daily)
             default: print("unknown option \(option)"); exit(64)
             }
         }
@@ -47,13 +51,20 @@ enum RebuildBenchmark {
         try store.db.transaction {
             let id = try store.deviceID(named: "bench", source: "overland", origin: "benchmark")
             let existing = reuse ? (try store.db.scalarInt("SELECT count(*) FROM points") ?? 0) : 0
-            while total < target && existing == 0 {
+            guard existing == 0 else { return }
+            // One `imports` row for the whole load, as the importer would write for one file.
+            let imports = ImportTable(store.db)
+            let importID = try imports.begin(path: "bench", size: 0, fingerprint: "bench-load")
+            while total < target {
                 var points = sim.dayPoints(person: 0, day: day)
                 if total + points.count > target { points.removeLast(total + points.count - target) }
-                try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = 1; return p })
+                try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = importID; return p })
                 total += points.count
                 day += 1
             }
+            try imports.finish(ImportTable.Finished(
+                id: importID, format: "bench", creator: nil, deviceID: id, pointsNew: total, pointsDuplicate: 0, rejected: 0,
+                events: 0, message: ""))
         }
         if total == 0 { total = target }
         let generated = Clock.monotonic() - t0
@@ -76,6 +87,36 @@ enum RebuildBenchmark {
             print("run \(run): \(fixed(elapsed, 3)) s wall (\(Int(Double(total) / elapsed)) points/s), \(fixed(cpu, 3)) s CPU (\(Int(Double(total) / cpu)) points/s)  [\(summary)]")
         }
         print("rebuild: \(total) points, best \(fixed(best, 3)) s wall = \(Int(Double(total) / best)) points/s, best \(fixed(bestCPU, 3)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSKiB() / 1024) MiB")
+        if daily > 0 { try dailyRebuilds(store: store, sim: sim, firstDay: day, days: daily) }
+    }
+
+    /// `--daily`: one more simulated day at a time, each its own import, then an incremental rebuild.
+    static func dailyRebuilds(store: Store, sim: Simulator, firstDay: Int, days: Int) throws {
+        let id = try store.deviceID(named: "bench", source: "overland", origin: "benchmark")
+        var seconds: [Double] = []
+        var loaded: [Int] = []
+        for k in 0..<days {
+            let points = sim.dayPoints(person: 0, day: firstDay + k)
+            // As the importer writes a file: its `imports` row, the points under its id, the row finished.
+            let imports = ImportTable(store.db)
+            try store.db.transaction {
+                let importID = try imports.begin(path: "day-\(k + 1).json", size: 0, fingerprint: "bench-day-\(k + 1)")
+                try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = importID; return p })
+                try imports.finish(ImportTable.Finished(
+                    id: importID, format: "bench", creator: nil, deviceID: id, pointsNew: points.count, pointsDuplicate: 0,
+                    rejected: 0, events: 0, message: "", firstMs: points.map(\.timeMs).min()))
+            }
+            var options = Rebuild.Options()
+            options.timeZoneName = "Europe/Berlin"
+            let start = Clock.monotonic()
+            let reports = try Rebuild(store: store, options: options).run()
+            seconds.append(Clock.monotonic() - start)
+            loaded.append(reports.first { $0.pass == "load" }.flatMap { $0.stats.first { $0.0 == "points" } }.flatMap { Int($0.1) } ?? 0)
+            let passes = reports.compactMap { r in r.stats.first { $0.0 == "ms" }.map { r.pass + " " + $0.1 } }.joined(separator: ", ")
+            print("day \(k + 1): \(points.count) new points, rebuilt in \(fixed(seconds[k] * 1000, 1)) ms, \(loaded[k]) points loaded (ms: \(passes))")
+        }
+        let sorted = seconds.sorted()
+        print("daily: \(days) days, median \(fixed(sorted[sorted.count / 2] * 1000, 1)) ms, max \(fixed(sorted.last! * 1000, 1)) ms per incremental rebuild; median \(loaded.sorted()[loaded.count / 2]) points loaded")
     }
 
 }

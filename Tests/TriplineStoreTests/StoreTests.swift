@@ -7,11 +7,7 @@ import TriplineTestSupport
     /// Migration 6: app events stored twice before (a NULL device or time made the unique index see two rows) are
     /// kept once; other events are untouched.
     @Test func migrationSixKeepsOneOfEachEvent() throws {
-        let path = try temporaryDirectory() + "/five.sqlite"
-        do {
-            let db = try Database(path: path)
-            for m in Schema.migrations.prefix(5) { try db.execute(m) }
-            try db.execute("PRAGMA user_version=5")
+        let path = try database(atVersion: 5) { db in
             try db.run("INSERT INTO devices(id, name, source, name_origin, created_ms) VALUES (1, 'phone', 'owntracks', 'tid', 0)")
             try db.run("INSERT INTO imports(id, path, fingerprint, size, status, started_ms) VALUES (1, 'a', 'x', 1, 'done', 0), (2, 'b', 'y', 1, 'done', 0)")
             for (device, time, raw) in [("NULL", "5", "'t'"), ("NULL", "5", "'t'"), ("NULL", "NULL", "'u'"), ("NULL", "NULL", "'u'"), ("1", "5", "'t'"), ("NULL", "6", "'t'")] {
@@ -26,6 +22,35 @@ import TriplineTestSupport
         // And now the index refuses a second copy.
         try store.db.execute("INSERT OR IGNORE INTO app_events(device_id, import_id, kind, time_ms, raw) VALUES (NULL, 2, 'transition', 5, 't')")
         #expect(try store.db.scalarInt("SELECT count(*) FROM app_events") == 4)
+    }
+
+    /// Migration 7: imports made before it have no `first_ms`, so the bound on new points' times is unknown until
+    /// every import after the last rebuilt one that added points has one; imports that added none do not count.
+    @Test func migrationSevenBoundsNewPointsOnlyWhereEveryImportSays() throws {
+        let path = try database(atVersion: 6) { db in
+            try db.run("INSERT INTO imports(id, path, fingerprint, size, status, started_ms, points_new) VALUES (1, 'a', 'x', 1, 'done', 0, 10)")
+        }
+        let store = try Store(path: path)
+        #expect(try store.schemaVersion() == Schema.currentVersion)
+        let imports = ImportTable(store.db)
+        #expect(try imports.firstNewPointMs(after: 0) == nil, "written before migration 7")
+        #expect(try imports.firstNewPointMs(after: 1) == nil, "no import after the last one")
+        for (id, added, first) in [(2, 5, "900"), (3, 0, "NULL"), (4, 7, "400")] {
+            try store.db.run("INSERT INTO imports(id, path, fingerprint, size, status, started_ms, points_new, first_ms) VALUES (\(id), 'f', 'y\(id)', 1, 'done', 0, \(added), \(first))")
+        }
+        #expect(try imports.firstNewPointMs(after: 1) == 400)
+        #expect(try imports.firstNewPointMs(after: 2) == 400)
+        #expect(try imports.firstNewPointMs(after: 0) == nil)
+    }
+
+    /// A database file at schema `version` (its first migrations only), filled by `fill`; returns its path.
+    func database(atVersion version: Int, _ fill: (Database) throws -> Void) throws -> String {
+        let path = try temporaryDirectory() + "/v\(version).sqlite"
+        let db = try Database(path: path)
+        for m in Schema.migrations.prefix(version) { try db.execute(m) }
+        try db.execute("PRAGMA user_version=\(version)")
+        try fill(db)
+        return path
     }
 
     @Test func createsSchemaInWALMode() throws {

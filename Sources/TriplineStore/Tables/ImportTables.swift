@@ -78,9 +78,12 @@ public final class ImportTable {
         public var rejected: Int
         public var events: Int
         public var message: String
+        /// The earliest `time_ms` of the points it added (nil: none).
+        public var firstMs: Int64?
 
         public init(id: Int64, format: String?, creator: String?, deviceID: Int64?, pointsNew: Int, pointsDuplicate: Int,
-                    rejected: Int, events: Int, message: String) {
+                    rejected: Int, events: Int, message: String, firstMs: Int64? = nil) {
+            self.firstMs = firstMs
             self.id = id
             self.format = format
             self.creator = creator
@@ -98,11 +101,20 @@ public final class ImportTable {
         try db.run(
             """
             UPDATE imports SET format = ?, creator = ?, device_id = ?, points_new = ?, points_duplicate = ?, rejected = ?,
-              events = ?, finished_ms = ?, status = 'done', message = ? WHERE id = ?
+              events = ?, finished_ms = ?, status = 'done', message = ?, first_ms = ? WHERE id = ?
             """,
             [f.format.map { .text($0) } ?? .null, f.creator.map { .text($0) } ?? .null, f.deviceID.map { .integer($0) } ?? .null,
              .integer(Int64(f.pointsNew)), .integer(Int64(f.pointsDuplicate)), .integer(Int64(f.rejected)), .integer(Int64(f.events)),
-             .integer(Clock.nowMs()), .text(f.message), .integer(f.id)])
+             .integer(Clock.nowMs()), .text(f.message), f.firstMs.map { .integer($0) } ?? .null, .integer(f.id)])
+    }
+
+    /// The earliest point time the imports after `importID` added, where every one of them that added points says
+    /// (`first_ms`); nil when one does not (written before schema 7) or none added any: the caller must then look at
+    /// the points themselves. A lower bound for every device's new points.
+    public func firstNewPointMs(after importID: Int64) throws -> Int64? {
+        try db.scalarInt(
+            "SELECT CASE WHEN count(*) > 0 AND count(*) = count(first_ms) THEN min(first_ms) END FROM imports WHERE id > ? AND points_new > 0",
+            [.integer(importID)])
     }
 }
 

@@ -161,6 +161,10 @@ import TriplineTestSupport
         incremental = try (incStore.db.scalarInt("SELECT count(*) FROM pass_runs WHERE pass = 'stays' AND from_ms IS NOT NULL") ?? 0) > 0
         // (A backfill before all of a device's points reruns that device from its start: nothing before it to keep.)
         if !backfill { #expect(incremental, "the later rebuilds were incremental") }
+        // Each import says where the points it added start (the rebuild reads only from there).
+        #expect(try incStore.db.scalarInt("SELECT count(*) FROM imports WHERE points_new > 0") ?? 0 >= 3)
+        #expect(try incStore.db.scalarInt(
+            "SELECT count(*) FROM imports i WHERE points_new > 0 AND first_ms IS NOT (SELECT min(time_ms) FROM points WHERE import_id = i.id)") == 0)
 
         let full = try Store(path: try importAndRebuild(archives, into: try temporaryDirectory()), create: false)
         #expect(try pointSet(incStore.db) == pointSet(full.db), "the same points")
