@@ -269,10 +269,15 @@ public struct Rebuild {
             // the points from there on are read (a day's import after ten years reads a day, not ten years).
             let bound = try ImportTable(store.db).firstNewPointMs(after: last) ?? 0
             let keys = PointKey.range(device: deviceID, fromMs: max(0, bound), throughMs: PointKey.maxTimeMs)
-            guard let earliest = try store.db.scalarInt(
+            let firstPoint = try store.db.scalarInt(
                 "SELECT min(key) FROM points_hot WHERE key BETWEEN ? AND ? AND import_id > ?",
                 [.integer(keys.lower), .integer(keys.upper), .integer(last)]).map(PointKey.time)
-            else {
+            // An app's record that came without new points (an iOS visit posted after its fixes) matters too: the
+            // evidence pass reads it, so the span it covers is recomputed.
+            let firstEvent = try store.db.scalarInt(
+                "SELECT min(min(time_ms, coalesce(start_ms, time_ms))) FROM app_events WHERE device_id = ? AND import_id > ? AND kind != 'waypoint'",
+                [.integer(deviceID), .integer(last)])
+            guard let earliest = [firstPoint, firstEvent].compactMap({ $0 }).min() else {
                 if var state, state.timezone != zoneName {
                     // Another zone that changes nothing here (every point has its own offset): recorded, so the
                     // record says what the results hold.
@@ -369,7 +374,7 @@ public struct Rebuild {
         if options.pass == nil && !restricted {
             try tables.insert(RebuildStateRow(
                 deviceID: deviceID, parameters: parameterJSON, timezone: zoneName, algorithmVersion: Self.algorithmVersion,
-                lastImportID: maxImport != Int64.min ? maxImport : state?.lastImportID, rebuiltMs: Clock.nowMs()))
+                lastImportID: try lastImportSeen(deviceID: deviceID, points: maxImport, before: state?.lastImportID), rebuiltMs: Clock.nowMs()))
         } else if let pass = options.pass, var state, state.parameters != "{}" {
             // One pass rerun with its own parameters: the record says so, and a later plain rebuild that uses other
             // parameters for this pass sees the difference.
@@ -485,6 +490,14 @@ public struct Rebuild {
         previous = stay
         if let place = try store.db.scalarInt("SELECT place_id FROM visits WHERE id = ?", [.integer(stay.id)]) { previous!.placeID = place }
         return stay.endMs + 1
+    }
+
+    /// The highest import the device's results have seen: that of the points loaded (`points`, `Int64.min` for none),
+    /// or of the device's app events, whichever is higher; `before` when neither says.
+    func lastImportSeen(deviceID: Int64, points: Int64, before: Int64?) throws -> Int64? {
+        let events = try store.db.scalarInt("SELECT max(import_id) FROM app_events WHERE device_id = ?", [.integer(deviceID)])
+        let seen = max(points, events ?? Int64.min)
+        return seen != Int64.min ? seen : before
     }
 
     /// How long before the earliest new point an incremental rebuild's kept visits must have ended (a day, the

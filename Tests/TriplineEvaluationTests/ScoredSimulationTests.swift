@@ -90,6 +90,39 @@ import TriplineTestSupport
         }
     }
 
+    /// The iOS visits arrive in an import of their own, with no new point (as a visit record posted after its fixes
+    /// can): the next rebuild recomputes what they cover, and the result equals a full rebuild with them. Before, a
+    /// rebuild looked only for new points and said "up to date".
+    @Test func appRecordsWithoutNewPointsAreRebuilt() throws {
+        var config = SimulatorConfig(seed: 3, days: 4, people: 2)
+        config.profile = .denseOverland
+        let result = Simulator(config: config).run()
+        let store = try Store(path: try temporaryDirectory() + "/late.sqlite")
+        try SimulationEvaluation.load(result, into: store, importID: 1)
+        // The visits of the last two days, so that the rebuild that sees them can keep the days before.
+        let late = "kind = 'visit' AND time_ms > (SELECT min(time_ms) + 2 * 86400000 FROM app_events)"
+        let visits = try store.db.scalarInt("SELECT count(*) FROM app_events WHERE " + late) ?? 0
+        try #require(visits > 0)
+        try store.db.execute("CREATE TEMP TABLE late AS SELECT * FROM app_events WHERE \(late); DELETE FROM app_events WHERE \(late)")
+        var options = Rebuild.Options()
+        options.timeZoneName = "Europe/Berlin"
+        _ = try Rebuild(store: store, options: options).run()
+        let without = try Self.comparisons.map { try rows(store, $0.0) }
+        try store.db.execute("INSERT INTO app_events SELECT id, device_id, 2, kind, time_ms, utc_offset_s, lat, lon, start_ms, end_ms, distance_m, mode, raw FROM late")
+        let reports = try Rebuild(store: store, options: options).run()
+        #expect(!reports.contains { $0.stats.contains { $0.0 == "up_to_date" } }, "the visits were seen")
+        #expect(reports.contains { $0.span.0 != Int64.min && $0.pass == "stays" }, "incremental")
+        let full = try Store(path: try temporaryDirectory() + "/full.sqlite")
+        try SimulationEvaluation.load(result, into: full)
+        try rebuild(full, timezone: "Europe/Berlin")
+        for (k, (sql, what)) in Self.comparisons.enumerated() {
+            #expect(try rows(store, sql) == rows(full, sql), "\(what) differ")
+            if what == "stays" { #expect(without[k] != (try rows(full, sql)), "the visits change the stays") }
+        }
+        // Seen once: a third rebuild has nothing new.
+        #expect(try Rebuild(store: store, options: options).run().allSatisfy { $0.stats.contains { $0.0 == "up_to_date" } })
+    }
+
     /// Rebuilding in small windows (bounded memory) gives exactly the result of one window over everything. Dense
     /// Overland days at 1 Hz put more than a window's 8,000 points into the two days of context loaded before a
     /// window starts: such a window first had no point of its own, and the evidence pass indexed past its end (seed 15
