@@ -63,6 +63,9 @@ public final class DeviceWork {
     }
     /// With `--to`: the last local date whose `days` row is rewritten (later days were only partly loaded).
     public var lastDate: String? = nil
+    /// Another window of this device follows this one in the same rebuild (``Rebuild``'s bounded memory). Device-wide
+    /// work whose result the next window redoes anyway is left to the last one (``PlacesPass``).
+    public var windowsFollow = false
     /// The last stored visit before `processFromMs` (the trip after it is recomputed).
     public var previousStay: StayRecord?
     public var time: [Int64] = []

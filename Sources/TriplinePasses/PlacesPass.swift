@@ -99,7 +99,16 @@ public struct PlacesPass: Pass {
             if !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
             return work.zones.offset(atMs: ms, latitude: offsetQuery.double(1), longitude: offsetQuery.double(2))
         }
+        // Names (the wifi seen) and the visits before the window are left to the last window of this rebuild, which
+        // writes everything again: the clustering takes stays in time order, so a later window never moves an earlier
+        // stay to another place, and the next passes read only this window's visits and the places of earlier trips.
+        let lastWindow = !work.windowsFollow
         for (k, s) in stays.enumerated() {
+            if !lastWindow {
+                let p = places[assignment[k]]
+                places[assignment[k]].radius = max(p.radius, Geo.distance(p.lat, p.lon, s.lat, s.lon))
+                continue
+            }
             let keys = PointKey.range(device: work.deviceID, fromMs: s.start, throughMs: s.end)
             ssidQuery.reset()
             ssidQuery.bindInt(keys.lower, at: 1)
@@ -117,7 +126,12 @@ public struct PlacesPass: Pass {
         let (finalOf, kept, userNames) = Self.applyEdits(edits, to: places, radius: parameters.radiusM)
         let (founder, totals) = Self.totals(stays, assignment, places, finalOf: finalOf, kept: kept)
         let tables = RebuildTables(store)
-        try tables.deletePlacesAndVisits(device: work.deviceID)
+        var visitsLeft = Set<Int64>()
+        if lastWindow {
+            try tables.deletePlacesAndVisits(device: work.deviceID)
+        } else {
+            visitsLeft = try tables.deletePlacesAndVisits(device: work.deviceID, startingFromMs: work.processFromMs)
+        }
         var placeIDs: [Int64] = []
         var named = 0
         var located = 0
@@ -141,6 +155,9 @@ public struct PlacesPass: Pass {
         for (k, s) in stays.enumerated() {
             let f = finalOf[assignment[k]]
             guard f >= 0 else { continue }  // a forgotten place: no visit (the stay and its points stay stored)
+            placeOfStay[ids[k]] = placeIDs[f]
+            visitCount += 1
+            if visitsLeft.contains(ids[k]) { continue }
             // A visit is its stay (same id) with a place, local offsets and where it is.
             let whereIs = Self.whereIs(s.lat, s.lon)
             try tables.insert(
@@ -148,14 +165,12 @@ public struct PlacesPass: Pass {
                          startUTCOffsetS: Int(try offset(s.start)), endUTCOffsetS: Int(try offset(s.end)), lat: s.lat, lon: s.lon,
                          radiusM: extents[k].radiusM, points: extents[k].points, countryCode: whereIs.countryCode,
                          country: whereIs.country, locality: whereIs.locality))
-            placeOfStay[ids[k]] = placeIDs[f]
-            visitCount += 1
         }
         if var workStays = work.stays {
             for k in workStays.indices { workStays[k].placeID = placeOfStay[workStays[k].id] ?? 0 }
             work.stays = workStays
         }
-        try tables.refreshTripPlaces(device: work.deviceID)
+        if lastWindow { try tables.refreshTripPlaces(device: work.deviceID) }
         return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named)),
                 ("with_locality", String(located))]
     }

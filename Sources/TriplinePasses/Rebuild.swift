@@ -341,6 +341,7 @@ public struct Rebuild {
                 work.keepFromMs = keepFrom
                 work.lastDate = lastDate
             }
+            work.windowsFollow = end < toMs
             maxImport = max(maxImport, work.maxImportID)
             Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
             if let p = windowPrevious {

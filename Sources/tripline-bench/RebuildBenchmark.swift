@@ -66,7 +66,14 @@ enum RebuildBenchmark {
                 id: importID, format: "bench", creator: nil, deviceID: id, pointsNew: total, pointsDuplicate: 0, rejected: 0,
                 events: 0, message: ""))
         }
-        if total == 0 { total = target }
+        if total == 0 {
+            total = target
+            // Reused points: `--daily` continues after the last stored day.
+            if let last = try store.db.scalarInt("SELECT max(time_ms) FROM points"), let first = sim.dayPoints(person: 0, day: 0).first?.timeMs {
+                day = max(0, Int((last - first) / 86_400_000) - 1)
+                while let t = sim.dayPoints(person: 0, day: day).last?.timeMs, t <= last { day += 1 }
+            }
+        }
         let generated = Clock.monotonic() - t0
         let afterLoad = peakRSSKiB()
         print("generated \(total) points (\(day) simulated days) in \(fixed(generated, 3)) s; VmHWM after loading \(afterLoad / 1024) MiB")
