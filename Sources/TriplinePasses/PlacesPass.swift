@@ -130,7 +130,8 @@ public struct PlacesPass: Pass {
         if lastWindow {
             try tables.deletePlacesAndVisits(device: work.deviceID)
         } else {
-            visitsLeft = try tables.deletePlacesAndVisits(device: work.deviceID, startingFromMs: work.processFromMs)
+            // (Stays after the window, from an earlier rebuild, keep their visits until a later window replaces them.)
+            visitsLeft = try tables.deletePlacesAndVisits(device: work.deviceID, startingFromMs: work.processFromMs, toMs: work.toMs)
         }
         var placeIDs: [Int64] = []
         var named = 0

@@ -377,12 +377,12 @@ public final class RebuildTables {
         try db.run("DELETE FROM places WHERE device_id = ?", [.integer(device)])
     }
 
-    /// Deletes a device's places, and those of its visits that start at or after `fromMs` or whose stay is gone;
+    /// Deletes a device's places, and those of its visits that start in `fromMs ..< toMs` or whose stay is gone;
     /// returns the ids of the visits left.
-    public func deletePlacesAndVisits(device: Int64, startingFromMs fromMs: Int64) throws -> Set<Int64> {
+    public func deletePlacesAndVisits(device: Int64, startingFromMs fromMs: Int64, toMs: Int64) throws -> Set<Int64> {
         try db.run(
-            "DELETE FROM visits WHERE device_id = ? AND (start_ms >= ? OR id NOT IN (SELECT id FROM stays WHERE device_id = ?))",
-            [.integer(device), .integer(fromMs), .integer(device)])
+            "DELETE FROM visits WHERE device_id = ? AND ((start_ms >= ? AND start_ms < ?) OR id NOT IN (SELECT id FROM stays WHERE device_id = ?))",
+            [.integer(device), .integer(fromMs), .integer(toMs), .integer(device)])
         try db.run("DELETE FROM places WHERE device_id = ?", [.integer(device)])
         let left = try db.prepare("SELECT id FROM visits WHERE device_id = ?")
         left.reset()
