@@ -141,6 +141,18 @@ func count(_ path: String, _ sql: String) throws -> Int64 {
         #expect(info.stdout.contains("Time zone of points without their own offset: Europe/Berlin"))
         #expect(runCLI(["rebuild", "--db", db]).status == 0)
         #expect(runCLI(["info", "--db", db]).stdout.contains("points waiting to be rebuilt: 0"))
+        #expect(!runCLI(["info", "--db", db]).stdout.contains("app events waiting"))
+        // An app's record imported on its own (no point with it) waits too, and the next rebuild takes it.
+        try store.db.execute("""
+            INSERT INTO app_events(device_id, import_id, kind, time_ms, raw)
+            SELECT device_id, 3, 'visit', time_ms, '{"late":1}' FROM points WHERE import_id = 2 LIMIT 1
+            """)
+        let late = runCLI(["info", "--db", db, "--json"]).stdout
+        #expect(late.contains("\"app_events_waiting\":1"), "\(late)")
+        #expect(runCLI(["info", "--db", db]).stdout.contains("points waiting to be rebuilt: 0; app events waiting: 1"))
+        let again = runCLI(["rebuild", "--db", db]).stdout
+        #expect(again.components(separatedBy: "(up to date)").count == 2, "one device rebuilt, the other up to date: \(again)")
+        #expect(runCLI(["info", "--db", db, "--json"]).stdout.contains("\"app_events_waiting\":0"))
     }
 }
 

@@ -13,8 +13,9 @@ enum InfoCommand {
 
     struct DeviceRow {
         var name: String, source: String, origin: String, points: Int, first: Int64?, last: Int64?, events: Int
-        /// When the device was last rebuilt, the code version of its results, and the points imported since.
-        var rebuiltMs: Int64?, version: Int?, waiting: Int
+        /// When the device was last rebuilt, the code version of its results, and the points and app events imported
+        /// since (a rebuild recomputes what either covers).
+        var rebuiltMs: Int64?, version: Int?, waiting: Int, eventsWaiting: Int
     }
 
     /// What `info` shows, read from the database.
@@ -30,6 +31,7 @@ enum InfoCommand {
 
         var lastRebuild: Int64? { devices.compactMap(\.rebuiltMs).max() }
         var waiting: Int { devices.reduce(0) { $0 + $1.waiting } }
+        var eventsWaiting: Int { devices.reduce(0) { $0 + $1.eventsWaiting } }
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
@@ -59,14 +61,16 @@ enum InfoCommand {
               (SELECT count(*) FROM app_events e WHERE e.device_id = d.id),
               r.rebuilt_ms, r.algorithm_version,
               (SELECT count(*) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103
-                 AND p.import_id > coalesce(r.last_import_id, -1))
+                 AND p.import_id > coalesce(r.last_import_id, -1)),
+              (SELECT count(*) FROM app_events e WHERE e.device_id = d.id AND e.import_id > coalesce(r.last_import_id, -1)
+                 AND e.kind != 'waypoint')
             FROM devices d LEFT JOIN rebuild_state r ON r.device_id = d.id ORDER BY d.name
             """)
         while try st.step() {
             devices.append(DeviceRow(name: st.text(0) ?? "", source: st.text(1) ?? "", origin: st.text(2) ?? "", points: st.int(3),
                                      first: st.optionalInt64(4), last: st.optionalInt64(5), events: st.int(6),
                                      rebuiltMs: st.optionalInt64(7).flatMap { $0 > 0 ? $0 : nil }, version: st.optionalInt64(8).map { Int($0) },
-                                     waiting: st.int(9)))
+                                     waiting: st.int(9), eventsWaiting: st.int(10)))
         }
         // The zone of points without their own offset, as the next rebuild resolves it.
         var zone = "position", zoneFrom = "position"
@@ -96,14 +100,14 @@ enum InfoCommand {
         let devs = info.devices.map { d in
             "{\"name\":\(JSONText.quoted(d.name)),\"source\":\(JSONText.quoted(d.source)),\"name_origin\":\(JSONText.quoted(d.origin)),\"points\":\(d.points),"
                 + "\"first_ms\":\(d.first.map { String($0) } ?? "null"),\"last_ms\":\(d.last.map { String($0) } ?? "null"),\"app_events\":\(d.events),"
-                + "\"rebuilt_ms\":\(d.rebuiltMs.map { String($0) } ?? "null"),\"points_waiting\":\(d.waiting),"
+                + "\"rebuilt_ms\":\(d.rebuiltMs.map { String($0) } ?? "null"),\"points_waiting\":\(d.waiting),\"app_events_waiting\":\(d.eventsWaiting),"
                 + "\"results_current\":\(d.version == Rebuild.algorithmVersion)}"
         }
         func object(_ pairs: [(String, Int)]) -> String {
             "{" + pairs.map { "\(JSONText.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"
         }
         return "{\"database\":\(JSONText.quoted(info.path)),\"timezone\":\(JSONText.quoted(info.zone)),\"timezone_from\":\(JSONText.quoted(info.zoneFrom)),"
-            + "\"last_rebuild_ms\":\(info.lastRebuild.map { String($0) } ?? "null"),\"points_waiting\":\(info.waiting),"
+            + "\"last_rebuild_ms\":\(info.lastRebuild.map { String($0) } ?? "null"),\"points_waiting\":\(info.waiting),\"app_events_waiting\":\(info.eventsWaiting),"
             + "\"devices\":[\(devs.joined(separator: ","))],\"imports\":\(object(info.statuses)),"
             + "\"rejects\":\(object(info.reasons)),\"app_events\":\(object(info.kinds))}\n"
     }
@@ -127,7 +131,8 @@ enum InfoCommand {
         }
         out += "\nTime zone of points without their own offset: "
             + (zoneFrom == "stored" ? zone + " (chosen with 'rebuild --timezone')" : "the zone where each was taken") + "\n"
-        out += "Last rebuild: " + (lastRebuild.map { CivilTime.iso8601(ms: $0) } ?? "never") + "; points waiting to be rebuilt: \(waiting)\n"
+        out += "Last rebuild: " + (lastRebuild.map { CivilTime.iso8601(ms: $0) } ?? "never") + "; points waiting to be rebuilt: \(waiting)"
+            + (info.eventsWaiting > 0 ? "; app events waiting: \(info.eventsWaiting)" : "") + "\n"
         out += "\nImports: " + (statuses.isEmpty ? "none" : statuses.map { "\($0.1) \($0.0)" }.joined(separator: ", ")) + "\n"
         for (path, message) in failed { out += "  failed: \(Terminal.escaped(path)): \(Terminal.escaped(message))\n" }
         if !recent.isEmpty {
