@@ -127,7 +127,11 @@ public struct PlacesPass: Pass {
         let (founder, totals) = Self.totals(stays, assignment, places, finalOf: finalOf, kept: kept)
         let tables = RebuildTables(store)
         var visitsLeft = Set<Int64>()
+        // The offsets of visits before the span, as stored: their stays and points are as they were, and a zone or
+        // parameter change recomputes the device whole (`processFromMs` is then the start), so they are the same.
+        var storedOffsets: [Int64: (startMs: Int64, endMs: Int64, start: Int?, end: Int?)] = [:]
         if lastWindow {
+            if work.processFromMs > Int64.min { storedOffsets = try tables.visitOffsets(device: work.deviceID, beforeMs: work.processFromMs) }
             try tables.deletePlacesAndVisits(device: work.deviceID)
         } else {
             // (Stays after the window, from an earlier rebuild, keep their visits until a later window replaces them.)
@@ -161,9 +165,15 @@ public struct PlacesPass: Pass {
             if visitsLeft.contains(ids[k]) { continue }
             // A visit is its stay (same id) with a place, local offsets and where it is.
             let whereIs = Self.whereIs(s.lat, s.lon)
+            var offsets: (start: Int?, end: Int?)
+            if let o = storedOffsets[ids[k]], o.startMs == s.start, o.endMs == s.end {
+                offsets = (o.start, o.end)
+            } else {
+                offsets = (Int(try offset(s.start)), Int(try offset(s.end)))
+            }
             try tables.insert(
                 VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[f], startMs: s.start, endMs: s.end,
-                         startUTCOffsetS: Int(try offset(s.start)), endUTCOffsetS: Int(try offset(s.end)), lat: s.lat, lon: s.lon,
+                         startUTCOffsetS: offsets.start, endUTCOffsetS: offsets.end, lat: s.lat, lon: s.lon,
                          radiusM: extents[k].radiusM, points: extents[k].points, countryCode: whereIs.countryCode,
                          country: whereIs.country, locality: whereIs.locality))
         }

@@ -377,6 +377,20 @@ public final class RebuildTables {
         try db.run("DELETE FROM places WHERE device_id = ?", [.integer(device)])
     }
 
+    /// The local offsets of a device's visits that start before `beforeMs`, by visit id, with the times they were
+    /// worked out for.
+    public func visitOffsets(device: Int64, beforeMs: Int64) throws -> [Int64: (startMs: Int64, endMs: Int64, start: Int?, end: Int?)] {
+        let q = try db.prepare("SELECT id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s FROM visits WHERE device_id = ? AND start_ms < ?")
+        q.reset()
+        q.bindInt(device, at: 1)
+        q.bindInt(beforeMs, at: 2)
+        var out: [Int64: (startMs: Int64, endMs: Int64, start: Int?, end: Int?)] = [:]
+        while try q.step() {
+            out[q.int64(0)] = (q.int64(1), q.int64(2), q.isNull(3) ? nil : q.int(3), q.isNull(4) ? nil : q.int(4))
+        }
+        return out
+    }
+
     /// Deletes a device's places, and those of its visits that start in `fromMs ..< toMs` or whose stay is gone;
     /// returns the ids of the visits left.
     public func deletePlacesAndVisits(device: Int64, startingFromMs fromMs: Int64, toMs: Int64) throws -> Set<Int64> {
