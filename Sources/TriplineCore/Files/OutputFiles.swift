@@ -63,6 +63,28 @@ public enum OutputFiles {
         return true
     }()
 
+    /// Creates a temporary file from `template` (`mkstemp`: its last six characters `XXXXXX`) and registers it
+    /// (``register(_:)``) with SIGINT, SIGTERM and SIGHUP blocked in between, so that no signal can end the process
+    /// after the file exists and before it is registered: such a signal waits until the file can be removed. Returns
+    /// nil, with `errno` set, when the file cannot be created.
+    public static func createTemporary(template: String) -> (descriptor: Int32, path: String, token: Int)? {
+        _ = installed
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&blocked, sig) }
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer {
+            let code = errno
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+            errno = code
+        }
+        var bytes = Array(template.utf8CString)
+        let descriptor = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { return nil }
+        let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return (descriptor, path, register(path))
+    }
+
     /// Registers a temporary file to remove if SIGINT, SIGTERM or SIGHUP ends the process; returns a token for
     /// ``unregister(_:)`` (call it once the file is renamed into place or removed).
     public static func register(_ path: String) -> Int {

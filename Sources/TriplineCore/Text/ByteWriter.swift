@@ -219,13 +219,14 @@ public final class ExportDestination {
         try OutputFiles.checkReplaceable(path)
         let directory = FileSystem.directoryName(path)
         let base = FileSystem.baseName(path)
-        var template = Array("\(directory)/.\(base).tripline-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
+        // Created and registered for removal with the interrupting signals held off in between (a Ctrl-C right after
+        // the file appeared left it behind).
+        guard let temporary = OutputFiles.createTemporary(template: "\(directory)/.\(base).tripline-XXXXXX") else {
             throw FileError(path: path, reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
         }
-        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        cleanupToken = OutputFiles.register(temporaryPath!)
+        let descriptor = temporary.descriptor
+        temporaryPath = temporary.path
+        cleanupToken = temporary.token
         fchmod(descriptor, 0o644)
         fd = descriptor
         writer = ByteWriter(fd: descriptor, path: path)
