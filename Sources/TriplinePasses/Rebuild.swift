@@ -273,9 +273,10 @@ public struct Rebuild {
                 "SELECT min(key) FROM points_hot WHERE key BETWEEN ? AND ? AND import_id > ?",
                 [.integer(keys.lower), .integer(keys.upper), .integer(last)]).map(PointKey.time)
             // An app's record that came without new points (an iOS visit posted after its fixes) matters too: the
-            // evidence pass reads it, so the span it covers is recomputed.
+            // evidence pass reads it, so the span it covers is recomputed (a record with no time at all is read by
+            // none of the passes' time spans, and `info` does not count it as waiting either).
             let firstEvent = try store.db.scalarInt(
-                "SELECT min(min(time_ms, coalesce(start_ms, time_ms))) FROM app_events WHERE device_id = ? AND import_id > ? AND kind != 'waypoint'",
+                "SELECT min(min(coalesce(time_ms, start_ms), coalesce(start_ms, time_ms))) FROM app_events WHERE device_id = ? AND import_id > ? AND kind != 'waypoint'",
                 [.integer(deviceID), .integer(last)])
             guard let earliest = [firstPoint, firstEvent].compactMap({ $0 }).min() else {
                 if var state, state.timezone != zoneName {

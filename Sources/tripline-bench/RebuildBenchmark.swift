@@ -55,16 +55,18 @@ enum RebuildBenchmark {
             // One `imports` row for the whole load, as the importer would write for one file.
             let imports = ImportTable(store.db)
             let importID = try imports.begin(path: "bench", size: 0, fingerprint: "bench-load")
+            var firstMs: Int64? = nil
             while total < target {
                 var points = sim.dayPoints(person: 0, day: day)
                 if total + points.count > target { points.removeLast(total + points.count - target) }
+                if firstMs == nil { firstMs = points.first?.timeMs }
                 try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = importID; return p })
                 total += points.count
                 day += 1
             }
             try imports.finish(ImportTable.Finished(
                 id: importID, format: "bench", creator: nil, deviceID: id, pointsNew: total, pointsDuplicate: 0, rejected: 0,
-                events: 0, message: ""))
+                events: 0, message: "", firstMs: firstMs))
         }
         if total == 0 {
             total = target

@@ -63,7 +63,7 @@ enum InfoCommand {
               (SELECT count(*) FROM points_hot p WHERE p.key BETWEEN d.id << 42 AND (d.id << 42) | 4398046511103
                  AND p.import_id > coalesce(r.last_import_id, -1)),
               (SELECT count(*) FROM app_events e WHERE e.device_id = d.id AND e.import_id > coalesce(r.last_import_id, -1)
-                 AND e.kind != 'waypoint')
+                 AND e.kind != 'waypoint' AND coalesce(e.time_ms, e.start_ms) IS NOT NULL)
             FROM devices d LEFT JOIN rebuild_state r ON r.device_id = d.id ORDER BY d.name
             """)
         while try st.step() {
