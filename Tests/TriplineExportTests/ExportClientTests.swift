@@ -23,9 +23,9 @@ import TriplineTestSupport
         }
     }
 
-    @Test func ogrinfoCountsEveryFeatureWritten() throws {
+    @Test(ClientTools.installed("ogrinfo")) func ogrinfoCountsEveryFeatureWritten() throws {
         for export in try ExportClientTests.writeAll() {
-            guard let counts = try ClientTools.ogrFeatureCounts(export.path) else { return }
+            let counts = try #require(try ClientTools.ogrFeatureCounts(export.path))
             switch export.format {
             case .geojson, .csv:
                 #expect(counts.count == 1, "\(export.path): layers \(counts)")
@@ -44,21 +44,21 @@ import TriplineTestSupport
 
     /// The fixture's numbers, worked out by hand: 3 trips, 4 legs, 4 visits, 2 places, 47 points, 3 days; the trips'
     /// lines hold 10 + 22 + 11 = 43 points (the flagged 08:05 point is left out); the legs' 10 + 6 + 17 + 11 = 44.
-    @Test func countsMatchTheFixture() throws {
+    @Test(ClientTools.installed("ogrinfo")) func countsMatchTheFixture() throws {
         let expected: [ExportKind: Int] = [.trips: 3, .legs: 4, .visits: 4, .places: 2, .points: 47, .days: 3]
         for export in try ExportClientTests.writeAll() {
             #expect(export.result.records == expected[export.kind], "\(export.kind) \(export.format)")
             if export.format == .gpx, export.kind == .trips || export.kind == .legs {
-                guard let counts = try ClientTools.ogrFeatureCounts(export.path) else { return }
+                let counts = try #require(try ClientTools.ogrFeatureCounts(export.path))
                 #expect(counts["track_points"] == (export.kind == .trips ? 43 : 44))
             }
         }
     }
 
-    @Test func gpsbabelReadsAndRewritesEveryGPX() throws {
+    @Test(ClientTools.installed("gpsbabel")) func gpsbabelReadsAndRewritesEveryGPX() throws {
         for export in try ExportClientTests.writeAll() where export.format == .gpx {
             let copy = export.path + ".babel.gpx"
-            guard let result = try ClientTools.run("gpsbabel", ["-i", "gpx", "-f", export.path, "-o", "gpx", "-F", copy]) else { return }
+            let result = try #require(try ClientTools.run("gpsbabel", ["-i", "gpx", "-f", export.path, "-o", "gpx", "-F", copy]))
             #expect(result.status == 0, "gpsbabel failed on \(export.path): \(result.stderr)")
             #expect((FileSystem.size(copy) ?? 0) > 0)
             let text = String(decoding: try FileSystem.read(copy), as: UTF8.self)
@@ -69,11 +69,11 @@ import TriplineTestSupport
         }
     }
 
-    @Test func xmllintValidatesEveryGPXAgainstTheSchema() throws {
+    @Test(ClientTools.installed("xmllint")) func xmllintValidatesEveryGPXAgainstTheSchema() throws {
         let schema = ClientTools.gpxSchema
         #expect(FileSystem.exists(schema), "the GPX schema is missing at \(schema)")
         for export in try ExportClientTests.writeAll() where export.format == .gpx {
-            guard let result = try ClientTools.run("xmllint", ["--noout", "--schema", schema, export.path]) else { return }
+            let result = try #require(try ClientTools.run("xmllint", ["--noout", "--schema", schema, export.path]))
             #expect(result.status == 0, "\(export.path) is not valid GPX 1.1: \(result.stderr)")
             #expect(result.stderr.contains("validates"))
         }
@@ -81,9 +81,9 @@ import TriplineTestSupport
 
     /// jq parses every GeoJSON, and the positions are [longitude, latitude]: the fixture's first trip starts at
     /// 52.52 N 13.405 E, the tablet's trip at 48.137 N 11.575 E.
-    @Test func jqParsesEveryGeoJSONWithLongitudeFirst() throws {
+    @Test(ClientTools.installed("jq")) func jqParsesEveryGeoJSONWithLongitudeFirst() throws {
         for export in try ExportClientTests.writeAll() where export.format == .geojson {
-            guard let parsed = try ClientTools.run("jq", ["-c", "[.type, (.features | length)]", export.path]) else { return }
+            let parsed = try #require(try ClientTools.run("jq", ["-c", "[.type, (.features | length)]", export.path]))
             #expect(parsed.status == 0, "jq could not parse \(export.path): \(parsed.stderr)")
             #expect(parsed.stdout == "[\"FeatureCollection\",\(export.result.records)]\n")
             // Every position's longitude is the smaller number here (Germany: lon 11–14, lat 48–53).

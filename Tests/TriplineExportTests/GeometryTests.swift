@@ -27,9 +27,20 @@ import TriplineTestSupport
         #expect(geojson.contains("{\"type\":\"Feature\",\"id\":4,\"geometry\":null,\"properties\":{\"id\":4,"))
         let gpx = try GeometryTests.text(fixture.path, .trips, .gpx)
         #expect(gpx.components(separatedBy: "<trkseg>").count - 1 == 3)  // trip 4: two, trip 3: one
-        if let result = try ClientTools.run("xmllint", ["--noout", "--schema", ClientTools.gpxSchema, "-"], stdin: gpx) {
-            #expect(result.status == 0, "\(result.stderr)")
-        }
+    }
+
+    /// One-point segments are valid GPX 1.1, by the schema.
+    @Test(ClientTools.installed("xmllint")) func singlePointSegmentsAreValidGPX() throws {
+        let fixture = try ExportFixture.temporary()
+        let store = try Store(path: fixture.path, create: false)
+        try store.db.run(
+            """
+            INSERT INTO trips(id, device_id, start_ms, end_ms, duration_s, moving_s, distance_m, mode, legs, points)
+            VALUES (4, 2, ?, ?, 3600, 0, 0, 'unknown', 0, 2)
+            """, [.integer(ExportFixture.ms(2024, 3, 31, 0, 30)), .integer(ExportFixture.ms(2024, 3, 31, 1, 30))])
+        let gpx = try GeometryTests.text(fixture.path, .trips, .gpx)
+        let result = try #require(try ClientTools.run("xmllint", ["--noout", "--schema", ClientTools.gpxSchema, "-"], stdin: gpx))
+        #expect(result.status == 0, "\(result.stderr)")
     }
 
     /// With a 60 s gap rule, trip 3's points two minutes apart are all gaps: no line at all.

@@ -2,11 +2,27 @@ import Foundation
 import Testing
 import TriplineCore
 
-/// Runs real client programs (GDAL's ogrinfo, gpsbabel, xmllint, jq) on exports. A missing program is a test
-/// failure with a clear message, never a silent pass: CI installs them (`.ci/run`: gdal-bin, gpsbabel,
-/// libxml2-utils, jq).
+/// Runs real client programs (GDAL's ogrinfo, gpsbabel, xmllint, jq) on exports.
+///
+/// A test that needs one carries `ClientTools.installed("xmllint")`. On a machine without the program (a fresh
+/// machine with only Swift) the test shows as skipped, with the package to install. CI's `.ci/run` installs them and
+/// sets `TRIPLINE_REQUIRE_TOOLS=1`: there every such test runs, and a missing program is a failure, never a skip.
 package enum ClientTools {
     package static let packages = ["ogrinfo": "gdal-bin", "gpsbabel": "gpsbabel", "xmllint": "libxml2-utils", "jq": "jq"]
+
+    /// Whether the environment says the programs must be there (`TRIPLINE_REQUIRE_TOOLS=1`, set by `.ci/run`).
+    package static var required: Bool { ProcessInfo.processInfo.environment["TRIPLINE_REQUIRE_TOOLS"] == "1" }
+
+    /// The trait of a test that runs `names`: enabled when they are all installed or when they are required, else
+    /// skipped with the reason and the Debian packages that bring them.
+    package static func installed(_ names: String...) -> ConditionTrait {
+        let missing = names.filter { find($0) == nil }
+        let install = missing.map { packages[$0] ?? $0 }.joined(separator: " ")
+        let reason = missing.isEmpty
+            ? "needs \(names.joined(separator: ", ")), installed"
+            : "needs \(missing.joined(separator: ", ")), not installed here: skipped (apt-get install -y \(install); CI's .ci/run installs it and sets TRIPLINE_REQUIRE_TOOLS=1, which makes a missing program a failure)"
+        return .enabled(if: missing.isEmpty || required, Comment(rawValue: reason))
+    }
 
     /// The full path of `name` on `$PATH`, or nil.
     package static func find(_ name: String) -> String? {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
@@ -262,6 +263,44 @@ import TriplineTestSupport
         }
     }
 
+    /// A copy of the built binary, run from an empty folder far from the checkout, writes the sample archives itself
+    /// (they are SampleData/ byte for byte) and runs the demo to its end: nothing is found through the source path.
+    @Test func demoRunsFromACopiedBinary() throws {
+        try #require(Binary.exists, "the built tripline binary is missing: \(Binary.path)")
+        let dir = try temporaryDirectory()
+        let copy = dir + "/bin/tripline"
+        try FileSystem.createDirectory(dir + "/bin")
+        try FileSystem.write(try FileSystem.read(Binary.path), to: copy)
+        chmod(copy, 0o755)
+        try FileSystem.createDirectory(dir + "/elsewhere")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: copy)
+        process.arguments = ["demo", "--out", "demo-output"]
+        process.currentDirectoryURL = URL(fileURLWithPath: dir + "/elsewhere")
+        let log = dir + "/demo.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        let output = String(decoding: try FileSystem.read(log), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(output)")
+        let out = dir + "/elsewhere/demo-output"
+        for file in ["tripline.sqlite", "trips.geojson", "trips.gpx", "visits.gpx", "trips.csv", "days.csv", "map.html"] {
+            #expect(FileSystem.size(out + "/" + file) ?? 0 > 0, "\(file) written")
+        }
+        #expect(output.contains("trips:  truth ") && output.contains("== Score the rebuild"), "the demo scores against the sample's truth: \(output)")
+        // The sample the binary wrote is SampleData/, file for file and byte for byte.
+        let sample = out + "/sample-data"
+        let expected = try DemoEndToEnd.files(under: packageRoot() + "/SampleData").filter { $0 != "README.md" }
+        #expect(try DemoEndToEnd.files(under: sample) == expected)
+        for file in expected {
+            #expect(try FileSystem.read(sample + "/" + file) == (try FileSystem.read(packageRoot() + "/SampleData/" + file)), "\(file) differs from SampleData")
+        }
+    }
+
     /// Every export kind × format, the reports and the map of a database, by name.
     func exports(_ db: String) throws -> [String: [UInt8]] {
         let out = try temporaryDirectory()
@@ -306,5 +345,22 @@ import TriplineTestSupport
         var out: [String] = []
         while try s.step() { out.append(s.text(0) ?? "NULL") }
         return out
+    }
+}
+
+/// Helpers of the demo's end-to-end test.
+enum DemoEndToEnd {
+    /// Every file below `root`, as paths relative to it, sorted.
+    static func files(under root: String) throws -> [String] {
+        var found: [String] = []
+        func walk(_ relative: String) throws {
+            let path = relative.isEmpty ? root : root + "/" + relative
+            for name in try FileSystem.list(path) {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                if FileSystem.kind(root + "/" + child) == .directory { try walk(child) } else { found.append(child) }
+            }
+        }
+        try walk("")
+        return found.sorted()
     }
 }
