@@ -4,24 +4,31 @@
 
 import TriplineCore
 import TriplinePasses
+import TriplineSimulator
 
 
-/// `tripline demo`: runs the whole pipeline on `SampleData/` into a fresh output folder, showing each command as a
-/// user would type it, then lists what it wrote.
+/// `tripline demo`: runs the whole pipeline on the sample archives into a fresh output folder, showing each command as
+/// a user would type it, then lists what it wrote.
+///
+/// The sample archives are made at run time by the simulator, exactly as `SampleData/` was made (`sample`; a test
+/// keeps the two byte-identical), so the demo needs nothing but the binary: it works from a copied or installed
+/// executable, away from the checkout.
 enum DemoCommand {
     static var spec: CommandSpec {
         CommandSpec(
             name: "demo",
-            abstract: "Run the whole pipeline on the sample archives in SampleData/ and show the results.",
+            abstract: "Run the whole pipeline on simulated sample archives (SampleData/) and show the results.",
             discussion: """
-                Imports the simulated Overland and OwnTracks archives of SampleData/ into a fresh database, rebuilds
-                trips and visits, scores them against the simulator's truth, writes one export of each format,
-                prints the daily and monthly reports and draws the offline map. Each step is printed as the
-                command that does the same by hand.
+                Writes the simulated Overland and OwnTracks archives of SampleData/ (three days of two people, with the
+                damage real archives have) into OUT/sample-data/, imports them into a fresh database, rebuilds trips
+                and visits, scores them against the simulator's truth, writes one export of each format, prints the
+                daily and monthly reports and draws the offline map. Each step is printed as the command that does the
+                same by hand. --data runs the same steps on another folder of archives (overland/ and rec/, and
+                truth.json if it has one).
                 """,
             options: [
-                OptionSpec("data", value: "DIR", help: "The sample archives (default: SampleData/ of this checkout)."),
-                OptionSpec("out", value: "DIR", help: "Where to write the database and outputs (default: demo-output)."),
+                OptionSpec("data", value: "DIR", help: "Archives to use instead of the simulated sample (folders overland/ and rec/)."),
+                OptionSpec("out", value: "DIR", help: "Where to write the sample, the database and the outputs (default: demo-output)."),
             ],
             run: run)
     }
@@ -29,19 +36,40 @@ enum DemoCommand {
     /// The zone the sample archives were simulated in (see SampleData/README.md).
     static let sampleTimeZone = "Europe/Berlin"
 
-    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let data: String
-        if let given = parsed.value("data") {
-            data = given
-        } else if let found = ResourceLocator.locate("SampleData", context: context) {
-            data = found
-        } else {
-            throw CommandFailure("cannot find SampleData/; run the demo from the Tripline checkout or pass --data DIR")
+    /// The simulation `SampleData/` holds: `tripline simulate --days 3 --seed 7 --moving-interval 5 --quirks`.
+    static var sample: (config: SimulatorConfig, options: SimulationWriter.Options) {
+        var config = SimulatorConfig()
+        config.seed = 7
+        config.days = 3
+        config.people = 2
+        config.movingIntervalS = 5
+        return (config, SimulationWriter.Options(quirks: true))
+    }
+
+    /// Writes the sample archives and their truth into `directory` (emptied of a previous sample first).
+    static func writeSample(to directory: String) throws {
+        for name in ["overland", "rec", "truth.json"] where FileSystem.exists(directory + "/" + name) {
+            FileSystem.removeTree(directory + "/" + name)
         }
-        guard FileSystem.kind(data) == .directory else { throw CommandFailure("\(data) is not a directory") }
+        try FileSystem.createDirectory(directory)
+        let sample = DemoCommand.sample
+        _ = try SimulationWriter.write(Simulator(config: sample.config).run(), to: directory, options: sample.options)
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let out = parsed.value("out") ?? "demo-output"
         guard out != "-" else { throw UsageError("'--out -': demo writes a folder (database, exports, map), which standard output cannot hold; name a folder", command: "demo") }
         try FileSystem.createDirectory(out)
+        let data: String
+        if let given = parsed.value("data") {
+            data = given
+            guard FileSystem.kind(data) == .directory else { throw CommandFailure("\(data) is not a directory") }
+        } else {
+            data = out + "/sample-data"
+            context.stdout.write("== Write the sample archives (the simulator, as SampleData/ was made)\n")
+            context.stdout.write("$ tripline simulate --out \(shellQuoted(data)) --days 3 --seed 7 --moving-interval 5 --quirks\n")
+            try writeSample(to: data)
+        }
         let db = out + "/tripline.sqlite"
         for suffix in ["", "-wal", "-shm"] { FileSystem.remove(db + suffix) }
 
@@ -89,8 +117,10 @@ enum DemoCommand {
 
         context.stdout.write("\n== Outputs in \(out)/\n")
         for name in try FileSystem.list(out) where !name.hasPrefix("tripline.sqlite-") {
-            let size = FileSystem.size(out + "/" + name) ?? 0
-            context.stdout.write("  " + name + String(repeating: " ", count: max(1, 18 - name.count)) + byteCount(size) + "\n")
+            let isFolder = FileSystem.kind(out + "/" + name) == .directory
+            let size = isFolder ? "folder" : byteCount(FileSystem.size(out + "/" + name) ?? 0)
+            let shown = isFolder ? name + "/" : name
+            context.stdout.write("  " + shown + String(repeating: " ", count: max(1, 18 - shown.count)) + size + "\n")
         }
         context.stdout.write("""
 
@@ -110,39 +140,5 @@ enum DemoCommand {
         if size >= 1 << 20 { return String(size / (1 << 20)) + "." + String(size % (1 << 20) * 10 / (1 << 20)) + " MiB" }
         if size >= 1 << 10 { return String(size / (1 << 10)) + " KiB" }
         return String(size) + " B"
-    }
-}
-
-/// Finds folders that ship with Tripline's checkout (`SampleData/`, `Queries/`): in the working directory, next to
-/// or above the executable, or in the checkout this library was built from.
-enum ResourceLocator {
-    static func locate(_ name: String, context: CommandContext) -> String? {
-        var candidates: [String] = []
-        if let root = context.resourceRoot { candidates.append(root) }
-        candidates.append(".")
-        if let exe = executableDirectory() {
-            var dir = exe
-            for _ in 0..<5 {
-                candidates.append(dir)
-                dir = FileSystem.directoryName(dir)
-            }
-        }
-        // Sources/Tripline/CLI/DemoCommand.swift → the checkout's root.
-        var root = #filePath
-        for _ in 0..<4 { root = FileSystem.directoryName(root) }
-        candidates.append(root)
-        for candidate in candidates {
-            let path = candidate == "." ? name : candidate + "/" + name
-            if FileSystem.kind(path) == .directory { return path }
-        }
-        return nil
-    }
-
-    static func executableDirectory() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        let path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return FileSystem.directoryName(path)
     }
 }
