@@ -17,7 +17,8 @@ public struct ParsedTime: Sendable, Equatable {
 /// Fast, Foundation-free timestamp parsing for the forms location apps write.
 public enum Timestamp {
     /// Parses ISO 8601 / RFC 3339 date-times: `2015-10-01T08:00:00-0700`, `2024-07-07T17:46:39Z`,
-    /// `2025-06-16T22:00:09.154Z`, `2024-12-18T08:44:09+07:00`, `+07`, a space instead of `T`, any number of
+    /// `2025-06-16T22:00:09.154Z`, `2024-12-18T08:44:09+07:00`, `+07`, a space instead of `T` and one before the zone
+    /// (`2025-03-24 20:25:02 +0100`), any number of
     /// fractional digits (truncated to milliseconds), no zone (read as UTC). Leading/trailing spaces are allowed.
     ///
     /// Returns nil for anything else, including impossible dates (`2023-02-30`), hours above 23, minutes
@@ -97,6 +98,10 @@ public enum Timestamp {
             millis = Int(fraction.ms)
         }
         var offset: Int32? = nil
+        if i + 1 < n, p[i] == 0x20, p[i + 1] == UInt8(ascii: "+") || p[i + 1] == UInt8(ascii: "-") || p[i + 1] == UInt8(ascii: "Z") {
+            // One space before the zone, `2025-03-24 20:25:02 +0100`, as some Google data writes it.
+            i += 1
+        }
         if i < n {
             let c = p[i]
             if c == UInt8(ascii: "Z") || c == UInt8(ascii: "z") {
