@@ -115,6 +115,29 @@ import TriplineTestSupport
         #expect(l.points.count == 1 && l.events.map(\.kind) == ["transition"])
     }
 
+    /// OwnTracks messages in a `locations` array (`{"count":N,"locations":[…]}`) are OwnTracks, not an Overland body.
+    @Test func ownTracksLocationsArrayIsNotOverland() {
+        let body = "{\"count\":2,\"locations\":[{\"_type\":\"location\",\"lat\":48.1,\"lon\":11.5,\"tst\":1700000000,\"tid\":\"jj\"},{\"_type\":\"location\",\"lat\":48.2,\"lon\":11.6,\"tst\":1700000060,\"tid\":\"jj\"}]}"
+        let out = parse(body)
+        #expect(out.format == "owntracks-json/locations")
+        #expect(out.points.count == 2)
+        #expect(out.devices.map(\.name) == ["jj"])
+        #expect(out.events.isEmpty, "no Overland batch objects")
+    }
+
+    /// OwnTracks locations written without `_type` (GeoPulse's export: `lat`, `lon`, `tst`) are locations.
+    @Test func ownTracksLocationsWithoutType() {
+        let list = "[{\"lat\":52.5,\"lon\":13.4,\"tst\":1700000000,\"acc\":12},{\"lat\":52.51,\"lon\":13.41,\"tst\":1700000060}]"
+        let out = parse(list)
+        #expect(out.fatal == nil)
+        #expect(out.format == "owntracks-json/array")
+        #expect(out.points.map(\.timeMs) == [1_700_000_000_000, 1_700_000_060_000])
+        #expect(out.points.first?.accuracyM == 12)
+        // An object with no position or no time is still not a location.
+        let other = parse("[{\"lat\":52.5,\"lon\":13.4,\"name\":\"x\"}]")
+        #expect(other.points.isEmpty && other.fatal != nil)
+    }
+
     @Test(.enabled(if: Corpus.available, Corpus.absent)) func gpxCorpus() throws {
         let gpx10 = try FileSystem.read(corpusPath("reitti/gpx/20250617.gpx"))
         let out = FormatDetector.parse(gpx10, context: context())

@@ -28,7 +28,7 @@ public struct JSONArchiveReader {
     var recordStart = 0
     /// The array being streamed (`locations`, `timelineObjects`, `semanticSegments`, …), empty at the top level.
     var container = ""
-    /// `records`, `semantic`, `timeline` or `android`, once a Google record was seen.
+    /// `records`, `semantic`, `timeline` or `ios`, once a Google record was seen.
     var googleLayout = ""
 
     /// - Parameters:
@@ -247,7 +247,11 @@ public struct JSONArchiveReader {
                 // Records.json, a Semantic Location History month or Timeline.json: no Overland batch objects.
                 return
             }
-            if streamedKey == "locations" {
+            if streamedKey == "locations" && builder.sawOwnTracks && !builder.sawOverland {
+                // OwnTracks messages in a `locations` array (`{"count":N,"locations":[…]}`, as the Recorder's API
+                // answers): no Overland batch, so no batch-level `current` or `trip` objects either.
+                if layout.isEmpty { layout = "locations" }
+            } else if streamedKey == "locations" {
                 // An empty Overland POST body is still an Overland record (its elements count on their own).
                 if streamedElements == 0 { builder.recognized += 1 }
                 if layout.isEmpty || layout == "array" { layout = layout == "array" ? "array" : "body" }
@@ -381,7 +385,7 @@ public struct JSONArchiveReader {
                 case "locations": googleLayout = "records"
                 case "timelineObjects": googleLayout = "semantic"
                 case "semanticSegments", "rawSignals": googleLayout = "timeline"
-                default: googleLayout = kind == .segment ? "android" : "records"
+                default: googleLayout = kind == .segment ? "ios" : "records"
                 }
             }
             builder.googleRecord(p, tape, index, kind: kind, start: start, end: end)

@@ -523,10 +523,12 @@ struct RecordBuilder {
 
     // MARK: OwnTracks
 
-    /// Whether the object at `index` has an OwnTracks `_type`.
+    /// Whether the object at `index` is an OwnTracks message: it has an OwnTracks `_type`, or it is a location
+    /// written without one (`lat`, `lon` and `tst` and no `_type`, as GeoPulse's export writes OwnTracks locations).
     func isOwnTracks(_ p: JSONParser, _ tape: JSONTape, _ index: Int) -> Bool {
         guard tape.nodes[index].kind == .object else { return false }
-        return member(p, tape, index, "_type") != nil
+        if member(p, tape, index, "_type") != nil { return true }
+        return member(p, tape, index, "tst") != nil && member(p, tape, index, "lat") != nil && member(p, tape, index, "lon") != nil
     }
 
     /// The device of an OwnTracks message: `username`/`device` (Recorder API), else the `.rec` path's user/device,
@@ -580,7 +582,8 @@ struct RecordBuilder {
             default: break
             }
         }
-        let kind = string(p, tape, type) ?? ""
+        // A message without `_type` that `isOwnTracks` took for one is a location (lat, lon and tst).
+        let kind = type == nil ? "location" : string(p, tape, type) ?? ""
         if kind == "encrypted" {
             reject(.encrypted, "an encrypted OwnTracks payload; Tripline cannot decrypt it", start: start, end: end)
             return
