@@ -10,11 +10,11 @@ import TriplineCore
 ///   `activitySegment` for each true trip (with `simplifiedRawPath` and `waypointPath`, which are not raw fixes).
 /// - `Timeline.json` (the phone's export): `semanticSegments` (visits, activities, `timelinePath` with `"lat°, lon°"`
 ///   points) and `rawSignals` positions.
-/// - `location-history.json` (Android's export): a top-level array of segments with `"geo:lat,lon"` strings and
+/// - `location-history.json` (the iOS app's export): a top-level array of segments with `"geo:lat,lon"` strings and
 ///   numbers written as strings; path points timed by `durationMinutesOffsetFromStartTime`.
 public enum TakeoutWriter {
     public enum Layout: String, Sendable, CaseIterable {
-        case records, semantic, timeline, android
+        case records, semantic, timeline, ios
     }
 
     /// Seconds between the fixes kept (Google records far less often than the apps' 1 Hz).
@@ -177,45 +177,45 @@ public enum TakeoutWriter {
                 files.append(path)
             }
             return files
-        case .timeline, .android:
-            let android = layout == .android
+        case .timeline, .ios:
+            let ios = layout == .ios
             func position(_ lat: Double, _ lon: Double) -> String {
-                android ? "\"geo:\(format7(lat)),\(format7(lon))\"" : "\"\(format7(lat))°, \(format7(lon))°\""
+                ios ? "\"geo:\(format7(lat)),\(format7(lon))\"" : "\"\(format7(lat))°, \(format7(lon))°\""
             }
-            func num(_ v: Double) -> String { android ? "\"\(v)\"" : "\(v)" }
+            func num(_ v: Double) -> String { ios ? "\"\(v)\"" : "\(v)" }
             var segments: [(Int64, String)] = []
             for s in stays {
                 guard let place = places[s.placeID] else { continue }
-                let location = android ? "\"placeLocation\":\(position(place.lat, place.lon))" : "\"placeLocation\":{\"latLng\":\(position(place.lat, place.lon))}"
+                let location = ios ? "\"placeLocation\":\(position(place.lat, place.lon))" : "\"placeLocation\":{\"latLng\":\(position(place.lat, place.lon))}"
                 segments.append((s.startMs, "{\"startTime\":\"\(iso(s.startMs, offset(s.startMs)))\",\"endTime\":\"\(iso(s.endMs, offset(s.endMs)))\","
-                    + (android ? "" : "\"startTimeTimezoneUtcOffsetMinutes\":\(offset(s.startMs) / 60),\"endTimeTimezoneUtcOffsetMinutes\":\(offset(s.endMs) / 60),")
-                    + "\"visit\":{\"hierarchyLevel\":\(android ? "\"0\"" : "0"),\"probability\":\(num(0.85)),\"topCandidate\":{\"placeId\":\"ChIJsim\(place.id)\",\"semanticType\":\"\(place.kind == "home" ? "HOME" : "UNKNOWN")\",\"probability\":\(num(0.9)),\(location)}}}"))
+                    + (ios ? "" : "\"startTimeTimezoneUtcOffsetMinutes\":\(offset(s.startMs) / 60),\"endTimeTimezoneUtcOffsetMinutes\":\(offset(s.endMs) / 60),")
+                    + "\"visit\":{\"hierarchyLevel\":\(ios ? "\"0\"" : "0"),\"probability\":\(num(0.85)),\"topCandidate\":{\"placeId\":\"ChIJsim\(place.id)\",\"semanticType\":\"\(place.kind == "home" ? "HOME" : "UNKNOWN")\",\"probability\":\(num(0.9)),\(location)}}}"))
             }
             for t in trips {
                 let inTrip = device.points.filter { $0.timeMs >= t.startMs && $0.timeMs <= t.endMs }
                 guard let first = inTrip.first, let last = inTrip.last else { continue }
                 let mode = tripType(t.legs.max(by: { $0.distanceM < $1.distanceM })?.mode ?? .walk)
-                let startPosition = android ? position(first.lat, first.lon) : "{\"latLng\":\(position(first.lat, first.lon))}"
-                let endPosition = android ? position(last.lat, last.lon) : "{\"latLng\":\(position(last.lat, last.lon))}"
-                let type = android ? mode.lowercased().replacingUnderscores() : mode
+                let startPosition = ios ? position(first.lat, first.lon) : "{\"latLng\":\(position(first.lat, first.lon))}"
+                let endPosition = ios ? position(last.lat, last.lon) : "{\"latLng\":\(position(last.lat, last.lon))}"
+                let type = ios ? mode.lowercased().replacingUnderscores() : mode
                 segments.append((t.startMs + 1, "{\"startTime\":\"\(iso(t.startMs, offset(t.startMs)))\",\"endTime\":\"\(iso(t.endMs, offset(t.endMs)))\","
                     + "\"activity\":{\"start\":\(startPosition),\"end\":\(endPosition),\"distanceMeters\":\(num(t.distanceM.rounded())),\"probability\":\(num(0.9)),"
                     + "\"topCandidate\":{\"type\":\"\(type)\",\"probability\":\(num(0.8))}}}"))
             }
-            // timelinePath segments: the kept fixes in two-hour windows (Android: minute offsets from the start).
+            // timelinePath segments: the kept fixes in two-hour windows (iOS: minute offsets from the start).
             var i = 0
             while i < points.count {
                 let windowStart = (points[i].timeMs / 7_200_000) * 7_200_000
                 var chunk: [Point] = []
                 while i < points.count, points[i].timeMs < windowStart + 7_200_000 {
-                    // Android's minute offsets cannot tell two fixes in one minute apart: keep the first.
-                    if !android || chunk.last.map({ ($0.timeMs - windowStart) / 60_000 != (points[i].timeMs - windowStart) / 60_000 }) ?? true {
+                    // iOS's minute offsets cannot tell two fixes in one minute apart: keep the first.
+                    if !ios || chunk.last.map({ ($0.timeMs - windowStart) / 60_000 != (points[i].timeMs - windowStart) / 60_000 }) ?? true {
                         chunk.append(points[i])
                     }
                     i += 1
                 }
                 let items = chunk.map { p in
-                    android
+                    ios
                         ? "{\"point\":\(position(p.lat, p.lon)),\"durationMinutesOffsetFromStartTime\":\"\((p.timeMs - windowStart) / 60_000)\"}"
                         : "{\"point\":\(position(p.lat, p.lon)),\"time\":\"\(iso(p.timeMs, offset(p.timeMs)))\"}"
                 }
@@ -224,7 +224,7 @@ public enum TakeoutWriter {
             segments.sort { $0.0 < $1.0 }
             let path: String
             let text: String
-            if android {
+            if ios {
                 path = directory + "/location-history.json"
                 text = "[" + segments.map(\.1).joined(separator: ",") + "]\n"
             } else {

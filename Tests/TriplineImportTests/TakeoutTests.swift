@@ -5,7 +5,7 @@ import Testing
 @testable import TriplineSimulator
 import TriplineTestSupport
 
-/// Google location history (Records.json, Semantic Location History, Timeline.json, Android location-history.json),
+/// Google location history (Records.json, Semantic Location History, Timeline.json, iOS location-history.json),
 /// written by the simulator's `TakeoutWriter` and imported back.
 @Suite struct TakeoutImportTests {
     static let simulation: SimulationResult = Simulator(config: SimulatorConfig(seed: 7, days: 2, people: 1)).run()
@@ -118,10 +118,10 @@ import TriplineTestSupport
                 Int64(Self.simulation.truth.trips.filter { $0.device == device.name }.count))
     }
 
-    @Test func androidLocationHistoryUsesGeoStringsAndMinuteOffsets() throws {
-        let (store, summary, device) = try importFolder(.android)
+    @Test func iosLocationHistoryUsesGeoStringsAndMinuteOffsets() throws {
+        let (store, summary, device) = try importFolder(.ios)
         #expect(summary.failed == 0 && summary.rejected == 0)
-        #expect(summary.files.map(\.format) == ["google/android"])
+        #expect(summary.files.map(\.format) == ["google/ios"])
         // Path points are timed to the minute from their segment's start.
         var expected: [String] = []
         var lastMinute = Int64.min
@@ -209,13 +209,13 @@ import TriplineTestSupport
     @Test(arguments: [
         ("reitti/google/Records.json", "google/records", 95, 0, 0),
         ("reitti/google/timeline_from_android_randomized.json", "google/timeline", 78, 12, 5),
-        ("reitti/google/timeline_from_ios_randomized.json", "google/android", 0, 50, 0),
-        ("dawarich/google/location-history.json", "google/android", 7, 1, 3),
+        ("reitti/google/timeline_from_ios_randomized.json", "google/ios", 0, 50, 0),
+        ("dawarich/google/location-history.json", "google/ios", 7, 1, 3),
         ("dawarich/google/records.json", "google/records", 3, 0, 0),
         ("dawarich/google/phone-takeout_w_3_duplicates.json", "google/timeline", 3, 1, 0),
         ("dawarich/google/semantic_history.json", "google/semantic", 0, 3, 0),
         ("dawarich/google/timeline_new_format.json", "google/timeline", 3, 2, 0),
-        ("dawarich/google/edge_cases/phone_takeout_array_timeline_path.json", "google/android", 3, 0, 0),
+        ("dawarich/google/edge_cases/phone_takeout_array_timeline_path.json", "google/ios", 3, 0, 0),
         ("dawarich/google/edge_cases/semantic_history_with_bom.json", "google/semantic", 0, 1, 0),
     ])
     func realGoogleExportsImport(_ file: String, _ format: String, _ points: Int, _ events: Int, _ duplicates: Int) throws {

@@ -17,7 +17,7 @@ import TriplineCore
 ///   `visit` / `activity` → app events; `timelinePath` points (`{"point":"48.1°, 11.5°","time":…}`) → points (they are
 ///   the only stored positions of those days); `rawSignals[].position` (`LatLng`, `timestamp`, accuracy, altitude,
 ///   speed, source) → points. `activityRecord` and `wifiScan` signals carry no position and are ignored.
-/// - Android `location-history.json` (exported on the phone): a top-level array of segments with `visit` /
+/// - iOS `location-history.json` (exported on the phone by Google Maps for iOS): a top-level array of segments with `visit` /
 ///   `activity` / `timelinePath`, positions as `"geo:lat,lon"`, numbers as strings, and path points timed by
 ///   `durationMinutesOffsetFromStartTime` from the segment's `startTime`.
 ///
@@ -334,7 +334,7 @@ extension RecordBuilder {
 
     // MARK: Timeline.json and location-history.json
 
-    /// A `semanticSegments` element (Timeline.json) or a top-level element of Android's location-history.json.
+    /// A `semanticSegments` element (Timeline.json) or a top-level element of iOS's location-history.json.
     mutating func semanticSegment(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int) {
         let device = googleDevice()
         guard case .some(.some(let s)) = googleTime(p, tape, iso: member(p, tape, index, "startTime"), ms: nil) else {
@@ -354,7 +354,7 @@ extension RecordBuilder {
             var event = ParsedEvent(device: device, kind: "visit", timeMs: s.ms, utcOffsetS: s.offsetSeconds, startMs: s.ms, endMs: e?.ms,
                                     raw: rawText(start, end))
             if let top = member(p, tape, visit, "topCandidate"), tape.nodes[top].kind == .object {
-                // Timeline.json: "placeLocation":{"latLng":"48.1°, 11.5°"}; Android: "placeLocation":"geo:48.1,11.5".
+                // Timeline.json: "placeLocation":{"latLng":"48.1°, 11.5°"}; iOS: "placeLocation":"geo:48.1,11.5".
                 var location = member(p, tape, top, "placeLocation")
                 if let l = location, tape.nodes[l].kind == .object { location = member(p, tape, l, "latLng") }
                 if case .some(.some(let c)) = latLng(p, tape, location) {
@@ -389,7 +389,7 @@ extension RecordBuilder {
         // timelineMemory (trip summaries of the app's "memories" view): no position of its own.
     }
 
-    /// One `timelinePath` element: `{"point":"…","time":"…"}` or, on Android, `{"point":"geo:…",
+    /// One `timelinePath` element: `{"point":"…","time":"…"}` or, on iOS, `{"point":"geo:…",
     /// "durationMinutesOffsetFromStartTime":"12"}`.
     mutating func pathPoint(_ p: JSONParser, _ tape: JSONTape, _ index: Int, segmentStart: ParsedTime, device: Int) {
         let node = tape.nodes[index]
