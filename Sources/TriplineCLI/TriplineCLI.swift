@@ -1,4 +1,5 @@
 import TriplineCore
+import TriplineStore
 
 /// The `tripline` command line: a table of subcommands, help in swift-argument-parser's layout,
 /// `Error:` lines with a usage hint, exit status 64 for bad arguments and 1 for failures.
@@ -31,7 +32,8 @@ public enum TriplineCLI {
     }
 
     static let overview = """
-        OVERVIEW: Tripline turns archived Overland, OwnTracks and GPX location logs into trips, visits and places.
+        OVERVIEW: Tripline turns archived Overland, OwnTracks, Google location history, GeoLife and GPX location logs
+        into trips, visits and places.
 
         Import archives into one SQLite file, rebuild stays, visits, trips and daily totals from the raw points,
         then export GeoJSON, GPX and CSV, run SQL reports and draw an offline map.
@@ -133,6 +135,17 @@ public enum CommonOptions {
         } catch let error as RecordFilterError {
             throw UsageError(error.message, command: command)
         }
+    }
+
+    /// A line saying that the results asked for are empty because some devices were never rebuilt, or nil when every
+    /// device with data has been: a report or export of trips, visits, places or days then says why it is empty.
+    public static func notRebuiltNote(_ store: Store, device: String?) throws -> String? {
+        var names = try RebuildTables(store).devicesNeverRebuilt()
+        if let device { names = names.filter { $0 == device } }
+        guard !names.isEmpty else { return nil }
+        let shown = names.prefix(3).map { "'" + Terminal.escaped($0) + "'" }.joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
+        return "Note: \(shown) \(names.count == 1 ? "was" : "were") imported but never rebuilt, so \(names.count == 1 ? "its" : "their") trips, "
+            + "visits, places and days are empty: run 'tripline rebuild' first.\n"
     }
 
     /// The database path: `--db`, else `$TRIPLINE_DB`, else `./tripline.sqlite`.

@@ -12,6 +12,11 @@ import TriplineTestSupport
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: tripline <subcommand>"))
         #expect(help.stdout.contains("SUBCOMMANDS:"))
+        // Every family of formats the importer reads is named where a new user looks first.
+        for format in ["Overland", "OwnTracks", "Google", "GeoLife", "GPX"] {
+            #expect(help.stdout.components(separatedBy: "SUBCOMMANDS:")[0].contains(format), "the overview omits \(format)")
+            #expect(help.stdout.split(separator: "\n").first { $0.contains("  import ") }?.contains(format) == true, "import's line omits \(format)")
+        }
     }
 
     @Test func unknownSubcommandIsUsageError() {

@@ -119,6 +119,36 @@ import TriplineTestSupport
                 ]))
     }
 
+    /// `--list` honours `--format`: JSON objects and CSV rows carry the same names and descriptions as the table.
+    @Test func listInJSONAndCSV() throws {
+        let table = runCLI(["report", "--list"]).stdout.split(separator: "\n")
+        let json = runCLI(["report", "--list", "--format", "json"])
+        #expect(json.status == 0)
+        #expect(json.stdout.hasPrefix("[{\"name\":\"app-agreement\",\"description\":\"Agreement with the app's own trip records"))
+        #expect(json.stdout.components(separatedBy: "{\"name\":").count - 1 == table.count)
+        let csv = runCLI(["report", "--list", "--format", "csv"])
+        #expect(csv.stdout.hasPrefix("name,description\r\napp-agreement,"))
+        #expect(csv.stdout.components(separatedBy: "\r\n").count - 2 == table.count)
+        #expect(runCLI(["report", "--list", "--format", "xml"]).status == 64)
+    }
+
+    /// Reports and exports of a database that was imported but never rebuilt say why they are empty.
+    @Test func neverRebuiltSaysWhyItIsEmpty() throws {
+        let dir = try temporaryDirectory()
+        try FileSystem.write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8)]), to: dir + "/ok.json")
+        let db = dir + "/t.sqlite"
+        #expect(runCLI(["import", "--db", db, "--quiet", dir + "/ok.json"]).status == 0)
+        let report = runCLI(["report", "trips", "--db", db, "--format", "csv"])
+        #expect(report.status == 0)
+        #expect(report.stderr.contains("'phone' was imported but never rebuilt") && report.stderr.contains("run 'tripline rebuild' first"), "\(report.stderr)")
+        let export = runCLI(["export", "--db", db, "--format", "csv", "--what", "visits"])
+        #expect(export.stderr.contains("never rebuilt"), "\(export.stderr)")
+        let points = runCLI(["export", "--db", db, "--format", "csv", "--what", "points"])
+        #expect(!points.stderr.contains("never rebuilt"), "points need no rebuild")
+        #expect(runCLI(["rebuild", "--db", db, "--quiet"]).status == 0)
+        #expect(!runCLI(["report", "trips", "--db", db, "--format", "csv"]).stderr.contains("never rebuilt"))
+    }
+
     @Test func listShowsEveryReportWithItsDescription() throws {
         let result = runCLI(["report", "--list"])
         #expect(result.status == 0)

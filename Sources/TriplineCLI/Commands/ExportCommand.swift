@@ -56,6 +56,7 @@ enum ExportCommand {
             // Nothing but errors.
         } else if result.records == 0 {
             context.stderr.write("No \(kind.rawValue) match the selection; wrote an empty \(format.rawValue) file to \(destination).\n")
+            if kind != .points, let note = try CommonOptions.notRebuiltNote(store, device: filter.device) { context.stderr.write(note) }
         } else {
             context.stderr.write("Exported \(result.records) \(kind.rawValue) as \(format.rawValue) to \(destination) (\(result.bytes) bytes).\n")
         }

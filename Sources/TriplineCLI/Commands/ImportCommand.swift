@@ -6,10 +6,10 @@ import TriplineStore
 enum ImportCommand {
     static var spec: CommandSpec { CommandSpec(
         name: "import",
-        abstract: "Import Overland, OwnTracks, GPX and Google location archives (files, folders, or - for standard input).",
+        abstract: "Import Overland, OwnTracks, GPX, GeoLife and Google location archives (files, folders, or - for standard input).",
         discussion: """
             Formats are detected by content: Overland POST bodies (one per file, JSON lines, arrays, FeatureCollections),
-            OwnTracks Recorder .rec files and JSON messages, GPX 1.0/1.1, Google Takeout Records.json and Semantic
+            OwnTracks Recorder .rec files and JSON messages, GPX 1.0/1.1, GeoLife .plt, Google Takeout Records.json and Semantic
             Location History, the phone's Timeline.json and location-history.json. .gz, .tar, .tar.gz and .zip files
             are read as the files they contain. Folders are read recursively; files in them that are no location
             archive are listed as skipped, and an OwnTracks Recorder store is read through its rec/ folder. A file

@@ -41,9 +41,28 @@ enum ReportCommand {
     static func runReport(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let catalog = try ReportCatalog.all(resourceRoot: context.resourceRoot)
         if parsed.flag("list") {
-            let width = catalog.map(\.name.count).max() ?? 0
-            for query in catalog {
-                context.stdout.write(query.name + String(repeating: " ", count: width - query.name.count + 2) + query.description + "\n")
+            switch parsed.value("format")?.lowercased() {
+            case "json":
+                // One array of {"name", "description"} objects, for scripts.
+                let items = catalog.map { "{\"name\":\(JSONText.quoted($0.name)),\"description\":\(JSONText.quoted($0.description))}" }
+                context.stdout.write("[" + items.joined(separator: ",\n") + "]\n")
+            case "csv":
+                let out = ByteWriter(stream: context.stdout)
+                try out.append("name,description\r\n")
+                for query in catalog {
+                    try out.append(csv: query.name)
+                    try out.append(UInt8(ascii: ","))
+                    try out.append(csv: query.description)
+                    try out.append("\r\n")
+                }
+                try out.flush()
+            case nil, "table":
+                let width = catalog.map(\.name.count).max() ?? 0
+                for query in catalog {
+                    context.stdout.write(query.name + String(repeating: " ", count: width - query.name.count + 2) + query.description + "\n")
+                }
+            case let other?:
+                throw UsageError("Unknown format '\(other)'; use table, csv or json", command: "report")
             }
             return TriplineCLI.Exit.success
         }
@@ -84,6 +103,7 @@ enum ReportCommand {
         }
         let filter = try CommonOptions.filter(parsed, command: command)  // checked before the database opens
         let store = try Store(path: CommonOptions.databasePath(parsed, context), readOnly: true)
+        if command == "report", let note = try CommonOptions.notRebuiltNote(store, device: filter.device) { context.stderr.write(note) }
         // The SQL may come from anywhere (a downloaded .sql file): defensive settings, an authorizer, reads only.
         try store.db.restrictToReading()
         let out = ByteWriter(stream: context.stdout)

@@ -354,6 +354,23 @@ public final class RebuildTables {
         return s
     }
 
+    // MARK: Reading the rebuild's state
+
+    /// The names of the devices that hold points or app events but were never rebuilt (no `rebuild_state` row):
+    /// their trips, visits, places and days are empty until `tripline rebuild` runs.
+    public func devicesNeverRebuilt() throws -> [String] {
+        let s = try statement(
+            """
+            SELECT name FROM devices d WHERE NOT EXISTS (SELECT 1 FROM rebuild_state r WHERE r.device_id = d.id)
+            AND (EXISTS (SELECT 1 FROM points_hot WHERE key BETWEEN d.id << \(PointKey.timeBits) AND (d.id << \(PointKey.timeBits)) + \(PointKey.maxTimeMs))
+                 OR EXISTS (SELECT 1 FROM app_events e WHERE e.device_id = d.id))
+            ORDER BY name
+            """)
+        var names: [String] = []
+        while try s.step() { names.append(s.text(0) ?? "") }
+        return names
+    }
+
     // MARK: Replacing a span: each pass deletes what it is about to write again.
 
     /// Deletes the flags of a device's points with `fromMs ≤ time_ms < toMs`.
