@@ -114,8 +114,6 @@ public final class Importer {
         var inFolder = false
         /// For a file given on its own: the name of its folder (GPX devices take it).
         var folderDevice: String? = nil
-        /// For a file inside a folder given: the nearest folder that is not Takeout's own layout (Google files take it).
-        var googleFolder: String? = nil
     }
 
     enum Message: @unchecked Sendable {
@@ -184,9 +182,12 @@ public final class Importer {
                 for file in walk.files where !isOwnRaw(file.raw) {
                     let size = FileSystem.statRaw(file.raw).map { Int($0.st_size) } ?? 0
                     let utf8 = String(validating: file.raw, as: UTF8.self)
-                    jobs.append(Job(path: file.display, fallback: fallback(name: folder, origin: "folder"), size: size,
-                                    raw: utf8 == file.display ? nil : file.raw, inFolder: true,
-                                    googleFolder: Importer.exportFolder(file.display, under: path)))
+                    // One rule for every format: a file that names no device belongs to the nearest folder holding
+                    // it below the one given (Takeout's own folders and year folders passed over), else to the
+                    // folder given: `tracks/bike/a.gpx` and `tracks/run/b.json` are devices `bike` and `run`.
+                    let nearest = Importer.exportFolder(file.display, under: path)
+                    jobs.append(Job(path: file.display, fallback: nearest.map { fallback(name: $0, origin: "subfolder") } ?? fallback(name: folder, origin: "folder"),
+                                    size: size, raw: utf8 == file.display ? nil : file.raw, inFolder: true))
                 }
             case .none:
                 failures.append(FileSummary(path: path, status: .failed, message: FileSystem.statFailure(path) ?? "no such file or directory"))
@@ -416,7 +417,6 @@ public final class Importer {
         if inContainer && fallback.origin == "file" { fallback.origin = "archive" }
         var context = ReadContext(path: path, fallbackDevice: fallback, nowMs: options.nowMs, batchSize: options.batchSize,
                                   folderDevice: job.folderDevice)
-        context.googleFolder = job.googleFolder
         context.encodeCold = true
         context.dropPages = { [bytes] in bytes.dropPages(from: $0, to: $1) }
         var open = true
@@ -497,7 +497,7 @@ final class Writer {
     /// App events of a device named by no record (the file's fallback) that has no row yet: written at commit,
     /// to the file's one point device when there is exactly one, else to their own device.
     var pendingEvents: [ParsedEvent] = []
-    static let fallbackOrigins: Set<String> = ["--device", "folder", "file", "stdin", "archive", "folder of the file", "default for Google files"]
+    static let fallbackOrigins: Set<String> = ["--device", "folder", "subfolder", "file", "stdin", "archive", "folder of the file", "default for Google files"]
     var deviceCache: [String: Int64] = [:]
     var importID: Int64 = 0
     var inTransaction = false

@@ -160,10 +160,6 @@ public struct ReadContext: Sendable {
     /// For a file given on its own (fallback origin `file`): the name of the folder that holds it. GPX files take
     /// it, so `tripline import gpxdir/*.gpx` makes one device `gpxdir`, not one a file.
     public var folderDevice: String?
-    /// For a Google file found inside a folder given on the command line: the nearest folder between them that is
-    /// not part of Takeout's own layout (`Takeout`, `Location History…`, `Semantic Location History`, a year), so that
-    /// `family/alice/Takeout/…` and `family/bob/Takeout/…` are two devices, `alice` and `bob`.
-    public var googleFolder: String?
     /// Encode the `cold` column (`PointWriter`'s JSON of the fields nothing reads) of Overland points into
     /// ``ParseOutput/cold`` as they are parsed: the importer sets it so that this work is done on the parsing thread,
     /// the lighter one for Overland, not on the writing one. The points keep their fields either way; points of other

@@ -306,6 +306,27 @@ enum Pack {
         #expect(try devices(other) == ["hike"])
     }
 
+    /// One device rule for every format in a folder: a file that names no device goes to the nearest folder holding
+    /// it (year folders passed over), so unrelated apps' tracks kept apart in folders are never one device.
+    @Test func filesWithoutADeviceTakeTheirNearestFolder() throws {
+        let (store, dir) = try freshStore()
+        func gpx(_ day: Int) -> String {
+            "<gpx version=\"1.1\" creator=\"t\"><trk><trkseg><trkpt lat=\"50.\(day)\" lon=\"8\"><time>2024-01-0\(day)T00:00:00Z</time></trkpt></trkseg></trk></gpx>"
+        }
+        try write(gpx(1), dir + "/tracks/bike/a.gpx")
+        try write(overlandBody([overlandFeature("2024-01-02T00:00:00Z", lat: 51, lon: 9, device: "")]), dir + "/tracks/run/2024/b.json")
+        try write(gpx(3), dir + "/tracks/c.gpx")
+        let s = try importer(store).importPaths([dir + "/tracks"])
+        #expect(s.failed == 0 && s.pointsNew == 3)
+        #expect(try devices(store) == ["bike", "run", "tracks"])
+        #expect(try store.db.scalarText("SELECT name_origin FROM devices WHERE name = 'run'") == "subfolder")
+        #expect(try store.db.scalarText("SELECT name_origin FROM devices WHERE name = 'tracks'") == "folder")
+        // --device still wins over every folder.
+        let (other, _) = try freshStore()
+        _ = try importer(other, device: "mine").importPaths([dir + "/tracks"])
+        #expect(try devices(other) == ["mine"])
+    }
+
     @Test func filesWithOnlyEventsOrRejectsMakeNoDevice() throws {
         let (store, dir) = try freshStore()
         // Overland actions without device_id, OwnTracks lwt/transition messages, and a file of rejects only.
@@ -337,7 +358,7 @@ enum Pack {
         let s = try importer(store).importPaths([dir + "/family"])
         #expect(s.failed == 0 && s.rejected == 0)
         #expect(try devices(store) == ["alice", "bob"])
-        #expect(try store.db.scalarText("SELECT group_concat(DISTINCT name_origin) FROM devices") == "folder holding the export")
+        #expect(try store.db.scalarText("SELECT group_concat(DISTINCT name_origin) FROM devices") == "subfolder")
         // Each person's semantic trips are on the same device as their fixes.
         #expect(try store.db.scalarInt("SELECT count(*) FROM app_events e JOIN devices d ON d.id = e.device_id WHERE e.kind = 'trip' AND d.name = 'bob'") ==
                 Int64(simulation.truth.trips.filter { $0.device == simulation.devices[1].name }.count))

@@ -126,6 +126,7 @@ enum ImportCommand {
         case "device_id": return "from device_id"
         case "--device": return "from --device"
         case "folder": return "from the folder name; the data carries no device"
+        case "subfolder": return "from the name of the folder holding the file; the data carries no device"
         case "file": return "from the file name; the data carries no device"
         case "stdin": return "named 'stdin'; pass --device"
         case "path": return "from the rec/<user>/<device> path"

@@ -73,9 +73,8 @@ extension RecordBuilder {
     mutating func googleDevice() -> Int {
         if let googleDeviceIndex { return googleDeviceIndex }
         let fallback = context.fallbackDevice
-        let device = fallback.origin == "folder" && !(context.googleFolder ?? "").isEmpty
-            ? ParsedDevice(name: context.googleFolder!, source: "google", origin: "folder holding the export")
-            : fallback.origin == "file" || fallback.origin == "stdin"
+        // Inside a folder given, the fallback is already the folder holding the export (origin `subfolder`).
+        let device = fallback.origin == "file" || fallback.origin == "stdin"
             ? ParsedDevice(name: "google", source: "google", origin: "default for Google files")
             : ParsedDevice(name: fallback.name, source: "google", origin: fallback.origin)
         let i = out.deviceIndex(device)
