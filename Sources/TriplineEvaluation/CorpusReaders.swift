@@ -111,8 +111,11 @@ public enum RealDataEvaluation {
         public var spanModeAccuracy = 0.0, spanLabelledS = 0.0, spanRightS = 0.0
         /// Seconds of labelled time by "label class → rebuilt class" (`none`: no leg).
         public var confusion: [String: Double] = [:]
+        /// The headline: trips and modes scored on labelled time (``LabelledTimeScores``); the figures above are the
+        /// strict ones, on shifted labels with every rebuilt trip that overlaps a label counted whole.
+        public var labelledTime = LabelledTimeScores()
         public var report: String {
-            "points \(points); trips: labelled \(truthTrips), rebuilt \(foundTrips) (\(labelledFoundTrips) in labelled time), "
+            labelledTime.line + "; strict: points \(points); trips: labelled \(truthTrips), rebuilt \(foundTrips) (\(labelledFoundTrips) in labelled time), "
                 + "matched \(matchedTrips); precision \(NumberText.fixed(tripPrecision, decimals: 2)), recall \(NumberText.fixed(tripRecall, decimals: 2)), F1 \(NumberText.fixed(tripF1, decimals: 2)) "
                 + "(raw F1 \(NumberText.fixed(rawTripF1, decimals: 2)) counting the \(foundTrips - labelledFoundTrips) rebuilt trips in unlabelled time); "
                 + "3-class mode accuracy \(format3(modeAccuracy)), exact \(format3(exactModeAccuracy))"

@@ -32,6 +32,9 @@ public final class GeoLifeUser {
     public let labelsShifted: Int
     /// Labels within the data's span that hold no fix (left out).
     public let labelsWithoutFixes: Int
+    /// Every label as written (no clock shift), sorted by start: what the labelled-time rule scores against
+    /// (``LabelledTimeScores``), as an independent scorer reads the files.
+    public let writtenLabels: [CorpusReaders.Label]
 
     /// The database file (and its `-wal`/`-shm`) this user was imported into.
     public var databasePath: String { store.path }
@@ -65,6 +68,7 @@ public final class GeoLifeUser {
         self.times = times
         self.positions = positions
         let all = try CorpusReaders.readLabels(directory + "/labels.txt").sorted { $0.startMs < $1.startMs }
+        writtenLabels = all
         // A label with no fix inside it is moved by ±8 h (Beijing time written as GMT, or the reverse) when that puts a
         // fix within a minute of both its start and its end and at least one inside it; labels are drawn on the
         // recorded track, so such a match is no accident. Other labels stay where they are.
@@ -121,6 +125,7 @@ public final class GeoLifeUser {
         s.labelShiftH = labelShiftH
         s.labelsShifted = labelsShifted
         s.labelsWithoutFixes = labelsWithoutFixes
+        s.labelledTime = LabelledTimeScores.score(labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: found, legs: legs)
         if details {
             let trips = try store.db.prepare("SELECT id, start_ms, end_ms, distance_m FROM trips ORDER BY start_ms")
             let tripLegs = try store.db.prepare("SELECT start_ms, end_ms, mode, mode_source, distance_m FROM legs WHERE trip_id = ? ORDER BY start_ms")
@@ -156,6 +161,9 @@ public final class GeoLifeUser {
         s.labelShiftH = labelShiftH
         s.labelsShifted = labelsShifted
         s.labelsWithoutFixes = labelsWithoutFixes
+        s.labelledTime = LabelledTimeScores.score(
+            labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: out.trips.map { Scoring.Interval(startMs: $0.0, endMs: $0.1) },
+            legs: out.legs)
         return s
     }
 
@@ -363,6 +371,7 @@ extension RealDataEvaluation.GeoLifeScores {
             s.spanRightS += u.spanRightS
             for (k, v) in u.confusion { s.confusion[k, default: 0] += v }
         }
+        s.labelledTime = LabelledTimeScores.pooled(users.map(\.labelledTime))
         (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: s.matchedTrips, truth: s.truthTrips, found: s.labelledFoundTrips)
         s.rawTripF1 = Scoring.prf(matched: s.matchedTrips, truth: s.truthTrips, found: s.foundTrips).f1
         s.clippedTripF1 = Scoring.prf(matched: s.matchedClipped, truth: s.truthTrips, found: s.clippedFound).f1
@@ -376,7 +385,8 @@ extension RealDataEvaluation.GeoLifeScores {
     /// One aligned table row: user, points, trips (labelled / rebuilt in labelled time / matched), P, R, F1, modes.
     public var row: String {
         func pad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
-        return pad(user, 6) + pad(String(points), 8) + pad(String(truthTrips), 6) + pad(String(labelledFoundTrips), 6) + pad(String(matchedTrips), 6)
+        return pad(user, 6) + pad(NumberText.fixed(labelledTime.f1, decimals: 3), 7) + pad(NumberText.fixed(labelledTime.oracleF1, decimals: 3), 7)
+            + pad(NumberText.fixed(labelledTime.modeAccuracy, decimals: 3), 7) + "  |" + pad(String(points), 8) + pad(String(truthTrips), 6) + pad(String(labelledFoundTrips), 6) + pad(String(matchedTrips), 6)
             + pad(NumberText.fixed(tripPrecision, decimals: 2), 6) + pad(NumberText.fixed(tripRecall, decimals: 2), 6) + pad(NumberText.fixed(tripF1, decimals: 2), 6)
             + pad(format3(modeAccuracy), 7) + pad(format3(exactModeAccuracy), 7) + pad(String(Int(labelledS / 60)), 7) + pad(format3(spanModeAccuracy), 7) + pad(NumberText.fixed(clippedTripF1, decimals: 2), 6)
             + pad(NumberText.fixed(ceilingTripF1, decimals: 2), 7)
@@ -384,5 +394,5 @@ extension RealDataEvaluation.GeoLifeScores {
             + (labelsWithoutFixes > 0 ? "  \(labelsWithoutFixes) labels without fixes left out" : "")
     }
 
-    public static let header = "  user  points truth found match     P     R    F1  3-cls  exact obs_min span3 clipF1 ceilF1"
+    public static let header = "  user  ltF1  oracle  obs3  |  points truth found match     P     R    F1  3-cls  exact obs_min span3 clipF1 ceilF1"
 }

@@ -1,0 +1,203 @@
+import TriplineCore
+
+/// Trips and modes scored on the time the labels cover: the headline of `evaluate --geolife` (docs/PASSES.md,
+/// "Scoring on labelled time").
+///
+/// Most GeoLife label files lost their `walk` rows upstream (`../shared/corpus/PROVENANCE.md`, section 4), so a
+/// rebuilt "walk 6 min, bus 20 min, walk 8 min" is right where the label says only "bus", and a walk in unlabelled time
+/// is no error. The rule, the same for Tripline, trackintel and the oracle:
+///
+/// 1. **Truth trips**: the labels as written (no clock shift), joined while less than `joinGapS` apart, each clipped
+///    to the fixes inside it (first to last fix); a joined span with no fix inside is left out.
+/// 2. **Rebuilt trips** are clipped to the truth trips' spans before matching: a trip overlapping truth trips becomes
+///    the stretch from the first to the last instant it shares with them. A rebuilt trip with no part in labelled time
+///    is ignored, unless all its fixes stay within `driftM` of its first fix: a trip that went nowhere is a false
+///    positive wherever it lies.
+/// 3. **Matching**: one to one by temporal intersection over union ≥ 0.5, so merges and fragments stay penalised (a
+///    rebuilt trip spanning two truth trips can match at most one of them).
+/// 4. **Modes**: observed labelled time only, the spans between consecutive fixes of a label at most `observedGapS`
+///    apart, each weighed by its length and judged by the rebuilt leg at its first fix; three classes, foot / bicycle /
+///    motorised. A span no leg covers, or whose leg's mode is `unknown`, is wrong.
+/// 5. **Oracle ceiling**: a rebuild that knows the labels and outputs each truth trip's own fixes, cut only at silences
+///    of `joinGapS` or more unless the straight-line pace across the silence is at least `oraclePaceMps`, scored by the
+///    same rule.
+public struct LabelledTimeScores: Sendable, Equatable {
+    public var truthTrips = 0
+    /// Rebuilt trips with a part in labelled time (clipped), and rebuilt trips outside it that went nowhere (drift).
+    public var labelledFound = 0, driftFound = 0
+    /// Rebuilt trips outside labelled time that moved: not scored.
+    public var ignored = 0
+    public var matched = 0
+    /// Observed labelled seconds, and those whose rebuilt leg has the label's class.
+    public var observedS = 0.0, rightS = 0.0
+    /// The oracle's pieces and matches.
+    public var oracleFound = 0, oracleMatched = 0
+
+    public init() {}
+
+    public var found: Int { labelledFound + driftFound }
+    public var precision: Double { Scoring.prf(matched: matched, truth: truthTrips, found: found).p }
+    public var recall: Double { Scoring.prf(matched: matched, truth: truthTrips, found: found).r }
+    public var f1: Double { Scoring.prf(matched: matched, truth: truthTrips, found: found).f1 }
+    public var modeAccuracy: Double { observedS > 0 ? rightS / observedS : 0 }
+    public var oracleF1: Double { Scoring.prf(matched: oracleMatched, truth: truthTrips, found: oracleFound).f1 }
+
+    /// The rule's constants (see the type's comment).
+    public struct Rule: Sendable {
+        public var joinGapS: Double = 1800
+        public var driftM: Double = 300
+        public var observedGapS: Double = 300
+        public var oraclePaceMps: Double = 5
+        public init() {}
+    }
+
+    /// The GeoLife classes of a rebuilt mode: foot, bicycle, motorized, or nil (unknown: never right).
+    static func coarse(_ mode: String) -> String? {
+        switch mode {
+        case "walk", "run": return "foot"
+        case "cycle": return "bicycle"
+        case "unknown", "": return nil
+        default: return "motorized"
+        }
+    }
+
+    /// Scores `trips` and `legs` (start, end, mode; sorted by start) against `labels` (any order) on the fixes.
+    public static func score(
+        labels: [CorpusReaders.Label], fixTimes: [Int64], fixPositions: [(lat: Double, lon: Double)], trips: [Scoring.Interval],
+        legs: [(Int64, Int64, String)], rule: Rule = Rule()
+    ) -> LabelledTimeScores {
+        var s = LabelledTimeScores()
+        let sortedLabels = labels.sorted { $0.startMs < $1.startMs }
+        func firstFix(atOrAfter t: Int64) -> Int { lowerBound(fixTimes, t) }
+        // 1. Truth trips: joined labels, clipped to their fixes.
+        var joined: [Scoring.Interval] = []
+        for l in sortedLabels {
+            if let last = joined.last, Double(l.startMs - last.endMs) < rule.joinGapS * 1000 {
+                joined[joined.count - 1].endMs = max(last.endMs, l.endMs)
+            } else {
+                joined.append(Scoring.Interval(startMs: l.startMs, endMs: l.endMs))
+            }
+        }
+        var truth: [Scoring.Interval] = []
+        var truthFixes: [Range<Int>] = []
+        for j in joined {
+            let a = firstFix(atOrAfter: j.startMs), b = firstFix(atOrAfter: j.endMs + 1)
+            guard a < b else { continue }
+            truth.append(Scoring.Interval(startMs: fixTimes[a], endMs: fixTimes[b - 1]))
+            truthFixes.append(a..<b)
+        }
+        s.truthTrips = truth.count
+        // 2. Rebuilt trips clipped to labelled time, or kept as drift, or ignored.
+        let clipped = clip(trips, to: truth, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule, scores: &s)
+        // 3. Matching.
+        s.matched = Scoring.match(truth: truth, found: clipped).count
+        // 4. Modes on observed labelled time. Legs of one device do not overlap: the leg at `t` is the last one
+        // starting at or before it, if it has not ended.
+        let legStarts = legs.map(\.0)
+        func legMode(at t: Int64) -> String? {
+            let k = lowerBound(legStarts, t + 1) - 1
+            guard k >= 0, legs[k].1 > t else { return nil }
+            return legs[k].2
+        }
+        for label in sortedLabels {
+            var i = firstFix(atOrAfter: label.startMs)
+            while i + 1 < fixTimes.count && fixTimes[i + 1] <= label.endMs {
+                let t = fixTimes[i], next = fixTimes[i + 1]
+                i += 1
+                let gap = Double(next - t) / 1000
+                guard gap > 0, gap <= rule.observedGapS else { continue }
+                s.observedS += gap
+                if let mode = legMode(at: t), coarse(mode) == label.coarse { s.rightS += gap }
+            }
+        }
+        // 5. The oracle: each truth trip's fixes, cut at silences it cannot see through.
+        var pieces: [Scoring.Interval] = []
+        for range in truthFixes {
+            var start = range.lowerBound
+            for i in range.dropFirst() {
+                let gapS = Double(fixTimes[i] - fixTimes[i - 1]) / 1000
+                guard gapS >= rule.joinGapS else { continue }
+                let a = fixPositions[i - 1], b = fixPositions[i]
+                if Geo.distance(a.lat, a.lon, b.lat, b.lon) >= rule.oraclePaceMps * gapS { continue }
+                if i - 1 > start { pieces.append(Scoring.Interval(startMs: fixTimes[start], endMs: fixTimes[i - 1])) }
+                start = i
+            }
+            if range.upperBound - 1 > start { pieces.append(Scoring.Interval(startMs: fixTimes[start], endMs: fixTimes[range.upperBound - 1])) }
+        }
+        var oracle = LabelledTimeScores()
+        let oracleClipped = clip(pieces, to: truth, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule, scores: &oracle)
+        s.oracleFound = oracle.found
+        s.oracleMatched = Scoring.match(truth: truth, found: oracleClipped).count
+        return s
+    }
+
+    /// `trips` clipped to the `truth` spans they overlap; trips outside labelled time that went nowhere come back
+    /// as they are (drift, false positives), the others are left out. Counts go to `scores`.
+    static func clip(
+        _ trips: [Scoring.Interval], to truth: [Scoring.Interval], fixTimes: [Int64], fixPositions: [(lat: Double, lon: Double)], rule: Rule,
+        scores: inout LabelledTimeScores
+    ) -> [Scoring.Interval] {
+        var out: [Scoring.Interval] = []
+        let starts = truth.map(\.startMs)
+        for f in trips {
+            var a = Int64.max, b = Int64.min
+            // Truth trips are disjoint and sorted: those starting before f ends, back to the first that ends after f starts.
+            var j = lowerBound(starts, f.endMs + 1) - 1
+            while j >= 0 && truth[j].endMs >= f.startMs {
+                let lo = max(f.startMs, truth[j].startMs), hi = min(f.endMs, truth[j].endMs)
+                if lo < hi || (lo == hi && f.startMs == f.endMs) {
+                    a = min(a, lo)
+                    b = max(b, hi)
+                }
+                j -= 1
+            }
+            if a <= b {
+                out.append(Scoring.Interval(startMs: a, endMs: b))
+                scores.labelledFound += 1
+                continue
+            }
+            // Outside labelled time: a false positive only when it went nowhere.
+            let i0 = lowerBound(fixTimes, f.startMs), i1 = lowerBound(fixTimes, f.endMs + 1)
+            var nowhere = i0 < i1
+            if nowhere {
+                let first = fixPositions[i0]
+                for i in i0..<i1 where Geo.distance(first.lat, first.lon, fixPositions[i].lat, fixPositions[i].lon) > rule.driftM {
+                    nowhere = false
+                    break
+                }
+            }
+            if nowhere {
+                out.append(f)
+                scores.driftFound += 1
+            } else {
+                scores.ignored += 1
+            }
+        }
+        return out
+    }
+
+    /// Counts summed over users, then the ratios.
+    public static func pooled(_ users: [LabelledTimeScores]) -> LabelledTimeScores {
+        var s = LabelledTimeScores()
+        for u in users {
+            s.truthTrips += u.truthTrips
+            s.labelledFound += u.labelledFound
+            s.driftFound += u.driftFound
+            s.ignored += u.ignored
+            s.matched += u.matched
+            s.observedS += u.observedS
+            s.rightS += u.rightS
+            s.oracleFound += u.oracleFound
+            s.oracleMatched += u.oracleMatched
+        }
+        return s
+    }
+
+    /// One line: trip P/R/F1 with the counts, the oracle, and the 3-class accuracy on observed time.
+    public var line: String {
+        func f(_ v: Double) -> String { NumberText.fixed(v, decimals: 3) }
+        return "labelled-time trips: truth \(truthTrips), rebuilt \(found) (\(driftFound) drift), matched \(matched): "
+            + "P \(f(precision)) R \(f(recall)) F1 \(f(f1)); oracle F1 \(f(oracleF1)) (\(f(oracleF1 > 0 ? f1 / oracleF1 : 0)) of it); "
+            + "3-class on observed time \(f(modeAccuracy)) (\(Int(observedS / 60)) min)"
+    }
+}
