@@ -8,12 +8,27 @@ import TriplineTestSupport
         let r = runCLI(["evaluate", "--geolife", corpus + "/geolife/080", "--geolife", corpus + "/geolife/086"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n")
-        let rows = lines.filter { $0.hasPrefix("   080 ") || $0.hasPrefix("   086 ") || ($0.hasPrefix("pooled ") && !$0.contains("confusion")) }
+        let rows = lines.filter {
+            $0.hasPrefix("   080 ") || $0.hasPrefix("   086 ") || ($0.hasPrefix("pooled ") && !$0.contains("confusion") && !$0.contains("labelled-time"))
+        }
         #expect(rows.count == 6)  // 080, 086 and pooled, for Tripline and for trackintel
-        // The pooled row sums the users' true trips (080: 8, 086: 6).
+        // The pooled row sums the users' true trips (080: 8, 086: 6), in the strict columns after '|'.
         let pooled = try #require(rows.first { $0.hasPrefix("pooled") })
-        #expect(pooled.split(separator: " ", omittingEmptySubsequences: true)[2] == "14")
+        let strict = pooled.split(separator: "|")[1].split(separator: " ", omittingEmptySubsequences: true)
+        #expect(strict[1] == "14")
+        // The headline: the labelled-time figures, pooled, with the oracle beside.
+        let headline = try #require(lines.first { $0.hasPrefix("pooled labelled-time trips: truth ") })
+        #expect(headline.contains("oracle F1") && headline.contains("3-class on observed time"))
         #expect(r.stdout.contains("trackintel 1.x defaults"))
+    }
+
+    /// Users of the lockbox are skipped, and named, unless --lockbox asks for them.
+    @Test(.enabled(if: Corpus.available, Corpus.absent)) func lockboxUsersAreKeptBack() throws {
+        let corpus = try #require(corpusDirectory(), "../shared/corpus not found")
+        let r = runCLI(["evaluate", "--geolife", corpus + "/geolife-more/067"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("Kept back (the final test, scored once at the end with --lockbox): 067\n"))
+        #expect(!r.stdout.contains("   067 "))
     }
 
     @Test func aFolderThatIsNoUserIsAnError() throws {

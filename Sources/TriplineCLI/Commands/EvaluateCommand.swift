@@ -21,7 +21,9 @@ enum EvaluateCommand {
             rebuild could see (true trips and visits during which nothing was recorded).
 
             With --geolife (repeatable): imports each GeoLife user (through the importer's .plt reader), rebuilds, and
-            prints per-user and pooled trip precision/recall/F1 and 3-class and exact mode accuracy.
+            prints per-user and pooled trip precision/recall/F1 and 3-class and exact mode accuracy: first the figures on
+            labelled time (docs/PASSES.md, "Scoring on labelled time"), then the strict ones. Users kept back as the
+            final test (GeoLifeLockbox) are skipped unless --lockbox is given.
             """,
         options: [
             SimulationOptions.seed,
@@ -34,6 +36,7 @@ enum EvaluateCommand {
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
             OptionSpec("geolife", value: "DIR", repeatable: true,
                        help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
+            OptionSpec("lockbox", help: "With --geolife: also score the users kept back as the final test (GeoLifeLockbox; skipped otherwise, and named)."),
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("archives", help: "Simulator forms: write the simulation as the apps' archives (Overland bodies, OwnTracks .rec) and import them, as a user's data goes, instead of loading the simulated fixes exactly (one seed: into PATH.archives/ next to --db)."),
             OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
@@ -72,7 +75,13 @@ enum EvaluateCommand {
             defer { FileSystem.removeTree(work) }
             var all: [RealDataEvaluation.GeoLifeScores] = [], reference: [RealDataEvaluation.GeoLifeScores] = []
             let details = parsed.flag("details")
-            for dir in try GeoLifeUser.userDirectories(geolife) {
+            let directories = try GeoLifeUser.userDirectories(geolife)
+            let keptBack = directories.filter { GeoLifeLockbox.contains(userDirectory: $0) }
+            if !keptBack.isEmpty && !parsed.flag("lockbox") {
+                context.stdout.write("Kept back (the final test, scored once at the end with --lockbox): "
+                    + keptBack.map { FileSystem.baseName($0) }.joined(separator: " ") + "\n")
+            }
+            for dir in directories where parsed.flag("lockbox") || !GeoLifeLockbox.contains(userDirectory: dir) {
                 let user = try GeoLifeUser(directory: dir, workDirectory: work)
                 let s = try user.score(settings: options.settings, details: details)
                 if details {
