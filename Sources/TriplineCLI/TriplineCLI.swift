@@ -135,6 +135,20 @@ public enum CommonOptions {
         }
     }
 
+    /// Refuses a file the user named for a command to write (`export -o`, `map -o`, the database `demo --out`
+    /// makes) when it is the database `database` or its `-wal`, `-shm` or `-journal` file, however it is spelled
+    /// (``OutputFiles/checkNotDatabase(_:database:)``). Called before the database is opened; `-` (standard output)
+    /// is never a file.
+    /// - Throws: ``UsageError`` (exit 64): the two options name one file.
+    public static func checkOutput(_ output: String?, database: String, command: String) throws {
+        guard let output, output != "-", !output.isEmpty else { return }
+        do {
+            try OutputFiles.checkNotDatabase(output, database: database)
+        } catch let error as FileError {
+            throw UsageError(Terminal.escaped(error.description), command: command)
+        }
+    }
+
     /// The database path: `--db`, else `$TRIPLINE_DB`, else `./tripline.sqlite`.
     public static func databasePath(_ parsed: ParsedArguments, _ context: CommandContext) -> String {
         if let path = parsed.value("db"), !path.isEmpty { return path }
