@@ -149,10 +149,18 @@ public enum CommonOptions {
         }
     }
 
-    /// The database path: `--db`, else `$TRIPLINE_DB`, else `./tripline.sqlite`.
+    /// The database path: `--db`, else `$TRIPLINE_DB`, else `./tripline.sqlite`. Always a file name (see
+    /// ``Database/fileURI(_:)``): `:memory:` is the file of that name in the current folder, spelled `./:memory:` so
+    /// that SQLite does not read it as its in-memory database.
     public static func databasePath(_ parsed: ParsedArguments, _ context: CommandContext) -> String {
-        if let path = parsed.value("db"), !path.isEmpty { return path }
-        if let path = context.environment["TRIPLINE_DB"], !path.isEmpty { return path }
-        return "tripline.sqlite"
+        let path: String
+        if let given = parsed.value("db"), !given.isEmpty {
+            path = given
+        } else if let given = context.environment["TRIPLINE_DB"], !given.isEmpty {
+            path = given
+        } else {
+            path = "tripline.sqlite"
+        }
+        return path == ":memory:" ? "./:memory:" : path
     }
 }

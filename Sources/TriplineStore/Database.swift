@@ -95,9 +95,10 @@ public final class Database {
         flags |= SQLITE_OPEN_NOMUTEX
         // Always a URI of Tripline's own making, with the path escaped (``fileURI(_:)``): SQLite built with
         // SQLITE_USE_URI (Debian's is) would otherwise read `--db 'file:x?mode=memory'` as a URI (an in-memory
-        // database, another VFS, no locking). The path is a file name, whatever characters it holds.
+        // database, another VFS, no locking). The path is a file name, whatever characters it holds; only the
+        // library's own `":memory:"` (tests) stays SQLite's in-memory database (the CLI's `--db :memory:` is a file).
         flags |= SQLITE_OPEN_URI
-        var target = Database.fileURI(path)
+        var target = path == ":memory:" ? path : Database.fileURI(path)
         if immutable { target += "?mode=ro&immutable=1" }
         let rc = sqlite3_open_v2(target, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
