@@ -148,10 +148,32 @@ public enum CommonOptions {
             + "visits, places and days are empty: run 'tripline rebuild' first.\n"
     }
 
-    /// The database path: `--db`, else `$TRIPLINE_DB`, else `./tripline.sqlite`.
+    /// Refuses a file the user named for a command to write (`export -o`, `map -o`, the database `demo --out`
+    /// makes) when it is the database `database` or its `-wal`, `-shm` or `-journal` file, however it is spelled
+    /// (``OutputFiles/checkNotDatabase(_:database:)``). Called before the database is opened; `-` (standard output)
+    /// is never a file.
+    /// - Throws: ``UsageError`` (exit 64): the two options name one file.
+    public static func checkOutput(_ output: String?, database: String, command: String) throws {
+        guard let output, output != "-", !output.isEmpty else { return }
+        do {
+            try OutputFiles.checkNotDatabase(output, database: database)
+        } catch let error as FileError {
+            throw UsageError(Terminal.escaped(error.description), command: command)
+        }
+    }
+
+    /// The database path: `--db`, else `$TRIPLINE_DB`, else `./tripline.sqlite`. Always a file name (see
+    /// ``Database/fileURI(_:)``): `:memory:` is the file of that name in the current folder, spelled `./:memory:` so
+    /// that SQLite does not read it as its in-memory database.
     public static func databasePath(_ parsed: ParsedArguments, _ context: CommandContext) -> String {
-        if let path = parsed.value("db"), !path.isEmpty { return path }
-        if let path = context.environment["TRIPLINE_DB"], !path.isEmpty { return path }
-        return "tripline.sqlite"
+        let path: String
+        if let given = parsed.value("db"), !given.isEmpty {
+            path = given
+        } else if let given = context.environment["TRIPLINE_DB"], !given.isEmpty {
+            path = given
+        } else {
+            path = "tripline.sqlite"
+        }
+        return path == ":memory:" ? "./:memory:" : path
     }
 }

@@ -189,43 +189,13 @@ final class FileBytes: @unchecked Sendable {
         return nil
     }
 
-    /// How long a named pipe may stay silent (no writer, or a writer that sends nothing) before the import gives
-    /// up on it: `TRIPLINE_PIPE_TIMEOUT` seconds, default 10.
-    static func pipeTimeoutMs() -> Int32 {
-        if let raw = getenv("TRIPLINE_PIPE_TIMEOUT"), let seconds = Double(String(cString: raw)), seconds >= 0 {
-            return Int32(min(seconds, 86_400) * 1000)
-        }
-        return 10_000
-    }
+    /// How long a named pipe may stay silent before the import gives up on it: ``FileSystem/pipeTimeoutMs()``, the
+    /// rule every file Tripline reads follows (`TRIPLINE_PIPE_TIMEOUT` seconds, default 10).
+    static func pipeTimeoutMs() -> Int32 { FileSystem.pipeTimeoutMs() }
 
-    /// Reads a pipe opened with `O_NONBLOCK` to its end, waiting at most `timeoutMs` for each piece of data.
-    /// - Throws: ``FileError`` when nothing arrives in time (a FIFO nobody writes to) or reading fails.
+    /// Reads a pipe opened with `O_NONBLOCK` to its end (``FileSystem/readPipe(fd:path:timeoutMs:limit:)``).
     static func readPipe(fd: Int32, path: String, timeoutMs: Int32) throws -> [UInt8] {
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var sawWriter = false
-        while true {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, timeoutMs)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw FileError(path: path, errno: errno)
-            }
-            if ready == 0 {
-                let seconds = Double(timeoutMs) / 1000
-                throw FileError(path: path, reason: sawWriter
-                    ? "is a pipe whose writer sent nothing for \(seconds) s; gave up"
-                    : "is a named pipe (FIFO) that no process wrote to within \(seconds) s; gave up")
-            }
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw FileError(path: path, errno: errno)
-            }
-            if n == 0 { return result }  // the writer closed its end
-            sawWriter = true
-            result.append(contentsOf: chunk[0..<n])
-        }
+        try FileSystem.readPipe(fd: fd, path: path, timeoutMs: timeoutMs)
     }
 
     /// A new unlinked temporary file (so nothing is left behind, whatever ends the process); returns its descriptor.

@@ -93,21 +93,13 @@ public final class Database {
         var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if !readOnly && !immutable && create { flags |= SQLITE_OPEN_CREATE }
         flags |= SQLITE_OPEN_NOMUTEX
-        var target = path
-        if immutable {
-            flags |= SQLITE_OPEN_URI
-            // A URI: '%', '?', '#' and bytes outside ASCII in the path are percent-encoded.
-            var encoded = "file:"
-            for c in path.utf8 {
-                if c < 0x80, c != UInt8(ascii: "%"), c != UInt8(ascii: "?"), c != UInt8(ascii: "#") {
-                    encoded.unicodeScalars.append(Unicode.Scalar(c))
-                } else {
-                    let hex = String(c, radix: 16, uppercase: true)
-                    encoded += "%" + (hex.count < 2 ? "0" : "") + hex
-                }
-            }
-            target = encoded + "?mode=ro&immutable=1"
-        }
+        // Always a URI of Tripline's own making, with the path escaped (``fileURI(_:)``): SQLite built with
+        // SQLITE_USE_URI (Debian's is) would otherwise read `--db 'file:x?mode=memory'` as a URI (an in-memory
+        // database, another VFS, no locking). The path is a file name, whatever characters it holds; only the
+        // library's own `":memory:"` (tests) stays SQLite's in-memory database (the CLI's `--db :memory:` is a file).
+        flags |= SQLITE_OPEN_URI
+        var target = path == ":memory:" ? path : Database.fileURI(path)
+        if immutable { target += "?mode=ro&immutable=1" }
         let rc = sqlite3_open_v2(target, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

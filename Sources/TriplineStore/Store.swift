@@ -94,6 +94,11 @@ public final class Store {
         } catch let error as DatabaseError where error.primaryCode == SQLITE_NOTADB {
             throw StoreError.notADatabase(path: path, reason: error.message)
         }
+        if version < 0 {
+            // No Tripline writes a negative version; migrating "from" it would index before the first migration.
+            throw StoreError.notADatabase(
+                path: path, reason: "its schema version (PRAGMA user_version) is \(version), which no Tripline writes; the file was not changed")
+        }
         if version > Schema.currentVersion {
             throw StoreError.newerSchema(path: path, found: version, known: Schema.currentVersion)
         }

@@ -71,7 +71,6 @@ enum DemoCommand {
             try writeSample(to: data)
         }
         let db = out + "/tripline.sqlite"
-        for suffix in ["", "-wal", "-shm"] { FileSystem.remove(db + suffix) }
 
         let archives = ["overland", "rec"].map { data + "/" + $0 }.filter { FileSystem.kind($0) == .directory }
         guard !archives.isEmpty else { throw CommandFailure("\(data) holds no overland/ or rec/ folder of archives") }
@@ -103,6 +102,15 @@ enum DemoCommand {
             ("", ["export", "--db", db, "--format", "csv", "--what", "days", "-o", out + "/days.csv"]),
             ("Draw the offline map", ["map", "--db", db, "-o", out + "/map.html"]),
         ]
+
+        // The demo replaces its database and writes its files in --out: never the user's own database ($TRIPLINE_DB,
+        // else ./tripline.sqlite), as `demo --out .` beside it would.
+        let userDatabase = CommonOptions.databasePath(parsed, context)
+        if FileSystem.exists(userDatabase) {
+            let outputs = steps.compactMap { step in step.arguments.firstIndex(of: "-o").map { step.arguments[$0 + 1] } }
+            for path in [db] + outputs { try CommonOptions.checkOutput(path, database: userDatabase, command: "demo") }
+        }
+        for suffix in ["", "-wal", "-shm"] { FileSystem.remove(db + suffix) }
 
         context.stdout.write("Tripline demo: \(data) → \(out)/\n")
         for step in steps {

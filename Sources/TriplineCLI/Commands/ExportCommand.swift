@@ -40,8 +40,10 @@ enum ExportCommand {
         }
         let filter = try CommonOptions.filter(parsed, command: "export")
         if kind == .days && format == .gpx { throw UsageError(ExportError.noGeometry(kind: .days, format: .gpx).description, command: "export") }
-        let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
+        let database = CommonOptions.databasePath(parsed, context)
         let output = parsed.value("output")
+        try CommonOptions.checkOutput(output, database: database, command: "export")
+        let store = try Store.forReading(path: database)
         let result: ExportResult
         do {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the file.

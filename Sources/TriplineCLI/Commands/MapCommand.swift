@@ -37,7 +37,9 @@ enum MapCommand {
                 throw UsageError(error.message, command: "map")
             }
         }
-        let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
+        let database = CommonOptions.databasePath(parsed, context)
+        try CommonOptions.checkOutput(path, database: database, command: "map")
+        let store = try Store.forReading(path: database)
         let started = Clock.monotonic()
         let document: MapDocument
         let toStdout = path == "-"

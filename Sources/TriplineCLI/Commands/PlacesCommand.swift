@@ -44,8 +44,10 @@ enum PlacesCommand {
         } else if !values.isEmpty {
             throw UsageError("Unexpected argument '\(values[0])'", command: "places")
         }
-        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
-        guard let action else { return try list(store, parsed, context) }
+        let path = CommonOptions.databasePath(parsed, context)
+        // Listing only reads: it works on a database this user may not write (read-only, as `info` does).
+        guard let action else { return try list(Store.forReading(path: path), parsed, context) }
+        let store = try Store(path: path, create: false)
 
         func place(_ text: String) throws -> Place {
             guard let id = Int64(text) else { throw UsageError("'\(text)' is not a place id; 'tripline places' lists them", command: "places") }

@@ -24,7 +24,8 @@ enum ScoreCommand {
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let file = parsed.value("truth") else { throw UsageError("Missing '--truth <FILE>'") }
         let truth = try TruthFile.read(file)
-        let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
+        // Scoring only reads: a database this user may not write is opened read-only.
+        let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
         let scores = try SimulationEvaluation.score(truth, store: store)
         context.stdout.write(scores.report)
         if parsed.flag("details") { for line in scores.details { context.stdout.write(line + "\n") } }

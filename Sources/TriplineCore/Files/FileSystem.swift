@@ -61,11 +61,63 @@ public enum FileSystem {
 
     /// Reads the whole file at `path`.
     /// At most `limit` bytes: a larger (or endless) input, such as `/dev/zero`, is an error, not a full memory.
-    public static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// A named pipe (FIFO) is read as `import` reads one: opened without blocking, and given up on when no data
+    /// arrives for `pipeTimeoutMs` (`query FIFO` or `rebuild --config FIFO` with no writer must not hang).
+    public static func read(_ path: String, limit: Int = Int.max, pipeTimeoutMs: Int32 = FileSystem.pipeTimeoutMs()) throws -> [UInt8] {
+        // O_NONBLOCK: opening a FIFO that no process writes to would otherwise block in `open` for ever.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw FileError(path: path, errno: errno) }
         defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFIFO {
+            return try readPipe(fd: fd, path: path, timeoutMs: pipeTimeoutMs, limit: limit)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return try readAll(fd: fd, path: path, limit: limit)
+    }
+
+    /// How long a named pipe may stay silent (no writer, or a writer that sends nothing) before a read gives up on
+    /// it: `TRIPLINE_PIPE_TIMEOUT` seconds, default 10. The one rule for every file Tripline reads.
+    public static func pipeTimeoutMs() -> Int32 {
+        if let raw = getenv("TRIPLINE_PIPE_TIMEOUT"), let seconds = Double(String(cString: raw)), seconds >= 0 {
+            return Int32(min(seconds, 86_400) * 1000)
+        }
+        return 10_000
+    }
+
+    /// Reads a pipe opened with `O_NONBLOCK` to its end, waiting at most `timeoutMs` for each piece of data, at most
+    /// `limit` bytes.
+    /// - Throws: ``FileError`` when nothing arrives in time (a FIFO nobody writes to), there is more than `limit`, or
+    ///   reading fails.
+    public static func readPipe(fd: Int32, path: String, timeoutMs: Int32, limit: Int = Int.max) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var sawWriter = false
+        while true {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, timeoutMs)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, errno: errno)
+            }
+            if ready == 0 {
+                let seconds = Double(timeoutMs) / 1000
+                throw FileError(path: path, reason: sawWriter
+                    ? "is a pipe whose writer sent nothing for \(seconds) s; gave up"
+                    : "is a named pipe (FIFO) that no process wrote to within \(seconds) s; gave up")
+            }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw FileError(path: path, errno: errno)
+            }
+            if n == 0 { return result }  // the writer closed its end
+            sawWriter = true
+            if result.count + n > limit {
+                throw FileError(path: path, reason: "is larger than \(limit >> 20) MiB (or endless); not read")
+            }
+            result.append(contentsOf: chunk[0..<n])
+        }
     }
 
     /// Reads a descriptor to its end (used for standard input and pipes too), at most `limit` bytes: more is an
@@ -95,20 +147,37 @@ public enum FileSystem {
         return result
     }
 
-    /// Writes `bytes` to `path`, replacing it.
+    /// Writes `bytes` to `path`, replacing it atomically: a new hidden file beside it (mode 0666 less the umask, or
+    /// the mode of the regular file it replaces) is renamed over `path`. Whatever was at `path` is replaced, never
+    /// written through: a symbolic link planted there (`simulate --out D` with `D/truth.json` a link to another
+    /// file) is replaced by the file and its target left alone, and so is the other name of a hard link.
+    /// Not synced to disk (the simulator's archives and test fixtures: a crash may leave an empty file, never a
+    /// changed foreign one). A folder at `path` is an error.
     public static func write(_ bytes: [UInt8], to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileError(path: path, errno: errno) }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileError(path: path, errno: errno)
-            }
-            offset += n
+        let directory = directoryName(path)
+        guard let temporary = OutputFiles.createTemporary(template: "\(directory)/.\(baseName(path)).tripline-XXXXXX") else {
+            throw FileError(path: path, errno: errno)
         }
+        var done = false
+        defer {
+            if !done { unlink(temporary.path) }
+            OutputFiles.unregister(temporary.token)
+        }
+        do {
+            defer { close(temporary.descriptor) }
+            OutputFiles.keepMode(of: path, on: temporary.descriptor)
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { Glibc.write(temporary.descriptor, $0.baseAddress! + offset, $0.count - offset) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw FileError(path: path, errno: errno)
+                }
+                offset += n
+            }
+        }
+        guard rename(temporary.path, path) == 0 else { throw FileError(path: path, errno: errno) }
+        done = true
     }
 
     public static func write(_ text: String, to path: String) throws {

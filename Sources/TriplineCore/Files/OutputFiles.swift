@@ -28,6 +28,60 @@ public enum OutputFiles {
         throw FileError(path: path, reason: "is \(what); refusing to replace it (write to a new path or a regular file, or '-' for standard output)")
     }
 
+    /// Refuses `output` when it is the database `database` or one of the files SQLite keeps beside it (`-wal`,
+    /// `-shm`, `-journal`): compared by the canonical name (the folder's symbolic links and `.`/`..` resolved, the
+    /// database's own link followed too, as SQLite does) and, for files that exist, by device and inode (a hard
+    /// link, a symbolic link to the database). Commands that write a file the user names call this before they
+    /// open the database, so `-o tripline.sqlite` can never leave an export where the database was.
+    /// - Throws: ``FileError`` naming the output and the database.
+    public static func checkNotDatabase(_ output: String, database: String) throws {
+        var names = Set<String>()
+        for base in [canonicalName(database), canonicalPath(database)].compactMap({ $0 }) {
+            for suffix in ["", "-wal", "-shm", "-journal"] { names.insert(base + suffix) }
+        }
+        var identities = Set<[UInt64]>()
+        for name in names {
+            var st = stat()
+            if stat(name, &st) == 0 { identities.insert([UInt64(st.st_dev), UInt64(st.st_ino)]) }
+        }
+        var clash = canonicalName(output).map { names.contains($0) } ?? false
+        var st = stat()
+        if !clash, stat(output, &st) == 0, identities.contains([UInt64(st.st_dev), UInt64(st.st_ino)]) { clash = true }
+        if clash {
+            throw FileError(
+                path: output,
+                reason: "is the database \(database) (or its -wal, -shm or -journal file); refusing to write over it: choose another output path")
+        }
+    }
+
+    /// `path` with every symbolic link resolved, or nil when it does not exist.
+    static func canonicalPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `path`'s folder resolved (``canonicalPath(_:)``) followed by its last component as given, so that a file that
+    /// does not exist yet (a `-wal` after a clean close) still has one name however it is spelled; nil when the
+    /// folder does not exist.
+    static func canonicalName(_ path: String) -> String? {
+        let base = FileSystem.baseName(path)
+        guard !base.isEmpty, base != ".", base != "..", !path.hasSuffix("/") else { return canonicalPath(path) }
+        guard let folder = canonicalPath(FileSystem.directoryName(path)) else { return nil }
+        return (folder == "/" ? "" : folder) + "/" + base
+    }
+
+    // MARK: Modes
+
+    /// Gives a new file that will replace `path` the mode of the regular file at `path` (its permission bits;
+    /// set-user-ID, set-group-ID and sticky bits are not carried over). When nothing is there the file keeps the mode
+    /// it was created with, which honours the umask (``createTemporary(template:)``).
+    public static func keepMode(of path: String, on descriptor: Int32) {
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return }
+        fchmod(descriptor, st.st_mode & 0o777)
+    }
+
     // MARK: Temporary files removed on SIGINT / SIGTERM / SIGHUP
 
     static let slots = 16
@@ -63,10 +117,12 @@ public enum OutputFiles {
         return true
     }()
 
-    /// Creates a temporary file from `template` (`mkstemp`: its last six characters `XXXXXX`) and registers it
-    /// (``register(_:)``) with SIGINT, SIGTERM and SIGHUP blocked in between, so that no signal can end the process
-    /// after the file exists and before it is registered: such a signal waits until the file can be removed. Returns
-    /// nil, with `errno` set, when the file cannot be created.
+    /// Creates a temporary file from `template` (its last six characters `XXXXXX` are replaced by random letters)
+    /// and registers it (``register(_:)``) with SIGINT, SIGTERM and SIGHUP blocked in between, so that no signal can
+    /// end the process after the file exists and before it is registered: such a signal waits until the file can be
+    /// removed. The file is created with `O_EXCL | O_NOFOLLOW` and mode 0666 less the umask, as any new file
+    /// (`mkstemp` would make it 0600, and a fixed mode would ignore the umask). Returns nil, with `errno` set, when
+    /// the file cannot be created.
     public static func createTemporary(template: String) -> (descriptor: Int32, path: String, token: Int)? {
         _ = installed
         var blocked = sigset_t(), previous = sigset_t()
@@ -78,11 +134,21 @@ public enum OutputFiles {
             pthread_sigmask(SIG_SETMASK, &previous, nil)
             errno = code
         }
-        var bytes = Array(template.utf8CString)
-        let descriptor = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { return nil }
-        let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return (descriptor, path, register(path))
+        guard template.hasSuffix("XXXXXX") else {
+            errno = EINVAL
+            return nil
+        }
+        let stem = String(template.dropLast(6))
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        for _ in 0..<100 {
+            var random = SystemRandomNumberGenerator()
+            let suffix = String(decoding: (0..<6).map { _ in letters[Int(random.next() % UInt64(letters.count))] }, as: UTF8.self)
+            let path = stem + suffix
+            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+            if descriptor >= 0 { return (descriptor, path, register(path)) }
+            if errno != EEXIST { return nil }
+        }
+        return nil
     }
 
     /// Registers a temporary file to remove if SIGINT, SIGTERM or SIGHUP ends the process; returns a token for

@@ -227,7 +227,8 @@ public final class ExportDestination {
         let descriptor = temporary.descriptor
         temporaryPath = temporary.path
         cleanupToken = temporary.token
-        fchmod(descriptor, 0o644)
+        // New files honour the umask; a file replaced keeps its mode (a map of someone's nights stays 0600).
+        OutputFiles.keepMode(of: path, on: descriptor)
         fd = descriptor
         writer = ByteWriter(fd: descriptor, path: path)
     }
