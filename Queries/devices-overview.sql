@@ -16,7 +16,7 @@ SELECT dev.name                                                                 
          ORDER BY p.key DESC LIMIT 1)                                                  AS last_point,
        (SELECT count(*) FROM days d WHERE d.device_id = dev.id)                        AS days,
        (SELECT count(*) FROM imports i WHERE i.device_id = dev.id)                     AS imports,
-       (SELECT count(*) FROM rejects r JOIN imports i ON i.id = r.import_id
+       (SELECT coalesce(sum(r.records), 0) FROM rejects r JOIN imports i ON i.id = r.import_id
          WHERE i.device_id = dev.id)                                                   AS rejected,
        (SELECT count(*) FROM point_flags f WHERE f.device_id = dev.id AND f.flags != 0) AS flagged,
        (SELECT count(*) FROM trips t WHERE t.device_id = dev.id)                       AS trips,

@@ -52,7 +52,7 @@ report AS (
            sum(d.gaps),
            round(max(d.longest_ms) / 60000.0, 1),
            round(min(1.0, sum(d.covered_ms) / (86400000.0 * count(*))), 3),
-           (SELECT count(*) FROM rejects r JOIN imports i ON i.id = r.import_id WHERE i.device_id = dev.id),
+           (SELECT coalesce(sum(r.records), 0) FROM rejects r JOIN imports i ON i.id = r.import_id WHERE i.device_id = dev.id),
            1
     FROM daily d JOIN devices dev ON dev.id = d.device_id
     GROUP BY dev.id

@@ -92,6 +92,12 @@ final class FileBytes: @unchecked Sendable {
     private var released = 0
     /// The path and (size, modification time) when opened, to tell whether the file changed while it was read.
     private let identity: (path: [UInt8], size: Int, sec: Int, nsec: Int)?
+    /// For content inflated from a compressed file (a `.gz`, a deflated zip entry): that file, with its name as
+    /// shown. When it shrinks or changes while it is inflated or while its content is parsed, the content is not
+    /// whole either (a `.gz` cut under the inflater reads as a stream that ends early).
+    private(set) var origin: FileBytes?
+    /// The path as shown, for a mapped file.
+    private(set) var name = ""
 
     private init(pointer: UnsafeRawPointer?, count: Int, mapBase: UnsafeMutableRawPointer?, mapSlot: Int, parent: FileBytes?,
                  parentOffset: Int, owned: [UInt8], identity: (path: [UInt8], size: Int, sec: Int, nsec: Int)?) {
@@ -136,6 +142,7 @@ final class FileBytes: @unchecked Sendable {
         let slot = MappingGuard.register(address, size)
         self.init(pointer: UnsafeRawPointer(address), count: size, mapBase: address, mapSlot: slot, parent: nil, parentOffset: 0,
                   owned: [], identity: id)
+        name = path
     }
 
     /// Opens `path` (`-` = standard input); `raw` is the path's bytes when they are not UTF-8 (`path` then is
@@ -173,18 +180,37 @@ final class FileBytes: @unchecked Sendable {
     }
 
     /// Whether the mapped file shrank while it was read (pages past its new end read as zeros), or was changed
-    /// (size or modification time) since it was opened. Nil when it is intact; else a sentence saying what happened.
+    /// (size or modification time) since it was opened — or, for inflated content, whether the compressed file it
+    /// came from did. Nil when it is intact; else a sentence saying what happened.
     func changedWhileRead() -> String? {
-        if let parent { return parent.changedWhileRead() }
+        guard let found = rootChange() else { return nil }
+        if found.inflated {
+            // The inflated content may look whole (or end like a cut gzip file); it is not what the file holds.
+            return "the compressed file \(found.name) \(found.what), so what was inflated from it is not its whole content; nothing of it was stored: import it again once it is complete"
+        }
+        return "the file \(found.what); nothing of it was stored: import it again once it is complete"
+    }
+
+    /// The file that changed (this one, the one it is a view into, or the compressed file it was inflated from,
+    /// through any number of layers), with what happened to it.
+    private func rootChange() -> (name: String, what: String, inflated: Bool)? {
+        if let parent { return parent.rootChange() }
+        if let what = change() { return (name, what, false) }
+        if let origin, let found = origin.rootChange() { return (found.name, found.what, true) }
+        return nil
+    }
+
+    /// What happened to the mapped file itself (``changedWhileRead()``): "shrank while …" or "was changed while …".
+    private func change() -> String? {
         if mapSlot >= 0, MappingGuard.faults[mapSlot] != 0 {
-            return "the file shrank while it was being read (it had \(count) bytes); nothing of it was stored: import it again once it is complete"
+            return "shrank while it was being read (it had \(count) bytes)"
         }
         guard let identity else { return nil }
         var st = stat()
         let found = identity.path.withUnsafeBufferPointer { stat(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st) == 0 }
         guard found else { return nil }  // removed after being opened: the mapping still holds it
         if Int(st.st_size) != identity.size || Int(st.st_mtim.tv_sec) != identity.sec || Int(st.st_mtim.tv_nsec) != identity.nsec {
-            return "the file was changed while it was being read (\(identity.size) bytes when opened, \(st.st_size) now); nothing of it was stored: import it again once it is complete"
+            return "was changed while it was being read (\(identity.size) bytes when opened, \(st.st_size) now)"
         }
         return nil
     }
@@ -222,12 +248,15 @@ final class FileBytes: @unchecked Sendable {
         }
     }
 
-    /// Spools what `produce` writes into an unlinked temporary file, then maps it.
-    static func spooled(_ prefix: String, path: String, _ produce: (Int32) throws -> Void) throws -> FileBytes {
+    /// Spools what `produce` writes into an unlinked temporary file, then maps it. `origin` is the compressed file
+    /// the content is inflated from: when it changes, the content is not whole either (``changedWhileRead()``).
+    static func spooled(_ prefix: String, path: String, origin: FileBytes? = nil, _ produce: (Int32) throws -> Void) throws -> FileBytes {
         let fd = try unlinkedTemporaryFile(prefix)
         defer { close(fd) }
         try produce(fd)
-        return try FileBytes(mapping: fd, path: path, identity: false)
+        let bytes = try FileBytes(mapping: fd, path: path, identity: false)
+        bytes.origin = origin
+        return bytes
     }
 
     /// Copies standard input into an unlinked temporary file; returns its descriptor, positioned at the start.

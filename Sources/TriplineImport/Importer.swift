@@ -17,12 +17,24 @@ public struct ImportOptions: Sendable {
     public var batchSize: Int
     /// Batches that may wait in the queue (bounds memory: about `batchSize × queueDepth` points in flight).
     public var queueDepth: Int
+    /// The most that may be inflated from one input, over all its layers together, in bytes; nil: the standard bound,
+    /// ``InflateBudget/standard(inputSize:)`` (100 times the input's size plus 256 MiB). See docs/IMPORT.md.
+    public var inflateLimit: Int?
+    /// How many rejects of one file are kept one row each; the rest are counted, one row per reason
+    /// (docs/IMPORT.md, "Bad input").
+    public var rejectsKeptPerFile: Int
 
-    public init(device: String? = nil, nowMs: Int64 = Clock.nowMs(), batchSize: Int = 4096, queueDepth: Int = 8) {
+    /// The rejects a file keeps in full unless told otherwise.
+    public static let defaultRejectsKeptPerFile = 10_000
+
+    public init(device: String? = nil, nowMs: Int64 = Clock.nowMs(), batchSize: Int = 4096, queueDepth: Int = 8,
+                inflateLimit: Int? = nil, rejectsKeptPerFile: Int = ImportOptions.defaultRejectsKeptPerFile) {
         self.device = device
         self.nowMs = nowMs
         self.batchSize = batchSize
         self.queueDepth = queueDepth
+        self.inflateLimit = inflateLimit
+        self.rejectsKeptPerFile = max(0, rejectsKeptPerFile)
     }
 }
 
@@ -50,6 +62,16 @@ public struct FileSummary: Sendable {
     public var devices: [ParsedDevice] = []
     public var message: String?
     public var bytes = 0
+
+    /// Forgets the counts of a file whose transaction was rolled back (nothing of it was stored).
+    mutating func discardCounts() {
+        pointsNew = 0
+        pointsDuplicate = 0
+        rejected = 0
+        events = 0
+        firstNewMs = nil
+        devices = []
+    }
 }
 
 /// What an import did, file by file.
@@ -255,7 +277,13 @@ public final class Importer {
             }
         }
         let writer = try Writer(store: store, onWait: onWait)
+        writer.rejectsKept = options.rejectsKeptPerFile
+        // Each file is one transaction, so the WAL holds a file's new pages until it commits (about what the file adds
+        // to the database; rejects are bounded per file). After a checkpoint it is cut back to 64 MiB rather than
+        // staying as large as the largest file's.
+        _ = try? store.db.execute("PRAGMA journal_size_limit=\(64 << 20)")
         var current: FileSummary?
+        var currentPoints = 0  // points of the current file handed to the writer, for the progress line
         var filesDone = 0
         var points = 0
         var bytesDone = 0
@@ -297,6 +325,7 @@ public final class Importer {
                 if var file = current, file.status == .imported {
                     try writer.write(&chunk, file: &file)
                     points += chunk.points.count
+                    currentPoints += chunk.points.count
                     current = file
                 }
                 if let last = chunk.positions.last { currentOffset = Int(last.byteOffset) }
@@ -306,12 +335,20 @@ public final class Importer {
                 recycle.offer(consume done)
                 progress()
             case .end(var chunk):
-                defer { writer.fileBytes = nil }
+                defer {
+                    writer.fileBytes = nil
+                    currentPoints = 0
+                }
                 guard var file = current else { break }
                 current = nil
                 if file.status == .skipped {
                     finish(file)
                     break
+                }
+                if chunk.fatal != nil {
+                    // Rolled back: what its batches counted was never stored, so the summary must not count it either.
+                    points -= currentPoints
+                    file.discardCounts()
                 }
                 if let fatal = chunk.fatal, chunk.notArchive, currentSkipsNonArchive {
                     // Inside a folder or an archive: a file of another kind is passed over, not a failure.
@@ -377,22 +414,28 @@ public final class Importer {
                 guard queue.push(.failed(path: job.path, message: "cannot read: \(reason)", size: job.size)) else { return }
                 continue
             }
-            // The file itself, or each file inside it when it is a gzip, tar or zip container.
-            let open = Containers.expand(path: job.path, bytes: bytes) { entry in
-                switch entry {
-                case .file(let path, let inner, let via, let notes):
-                    return parseOne(job: job, path: path, bytes: inner, via: via, notes: notes, inContainer: path != job.path,
-                                    options: options, check: check, queue: queue, recycle: recycle)
-                case .failed(let path, let message):
-                    if let changed = bytes.changedWhileRead() {
-                        return queue.push(.failed(path: path, message: changed, size: job.size))
-                    }
-                    return queue.push(.failed(path: path, message: message, size: job.size))
-                case .skipped(let path, let message):
-                    return queue.push(.ignored(path: path, message: message, size: 0))
+            guard parseJob(job, bytes: bytes, options: options, check: check, queue: queue, recycle: recycle) else { return }
+        }
+    }
+
+    /// Parses one opened input: the file itself, or each file inside it when it is a gzip, tar or zip container,
+    /// everything inflated from it held to one ``InflateBudget``. Returns false once the queue is closed.
+    static func parseJob(_ job: Job, bytes: FileBytes, options: ImportOptions, check: Statement?, queue: BoundedQueue<Message>,
+                         recycle: BoundedQueue<[Point]>) -> Bool {
+        let budget = options.inflateLimit.map { InflateBudget(limit: $0) } ?? InflateBudget.standard(inputSize: bytes.count)
+        return Containers.expand(path: job.path, bytes: bytes, budget: budget) { entry in
+            switch entry {
+            case .file(let path, let inner, let via, let notes):
+                return parseOne(job: job, path: path, bytes: inner, via: via, notes: notes, inContainer: path != job.path,
+                                options: options, check: check, queue: queue, recycle: recycle)
+            case .failed(let path, let message):
+                if let changed = bytes.changedWhileRead() {
+                    return queue.push(.failed(path: path, message: changed, size: job.size))
                 }
+                return queue.push(.failed(path: path, message: message, size: job.size))
+            case .skipped(let path, let message):
+                return queue.push(.ignored(path: path, message: message, size: 0))
             }
-            guard open else { return }
         }
     }
 
@@ -411,6 +454,10 @@ public final class Importer {
                 return queue.push(.skipped(path: path, size: bytes.count))
             }
             check.reset()
+        }
+        // Already damaged (a compressed file that shrank while it was inflated): failed at once, without parsing.
+        if let changed = bytes.changedWhileRead() {
+            return queue.push(.failed(path: path, message: changed, size: bytes.count))
         }
         guard queue.push(.begin(path: path, fingerprint: fingerprint, size: bytes.count, bytes: bytes, skipNonArchive: job.inFolder || inContainer)) else { return false }
         var fallback = job.fallback
@@ -503,6 +550,12 @@ final class Writer {
     var inTransaction = false
     /// The current file's bytes (for excerpts of `conflicting_duplicate` rejects).
     var fileBytes: FileBytes?
+    /// Rejects a file keeps one row each (``ImportOptions/rejectsKeptPerFile``), and how many the current file kept.
+    var rejectsKept = ImportOptions.defaultRejectsKeptPerFile
+    var keptRejects = 0
+    /// The current file's rejects past those kept, by reason in the order first seen: the first of them, and how many.
+    var uncounted: [(first: RejectRecord, count: Int)] = []
+    var uncountedIndex: [RejectReason: Int] = [:]
 
     init(store: Store, onWait: ((String) -> Void)?) throws {
         self.store = store
@@ -549,6 +602,9 @@ final class Writer {
         deviceIDs.removeAll()
         devices.removeAll()
         pendingEvents.removeAll()
+        keptRejects = 0
+        uncounted.removeAll()
+        uncountedIndex.removeAll()
         return importID
     }
 
@@ -635,9 +691,33 @@ final class Writer {
         for r in chunk.rejects { try reject(r, file: &file) }
     }
 
+    /// Stores a reject: one row each for the file's first ``rejectsKept``, then only counted by reason (a file of
+    /// millions of bad records must not make millions of rows and a WAL as large; ``writeUncounted()``).
     func reject(_ r: RejectRecord, file: inout FileSummary) throws {
-        try rejects.insert(importID: importID, line: r.line, byteOffset: r.byteOffset, reason: r.reason.rawValue, detail: r.detail, excerpt: r.excerpt)
         file.rejected += 1
+        if keptRejects < rejectsKept {
+            keptRejects += 1
+            try rejects.insert(importID: importID, line: r.line, byteOffset: r.byteOffset, reason: r.reason.rawValue, detail: r.detail, excerpt: r.excerpt)
+        } else if let i = uncountedIndex[r.reason] {
+            uncounted[i].count += 1
+        } else {
+            uncountedIndex[r.reason] = uncounted.count
+            uncounted.append((r, 1))
+        }
+    }
+
+    /// One row per reason for the rejects past those kept: `records` says how many it stands for, so
+    /// `sum(records)` (what `tripline info` shows) is the true count; the row points at the first of them.
+    func writeUncounted() throws {
+        for (first, count) in uncounted {
+            let place = first.line.map { "line \($0), byte \(first.byteOffset)" } ?? "byte \(first.byteOffset)"
+            let detail = "\(count) more \(first.reason.rawValue) reject\(count == 1 ? "" : "s") in this file from \(place) on, counted but not "
+                + "kept one by one (a file keeps its first \(rejectsKept) rejects in full); the first of them: \(first.detail)"
+            try rejects.insert(importID: importID, line: first.line, byteOffset: first.byteOffset, reason: first.reason.rawValue,
+                               detail: detail, excerpt: first.excerpt, records: count)
+        }
+        uncounted.removeAll()
+        uncountedIndex.removeAll()
     }
 
     /// A point whose (device, time) is already stored: a duplicate when the position is the same, else a
@@ -694,6 +774,7 @@ final class Writer {
             }
         }
         pendingEvents.removeAll()
+        try writeUncounted()
         if homeless > 0 {
             file.message = "\(homeless) app event\(homeless == 1 ? "" : "s") kept without a device (no point names one)"
         }

@@ -43,6 +43,8 @@ public enum RejectReason: String, Sendable, CaseIterable {
     case emptyFile = "empty_file"
     /// A Recorder `.rec` line that does not have the `time  topic  {json}` shape.
     case invalidLine = "invalid_line"
+    /// An altitude outside ``Validate/altitudeRange``: the point is kept without it, and this row says what was dropped.
+    case altitudeOutOfRange = "altitude_out_of_range"
 }
 
 /// A record that was not imported: where it was, why, and what it looked like.
@@ -190,6 +192,10 @@ public typealias BatchSink = (inout ParseOutput) -> Void
 
 /// Shared checks for every reader.
 enum Validate {
+    /// Altitudes a fix can have, in metres: from below the deepest ocean floor (−11,000 m) to the edge of space
+    /// (100 km; balloons reach 40 km, airliners 13 km). Anything else is a broken value, not a place.
+    static let altitudeRange: ClosedRange<Double> = -12_000...100_000
+
     /// The first failed check of a fix's time and position, or nil when it is acceptable.
     @inline(__always)
     static func point(timeMs: Int64, lat: Double, lon: Double, nowMs: Int64) -> (RejectReason, String)? {

@@ -369,6 +369,13 @@ enum Schema {
         """
         ALTER TABLE imports ADD COLUMN first_ms INTEGER;
         """,
+
+        // 8: rejects are bounded per file (issue 21: 200 MB of bad records made 9.5 M rows). A file keeps its first
+        // rejects one row each; the rest are counted, one row per reason whose `records` says how many rejected
+        // records it stands for (1 for every row written before this migration and for every row kept in full).
+        """
+        ALTER TABLE rejects ADD COLUMN records INTEGER NOT NULL DEFAULT 1;
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

@@ -209,12 +209,13 @@ enum Pack {
     }
 
     @Test func inflatingPastTheLimitStopsWithAMessage() throws {
-        // The importer's limit is 1000 times the compressed size plus 1 GiB; the rule itself is tested with 1 MiB.
+        // The importer's bound is 100 times the input's size plus 256 MiB over all layers (ImportBoundsTests); the
+        // rule itself is tested with 1 MiB.
         let packed = Pack.deflate([UInt8](repeating: 0x20, count: 4 << 20), gzip: true)
         let fd = try FileBytes.unlinkedTemporaryFile("tripline-test")
         defer { close(fd) }
         do {
-            _ = try packed.withUnsafeBytes { try Containers.inflate($0, raw: false, into: fd, limit: 1 << 20, path: "bomb.gz") }
+            _ = try packed.withUnsafeBytes { try Containers.inflate($0, raw: false, into: fd, budget: InflateBudget(limit: 1 << 20), path: "bomb.gz") }
             Issue.record("inflating 4 MiB with a 1 MiB limit did not stop")
         } catch {
             #expect("\(error)".contains("decompression bomb"))

@@ -79,7 +79,8 @@ enum InfoCommand {
             zoneFrom = "stored"
         }
         let statuses = try counts(db, "SELECT status, count(*) FROM imports GROUP BY status ORDER BY status")
-        let reasons = try counts(db, "SELECT reason, count(*) FROM rejects GROUP BY reason ORDER BY count(*) DESC, reason")
+        // A row past the rejects a file keeps in full stands for `records` rejects (docs/SCHEMA.md).
+        let reasons = try counts(db, "SELECT reason, sum(records) FROM rejects GROUP BY reason ORDER BY sum(records) DESC, reason")
         let kinds = try counts(db, "SELECT kind, count(*) FROM app_events GROUP BY kind ORDER BY count(*) DESC, kind")
         var recent: [[String]] = []
         let s6 = try db.prepare(

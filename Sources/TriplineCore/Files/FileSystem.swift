@@ -48,7 +48,16 @@ public enum FileSystem {
     public static func statFailure(_ path: String) -> String? {
         var st = stat()
         guard stat(path, &st) != 0 else { return nil }
-        let text = String(cString: strerror(errno))
+        return failure(errno: errno)
+    }
+
+    /// Why a path could not be reached, as a phrase: the system's words, except where they would mislead.
+    public static func failure(errno code: Int32) -> String {
+        if code == ENAMETOOLONG {
+            return "the path is longer than the system allows (\(PATH_MAX) bytes in all, \(NAME_MAX) a name), so it cannot be opened: "
+                + "move the folder higher up, or import it from inside (cd into it)"
+        }
+        let text = String(cString: strerror(code))
         return text.prefix(1).lowercased() + text.dropFirst()
     }
 
@@ -251,7 +260,9 @@ public enum FileSystem {
     /// The entries of a directory given as raw path bytes, sorted bytewise, without `.` and `..`.
     static func listRaw(_ dir: [UInt8]) throws -> [[UInt8]] {
         guard let handle = (dir + [0]).withUnsafeBufferPointer({ opendir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }) else {
-            throw FileError(path: Terminal.escapedPathBytes(dir), errno: errno)
+            let code = errno
+            if code == ENAMETOOLONG { throw FileError(path: Terminal.escapedPathBytes(dir), reason: failure(errno: code)) }
+            throw FileError(path: Terminal.escapedPathBytes(dir), errno: code)
         }
         defer { closedir(handle) }
         var names: [[UInt8]] = []
@@ -309,7 +320,15 @@ public enum FileSystem {
             for name in names {
                 let child = join(dir, name)
                 guard let cst = statRaw(child) else {
-                    result.skipped.append((Terminal.escapedPathBytes(child), "a broken symbolic link (or it vanished)"))
+                    // Only a link to nothing (or a file removed meanwhile) is passed over; a path too long to open, a
+                    // folder that may not be searched and the like are errors, so the import does not end as if it had
+                    // read everything.
+                    let code = errno
+                    if code == ENOENT || code == ELOOP {
+                        result.skipped.append((Terminal.escapedPathBytes(child), "a broken symbolic link (or it vanished)"))
+                    } else {
+                        result.errors.append(FileError(path: Terminal.escapedPathBytes(child), reason: failure(errno: code)))
+                    }
                     continue
                 }
                 switch cst.st_mode & S_IFMT {

@@ -196,6 +196,8 @@ public struct JSONArchiveReader {
 
     /// One object at the top level (or in a top-level array). Its `locations`, `features` or `data` array is
     /// streamed; everything else is kept on `itemTape`.
+    // Long by design: one pass over an object's members, streaming its arrays of records as they come (a repeated one
+    // rejected element by element) and keeping the rest on the tape for the object's own checks.
     mutating func item(_ p: inout JSONParser) throws(JSONError) {
         let start = p.pos
         recordStart = start
@@ -206,6 +208,7 @@ public struct JSONArchiveReader {
         var streamed = false
         var streamedKey = ""
         var streamedElements = 0
+        var streamedKeys: [String] = []
         if !p.closesEmpty(UInt8(ascii: "}")) {
             while true {
                 p.skipWhitespace()
@@ -220,11 +223,25 @@ public struct JSONArchiveReader {
                 let key = itemTape.nodes[keyIndex]
                 let streamKey = p.equals(key, "locations") || p.equals(key, "features") || p.equals(key, "data")
                     || p.equals(key, "timelineObjects") || p.equals(key, "semanticSegments") || p.equals(key, "rawSignals")
-                if streamKey, !p.atEnd, p.base[p.pos] == UInt8(ascii: "[") {
+                if streamKey, !p.atEnd, p.base[p.pos] == UInt8(ascii: "["), streamedKeys.contains(p.string(key)) {
+                    // The same array key twice in one object (`"locations":[…],"locations":[…]`): which array the
+                    // app meant is unknowable. The first was read as it came; every element of this one is rejected
+                    // (`duplicate_key`), so nothing is imported twice silently and the summary says how many. The key
+                    // leaves the object's tape, so its own duplicate check judges only the other keys.
+                    let name = p.string(key)
+                    itemTape.nodes.removeSubrange(keyIndex...)
+                    container = name
+                    defer { container = "" }
+                    try streamArray(&p, key: name, repeated: true)
+                    recordStart = start
+                    if try p.endOfMember(close: UInt8(ascii: "}")) { break }
+                    continue
+                } else if streamKey, !p.atEnd, p.base[p.pos] == UInt8(ascii: "[") {
                     // A placeholder for the streamed array (its elements are handled one by one).
                     itemTape.nodes.append(JSONNode(kind: .array, flags: 0, start: p.pos, end: p.pos, next: Int32(itemTape.nodes.count + 1), count: 0))
                     streamed = true
                     streamedKey = p.string(key)
+                    streamedKeys.append(streamedKey)
                     container = streamedKey
                     defer { container = "" }
                     streamedElements = try streamArray(&p, key: streamedKey)
@@ -243,6 +260,12 @@ public struct JSONArchiveReader {
         }
         let end = p.pos
         if streamed {
+            if itemTape.nodes[0].flags & JSONNode.Flags.duplicateKey != 0 {
+                // Another key twice beside the streamed records (`"current"` twice): its records stand, the object's
+                // own values (Overland's batch objects) are not read.
+                builder.reject(.duplicateKey, "the object holding the '\(streamedKey)' records has another key twice; which value is right is "
+                               + "unknowable, so its other values (such as Overland's 'current' and 'trip') were not read", start: start, end: end)
+            }
             if builder.sawGoogle && !builder.sawOverland {
                 // Records.json, a Semantic Location History month or Timeline.json: no Overland batch objects.
                 return
@@ -255,7 +278,7 @@ public struct JSONArchiveReader {
                 // An empty Overland POST body is still an Overland record (its elements count on their own).
                 if streamedElements == 0 { builder.recognized += 1 }
                 if layout.isEmpty || layout == "array" { layout = layout == "array" ? "array" : "body" }
-                batchObjects(p, start: start, end: end)
+                if itemTape.nodes[0].flags & JSONNode.Flags.duplicateKey == 0 { batchObjects(p, start: start, end: end) }
             } else if streamedKey == "features" {
                 if layout.isEmpty { layout = "featurecollection" }
             } else if layout.isEmpty {
@@ -319,9 +342,10 @@ public struct JSONArchiveReader {
     }
 
     /// Streams the elements of a `locations` / `features` / `data` array.
-    /// Returns how many elements it saw.
+    /// Returns how many elements it saw. With `repeated` (the object's second array of that key), every element is
+    /// rejected as `duplicate_key` instead of read.
     @discardableResult
-    mutating func streamArray(_ p: inout JSONParser, key: String) throws(JSONError) -> Int {
+    mutating func streamArray(_ p: inout JSONParser, key: String, repeated: Bool = false) throws(JSONError) -> Int {
         p.pos += 1
         if p.closesEmpty(UInt8(ascii: "]")) { return 0 }
         var elements = 0
@@ -330,6 +354,20 @@ public struct JSONArchiveReader {
             p.skipWhitespace()
             let start = p.pos
             recordStart = start
+            if repeated {
+                elementTape.removeAll()
+                do throws(JSONError) {
+                    try p.value(into: &elementTape, depth: 2)
+                } catch {
+                    try skipDamaged(&p, start: start, error: error)
+                    continue
+                }
+                builder.reject(.duplicateKey, "an element of a second '\(key)' array in the same object: the key appears twice, so which "
+                               + "array the app meant is unknowable; the first '\(key)' array was read, this one is not", start: start, end: p.pos)
+                builder.flushIfFull()
+                if try p.endOfMember(close: UInt8(ascii: "]")) { return elements }
+                continue
+            }
             if useScanner, fastMisses < JSONArchiveReader.fastMissLimit, fastOverland(&p, start: start) {
                 if try p.endOfMember(close: UInt8(ascii: "]")) { return elements }
                 continue

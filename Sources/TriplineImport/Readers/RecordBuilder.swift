@@ -32,6 +32,8 @@ struct RecordBuilder {
     var structuralRejects = 0
     var unlistedUnknown = 0
     var firstReject: RejectRecord?
+    /// The first reject that says the bytes are not well-formed (a syntax error, binary bytes, a cut), if any.
+    var firstSyntaxError: RejectRecord?
     var lastOverlandDevice: (raw: [UInt8], index: Int)?
     var scratch: [UInt8] = []
     /// With ``ReadContext/encodeCold``: encodes each point's `cold` object into ``ParseOutput/cold``.
@@ -105,6 +107,9 @@ struct RecordBuilder {
         let record = RejectRecord(line: line, byteOffset: start, reason: reason, detail: detail,
                                   excerpt: start < count ? Validate.excerpt(base + start, e - start) : nil)
         if firstReject == nil { firstReject = record }
+        if firstSyntaxError == nil, reason == .invalidJSON || reason == .binaryData || reason == .truncated || reason == .invalidXML {
+            firstSyntaxError = record
+        }
         out.rejects.append(record)
         flushIfFull()
     }
@@ -121,11 +126,17 @@ struct RecordBuilder {
             return "valid JSON, but not a location archive: no Overland feature, OwnTracks message or Google location record in it"
         }
         guard rejectTotal == structuralRejects, let first = firstReject else { return nil }
+        if first.reason == .emptyFile { return nil }
+        // Only JSON without a syntax error is "valid JSON": a file whose records are damaged says what is wrong and
+        // where, even when a value before the damage parsed (random bytes after `{"locations":[` often start with one).
+        let more = rejectTotal > 1 ? "; \(rejectTotal) damaged or unknown records in all" : ""
+        if let syntax = firstSyntaxError {
+            return "not a location archive (no record in it could be read): \(syntax.detail) (line \(syntax.line ?? 0), byte \(syntax.byteOffset))\(more)"
+        }
         if first.reason == .unknownRecord {
             return "valid JSON, but not a location archive: no Overland feature, OwnTracks message or Google location record in it"
         }
-        if first.reason == .emptyFile { return nil }
-        return "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))"
+        return "not a location archive: \(first.detail) (line \(first.line ?? 0), byte \(first.byteOffset))\(more)"
     }
 
     mutating func fallbackDevice(source: String) -> Int {
@@ -294,6 +305,12 @@ struct RecordBuilder {
     /// Google Takeout import's parsing thread is already the busier (docs/PERFORMANCE.md, "Fourth round"), so other
     /// readers leave the encoding to the writer.
     mutating func addPoint(_ point: consuming Point, start: Int, end: Int, coldHere: Bool = false) {
+        if let altitude = point.altitudeM, !Validate.altitudeRange.contains(altitude) {
+            // An absurd altitude (−1e308 would be a 309-digit GPX <ele>) is dropped; the fix itself is kept.
+            point.altitudeM = nil
+            reject(.altitudeOutOfRange, "altitude \(altitude) m is outside \(Int(Validate.altitudeRange.lowerBound)) to "
+                   + "\(Int(Validate.altitudeRange.upperBound)) m; the point was kept without it", start: start, end: end)
+        }
         let line = self.line(at: start)
         var position = SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start))
         if coldHere, let coldEncoder, out.cold.count < Int(Int32.max) - 65_536 {

@@ -118,19 +118,20 @@ public final class ImportTable {
     }
 }
 
-/// `rejects`: one row per record that was not imported.
+/// `rejects`: one row per record that was not imported, or (`records` > 1) one row standing for the rejects of one
+/// reason past the number a file keeps in full.
 public final class RejectTable {
     let statement: Statement
 
     public init(_ db: Database) throws {
-        statement = try db.prepare("INSERT INTO rejects(import_id, line, byte_offset, reason, detail, excerpt) VALUES (?,?,?,?,?,?)")
+        statement = try db.prepare("INSERT INTO rejects(import_id, line, byte_offset, reason, detail, excerpt, records) VALUES (?,?,?,?,?,?,?)")
     }
 
-    public func insert(importID: Int64, line: Int?, byteOffset: Int, reason: String, detail: String, excerpt: String?) throws {
+    public func insert(importID: Int64, line: Int?, byteOffset: Int, reason: String, detail: String, excerpt: String?, records: Int = 1) throws {
         let st = statement
         st.reset()
         try st.bind([.integer(importID), line.map { .integer(Int64($0)) } ?? .null, .integer(Int64(byteOffset)), .text(reason),
-                     .text(detail), excerpt.map { .text($0) } ?? .null])
+                     .text(detail), excerpt.map { .text($0) } ?? .null, .integer(Int64(records))])
         _ = try st.step()
         st.reset()
     }

@@ -1,0 +1,348 @@
+import Foundation
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+import TriplineTestSupport
+
+/// The import-side holes of issue 21, each with a test that fails without its fix: a `.gz` that shrinks while it is
+/// imported, one bound on everything an import may inflate, bounded rejects, and the small ones (a failed file's
+/// points in the summary, damaged JSON called valid, a path longer than PATH_MAX, a duplicate `locations` key, absurd
+/// altitudes). Hostile archives are built small, in memory, with small bounds.
+@Suite(.serialized) struct ImportBoundsTests {
+    /// A Recorder `.rec` file of `count` fixes, one a second (deterministic).
+    static func rec(_ count: Int, from: Int = 0) -> String {
+        var text = ""
+        for i in from..<(from + count) {
+            let lat = 50 + Double(i % 977) / 1e4, lon = 8 + Double(i % 1013) / 1e4
+            text += "2024-01-01T00:00:00Z\t*                 \t{\"_type\":\"location\",\"lat\":\(lat),\"lon\":\(lon),\"tst\":\(1_704_067_200 + i),\"tid\":\"ph\"}\n"
+        }
+        return text
+    }
+
+    func body(_ count: Int, from: Int = 0, device: String = "phone") -> String {
+        overlandBody((from..<(from + count)).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8, device: device) })
+    }
+
+    /// Runs the parsing side of an import on one opened input and returns what it handed to the writer.
+    func parse(_ path: String, bytes: FileBytes, options: ImportOptions = ImportOptions(nowMs: testNow)) -> [Importer.Message] {
+        let queue = BoundedQueue<Importer.Message>(capacity: 1 << 20)
+        let recycle = BoundedQueue<[Point]>(capacity: 4)
+        let job = Importer.Job(path: path, fallback: ("d", "--device"), size: bytes.count)
+        _ = Importer.parseJob(job, bytes: bytes, options: options, check: nil, queue: queue, recycle: recycle)
+        queue.close()
+        var messages: [Importer.Message] = []
+        while let m = queue.pop() { messages.append(m) }
+        return messages
+    }
+
+    // MARK: 1. A .gz that shrinks while it is imported
+
+    @Test func aGzipCutWhileItIsInflatedIsNotStored() throws {
+        let dir = try temporaryDirectory()
+        let path = dir + "/big.rec.gz"
+        try FileSystem.write(Pack.gzip(Self.rec(20_000)), to: path)
+        #expect(FileSystem.size(path)! > 64 << 10)
+        // Opened (mapped) whole, then cut, as `truncate -s 4096` does under a running import: the inflater reads zeros
+        // past the cut, which zlib takes for a stream that just ends early — a "cut gzip file" with 1 MB of garbage.
+        let bytes = try FileBytes(path: path)
+        #expect(truncate(path, 4096) == 0)
+        let messages = parse(path, bytes: bytes)
+        var failure: String?
+        for message in messages {
+            switch message {
+            case .failed(_, let text, _): failure = text
+            case .end(let output):
+                #expect(output.fatal != nil, "a file inflated from a gzip file that shrank must not be committable")
+                failure = failure ?? output.fatal
+            default: break
+            }
+        }
+        #expect(failure?.contains("the compressed file \(path) shrank while it was being read") == true, "\(failure ?? "nothing failed")")
+    }
+
+    /// Cut after it was inflated, while its content is parsed (the writer holds the parser back: a one-deep queue),
+    /// and, for comparison, a plain file cut the same way. The other files still import, the summary counts only
+    /// their points, and the cut file fails naming itself.
+    @Test(arguments: [true, false])
+    func aFileCutWhileItIsImportedFailsAndTheOthersStay(compressed: Bool) throws {
+        let (store, dir) = try freshStore()
+        let big = dir + (compressed ? "/b.rec.gz" : "/b.rec")
+        try FileSystem.write(body(20), to: dir + "/a.json")
+        if compressed {
+            try FileSystem.write(Pack.gzip(Self.rec(20_000)), to: big)
+        } else {
+            try FileSystem.write(Self.rec(20_000), to: big)
+        }
+        try FileSystem.write(body(20, from: 100), to: dir + "/c.json")
+        let importer = Importer(store: store, options: ImportOptions(nowMs: testNow, batchSize: 64, queueDepth: 1))
+        importer.onFile = { file in
+            if file.path.hasSuffix("/a.json") { _ = truncate(big, 4096) }
+        }
+        let s = try importer.importPaths([dir + "/a.json", big, dir + "/c.json"])
+        #expect(s.files.map(\.status) == [.imported, .failed, .imported])
+        let failed = s.files[1]
+        #expect(failed.message?.contains(compressed ? "the compressed file \(big)" : "the file") == true, "\(failed.message ?? "")")
+        #expect(failed.message?.contains("while it was being read") == true)
+        // Its batches reached the writer before it failed; they were rolled back and are not counted (issue 21, 15).
+        #expect(failed.pointsNew == 0 && failed.rejected == 0)
+        #expect(s.pointsNew == 40)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM points") == 40)
+        #expect(try store.db.scalarText("SELECT group_concat(status) FROM (SELECT status FROM imports ORDER BY id)") == "done,failed,done")
+    }
+
+    // MARK: 3. One bound on everything an import inflates
+
+    /// `{"locations":[` + `n` spaces + `]}`: valid, empty, and as compressible as deflate allows.
+    static func spaces(_ n: Int) -> [UInt8] { Array("{\"locations\":[".utf8) + [UInt8](repeating: 0x20, count: n) + Array("]}".utf8) }
+
+    func expand(_ data: [UInt8], limit: Int) -> (files: [(String, Int)], failures: [String], used: Int) {
+        let budget = InflateBudget(limit: limit)
+        var files: [(String, Int)] = []
+        var failures: [String] = []
+        Containers.expand(path: "in", bytes: FileBytes(bytes: data), budget: budget) { entry in
+            switch entry {
+            case .file(let path, let bytes, _, _): files.append((path, bytes.count))
+            case .failed(let path, let message): failures.append(path + ": " + message)
+            case .skipped: break
+            }
+            return true
+        }
+        return (files, failures, budget.used)
+    }
+
+    @Test func nestedGzipIsBoundOverAllItsLayers() {
+        let limit = 1 << 20
+        // 4 MiB in two gzip layers: each layer alone is small against its input's 1000× (the old per-layer cap);
+        // together they pass the 1 MiB bound and stop there.
+        let twice = Pack.deflate(Pack.deflate(Self.spaces(4 << 20), gzip: true), gzip: true)
+        #expect(twice.count < 16 << 10)
+        let r = expand(twice, limit: limit)
+        #expect(r.files.isEmpty)
+        #expect(r.failures.count == 1 && r.failures[0].contains("in: it inflates to more than the 1 MiB") && r.failures[0].contains("decompression bomb"),
+                "\(r.failures)")
+        #expect(r.used <= limit)
+        // The same content within the bound is read whole, through both layers.
+        let small = Pack.deflate(Pack.deflate(Self.spaces(600 << 10), gzip: true), gzip: true)
+        let ok = expand(small, limit: limit)
+        #expect(ok.failures.isEmpty && ok.files.map(\.1) == [Self.spaces(600 << 10).count])
+    }
+
+    @Test func aLayerIsNotStartedOnceTheBudgetIsSpent() {
+        // The outer layer inflates to exactly the inner gzip file, which uses the whole budget: the inner layer is
+        // refused before it writes a byte.
+        let inner = Pack.deflate(Self.spaces(1 << 20), gzip: true)
+        let r = expand(Pack.deflate(inner, gzip: true), limit: inner.count)
+        #expect(r.used == inner.count)
+        #expect(r.failures.count == 1 && r.failures[0].contains("decompression bomb"))
+    }
+
+    @Test func theBudgetSpansEveryEntryOfATarInAGzip() {
+        // Three .gz entries of 600 KiB each inside a .tar.gz: every inner layer draws on the same 1.5 MiB.
+        let entry = Pack.deflate(Self.spaces(600 << 10), gzip: true)
+        let tar = Pack.tar([("a.json.gz", entry), ("b.json.gz", entry), ("c.json.gz", entry)])
+        let r = expand(Pack.deflate(tar, gzip: true), limit: 3 << 19)
+        #expect(r.files.map(\.0) == ["in/a.json.gz", "in/b.json.gz"])
+        #expect(r.failures.count == 1 && r.failures[0].hasPrefix("in/c.json.gz: it inflates to more than"), "\(r.failures)")
+        #expect(r.used <= 3 << 19)
+    }
+
+    /// A zip whose central directory lists `copies` entries that all point at one deflated local entry.
+    static func overlappingZip(_ content: [UInt8], copies: Int) -> [UInt8] {
+        let data = Pack.deflate(content, gzip: false)
+        let name = Array("a.json".utf8)
+        let head = Pack.le16(20) + Pack.le16(0) + Pack.le16(8) + Pack.le16(0) + Pack.le16(0x5821) + Pack.le32(Pack.crc(content))
+        var out = Pack.le32(0x0403_4B50) + head + Pack.le32(data.count) + Pack.le32(content.count) + Pack.le16(name.count) + Pack.le16(0) + name + data
+        var central: [UInt8] = []
+        for i in 0..<copies {
+            let entryName = Array("e\(i).json".utf8)
+            central += Pack.le32(0x0201_4B50) + Pack.le16(20) + head + Pack.le32(data.count) + Pack.le32(content.count) + Pack.le16(entryName.count)
+                + Pack.le16(0) + Pack.le16(0) + Pack.le16(0) + Pack.le16(0) + Pack.le32(0) + Pack.le32(0) + entryName
+        }
+        let cdOffset = out.count
+        out += central
+        out += Pack.le32(0x0605_4B50) + Pack.le16(0) + Pack.le16(0) + Pack.le16(copies) + Pack.le16(copies) + Pack.le32(central.count) + Pack.le32(cdOffset) + Pack.le16(0)
+        return out
+    }
+
+    @Test func zipEntriesThatShareTheirDataAreRefused() {
+        // 20 entries over one deflated 512 KiB entry: 10 MiB from a few KiB if each were inflated.
+        let zip = Self.overlappingZip(Self.spaces(512 << 10), copies: 20)
+        #expect(zip.count < 8 << 10)
+        let r = expand(zip, limit: 64 << 20)
+        #expect(r.files.isEmpty && r.used == 0)
+        #expect(r.failures.count == 20 && r.failures.allSatisfy { $0.contains("overlaps another entry's") }, "\(r.failures.prefix(2))")
+        // One entry alone is an ordinary zip.
+        let single = expand(Self.overlappingZip(Self.spaces(512 << 10), copies: 1), limit: 64 << 20)
+        #expect(single.failures.isEmpty && single.files.count == 1)
+    }
+
+    @Test func aZipEntryIsCheckedAgainstTheBudgetBeforeItIsInflated() {
+        let content = Self.spaces(2 << 20)
+        let zip = Pack.zip([(name: "big.json", content: content, method: 8, encrypted: false)])
+        let r = expand(zip, limit: 1 << 20)
+        #expect(r.used == 0, "refused on its declared size, before inflating")
+        #expect(r.failures.count == 1 && r.failures[0].contains("declares 2 MiB inflated, more than the 1 MiB left"), "\(r.failures)")
+        // An entry that declares less than it inflates to stops at what it declared, not at the bound.
+        var lying = Pack.zip([(name: "lie.json", content: content, method: 8, encrypted: false)])
+        let cd = lying.count - 22 - (46 + 8)
+        lying.replaceSubrange((cd + 24)..<(cd + 28), with: Pack.le32(1000))  // central directory: uncompressed size 1000
+        let l = expand(lying, limit: 64 << 20)
+        #expect(l.failures.count == 1 && l.failures[0].contains("more than the 1000 bytes it declares"), "\(l.failures)")
+        #expect(l.used <= 1 << 20)
+    }
+
+    @Test func contentThatIsNoArchiveIsNotInflatedPastItsFirstBytes() {
+        // 8 MiB of zeros in two layers: the inner layer's first bytes are binary, so it stops there.
+        let zeros = Pack.deflate(Pack.deflate([UInt8](repeating: 0, count: 8 << 20), gzip: true), gzip: true)
+        let r = expand(zeros, limit: 64 << 20)
+        #expect(r.used < 2 << 20 + 64 << 10, "\(r.used)")
+        #expect(r.files.count == 1 && r.files[0].1 < 2 << 20)
+        // A real archive's content is not stopped: whitespace, JSON, a tar.
+        #expect(Containers.worthInflating(UnsafeRawBufferPointer(start: nil, count: 0)))
+        for prefix in ["   \n", "{\"locations\":[", "<?xml", "2024-01-01T00:00:00Z\t", "Geolife trajectory\r\n"] {
+            #expect(Array(prefix.utf8).withUnsafeBytes { Containers.worthInflating($0) }, "\(prefix)")
+        }
+        #expect(![UInt8](repeating: 0, count: 600).withUnsafeBytes { Containers.worthInflating($0) })
+    }
+
+    @Test func theImporterAppliesTheBoundAndNamesTheFile() throws {
+        let (store, dir) = try freshStore()
+        try FileSystem.write(Pack.deflate(Pack.deflate(Self.spaces(4 << 20), gzip: true), gzip: true), to: dir + "/bomb.json.gz.gz")
+        try FileSystem.write(Pack.gzip(body(10)), to: dir + "/fine.json.gz")
+        let importer = Importer(store: store, options: ImportOptions(nowMs: testNow, inflateLimit: 1 << 20))
+        let s = try importer.importPaths([dir + "/bomb.json.gz.gz", dir + "/fine.json.gz"])
+        #expect(s.files.map(\.status) == [.failed, .imported])
+        #expect(s.files[0].path == dir + "/bomb.json.gz.gz" && s.files[0].message?.contains("decompression bomb") == true)
+        #expect(s.pointsNew == 10)
+        // The standard bound: 100 times the input plus 256 MiB, so a 200 MB .gz of a 3 GB Records.json fits.
+        #expect(InflateBudget.standard(inputSize: 200_000_000).limit > 3_000_000_000)
+        #expect(InflateBudget.standard(inputSize: 5_000).limit < 257 << 20)
+        #expect(InflateBudget.standard(inputSize: Int.max / 2).limit == Int.max)
+    }
+
+    // MARK: 14. Rejects are bounded per file
+
+    @Test func aFileKeepsItsFirstRejectsAndCountsTheRest() throws {
+        let (store, dir) = try freshStore()
+        var lines = ""
+        for i in 0..<600 { lines += "{\"_type\":\"location\",\"lat\":0,\"lon\":0,\"tst\":\(1_704_067_200 + i),\"tid\":\"ph\"}\n" }
+        for i in 0..<400 { lines += "{\"_type\":\"location\",\"lat\":50,\"lon\":8,\"tst\":\(900_000_000 + i),\"tid\":\"ph\"}\n" }
+        for i in 0..<5 { lines += "{\"_type\":\"location\",\"lat\":50,\"lon\":8,\"tst\":\(1_704_167_200 + i),\"tid\":\"ph\"}\n" }
+        try FileSystem.write(lines, to: dir + "/bad.json")
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow, rejectsKeptPerFile: 10)).importPaths([dir + "/bad.json"])
+        #expect(s.pointsNew == 5 && s.rejected == 1000)
+        // Ten rows in full, then one row per reason standing for the rest.
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects WHERE records = 1") == 10)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects") == 12)
+        #expect(try store.db.scalarInt("SELECT sum(records) FROM rejects WHERE reason = 'null_island'") == 600)
+        #expect(try store.db.scalarInt("SELECT sum(records) FROM rejects WHERE reason = 'time_too_early'") == 400)
+        #expect(try store.db.scalarInt("SELECT rejected FROM imports") == 1000)
+        let summary = try store.db.scalarText("SELECT detail FROM rejects WHERE reason = 'time_too_early' AND records > 1") ?? ""
+        #expect(summary.hasPrefix("400 more time_too_early rejects in this file from line 601, byte ") && summary.contains("first 10 rejects"), "\(summary)")
+        #expect(try store.db.scalarInt("SELECT line FROM rejects WHERE reason = 'null_island' AND records > 1") == 11)
+    }
+
+    @Test func millionsOfBadRecordsDoNotGrowTheDatabaseOrTheWAL() throws {
+        let (store, dir) = try freshStore()
+        var lines = ""
+        lines.reserveCapacity(60 * 50_000)
+        for i in 0..<50_000 { lines += "{\"_type\":\"location\",\"lat\":0,\"lon\":0,\"tst\":\(1_704_067_200 + i),\"tid\":\"ph\"}\n" }
+        try FileSystem.write(lines, to: dir + "/bad.json")
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow, rejectsKeptPerFile: 100)).importPaths([dir + "/bad.json"])
+        #expect(s.rejected == 50_000)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects") == 101)
+        // The file's transaction wrote about a hundred rows, not 50,000 (about 8 MB of WAL before the bound).
+        let wal = FileSystem.size(store.path + "-wal") ?? 0
+        #expect(wal < 2 << 20, "WAL \(wal) bytes")
+        #expect(ImportOptions().rejectsKeptPerFile == 10_000)
+    }
+
+    // MARK: 15. Small ones
+
+    @Test func randomBytesAfterTheLocationsKeyAreDamagedNotValidJSON() {
+        var state: UInt64 = 21
+        var junk = Array("{\"locations\":[7,".utf8)
+        for _ in 0..<(64 << 10) {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            junk.append(UInt8(truncatingIfNeeded: state >> 56))
+        }
+        let out = FormatDetector.parse(junk, context: context())
+        let fatal = out.fatal ?? ""
+        #expect(!fatal.contains("valid JSON"), "\(fatal)")
+        #expect(fatal.hasPrefix("not a location archive (no record in it could be read): ") && fatal.contains("at byte 16") && fatal.contains("(line 1, byte 16); 2 damaged or unknown records in all"), "\(fatal)")
+        #expect(!out.notArchive, "damage is a failure even inside a folder, not a file of another kind")
+    }
+
+    @Test func aSecondLocationsArrayIsRejectedNotImported() throws {
+        let first = overlandFeature("2024-01-01T00:00:00Z", lat: 50, lon: 8), second = overlandFeature("2024-01-01T00:00:01Z", lat: 51, lon: 9)
+        let text = "{\"locations\":[\(first)],\"locations\":[\(second),\(second)]}"
+        let out = FormatDetector.parse(Array(text.utf8), context: context())
+        #expect(out.points.count == 1 && out.points.first?.lat == 50)
+        #expect(out.rejects.map(\.reason) == [.duplicateKey, .duplicateKey])
+        #expect(out.rejects.first?.detail.contains("second 'locations' array") == true)
+        // Another key twice beside the records: the records stand, the batch objects are not read, and it is said.
+        let current = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8,50]},\"properties\":{\"timestamp\":\"2024-01-01T00:10:00Z\"}}"
+        let twice = "{\"locations\":[\(first)],\"current\":\(current),\"current\":\(current)}"
+        let out2 = FormatDetector.parse(Array(twice.utf8), context: context())
+        #expect(out2.points.count == 1 && out2.events.isEmpty && out2.rejects.map(\.reason) == [.duplicateKey])
+        // A single body is untouched.
+        let once = FormatDetector.parse(Array("{\"locations\":[\(first),\(second)],\"current\":\(current)}".utf8), context: context())
+        #expect(once.points.count == 2 && once.rejects.isEmpty && once.events.count == 1)
+    }
+
+    @Test func absurdAltitudesAreDroppedAndThePointKept() {
+        func altitude(_ value: String) -> (Double?, [RejectReason]) {
+            let text = "{\"locations\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8,50]},\"properties\":{\"timestamp\":\"2024-01-01T00:00:00Z\",\"altitude\":\(value)}}]}"
+            let out = FormatDetector.parse(Array(text.utf8), context: context())
+            #expect(out.points.count == 1, "\(value)")
+            return (out.points.first?.altitudeM, out.rejects.map(\.reason))
+        }
+        #expect(altitude("-1e308") == (nil, [.altitudeOutOfRange]))
+        #expect(altitude("1e7") == (nil, [.altitudeOutOfRange]))
+        #expect(altitude("8848.9") == (8848.9, []))
+        #expect(altitude("-430") == (-430, []))
+        #expect(altitude("39000") == (39000, []))
+        // GPX <ele> and OwnTracks alt go through the same check.
+        let gpx = "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"50\" lon=\"8\"><ele>-1e308</ele><time>2024-01-01T00:00:00Z</time></trkpt></trkseg></trk></gpx>"
+        let g = FormatDetector.parse(Array(gpx.utf8), context: context())
+        #expect(g.points.count == 1 && g.points.first?.altitudeM == nil && g.rejects.map(\.reason) == [.altitudeOutOfRange])
+        let o = FormatDetector.parse(Array("{\"_type\":\"location\",\"lat\":50,\"lon\":8,\"tst\":1704067200,\"alt\":-1e308,\"tid\":\"ph\"}".utf8), context: context())
+        #expect(o.points.count == 1 && o.points.first?.altitudeM == nil && o.rejects.map(\.reason) == [.altitudeOutOfRange])
+        let rejected = o.rejects.first?.detail ?? ""
+        #expect(rejected.contains("-1e+308") && rejected.contains("kept without it"), "\(rejected)")
+    }
+
+    /// A folder whose files lie deeper than PATH_MAX (made with `mkdirat`/`openat`, as `mkdir -p` cannot), removed
+    /// the same way afterwards.
+    @Test func aPathLongerThanPathMaxIsAnErrorNotABrokenLink() throws {
+        let (store, dir) = try freshStore()
+        let root = dir + "/deep"
+        try FileSystem.createDirectory(root)
+        let name = String(repeating: "d", count: 200)
+        var fds = [open(root, O_RDONLY | O_DIRECTORY)]
+        defer {
+            // Remove from the bottom up, through the descriptors.
+            unlinkat(fds.last!, "f.json", 0)
+            for level in stride(from: fds.count - 1, through: 1, by: -1) {
+                close(fds[level])
+                unlinkat(fds[level - 1], name, AT_REMOVEDIR)
+            }
+            close(fds[0])
+        }
+        for _ in 0..<(Int(PATH_MAX) / 200 + 2) {
+            #expect(mkdirat(fds.last!, name, 0o755) == 0)
+            fds.append(openat(fds.last!, name, O_RDONLY | O_DIRECTORY))
+        }
+        let fd = openat(fds.last!, "f.json", O_WRONLY | O_CREAT, 0o644)
+        let text = body(1)
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+        let walk = FileSystem.walkEntries(root)
+        #expect(walk.skipped.isEmpty, "\(walk.skipped.map(\.1))")
+        #expect(walk.errors.count == 1 && walk.errors[0].reason.contains("longer than the system allows"))
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([root])
+        #expect(s.failed == 1 && s.files.allSatisfy { $0.status != .skipped })
+        #expect(s.files.first?.message?.contains("\(PATH_MAX) bytes in all") == true, "\(s.files.first?.message ?? "")")
+    }
+}
