@@ -6,13 +6,15 @@ import TriplineGeography
 @testable import TriplineSimulator
 @testable import TriplineEvaluation
 @testable import TriplineCLI
+@testable import TriplineExport
 import TriplineTestSupport
 
 /// Invariants that every rebuild of every archive must keep (issue 22), checked on every corpus file or folder in
 /// `../shared/corpus/` (each imported into a fresh database and rebuilt as a user would) and on every simulator
 /// profile (two seeds, three days across the change to summer time, written as the apps' archives and imported):
-/// - every visit and trip start and end carries the UTC offset of where it happened at that instant: the fix's own
-///   when the time is a fix's (Overland), else the zone's at that place (or the `--timezone` zone);
+/// - every visit, trip and leg start and end carries the UTC offset of where it happened at that instant: the fix's
+///   own when the time is a fix's (Overland), else the zone's at that place (or the `--timezone` zone); legs as the
+///   exports show them (they store no offsets);
 /// - a trip's distance is the sum of its legs' (within 1 % or 5 m); the days' distances add up to the trips' (1 %);
 /// - the year-in-review's distances by mode add up to its total (rounding of ten columns aside);
 /// - no visit spans an unexplained silence: no stretch longer than ``Invariants/silenceLimitMs`` (a day,
@@ -26,7 +28,7 @@ import TriplineTestSupport
     /// What one database breaks, by invariant; `checked` counts what was looked at.
     struct Invariants: CustomStringConvertible {
         static let silenceLimitMs: Int64 = 86_400_000
-        var visitTimes = 0, tripTimes = 0, wrongVisitOffsets = 0, wrongTripOffsets = 0
+        var visitTimes = 0, tripTimes = 0, legTimes = 0, wrongVisitOffsets = 0, wrongTripOffsets = 0, wrongLegOffsets = 0
         var trips = 0, tripsOffLegs = 0
         var tripKm = 0.0, legKm = 0.0, dayKm = 0.0
         var reportRows = 0, reportRowsOff = 0
@@ -36,10 +38,10 @@ import TriplineTestSupport
         var daysOff: Bool { abs(dayKm - tripKm) > max(0.01 * tripKm, 0.005) }
         var legsOff: Bool { abs(legKm - tripKm) > max(0.01 * tripKm, 0.005) }
         var broken: Bool {
-            wrongVisitOffsets + wrongTripOffsets + tripsOffLegs + reportRowsOff + visitsAcrossSilence > 0 || daysOff || legsOff
+            wrongVisitOffsets + wrongTripOffsets + wrongLegOffsets + tripsOffLegs + reportRowsOff + visitsAcrossSilence > 0 || daysOff || legsOff
         }
         var description: String {
-            "offsets wrong: visits \(wrongVisitOffsets)/\(visitTimes), trips \(wrongTripOffsets)/\(tripTimes); trips ≠ Σ legs \(tripsOffLegs)/\(trips); "
+            "offsets wrong: visits \(wrongVisitOffsets)/\(visitTimes), trips \(wrongTripOffsets)/\(tripTimes), legs (as exported) \(wrongLegOffsets)/\(legTimes); trips ≠ Σ legs \(tripsOffLegs)/\(trips); "
                 + "km trips/legs/days \(NumberText.fixed(tripKm, decimals: 1))/\(NumberText.fixed(legKm, decimals: 1))/\(NumberText.fixed(dayKm, decimals: 1)); "
                 + "year rows off \(reportRowsOff)/\(reportRows); visits across a silence \(visitsAcrossSilence)/\(visits)"
                 + (examples.isEmpty ? "" : "; e.g. " + examples.prefix(3).joined(separator: " | "))
@@ -99,6 +101,31 @@ import TriplineTestSupport
             if abs(d - legs) > max(0.01 * d, 5) {
                 r.tripsOffLegs += 1
                 if r.examples.count < 3 { r.examples.append("trip \(id): \(Int(d)) m, legs \(Int(legs)) m") }
+            }
+        }
+        // Legs carry no offsets of their own: the exports show each leg time at the trip's offset, or where the
+        // trip's ends differ (a zone or DST change on the way), at the offset of where the leg was then.
+        let exporter = try Exporter(store: store)
+        let near = try store.db.prepare(
+            "SELECT utc_offset_s, lat, lon, abs(\(PointKey.timeSQL) - ?3) AS d FROM points_hot WHERE key BETWEEN ?1 AND ?2 ORDER BY d, key LIMIT 1")
+        try exporter.forEachLeg(try exporter.select(RecordFilter())) { leg in
+            for (ms, isStart) in [(leg.startMs, true), (leg.endMs, false)] {
+                r.legTimes += 1
+                let shown = exporter.legOffset(leg, atMs: ms, isStart: isStart)
+                let want: Int32?
+                if ms == leg.tripStartMs || ms == leg.tripEndMs {
+                    want = ms == leg.tripStartMs ? leg.tripStartOffset : leg.tripEndOffset  // checked with the trips
+                } else {
+                    let keys = PointKey.range(device: leg.deviceID, fromMs: max(0, leg.startMs), throughMs: max(0, leg.endMs))
+                    near.reset()
+                    try near.bind([.integer(keys.lower), .integer(keys.upper), .integer(ms)])
+                    guard try near.step() else { continue }
+                    want = try expected(leg.deviceID, ms, near.double(1), near.double(2))
+                }
+                if shown != want {
+                    r.wrongLegOffsets += 1
+                    if r.examples.count < 3 { r.examples.append("trip \(leg.tripID) leg \(leg.leg) at \(ms): \(shown.map(String.init) ?? "nil") ≠ \(want.map(String.init) ?? "nil")") }
+                }
             }
         }
         r.dayKm = try double(store, "SELECT total(distance_m) FROM days") / 1000
@@ -194,6 +221,8 @@ import TriplineTestSupport
             total.visitTimes += r.visitTimes
             total.wrongVisitOffsets += r.wrongVisitOffsets
             total.tripTimes += r.tripTimes
+            total.legTimes += r.legTimes
+            total.wrongLegOffsets += r.wrongLegOffsets
             total.wrongTripOffsets += r.wrongTripOffsets
             total.trips += r.trips
             total.tripsOffLegs += r.tripsOffLegs
@@ -226,5 +255,34 @@ import TriplineTestSupport
             if r.broken { broken.append("seed \(seed): " + r.description) }
         }
         #expect(broken.isEmpty, "\(profile.rawValue): \(broken.joined(separator: "\n"))")
+    }
+
+    /// A flight from Berlin to New York, then a walk in New York, in one trip: the walk's times show New York's
+    /// offset in the exports (before, every leg's start showed Berlin's, the trip's start offset).
+    @Test func aLegAbroadShowsItsOwnZone() throws {
+        let departure: Int64 = 1_705_334_400_000  // 2024-01-15T16:00:00Z
+        let berlin = (lat: 52.5200, lon: 13.4050), newYork = (lat: 40.7128, lon: -74.0060)
+        var b = TrackBuilder(startMs: departure - 3 * 3_600_000, lat: berlin.lat, lon: berlin.lon)
+        b.still(3 * 3600, every: 120, drift: 0...15)
+        for k in 1...120 {
+            let f = Double(k) / 120
+            b.t += 300_000
+            b.lat = berlin.lat + (newYork.lat - berlin.lat) * f
+            b.lon = berlin.lon + (newYork.lon - berlin.lon) * f
+            b.points.append(Point(deviceID: 0, timeMs: b.t, lat: b.lat, lon: b.lon, speedMps: 190, accuracyM: 10))
+        }
+        b.move(1500, bearing: 0, speed: 1.4, every: 5)
+        b.still(2 * 3600, every: 120, drift: 0...15)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store, timezone: nil)
+        try #require(try count(store, "SELECT count(*) FROM trips") == 1)
+        try #require(try count(store, "SELECT count(*) FROM legs") >= 2)
+        let exporter = try Exporter(store: store)
+        var shown: [(mode: String, start: Int32?, end: Int32?)] = []
+        try exporter.forEachLeg(try exporter.select(RecordFilter())) { leg in
+            shown.append((leg.mode, exporter.legOffset(leg, atMs: leg.startMs, isStart: true), exporter.legOffset(leg, atMs: leg.endMs, isStart: false)))
+        }
+        #expect(shown.first?.start == 3600, "\(shown)")
+        #expect(shown.last?.start == -18_000 && shown.last?.end == -18_000, "\(shown)")
     }
 }
