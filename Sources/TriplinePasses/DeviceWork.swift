@@ -121,6 +121,15 @@ public final class DeviceWork {
         return o != Int32.min ? o : zones.offset(atMs: time[i], latitude: lat[i], longitude: lon[i])
     }
 
+    /// The local offset of a record's start or end at `ms` (a visit's, a trip's, a leg's): that of the fix taken at
+    /// that instant (``localOffset(_:)``), else, when the time was estimated (a departure or arrival across a
+    /// silence), that of the zone at (`latitude`, `longitude`) at that instant, so that DST and zone changes count.
+    public func localOffset(atMs ms: Int64, latitude: Double, longitude: Double) -> Int32 {
+        let j = lowerBound(time, ms)
+        if j < count && time[j] == ms { return localOffset(j) }
+        return zones.offset(atMs: ms, latitude: latitude, longitude: longitude)
+    }
+
     /// Loads the device's points of the span, in time order, with one statement.
     /// The highest `import_id` among the loaded points.
     public private(set) var maxImportID: Int64 = Int64.min

@@ -51,8 +51,10 @@ public struct EvidencePass: Pass {
         /// … and only a fix this far (seconds) from both its neighbours: sparse sampling, not a dense track's
         /// stop at a traffic light just before the phone went silent.
         public var loneIsolationS: Double = 60
-        /// A lone fix claims at most this long (seconds) on either side: as `stays.max_gap_s`, a longer silence is
-        /// missing data (a phone off for weeks), not presence.
+        /// A silence longer than this (seconds) is a gap, not presence: no rule here claims any of it for a stay (a
+        /// lone fix, a sparse edge, an arrival a silence hid). As `stays.max_gap_s`, the longest silence one stay
+        /// holds: a day covers a night and a day with the phone off; beyond, nothing says where the person was (one
+        /// fix in California, the next 71 days later in Denmark was a 51-day visit in Denmark).
         public var loneMaxS: Double = 86_400
         /// A still fix far from a place between two near ones at most this far (seconds) away is at the place.
         public var outlierS: Double = 300
@@ -657,7 +659,8 @@ public struct EvidencePass: Pass {
             }
             if w.flags[b] != 0 { b += 1; continue }
             defer { a = b; b += 1 }
-            guard a >= 0, w.time[b] - w.time[a] >= gapMs, !w.speed[a].isNaN, w.speed[a] >= p.movingMps,
+            guard a >= 0, w.time[b] - w.time[a] >= gapMs, Double(w.time[b] - w.time[a]) <= p.loneMaxS * 1000,
+                  !w.speed[a].isNaN, w.speed[a] >= p.movingMps,
                   w.speed[b].isNaN || w.speed[b] < p.movingMps else { continue }
             let after = nextKept(b)
             guard after < w.count, k >= stays.count || after < stays[k].first, w.time[after] - w.time[b] <= 5000 else { continue }
@@ -909,9 +912,11 @@ public struct EvidencePass: Pass {
                     let travel = Int64(Geo.distance(w.lat[last], w.lon[last], w.lat[j], w.lon[j]) / v * 1000)
                     stop = max(w.time[last], w.time[j] - max(travel, Int64(p.settleLagS * 1000), 1000))
                 }
+                // A silence longer than `lone_max_s` is a gap: the fix claims none of it.
                 let claimMs = Int64(p.loneMaxS * 1000)
-                start = max(start, lastEnd + 1000, w.time[first] - claimMs)
-                stop = min(stop, w.time[last] + claimMs)
+                if before > claimMs { start = w.time[first] }
+                if after > claimMs { stop = w.time[last] }
+                start = max(start, lastEnd + 1000)
                 if let b { stop = min(stop, b.startMs - 1000) }
                 guard stop - start >= Int64(p.loneStayS * 1000) else { continue }
                 var sumLat = 0.0, sumLon = 0.0
@@ -972,12 +977,14 @@ public struct EvidencePass: Pass {
         }
         for k in stays.indices where k + 1 < stays.count {
             guard let pts = between(k), let first = pts.first, let last = pts.last, let v = tripSpeed(pts) else { continue }
-            if k >= keepFirst, w.speed[first].isNaN, w.time[first] - stays[k].endMs > minMs {
+            // A silence longer than `lone_max_s` is a gap: neither stay reaches into it.
+            let gapMs = Int64(p.loneMaxS * 1000)
+            if k >= keepFirst, w.speed[first].isNaN, w.time[first] - stays[k].endMs > minMs, w.time[first] - w.time[stays[k].last] <= gapMs {
                 let leave = w.time[first] - Int64(Geo.distance(stays[k].lat, stays[k].lon, w.lat[first], w.lon[first]) / v * 1000)
                 if leave > stays[k].endMs { stays[k].endMs = min(leave, w.time[first] - 1000) }
             }
             let next = k + 1
-            if w.speed[last].isNaN, stays[next].startMs - w.time[last] > minMs {
+            if w.speed[last].isNaN, stays[next].startMs - w.time[last] > minMs, w.time[stays[next].first] - w.time[last] <= gapMs {
                 let arrive = w.time[last] + Int64(Geo.distance(stays[next].lat, stays[next].lon, w.lat[last], w.lon[last]) / v * 1000)
                 if arrive < stays[next].startMs { stays[next].startMs = max(arrive, w.time[last] + 1000) }
             }

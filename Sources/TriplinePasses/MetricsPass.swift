@@ -79,55 +79,78 @@ public struct MetricsPass: Pass {
         // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
         @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int { Self.localDay(ms, offset) }
         func dateText(_ day: Int) -> String { Self.dateText(day) }
-        // The paths pass's estimate of each trip (`distance_m`) against its straight lines (`line_distance_m`): each
-        // trip's straight-line increments are scaled by their ratio; a trip without increments (no fix between two
-        // places) puts its whole estimate on its start day.
-        var estimate: [Int64: (Double, Double)] = [:]
-        let estimates = try work.spanQuery(
-            "SELECT id, distance_m, line_distance_m FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND line_distance_m IS NOT NULL", store)
-        while try estimates.step() { estimate[estimates.int64(0)] = (estimates.double(1), estimates.double(2)) }
+        // One distance: each trip's legs (which add up to the trip's estimate, ``PathsPass``) are spread over the
+        // local days: a leg with fixes in proportion to its straight-line increments on each day, a leg no fix saw
+        // (a crossed silence, a trip between two places) by its time on each day (local midnights at the offset of
+        // where it began). So the days add up to the trips, and a trip across midnight is split at midnight.
+        let legQuery = try store.db.prepare("SELECT start_ms, end_ms, distance_m FROM legs WHERE trip_id = ? ORDER BY leg")
         var lineByDay: [Int: Double] = [:]
         var distanceByDay: [Int: Double] = [:]
         var movingByDay: [Int: Double] = [:]
         var tripsByDay: [Int: Int] = [:]
-        let offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
+        var offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
+        /// Days without a kept fix that a leg's time crosses get a row too, at the offset the leg gave them.
+        var silentDayOffset: [Int: Int32] = [:]
         for trip in trips {
             var pts: [Int] = []
             pts.reserveCapacity(max(0, trip.last - trip.first + 1))
             for i in trip.first...max(trip.first, trip.last) where i < work.count && work.flags[i] == 0 { pts.append(i) }
             let (inc, mov, _) = Self.increments(work, pts, parameters)
-            let lineSum = inc.reduce(0, +)
-            var scale = 1.0
-            if let (d, l) = estimate[trip.id] {
-                if lineSum > 0 && l > 0 { scale = d / l } else if lineSum == 0 && d > 0, trip.first < work.count {
-                    distanceByDay[localDay(trip.startMs, work.localOffset(trip.first)), default: 0] += d
-                }
-            }
+            legQuery.reset()
+            legQuery.bindInt(trip.id, at: 1)
+            var legs: [(start: Int64, end: Int64, metres: Double)] = []
+            while try legQuery.step() { legs.append((legQuery.int64(0), legQuery.int64(1), legQuery.double(2))) }
+            if legs.isEmpty { legs = [(trip.startMs, trip.endMs, trip.distanceM)] }
+            // Straight-line increments per leg and day: a fix's increment (the way since the fix before) belongs to
+            // the leg whose span (start, end] holds it, so a silence crossed after that fix gets none of it.
+            var perLeg = [[Int: Double]](repeating: [:], count: legs.count)
+            var leg = 0
             var cachedDay = Int.min
-            var dist = 0.0, movSum = 0.0
+            var cachedMs = Int64.min
             for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 {
-                let day = localDay(work.time[i], work.localOffset(i))
-                if day != cachedDay {
-                    if cachedDay != Int.min {
-                        distanceByDay[cachedDay, default: 0] += dist * scale
-                        lineByDay[cachedDay, default: 0] += dist
-                        movingByDay[cachedDay, default: 0] += movSum
-                    }
-                    cachedDay = day
-                    dist = 0
-                    movSum = 0
+                let t = work.time[i]
+                while leg + 1 < legs.count && t > legs[leg].end { leg += 1 }
+                if t != cachedMs {
+                    cachedDay = localDay(t, work.localOffset(i))
+                    cachedMs = t
                 }
-                dist += inc[k]
-                movSum += mov[k]
+                if inc[k] > 0 {
+                    perLeg[leg][cachedDay, default: 0] += inc[k]
+                    lineByDay[cachedDay, default: 0] += inc[k]
+                }
+                movingByDay[cachedDay, default: 0] += mov[k]
             }
-            if cachedDay != Int.min {
-                distanceByDay[cachedDay, default: 0] += dist * scale
-                lineByDay[cachedDay, default: 0] += dist
-                movingByDay[cachedDay, default: 0] += movSum
+            for (n, l) in legs.enumerated() where l.metres > 0 {
+                let line = perLeg[n].values.reduce(0, +)
+                if line > 0 {
+                    for (day, d) in perLeg[n] { distanceByDay[day, default: 0] += l.metres * d / line }
+                    continue
+                }
+                // No increment: by time, local midnights at the offset where the leg began.
+                let j = min(max(lowerBound(work.time, l.start), 0), work.count - 1)
+                let offset = work.count > 0 ? work.localOffset(atMs: l.start, latitude: work.lat[j], longitude: work.lon[j]) : 0
+                let first = localDay(l.start, offset), last = localDay(max(l.start, l.end - 1), offset)
+                if first == last || l.end <= l.start {
+                    distanceByDay[first, default: 0] += l.metres
+                    if offsetByDay[first] == nil { silentDayOffset[first] = offset }
+                    continue
+                }
+                var from = l.start
+                for day in first...last {
+                    let midnight = day == last ? l.end : Int64(day + 1) * 86_400_000 - Int64(offset) * 1000
+                    let to = min(max(midnight, from), l.end)
+                    distanceByDay[day, default: 0] += l.metres * Double(to - from) / Double(l.end - l.start)
+                    if offsetByDay[day] == nil { silentDayOffset[day] = offset }
+                    from = to
+                }
             }
             if trip.first < work.count {
                 tripsByDay[localDay(trip.startMs, work.localOffset(trip.first)), default: 0] += 1
             }
+        }
+        for (day, offset) in silentDayOffset where offsetByDay[day] == nil {
+            let date = dateText(day)
+            if (firstDate.isEmpty || date >= firstDate) && (work.lastDate.map { date <= $0 } ?? true) { offsetByDay[day] = offset }
         }
         var distance: [String: Double] = [:]
         var moving: [String: Double] = [:]

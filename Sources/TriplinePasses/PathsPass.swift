@@ -172,6 +172,8 @@ public struct PathsPass: MeasuringPass {
                 }
             }
             try tables.setDistance(trip: r.id, distanceM: distance, lineDistanceM: r.line, method: method)
+            // One distance: the legs add up to the trip's (each its share of the straight lines).
+            try tables.scaleLegs(trip: r.id, toDistanceM: distance)
             counts[method, default: 0] += 1
             total += distance
         }

@@ -88,14 +88,16 @@ public struct PlacesPass: Pass {
         let ssidQuery = try store.db.prepare(
             "SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
         let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points_hot WHERE key = ?")
-        /// The offset of the point at `ms` (a stay starts and ends at points): its own, else its zone's.
-        func offset(_ ms: Int64) throws -> Int32 {
+        /// The offset of a visit's start or end at `ms`: that of the fix taken then (its own, else its zone's), else,
+        /// when the time was estimated (an arrival across a silence, an app's visit), that of the zone at the visit's
+        /// centre at that instant. (Before, an estimated time took UTC: 2,920 of 6,736 visit times in real files.)
+        func offset(_ ms: Int64, _ lat: Double, _ lon: Double) throws -> Int32 {
             guard let key = PointKey.make(device: work.deviceID, timeMs: ms) else {
-                return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan)
+                return work.zones.offset(atMs: ms, latitude: lat, longitude: lon)
             }
             offsetQuery.reset()
             offsetQuery.bindInt(key, at: 1)
-            guard try offsetQuery.step() else { return work.zones.offset(atMs: ms, latitude: .nan, longitude: .nan) }
+            guard try offsetQuery.step() else { return work.zones.offset(atMs: ms, latitude: lat, longitude: lon) }
             if !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
             return work.zones.offset(atMs: ms, latitude: offsetQuery.double(1), longitude: offsetQuery.double(2))
         }
@@ -169,7 +171,7 @@ public struct PlacesPass: Pass {
             if let o = storedOffsets[ids[k]], o.startMs == s.start, o.endMs == s.end {
                 offsets = (o.start, o.end)
             } else {
-                offsets = (Int(try offset(s.start)), Int(try offset(s.end)))
+                offsets = (Int(try offset(s.start, s.lat, s.lon)), Int(try offset(s.end, s.lat, s.lon)))
             }
             try tables.insert(
                 VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[f], startMs: s.start, endMs: s.end,

@@ -31,7 +31,9 @@ public struct Rebuild {
     /// (`arrival_gap_s`) and the pace learnt again from the amended stays (`pace_rounds`). 8: incremental restarts a
     /// day back and past visits that could still merge, and the errand and unseen-visit rules next to a kept visit
     /// (a full rebuild writes what it wrote; results built a day at a time by 7 can differ from it, so they are redone).
-    public static let algorithmVersion = 8
+    /// 9 (issue 22): estimated visit and trip times carry their zone's offset, legs share their trip's distance, days
+    /// are the legs spread over local days, and a silence longer than `evidence.lone_max_s` is claimed by no stay.
+    public static let algorithmVersion = 9
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

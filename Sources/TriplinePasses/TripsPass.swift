@@ -639,10 +639,16 @@ public struct TripsPass: MeasuringPass {
             let duration = Double(t.endMs - t.startMs) / 1000
             // The trip's mode: the mode of its longest leg by distance.
             let main = t.legs.max { $0.distanceM < $1.distanceM }?.mode ?? "unknown"
+            // Local offsets at the trip's own start and end instants: where it left (reached) a stay, at that stay's
+            // place, as the visit's end (start) has them; else at its first (last) fix.
+            let startOffset = work.localOffset(
+                atMs: t.startMs, latitude: t.fromStay.map { stays[$0].lat } ?? work.lat[t.first], longitude: t.fromStay.map { stays[$0].lon } ?? work.lon[t.first])
+            let endOffset = work.localOffset(
+                atMs: t.endMs, latitude: t.toStay.map { stays[$0].lat } ?? work.lat[t.last], longitude: t.toStay.map { stays[$0].lon } ?? work.lon[t.last])
             out[k].id = try tables.insert(
                 TripRow(
-                    id: StableID.make(.trip, device: work.deviceID, startMs: t.startMs), deviceID: work.deviceID, startMs: t.startMs, endMs: t.endMs, startUTCOffsetS: Int(work.localOffset(t.first)),
-                    endUTCOffsetS: Int(work.localOffset(t.last)), durationS: duration, movingS: t.movingS, distanceM: t.distanceM,
+                    id: StableID.make(.trip, device: work.deviceID, startMs: t.startMs), deviceID: work.deviceID, startMs: t.startMs, endMs: t.endMs, startUTCOffsetS: Int(startOffset),
+                    endUTCOffsetS: Int(endOffset), durationS: duration, movingS: t.movingS, distanceM: t.distanceM,
                     avgSpeedMps: t.movingS > 0 ? t.distanceM / t.movingS : nil, maxSpeedMps: t.maxSpeed, mode: main, legs: t.legs.count,
                     fromVisitID: t.fromStay.map { stays[$0].id }, toVisitID: t.toStay.map { stays[$0].id },
                     fromPlaceID: t.fromStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },

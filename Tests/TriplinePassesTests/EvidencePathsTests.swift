@@ -150,8 +150,9 @@ import TriplineTestSupport
         #expect(abs(Int64(try double(store, "SELECT min(start_ms) FROM trips")) - (firstFix - 300_000)) <= 30_000)
     }
 
-    /// A phone off for a month: the lone still fix before the silence is a stay of at most `evidence.lone_max_s`
-    /// (a day), not a month-long visit, and no trip is invented across the month (`trips.implied_max_s`).
+    /// A phone off for a month: the lone still fix before the silence claims none of it (a silence longer than
+    /// `evidence.lone_max_s` is a gap; it was a stay of a day before issue 22), not a month-long visit, and no trip
+    /// is invented across the month (`trips.implied_max_s`).
     @Test func monthOfSilenceIsNeitherAVisitNorATrip() throws {
         var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
         b.still(3600, every: 600, drift: 10...20)
@@ -168,8 +169,8 @@ import TriplineTestSupport
         try rebuild(store)
         #expect(try count(store, "SELECT count(*) FROM visits WHERE end_ms > \(lastFix + 86_400_000) AND start_ms < \(lastFix)") == 0)
         #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms - start_ms > 86400000") == 0)
-        // The lone fix is still a stay (its day), and the trip to it is kept.
-        #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms <= \(lastFix) AND end_ms >= \(lastFix)") == 1)
+        // The lone fix is no stay (one fix with a month of nothing after it), and the trip to it is kept.
+        #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms <= \(lastFix) AND end_ms >= \(lastFix)") == 0)
         #expect(try count(store, "SELECT count(*) FROM trips WHERE end_ms <= \(lastFix)") >= 1)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import TriplineCore
 import TriplineTestSupport
 
 /// Points without an offset take the zone of where they were, with no `--timezone`.
@@ -21,5 +22,40 @@ import TriplineTestSupport
         try rebuild(store, timezone: "Europe/Berlin")
         #expect(try count(store, "SELECT end_utc_offset_s FROM trips") == 3600)
         #expect(try store.setting("timezone") == "Europe/Berlin")
+    }
+
+    /// A sparse track near Granada without offsets (GPX): one fix every 10 minutes at two places, a ride between them
+    /// with a fix every 5 minutes. The departure from the first place is estimated from the first fix on the way, so the
+    /// visit ends at no fix. Every visit and trip time carries Madrid's summer offset (+02:00); before, the estimated
+    /// end took UTC while the trip leaving there started at +02:00 (issue 22, item 1).
+    @Test func estimatedVisitTimesCarryTheZoneOfThePlace() throws {
+        let t0 = Int64(CivilTime.daysFromCivil(year: 2024, month: 7, day: 10)) * 86_400_000 + 6 * 3_600_000
+        var points: [Point] = []
+        var t = t0, lat = 37.1773, lon = -3.5986
+        func fix() { points.append(Point(deviceID: 0, timeMs: t, lat: lat, lon: lon, accuracyM: 10)) }
+        for _ in 0..<13 { fix(); t += 600_000 }
+        for _ in 0..<4 {
+            let p = Geo.destination(lat, lon, bearing: 90, distance: 1500)
+            (lat, lon) = (p.lat, p.lon)
+            fix()
+            t += 300_000
+        }
+        let p = Geo.destination(lat, lon, bearing: 90, distance: 1500)
+        (lat, lon) = (p.lat, p.lon)
+        t += 600_000
+        for _ in 0..<13 { fix(); t += 600_000 }
+        let store = try storeWith([("phone", points)])
+        try rebuild(store, timezone: nil)
+        try #require(try count(store, "SELECT count(*) FROM visits") >= 2)
+        // Some visit times are estimates, between fixes.
+        let times = Set(points.map(\.timeMs))
+        let edges = try store.db.prepare("SELECT start_ms FROM visits UNION SELECT end_ms FROM visits")
+        var estimated = 0
+        while try edges.step() { if !times.contains(edges.int64(0)) { estimated += 1 } }
+        try #require(estimated > 0, "a departure or an arrival is estimated, not a fix")
+        #expect(try count(store, "SELECT count(*) FROM visits WHERE start_utc_offset_s IS NOT 7200 OR end_utc_offset_s IS NOT 7200") == 0)
+        #expect(try count(store, "SELECT count(*) FROM trips WHERE start_utc_offset_s IS NOT 7200 OR end_utc_offset_s IS NOT 7200") == 0)
+        #expect(try count(store, "SELECT count(*) FROM trips t JOIN visits v ON v.id = t.to_visit_id WHERE v.start_ms = t.end_ms AND v.start_utc_offset_s IS NOT t.end_utc_offset_s") == 0)
+        #expect(try count(store, "SELECT count(*) FROM trips t JOIN visits v ON v.id = t.from_visit_id WHERE v.end_ms = t.start_ms AND v.end_utc_offset_s IS NOT t.start_utc_offset_s") == 0)
     }
 }

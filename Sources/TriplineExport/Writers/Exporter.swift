@@ -223,8 +223,9 @@ public final class Exporter {
         var mode: String, modeSource: String
         var startMs: Int64, endMs: Int64
         var distanceM: Double, durationS: Double, points: Int64
-        /// The trip's offsets (legs have none of their own).
+        /// The trip's offsets (legs have none of their own), and its start and end.
         var tripStartOffset: Int32?, tripEndOffset: Int32?
+        var tripStartMs: Int64 = .min, tripEndMs: Int64 = .max
     }
 
     /// Legs of the selected trips, by trip (as ``forEachTrip(_:_:)``) then leg number.
@@ -232,7 +233,7 @@ public final class Exporter {
         try forEachRow(
             """
             SELECT l.trip_id, l.leg, l.device_id, l.mode, l.mode_source, l.start_ms, l.end_ms, l.distance_m,
-                   l.duration_s, l.points, t.start_utc_offset_s, t.end_utc_offset_s, t.start_ms
+                   l.duration_s, l.points, t.start_utc_offset_s, t.end_utc_offset_s, t.start_ms, t.end_ms
             FROM legs l JOIN trips t ON t.id = l.trip_id
             WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
             ORDER BY t.start_ms, t.id, l.leg
@@ -240,18 +241,41 @@ public final class Exporter {
             let row = LegRow(
                 tripID: s.int64(0), leg: s.int64(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
                 startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int64(9),
-                tripStartOffset: s.utcOffset(10), tripEndOffset: s.utcOffset(11))
+                tripStartOffset: s.utcOffset(10), tripEndOffset: s.utcOffset(11), tripStartMs: s.int64(12), tripEndMs: s.int64(13))
             guard startsInRange(selection, ms: s.int64(12), offset: row.tripStartOffset) else { return }
             try body(row)
         }
     }
 
     /// The offset to show a leg's time with: the trip's offset when both ends of the trip agree, else the
-    /// fallback zone's, else the nearer end's.
+    /// fallback zone's, else the trip's own at the trip's start and end, else that of where the leg was at that instant (its first fix from its start on, its last
+    /// fix up to its end: the fix's own offset at its own instant, else the zone's there, as the rebuild gives the
+    /// trip's ends; a trip across a zone or a DST change), else the nearer end's.
     func legOffset(_ leg: LegRow, atMs ms: Int64, isStart: Bool) -> Int32? {
         if leg.tripStartOffset == leg.tripEndOffset, let offset = leg.tripStartOffset { return offset }
         if localTime.zone != nil { return localTime.offset(nil, atMs: ms) }
+        if ms == leg.tripStartMs, let offset = leg.tripStartOffset { return offset }
+        if ms == leg.tripEndMs, let offset = leg.tripEndOffset { return offset }
+        if let offset = try? legPositionOffset(leg, atMs: ms, isStart: isStart) { return offset }
         return isStart ? (leg.tripStartOffset ?? leg.tripEndOffset) : (leg.tripEndOffset ?? leg.tripStartOffset)
+    }
+
+    private var legFixQueries: (first: Statement, last: Statement)?
+
+    /// The offset of a leg's start (end) from its first (last) fix, nil when it has none.
+    private func legPositionOffset(_ leg: LegRow, atMs ms: Int64, isStart: Bool) throws -> Int32? {
+        if legFixQueries == nil {
+            let sql = "SELECT \(PointKey.timeSQL), utc_offset_s, lat, lon FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key"
+            legFixQueries = (try store.db.prepare(sql + " LIMIT 1"), try store.db.prepare(sql + " DESC LIMIT 1"))
+        }
+        guard let queries = legFixQueries else { return nil }
+        let q = isStart ? queries.first : queries.last
+        let keys = PointKey.range(device: leg.deviceID, fromMs: max(0, leg.startMs), throughMs: max(0, leg.endMs))
+        q.reset()
+        try q.bind([.integer(keys.lower), .integer(keys.upper)])
+        guard try q.step() else { return nil }
+        let recorded = q.int64(0) == ms && !q.isNull(1) ? Int32(q.int64(1)) : nil
+        return localTime.offset(recorded, atMs: ms, latitude: q.double(2), longitude: q.double(3))
     }
 
     struct VisitRow {

@@ -532,6 +532,28 @@ public final class RebuildTables {
         _ = try s.step()
     }
 
+    /// Makes a trip's legs add up to its distance (`distanceM`, the paths pass's estimate): each leg keeps its share of
+    /// the legs' straight-line sum; legs that cover no distance at all (a trip no fix saw) share it by duration, else
+    /// the first leg takes it. Applied again it changes nothing.
+    public func scaleLegs(trip id: Int64, toDistanceM distanceM: Double) throws {
+        let sums = try statement("SELECT total(distance_m), total(duration_s), count(*) FROM legs WHERE trip_id = ?")
+        try sums.bind([.integer(id)])
+        guard try sums.step(), sums.int64(2) > 0 else { return }
+        let metres = sums.double(0), seconds = sums.double(1)
+        let s: Statement
+        if metres > 0 {
+            s = try statement("UPDATE legs SET distance_m = distance_m * ?1 WHERE trip_id = ?2")
+            try s.bind([.real(distanceM / metres), .integer(id)])
+        } else if seconds > 0 {
+            s = try statement("UPDATE legs SET distance_m = duration_s * ?1 WHERE trip_id = ?2")
+            try s.bind([.real(distanceM / seconds), .integer(id)])
+        } else {
+            s = try statement("UPDATE legs SET distance_m = CASE WHEN leg = 0 THEN ?1 ELSE 0 END WHERE trip_id = ?2")
+            try s.bind([.real(distanceM), .integer(id)])
+        }
+        _ = try s.step()
+    }
+
     /// Inserts a leg.
     public func insert(_ r: LegRow) throws {
         let s = try statement(
