@@ -31,7 +31,9 @@ public struct Rebuild {
     /// (`arrival_gap_s`) and the pace learnt again from the amended stays (`pace_rounds`). 8: incremental restarts a
     /// day back and past visits that could still merge, and the errand and unseen-visit rules next to a kept visit
     /// (a full rebuild writes what it wrote; results built a day at a time by 7 can differ from it, so they are redone).
-    public static let algorithmVersion = 8
+    /// 9: the clean pass flags fixes out of reach (`max_mps`, flag 8); trips hold their fixes and never end before
+    /// they start; moving time within the trip, a maximum speed from the fixes and never below the average.
+    public static let algorithmVersion = 9
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
