@@ -145,6 +145,47 @@ import TriplineTestSupport
         #expect(problems.isEmpty, "\(problems.count) impossible records:\n\(problems.prefix(30).joined(separator: "\n"))")
     }
 
+    /// Two phones in one file (``InterleavedPhones``: a second person's phone, 6,000 km away, every third fix): the
+    /// clean pass flags exactly the second phone's fixes out of reach, `rebuild` says that two sources interleave,
+    /// and the trips and visits score as the first phone's alone do.
+    @Test func interleavedPhonesScoreAsTheSinglePhone() throws {
+        for profile in [SimulationProfile.classic, .mixed] {
+            var config = SimulatorConfig(seed: 501, days: 2, people: 2)
+            config.profile = profile
+            let simulation = Simulator(config: config).run()
+            let (merged, foreign) = InterleavedPhones.apply(simulation)
+            let single = InterleavedPhones.single(simulation)
+            func rebuilt(_ result: SimulationResult) throws -> (Store, String, SimulationScores) {
+                let db = try temporaryDirectory() + "/t.sqlite"
+                let store = try Store(path: db)
+                try SimulationEvaluation.load(result, into: store)
+                let r = runCLI(["rebuild", "--db", db])
+                #expect(r.status == 0, "\(r.stderr)")
+                return (store, r.stdout, try SimulationEvaluation.score(result.truth, store: store))
+            }
+            let (store, output, scores) = try rebuilt(merged)
+            let (_, aloneOutput, alone) = try rebuilt(single)
+            #expect(foreign.count > 20, "\(foreign.count) fixes of the second phone")
+            // Every fix of the second phone is flagged (out of reach; a few of its cell fixes are inaccurate before
+            // that), and none of the first phone's is out of reach.
+            var outOfReach = Set<Int64>(), flagged = Set<Int64>()
+            let s = try store.db.prepare("SELECT time_ms, flags FROM point_flags")
+            while try s.step() {
+                flagged.insert(s.int64(0))
+                if s.int64(1) & 8 != 0 { outOfReach.insert(s.int64(0)) }
+            }
+            let own = outOfReach.subtracting(foreign).sorted(), missed = foreign.subtracting(flagged).sorted()
+            #expect(own.isEmpty && missed.isEmpty, "\(profile.rawValue), \(foreign.count) foreign fixes: \(own.count) own fixes flagged (\(own.prefix(5))), \(missed.count) foreign not (\(missed.prefix(5)))")
+            #expect(output.contains("two sources interleave in this device"), "\(output)")
+            #expect(!aloneOutput.contains("two sources interleave"))
+            #expect(scores.truthTrips == alone.truthTrips && scores.foundTrips == alone.foundTrips && scores.matchedTrips == alone.matchedTrips,
+                    "\(profile.rawValue): trips \(scores.matchedTrips)/\(scores.foundTrips) against \(alone.matchedTrips)/\(alone.foundTrips)")
+            #expect(scores.foundVisits == alone.foundVisits && scores.matchedVisits == alone.matchedVisits)
+            #expect(scores.medianTripDistanceError == alone.medianTripDistanceError)
+            #expect(try Self.violations(store, "interleaved \(profile.rawValue)").isEmpty)
+        }
+    }
+
     @Test func everySimulatorProfileGivesPossibleTrips() throws {
         var problems: [String] = []
         for profile in SimulationProfile.allCases {
