@@ -154,29 +154,35 @@ public struct CleanPass: Pass {
         return Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) <= reach
     }
 
-    /// The source of each of the `kept` fixes (0, 1, …): each fix joins, among the sources whose last fix could
-    /// have reached it (``reachable(_:_:_:_:)``), the one whose last fix is nearest, else starts a source of its own.
-    /// One device gives one source; two phones writing one file far apart give two that alternate, and a lone fix on
-    /// another continent a source of one fix. Only the `activeSources` most recently used are tried.
-    /// - Complexity: O(n × activeSources).
+    /// The source of each of the `kept` fixes (0, 1, …): each fix joins, among the sources one of whose last
+    /// `sourceMemory` fixes could have reached it (``reachable(_:_:_:_:)``), the one with such a fix nearest, else
+    /// starts a source of its own. One device gives one source; two phones writing one file far apart give two that
+    /// alternate, and a lone fix on another continent a source of one fix. A bad fix that the track could reach (a
+    /// minute after the last good one) but not leave (5 s before the next) joins the track without taking it over:
+    /// the next good fix is reached from the one before the bad fix, and the out-and-back rule flags the bad one.
+    /// Only the `activeSources` most recently used sources are tried.
+    /// - Complexity: O(n × activeSources × sourceMemory).
     static func sources(_ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [Int32] {
         var source = [Int32](repeating: 0, count: kept.count)
-        var last: [Int] = []  // per source, its last fix
+        var recent: [[Int]] = []  // per source, its last fixes (at most `sourceMemory`, oldest first)
         var active: [Int] = []  // sources, most recently used last
         for (k, i) in kept.enumerated() {
             var best = -1, bestD = Double.infinity
-            for s in active.reversed() where reachable(w, last[s], i, p) {
-                let d = Geo.distance(w.lat[last[s]], w.lon[last[s]], w.lat[i], w.lon[i])
-                if d < bestD { (best, bestD) = (s, d) }
-                if active.count == 1 { break }
+            for s in active.reversed() {
+                for j in recent[s].reversed() where reachable(w, j, i, p) {
+                    let d = Geo.distance(w.lat[j], w.lon[j], w.lat[i], w.lon[i])
+                    if d < bestD { (best, bestD) = (s, d) }
+                }
+                if best >= 0 && active.count == 1 { break }
             }
             if best < 0 {
-                best = last.count
-                last.append(i)
+                best = recent.count
+                recent.append([i])
                 active.append(best)
                 if active.count > activeSources { active.removeFirst() }
             } else {
-                last[best] = i
+                recent[best].append(i)
+                if recent[best].count > sourceMemory { recent[best].removeFirst() }
                 if active.last != best {
                     active.removeAll { $0 == best }
                     active.append(best)
@@ -186,6 +192,9 @@ public struct CleanPass: Pass {
         }
         return source
     }
+
+    /// How many of a source's last fixes a new fix may be reached from.
+    static let sourceMemory = 3
 
     /// How many sources ``sources(_:_:_:)`` keeps trying.
     static let activeSources = 4
