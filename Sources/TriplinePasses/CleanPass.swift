@@ -149,8 +149,13 @@ public struct CleanPass: Pass {
         let seconds = max(0.001, Double(w.time[b] - w.time[a]) / 1000)
         let ra = w.accuracy[a].isNaN ? p.unknownAccuracyM : w.accuracy[a], rb = w.accuracy[b].isNaN ? p.unknownAccuracyM : w.accuracy[b]
         let reach = p.maxMps * seconds + ra + rb
-        // Cheap bound first: one degree of latitude is 111 km, and a degree of longitude is no longer.
-        if abs(w.lat[b] - w.lat[a]) * 111_000 > reach { return false }
+        // Cheap bounds first, so one source's fixes cost no haversine: a degree of latitude is 111.2 km on the sphere
+        // `Geo.distance` uses (never less apart than that), and the way along a's parallel then along b's meridian
+        // is never shorter than the great circle.
+        let dLat = abs(w.lat[b] - w.lat[a]) * 111_195
+        if dLat > reach { return false }
+        let dLon = abs(w.lon[b] - w.lon[a])
+        if dLon < 180 && (dLat + dLon * 111_195 * Geo.cosLatitude(w.lat[a])) * 1.0001 <= reach { return true }
         return Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) <= reach
     }
 
@@ -168,12 +173,16 @@ public struct CleanPass: Pass {
         var active: [Int] = []  // sources, most recently used last
         for (k, i) in kept.enumerated() {
             var best = -1, bestD = Double.infinity
-            for s in active.reversed() {
-                for j in recent[s].reversed() where reachable(w, j, i, p) {
-                    let d = Geo.distance(w.lat[j], w.lon[j], w.lat[i], w.lon[i])
-                    if d < bestD { (best, bestD) = (s, d) }
+            if active.count == 1 {
+                // One source (the usual case): it takes the fix when any of its last fixes reaches it.
+                if recent[active[0]].reversed().contains(where: { reachable(w, $0, i, p) }) { best = active[0] }
+            } else {
+                for s in active.reversed() {
+                    for j in recent[s].reversed() where reachable(w, j, i, p) {
+                        let d = Geo.distance(w.lat[j], w.lon[j], w.lat[i], w.lon[i])
+                        if d < bestD { (best, bestD) = (s, d) }
+                    }
                 }
-                if best >= 0 && active.count == 1 { break }
             }
             if best < 0 {
                 best = recent.count
