@@ -4,6 +4,7 @@ import Testing
 @testable import TriplinePasses
 @testable import TriplineSimulator
 @testable import TriplineEvaluation
+@testable import TriplineCLI
 import TriplineTestSupport
 
 /// Every trip, leg and visit the rebuild writes could have happened (issue 28), on every real corpus in
@@ -184,6 +185,14 @@ import TriplineTestSupport
             #expect(scores.medianTripDistanceError == alone.medianTripDistanceError)
             #expect(try Self.violations(store, "interleaved \(profile.rawValue)").isEmpty)
         }
+    }
+
+    /// `rebuild` says what the clean pass flagged out of reach: two sources when the track came back from another
+    /// source twice or more, else lone fixes; nothing when none was.
+    @Test func rebuildSaysWhatIsOutOfReach() {
+        #expect(RebuildCommand.impossibleNote([("impossible", "0"), ("returns", "0")]).isEmpty)
+        #expect(RebuildCommand.impossibleNote([("impossible", "1"), ("returns", "1")]).contains("1 fixes no vehicle could have reached"))
+        #expect(RebuildCommand.impossibleNote([("impossible", "40"), ("returns", "12")]).contains("two sources interleave in this device: its fixes went 12 times"))
     }
 
     @Test func everySimulatorProfileGivesPossibleTrips() throws {
