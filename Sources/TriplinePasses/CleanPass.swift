@@ -68,10 +68,11 @@ public struct CleanPass: Pass {
     /// - Complexity: O(n).
     public static func flags(_ work: DeviceWork, _ p: Parameters) -> [UInt8] { classify(work, p).flags }
 
-    /// The flags, and how many times the kept fixes went from the main track to another source and back (two
-    /// interleaved sources alternate; a lone bad fix goes once).
-    static func classify(_ work: DeviceWork, _ p: Parameters) -> (flags: [UInt8], returns: Int) {
-        var returns = 0
+    /// The flags, how many times the kept fixes went from the main track to another source and back (two
+    /// interleaved sources alternate; a lone bad fix goes once), and the fixes of the largest other source (a second
+    /// phone's many; bad fixes are sources of one or two).
+    static func classify(_ work: DeviceWork, _ p: Parameters) -> (flags: [UInt8], returns: Int, secondSource: Int) {
+        var returns = 0, secondSource = 0
         let n = work.count
         var flags = [UInt8](repeating: 0, count: n)
         var lastKept = -1
@@ -99,6 +100,7 @@ public struct CleanPass: Pass {
             var main = 0
             for s in count.indices where count[s] > count[main] { main = s }
             if count.count > 1 {
+                for s in count.indices where s != main { secondSource = max(secondSource, count[s]) }
                 var away = false
                 for (k, i) in kept.enumerated() {
                     if Int(source[k]) != main {
@@ -139,7 +141,7 @@ public struct CleanPass: Pass {
                 if still || dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps { flags[b] |= Flag.jump }
             }
         }
-        return (flags, returns)
+        return (flags, returns, secondSource)
     }
 
     /// Whether a vehicle could have gone from kept fix `a` to kept fix `b` (later): their straight line, less both
@@ -230,6 +232,7 @@ public struct CleanPass: Pass {
             if flags[i] & Flag.impossible != 0 { counts[3] += 1 }
         }
         return [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])),
-                ("duplicates", String(counts[2])), ("impossible", String(counts[3])), ("returns", String(classified.returns))]
+                ("duplicates", String(counts[2])), ("impossible", String(counts[3])), ("returns", String(classified.returns)),
+                ("second_source", String(classified.secondSource))]
     }
 }

@@ -187,12 +187,15 @@ import TriplineTestSupport
         }
     }
 
-    /// `rebuild` says what the clean pass flagged out of reach: two sources when the track came back from another
-    /// source twice or more, else lone fixes; nothing when none was.
+    /// `rebuild` says what the clean pass flagged out of reach: two sources when the track came back twice or more
+    /// from another source of 10 fixes or more, else bad fixes (three lone ones are no second phone); nothing when
+    /// none was.
     @Test func rebuildSaysWhatIsOutOfReach() {
         #expect(RebuildCommand.impossibleNote([("impossible", "0"), ("returns", "0")]).isEmpty)
         #expect(RebuildCommand.impossibleNote([("impossible", "1"), ("returns", "1")]).contains("1 fixes no vehicle could have reached"))
-        #expect(RebuildCommand.impossibleNote([("impossible", "40"), ("returns", "12")]).contains("two sources interleave in this device: its fixes went 12 times"))
+        #expect(RebuildCommand.impossibleNote([("impossible", "3"), ("returns", "3"), ("second_source", "1")]).contains("3 fixes no vehicle could have reached"))
+        #expect(RebuildCommand.impossibleNote([("impossible", "40"), ("returns", "12"), ("second_source", "40")])
+            .contains("two sources interleave in this device: its fixes went 12 times"))
     }
 
     @Test func everySimulatorProfileGivesPossibleTrips() throws {
