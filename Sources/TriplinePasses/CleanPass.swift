@@ -7,7 +7,9 @@ import TriplineStore
 /// A point is flagged when its accuracy is worse than `max_accuracy_m`; when it is an out-and-back jump (far from
 /// both neighbours, which are close to each other, at an impossible speed: the wifi or cell fixes kilometres off; or,
 /// without a speed of its own, between two fixes that report standing still: a wifi fix a few hundred metres off);
-/// or when it duplicates the previous point at (almost) the same instant.
+/// or when it duplicates the previous point at (almost) the same instant; or when no vehicle could have reached it
+/// (`max_mps`, an airliner's fastest ground speed) from the fixes around it: the smaller of two sources whose fixes
+/// interleave far apart (two phones writing one file without a device tag, a bad cell fix on another continent).
 public struct CleanPass: Pass {
     public static let name = "clean"
 
@@ -19,6 +21,9 @@ public struct CleanPass: Pass {
         public static let jump: UInt8 = 2
         /// Within `duplicate_ms` of the previous kept point.
         public static let duplicate: UInt8 = 4
+        /// Out of reach: no vehicle could have gone between it and the device's main track (faster than `max_mps`):
+        /// a fix of the smaller of two interleaved sources, or a lone fix on another continent.
+        public static let impossible: UInt8 = 8
     }
 
     public struct Parameters: PassParameters {
@@ -39,13 +44,19 @@ public struct CleanPass: Pass {
         public var stillJumpMinM: Double = 150
         public var stillJumpS: Double = 300
         public var stillMps: Double = 0.5
+        /// No fix can follow another faster than this (m/s) in a straight line, less their accuracies: an airliner
+        /// cruises at 230–260 m/s airspeed and the strongest jet stream brings its ground speed to about 320 m/s;
+        /// 340 m/s is the speed of sound, the bound the trips pass puts on a flight's pace. 0 = off.
+        public var maxMps: Double = 340
+        /// The accuracy (metres) assumed for a fix that reports none, in that rule: a wifi or cell fix may be this far off.
+        public var unknownAccuracyM: Double = 100
 
         public init() {}
 
         public static var keys: Keys { [
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
-            "still_jump_s": \.stillJumpS, "still_mps": \.stillMps,
+            "still_jump_s": \.stillJumpS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
         ] }
     }
 
@@ -55,7 +66,13 @@ public struct CleanPass: Pass {
 
     /// Computes the flags of every point in `work`.
     /// - Complexity: O(n).
-    public static func flags(_ work: DeviceWork, _ p: Parameters) -> [UInt8] {
+    public static func flags(_ work: DeviceWork, _ p: Parameters) -> [UInt8] { classify(work, p).flags }
+
+    /// The flags, how many times the kept fixes went from the main track to another source and back (two
+    /// interleaved sources alternate; a lone bad fix goes once), and the fixes of the largest other source (a second
+    /// phone's many; bad fixes are sources of one or two).
+    static func classify(_ work: DeviceWork, _ p: Parameters) -> (flags: [UInt8], returns: Int, secondSource: Int) {
+        var returns = 0, secondSource = 0
         let n = work.count
         var flags = [UInt8](repeating: 0, count: n)
         var lastKept = -1
@@ -68,10 +85,35 @@ public struct CleanPass: Pass {
             }
             lastKept = i
         }
-        // Out-and-back jumps among the remaining points.
+        // Fixes out of the main track's reach (two interleaved sources), then out-and-back jumps among the rest.
         var kept: [Int] = []
         kept.reserveCapacity(n)
         for i in 0..<n where flags[i] == 0 { kept.append(i) }
+        if p.maxMps > 0, kept.count >= 2 {
+            let source = sources(work, kept, p)
+            var count: [Int] = []
+            for s in source {
+                while count.count <= Int(s) { count.append(0) }
+                count[Int(s)] += 1
+            }
+            // The main track: the source with the most fixes (the earlier on a tie).
+            var main = 0
+            for s in count.indices where count[s] > count[main] { main = s }
+            if count.count > 1 {
+                for s in count.indices where s != main { secondSource = max(secondSource, count[s]) }
+                var away = false
+                for (k, i) in kept.enumerated() {
+                    if Int(source[k]) != main {
+                        flags[i] |= Flag.impossible
+                        away = true
+                    } else if away {
+                        returns += 1
+                        away = false
+                    }
+                }
+                kept.removeAll { flags[$0] != 0 }
+            }
+        }
         if kept.count >= 3 {
             // The reference latitude is the point's own, rounded to 0.1°: the same for a point whatever span is loaded
             // (so incremental and windowed rebuilds flag exactly as a full one).
@@ -99,11 +141,78 @@ public struct CleanPass: Pass {
                 if still || dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps { flags[b] |= Flag.jump }
             }
         }
-        return flags
+        return (flags, returns, secondSource)
     }
 
+    /// Whether a vehicle could have gone from kept fix `a` to kept fix `b` (later): their straight line, less both
+    /// accuracies (`unknown_accuracy_m` for a fix that reports none), at most `max_mps` × the time between them.
+    @inline(__always)
+    static func reachable(_ w: DeviceWork, _ a: Int, _ b: Int, _ p: Parameters) -> Bool {
+        let seconds = max(0.001, Double(w.time[b] - w.time[a]) / 1000)
+        let ra = w.accuracy[a].isNaN ? p.unknownAccuracyM : w.accuracy[a], rb = w.accuracy[b].isNaN ? p.unknownAccuracyM : w.accuracy[b]
+        let reach = p.maxMps * seconds + ra + rb
+        // Cheap bounds first, so one source's fixes cost no haversine: a degree of latitude is 111.2 km on the sphere
+        // `Geo.distance` uses (never less apart than that), and the way along a's parallel then along b's meridian
+        // is never shorter than the great circle.
+        let dLat = abs(w.lat[b] - w.lat[a]) * 111_195
+        if dLat > reach { return false }
+        let dLon = abs(w.lon[b] - w.lon[a])
+        if dLon < 180 && (dLat + dLon * 111_195 * Geo.cosLatitude(w.lat[a])) * 1.0001 <= reach { return true }
+        return Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) <= reach
+    }
+
+    /// The source of each of the `kept` fixes (0, 1, …): each fix joins, among the sources one of whose last
+    /// `sourceMemory` fixes could have reached it (``reachable(_:_:_:_:)``), the one with such a fix nearest, else
+    /// starts a source of its own. One device gives one source; two phones writing one file far apart give two that
+    /// alternate, and a lone fix on another continent a source of one fix. A bad fix that the track could reach (a
+    /// minute after the last good one) but not leave (5 s before the next) joins the track without taking it over:
+    /// the next good fix is reached from the one before the bad fix, and the out-and-back rule flags the bad one.
+    /// Only the `activeSources` most recently used sources are tried.
+    /// - Complexity: O(n × activeSources × sourceMemory).
+    static func sources(_ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [Int32] {
+        var source = [Int32](repeating: 0, count: kept.count)
+        var recent: [[Int]] = []  // per source, its last fixes (at most `sourceMemory`, oldest first)
+        var active: [Int] = []  // sources, most recently used last
+        for (k, i) in kept.enumerated() {
+            var best = -1, bestD = Double.infinity
+            if active.count == 1 {
+                // One source (the usual case): it takes the fix when any of its last fixes reaches it.
+                if recent[active[0]].reversed().contains(where: { reachable(w, $0, i, p) }) { best = active[0] }
+            } else {
+                for s in active.reversed() {
+                    for j in recent[s].reversed() where reachable(w, j, i, p) {
+                        let d = Geo.distance(w.lat[j], w.lon[j], w.lat[i], w.lon[i])
+                        if d < bestD { (best, bestD) = (s, d) }
+                    }
+                }
+            }
+            if best < 0 {
+                best = recent.count
+                recent.append([i])
+                active.append(best)
+                if active.count > activeSources { active.removeFirst() }
+            } else {
+                recent[best].append(i)
+                if recent[best].count > sourceMemory { recent[best].removeFirst() }
+                if active.last != best {
+                    active.removeAll { $0 == best }
+                    active.append(best)
+                }
+            }
+            source[k] = Int32(best)
+        }
+        return source
+    }
+
+    /// How many of a source's last fixes a new fix may be reached from.
+    static let sourceMemory = 3
+
+    /// How many sources ``sources(_:_:_:)`` keeps trying.
+    static let activeSources = 4
+
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
-        var flags = Self.flags(work, parameters)
+        let classified = Self.classify(work, parameters)
+        var flags = classified.flags
         // Points before the recomputed span keep the flags stored for them.
         let firstNew = lowerBound(work.time, work.processFromMs)
         if firstNew > 0 {
@@ -114,13 +223,16 @@ public struct CleanPass: Pass {
         work.flagsLoaded = true
         let tables = RebuildTables(store)
         try tables.deleteFlags(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
-        var counts = [0, 0, 0]
+        var counts = [0, 0, 0, 0]
         for i in firstNew..<flags.count where flags[i] != 0 && work.time[i] < work.keepFromMs {
             try tables.setFlags(device: work.deviceID, timeMs: work.time[i], flags: flags[i])
             if flags[i] & Flag.lowAccuracy != 0 { counts[0] += 1 }
             if flags[i] & Flag.jump != 0 { counts[1] += 1 }
             if flags[i] & Flag.duplicate != 0 { counts[2] += 1 }
+            if flags[i] & Flag.impossible != 0 { counts[3] += 1 }
         }
-        return [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])), ("duplicates", String(counts[2]))]
+        return [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])),
+                ("duplicates", String(counts[2])), ("impossible", String(counts[3])), ("returns", String(classified.returns)),
+                ("second_source", String(classified.secondSource))]
     }
 }

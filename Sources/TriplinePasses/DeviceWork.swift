@@ -281,7 +281,8 @@ public struct TripRecord: Sendable, Equatable {
     public var legs: [LegRecord] = []
     public var distanceM: Double = 0
     public var movingS: Double = 0
-    public var maxSpeed: Double = 0
+    /// The highest speed the fixes show (``TripsPass/maxSpeed(_:_:_:)``); nil with fewer than two fixes and no reported speed.
+    public var maxSpeed: Double?
     public var gaps: Int = 0
     public var id: Int64 = 0
 }

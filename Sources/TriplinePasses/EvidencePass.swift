@@ -992,13 +992,33 @@ public struct EvidencePass: Pass {
         return stays
     }
 
+    /// The amended stays that can have happened: one that the travel times to and from its neighbours left ending
+    /// before it starts goes when no fix saw it (an iOS visit with no time left: a real Google history had two visits
+    /// ending 11 and 28 s before they started, issue 28), else it ends when it starts. The kept first stay of an
+    /// incremental rebuild is left alone.
+    static func possible(_ stays: [StayRecord], keepFirst: Int) -> [StayRecord] {
+        var out: [StayRecord] = []
+        out.reserveCapacity(stays.count)
+        for (k, s) in stays.enumerated() {
+            if k < keepFirst || s.endMs >= s.startMs {
+                out.append(s)
+            } else if s.points > 0 {
+                var t = s
+                t.endMs = t.startMs
+                out.append(t)
+            }
+        }
+        return out
+    }
+
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
         let stays: [StayRecord]
         if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
         let evidence = try Self.load(work, store: store, parameters)
-        let amended = Self.apply(work, stays: stays, evidence: evidence, parameters).filter { $0.startMs < work.keepFromMs || $0 == work.previousStay }
+        var amended = Self.apply(work, stays: stays, evidence: evidence, parameters).filter { $0.startMs < work.keepFromMs || $0 == work.previousStay }
         let keepFirst = work.previousStay != nil && !stays.isEmpty ? 1 : 0
+        amended = Self.possible(amended, keepFirst: keepFirst)
         // Replace this span's stays with the amended ones.
         let tables = RebuildTables(store)
         for s in stays[keepFirst...] { try tables.deleteStay(id: s.id) }

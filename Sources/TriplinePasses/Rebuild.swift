@@ -33,6 +33,8 @@ public struct Rebuild {
     /// (a full rebuild writes what it wrote; results built a day at a time by 7 can differ from it, so they are redone).
     /// 9 (issue 22): estimated visit and trip times carry their zone's offset, legs share their trip's distance, days
     /// are the legs spread over local days, and a silence longer than `evidence.lone_max_s` is claimed by no stay.
+    /// Also 9 (issue 28): the clean pass flags fixes out of reach (`max_mps`, flag 8); trips hold their fixes and never end before
+    /// they start; moving time within the trip, a maximum speed from the fixes and never below the average.
     public static let algorithmVersion = 9
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

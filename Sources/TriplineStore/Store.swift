@@ -59,7 +59,7 @@ public final class Store {
         }
         do {
             do {
-                try open(readOnly: readOnly)
+                try openWaiting(readOnly: readOnly)
             } catch let error as DatabaseError where readOnly && Store.mayNeedImmutable(error) {
                 // A WAL database whose -shm cannot be created (a read-only file system, a folder this user may not
                 // write): read it as an immutable file, without locks or -shm. See docs/SCHEMA.md.
@@ -85,6 +85,30 @@ public final class Store {
         let folder = FileSystem.directoryName(path)
         if access(path, W_OK) == 0 && access(folder, W_OK) == 0 { return try Store(path: path, create: false) }
         return try Store(path: path, readOnly: true)
+    }
+
+    /// How long opening waits for another process that is creating or migrating the same file (as long as a write
+    /// waits for another writer: `Database`'s busy timeout).
+    static let openWaitSeconds = 60.0
+
+    /// ``open(readOnly:)``, begun again while another process holds the file in a way SQLite's busy handler does not
+    /// wait for. Two processes creating one new file at once: switching it to WAL (`PRAGMA journal_mode=WAL`) needs an
+    /// exclusive lock, and SQLite returns `SQLITE_BUSY` at once, without calling the busy handler, when the other
+    /// connection holds a lock it would otherwise deadlock on (issue 28: one of two simultaneous first imports failed
+    /// in 5 of 14 tries with "database is locked (while running: PRAGMA journal_mode=WAL)"). Every step of `open` is
+    /// idempotent (the pragmas, and migrations that re-read `user_version` inside their write lock), so it simply
+    /// starts over after a short wait, until `openWaitSeconds` have passed.
+    private func openWaiting(readOnly: Bool) throws {
+        let deadline = Clock.monotonic() + Self.openWaitSeconds
+        var pauseUs: UInt32 = 1_000
+        while true {
+            do {
+                return try open(readOnly: readOnly)
+            } catch let error as DatabaseError where error.isBusy && !readOnly && Clock.monotonic() < deadline {
+                usleep(pauseUs)  // another process is creating or converting the file: let it finish
+                pauseUs = min(pauseUs * 2, 50_000)
+            }
+        }
     }
 
     private func open(readOnly: Bool) throws {
@@ -126,17 +150,30 @@ public final class Store {
 
     /// Applies migrations `from+1 … current`, each in its own transaction together with its `user_version`.
     private func migrate(from version: Int) throws {
-        // A database that is not empty but has version 0 is somebody else's SQLite file.
-        if version == 0, let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master"), tables > 0 {
-            throw StoreError.notADatabase(path: path, reason: "it holds tables but no Tripline schema version")
-        }
         if version == 0 {
             // A new file gets every migration in one transaction: one set of schema pages in the WAL instead of one
             // per migration (with 16 KiB pages the separate ones took ~560 KiB of WAL before the first point).
+            // Everything is decided inside the write lock: a process creating the same new file at once may have
+            // committed its schema since `version` was read (it then read "tables but no schema version" and refused
+            // the file, issue 28).
+            var madeByOther = false
             try db.transaction {
-                guard try db.scalarInt("PRAGMA user_version") ?? 0 == 0 else { return }  // another process made it
+                guard try db.scalarInt("PRAGMA user_version") ?? 0 == 0 else {  // another process made it
+                    madeByOther = true
+                    return
+                }
+                // A database that is not empty but has version 0 is somebody else's SQLite file.
+                if let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master"), tables > 0 {
+                    throw StoreError.notADatabase(path: path, reason: "it holds tables but no Tripline schema version")
+                }
                 for migration in Schema.migrations { try db.execute(migration) }
                 try db.execute("PRAGMA user_version=\(Schema.currentVersion)")
+            }
+            if madeByOther {
+                let now = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+                if now > Schema.currentVersion { throw StoreError.newerSchema(path: path, found: now, known: Schema.currentVersion) }
+                if now < Schema.currentVersion { try migrate(from: now) }
+                return
             }
         } else {
             for index in version..<Schema.currentVersion {

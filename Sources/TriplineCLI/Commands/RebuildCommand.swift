@@ -93,11 +93,33 @@ enum RebuildCommand {
                 if r.pass == "-" { continue }
                 let stats = r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
                 context.stdout.write("  " + r.pass.padding(9) + stats + "\n")
+                if r.pass == CleanPass.name { context.stdout.write(Self.impossibleNote(r.stats)) }
             }
             context.stdout.write("rebuilt in \(NumberText.fixed(elapsed, decimals: 2)) s\n")
         }
         return TriplineCLI.Exit.success
     }
+}
+
+extension RebuildCommand {
+    /// A clear line under the clean pass's figures when it flagged fixes no vehicle could have reached: two sources
+    /// interleaved in one device (the track went to another source of at least `interleavedMin` fixes and came back
+    /// at least twice), or bad fixes.
+    static func impossibleNote(_ stats: [(String, String)]) -> String {
+        func value(_ key: String) -> Int { stats.first { $0.0 == key }.flatMap { Int($0.1) } ?? 0 }
+        let impossible = value("impossible"), returns = value("returns")
+        guard impossible > 0 else { return "" }
+        if returns >= 2 && value("second_source") >= interleavedMin {
+            return "           two sources interleave in this device: its fixes went \(returns) times to places no vehicle could "
+                + "reach and back (two phones writing one file without a device tag?); the \(impossible) fixes of the smaller "
+                + "source are flagged (point_flags 8), not deleted\n"
+        }
+        return "           \(impossible) fixes no vehicle could have reached from the rest of the track are flagged (point_flags 8), not deleted\n"
+    }
+
+    /// The fixes of a second source that make `rebuild` say two sources interleave (a few bad cell fixes are sources
+    /// of one fix each).
+    static let interleavedMin = 10
 }
 
 extension String {

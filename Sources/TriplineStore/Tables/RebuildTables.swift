@@ -524,11 +524,13 @@ public final class RebuildTables {
     }
 
     /// Sets a trip's distance: the estimated path, the straight lines between its kept fixes and how the path was
-    /// estimated (`track`, `history`, `circuity`: the paths pass); its average speed follows the path.
+    /// estimated (`track`, `history`, `circuity`: the paths pass); its average speed follows the path, and its maximum
+    /// is raised to that average when the path makes it higher (the maximum over any part is at least the mean).
     public func setDistance(trip id: Int64, distanceM: Double, lineDistanceM: Double, method: String) throws {
         let s = try statement(
-            "UPDATE trips SET distance_m = ?, line_distance_m = ?, distance_method = ?, avg_speed_mps = CASE WHEN moving_s > 0 THEN ? / moving_s END WHERE id = ?")
-        try s.bind([.real(distanceM), .real(lineDistanceM), .text(method), .real(distanceM), .integer(id)])
+            "UPDATE trips SET distance_m = ?1, line_distance_m = ?2, distance_method = ?3, avg_speed_mps = CASE WHEN moving_s > 0 THEN ?1 / moving_s END, "
+                + "max_speed_mps = CASE WHEN moving_s > 0 THEN max(coalesce(max_speed_mps, 0), ?1 / moving_s) ELSE max_speed_mps END WHERE id = ?4")
+        try s.bind([.real(distanceM), .real(lineDistanceM), .text(method), .integer(id)])
         _ = try s.step()
     }
 
