@@ -35,9 +35,15 @@ enum RebuildCommand {
     /// The PASS PARAMETERS section of the help, from the passes' own parameter tables.
     static var parameterHelp: String {
         let defaults = Rebuild.parameterDefaults
+        var ranges: [String: ParameterRange] = [:]
+        for type in Rebuild.passes { for (key, range) in type.ranges { ranges[key] = range } }
         let width = defaults.map(\.0.count).max() ?? 0
-        return "PASS PARAMETERS (--set KEY=VALUE; defaults shown, reasons in docs/PASSES.md):\n"
-            + defaults.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }.joined(separator: "\n")
+        let valueWidth = defaults.map(\.1.count).max() ?? 0
+        return "PASS PARAMETERS (--set KEY=VALUE; defaults and valid ranges shown, reasons in docs/PASSES.md):\n"
+            + defaults.map {
+                "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1
+                    + String(repeating: " ", count: valueWidth - $0.1.count) + "  (" + (ranges[$0.0]?.description ?? "?") + ")"
+            }.joined(separator: "\n")
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
