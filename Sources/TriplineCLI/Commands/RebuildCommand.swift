@@ -76,7 +76,7 @@ enum RebuildCommand {
         }
         let reports = outcome.reports
         let elapsed = Clock.monotonic() - started
-        for warning in outcome.warnings { context.stderr.write("Warning: \(warning).\n") }
+        for warning in outcome.warnings { context.stderr.write("Warning: \(Terminal.message(warning)).\n") }
         if parsed.flag("json") {
             let items = reports.map { r in
                 "{\"device\":\(JSONText.quoted(r.device)),\"pass\":\(JSONText.quoted(r.pass)),\"stats\":\(Rebuild.json(r.stats)),"
@@ -90,14 +90,16 @@ enum RebuildCommand {
             var lastDevice = ""
             for r in reports {
                 if r.device != lastDevice {
-                    if let reason = r.reason { context.stdout.write("\(r.device): \(reason): rebuilding all\n") }
+                    // Device names come from archives (Terminal.escaped).
+                    let device = Terminal.escaped(r.device)
+                    if let reason = r.reason { context.stdout.write("\(device): \(Terminal.escaped(reason)): rebuilding all\n") }
                     var span = "all points"
                     if r.span.0 != Int64.min && r.pass != "-" { span = "from " + CivilTime.iso8601(ms: r.span.0) }
-                    context.stdout.write("\(r.device) (\(r.pass == "-" ? "up to date" : span))\n")
+                    context.stdout.write("\(device) (\(r.pass == "-" ? "up to date" : span))\n")
                     lastDevice = r.device
                 }
                 if r.pass == "-" { continue }
-                let stats = r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                let stats = Terminal.escaped(r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
                 context.stdout.write("  " + r.pass.padding(9) + stats + "\n")
             }
             context.stdout.write("rebuilt in \(NumberText.fixed(elapsed, decimals: 2)) s\n")

@@ -1,3 +1,4 @@
+import TriplineCore
 import TriplineEvaluation
 import TriplineSimulator
 import TriplineStore
@@ -26,8 +27,9 @@ enum ScoreCommand {
         let truth = try TruthFile.read(file)
         let store = try Store(path: CommonOptions.databasePath(parsed, context), create: false)
         let scores = try SimulationEvaluation.score(truth, store: store)
-        context.stdout.write(scores.report)
-        if parsed.flag("details") { for line in scores.details { context.stdout.write(line + "\n") } }
+        // The details name the database's devices and places (archive text): escaped for the terminal.
+        context.stdout.write(Terminal.message(scores.report))
+        if parsed.flag("details") { for line in scores.details { context.stdout.write(Terminal.message(line) + "\n") } }
         return TriplineCLI.Exit.success
     }
 }

@@ -81,7 +81,7 @@ public enum ParameterText {
     /// `text` as the value of parameter `key`: a plain decimal number (`12`, `-0.5`, `1e3`; no `nan`, `inf`, hex
     /// or spaces inside) within `range`, or a message naming the key, the value and the range.
     public static func number(_ text: String, key: String, range: ParameterRange) -> Result<Double, ParameterTextError> {
-        let shown = "parameter '\(key)': '\(Terminal.escaped(String(text.prefix(80))))\(text.count > 80 ? "…" : "")'"
+        let shown = "parameter '\(Terminal.cell(key))': '\(Terminal.cell(String(text.prefix(80))))\(text.count > 80 ? "…" : "")'"
         let plain = !text.isEmpty && text.utf8.count <= 64
             && text.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
         guard plain, let value = Double(text) else {

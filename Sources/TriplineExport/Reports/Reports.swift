@@ -306,7 +306,7 @@ final class TableSink: ReportSink {
     init(out: ByteWriter) { self.out = out }
 
     func begin(columns: [String]) throws {
-        self.columns = columns
+        self.columns = columns.map(Terminal.cell)
         rows = []
         numeric = Array(repeating: true, count: columns.count)
     }
@@ -319,9 +319,9 @@ final class TableSink: ReportSink {
             if type == SQLITE_TEXT_TYPE || type == 4 { numeric[index] = false }
             cell.clear()
             try reportText(statement, Int32(index), into: cell)
-            // Control characters would break the layout: shown as spaces.
-            let text = String(decoding: cell.bytes.map { $0 < 0x20 ? 0x20 : $0 }, as: UTF8.self)
-            values.append(text)
+            // A table is for reading on a terminal: control and bidirectional characters (ESC, CSI U+009B, a
+            // right-to-left override) are shown escaped, not acted on, and cannot break the layout (Terminal.cell).
+            values.append(Terminal.cell(String(decoding: cell.bytes, as: UTF8.self)))
         }
         rows.append(values)
     }
