@@ -131,5 +131,13 @@ import TriplineTestSupport
         #expect(ParameterRange(0, 1, whole: true).description == "0 or 1")
         #expect(ParameterRange(1, 10, whole: true).description == "whole 1 … 10")
         #expect(!ParameterRange(1, 10, whole: true).contains(2.5))
+        // Fuzz findings: a key or value with a tab or a control character is named escaped.
+        for (key, value) in [("a\tb.c", "0"), ("stays.r\u{1}", "55\u{0F}"), ("x.\u{9B}", "\u{202E}")] {
+            guard case .failure(let error) = ParameterText.number(value, key: key, range: r) else {
+                Issue.record("\(value) accepted")
+                continue
+            }
+            #expect(!error.message.unicodeScalars.contains { Terminal.isControl($0) }, "\(error.message)")
+        }
     }
 }
