@@ -14,6 +14,7 @@ let fuzzTargets: [String: (UnsafeRawBufferPointer) -> Void] = [
     "gpx": FuzzTargets.gpx,
     "timestamp": FuzzTargets.timestamp,
     "containers": FuzzTargets.containers,
+    "parameters": FuzzTargets.parameters,
 ]
 
 nonisolated(unsafe) var selectedTarget: ((UnsafeRawBufferPointer) -> Void)? = nil

@@ -80,6 +80,38 @@ enum FuzzTargets {
     }
 
     /// The invariants of a `ParseOutput`.
+    /// `--set` / `--config` values: the input is a config file's text; each assignment's value is parsed against
+    /// every shared range (and a whole-number one). An accepted value is finite, inside its range, whole where the
+    /// range wants it, converts to milliseconds without overflow, and formats back to text that parses to itself.
+    static let parameterRanges: [ParameterRange] = [
+        .speed, .speedOrOff, .distance, .distanceOrOff, .duration, .positiveDuration, .window, .share, .flag,
+        ParameterRange(1, 10, whole: true), ParameterRange(0, 3_600_000), ParameterRange(1, 100),
+    ]
+
+    static func parameters(_ raw: UnsafeRawBufferPointer) {
+        let text = String(decoding: raw, as: UTF8.self)
+        for (line, assignment) in ParameterText.lines(text) {
+            require(line >= 1, "line numbers start at 1")
+            guard case .success(let (key, value)) = ParameterText.assignment(assignment) else { continue }
+            require(key.contains("."), "a key without a pass was accepted: \(key)")
+            for range in parameterRanges {
+                switch ParameterText.number(value, key: key, range: range) {
+                case .success(let v):
+                    require(v.isFinite && range.contains(v), "'\(value)' accepted as \(v) outside \(range)")
+                    require(!range.whole || v == v.rounded(), "'\(value)' accepted as \(v), not whole")
+                    require(abs(v) * 1000 < 9.2e18, "'\(value)' would overflow a millisecond conversion")
+                    _ = Int64((v * 1000).rounded())
+                    let again = ParameterText.number(ParameterText.format(v), key: key, range: range)
+                    require((try? again.get()) == v, "'\(value)' → \(v) → '\(ParameterText.format(v))' does not parse back")
+                case .failure(let error):
+                    require(error.message.contains(range.description), "a refusal without the range: \(error.message)")
+                    require(!error.message.unicodeScalars.contains { $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0) },
+                            "a refusal carries a control character")
+                }
+            }
+        }
+    }
+
     static func check(_ out: ParseOutput, _ size: Int) {
         require(out.points.count == out.positions.count, "points and positions differ in count")
         for (p, pos) in zip(out.points, out.positions) {

@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [TARGET...] [--seconds N]
 #   scripts/fuzz.sh [TARGET...] --minimise [--keep N]
 #
-# TARGETs: overland owntracks rec gpx timestamp (default: all), each run for N seconds (default 60), one after
+# TARGETs: overland owntracks rec gpx timestamp parameters (default: these; containers on request), each run for N seconds (default 60), one after
 # the other. The library sources and Fuzz/*.swift are compiled into ONE module (never part of the SwiftPM build)
 # into fuzz-output/bin/tripline-fuzz; the target is chosen with TRIPLINE_FUZZ_TARGET. Each target's corpus
 # (fuzz-output/corpus/TARGET) starts from Fuzz/corpus/TARGET (committed, minimised), Fuzz/seeds/TARGET,
@@ -30,11 +30,11 @@ while [ $# -gt 0 ]; do
         --minimise) minimise=1; shift ;;
         --keep) keep="$2"; shift 2 ;;
         -h|--help) sed -n 2,13p "$0"; exit 0 ;;
-        overland|owntracks|rec|gpx|timestamp|containers) targets+=("$1"); shift ;;
-        *) echo "fuzz.sh: unknown argument '$1' (targets: overland owntracks rec gpx timestamp containers; --seconds N)" >&2; exit 64 ;;
+        overland|owntracks|rec|gpx|timestamp|containers|parameters) targets+=("$1"); shift ;;
+        *) echo "fuzz.sh: unknown argument '$1' (targets: overland owntracks rec gpx timestamp containers parameters; --seconds N)" >&2; exit 64 ;;
     esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(overland owntracks rec gpx timestamp)
+[ ${#targets[@]} -gt 0 ] || targets=(overland owntracks rec gpx timestamp parameters)
 
 out="$root/fuzz-output"
 bin="$out/bin/tripline-fuzz"
@@ -70,7 +70,7 @@ seed_dirs() {
         overland|owntracks) pattern='*.json' ;;
         rec) pattern='*.rec' ;;
         gpx) pattern='*.gpx' ;;
-        timestamp|containers) pattern='' ;;
+        timestamp|containers|parameters) pattern='' ;;
     esac
     if [ -n "$pattern" ]; then
         local staged="$out/seeds/$t"

@@ -92,7 +92,9 @@ public enum TriplineCLI {
             if error.command == nil { error.command = command.name }
             return reportUsage(error, context: context)
         } catch {
-            context.stderr.write("Error: \(error)\n")
+            // The one place failures are printed: their messages carry device and place names, file names and
+            // SQLite's words about a user's query, so they reach the terminal escaped (Terminal.message).
+            context.stderr.write("Error: \(Terminal.message("\(error)"))\n")
             return Exit.failure
         }
     }
@@ -106,7 +108,7 @@ public enum TriplineCLI {
     }
 
     static func reportUsage(_ error: UsageError, context: CommandContext) -> Int32 {
-        context.stderr.write("Error: \(error.message)\n")
+        context.stderr.write("Error: \(Terminal.message(error.message))\n")
         if let name = error.command, let command = commands.first(where: { $0.name == name }) {
             context.stderr.write("Usage: \(command.usageLine)\n")
             context.stderr.write("  See 'tripline \(name) --help' for more information.\n")

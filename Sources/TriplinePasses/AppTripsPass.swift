@@ -12,6 +12,9 @@ public struct AppTripsPass: Pass {
         public var minOverlap: Double = 0.1
         public init() {}
         public static var keys: Keys { ["min_overlap": \.minOverlap] }
+
+        /// Valid values (docs/PASSES.md, "Valid ranges").
+        public static var ranges: Ranges { ["min_overlap": .share] }  // an intersection over union
     }
 
     public var parameters: Parameters

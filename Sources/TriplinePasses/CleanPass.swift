@@ -58,6 +58,16 @@ public struct CleanPass: Pass {
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
             "still_jump_s": \.stillJumpS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
         ] }
+
+        /// Valid values (docs/PASSES.md, "Valid ranges"); the bounds keep the arithmetic finite.
+        public static var ranges: Ranges { [
+            "max_accuracy_m": .distanceOrOff,  // 0 drops every fix that reports an accuracy; beyond 1000 km nothing is dropped
+            "jump_min_m": .distance, "jump_speed_mps": .speed,
+            "jump_return_ratio": .share,  // a share of the jump distance
+            "duplicate_ms": ParameterRange(0, 3_600_000),  // 0 (only the same instant) to an hour
+            "still_jump_min_m": .distanceOrOff,  // 0 = off
+            "still_jump_s": .duration, "still_mps": .speedOrOff,
+        ] }
     }
 
     public var parameters: Parameters

@@ -116,6 +116,18 @@ public struct EvidencePass: Pass {
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
             "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
         ] }
+
+        /// Valid values (docs/PASSES.md, "Valid ranges"): speeds the pass divides distances by are above 0; the
+        /// speed window it scans around each fix is at most an hour; `pace_rounds` is a small whole number of rounds.
+        public static var ranges: Ranges { [
+            "match_m": .distanceOrOff, "leave_lag_s": .duration, "enter_lag_s": .duration, "min_stay_s": .duration,
+            "still_gap_s": .duration, "lone_stay_s": .duration, "lone_isolation_s": .duration, "lone_max_s": .duration,
+            "outlier_s": .duration, "sparse_interval_s": .duration, "settle_lag_s": .duration, "cluster_m": .distanceOrOff,
+            "moving_mps": .speed, "default_speed_mps": .speed, "speed_window_s": .window, "travel_min_speed_mps": .speedOrOff,
+            "resume_gap_s": .duration, "unseen_speed_mps": .speed, "unseen_walk_max_m": .distanceOrOff,
+            "pause_reach_m": .distanceOrOff, "pause_exit_m": .distanceOrOff, "arrival_gap_s": .duration,
+            "pace_rounds": ParameterRange(1, 10, whole: true),  // each round reruns the amendments
+        ] }
     }
 
     public var parameters: Parameters

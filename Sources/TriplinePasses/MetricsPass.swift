@@ -23,6 +23,9 @@ public struct MetricsPass: Pass {
         public static var keys: Keys { [
             "min_step_m": \.minStepM, "bridge_max_s": \.bridgeMaxS, "moving_mps": \.movingMps,
         ] }
+
+        /// Valid values (docs/PASSES.md, "Valid ranges").
+        public static var ranges: Ranges { ["min_step_m": .distanceOrOff, "bridge_max_s": .duration, "moving_mps": .speed] }
     }
 
     public var parameters: Parameters

@@ -28,6 +28,10 @@ public protocol PassParameters {
     /// Every parameter: its `--set` key (snake case, with its unit: `radius_m`) and where it lives.
     static var keys: Keys { get }
     typealias Keys = [String: WritableKeyPath<Self, Double>]
+    /// Every parameter's valid values, by the same keys, each with why its bounds are where they are. A value
+    /// outside is refused before the rebuild starts (docs/PASSES.md, "Valid ranges").
+    static var ranges: Ranges { get }
+    typealias Ranges = [String: ParameterRange]
 }
 
 extension PassParameters {
@@ -48,6 +52,11 @@ extension Pass {
 
     /// Every parameter with its default, as `pass.key` → value, for help and documentation.
     public static var defaults: [(String, String)] { Parameters().list.map { (Self.name + "." + $0.0, $0.1) } }
+
+    /// Every parameter with its valid range, as `pass.key` → range, sorted by key.
+    public static var ranges: [(String, ParameterRange)] {
+        Parameters.keys.keys.sorted().map { (Self.name + "." + $0, Parameters.ranges[$0] ?? ParameterRange(0, 0)) }
+    }
 }
 
 /// A pass that also measures distances with the metrics pass's parameters (`trips`, `paths`): `--set metrics.KEY`
@@ -85,38 +94,39 @@ public struct PassSettings {
 
     public init() {}
 
+    /// Where each value came from (`--set`, `FILE:LINE`), for messages.
+    public var origins: [String: String] = [:]
+
     /// Adds `pass.key=value`.
     public mutating func set(_ assignment: String, origin: String) throws {
-        guard let eq = assignment.firstIndex(of: "=") else {
-            throw PassError("\(origin): '\(assignment)' is not of the form pass.key=value")
+        switch ParameterText.assignment(assignment) {
+        case .failure(let error): throw PassError("\(origin): \(error.message)")
+        case .success(let (key, value)):
+            values[key] = value
+            origins[key] = origin
         }
-        let key = assignment[..<eq].trimmingCharacters(in: " \t")
-        let value = assignment[assignment.index(after: eq)...].trimmingCharacters(in: " \t")
-        guard key.contains(".") else { throw PassError("\(origin): '\(key)' must name a pass and a key, such as stays.radius_m") }
-        values[key] = value
     }
 
     /// Reads a config file: one `pass.key = value` per line; `#` starts a comment; blank lines are skipped.
     public mutating func load(file path: String) throws {
         let text = String(decoding: try FileSystem.read(path, limit: 1 << 20), as: UTF8.self)
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(raw)
-            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
-            let trimmed = line.trimmingCharacters(in: " \t\r")
-            if trimmed.isEmpty { continue }
-            try set(trimmed, origin: "\(path):\(n + 1)")
-        }
+        for (line, assignment) in ParameterText.lines(text) { try set(assignment, origin: "\(path):\(line)") }
     }
 
-    /// Applies the settings for `pass` to a parameters value through its key table; unknown keys are errors.
-    func apply<P>(_ pass: String, to parameters: inout P, keys: [String: WritableKeyPath<P, Double>]) throws {
-        for (key, value) in values where key.hasPrefix(pass + ".") {
+    /// Applies the settings for `pass` to a parameters value through its key table; unknown keys, values that are
+    /// not finite numbers and values outside the parameter's range are errors naming the key, value and range.
+    func apply<P: PassParameters>(_ pass: String, to parameters: inout P, keys: [String: WritableKeyPath<P, Double>]) throws {
+        for key in values.keys.sorted() where key.hasPrefix(pass + ".") {
+            let value = values[key]!
             let name = String(key.dropFirst(pass.count + 1))
             guard let path = keys[name] else {
                 throw PassError("unknown parameter '\(key)'; \(pass) has: \(keys.keys.sorted().joined(separator: ", "))")
             }
-            guard let number = Double(value) else { throw PassError("parameter '\(key)': '\(value)' is not a number") }
-            parameters[keyPath: path] = number
+            guard let range = P.ranges[name] else { throw PassError("parameter '\(key)' declares no range") }
+            switch ParameterText.number(value, key: key, range: range) {
+            case .success(let number): parameters[keyPath: path] = number
+            case .failure(let error): throw PassError((origins[key].map { $0 + ": " } ?? "") + error.message)
+            }
         }
     }
 
@@ -135,6 +145,4 @@ public struct PassSettings {
 }
 
 /// Formats a parameter value without trailing `.0`.
-func formatParameter(_ v: Double) -> String {
-    v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
-}
+func formatParameter(_ v: Double) -> String { ParameterText.format(v) }

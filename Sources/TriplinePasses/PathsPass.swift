@@ -44,6 +44,13 @@ public struct PathsPass: MeasuringPass {
             "circuity": \.circuity, "circuity_span_m": \.circuitySpanM, "sparse_step_m": \.sparseStepM, "sparse_interval_s": \.sparseIntervalS, "straight_mps": \.straightMps,
             "connector_min_m": \.connectorMinM, "history_min_ratio": \.historyMinRatio,
         ] }
+
+        /// Valid values (docs/PASSES.md, "Valid ranges").
+        public static var ranges: Ranges { [
+            "circuity": ParameterRange(1, 10),  // a path is never shorter than its chords
+            "circuity_span_m": .distance, "sparse_step_m": .distanceOrOff, "sparse_interval_s": .duration,
+            "straight_mps": .speed, "connector_min_m": .distanceOrOff, "history_min_ratio": .share,
+        ] }
     }
 
     public var parameters: Parameters

@@ -21,6 +21,9 @@ public struct PlacesPass: Pass {
         public var radiusM: Double = 75
         public init() {}
         public static var keys: Keys { ["radius_m": \.radiusM] }
+
+        /// Valid values (docs/PASSES.md, "Valid ranges").
+        public static var ranges: Ranges { ["radius_m": .distance] }
     }
 
     public var parameters: Parameters

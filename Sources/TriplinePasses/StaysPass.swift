@@ -57,6 +57,16 @@ public struct StaysPass: Pass {
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
         ] }
+
+        /// Valid values (docs/PASSES.md, "Valid ranges"): radii and speeds the pass divides by are above 0; the
+        /// windows it scans around each fix are at most an hour; other durations at most a year.
+        public static var ranges: Ranges { [
+            "radius_m": .distance, "min_duration_s": .duration, "errand_min_duration_s": .duration, "errand_reach_s": .duration,
+            "max_gap_s": .duration, "extend_min_s": .duration, "extend_max_s": .duration, "weight_cap_s": .positiveDuration,
+            "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
+            "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
+            "sparse_interval_s": .duration, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
+        ] }
     }
 
     public var parameters: Parameters

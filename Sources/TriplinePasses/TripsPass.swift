@@ -93,6 +93,21 @@ public struct TripsPass: MeasuringPass {
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk,
         ] }
+
+        /// Valid values (docs/PASSES.md, "Valid ranges"): class thresholds are speeds above 0; the windows the pass
+        /// scans around each fix are at most an hour; `profile` and `profile_walk` are switches.
+        public static var ranges: Ranges { [
+            "split_gap_s": .positiveDuration, "implied_max_s": .duration, "travel_min_mps": .speedOrOff,
+            "min_distance_m": .distanceOrOff, "window_s": .window, "sustain_s": .window, "walk_max_mps": .speed,
+            "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
+            "run_max_straightness": .share,  // straight line ÷ path: at most 1
+            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "leg_gap_s": .duration,
+            "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
+            "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
+            "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
+            "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
+            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag,
+        ] }
     }
 
     public var parameters: Parameters

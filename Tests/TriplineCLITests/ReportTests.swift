@@ -222,6 +222,40 @@ import TriplineTestSupport
         #expect(hostile.stderr.contains("no device named"))
     }
 
+    /// Extreme arguments to Tripline's SQL functions give NULL, never an overflow trap (which would end the process,
+    /// and this test runner with it).
+    @Test func localTimeFunctionsAreTotalOnExtremeArguments() throws {
+        let fixture = try ExportFixture.temporary()
+        let file = fixture.directory + "/extreme.sql"
+        let times = ["-9223372036854775808", "9223372036854775807", "-9.3e18", "1e308", "-1e308", "9e999", "-9e999", "'x'", "NULL",
+                     "8640000000000001", "-8640000000000000", "0"]
+        let offsets = ["-9223372036854775808", "9223372036854775807", "1e300", "-2147483649", "64801", "-64800", "0", "NULL", "0.5"]
+        var selects: [String] = []
+        for (i, ms) in times.enumerated() {
+            for (j, offset) in offsets.enumerated() {
+                selects.append("SELECT \(i * 100 + j) AS k, tripline_local_time(\(ms), \(offset)) AS t, tripline_local_date(\(ms), \(offset)) AS d;")
+            }
+        }
+        try FileSystem.write(selects.joined(separator: "\n"), to: file)
+        let result = runCLI(["query", file, "--db", fixture.path, "--format", "csv"])
+        #expect(result.status == 0, "\(result.stderr)")
+        var rows: [Int: String] = [:]
+        for line in result.stdout.split(separator: "\r\n") where !line.hasPrefix("k,") {
+            let comma = try #require(line.firstIndex(of: ","))
+            rows[Int(line[..<comma])!] = String(line[line.index(after: comma)...])
+        }
+        #expect(rows.count == times.count * offsets.count)
+        #expect(rows[0 * 100 + 6] == ",", "an Int64.min time gives NULL")
+        #expect(rows[1 * 100 + 6] == ",", "an Int64.max time gives NULL")
+        #expect(rows[11 * 100 + 1] == ",", "an Int64.max offset gives NULL")
+        #expect(rows[11 * 100 + 4] == ",", "an offset beyond 18 h gives NULL")
+        #expect(rows[11 * 100 + 5] == "1969-12-31T06:00:00-18:00,1969-12-31")
+        #expect(rows[11 * 100 + 7] == "1970-01-01T01:00:00+01:00,1970-01-01", "no offset: the fixture's zone, Europe/Berlin")
+        #expect(rows[9 * 100 + 6] == ",", "one millisecond past the limit gives NULL")
+        #expect(rows[10 * 100 + 6]?.hasPrefix("-") == true || rows[10 * 100 + 6]?.hasPrefix("\"") == true || rows[10 * 100 + 6]?.hasPrefix("'") == true,
+                "the limit itself is a time: \(rows[10 * 100 + 6] ?? "nil")")
+    }
+
     @Test func unknownParametersAndWritesAreRefused() throws {
         let fixture = try ExportFixture.temporary()
         let file = fixture.directory + "/bad.sql"

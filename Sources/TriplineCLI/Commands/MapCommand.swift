@@ -65,7 +65,7 @@ enum MapCommand {
                 "{\"path\":\(JSONText.quotedForScript(path)),\"bytes\":\(document.bytes.count),\"trips\":\(document.tripsDrawn),"
                     + "\"trips_selected\":\(document.tripsSelected),\"visits\":\(document.visitsDrawn),"
                     + "\"visits_selected\":\(document.visitsSelected),\"labels\":\(document.labels),"
-                    + "\"points_read\":\(document.pointsRead),\"vertices\":\(document.verticesWritten),"
+                    + "\"points_read\":\(document.pointsRead),\"vertices\":\(document.verticesWritten),\"skipped\":\(document.skipped),"
                     + "\"seconds\":\(NumberText.fixed(seconds, decimals: 3))}\n")
         } else if !parsed.flag("quiet") {
             var line = "Wrote \(toStdout ? "standard output" : path) (\(sizeText(document.bytes.count))): \(document.tripsDrawn) trips and \(document.visitsDrawn) visits drawn"
@@ -75,6 +75,10 @@ enum MapCommand {
             line += ", \(document.labels) places labelled, \(document.verticesWritten) vertices from \(document.pointsRead) points"
             line += " in \(NumberText.fixed(seconds, decimals: 2)) s.\n"
             report.write(line)
+            if document.skipped > 0 {
+                report.write("Left out \(document.skipped) stored rows or points with impossible values (non-finite or out-of-range "
+                    + "coordinates, times or distances: an edited database?).\n")
+            }
             if document.tripsSelected == 0 && document.visitsSelected == 0 {
                 report.write("Nothing to show in this selection: the page says so. Run 'tripline rebuild' first, or choose other dates.\n")
             }

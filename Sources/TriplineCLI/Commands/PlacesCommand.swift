@@ -65,7 +65,7 @@ enum PlacesCommand {
             guard !name.isEmpty else { throw UsageError("the new name must not be empty", command: "places") }
             row.action = .rename
             row.name = name
-            done = "Renamed place \(edited.id) (\(edited.name)) to \(name)"
+            done = "Renamed place \(edited.id) (\(Terminal.escaped(edited.name))) to \(Terminal.escaped(name))"
         case "merge":
             let into = try place(values[1])
             guard into.deviceID == edited.deviceID else {
@@ -75,9 +75,9 @@ enum PlacesCommand {
             row.action = .merge
             row.intoLat = into.lat
             row.intoLon = into.lon
-            done = "Merged place \(edited.id) (\(edited.name), \(edited.visits) visits) into \(into.id) (\(into.name))"
+            done = "Merged place \(edited.id) (\(Terminal.escaped(edited.name)), \(edited.visits) visits) into \(into.id) (\(Terminal.escaped(into.name)))"
         default:
-            done = "Forgot place \(edited.id) (\(edited.name)) and its \(edited.visits) visits; its points stay stored"
+            done = "Forgot place \(edited.id) (\(Terminal.escaped(edited.name))) and its \(edited.visits) visits; its points stay stored"
         }
         try store.db.transaction { _ = try RebuildTables(store).insert(row) }
         do {
@@ -138,8 +138,6 @@ enum PlacesCommand {
         return TriplineCLI.Exit.success
     }
 
-    /// A name for the terminal: control characters (a name is the user's or a wifi network's text) shown as `?`.
-    static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) ? "?" : $0 }))
-    }
+    /// A name for the terminal's table: a name is the user's or a wifi network's text (``Terminal/cell(_:)``).
+    static func printable(_ text: String) -> String { Terminal.cell(text) }
 }

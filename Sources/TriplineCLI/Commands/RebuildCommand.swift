@@ -35,9 +35,15 @@ enum RebuildCommand {
     /// The PASS PARAMETERS section of the help, from the passes' own parameter tables.
     static var parameterHelp: String {
         let defaults = Rebuild.parameterDefaults
+        var ranges: [String: ParameterRange] = [:]
+        for type in Rebuild.passes { for (key, range) in type.ranges { ranges[key] = range } }
         let width = defaults.map(\.0.count).max() ?? 0
-        return "PASS PARAMETERS (--set KEY=VALUE; defaults shown, reasons in docs/PASSES.md):\n"
-            + defaults.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }.joined(separator: "\n")
+        let valueWidth = defaults.map(\.1.count).max() ?? 0
+        return "PASS PARAMETERS (--set KEY=VALUE; defaults and valid ranges shown, reasons in docs/PASSES.md):\n"
+            + defaults.map {
+                "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1
+                    + String(repeating: " ", count: valueWidth - $0.1.count) + "  (" + (ranges[$0.0]?.description ?? "?") + ")"
+            }.joined(separator: "\n")
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
@@ -70,7 +76,7 @@ enum RebuildCommand {
         }
         let reports = outcome.reports
         let elapsed = Clock.monotonic() - started
-        for warning in outcome.warnings { context.stderr.write("Warning: \(warning).\n") }
+        for warning in outcome.warnings { context.stderr.write("Warning: \(Terminal.message(warning)).\n") }
         if parsed.flag("json") {
             let items = reports.map { r in
                 "{\"device\":\(JSONText.quoted(r.device)),\"pass\":\(JSONText.quoted(r.pass)),\"stats\":\(Rebuild.json(r.stats)),"
@@ -84,14 +90,16 @@ enum RebuildCommand {
             var lastDevice = ""
             for r in reports {
                 if r.device != lastDevice {
-                    if let reason = r.reason { context.stdout.write("\(r.device): \(reason): rebuilding all\n") }
+                    // Device names come from archives (Terminal.escaped).
+                    let device = Terminal.escaped(r.device)
+                    if let reason = r.reason { context.stdout.write("\(device): \(Terminal.escaped(reason)): rebuilding all\n") }
                     var span = "all points"
                     if r.span.0 != Int64.min && r.pass != "-" { span = "from " + CivilTime.iso8601(ms: r.span.0) }
-                    context.stdout.write("\(r.device) (\(r.pass == "-" ? "up to date" : span))\n")
+                    context.stdout.write("\(device) (\(r.pass == "-" ? "up to date" : span))\n")
                     lastDevice = r.device
                 }
                 if r.pass == "-" { continue }
-                let stats = r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                let stats = Terminal.escaped(r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
                 context.stdout.write("  " + r.pass.padding(9) + stats + "\n")
                 if r.pass == CleanPass.name { context.stdout.write(Self.impossibleNote(r.stats)) }
             }

@@ -1,3 +1,4 @@
+import TriplineCore
 import TriplineEvaluation
 import TriplineSimulator
 import TriplineStore
@@ -27,8 +28,9 @@ enum ScoreCommand {
         // Scoring only reads: a database this user may not write is opened read-only.
         let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
         let scores = try SimulationEvaluation.score(truth, store: store)
-        context.stdout.write(scores.report)
-        if parsed.flag("details") { for line in scores.details { context.stdout.write(line + "\n") } }
+        // The details name the database's devices and places (archive text): escaped for the terminal.
+        context.stdout.write(Terminal.message(scores.report))
+        if parsed.flag("details") { for line in scores.details { context.stdout.write(Terminal.message(line) + "\n") } }
         return TriplineCLI.Exit.success
     }
 }

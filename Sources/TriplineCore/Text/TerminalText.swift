@@ -1,12 +1,25 @@
-/// Text that reaches a terminal: device names, file names and reject details come from files, and a name holding
-/// ESC, BEL or CR could recolour, ring or overwrite the user's terminal. Everything printed from such sources goes
-/// through ``escaped(_:)``.
+/// Text that reaches a terminal: device names, place names (often wifi SSIDs), file names, reject excerpts and error
+/// messages come from files, and a name holding ESC, BEL, CR or CSI (U+009B) could recolour, ring or overwrite the
+/// user's terminal, and a right-to-left override (U+202E) could make it read backwards. Everything printed from such
+/// sources goes through ``escaped(_:)`` (one value) or ``message(_:)`` (a whole message that may span lines); the
+/// CLI's error printing and every line a command prints with archive text in it do. Data written as CSV or JSON
+/// (to a file or standard output) is not terminal text and is never altered.
 public enum Terminal {
-    /// `text` with control characters (C0 except tab, DEL, C1) written as `\xNN` / `\u{NNNN}`, so they show instead
-    /// of acting.
-    public static func escaped(_ text: String) -> String {
+    /// `text` with control characters (C0 except tab, DEL, C1 — U+0080–U+009F —, the line and paragraph separators)
+    /// and bidirectional controls (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069) written as `\xNN` /
+    /// `\u{NNNN}`, so they show instead of acting. Idempotent: its output contains none of them.
+    public static func escaped(_ text: String) -> String { escape(text, keep: [0x09]) }
+
+    /// A table cell: as ``escaped(_:)`` and tab too (a tab would break the columns).
+    public static func cell(_ text: String) -> String { escape(text, keep: []) }
+
+    /// A whole message (an error, a warning, a report): as ``escaped(_:)`` but line feeds kept, so a message
+    /// written on several lines still is.
+    public static func message(_ text: String) -> String { escape(text, keep: [0x09, 0x0A]) }
+
+    static func escape(_ text: String, keep: Set<UInt32>) -> String {
         var needs = false
-        for s in text.unicodeScalars where isControl(s) {
+        for s in text.unicodeScalars where isControl(s) && !keep.contains(s.value) {
             needs = true
             break
         }
@@ -14,14 +27,22 @@ public enum Terminal {
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
         for s in text.unicodeScalars {
-            if isControl(s) { out += hex(s.value) } else { out.unicodeScalars.append(s) }
+            if isControl(s) && !keep.contains(s.value) { out += hex(s.value) } else { out.unicodeScalars.append(s) }
         }
         return out
     }
 
+    /// Whether `s` acts on a terminal instead of showing: C0 (tab too: it moves the cursor; ``escaped(_:)`` keeps
+    /// it), DEL, C1, U+2028/U+2029, and the bidirectional controls (a right-to-left override reverses what follows).
     static func isControl(_ s: Unicode.Scalar) -> Bool {
         let v = s.value
-        return (v < 0x20 && v != 0x09) || v == 0x7F || (v >= 0x80 && v < 0xA0) || v == 0x2028 || v == 0x2029
+        if v < 0x20 { return true }
+        if v < 0x7F { return false }
+        if v < 0xA0 { return true }  // DEL and C1
+        switch v {
+        case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
     }
 
     static func hex(_ v: UInt32) -> String {
@@ -40,7 +61,7 @@ public enum Terminal {
             let b = bytes[i]
             if b < 0x80 {
                 let s = Unicode.Scalar(b)
-                out += isControl(s) ? hex(UInt32(b)) : String(Character(s))
+                out += isControl(s) && b != 0x09 ? hex(UInt32(b)) : String(Character(s))
                 i += 1
                 continue
             }

@@ -155,8 +155,17 @@ struct MapView {
 /// Longitude wrapping for data that crosses the antimeridian.
 enum LongitudeWrap {
     /// `longitude` moved by whole turns into [west, west + 360] (both edges kept, so a shape touching ±180 stays whole).
+    /// Total: a longitude many turns away (an edited database's 1e300) is reduced by `fmod` in one step, not turn by
+    /// turn; a non-finite one (which the loader never hands on, ``MapLoader``) comes back unchanged.
     @inline(__always) static func wrap(_ longitude: Double, west: Double) -> Double {
+        guard longitude.isFinite && west.isFinite else { return longitude }
         var l = longitude
+        if abs(l - west) > 3600 {
+            // Far away: whole turns in one step (a few turns or less, as every real longitude, keep the exact
+            // additions below and so the same bytes as ever).
+            let r = fmod(l - west, 360)
+            l = west + (r < 0 ? r + 360 : r)
+        }
         while l < west { l += 360 }
         while l > west + 360 { l -= 360 }
         return l

@@ -26,6 +26,9 @@ public struct MapDocument: Sendable {
     /// for city labels.
     public var baseShapes: Int = 0
     public var cityCandidates: Int = 0
+    /// Stored rows and points left out for impossible values (non-finite or out-of-range coordinates, times,
+    /// offsets, distances; only an edited database has them).
+    public var skipped: Int = 0
 }
 
 /// Renders the offline HTML map of a selection of the database: an inline SVG in Web Mercator with trips
@@ -217,7 +220,8 @@ struct MapPage {
         return MapDocument(
             bytes: out.bytes, tripsSelected: selection.trips.count, tripsDrawn: tripsDrawn,
             visitsSelected: selection.visits.count, visitsDrawn: visitsDrawn, labels: labelsDrawn,
-            pointsRead: selection.pointsRead, verticesWritten: vertices, baseShapes: baseShapes, cityCandidates: cities.count)
+            pointsRead: selection.pointsRead, verticesWritten: vertices, baseShapes: baseShapes, cityCandidates: cities.count,
+            skipped: selection.skipped)
     }
 
     /// `2024-03-01 – 2024-03-31`: the filter's days where given, else the data's.

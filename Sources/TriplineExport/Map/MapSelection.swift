@@ -81,6 +81,9 @@ struct MapSelection {
     /// the view; and how many points the sampling pass read.
     var sample: [Double] = []
     var pointsRead = 0
+    /// Stored rows (trips, visits, places, daily totals) and points left out for values no recording has (an
+    /// edited database): see ``MapLoader/Limits``.
+    var skipped = 0
 
     var isEmpty: Bool { trips.isEmpty && visits.isEmpty }
 }
@@ -91,6 +94,24 @@ struct MapSelection {
 struct MapLoader {
     let store: Store
     let parameters: MapParameters
+
+    /// What a stored row must hold to be drawn. The rebuild writes nothing else, but a database is a file anyone
+    /// can edit: a longitude of 1e300, an infinite distance or a time of `Int64.min` is left out (and counted in
+    /// ``MapSelection/skipped``) instead of overflowing the page's arithmetic or drawing a chart of 10⁸ days.
+    enum Limits {
+        /// Times: years 0000 to 9999 (what four-digit dates show).
+        static let timeMs: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+        /// UTC offsets, seconds (as the importers: ±18 h).
+        static let offsetS = 18 * 3600
+        /// Distances (metres) and durations (seconds): finite and at most this large either way.
+        static let magnitude = 1e15
+
+        static func time(_ ms: Int64) -> Bool { timeMs.contains(ms) }
+        static func offset(_ s: Int) -> Bool { s.magnitude <= UInt(offsetS) }
+        static func amount(_ x: Double) -> Bool { x.isFinite && x.magnitude <= magnitude }
+        /// A position: finite, latitude within ±90 (any finite longitude is wrapped onto the map).
+        static func position(_ lat: Double, _ lon: Double) -> Bool { lat.isFinite && lon.isFinite && lat.magnitude <= 90 }
+    }
 
     func load(_ filter: RecordFilter) throws -> MapSelection {
         let db = store.db
@@ -117,7 +138,7 @@ struct MapLoader {
         PausePoint.reach("map.read")  // process tests: a rebuild commits here; the map must still read one snapshot
         try loadVisits(&selection, filter, deviceClause: deviceClause)
         try loadPlaces(&selection)
-        let perDevice = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips)
+        let perDevice = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips, skipped: &selection.skipped)
         selection.dayDeviceDistances = perDevice
         var totals: [Int: Double] = [:]
         for entry in perDevice { totals[entry.day, default: 0] += entry.metres }
@@ -127,10 +148,13 @@ struct MapLoader {
 
     /// The local day a row starts on and its offsets, from its start time and offset columns (a missing start
     /// offset is UTC; a missing end offset is the start's).
-    func localStart(_ s: Statement, ms: Int32, startOffset: Int32, endOffset: Int32) -> (day: Int, startMs: Int64, start: Int, end: Int) {
+    /// Nil when the start time or an offset is outside ``Limits``.
+    func localStart(_ s: Statement, ms: Int32, startOffset: Int32, endOffset: Int32) -> (day: Int, startMs: Int64, start: Int, end: Int)? {
         let startMs = s.int64(ms)
         let start = s.isNull(startOffset) ? 0 : s.int(startOffset)
-        return (CivilTime.localDay(ms: startMs, offsetS: start), startMs, start, s.isNull(endOffset) ? start : s.int(endOffset))
+        let end = s.isNull(endOffset) ? start : s.int(endOffset)
+        guard Limits.time(startMs), Limits.offset(start), Limits.offset(end) else { return nil }
+        return (CivilTime.localDay(ms: startMs, offsetS: start), startMs, start, end)
     }
 
     /// Trips that start on a selected day, and their legs.
@@ -145,7 +169,12 @@ struct MapLoader {
             """)
         try trips.bind([.integer(window.lo), .integer(window.hi)])
         while try trips.step() {
-            let (day, startMs, startOffset, endOffset) = localStart(trips, ms: 2, startOffset: 4, endOffset: 5)
+            guard let (day, startMs, startOffset, endOffset) = localStart(trips, ms: 2, startOffset: 4, endOffset: 5),
+                  Limits.time(trips.int64(3)), Limits.amount(trips.double(6)), Limits.amount(trips.double(7)), Limits.amount(trips.double(8))
+            else {
+                selection.skipped += 1
+                continue
+            }
             guard filter.contains(day: day) else { continue }
             var trip = MapTrip(
                 id: trips.int64(0), deviceID: trips.int64(1), startMs: startMs, endMs: trips.int64(3),
@@ -155,20 +184,30 @@ struct MapLoader {
                 start: nil, end: nil, legs: [], day: day)
             if !trips.isNull(12), !trips.isNull(13) { trip.start = (trips.double(12), trips.double(13)) }
             if !trips.isNull(14), !trips.isNull(15) { trip.end = (trips.double(14), trips.double(15)) }
+            if let start = trip.start, let end = trip.end, !Limits.position(start.lat, start.lon) || !Limits.position(end.lat, end.lon) {
+                selection.skipped += 1
+                continue
+            }
             selection.trips.append(trip)
         }
         let legs = try db.prepare(
             "SELECT mode, start_ms, end_ms, distance_m, duration_s FROM legs WHERE trip_id = ? ORDER BY leg")
+        var saneTrips: [MapTrip] = []
+        saneTrips.reserveCapacity(selection.trips.count)
         for index in selection.trips.indices {
             legs.reset()
             legs.bindInt(selection.trips[index].id, at: 1)
+            var sane = true
             while try legs.step() {
+                sane = sane && Limits.time(legs.int64(1)) && Limits.time(legs.int64(2)) && Limits.amount(legs.double(3)) && Limits.amount(legs.double(4))
                 selection.trips[index].legs.append(
                     MapLeg(
                         mode: legs.text(0) ?? "", startMs: legs.int64(1), endMs: legs.int64(2),
                         distanceM: legs.double(3), durationS: legs.double(4)))
             }
+            if sane { saneTrips.append(selection.trips[index]) } else { selection.skipped += 1 }
         }
+        selection.trips = saneTrips
     }
 
     /// Visits that start on a selected day.
@@ -181,7 +220,12 @@ struct MapLoader {
             """)
         try visits.bind([.integer(window.lo), .integer(window.hi)])
         while try visits.step() {
-            let (day, startMs, startOffset, endOffset) = localStart(visits, ms: 3, startOffset: 5, endOffset: 6)
+            guard let (day, startMs, startOffset, endOffset) = localStart(visits, ms: 3, startOffset: 5, endOffset: 6),
+                  Limits.time(visits.int64(4)), Limits.position(visits.double(7), visits.double(8))
+            else {
+                selection.skipped += 1
+                continue
+            }
             guard filter.contains(day: day) else { continue }
             selection.visits.append(
                 MapVisit(
@@ -205,6 +249,10 @@ struct MapLoader {
             place.reset()
             place.bindInt(id, at: 1)
             if try place.step() {
+                guard Limits.position(place.double(1), place.double(2)) else {
+                    selection.skipped += 1
+                    continue
+                }
                 selection.places[id] = MapPlace(id: id, name: place.text(0) ?? "", lat: place.double(1), lon: place.double(2))
             }
         }
@@ -228,7 +276,7 @@ struct MapLoader {
         var stride = 1
         var seen = 0
         for index in selection.trips.indices {
-            selection.trips[index].pointCount = try stream.read(selection.trips[index]) { _, lat, lon in
+            selection.trips[index].pointCount = try stream.read(selection.trips[index], skipped: &selection.skipped) { _, lat, lon in
                 if seen % stride == 0 {
                     if sample.count >= capacity {
                         var kept: [Double] = []
@@ -256,7 +304,7 @@ struct MapLoader {
 
     /// Distance per local day and device: the `days` table when it has rows for the selection, else the trips'
     /// distances summed by the local day they start on; by day, then device id.
-    func dayDistances(filter: RecordFilter, deviceClause: String, trips: [MapTrip]) throws -> [(day: Int, deviceID: Int64, metres: Double)] {
+    func dayDistances(filter: RecordFilter, deviceClause: String, trips: [MapTrip], skipped: inout Int) throws -> [(day: Int, deviceID: Int64, metres: Double)] {
         struct Key: Hashable, Comparable {
             var day: Int
             var device: Int64
@@ -267,6 +315,10 @@ struct MapLoader {
             "SELECT date, distance_m, device_id FROM days WHERE 1\(deviceClause) ORDER BY date, device_id")
         while try statement.step() {
             guard let date = statement.text(0), let day = CivilTime.parseDate(date), filter.contains(day: day) else { continue }
+            guard Limits.amount(statement.double(1)) else {
+                skipped += 1
+                continue
+            }
             totals[Key(day: day, device: statement.int64(2)), default: 0] += statement.double(1)
         }
         if totals.isEmpty {
@@ -292,9 +344,10 @@ struct TripPointStream {
             "SELECT time_ms FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND flags != 0 ORDER BY time_ms")
     }
 
-    /// Calls `body(time, lat, lon)` for each unflagged point of the trip; returns how many there were.
+    /// Calls `body(time, lat, lon)` for each unflagged point of the trip; returns how many there were. A point
+    /// without a possible position (``MapLoader/Limits/position(_:_:)``) is left out and counted in `skipped`.
     @discardableResult
-    func read(_ trip: MapTrip, _ body: (Int64, Double, Double) throws -> Void) throws -> Int {
+    func read(_ trip: MapTrip, skipped: inout Int, _ body: (Int64, Double, Double) throws -> Void) throws -> Int {
         var flagged: [Int64] = []
         flags.reset()
         flags.bindInt(trip.deviceID, at: 1)
@@ -311,7 +364,12 @@ struct TripPointStream {
             let time = points.int64(0)
             while next < flagged.count && flagged[next] < time { next += 1 }
             if next < flagged.count && flagged[next] == time { continue }
-            try body(time, points.double(1), points.double(2))
+            let lat = points.double(1), lon = points.double(2)
+            guard MapLoader.Limits.position(lat, lon) else {
+                skipped += 1
+                continue
+            }
+            try body(time, lat, lon)
             count += 1
         }
         return count
@@ -328,7 +386,8 @@ struct TripPointStream {
         var current = 0
         var xs: [Double] = []
         var ys: [Double] = []
-        try read(trip) { time, lat, lon in
+        var skipped = 0  // counted once, by the sampling pass
+        try read(trip, skipped: &skipped) { time, lat, lon in
             let x = view.gx(view.worldX(lon))
             let y = view.gy(WebMercator.y(latitude: lat))
             while current < bounds.count - 1 && time > bounds[current].endMs {

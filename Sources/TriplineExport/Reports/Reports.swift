@@ -147,24 +147,37 @@ public final class ReportRunner {
         JOIN span ON span.id = c.id
         """
 
-    /// Registers `tripline_local_date` and `tripline_local_time` on `db`.
+    /// The times the SQL functions accept, in milliseconds either side of the epoch: ECMAScript's range (years
+    /// −271821 to 275760), far inside what `Int64` arithmetic on them can hold.
+    public static let timeLimitMs: Int64 = 8_640_000_000_000_000
+    /// The UTC offsets they accept, in seconds either side of UTC (as the importers: ±18 h).
+    public static let offsetLimitS: Int64 = 18 * 3600
+
+    /// Registers `tripline_local_date` and `tripline_local_time` on `db`. A time or offset outside
+    /// ±``timeLimitMs`` / ±``offsetLimitS``, or a value that is not a number, gives NULL.
     public static func registerFunctions(on db: Database, zone: TimeZoneTable?) throws {
         final class Resolver {
             var local: LocalTime
             init(_ zone: TimeZoneTable?) { local = LocalTime(zone: zone) }
         }
         let resolver = Resolver(zone)
+        // Any integer or real may reach these functions (`SELECT tripline_local_time(-9223372036854775808, 0)`): a
+        // time beyond ±`timeLimitMs` or an offset beyond ±`offsetLimitS` gives NULL, never an overflow.
         func arguments(_ values: [SQLValue]) -> (Int64, Int32?)? {
             let ms: Int64
             switch values[0] {
-            case .integer(let v): ms = v
-            case .real(let v) where v.isFinite && v.magnitude < 9e15: ms = Int64(v)
+            case .integer(let v) where v.magnitude <= UInt64(timeLimitMs): ms = v
+            case .real(let v) where v.isFinite && v.magnitude <= Double(timeLimitMs): ms = Int64(v)
             default: return nil
             }
             var recorded: Int32?
             switch values[1] {
-            case .integer(let v): recorded = Int32(truncatingIfNeeded: v)
-            case .real(let v) where v.isFinite && v.magnitude < 1e6: recorded = Int32(v)
+            case .integer(let v):
+                guard v.magnitude <= UInt64(offsetLimitS) else { return nil }
+                recorded = Int32(v)
+            case .real(let v):
+                guard v.isFinite && v.magnitude <= Double(offsetLimitS) else { return nil }
+                recorded = Int32(v)
             default: recorded = nil
             }
             return (ms, resolver.local.offset(recorded, atMs: ms))
@@ -293,7 +306,7 @@ final class TableSink: ReportSink {
     init(out: ByteWriter) { self.out = out }
 
     func begin(columns: [String]) throws {
-        self.columns = columns
+        self.columns = columns.map(Terminal.cell)
         rows = []
         numeric = Array(repeating: true, count: columns.count)
     }
@@ -306,9 +319,9 @@ final class TableSink: ReportSink {
             if type == SQLITE_TEXT_TYPE || type == 4 { numeric[index] = false }
             cell.clear()
             try reportText(statement, Int32(index), into: cell)
-            // Control characters would break the layout: shown as spaces.
-            let text = String(decoding: cell.bytes.map { $0 < 0x20 ? 0x20 : $0 }, as: UTF8.self)
-            values.append(text)
+            // A table is for reading on a terminal: control and bidirectional characters (ESC, CSI U+009B, a
+            // right-to-left override) are shown escaped, not acted on, and cannot break the layout (Terminal.cell).
+            values.append(Terminal.cell(String(decoding: cell.bytes, as: UTF8.self)))
         }
         rows.append(values)
     }
