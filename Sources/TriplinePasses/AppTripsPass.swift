@@ -26,7 +26,7 @@ public struct AppTripsPass: Pass {
             ORDER BY start_ms
             """, store)
         let trips = try store.db.prepare(
-            "SELECT id, start_ms, end_ms, distance_m, mode FROM trips WHERE device_id = ? AND end_ms >= ? AND start_ms <= ?")
+            "SELECT id, start_ms, end_ms, distance_m, mode FROM trips WHERE device_id = ? AND end_ms >= ? AND start_ms <= ? AND source = 'points'")
         let tables = RebuildTables(store)
         var matched = 0, total = 0
         while try events.step() {

@@ -90,7 +90,7 @@ public struct MetricsPass: Pass {
         var distanceByDay: [Int: Double] = [:]
         var movingByDay: [Int: Double] = [:]
         var tripsByDay: [Int: Int] = [:]
-        let offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
+        var offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
         for trip in trips {
             var pts: [Int] = []
             pts.reserveCapacity(max(0, trip.last - trip.first + 1))
@@ -129,6 +129,9 @@ public struct MetricsPass: Pass {
                 tripsByDay[localDay(trip.startMs, work.localOffset(trip.first)), default: 0] += 1
             }
         }
+        // Google's own trips and visits where the fixes made nothing (the timeline pass).
+        try TimelinePass.addDays(work, store: store, firstDate: firstDate, offsets: &offsetByDay, distance: &distanceByDay, line: &lineByDay,
+                                 moving: &movingByDay, trips: &tripsByDay)
         var distance: [String: Double] = [:]
         var moving: [String: Double] = [:]
         var tripCount: [String: Int] = [:]

@@ -15,8 +15,8 @@ public struct Rebuild {
     /// The passes, in the order they run.
     public static var passes: [any Pass.Type] {
         [
-            CleanPass.self, StaysPass.self, EvidencePass.self, PlacesPass.self, TripsPass.self, PathsPass.self, MetricsPass.self,
-            AppTripsPass.self,
+            CleanPass.self, StaysPass.self, EvidencePass.self, PlacesPass.self, TripsPass.self, PathsPass.self, TimelinePass.self,
+            MetricsPass.self, AppTripsPass.self,
         ]
     }
     public static var passOrder: [String] { passes.map { $0.name } }
@@ -31,7 +31,9 @@ public struct Rebuild {
     /// (`arrival_gap_s`) and the pace learnt again from the amended stays (`pace_rounds`). 8: incremental restarts a
     /// day back and past visits that could still merge, and the errand and unseen-visit rules next to a kept visit
     /// (a full rebuild writes what it wrote; results built a day at a time by 7 can differ from it, so they are redone).
-    public static let algorithmVersion = 8
+    /// 9: Google's own visits and activities become visits, places, trips and legs where the fixes made nothing
+    /// (the `timeline` pass); rows say their `source`.
+    public static let algorithmVersion = 9
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -196,7 +198,7 @@ public struct Rebuild {
                 options.settings.values[key] = value
             }
         }
-        for pass in [PlacesPass.name, MetricsPass.name] {
+        for pass in [PlacesPass.name, TimelinePass.name, MetricsPass.name] {
             options.pass = pass
             _ = try Rebuild(store: store, options: options).run()
         }
