@@ -212,4 +212,32 @@ import TriplineTestSupport
         #expect(score.status == 0, "\(score.stderr)")
         #expect(score.stdout.contains("precision 1.00, recall 1.00, F1 1.00"), "\(score.stdout)")
     }
+
+    /// Google's months imported one at a time, with a rebuild after each (incremental: the restarts app events
+    /// trigger), give the rows of one full rebuild, ids included.
+    @Test func monthByMonthEqualsFull() throws {
+        let second = semantic([
+            activity("CYCLING", from: "2024-05-02T07:00:00Z", to: "2024-05-02T07:20:00Z", start: home, end: museum, distance: 4200),
+            visit("PM", name: "Museum", lat: museum.0, lon: museum.1, from: "2024-05-02T07:20:00Z", to: "2024-05-02T09:00:00Z"),
+        ])
+        let dir = try temporaryDirectory()
+        try FileSystem.write(googleDay(), to: dir + "/2024_MAY_1.json")
+        try FileSystem.write(second, to: dir + "/2024_MAY_2.json")
+        for name in ["2024_MAY_1.json", "2024_MAY_2.json"] {
+            #expect(runCLI(["import", "--db", dir + "/step.sqlite", "--device", "g", dir + "/" + name]).status == 0)
+            let r = runCLI(["rebuild", "--db", dir + "/step.sqlite"])
+            #expect(r.status == 0 && !r.stdout.contains("up to date"), "\(r.stdout)")
+            #expect(runCLI(["import", "--db", dir + "/full.sqlite", "--device", "g", dir + "/" + name]).status == 0)
+        }
+        #expect(runCLI(["rebuild", "--db", dir + "/full.sqlite", "--full"]).status == 0)
+        let step = try Store(path: dir + "/step.sqlite"), full = try Store(path: dir + "/full.sqlite")
+        for table in ["visits", "trips", "legs", "places", "days"] {
+            let sql = "SELECT * FROM \(table) ORDER BY 1, 2"
+            #expect(try rows(step, sql) == rows(full, sql), "\(table)")
+        }
+        // The second day's ride leaves the first day's last home visit (2024-05-01 21:00 → 2024-05-02 07:00 is more than
+        // link_s, so it leaves none) and reaches the museum.
+        #expect(try rows(step, "SELECT t.app_place_id FROM trips JOIN visits t ON t.id = trips.to_visit_id WHERE trips.mode = 'cycle'") == ["PM"])
+        #expect(try rows(step, "SELECT date, trips, visits FROM days ORDER BY date") == ["2024-05-01|4|6", "2024-05-02|1|1"])
+    }
 }
