@@ -434,6 +434,13 @@ public struct Rebuild {
             ("legs", try int("SELECT count(*) FROM legs WHERE trip_id IN (SELECT id " + trips + ")", [d, tf, t])),
             ("distance_km", try real("SELECT total(distance_m) " + trips, [d, tf, t], scale: 1000)),
         ]
+        let appTrips = trips + " AND source = 'app'"
+        out["timeline"] = [
+            ("visits", try int("SELECT count(*) FROM visits WHERE device_id = ? AND source = 'app'", [d])),
+            ("places", try int("SELECT count(*) FROM places WHERE device_id = ? AND source = 'app'", [d])),
+            ("trips", try int("SELECT count(*) " + appTrips, [d, tf, t])),
+            ("distance_km", try real("SELECT total(distance_m) " + appTrips, [d, tf, t], scale: 1000)),
+        ]
         func date(_ ms: Int64) throws -> String {
             CivilTime.localDate(ms: ms, offsetSeconds: Int(try offset(atMs: ms, device: deviceID, zones: zones)))
         }

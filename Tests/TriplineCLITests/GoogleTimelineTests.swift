@@ -133,13 +133,22 @@ import TriplineTestSupport
     }
 
     @Test func aGoogleOnlyDeviceRebuilds() throws {
-        let (_, store) = try database([("2024_MAY.json", googleDay())])
+        let (db, store) = try database([("2024_MAY.json", googleDay())])
         #expect(try store.db.scalarInt("SELECT count(*) FROM points_hot") == 0)
         #expect(try rows(store, "SELECT source, count(*) FROM visits GROUP BY source") == ["app|6"])
         #expect(try rows(store, "SELECT source, count(*) FROM trips GROUP BY source") == ["app|4"])
         #expect(try rows(store, "SELECT date, trips, visits FROM days") == ["2024-05-01|4|6"])
         // The office visit after the fixes' work visit is its own place now (no place of the fixes to join).
         #expect(try store.db.scalarInt("SELECT count(*) FROM places") == 5)
+        // Exports say where each row came from.
+        for what in ["trips", "legs", "visits", "places"] {
+            let csv = runCLI(["export", "--db", db, "--format", "csv", "--what", what])
+            #expect(csv.status == 0, "\(csv.stderr)")
+            let lines = csv.stdout.split(separator: "\r\n")
+            #expect(lines.first?.hasSuffix(",source") == true && lines.count > 1 && lines.dropFirst().allSatisfy { $0.hasSuffix(",app") }, "\(what): \(csv.stdout)")
+            let json = runCLI(["export", "--db", db, "--format", "geojson", "--what", what])
+            #expect(json.stdout.contains("\"source\":\"app\"") && !json.stdout.contains("\"source\":\"points\""), "\(what)")
+        }
     }
 
     @Test func googleVisitsAndTripsPartlyCoveredAreClipped() throws {
