@@ -19,6 +19,8 @@ public struct CleanPass: Pass {
         public static let jump: UInt8 = 2
         /// Within `duplicate_ms` of the previous kept point.
         public static let duplicate: UInt8 = 4
+        /// A Google `timelinePath` point inside one of Google's own segments (``TimelinePass/pathFlag``).
+        public static let timelinePath: UInt8 = TimelinePass.pathFlag
     }
 
     public struct Parameters: PassParameters {
@@ -104,6 +106,7 @@ public struct CleanPass: Pass {
 
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         var flags = Self.flags(work, parameters)
+        let pathPoints = try TimelinePass.flagPathPoints(work, store: store, flags: &flags)
         // Points before the recomputed span keep the flags stored for them.
         let firstNew = lowerBound(work.time, work.processFromMs)
         if firstNew > 0 {
@@ -121,6 +124,6 @@ public struct CleanPass: Pass {
             if flags[i] & Flag.jump != 0 { counts[1] += 1 }
             if flags[i] & Flag.duplicate != 0 { counts[2] += 1 }
         }
-        return [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])), ("duplicates", String(counts[2]))]
+        return [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])), ("duplicates", String(counts[2])), ("timeline_path", String(pathPoints))]
     }
 }

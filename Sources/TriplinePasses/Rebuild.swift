@@ -32,7 +32,8 @@ public struct Rebuild {
     /// day back and past visits that could still merge, and the errand and unseen-visit rules next to a kept visit
     /// (a full rebuild writes what it wrote; results built a day at a time by 7 can differ from it, so they are redone).
     /// 9: Google's own visits and activities become visits, places, trips and legs where the fixes made nothing
-    /// (the `timeline` pass); rows say their `source`.
+    /// (the `timeline` pass); rows say their `source`; Google's `timelinePath` points inside its segments are flagged
+    /// (clean flag 8) and Google's visits are no iOS visits for the evidence pass.
     public static let algorithmVersion = 9
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

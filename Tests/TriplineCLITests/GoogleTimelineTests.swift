@@ -249,4 +249,42 @@ import TriplineTestSupport
         #expect(try rows(step, "SELECT t.app_place_id FROM trips JOIN visits t ON t.id = trips.to_visit_id WHERE trips.mode = 'cycle'") == ["PM"])
         #expect(try rows(step, "SELECT date, trips, visits FROM days ORDER BY date") == ["2024-05-01|4|6", "2024-05-02|1|1"])
     }
+
+    /// A phone's own Timeline export (the iOS top-level array): `timelinePath` points inside Google's visits and
+    /// activities are Google's summary of those segments, not fixes that cover them, so Google's segments are the
+    /// result; path points outside every segment stay points. Google's visits are not iOS visits for the evidence pass.
+    @Test func timelinePathPointsInsideGoogleSegmentsDoNotCover() throws {
+        func bin(_ start: String, _ end: String, _ points: [(minutes: Int, lat: Double, lon: Double)]) -> String {
+            "{\"startTime\":\"\(start)\",\"endTime\":\"\(end)\",\"timelinePath\":[" + points.map {
+                "{\"point\":\"geo:\($0.lat),\($0.lon)\",\"durationMinutesOffsetFromStartTime\":\"\($0.minutes)\"}"
+            }.joined(separator: ",") + "]}"
+        }
+        let a = (38.0300, -78.4800), b = (38.0600, -78.5000), c = (38.1000, -78.4000)
+        let export = "[" + [
+            """
+            {"startTime":"2025-02-04T08:00:00.000-05:00","endTime":"2025-02-04T12:00:00.000-05:00","visit":{"hierarchyLevel":"0",
+             "topCandidate":{"placeID":"PA","semanticType":"Home","placeLocation":"geo:\(a.0),\(a.1)"}}}
+            """,
+            """
+            {"startTime":"2025-02-04T12:00:00.000-05:00","endTime":"2025-02-04T12:30:00.000-05:00","activity":{"start":"geo:\(a.0),\(a.1)",
+             "end":"geo:\(b.0),\(b.1)","topCandidate":{"type":"in passenger vehicle","probability":"0.9"},"distanceMeters":"5200.000000"}}
+            """,
+            """
+            {"startTime":"2025-02-04T12:30:00.000-05:00","endTime":"2025-02-04T17:00:00.000-05:00","visit":{"hierarchyLevel":"0",
+             "topCandidate":{"placeID":"PB","placeLocation":"geo:\(b.0),\(b.1)"}}}
+            """,
+            bin("2025-02-04T13:00:00.000Z", "2025-02-04T15:00:00.000Z", (0..<12).map { ($0 * 10, a.0, a.1) }),
+            bin("2025-02-04T15:00:00.000Z", "2025-02-04T17:00:00.000Z",
+                (0..<6).map { ($0 * 10, a.0, a.1) } + [(70, 38.045, -78.49)] + (0..<4).map { (90 + $0 * 10, b.0, b.1) }),
+            bin("2025-02-04T23:00:00.000Z", "2025-02-05T01:00:00.000Z", [(10, c.0, c.1), (40, c.0 + 0.02, c.1)]),
+        ].joined(separator: ",") + "]"
+        let (_, store) = try database([("location-history.json", export)])
+        #expect(try store.db.scalarInt("SELECT count(*) FROM points_hot") == 25)
+        #expect(try rows(store, "SELECT source, count(*) FROM visits GROUP BY source") == ["app|2"])
+        #expect(try rows(store, "SELECT source, mode, distance_m, distance_method FROM trips WHERE source = 'app'") == ["app|car|5200.0|app"])
+        #expect(try rows(store, "SELECT app_place_id, name FROM places WHERE app_place_id = 'PA'") == ["PA|Home"])
+        // The 23 path points inside Google's segments carry the clean flag 8; the two after them do not.
+        #expect(try store.db.scalarInt("SELECT count(*) FROM point_flags WHERE flags & 8 != 0") == 23)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM point_flags WHERE flags & 8 != 0 AND time_ms >= 1738710000000") == 0)
+    }
 }
