@@ -61,22 +61,21 @@ public struct TimelinePass: Pass {
         var spans: [(Int64, Int64)] = []
 
         /// Adds `[s, e)` and keeps the list disjoint.
+        /// - Complexity: O(log n) to find the place, plus the intervals joined and the shift of the array (none when
+        ///   intervals come in time order, as they mostly do).
         mutating func add(_ s: Int64, _ e: Int64) {
             guard e > s else { return }
             var lo = s, hi = e
-            var out: [(Int64, Int64)] = []
-            var placed = false
-            for (a, b) in spans {
-                if b < lo { out.append((a, b)) } else if a > hi {
-                    if !placed { out.append((lo, hi)); placed = true }
-                    out.append((a, b))
-                } else {
-                    lo = min(lo, a)
-                    hi = max(hi, b)
-                }
+            // The first interval that ends at or after `s` (one that ends exactly there joins).
+            var a = lowerIndex(s)
+            if a > 0 && spans[a - 1].1 == s { a -= 1 }
+            var b = a
+            while b < spans.count && spans[b].0 <= hi {
+                lo = min(lo, spans[b].0)
+                hi = max(hi, spans[b].1)
+                b += 1
             }
-            if !placed { out.append((lo, hi)) }
-            spans = out
+            spans.replaceSubrange(a..<b, with: [(lo, hi)])
         }
 
         /// The longest part of `[s, e)` that no claimed interval covers.
@@ -199,6 +198,19 @@ public struct TimelinePass: Pass {
         p.bindInt(device, at: 1)
         while try p.step() { places.append(PlaceEntry(id: p.int64(0), lat: p.double(1), lon: p.double(2), radiusM: p.double(3), fromPoints: true)) }
 
+        // The visits of the fixes that overlap `[s, e)` start before `e` and no earlier than the longest one before `s`.
+        let longestPointVisit = pointVisits.map { $0.end - $0.start }.max() ?? 0
+        let pointStarts = pointVisits.map(\.start)
+        func seenByPoints(_ s: Int64, _ e: Int64, _ lat: Double, _ lon: Double) -> Bool {
+            var k = lowerBound(pointStarts, e) - 1
+            while k >= 0 && pointVisits[k].start >= s - longestPointVisit {
+                let v = pointVisits[k]
+                if v.end > s && Geo.distance(v.lat, v.lon, lat, lon) <= parameters.joinM { return true }
+                k -= 1
+            }
+            return false
+        }
+
         // Visits.
         var placeOfAppID: [String: Int] = [:]
         var visits: [(id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: Int64)] = []
@@ -212,9 +224,7 @@ public struct TimelinePass: Pass {
             ], store: store)
             if let level = f[7].flatMap({ Double($0) }), level > 0 { continue }  // a visit inside another one
             // The fixes saw this visit: a visit made from points at the same place overlaps it.
-            if pointVisits.contains(where: { $0.start < s.endMs && $0.end > s.startMs && Geo.distance($0.lat, $0.lon, lat, lon) <= parameters.joinM }) {
-                continue
-            }
+            if seenByPoints(s.startMs, s.endMs, lat, lon) { continue }
             let (start, end) = claims.longestFree(s.startMs, s.endMs)
             guard end > start, Double(end - start) >= parameters.minFreeRatio * Double(s.endMs - s.startMs) else { continue }
             claims.add(start, end)
@@ -260,12 +270,19 @@ public struct TimelinePass: Pass {
         let all = visits.map { ($0.id, $0.start, $0.end, $0.lat, $0.lon, Optional($0.place)) }
             + pointVisits.map { ($0.id, $0.start, $0.end, $0.lat, $0.lon, $0.place) }
         let link = Int64(parameters.linkS * 1000)
-        func nearest(_ ms: Int64, byEnd: Bool) -> (Int64, Int64, Double, Double, Int64?)? {
+        let byEnd = all.sorted { ($0.2, $0.0) < ($1.2, $1.0) }, byStart = all.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+        let ends = byEnd.map(\.2), starts = byStart.map(\.1)
+        /// The visit whose end (start) is nearest `ms`, within `link_s`; the lower id on a tie.
+        func nearest(_ ms: Int64, byEnd end: Bool) -> (Int64, Int64, Double, Double, Int64?)? {
+            let list = end ? byEnd : byStart, keys = end ? ends : starts
             var best: (Int64, Int64, Double, Double, Int64?)? = nil
             var bestD = Int64.max
-            for a in all {
-                let d = abs((byEnd ? a.2 : a.1) - ms)
-                if d <= link && (d < bestD || (d == bestD && a.0 < best!.0)) { bestD = d; best = (a.0, d, a.3, a.4, a.5) }
+            var k = lowerBound(keys, ms - link)
+            while k < keys.count && keys[k] <= ms + link {
+                let a = list[k]
+                let d = abs(keys[k] - ms)
+                if d < bestD || (d == bestD && a.0 < best!.0) { bestD = d; best = (a.0, d, a.3, a.4, a.5) }
+                k += 1
             }
             return best
         }
