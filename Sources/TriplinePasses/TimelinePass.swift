@@ -264,6 +264,43 @@ public struct TimelinePass: Pass {
             visits.append((id, start, end, lat, lon, places[k!].id))
             visitCount += 1
         }
+        // The user's edits of places Google's visits founded (`tripline places rename|merge|forget`), in the order
+        // they were made: each finds its place again as the nearest place within `join_m` of the centre it had when
+        // edited, as the places pass finds the places of the fixes (which it edits itself).
+        var gone = Set<Int64>(), forgotten = Set<Int64>()
+        var movedTo: [Int64: Int64] = [:]
+        func nearestPlace(_ lat: Double, _ lon: Double) -> PlaceEntry? {
+            var best: PlaceEntry? = nil
+            var bestD = parameters.joinM
+            for e in places where !gone.contains(e.id) {
+                let d = Geo.distance(e.lat, e.lon, lat, lon)
+                if d <= bestD { bestD = d; best = e }
+            }
+            return best
+        }
+        for edit in try PlacesPass.edits(device: device, store: store) {
+            guard let place = nearestPlace(edit.lat, edit.lon), !place.fromPoints else { continue }
+            switch edit.action {
+            case .rename:
+                if let name = edit.name { try tables.renamePlace(id: place.id, name: name) }
+            case .merge:
+                guard let lat = edit.intoLat, let lon = edit.intoLon, let into = nearestPlace(lat, lon), into.id != place.id else { continue }
+                try tables.mergeAppPlace(place.id, into: into.id)
+                gone.insert(place.id)
+                movedTo[place.id] = into.id
+            case .forget:
+                try tables.forgetAppPlace(place.id)
+                gone.insert(place.id)
+                forgotten.insert(place.id)
+            }
+        }
+        visits = visits.compactMap { v in
+            guard !forgotten.contains(v.place) else { return nil }
+            var v = v
+            while let into = movedTo[v.place] { v.place = into }
+            return v
+        }
+        visitCount = visits.count
         try tables.refreshAppPlaceTotals(device: device)
 
         // Every visit a trip may leave or reach, by end and by start.

@@ -287,4 +287,21 @@ import TriplineTestSupport
         #expect(try store.db.scalarInt("SELECT count(*) FROM point_flags WHERE flags & 8 != 0") == 23)
         #expect(try store.db.scalarInt("SELECT count(*) FROM point_flags WHERE flags & 8 != 0 AND time_ms >= 1738710000000") == 0)
     }
+
+    /// `tripline places rename|merge|forget` reach the places Google's visits founded, and stay applied through rebuilds.
+    @Test func placeEditsReachGooglesPlaces() throws {
+        let (db, store) = try database([("2024_MAY.json", googleDay())])
+        func place(_ appID: String) throws -> String { String(try #require(try store.db.scalarInt("SELECT id FROM places WHERE app_place_id = ?", [.text(appID)]))) }
+        #expect(runCLI(["places", "rename", try place("PH"), "Home", "--db", db]).status == 0)
+        #expect(runCLI(["places", "merge", try place("PW2"), try place("PW"), "--db", db]).status == 0)
+        #expect(runCLI(["places", "forget", try place("PA"), "--db", db]).status == 0)
+        for _ in 0..<2 {
+            #expect(try rows(store, "SELECT name, visits FROM places WHERE app_place_id = 'PH'") == ["Home|2"])
+            #expect(try rows(store, "SELECT app_place_id, visits FROM places WHERE app_place_id IN ('PW', 'PW2', 'PA')") == ["PW|2"])
+            #expect(try rows(store, "SELECT p.app_place_id FROM visits v JOIN places p ON p.id = v.place_id WHERE v.app_place_id = 'PW2'") == ["PW"])
+            #expect(try store.db.scalarInt("SELECT count(*) FROM visits") == 5)
+            #expect(try rows(store, "SELECT visits FROM days") == ["5"])
+            #expect(runCLI(["rebuild", "--db", db, "--full"]).status == 0)
+        }
+    }
 }

@@ -72,3 +72,23 @@ extension RebuildTables {
         return id
     }
 }
+
+extension RebuildTables {
+    /// Renames a place (the user's edit of a place Google's visits founded).
+    public func renamePlace(id: Int64, name: String) throws {
+        try db.run("UPDATE places SET name = ? WHERE id = ?", [.text(name), .integer(id)])
+    }
+
+    /// Moves the app visits of place `from` to place `into` and drops `from` (the user merged a place Google's visits
+    /// founded into another).
+    public func mergeAppPlace(_ from: Int64, into: Int64) throws {
+        try db.run("UPDATE visits SET place_id = ? WHERE place_id = ? AND source = 'app'", [.integer(into), .integer(from)])
+        try db.run("DELETE FROM places WHERE id = ? AND source = 'app'", [.integer(from)])
+    }
+
+    /// Drops a place Google's visits founded, with its visits (the user forgot it; the app events stay stored).
+    public func forgetAppPlace(_ id: Int64) throws {
+        try db.run("DELETE FROM visits WHERE place_id = ? AND source = 'app'", [.integer(id)])
+        try db.run("DELETE FROM places WHERE id = ? AND source = 'app'", [.integer(id)])
+    }
+}
