@@ -133,9 +133,9 @@ public struct TimelinePass: Pass {
     }
 
     /// Values read from a segment's raw JSON by `paths` (SQLite's JSON functions; NULL when the text is not JSON).
-    static func read(_ raw: String, _ paths: [String], store: Store) throws -> [String?] {
+    static func read(_ raw: String, _ paths: [String], prepare: (String) throws -> Statement) throws -> [String?] {
         let select = paths.map { "CASE WHEN json_valid(?1) THEN CAST(json_extract(?1, '\($0)') AS TEXT) END" }.joined(separator: ", ")
-        let q = try store.db.prepare("SELECT " + select)
+        let q = try prepare("SELECT " + select)
         try q.bind([.text(raw)])
         guard try q.step() else { return paths.map { _ in nil } }
         return paths.indices.map { q.isNull(Int32($0)) ? nil : q.text(Int32($0)) }
@@ -143,9 +143,9 @@ public struct TimelinePass: Pass {
 
     /// The points of a Semantic Location History activity's `waypointPath` (road-snapped), else its
     /// `simplifiedRawPath`, in order.
-    static func path(_ raw: String, store: Store) throws -> [(Double, Double)] {
+    static func path(_ raw: String, prepare: (String) throws -> Statement) throws -> [(Double, Double)] {
         for root in ["$.activitySegment.waypointPath.waypoints", "$.activitySegment.simplifiedRawPath.points"] {
-            let q = try store.db.prepare(
+            let q = try prepare(
                 """
                 SELECT json_extract(value, '$.latE7'), json_extract(value, '$.lngE7') FROM json_each(CASE WHEN json_valid(?1) THEN ?1 ELSE '{}' END, '\(root)')
                 ORDER BY CAST(key AS INTEGER)
@@ -173,6 +173,14 @@ public struct TimelinePass: Pass {
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         let device = work.deviceID
         let tables = RebuildTables(store)
+        // The JSON reads, prepared once per run.
+        var prepared: [String: Statement] = [:]
+        func statement(_ sql: String) throws -> Statement {
+            if let s = prepared[sql] { s.reset(); return s }
+            let s = try store.db.prepare(sql)
+            prepared[sql] = s
+            return s
+        }
         // Visits and places are device-wide (the places pass rewrites them all), so Google's visits are all placed again.
         try tables.deleteAppVisitsAndPlaces(device: device)
         // Google's trips of the span the trips pass recomputed.
@@ -221,7 +229,7 @@ public struct TimelinePass: Pass {
                 "$.placeVisit.location.placeId", "$.visit.topCandidate.placeId", "$.visit.topCandidate.placeID",
                 "$.placeVisit.location.name", "$.placeVisit.location.address",
                 "$.placeVisit.location.semanticType", "$.visit.topCandidate.semanticType", "$.visit.hierarchyLevel",
-            ], store: store)
+            ], prepare: statement)
             if let level = f[7].flatMap({ Double($0) }), level > 0 { continue }  // a visit inside another one
             // The fixes saw this visit: a visit made from points at the same place overlaps it.
             if seenByPoints(s.startMs, s.endMs, lat, lon) { continue }
@@ -334,7 +342,7 @@ public struct TimelinePass: Pass {
             let f = try Self.read(s.raw, [
                 "$.activitySegment.startLocation.latitudeE7", "$.activitySegment.startLocation.longitudeE7",
                 "$.activity.start.latLng", "$.activity.start", "$.activitySegment.activityType", "$.activity.topCandidate.type",
-            ], store: store)
+            ], prepare: statement)
             let from = nearest(start, byEnd: true), to = nearest(end, byEnd: false)
             var a: (Double, Double)? = nil
             if let la = f[0].flatMap({ Double($0) }), let lo = f[1].flatMap({ Double($0) }), abs(la) <= 9e8, abs(lo) <= 18e8 {
@@ -351,7 +359,7 @@ public struct TimelinePass: Pass {
                 distance = d
                 method = "app"
             } else {
-                let pts = try Self.path(s.raw, store: store)
+                let pts = try Self.path(s.raw, prepare: statement)
                 if !pts.isEmpty {
                     var chain = pts
                     if let a { chain.insert(a, at: 0) }
