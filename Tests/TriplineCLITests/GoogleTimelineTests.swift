@@ -304,4 +304,33 @@ import TriplineTestSupport
             #expect(runCLI(["rebuild", "--db", db, "--full"]).status == 0)
         }
     }
+
+    /// Fixes that arrive after Google's day (the evening at home) rebuild incrementally to what one full rebuild gives:
+    /// the new points' visit wins over Google's, and Google's rows elsewhere keep their ids.
+    @Test func laterFixesIncrementallyEqualFull() throws {
+        var evening: [String] = []
+        var t: Int64 = 1_714_586_400_000  // 2024-05-01T18:00:00Z, inside Google's evening at home
+        for _ in 0..<200 {
+            evening.append(
+                "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(home.1),\(home.0)]},\"properties\":{\"timestamp\":\""
+                    + CivilTime.iso8601(ms: t, offsetSeconds: 7200) + "\",\"speed\":0,\"horizontal_accuracy\":10}}")
+            t += 30_000
+        }
+        let dir = try temporaryDirectory()
+        let files = [("fixes.json", morningFixes()), ("2024_MAY.json", googleDay()), ("evening.json", "{\"locations\":[" + evening.joined(separator: ",") + "]}")]
+        for (name, text) in files { try FileSystem.write(text, to: dir + "/" + name) }
+        for (k, (name, _)) in files.enumerated() {
+            #expect(runCLI(["import", "--db", dir + "/step.sqlite", "--device", "g", dir + "/" + name]).status == 0)
+            if k > 0 { #expect(runCLI(["rebuild", "--db", dir + "/step.sqlite"]).status == 0) }
+            #expect(runCLI(["import", "--db", dir + "/full.sqlite", "--device", "g", dir + "/" + name]).status == 0)
+        }
+        #expect(runCLI(["rebuild", "--db", dir + "/full.sqlite", "--full"]).status == 0)
+        let step = try Store(path: dir + "/step.sqlite"), full = try Store(path: dir + "/full.sqlite")
+        for table in ["visits", "trips", "legs", "places", "days"] {
+            let sql = "SELECT * FROM \(table) ORDER BY 1, 2"
+            #expect(try rows(step, sql) == rows(full, sql), "\(table)")
+        }
+        // The evening's fixes made a visit at home, which Google's evening visit (same place) yields to.
+        #expect(try rows(step, "SELECT source, count(*) FROM visits GROUP BY source ORDER BY source") == ["app|3", "points|3"])
+    }
 }
