@@ -1,6 +1,7 @@
 -- Trips: one row per rebuilt trip, with local start and end, distance, moving time, mode and legs.
 --
--- Reads `trips` and `places`, written by `tripline rebuild`. Times are local (the trip's own UTC offset).
+-- Reads `trips` and `places`, written by `tripline rebuild`. `source`: `points` (rebuilt from the fixes) or `app`
+-- (Google's own timeline where the fixes made nothing). Times are local (the trip's own UTC offset).
 -- A trip belongs to the local day it starts on.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive) and :device (a device name); NULL means no limit.
 SELECT t.id                                                   AS trip,
@@ -12,7 +13,8 @@ SELECT t.id                                                   AS trip,
        t.mode                                                 AS mode,
        (SELECT group_concat(l.mode, '→') FROM (SELECT mode FROM legs WHERE trip_id = t.id ORDER BY leg) l) AS legs,
        pf.name                                                AS from_place,
-       pt.name                                                AS to_place
+       pt.name                                                AS to_place,
+       t.source                                               AS source
 FROM trips t
 JOIN devices dev ON dev.id = t.device_id
 LEFT JOIN places pf ON pf.id = t.from_place_id

@@ -1,6 +1,7 @@
 -- Visits: one row per rebuilt visit, with its place, local arrival and departure, and how long it lasted.
 --
--- Reads `visits` and `places`, written by `tripline rebuild`. Times are local (the visit's own UTC offset).
+-- Reads `visits` and `places`, written by `tripline rebuild`. `source`: `points` (rebuilt from the fixes) or `app`
+-- (Google's own timeline where the fixes made nothing). Times are local (the visit's own UTC offset).
 -- A visit belongs to the local day it starts on.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive) and :device (a device name); NULL means no limit.
 SELECT v.id                                                   AS visit,
@@ -9,7 +10,8 @@ SELECT v.id                                                   AS visit,
        tripline_local_time(v.start_ms, v.start_utc_offset_s)  AS arrival,
        tripline_local_time(v.end_ms, v.end_utc_offset_s)      AS departure,
        round((v.end_ms - v.start_ms) / 3600000.0, 2)          AS hours,
-       v.points                                               AS points
+       v.points                                               AS points,
+       v.source                                               AS source
 FROM visits v
 JOIN devices dev ON dev.id = v.device_id
 LEFT JOIN places p ON p.id = v.place_id

@@ -24,6 +24,8 @@ public struct CleanPass: Pass {
         /// Out of reach: no vehicle could have gone between it and the device's main track (faster than `max_mps`):
         /// a fix of the smaller of two interleaved sources, or a lone fix on another continent.
         public static let impossible: UInt8 = 8
+        /// A Google `timelinePath` point inside one of Google's own segments (``TimelinePass/pathFlag``).
+        public static let timelinePath: UInt8 = TimelinePass.pathFlag
     }
 
     public struct Parameters: PassParameters {
@@ -223,6 +225,7 @@ public struct CleanPass: Pass {
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         let classified = Self.classify(work, parameters)
         var flags = classified.flags
+        let pathPoints = try TimelinePass.flagPathPoints(work, store: store, flags: &flags)
         // Points before the recomputed span keep the flags stored for them.
         let firstNew = lowerBound(work.time, work.processFromMs)
         if firstNew > 0 {
@@ -243,6 +246,6 @@ public struct CleanPass: Pass {
         }
         return [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])),
                 ("duplicates", String(counts[2])), ("impossible", String(counts[3])), ("returns", String(classified.returns)),
-                ("second_source", String(classified.secondSource))]
+                ("second_source", String(classified.secondSource)), ("timeline_path", String(pathPoints))]
     }
 }

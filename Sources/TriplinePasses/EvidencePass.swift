@@ -226,6 +226,8 @@ public struct EvidencePass: Pass {
             SELECT kind, time_ms, lat, lon, start_ms, end_ms, raw FROM app_events
             WHERE device_id = ? AND (kind = 'waypoint' OR (time_ms >= ? AND time_ms < ? AND kind IN
               ('transition', 'visit', 'paused_location_updates', 'resumed_location_updates', 'exited_pause_region')))
+              -- Google's visits are its own reading of the days, placed by the timeline pass where the fixes made nothing.
+              AND import_id NOT IN (SELECT id FROM imports WHERE format LIKE '%google/%')
             ORDER BY time_ms, id
             """)
         q.reset()

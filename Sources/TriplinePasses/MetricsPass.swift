@@ -155,6 +155,9 @@ public struct MetricsPass: Pass {
             let date = dateText(day)
             if (firstDate.isEmpty || date >= firstDate) && (work.lastDate.map { date <= $0 } ?? true) { offsetByDay[day] = offset }
         }
+        // Google's own trips and visits where the fixes made nothing (the timeline pass).
+        try TimelinePass.addDays(work, store: store, firstDate: firstDate, offsets: &offsetByDay, distance: &distanceByDay, line: &lineByDay,
+                                 moving: &movingByDay, trips: &tripsByDay)
         var distance: [String: Double] = [:]
         var moving: [String: Double] = [:]
         var tripCount: [String: Int] = [:]

@@ -15,8 +15,8 @@ public struct Rebuild {
     /// The passes, in the order they run.
     public static var passes: [any Pass.Type] {
         [
-            CleanPass.self, StaysPass.self, EvidencePass.self, PlacesPass.self, TripsPass.self, PathsPass.self, MetricsPass.self,
-            AppTripsPass.self,
+            CleanPass.self, StaysPass.self, EvidencePass.self, PlacesPass.self, TripsPass.self, PathsPass.self, TimelinePass.self,
+            MetricsPass.self, AppTripsPass.self,
         ]
     }
     public static var passOrder: [String] { passes.map { $0.name } }
@@ -35,6 +35,9 @@ public struct Rebuild {
     /// are the legs spread over local days, and a silence longer than `evidence.lone_max_s` is claimed by no stay.
     /// Also 9 (issue 28): the clean pass flags fixes out of reach (`max_mps`, flag 8); trips hold their fixes and never end before
     /// they start; moving time within the trip, a maximum speed from the fixes and never below the average.
+    /// Also 9 (issue 22, Google): Google's own visits and activities become visits, places, trips and legs where the fixes made nothing
+    /// (the `timeline` pass); rows say their `source`; Google's `timelinePath` points inside its segments are flagged
+    /// (clean flag 16) and Google's visits are no iOS visits for the evidence pass.
     public static let algorithmVersion = 9
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
@@ -200,7 +203,7 @@ public struct Rebuild {
                 options.settings.values[key] = value
             }
         }
-        for pass in [PlacesPass.name, MetricsPass.name] {
+        for pass in [PlacesPass.name, TimelinePass.name, MetricsPass.name] {
             options.pass = pass
             _ = try Rebuild(store: store, options: options).run()
         }
@@ -435,6 +438,13 @@ public struct Rebuild {
             ("trips", try int("SELECT count(*) " + trips, [d, tf, t])),
             ("legs", try int("SELECT count(*) FROM legs WHERE trip_id IN (SELECT id " + trips + ")", [d, tf, t])),
             ("distance_km", try real("SELECT total(distance_m) " + trips, [d, tf, t], scale: 1000)),
+        ]
+        let appTrips = trips + " AND source = 'app'"
+        out["timeline"] = [
+            ("visits", try int("SELECT count(*) FROM visits WHERE device_id = ? AND source = 'app'", [d])),
+            ("places", try int("SELECT count(*) FROM places WHERE device_id = ? AND source = 'app'", [d])),
+            ("trips", try int("SELECT count(*) " + appTrips, [d, tf, t])),
+            ("distance_km", try real("SELECT total(distance_m) " + appTrips, [d, tf, t], scale: 1000)),
         ]
         func date(_ ms: Int64) throws -> String {
             CivilTime.localDate(ms: ms, offsetSeconds: Int(try offset(atMs: ms, device: deviceID, zones: zones)))

@@ -764,7 +764,7 @@ public struct TripsPass: MeasuringPass {
     /// Loads the span's trips from the table, matched to point indices (for `--pass metrics` alone).
     static func load(_ work: DeviceWork, store: Store) throws -> [TripRecord] {
         let statement = try work.spanQuery(
-            "SELECT id, start_ms, end_ms, distance_m, from_visit_id, to_visit_id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms", store)
+            "SELECT id, start_ms, end_ms, distance_m, from_visit_id, to_visit_id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND source = 'points' ORDER BY start_ms", store)
         var out: [TripRecord] = []
         while try statement.step() {
             let start = statement.int64(1), end = statement.int64(2)

@@ -376,6 +376,20 @@ enum Schema {
         """
         ALTER TABLE rejects ADD COLUMN records INTEGER NOT NULL DEFAULT 1;
         """,
+
+        // 9: Google's own timeline as results (docs/PASSES.md, "timeline"): visits, trips and legs say where they came
+        // from (`points`: rebuilt from the fixes; `app`: an app's own segment, Google's visits and activities, used where
+        // the fixes made nothing); places and visits keep Google's place id, legs Google's activity type as written.
+        // Rows written before this migration were all rebuilt from points.
+        """
+        ALTER TABLE visits ADD COLUMN source TEXT NOT NULL DEFAULT 'points';
+        ALTER TABLE visits ADD COLUMN app_place_id TEXT;
+        ALTER TABLE trips ADD COLUMN source TEXT NOT NULL DEFAULT 'points';
+        ALTER TABLE legs ADD COLUMN source TEXT NOT NULL DEFAULT 'points';
+        ALTER TABLE legs ADD COLUMN app_activity TEXT;
+        ALTER TABLE places ADD COLUMN source TEXT NOT NULL DEFAULT 'points';
+        ALTER TABLE places ADD COLUMN app_place_id TEXT;
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

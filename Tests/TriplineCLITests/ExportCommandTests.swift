@@ -48,7 +48,7 @@ import TriplineTestSupport
         let legs = runCLI(["export", "--format", "csv", "--what", "legs", "--db", fixture.path, "--to", "2024-03-01"])
         #expect(legs.stdout.split(separator: "\r\n").count == 4)
         let places = runCLI(["export", "--format", "csv", "--what", "places", "--db", fixture.path, "--from", "2024-03-31"])
-        #expect(places.stdout == "place_id,device,name,lat,lon,radius_m,visits,total_dwell_s,first_visit,last_visit,ssid,country_code,country,locality\r\n")
+        #expect(places.stdout == "place_id,device,name,lat,lon,radius_m,visits,total_dwell_s,first_visit,last_visit,ssid,country_code,country,locality,source\r\n")
         let days = runCLI(["export", "--format", "geojson", "--what", "days", "--db", fixture.path, "--from", "2024-03-31"])
         #expect(days.stdout.components(separatedBy: "\"type\":\"Feature\"").count == 3)
     }

@@ -359,11 +359,11 @@ import TriplineTestSupport
         #expect(
             all.stdout
                 == ReportTests.rows([
-                    "trip,device,start,end,distance_km,moving_min,mode,legs,from_place,to_place",
-                    "1,phone,2024-03-01T09:00:00+01:00,2024-03-01T09:10:00+01:00,1.5,9,walk,walk,Home,Work",
-                    "2,phone,2024-03-01T18:00:00+01:00,2024-03-01T18:30:00+01:00,4.2,20,car,walk→car,Work,Home",
+                    "trip,device,start,end,distance_km,moving_min,mode,legs,from_place,to_place,source",
+                    "1,phone,2024-03-01T09:00:00+01:00,2024-03-01T09:10:00+01:00,1.5,9,walk,walk,Home,Work,points",
+                    "2,phone,2024-03-01T18:00:00+01:00,2024-03-01T18:30:00+01:00,4.2,20,car,walk→car,Work,Home,points",
                     // no offset of its own: Europe/Berlin from settings, already April 1st there
-                    "3,tablet,2024-04-01T00:00:00+02:00,2024-04-01T00:20:00+02:00,2.22,18.3,bike,bike,,",
+                    "3,tablet,2024-04-01T00:00:00+02:00,2024-04-01T00:20:00+02:00,2.22,18.3,bike,bike,,,points",
                 ]))
         let april = try ReportTests.report("trips", ["--from", "2024-04-01"])
         #expect(april.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 2)
@@ -377,11 +377,11 @@ import TriplineTestSupport
         #expect(
             all.stdout
                 == ReportTests.rows([
-                    "visit,device,place,arrival,departure,hours,points",
-                    "1,phone,Home,2024-03-01T01:00:00+01:00,2024-03-01T09:00:00+01:00,8,20",
-                    "2,phone,Work,2024-03-01T09:10:00+01:00,2024-03-01T18:00:00+01:00,8.83,30",
-                    "3,phone,Home,2024-03-01T18:30:00+01:00,2024-03-02T00:00:00+01:00,5.5,15",
-                    "4,tablet,,2024-03-31T01:30:00+01:00,2024-03-31T03:30:00+02:00,1,2",
+                    "visit,device,place,arrival,departure,hours,points,source",
+                    "1,phone,Home,2024-03-01T01:00:00+01:00,2024-03-01T09:00:00+01:00,8,20,points",
+                    "2,phone,Work,2024-03-01T09:10:00+01:00,2024-03-01T18:00:00+01:00,8.83,30,points",
+                    "3,phone,Home,2024-03-01T18:30:00+01:00,2024-03-02T00:00:00+01:00,5.5,15,points",
+                    "4,tablet,,2024-03-31T01:30:00+01:00,2024-03-31T03:30:00+02:00,1,2,points",
                 ]))
         let tablet = try ReportTests.report("visits", ["--device", "tablet"])
         #expect(tablet.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 2)

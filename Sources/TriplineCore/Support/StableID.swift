@@ -11,6 +11,8 @@ public enum StableID {
         case stay = 1  // a visit has its stay's id
         case trip = 2
         case place = 3
+        /// A visit taken from an app's own timeline (Google's), which has no stay.
+        case appVisit = 4
     }
 
     public static func make(_ kind: Kind, device: Int64, startMs: Int64) -> Int64 {

@@ -378,7 +378,8 @@ ORDER BY 1, 2, sum(l.distance_m) DESC, 3;
         #"""
 -- Trips: one row per rebuilt trip, with local start and end, distance, moving time, mode and legs.
 --
--- Reads `trips` and `places`, written by `tripline rebuild`. Times are local (the trip's own UTC offset).
+-- Reads `trips` and `places`, written by `tripline rebuild`. `source`: `points` (rebuilt from the fixes) or `app`
+-- (Google's own timeline where the fixes made nothing). Times are local (the trip's own UTC offset).
 -- A trip belongs to the local day it starts on.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive) and :device (a device name); NULL means no limit.
 SELECT t.id                                                   AS trip,
@@ -390,7 +391,8 @@ SELECT t.id                                                   AS trip,
        t.mode                                                 AS mode,
        (SELECT group_concat(l.mode, '→') FROM (SELECT mode FROM legs WHERE trip_id = t.id ORDER BY leg) l) AS legs,
        pf.name                                                AS from_place,
-       pt.name                                                AS to_place
+       pt.name                                                AS to_place,
+       t.source                                               AS source
 FROM trips t
 JOIN devices dev ON dev.id = t.device_id
 LEFT JOIN places pf ON pf.id = t.from_place_id
@@ -407,7 +409,8 @@ ORDER BY dev.name, t.start_ms;
         #"""
 -- Visits: one row per rebuilt visit, with its place, local arrival and departure, and how long it lasted.
 --
--- Reads `visits` and `places`, written by `tripline rebuild`. Times are local (the visit's own UTC offset).
+-- Reads `visits` and `places`, written by `tripline rebuild`. `source`: `points` (rebuilt from the fixes) or `app`
+-- (Google's own timeline where the fixes made nothing). Times are local (the visit's own UTC offset).
 -- A visit belongs to the local day it starts on.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive) and :device (a device name); NULL means no limit.
 SELECT v.id                                                   AS visit,
@@ -416,7 +419,8 @@ SELECT v.id                                                   AS visit,
        tripline_local_time(v.start_ms, v.start_utc_offset_s)  AS arrival,
        tripline_local_time(v.end_ms, v.end_utc_offset_s)      AS departure,
        round((v.end_ms - v.start_ms) / 3600000.0, 2)          AS hours,
-       v.points                                               AS points
+       v.points                                               AS points,
+       v.source                                               AS source
 FROM visits v
 JOIN devices dev ON dev.id = v.device_id
 LEFT JOIN places p ON p.id = v.place_id

@@ -7,10 +7,10 @@ import TriplineCore
 struct CSVExport: RecordWriter {
     /// The header row of each kind: the fixed contract first, then Tripline's extra columns.
     static let headers: [ExportKind: StaticString] = [
-        .trips: "trip_id,device,start_time,end_time,duration_s,moving_s,distance_m,avg_speed_mps,max_speed_mps,mode,legs,from_place_id,to_place_id,start_lat,start_lon,end_lat,end_lon,points,gaps,from_place,to_place,line_distance_m,distance_method",
-        .legs: "trip_id,leg,mode,start_time,end_time,distance_m,duration_s,device,mode_source,points",
-        .visits: "visit_id,device,place_id,place_name,start_time,end_time,duration_s,lat,lon,radius_m,points,country_code,country,locality",
-        .places: "place_id,device,name,lat,lon,radius_m,visits,total_dwell_s,first_visit,last_visit,ssid,country_code,country,locality",
+        .trips: "trip_id,device,start_time,end_time,duration_s,moving_s,distance_m,avg_speed_mps,max_speed_mps,mode,legs,from_place_id,to_place_id,start_lat,start_lon,end_lat,end_lon,points,gaps,from_place,to_place,line_distance_m,distance_method,source",
+        .legs: "trip_id,leg,mode,start_time,end_time,distance_m,duration_s,device,mode_source,points,source",
+        .visits: "visit_id,device,place_id,place_name,start_time,end_time,duration_s,lat,lon,radius_m,points,country_code,country,locality,source",
+        .places: "place_id,device,name,lat,lon,radius_m,visits,total_dwell_s,first_visit,last_visit,ssid,country_code,country,locality,source",
         .days: "date,device,distance_m,moving_s,trips,visits,places,line_distance_m",
         .points: "device,time,lat,lon,altitude_m,speed_mps,course_deg,accuracy_m,motion,flags,ssid",
     ]
@@ -50,7 +50,8 @@ struct CSVExport: RecordWriter {
         try text(t.fromPlace)
         try text(t.toPlace)
         try number(t.lineDistanceM)
-        try text(t.distanceMethod, last: true)
+        try text(t.distanceMethod)
+        try text(t.source, last: true)
     }
 
     func writeLeg(_ l: Exporter.LegRow) throws {
@@ -63,7 +64,8 @@ struct CSVExport: RecordWriter {
         try number(l.durationS)
         try text(exporter.deviceName(l.deviceID))
         try text(l.modeSource)
-        try integer(l.points, last: true)
+        try integer(l.points)
+        try text(l.source, last: true)
     }
 
     func writeVisit(_ v: Exporter.VisitRow) throws {
@@ -80,7 +82,8 @@ struct CSVExport: RecordWriter {
         try integer(v.points)
         try text(v.countryCode)
         try text(v.country)
-        try text(v.locality, last: true)
+        try text(v.locality)
+        try text(v.source, last: true)
     }
 
     func writePlace(_ p: Exporter.PlaceRow) throws {
@@ -97,7 +100,8 @@ struct CSVExport: RecordWriter {
         try text(p.ssid)
         try text(p.countryCode)
         try text(p.country)
-        try text(p.locality, last: true)
+        try text(p.locality)
+        try text(p.source, last: true)
     }
 
     func writeDay(_ d: Exporter.DayRow) throws {

@@ -168,6 +168,8 @@ public final class Exporter {
         var fromPlace: String?, toPlace: String?
         /// The straight lines between the kept fixes, and how `distanceM` was estimated (`paths` pass; NULL before it ran).
         var lineDistanceM: Double? = nil, distanceMethod: String? = nil
+        /// `points` (rebuilt from fixes) or `app` (an app's own timeline: Google's; migration 8).
+        var source: String = "points"
     }
 
     /// Binds the selection's device (`?1`, NULL for all) and UTC window (`?2`, `?3`) to a row query.
@@ -197,7 +199,7 @@ public final class Exporter {
             SELECT t.id, t.device_id, t.start_ms, t.end_ms, t.start_utc_offset_s, t.end_utc_offset_s, t.duration_s,
                    t.moving_s, t.distance_m, t.avg_speed_mps, t.max_speed_mps, t.mode, t.legs, t.from_place_id,
                    t.to_place_id, t.start_lat, t.start_lon, t.end_lat, t.end_lon, t.points, t.gaps, fp.name, tp.name,
-                   t.line_distance_m, t.distance_method
+                   t.line_distance_m, t.distance_method, t.source
             FROM trips t
             LEFT JOIN places fp ON fp.id = t.from_place_id
             LEFT JOIN places tp ON tp.id = t.to_place_id
@@ -212,7 +214,7 @@ public final class Exporter {
                 mode: s.text(11) ?? "", legs: s.int64(12), fromPlaceID: s.optionalInt64(13), toPlaceID: s.optionalInt64(14),
                 startLat: s.optionalDouble(15), startLon: s.optionalDouble(16), endLat: s.optionalDouble(17),
                 endLon: s.optionalDouble(18), points: s.int64(19), gaps: s.int64(20), fromPlace: s.text(21), toPlace: s.text(22),
-                lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24))
+                lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24), source: s.text(25) ?? "points")
             guard startsInRange(selection, ms: row.startMs, offset: row.startOffset) else { return }
             try body(row)
         }
@@ -226,6 +228,7 @@ public final class Exporter {
         /// The trip's offsets (legs have none of their own), and its start and end.
         var tripStartOffset: Int32?, tripEndOffset: Int32?
         var tripStartMs: Int64 = .min, tripEndMs: Int64 = .max
+        var source: String = "points"
     }
 
     /// Legs of the selected trips, by trip (as ``forEachTrip(_:_:)``) then leg number.
@@ -233,7 +236,7 @@ public final class Exporter {
         try forEachRow(
             """
             SELECT l.trip_id, l.leg, l.device_id, l.mode, l.mode_source, l.start_ms, l.end_ms, l.distance_m,
-                   l.duration_s, l.points, t.start_utc_offset_s, t.end_utc_offset_s, t.start_ms, t.end_ms
+                   l.duration_s, l.points, t.start_utc_offset_s, t.end_utc_offset_s, t.start_ms, t.end_ms, l.source
             FROM legs l JOIN trips t ON t.id = l.trip_id
             WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
             ORDER BY t.start_ms, t.id, l.leg
@@ -241,7 +244,7 @@ public final class Exporter {
             let row = LegRow(
                 tripID: s.int64(0), leg: s.int64(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
                 startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int64(9),
-                tripStartOffset: s.utcOffset(10), tripEndOffset: s.utcOffset(11), tripStartMs: s.int64(12), tripEndMs: s.int64(13))
+                tripStartOffset: s.utcOffset(10), tripEndOffset: s.utcOffset(11), tripStartMs: s.int64(12), tripEndMs: s.int64(13), source: s.text(14) ?? "points")
             guard startsInRange(selection, ms: s.int64(12), offset: row.tripStartOffset) else { return }
             try body(row)
         }
@@ -284,6 +287,7 @@ public final class Exporter {
         var lat: Double, lon: Double, radiusM: Double, points: Int64
         /// Where the visit's centre is (NULL before migration 3's first rebuild, and at sea).
         var countryCode: String? = nil, country: String? = nil, locality: String? = nil
+        var source: String = "points"
     }
 
     /// Visits whose local start day is in range, by start time then id.
@@ -291,7 +295,7 @@ public final class Exporter {
         try forEachRow(
             """
             SELECT v.id, v.device_id, v.place_id, p.name, v.start_ms, v.end_ms, v.start_utc_offset_s,
-                   v.end_utc_offset_s, v.lat, v.lon, v.radius_m, v.points, v.country_code, v.country, v.locality
+                   v.end_utc_offset_s, v.lat, v.lon, v.radius_m, v.points, v.country_code, v.country, v.locality, v.source
             FROM visits v LEFT JOIN places p ON p.id = v.place_id
             WHERE (?1 IS NULL OR v.device_id = ?1) AND v.start_ms BETWEEN ?2 AND ?3
             ORDER BY v.start_ms, v.id
@@ -301,7 +305,7 @@ public final class Exporter {
                 startMs: s.int64(4), endMs: s.int64(5),
                 startOffset: s.utcOffset(6), endOffset: s.utcOffset(7),
                 lat: s.double(8), lon: s.double(9), radiusM: s.double(10), points: s.int64(11),
-                countryCode: s.text(12), country: s.text(13), locality: s.text(14))
+                countryCode: s.text(12), country: s.text(13), locality: s.text(14), source: s.text(15) ?? "points")
             guard startsInRange(selection, ms: row.startMs, offset: row.startOffset) else { return }
             try body(row)
         }
@@ -312,6 +316,7 @@ public final class Exporter {
         var lat: Double, lon: Double, radiusM: Double, visits: Int64, totalDwellS: Int64
         var firstVisitMs: Int64?, lastVisitMs: Int64?, firstOffset: Int32?, lastOffset: Int32?
         var countryCode: String? = nil, country: String? = nil, locality: String? = nil
+        var source: String = "points"
     }
 
     /// Places, by id. With a date range: only places with a visit that starts on a day in range (their columns
@@ -330,7 +335,7 @@ public final class Exporter {
                    (SELECT v.start_utc_offset_s FROM visits v WHERE v.place_id = p.id AND v.start_ms = p.first_visit_ms LIMIT 1),
                    (SELECT coalesce(v.end_utc_offset_s, v.start_utc_offset_s) FROM visits v
                      WHERE v.place_id = p.id AND (v.end_ms = p.last_visit_ms OR v.start_ms = p.last_visit_ms) LIMIT 1),
-                   p.country_code, p.country, p.locality
+                   p.country_code, p.country, p.locality, p.source
             FROM places p
             WHERE (?1 IS NULL OR p.device_id = ?1)
             ORDER BY p.first_visit_ms, p.id
@@ -345,7 +350,7 @@ public final class Exporter {
                 radiusM: s.double(6), visits: s.int64(7), totalDwellS: s.int64(8), firstVisitMs: s.optionalInt64(9),
                 lastVisitMs: s.optionalInt64(10), firstOffset: s.utcOffset(11),
                 lastOffset: s.utcOffset(12),
-                countryCode: s.text(13), country: s.text(14), locality: s.text(15))
+                countryCode: s.text(13), country: s.text(14), locality: s.text(15), source: s.text(16) ?? "points")
             try body(row)
         }
     }

@@ -186,6 +186,7 @@ struct GeoJSONExport: RecordWriter {
         try text("to_place", trip.toPlace)
         try integer("points", trip.points)
         try integer("gaps", trip.gaps)
+        try text("source", trip.source)
         try out.append("}}")
     }
 
@@ -203,6 +204,7 @@ struct GeoJSONExport: RecordWriter {
         try number("distance_m", leg.distanceM)
         try number("duration_s", leg.durationS)
         try integer("points", leg.points)
+        try text("source", leg.source)
         try out.append("}}")
     }
 
@@ -218,6 +220,7 @@ struct GeoJSONExport: RecordWriter {
         try number("duration_s", Double(visit.endMs - visit.startMs) / 1000)
         try number("radius_m", visit.radiusM)
         try integer("points", visit.points)
+        try text("source", visit.source)
         try featureEnd(countryCode: visit.countryCode, country: visit.country, locality: visit.locality)
     }
 
@@ -233,6 +236,7 @@ struct GeoJSONExport: RecordWriter {
         try integer("total_dwell_s", place.totalDwellS)
         try time("first_visit", place.firstVisitMs, offset: place.firstOffset)
         try time("last_visit", place.lastVisitMs, offset: place.lastOffset)
+        try text("source", place.source)
         try featureEnd(countryCode: place.countryCode, country: place.country, locality: place.locality)
     }
 

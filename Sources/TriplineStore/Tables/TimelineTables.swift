@@ -1,0 +1,94 @@
+// The timeline pass's writes (docs/PASSES.md, "timeline"): visits, places, trips and legs taken from an app's own
+// timeline (Google's visits and activities) where the fixes made nothing. The rows themselves go through the
+// ordinary inserts of ``RebuildTables``; these mark them as the app's (`source = 'app'`, migration 8) and keep
+// Google's place id and activity type, and replace the device's app rows before they are written again.
+
+extension RebuildTables {
+    /// Deletes a device's visits taken from an app's timeline, and the places only they made (`source = 'app'`; a
+    /// place of the fixes that app visits joined keeps its id and is rewritten by the places pass).
+    public func deleteAppVisitsAndPlaces(device: Int64) throws {
+        try db.run("DELETE FROM visits WHERE device_id = ? AND source = 'app'", [.integer(device)])
+        try db.run("DELETE FROM places WHERE device_id = ? AND source = 'app'", [.integer(device)])
+    }
+
+    /// Sets the visit totals of a device's places that app visits belong to from the visits table (as the places
+    /// pass sums its stays: count, dwell in whole seconds, first start and last end).
+    public func refreshAppPlaceTotals(device: Int64) throws {
+        try db.run(
+            """
+            UPDATE places SET
+              visits = (SELECT count(*) FROM visits v WHERE v.place_id = places.id),
+              total_dwell_s = (SELECT CAST(round(total((v.end_ms - v.start_ms) / 1000.0)) AS INTEGER) FROM visits v WHERE v.place_id = places.id),
+              first_visit_ms = (SELECT min(v.start_ms) FROM visits v WHERE v.place_id = places.id),
+              last_visit_ms = (SELECT max(v.end_ms) FROM visits v WHERE v.place_id = places.id)
+            WHERE device_id = ? AND id IN (SELECT place_id FROM visits WHERE device_id = ? AND source = 'app')
+            """, [.integer(device), .integer(device)])
+    }
+
+    /// Deletes a device's trips taken from an app's timeline that start in `fromMs ..< toMs`, with their legs.
+    public func deleteAppTrips(device: Int64, startingFromMs fromMs: Int64, toMs: Int64) throws {
+        let span: [SQLValue] = [.integer(device), .integer(fromMs), .integer(toMs)]
+        try db.run(
+            "DELETE FROM legs WHERE trip_id IN (SELECT id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND source = 'app')", span)
+        try db.run("DELETE FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND source = 'app'", span)
+    }
+
+    /// Inserts a visit taken from an app's timeline (`source = 'app'`) with the app's place id, under `row.id` or, when
+    /// that id is taken (a 53-bit collision), the next free one; returns the id stored.
+    @discardableResult
+    public func insertAppVisit(_ row: VisitRow, appPlaceID: String?) throws -> Int64 {
+        var r = row
+        if var id = r.id {
+            while try db.scalarInt("SELECT 1 FROM visits WHERE id = ?", [.integer(id)]) != nil {
+                id = id == (1 << 53) - 1 ? 1 : id + 1
+            }
+            r.id = id
+        }
+        let id = try insert(r)
+        try db.run("UPDATE visits SET source = 'app', app_place_id = ? WHERE id = ?", [.optional(appPlaceID), .integer(id)])
+        return id
+    }
+
+    /// Inserts a place founded by an app's visits (`source = 'app'`), with the app's place id; returns the id stored.
+    @discardableResult
+    public func insertAppPlace(_ row: PlaceRow, appPlaceID: String?) throws -> Int64 {
+        let id = try insert(row)
+        try db.run("UPDATE places SET source = 'app', app_place_id = ? WHERE id = ?", [.optional(appPlaceID), .integer(id)])
+        return id
+    }
+
+    /// Inserts a trip taken from an app's timeline with its one leg (`source = 'app'` on both; the leg keeps the app's
+    /// activity type as written), its distance and how it was measured; returns the trip's id.
+    @discardableResult
+    public func insertAppTrip(_ trip: TripRow, leg: LegRow, activity: String?, lineDistanceM: Double, method: String) throws -> Int64 {
+        let id = try insert(trip)
+        try setDistance(trip: id, distanceM: trip.distanceM, lineDistanceM: lineDistanceM, method: method)
+        try db.run("UPDATE trips SET source = 'app', avg_speed_mps = ? WHERE id = ?", [.optional(trip.avgSpeedMps), .integer(id)])
+        var l = leg
+        l.tripID = id
+        try insert(l)
+        try db.run("UPDATE legs SET source = 'app', app_activity = ? WHERE trip_id = ? AND leg = ?",
+                   [.optional(activity), .integer(id), .integer(Int64(l.leg))])
+        return id
+    }
+}
+
+extension RebuildTables {
+    /// Renames a place (the user's edit of a place Google's visits founded).
+    public func renamePlace(id: Int64, name: String) throws {
+        try db.run("UPDATE places SET name = ? WHERE id = ?", [.text(name), .integer(id)])
+    }
+
+    /// Moves the app visits of place `from` to place `into` and drops `from` (the user merged a place Google's visits
+    /// founded into another).
+    public func mergeAppPlace(_ from: Int64, into: Int64) throws {
+        try db.run("UPDATE visits SET place_id = ? WHERE place_id = ? AND source = 'app'", [.integer(into), .integer(from)])
+        try db.run("DELETE FROM places WHERE id = ? AND source = 'app'", [.integer(from)])
+    }
+
+    /// Drops a place Google's visits founded, with its visits (the user forgot it; the app events stay stored).
+    public func forgetAppPlace(_ id: Int64) throws {
+        try db.run("DELETE FROM visits WHERE place_id = ? AND source = 'app'", [.integer(id)])
+        try db.run("DELETE FROM places WHERE id = ? AND source = 'app'", [.integer(id)])
+    }
+}

@@ -1,0 +1,336 @@
+import Testing
+import TriplineCore
+import TriplineStore
+import TriplineTestSupport
+
+/// Google's own timeline (Semantic Location History, Timeline.json, the phone exports) as visits and trips where the
+/// fixes made nothing (the `timeline` pass, docs/PASSES.md).
+@Suite struct GoogleTimelineTests {
+    /// A Semantic Location History `placeVisit`.
+    func visit(_ placeID: String?, name: String?, lat: Double, lon: Double, from: String, to: String) -> String {
+        let id = placeID.map { ",\"placeId\":\"\($0)\"" } ?? ""
+        let label = name.map { ",\"name\":\"\($0)\"" } ?? ""
+        return """
+            {"placeVisit":{"location":{"latitudeE7":\(Int(lat * 1e7)),"longitudeE7":\(Int(lon * 1e7))\(id)\(label)},
+             "duration":{"startTimestamp":"\(from)","endTimestamp":"\(to)"}}}
+            """
+    }
+
+    /// A Semantic Location History `activitySegment`; `path` as `simplifiedRawPath` points.
+    func activity(_ type: String, from: String, to: String, start: (Double, Double), end: (Double, Double), distance: Int?,
+                  path: [(Double, Double)] = []) -> String {
+        let d = distance.map { ",\"distance\":\($0)" } ?? ""
+        let p = path.isEmpty ? "" : ",\"simplifiedRawPath\":{\"points\":[" + path.map {
+            "{\"latE7\":\(Int($0.0 * 1e7)),\"lngE7\":\(Int($0.1 * 1e7))}"
+        }.joined(separator: ",") + "]}"
+        return """
+            {"activitySegment":{"startLocation":{"latitudeE7":\(Int(start.0 * 1e7)),"longitudeE7":\(Int(start.1 * 1e7))},
+             "endLocation":{"latitudeE7":\(Int(end.0 * 1e7)),"longitudeE7":\(Int(end.1 * 1e7))},
+             "duration":{"startTimestamp":"\(from)","endTimestamp":"\(to)"},"activityType":"\(type)"\(d)\(p)}}
+            """
+    }
+
+    func semantic(_ objects: [String]) -> String { "{\"timelineObjects\":[" + objects.joined(separator: ",") + "]}" }
+
+    let home = (52.5200, 13.3800), cafe = (52.5000, 13.4000), work = (52.5000, 13.4295), museum = (52.5300, 13.4500)
+
+    /// Overland fixes of 2024-05-01 (UTC): at the café 10:00–10:40, a 2-km drive east, at work 10:43:20–11:30.
+    func morningFixes() -> String {
+        var features: [String] = []
+        var t: Int64 = 1_714_557_600_000  // 2024-05-01T10:00:00Z
+        func add(_ lat: Double, _ lon: Double, speed: Double) {
+            features.append(
+                "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(lon),\(lat)]},\"properties\":{\"timestamp\":\""
+                    + CivilTime.iso8601(ms: t, offsetSeconds: 7200) + "\",\"speed\":\(speed),\"horizontal_accuracy\":10}}")
+        }
+        for _ in 0..<240 { add(cafe.0, cafe.1, speed: 0); t += 10_000 }
+        for k in 1...200 { add(cafe.0, cafe.1 + (work.1 - cafe.1) * Double(k) / 200, speed: 10); t += 1000 }
+        for _ in 0..<280 { add(work.0, work.1, speed: 0); t += 10_000 }
+        return "{\"locations\":[" + features.joined(separator: ",") + "]}"
+    }
+
+    /// Google's day of 2024-05-01 around the same fixes.
+    func googleDay() -> String {
+        semantic([
+            visit("PH", name: "Home Place", lat: home.0, lon: home.1, from: "2024-05-01T00:00:00Z", to: "2024-05-01T07:30:00Z"),
+            activity("WALKING", from: "2024-05-01T07:30:00Z", to: "2024-05-01T08:00:00Z", start: home, end: cafe, distance: 1800),
+            // The fixes saw these three: their visits and trip win.
+            visit("PA", name: "Cafe Alpha", lat: cafe.0, lon: cafe.1, from: "2024-05-01T08:00:00Z", to: "2024-05-01T10:38:00Z"),
+            activity("IN_PASSENGER_VEHICLE", from: "2024-05-01T10:38:00Z", to: "2024-05-01T10:44:00Z", start: cafe, end: work, distance: 2100),
+            visit("PW", name: "Office", lat: work.0, lon: work.1, from: "2024-05-01T10:44:00Z", to: "2024-05-01T11:30:00Z"),
+            // After the fixes: Google's own.
+            visit("PW2", name: nil, lat: work.0 + 0.0002, lon: work.1, from: "2024-05-01T11:40:00Z", to: "2024-05-01T12:30:00Z"),
+            activity("IN_BUS", from: "2024-05-01T12:30:00Z", to: "2024-05-01T13:30:00Z", start: work, end: museum, distance: nil,
+                     path: [(52.51, 13.44), (52.52, 13.45)]),
+            visit("PM", name: "Museum", lat: museum.0, lon: museum.1, from: "2024-05-01T13:30:00Z", to: "2024-05-01T15:00:00Z"),
+            activity("FLYING_SAUCER", from: "2024-05-01T15:00:00Z", to: "2024-05-01T16:00:00Z", start: museum, end: home, distance: nil),
+            visit("PH", name: "Home Place", lat: home.0, lon: home.1, from: "2024-05-01T16:00:00Z", to: "2024-05-01T21:00:00Z"),
+        ])
+    }
+
+    func database(_ files: [(String, String)]) throws -> (String, Store) {
+        let dir = try temporaryDirectory()
+        for (name, text) in files {
+            try FileSystem.write(text, to: dir + "/" + name)
+            let r = runCLI(["import", "--db", dir + "/t.sqlite", "--device", "g", dir + "/" + name])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let r = runCLI(["rebuild", "--db", dir + "/t.sqlite"])
+        #expect(r.status == 0, "\(r.stderr)")
+        return (dir + "/t.sqlite", try Store(path: dir + "/t.sqlite"))
+    }
+
+    func rows(_ store: Store, _ sql: String) throws -> [String] {
+        let st = try store.db.prepare(sql)
+        var out: [String] = []
+        while try st.step() {
+            out.append((0..<st.columnCount).map { st.text(Int32($0)) ?? "NULL" }.joined(separator: "|"))
+        }
+        return out
+    }
+
+    @Test func pointsWinWhereTheyCoverAndGoogleFillsTheRest() throws {
+        let (db, store) = try database([("fixes.json", morningFixes()), ("2024_MAY.json", googleDay())])
+        // Visits: the café and work from the fixes; Google's home (twice), the work visit after the fixes and the museum.
+        #expect(try rows(store, "SELECT source, count(*) FROM visits GROUP BY source ORDER BY source") == ["app|4", "points|2"])
+        #expect(try rows(store, "SELECT app_place_id FROM visits WHERE source = 'app' ORDER BY start_ms") == ["PH", "PW2", "PM", "PH"])
+        // Google's café and office visits and its drive, which the fixes saw, are not used.
+        #expect(try store.db.scalarInt("SELECT count(*) FROM visits WHERE app_place_id IN ('PA', 'PW')") == 0)
+        // One place per Google place id, named as Google names it; a Google visit at a place of the fixes joins it.
+        #expect(try rows(store, "SELECT source, app_place_id, name, visits FROM places WHERE source = 'app' ORDER BY name")
+            == ["app|PH|Home Place|2", "app|PM|Museum|1"])
+        let workPlace = try store.db.scalarInt("SELECT place_id FROM visits WHERE source = 'points' ORDER BY start_ms DESC LIMIT 1")
+        #expect(try store.db.scalarInt("SELECT place_id FROM visits WHERE app_place_id = 'PW2'") == workPlace)
+        #expect(try store.db.scalarInt("SELECT visits FROM places WHERE id = ?", [.integer(workPlace!)]) == 2)
+        // Trips: the drive from the fixes; Google's walk (its distance), bus (its path) and an activity of no known mode.
+        #expect(try rows(store, "SELECT source, mode, distance_method, legs FROM trips ORDER BY start_ms")
+            == ["app|walk|app|1", "points|car|track|1", "app|bus|app_path|1", "app|unknown|app_line|1"])
+        #expect(try rows(store, "SELECT source, mode, mode_source, app_activity FROM legs WHERE source = 'app' ORDER BY start_ms")
+            == ["app|walk|app|WALKING", "app|bus|app|IN_BUS", "app|unknown|app|FLYING_SAUCER"])
+        #expect(try store.db.scalarInt("SELECT count(*) FROM legs WHERE source = 'points' AND app_activity IS NULL") == 1)
+        let walk = try #require(try store.db.scalarText("SELECT distance_m FROM trips WHERE mode = 'walk'").flatMap(Double.init))
+        #expect(walk == 1800)
+        let bus = try #require(try store.db.scalarText("SELECT distance_m FROM trips WHERE mode = 'bus'").flatMap(Double.init))
+        let chain = Geo.distance(work.0, work.1, 52.51, 13.44) + Geo.distance(52.51, 13.44, 52.52, 13.45) + Geo.distance(52.52, 13.45, museum.0, museum.1)
+        #expect(abs(bus - chain) < 0.01)
+        // Google's trips leave and reach the visits next to them.
+        #expect(try rows(store, """
+            SELECT f.app_place_id, t.app_place_id FROM trips JOIN visits f ON f.id = trips.from_visit_id JOIN visits t ON t.id = trips.to_visit_id
+            WHERE trips.mode = 'bus'
+            """) == ["PW2|PM"])
+        // Local offsets from the zone where and when (Berlin, summer time), not 0.
+        #expect(try rows(store, "SELECT DISTINCT start_utc_offset_s, end_utc_offset_s FROM visits WHERE source = 'app'") == ["7200|7200"])
+        #expect(try rows(store, "SELECT DISTINCT start_utc_offset_s FROM trips WHERE source = 'app'") == ["7200"])
+        // The day counts Google's trips and visits and their distance.
+        #expect(try rows(store, "SELECT date, trips, visits FROM days") == ["2024-05-01|4|6"])
+        let day = try #require(try store.db.scalarText("SELECT distance_m FROM days").flatMap(Double.init))
+        let appDistance = try #require(try store.db.scalarText("SELECT total(distance_m) FROM trips WHERE source = 'app'").flatMap(Double.init))
+        #expect(day > appDistance + 1900)
+        // Stable ids: a full rebuild gives the same rows.
+        let before = try rows(store, "SELECT id, place_id, start_ms FROM visits ORDER BY id") + rows(store, "SELECT id, from_visit_id FROM trips ORDER BY id")
+        #expect(runCLI(["rebuild", "--db", db, "--full"]).status == 0)
+        #expect(try rows(store, "SELECT id, place_id, start_ms FROM visits ORDER BY id") + rows(store, "SELECT id, from_visit_id FROM trips ORDER BY id") == before)
+    }
+
+    @Test func aGoogleOnlyDeviceRebuilds() throws {
+        let (db, store) = try database([("2024_MAY.json", googleDay())])
+        #expect(try store.db.scalarInt("SELECT count(*) FROM points_hot") == 0)
+        #expect(try rows(store, "SELECT source, count(*) FROM visits GROUP BY source") == ["app|6"])
+        #expect(try rows(store, "SELECT source, count(*) FROM trips GROUP BY source") == ["app|4"])
+        #expect(try rows(store, "SELECT date, trips, visits FROM days") == ["2024-05-01|4|6"])
+        // The office visit after the fixes' work visit is its own place now (no place of the fixes to join).
+        #expect(try store.db.scalarInt("SELECT count(*) FROM places") == 5)
+        // Exports say where each row came from.
+        for what in ["trips", "legs", "visits", "places"] {
+            let csv = runCLI(["export", "--db", db, "--format", "csv", "--what", what])
+            #expect(csv.status == 0, "\(csv.stderr)")
+            let lines = csv.stdout.split(separator: "\r\n")
+            #expect(lines.first?.hasSuffix(",source") == true && lines.count > 1 && lines.dropFirst().allSatisfy { $0.hasSuffix(",app") }, "\(what): \(csv.stdout)")
+            let json = runCLI(["export", "--db", db, "--format", "geojson", "--what", what])
+            #expect(json.stdout.contains("\"source\":\"app\"") && !json.stdout.contains("\"source\":\"points\""), "\(what)")
+        }
+    }
+
+    @Test func googleVisitsAndTripsPartlyCoveredAreClipped() throws {
+        // A Google visit of 08:00–12:00 at a museum while the fixes sat at the café 10:00–10:40 and drove on: it
+        // keeps 08:00–10:00 (more than half of it) and the rest stays the fixes'.
+        let day = semantic([
+            visit("PM", name: "Museum", lat: museum.0, lon: museum.1, from: "2024-05-01T06:00:00Z", to: "2024-05-01T10:20:00Z"),
+        ])
+        let (_, store) = try database([("fixes.json", morningFixes()), ("2024_MAY.json", day)])
+        #expect(try rows(store, "SELECT start_ms, end_ms FROM visits WHERE source = 'app'") == ["1714543200000|1714557600000"])
+        let short = semantic([
+            visit("PM", name: "Museum", lat: museum.0, lon: museum.1, from: "2024-05-01T09:50:00Z", to: "2024-05-01T10:20:00Z"),
+        ])
+        let (_, other) = try database([("fixes.json", morningFixes()), ("2024_MAY.json", short)])
+        #expect(try other.db.scalarInt("SELECT count(*) FROM visits WHERE source = 'app'") == 0)
+    }
+
+    /// Google's own visits (`hierarchyLevel` 0) and activities in a database, and the visits and trips rebuilt.
+    func counts(_ store: Store) throws -> (googleVisits: Int64, googleTrips: Int64, visits: Int64, trips: Int64) {
+        let google = "FROM app_events e JOIN imports i ON i.id = e.import_id WHERE i.format LIKE '%google/%' AND "
+        return (try store.db.scalarInt("SELECT count(*) " + google
+                    + "e.kind = 'visit' AND coalesce(CAST(json_extract(e.raw, '$.visit.hierarchyLevel') AS INTEGER), 0) = 0") ?? 0,
+                try store.db.scalarInt("SELECT count(*) " + google + "e.kind = 'trip'") ?? 0,
+                try store.db.scalarInt("SELECT count(*) FROM visits") ?? 0, try store.db.scalarInt("SELECT count(*) FROM trips") ?? 0)
+    }
+
+    func importAndRebuild(_ path: String) throws -> Store {
+        let db = try temporaryDirectory() + "/t.sqlite"
+        let imported = runCLI(["import", "--db", db, "--device", "g", path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let rebuilt = runCLI(["rebuild", "--db", db])
+        #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+        return try Store(path: db)
+    }
+
+    /// Every real Google file with semantic data shows at least 90 % of Google's visits and activities as visits and
+    /// trips (docs/PASSES.md, "timeline": 0 of 552 and 0 of 615 for iannellif before).
+    @Test(.enabled(if: Corpus.available, Corpus.absent), arguments: [
+        "google-real/iannellif-geoloc", "google-real/kavuru04-cs6501/location-history.json",
+        "reitti/google/timeline_from_ios_randomized.json", "reitti/google/timeline_from_android_randomized.json",
+        "dawarich/google/semantic_history.json", "dawarich/google/edge_cases/semantic_history_with_bom.json",
+        "dawarich/google/timeline_new_format.json", "dawarich/google/location-history.json",
+        "dawarich/google/phone-takeout_w_3_duplicates.json",
+    ])
+    func corpusGoogleFilesShowGooglesVisitsAndTrips(_ file: String) throws {
+        let store = try importAndRebuild(corpusPath(file))
+        let c = try counts(store)
+        #expect(c.googleVisits + c.googleTrips > 0, "\(file) holds no Google visit or activity")
+        #expect(Double(c.visits) >= 0.9 * Double(c.googleVisits), "\(file): \(c.visits) visits of Google's \(c.googleVisits)")
+        #expect(Double(c.trips) >= 0.9 * Double(c.googleTrips), "\(file): \(c.trips) trips of Google's \(c.googleTrips)")
+    }
+
+    /// Simulated Semantic Location History (no fix at all): Google's visits and activities are the result, one for one,
+    /// and they score against the simulation's truth as Google wrote them.
+    @Test func simulatedSemanticHistoryBecomesVisitsAndTrips() throws {
+        let dir = try temporaryDirectory()
+        #expect(runCLI(["simulate", "-o", dir, "--google", "--days", "3", "--people", "2", "--seed", "101"]).status == 0)
+        let db = dir + "/t.sqlite"
+        for device in ["overland-1", "owntracks-2"] {
+            let r = runCLI(["import", "--db", db, "--device", device, dir + "/google/" + device + "/Takeout/Location History/Semantic Location History"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        #expect(runCLI(["rebuild", "--db", db]).status == 0)
+        let store = try Store(path: db)
+        let c = try counts(store)
+        #expect(c.googleVisits > 10 && c.googleTrips > 10)
+        #expect(c.visits == c.googleVisits && c.trips == c.googleTrips)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM trips WHERE source != 'app' OR start_utc_offset_s IS NULL") == 0)
+        let score = runCLI(["score", "--db", db, "--truth", dir + "/truth.json"])
+        #expect(score.status == 0, "\(score.stderr)")
+        #expect(score.stdout.contains("precision 1.00, recall 1.00, F1 1.00"), "\(score.stdout)")
+    }
+
+    /// Google's months imported one at a time, with a rebuild after each (incremental: the restarts app events
+    /// trigger), give the rows of one full rebuild, ids included.
+    @Test func monthByMonthEqualsFull() throws {
+        let second = semantic([
+            activity("CYCLING", from: "2024-05-02T07:00:00Z", to: "2024-05-02T07:20:00Z", start: home, end: museum, distance: 4200),
+            visit("PM", name: "Museum", lat: museum.0, lon: museum.1, from: "2024-05-02T07:20:00Z", to: "2024-05-02T09:00:00Z"),
+        ])
+        let dir = try temporaryDirectory()
+        try FileSystem.write(googleDay(), to: dir + "/2024_MAY_1.json")
+        try FileSystem.write(second, to: dir + "/2024_MAY_2.json")
+        for name in ["2024_MAY_1.json", "2024_MAY_2.json"] {
+            #expect(runCLI(["import", "--db", dir + "/step.sqlite", "--device", "g", dir + "/" + name]).status == 0)
+            let r = runCLI(["rebuild", "--db", dir + "/step.sqlite"])
+            #expect(r.status == 0 && !r.stdout.contains("up to date"), "\(r.stdout)")
+            #expect(runCLI(["import", "--db", dir + "/full.sqlite", "--device", "g", dir + "/" + name]).status == 0)
+        }
+        #expect(runCLI(["rebuild", "--db", dir + "/full.sqlite", "--full"]).status == 0)
+        let step = try Store(path: dir + "/step.sqlite"), full = try Store(path: dir + "/full.sqlite")
+        for table in ["visits", "trips", "legs", "places", "days"] {
+            let sql = "SELECT * FROM \(table) ORDER BY 1, 2"
+            #expect(try rows(step, sql) == rows(full, sql), "\(table)")
+        }
+        // The second day's ride leaves the first day's last home visit (2024-05-01 21:00 → 2024-05-02 07:00 is more than
+        // link_s, so it leaves none) and reaches the museum.
+        #expect(try rows(step, "SELECT t.app_place_id FROM trips JOIN visits t ON t.id = trips.to_visit_id WHERE trips.mode = 'cycle'") == ["PM"])
+        #expect(try rows(step, "SELECT date, trips, visits FROM days ORDER BY date") == ["2024-05-01|4|6", "2024-05-02|1|1"])
+    }
+
+    /// A phone's own Timeline export (the iOS top-level array): `timelinePath` points inside Google's visits and
+    /// activities are Google's summary of those segments, not fixes that cover them, so Google's segments are the
+    /// result; path points outside every segment stay points. Google's visits are not iOS visits for the evidence pass.
+    @Test func timelinePathPointsInsideGoogleSegmentsDoNotCover() throws {
+        func bin(_ start: String, _ end: String, _ points: [(minutes: Int, lat: Double, lon: Double)]) -> String {
+            "{\"startTime\":\"\(start)\",\"endTime\":\"\(end)\",\"timelinePath\":[" + points.map {
+                "{\"point\":\"geo:\($0.lat),\($0.lon)\",\"durationMinutesOffsetFromStartTime\":\"\($0.minutes)\"}"
+            }.joined(separator: ",") + "]}"
+        }
+        let a = (38.0300, -78.4800), b = (38.0600, -78.5000), c = (38.1000, -78.4000)
+        let export = "[" + [
+            """
+            {"startTime":"2025-02-04T08:00:00.000-05:00","endTime":"2025-02-04T12:00:00.000-05:00","visit":{"hierarchyLevel":"0",
+             "topCandidate":{"placeID":"PA","semanticType":"Home","placeLocation":"geo:\(a.0),\(a.1)"}}}
+            """,
+            """
+            {"startTime":"2025-02-04T12:00:00.000-05:00","endTime":"2025-02-04T12:30:00.000-05:00","activity":{"start":"geo:\(a.0),\(a.1)",
+             "end":"geo:\(b.0),\(b.1)","topCandidate":{"type":"in passenger vehicle","probability":"0.9"},"distanceMeters":"5200.000000"}}
+            """,
+            """
+            {"startTime":"2025-02-04T12:30:00.000-05:00","endTime":"2025-02-04T17:00:00.000-05:00","visit":{"hierarchyLevel":"0",
+             "topCandidate":{"placeID":"PB","placeLocation":"geo:\(b.0),\(b.1)"}}}
+            """,
+            bin("2025-02-04T13:00:00.000Z", "2025-02-04T15:00:00.000Z", (0..<12).map { ($0 * 10, a.0, a.1) }),
+            bin("2025-02-04T15:00:00.000Z", "2025-02-04T17:00:00.000Z",
+                (0..<6).map { ($0 * 10, a.0, a.1) } + [(70, 38.045, -78.49)] + (0..<4).map { (90 + $0 * 10, b.0, b.1) }),
+            bin("2025-02-04T23:00:00.000Z", "2025-02-05T01:00:00.000Z", [(10, c.0, c.1), (40, c.0 + 0.02, c.1)]),
+        ].joined(separator: ",") + "]"
+        let (_, store) = try database([("location-history.json", export)])
+        #expect(try store.db.scalarInt("SELECT count(*) FROM points_hot") == 25)
+        #expect(try rows(store, "SELECT source, count(*) FROM visits GROUP BY source") == ["app|2"])
+        #expect(try rows(store, "SELECT source, mode, distance_m, distance_method FROM trips WHERE source = 'app'") == ["app|car|5200.0|app"])
+        #expect(try rows(store, "SELECT app_place_id, name FROM places WHERE app_place_id = 'PA'") == ["PA|Home"])
+        // The 23 path points inside Google's segments carry the clean flag 8; the two after them do not.
+        #expect(try store.db.scalarInt("SELECT count(*) FROM point_flags WHERE flags & 16 != 0") == 23)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM point_flags WHERE flags & 16 != 0 AND time_ms >= 1738710000000") == 0)
+    }
+
+    /// `tripline places rename|merge|forget` reach the places Google's visits founded, and stay applied through rebuilds.
+    @Test func placeEditsReachGooglesPlaces() throws {
+        let (db, store) = try database([("2024_MAY.json", googleDay())])
+        func place(_ appID: String) throws -> String { String(try #require(try store.db.scalarInt("SELECT id FROM places WHERE app_place_id = ?", [.text(appID)]))) }
+        #expect(runCLI(["places", "rename", try place("PH"), "Home", "--db", db]).status == 0)
+        #expect(runCLI(["places", "merge", try place("PW2"), try place("PW"), "--db", db]).status == 0)
+        #expect(runCLI(["places", "forget", try place("PA"), "--db", db]).status == 0)
+        for _ in 0..<2 {
+            #expect(try rows(store, "SELECT name, visits FROM places WHERE app_place_id = 'PH'") == ["Home|2"])
+            #expect(try rows(store, "SELECT app_place_id, visits FROM places WHERE app_place_id IN ('PW', 'PW2', 'PA')") == ["PW|2"])
+            #expect(try rows(store, "SELECT p.app_place_id FROM visits v JOIN places p ON p.id = v.place_id WHERE v.app_place_id = 'PW2'") == ["PW"])
+            #expect(try store.db.scalarInt("SELECT count(*) FROM visits") == 5)
+            #expect(try rows(store, "SELECT visits FROM days") == ["5"])
+            #expect(runCLI(["rebuild", "--db", db, "--full"]).status == 0)
+        }
+    }
+
+    /// Fixes that arrive after Google's day (the evening at home) rebuild incrementally to what one full rebuild gives:
+    /// the new points' visit wins over Google's, and Google's rows elsewhere keep their ids.
+    @Test func laterFixesIncrementallyEqualFull() throws {
+        var evening: [String] = []
+        var t: Int64 = 1_714_586_400_000  // 2024-05-01T18:00:00Z, inside Google's evening at home
+        for _ in 0..<200 {
+            evening.append(
+                "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(home.1),\(home.0)]},\"properties\":{\"timestamp\":\""
+                    + CivilTime.iso8601(ms: t, offsetSeconds: 7200) + "\",\"speed\":0,\"horizontal_accuracy\":10}}")
+            t += 30_000
+        }
+        let dir = try temporaryDirectory()
+        let files = [("fixes.json", morningFixes()), ("2024_MAY.json", googleDay()), ("evening.json", "{\"locations\":[" + evening.joined(separator: ",") + "]}")]
+        for (name, text) in files { try FileSystem.write(text, to: dir + "/" + name) }
+        for (k, (name, _)) in files.enumerated() {
+            #expect(runCLI(["import", "--db", dir + "/step.sqlite", "--device", "g", dir + "/" + name]).status == 0)
+            if k > 0 { #expect(runCLI(["rebuild", "--db", dir + "/step.sqlite"]).status == 0) }
+            #expect(runCLI(["import", "--db", dir + "/full.sqlite", "--device", "g", dir + "/" + name]).status == 0)
+        }
+        #expect(runCLI(["rebuild", "--db", dir + "/full.sqlite", "--full"]).status == 0)
+        let step = try Store(path: dir + "/step.sqlite"), full = try Store(path: dir + "/full.sqlite")
+        for table in ["visits", "trips", "legs", "places", "days"] {
+            let sql = "SELECT * FROM \(table) ORDER BY 1, 2"
+            #expect(try rows(step, sql) == rows(full, sql), "\(table)")
+        }
+        // The evening's fixes made a visit at home, which Google's evening visit (same place) yields to.
+        #expect(try rows(step, "SELECT source, count(*) FROM visits GROUP BY source ORDER BY source") == ["app|3", "points|3"])
+    }
+}
