@@ -283,7 +283,7 @@ import TriplineTestSupport
         #expect(try rows(store, "SELECT source, count(*) FROM visits GROUP BY source") == ["app|2"])
         #expect(try rows(store, "SELECT source, mode, distance_m, distance_method FROM trips WHERE source = 'app'") == ["app|car|5200.0|app"])
         #expect(try rows(store, "SELECT app_place_id, name FROM places WHERE app_place_id = 'PA'") == ["PA|Home"])
-        // The 23 path points inside Google's segments carry the clean flag 8; the two after them do not.
+        // The 23 path points inside Google's segments carry the clean flag 16; the two after them do not.
         #expect(try store.db.scalarInt("SELECT count(*) FROM point_flags WHERE flags & 16 != 0") == 23)
         #expect(try store.db.scalarInt("SELECT count(*) FROM point_flags WHERE flags & 16 != 0 AND time_ms >= 1738710000000") == 0)
     }
