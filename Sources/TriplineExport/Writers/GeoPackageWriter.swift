@@ -330,7 +330,7 @@ final class LayerWriter: RecordWriter {
         self.exporter = exporter
         self.insert = insert
         self.rtree = rtree
-        lineReader = try Exporter.PointReader(exporter.store.db, positionOnly: true)
+        lineReader = try Exporter.PointReader(exporter.store.db, positionOnly: true, zones: exporter.privacyZones)
     }
 
     // MARK: Values
@@ -396,6 +396,7 @@ final class LayerWriter: RecordWriter {
         var lastTime = Int64.min
         var lastLon = 0.0
         var lastLat = 0.0
+        var lastSkips = lineReader.zoneSkips
         func closeLine() {
             if current.count >= 4 { parts.append(current) }
             current.removeAll(keepingCapacity: true)
@@ -404,7 +405,8 @@ final class LayerWriter: RecordWriter {
             guard flags == 0 else { return }
             let lon = s.double(Exporter.PointColumn.lon)
             let lat = s.double(Exporter.PointColumn.lat)
-            if !current.isEmpty && time - lastTime > gapMs { closeLine() }
+            if !current.isEmpty && (time - lastTime > gapMs || lineReader.zoneSkips != lastSkips) { closeLine() }
+            lastSkips = lineReader.zoneSkips
             if !current.isEmpty && (lon - lastLon).magnitude > 180 {
                 let edge = lastLon > 0 ? 180.0 : -180.0
                 let unwrapped = lastLon > 0 ? lon + 360 : lon - 360
