@@ -19,7 +19,7 @@ enum ExportCommand {
             options: [
                 OptionSpec("format", value: "FORMAT", help: "geojson, gpx, csv or gpkg."),
                 OptionSpec("what", value: "KIND", help: "trips, legs, visits, places, points or days (gpkg: also all, the default)."),
-                CommonOptions.device, CommonOptions.from, CommonOptions.to,
+                CommonOptions.device, CommonOptions.from, CommonOptions.to, PrivacyCommand.option,
                 OptionSpec("output", short: "o", value: "FILE", help: "The file to write ('-' or none: standard output)."),
                 CommonOptions.db, CommonOptions.quiet,
             ],
@@ -48,7 +48,7 @@ enum ExportCommand {
         do {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the file.
             result = try store.db.readTransaction {
-                try Exporter(store: store).export(kind, as: format, filter: filter, toFile: output, stdout: context.stdout)
+                try Exporter(store: store, privacyZones: PrivacyCommand.zones(parsed, store, command: "export")).export(kind, as: format, filter: filter, toFile: output, stdout: context.stdout)
             }
         } catch let error as ExportError {
             throw CommandFailure(error.description)

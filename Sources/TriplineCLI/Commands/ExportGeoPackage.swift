@@ -23,7 +23,7 @@ enum ExportGeoPackage {
         do {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the file.
             result = try store.db.readTransaction {
-                try Exporter(store: store).exportGeoPackage(kinds, filter: filter, toFile: output)
+                try Exporter(store: store, privacyZones: PrivacyCommand.zones(parsed, store, command: "export")).exportGeoPackage(kinds, filter: filter, toFile: output)
             }
         } catch let error as ExportError {
             throw CommandFailure(error.description)

@@ -51,7 +51,7 @@ public struct MapRenderer {
     /// - Complexity: O(points in the selected trips) time; memory O(pre-simplified vertices + trips + visits).
     public func render(filter: RecordFilter = RecordFilter()) throws -> MapDocument {
         let selection = try MapLoader(store: store, parameters: parameters).load(filter)
-        var page = MapPage(selection: selection, parameters: parameters, points: try TripPointStream(store: store))
+        var page = MapPage(selection: selection, parameters: parameters, points: try TripPointStream(store: store, zones: parameters.privacyZones))
         return try page.render()
     }
 
