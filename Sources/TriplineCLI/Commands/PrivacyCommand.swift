@@ -39,6 +39,16 @@ enum PrivacyCommand {
         }
     }
 
+    /// A number with at most `decimals` decimals, trailing zeros dropped.
+    static func short(_ value: Double, _ decimals: Int) -> String {
+        var text = NumberText.fixed(value, decimals: decimals)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text
+    }
+
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let action = parsed.positionals.first
         let values = Array(parsed.positionals.dropFirst())
@@ -62,7 +72,7 @@ enum PrivacyCommand {
             }
             if !parsed.flag("quiet") {
                 for (id, zone) in zip(ids, zones) {
-                    context.stdout.write("Added privacy zone \(id): \(NumberText.fixed(zone.radiusM, decimals: 1)) m around \(Terminal.escaped(zone.label)).\n")
+                    context.stdout.write("Added privacy zone \(id): \(short(zone.radiusM, 1)) m around \(Terminal.escaped(zone.label)).\n")
                 }
             }
         case "remove":
@@ -78,7 +88,7 @@ enum PrivacyCommand {
             }
             for row in rows {
                 context.stdout.write(
-                    "\(row.id)\t\(Terminal.escaped(row.label))\t\(NumberText.fixed(row.radiusM, decimals: 1)) m\t\(NumberText.fixed(row.lat, decimals: 5)), \(NumberText.fixed(row.lon, decimals: 5))\n")
+                    "\(row.id)\t\(Terminal.escaped(row.label))\t\(short(row.radiusM, 1)) m\t\(short(row.lat, 5)), \(short(row.lon, 5))\n")
             }
         }
         return TriplineCLI.Exit.success
