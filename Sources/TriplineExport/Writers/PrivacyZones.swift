@@ -57,6 +57,9 @@ public struct PrivacyZones: Sendable, Equatable {
         return false
     }
 
+    /// Whether a (lat, lon) position lies inside a zone.
+    func contains(_ position: (lat: Double, lon: Double)) -> Bool { contains(lat: position.lat, lon: position.lon) }
+
     /// Zones for `PLACE[:RADIUS_M]` specifications: a place id or a place name (every place of that name, on any
     /// device), with an optional radius in metres (default ``defaultRadiusM``).
     /// - Throws: ``PrivacyZoneError`` for an unknown place or a bad radius.
