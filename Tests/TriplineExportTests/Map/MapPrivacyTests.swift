@@ -78,4 +78,20 @@ import TriplineTestSupport
             #expect(!page.contains("Home"), "\(specification): the hidden place is named")
         }
     }
+
+    /// The page rounds positions to its grid (here, with Berlin and Munich in view, tens of metres): a fix kept
+    /// just outside a zone must not be drawn inside it. Zones whose edge passes just inside a fix of trip 1 or 2,
+    /// and a visit centre: whatever the rounding does, nothing drawn lies inside.
+    @Test(arguments: [(52.522, 13.408), (52.523, 13.4095), (52.522, 13.407), (52.5201, 13.4049)])
+    func roundingOnThePageNeverLandsInsideTheZone(fix: (Double, Double)) throws {
+        let home = (lat: 52.52, lon: 13.405)
+        // Centred away from the fix, so that the fix lies 0.5 m outside the zone with its margin.
+        let centre = fix.0 == 52.5201 ? (52.5201 - 0.004, 13.4049) : (home.lat, home.lon)
+        let radius = Geo.distance(fix.0, fix.1, centre.0, centre.1) - PrivacyZones.margin - 0.5
+        let zones = PrivacyZones([PrivacyZone(label: "edge", lat: centre.0, lon: centre.1, radiusM: radius)])
+        let page = try MapPrivacyTests.page { _ in zones }
+        let drawn = try MapPrivacyTests.drawnPositions(page)
+        let inside = drawn.filter { Geo.distance($0.0, $0.1, centre.0, centre.1) < radius }
+        #expect(inside.isEmpty, "radius \(radius) m: \(inside.map { Geo.distance($0.0, $0.1, centre.0, centre.1) })")
+    }
 }
