@@ -20,6 +20,7 @@ public enum TriplineCLI {
             InfoCommand.spec,
             RebuildCommand.spec,
             PlacesCommand.spec,
+            PrivacyCommand.spec,
             ExportCommand.spec,
             ReportCommand.spec,
             ReportCommand.querySpec,

@@ -390,6 +390,20 @@ enum Schema {
         ALTER TABLE places ADD COLUMN source TEXT NOT NULL DEFAULT 'points';
         ALTER TABLE places ADD COLUMN app_place_id TEXT;
         """,
+
+        // 10: privacy zones remembered by `tripline privacy add` (docs/EXPORTS.md, "Privacy zones"): a centre and a
+        // radius that every export and map leaves out. The centre is copied from the place, so the zone outlives a
+        // rebuild that drops or renumbers the place; `label` is the place's name then, shown only by `privacy list`.
+        """
+        CREATE TABLE privacy_zones (
+            id INTEGER PRIMARY KEY,
+            label TEXT NOT NULL,
+            place_id INTEGER,
+            lat REAL NOT NULL,
+            lon REAL NOT NULL,
+            radius_m REAL NOT NULL CHECK (radius_m > 0)
+        );
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

@@ -8,7 +8,7 @@ import TriplineCore
 /// machine with only Swift) the test shows as skipped, with the package to install. CI's `.ci/run` installs them and
 /// sets `TRIPLINE_REQUIRE_TOOLS=1`: there every such test runs, and a missing program is a failure, never a skip.
 package enum ClientTools {
-    package static let packages = ["ogrinfo": "gdal-bin", "gpsbabel": "gpsbabel", "xmllint": "libxml2-utils", "jq": "jq"]
+    package static let packages = ["ogrinfo": "gdal-bin", "ogr2ogr": "gdal-bin", "gpsbabel": "gpsbabel", "xmllint": "libxml2-utils", "jq": "jq"]
 
     /// Whether the environment says the programs must be there (`TRIPLINE_REQUIRE_TOOLS=1`, set by `.ci/run`).
     package static var required: Bool { ProcessInfo.processInfo.environment["TRIPLINE_REQUIRE_TOOLS"] == "1" }
@@ -24,8 +24,41 @@ package enum ClientTools {
         return .enabled(if: missing.isEmpty || required, Comment(rawValue: reason))
     }
 
+    /// A Python with GDAL's bindings (Debian's `python3-gdal`): the interpreter and the folder of its `osgeo_utils`,
+    /// or nil. Every `python3` on `$PATH` is tried, then `/usr/bin/python3` (Debian's package installs for that one,
+    /// which a pyenv or venv earlier on the path does not see).
+    package static let gdalPython: (interpreter: String, utilities: String)? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let candidates = path.split(separator: ":").map { "\($0)/python3" } + ["/usr/bin/python3"]
+        for python in candidates where FileManager.default.isExecutableFile(atPath: python) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = ["-c", "import osgeo, osgeo_utils, os; print(os.path.dirname(osgeo_utils.__file__))"]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { continue }
+            let bytes = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let folder = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if process.terminationStatus == 0 && !folder.isEmpty { return (python, folder) }
+        }
+        return nil
+    }()
+
+    /// The trait of a test that runs GDAL's Python utilities (`validate_gpkg.py`): as ``installed(_:)``, for
+    /// `python3 -c 'import osgeo'`.
+    package static var gdalPythonInstalled: ConditionTrait {
+        let there = gdalPython != nil
+        let reason = there
+            ? "needs python3 with osgeo (GDAL), installed"
+            : "needs python3 with osgeo (GDAL), not installed here: skipped (apt-get install -y python3-gdal; CI's .ci/run installs it and sets TRIPLINE_REQUIRE_TOOLS=1, which makes it a failure)"
+        return .enabled(if: there || required, Comment(rawValue: reason))
+    }
+
     /// The full path of `name` on `$PATH`, or nil.
     package static func find(_ name: String) -> String? {
+        if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
             let candidate = "\(directory)/\(name)"

@@ -7,18 +7,19 @@ enum ExportCommand {
     static var spec: CommandSpec {
         CommandSpec(
             name: "export",
-            abstract: "Write trips, legs, visits, places, points or days as GeoJSON, GPX or CSV.",
+            abstract: "Write trips, legs, visits, places, points or days as GeoJSON, GPX, CSV or a GeoPackage.",
             discussion: """
                 Writes one kind of record (--what) in one format (--format) to --output, or to standard output when no \
                 file (or '-') is given. A file is written atomically: a temporary file beside it is renamed into place \
                 when complete. --from and --to are local days (YYYY-MM-DD), inclusive, as the user lived them. \
                 An empty selection still writes a valid (empty) file, and says so on standard error. \
-                Formats and CSV columns are described in docs/EXPORTS.md.
+                --format gpkg writes one OGC GeoPackage with a layer per kind (--what all, the default, or one kind) \
+                to the --output file. Formats and CSV columns are described in docs/EXPORTS.md.
                 """,
             options: [
-                OptionSpec("format", value: "FORMAT", help: "geojson, gpx or csv."),
-                OptionSpec("what", value: "KIND", help: "trips, legs, visits, places, points or days."),
-                CommonOptions.device, CommonOptions.from, CommonOptions.to,
+                OptionSpec("format", value: "FORMAT", help: "geojson, gpx, csv or gpkg."),
+                OptionSpec("what", value: "KIND", help: "trips, legs, visits, places, points or days (gpkg: also all, the default)."),
+                CommonOptions.device, CommonOptions.from, CommonOptions.to, PrivacyCommand.option,
                 OptionSpec("output", short: "o", value: "FILE", help: "The file to write ('-' or none: standard output)."),
                 CommonOptions.db, CommonOptions.quiet,
             ],
@@ -27,10 +28,11 @@ enum ExportCommand {
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let formatText = parsed.value("format") else {
-            throw UsageError("Missing '--format <FORMAT>' (geojson, gpx or csv)", command: "export")
+            throw UsageError("Missing '--format <FORMAT>' (geojson, gpx, csv or gpkg)", command: "export")
         }
+        if formatText.lowercased() == "gpkg" { return try ExportGeoPackage.run(parsed, context) }
         guard let format = ExportFormat(rawValue: formatText.lowercased()) else {
-            throw UsageError("Unknown format '\(formatText)'; use geojson, gpx or csv", command: "export")
+            throw UsageError("Unknown format '\(formatText)'; use geojson, gpx, csv or gpkg", command: "export")
         }
         guard let whatText = parsed.value("what") else {
             throw UsageError("Missing '--what <KIND>' (trips, legs, visits, places, points or days)", command: "export")
@@ -48,7 +50,7 @@ enum ExportCommand {
         do {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the file.
             result = try store.db.readTransaction {
-                try Exporter(store: store).export(kind, as: format, filter: filter, toFile: output, stdout: context.stdout)
+                try Exporter(store: store, privacyZones: PrivacyCommand.zones(parsed, store, command: "export")).export(kind, as: format, filter: filter, toFile: output, stdout: context.stdout)
             }
         } catch let error as ExportError {
             throw CommandFailure(error.description)

@@ -21,7 +21,7 @@ enum MapCommand {
                 that one server (its Content-Security-Policy allows images from that origin only).
                 Reads the tables 'tripline rebuild' fills. The file is replaced atomically.
                 """,
-            options: [CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to, output, tiles, CommonOptions.quiet, CommonOptions.json],
+            options: [CommonOptions.db, CommonOptions.device, CommonOptions.from, CommonOptions.to, PrivacyCommand.option, output, tiles, CommonOptions.quiet, CommonOptions.json],
             run: run)
     }
 
@@ -40,6 +40,7 @@ enum MapCommand {
         let database = CommonOptions.databasePath(parsed, context)
         try CommonOptions.checkOutput(path, database: database, command: "map")
         let store = try Store.forReading(path: database)
+        parameters.privacyZones = try PrivacyCommand.zones(parsed, store, command: "map")
         let started = Clock.monotonic()
         let document: MapDocument
         let toStdout = path == "-"

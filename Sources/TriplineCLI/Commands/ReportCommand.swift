@@ -14,12 +14,14 @@ enum ReportCommand {
             discussion: """
                 The reports are the files of Queries/, built into tripline. 'tripline report --list' lists them. \
                 --from, --to and --device are bound to the query's :from, :to and :device parameters (never pasted \
-                into the SQL); the database is opened read-only.
+                into the SQL); the database is opened read-only. 'tripline report day --date YYYY-MM-DD' prints that \
+                day's visits and trips, one after another, with times, places, distances and modes.
                 """,
             arguments: [ArgumentSpec("name", optional: true, help: "The report to run (see --list).")],
             options: [
                 OptionSpec("list", help: "List the reports with a one-line description."),
                 CommonOptions.from, CommonOptions.to, CommonOptions.device, formatOption, CommonOptions.db,
+                DayReport.date, PrivacyCommand.option,
             ],
             run: runReport)
     }
@@ -69,6 +71,7 @@ enum ReportCommand {
         guard let name = parsed.positionals.first else {
             throw UsageError("Missing the report's name; 'tripline report --list' lists them", command: "report")
         }
+        if name == "day" { return try DayReport.run(parsed, context) }
         guard let query = catalog.first(where: { $0.name == name || $0.name + ".sql" == name }) else {
             var message = "No report named '\(name)'"
             if let suggestion = HelpFormatter.closest(name, in: catalog.map(\.name)) { message += ". Did you mean '\(suggestion)'?" }

@@ -11,6 +11,8 @@ import TriplineCore
 public struct MapParameters: Sendable {
     /// The map's size in CSS pixels at the opening view.
     public var width = 1000
+    /// What the page must not show (docs/EXPORTS.md, "Privacy zones"); none by default.
+    public var privacyZones = PrivacyZones()
     public var height = 760
     /// Grid units per opening pixel. Coordinates are written as integers on this grid: 4 is the pixel grid of the
     /// zoom level two steps (×4) deeper than the opening one. Higher is smoother when zoomed in and bigger.

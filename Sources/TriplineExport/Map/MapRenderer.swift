@@ -54,7 +54,7 @@ public struct MapRenderer {
     /// - Complexity: O(points in the selected trips) time; memory O(pre-simplified vertices + trips + visits).
     public func render(filter: RecordFilter = RecordFilter()) throws -> MapDocument {
         let selection = try MapLoader(store: store, parameters: parameters).load(filter)
-        var page = MapPage(selection: selection, parameters: parameters, points: try TripPointStream(store: store))
+        var page = MapPage(selection: selection, parameters: parameters, points: try TripPointStream(store: store, zones: parameters.privacyZones))
         return try page.render()
     }
 
@@ -305,13 +305,17 @@ struct MapPage {
         }
         for index in order {
             let visit = selection.visits[index]
+            let cx = view.gx(view.worldX(visit.lon)).rounded()
+            let cy = view.gy(WebMercator.y(latitude: visit.lat)).rounded()
+            // A centre just outside a privacy zone may round into it on the page's grid: not drawn then.
+            if !parameters.privacyZones.isEmpty, parameters.privacyZones.contains(view.position(gx: cx, gy: cy)) { continue }
             visitsDrawn += 1
             out.append("<circle data-v=\"")
             out.append(int: index)
             out.append("\" cx=\"")
-            out.append(int: Int(view.gx(view.worldX(visit.lon)).rounded()))
+            out.append(int: Int(cx))
             out.append("\" cy=\"")
-            out.append(int: Int(view.gy(WebMercator.y(latitude: visit.lat)).rounded()))
+            out.append(int: Int(cy))
             out.append("\" r=\"")
             out.append(int: Int((visitRadius(visit.dwellS) * Double(parameters.detail)).rounded()))
             out.append("\"/>\n")

@@ -134,9 +134,13 @@ struct MapLoader {
         while try everyDevice.step() { selection.deviceNamesByID[everyDevice.int64(0)] = everyDevice.text(1) ?? "" }
         let deviceClause = deviceIDs == nil ? "" : " AND device_id = \(deviceIDs![0])"
         try loadTrips(&selection, filter, deviceClause: deviceClause)
+        let privacy = parameters.privacyZones.isEmpty
+            ? nil : try PrivacyClipper(db: db, zones: parameters.privacyZones, gapSeconds: ExportParameters().gapSeconds)
+        if let privacy { try hidePrivateTrips(&selection, privacy) }
         try sampleTripPoints(&selection)
         PausePoint.reach("map.read")  // process tests: a rebuild commits here; the map must still read one snapshot
         try loadVisits(&selection, filter, deviceClause: deviceClause)
+        if let privacy { hidePrivateVisits(&selection, privacy) }
         try loadPlaces(&selection)
         let perDevice = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips, skipped: &selection.skipped)
         selection.dayDeviceDistances = perDevice
@@ -269,7 +273,7 @@ struct MapLoader {
     /// ``MapParameters/fitSampleSize`` points: when the sample fills up, every other point is dropped and the
     /// stride doubles. Deterministic, and O(sample) memory however many points there are.
     func sampleTripPoints(_ selection: inout MapSelection) throws {
-        let stream = try TripPointStream(store: store)
+        let stream = try TripPointStream(store: store, zones: parameters.privacyZones)
         let capacity = max(2, parameters.fitSampleSize) * 2
         var sample: [Double] = []
         sample.reserveCapacity(min(capacity, 1 << 16))
@@ -336,8 +340,16 @@ struct MapLoader {
 struct TripPointStream {
     let points: Statement
     let flags: Statement
+    /// Points inside these are passed over (and counted in `zoneSkips`: a path breaks there).
+    let zones: PrivacyZones
+    let zoneSkips = SkipCounter()
 
-    init(store: Store) throws {
+    final class SkipCounter {
+        var value = 0
+    }
+
+    init(store: Store, zones: PrivacyZones) throws {
+        self.zones = zones
         points = try store.db.prepare(
             "SELECT \(PointKey.timeSQL), lat, lon FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key")
         flags = try store.db.prepare(
@@ -369,6 +381,10 @@ struct TripPointStream {
                 skipped += 1
                 continue
             }
+            if !zones.isEmpty, zones.contains(lat: lat, lon: lon) {
+                zoneSkips.value += 1
+                continue
+            }
             try body(time, lat, lon)
             count += 1
         }
@@ -387,9 +403,23 @@ struct TripPointStream {
         var xs: [Double] = []
         var ys: [Double] = []
         var skipped = 0  // counted once, by the sampling pass
+        var lastSkips = zoneSkips.value
         try read(trip, skipped: &skipped) { time, lat, lon in
             let x = view.gx(view.worldX(lon))
             let y = view.gy(WebMercator.y(latitude: lat))
+            if !zones.isEmpty {
+                // The page writes the vertex rounded to its grid: that position, too, must be outside every zone.
+                let rounded = view.position(gx: x.rounded(), gy: y.rounded())
+                if zones.contains(lat: rounded.lat, lon: rounded.lon) { zoneSkips.value += 1 }
+                if zoneSkips.value != lastSkips {
+                    // A privacy zone passed over: the path breaks, as at a gap.
+                    if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
+                    xs.removeAll(keepingCapacity: true)
+                    ys.removeAll(keepingCapacity: true)
+                    lastSkips = zoneSkips.value
+                    if zones.contains(lat: rounded.lat, lon: rounded.lon) { return }
+                }
+            }
             while current < bounds.count - 1 && time > bounds[current].endMs {
                 if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
                 let join = xs.isEmpty ? nil : (xs[xs.count - 1], ys[ys.count - 1])

@@ -69,10 +69,16 @@ public final class Exporter {
     var localTime: LocalTime
     /// Device names by id.
     let deviceNames: [Int64: String]
+    /// What no output may show (docs/EXPORTS.md, "Privacy zones"); empty by default.
+    public let privacyZones: PrivacyZones
+    /// Applies ``privacyZones`` to the rows read; nil without zones.
+    let privacy: PrivacyClipper?
 
-    public init(store: Store, parameters: ExportParameters = ExportParameters()) throws {
+    public init(store: Store, parameters: ExportParameters = ExportParameters(), privacyZones: PrivacyZones = PrivacyZones()) throws {
         self.store = store
         self.parameters = parameters
+        self.privacyZones = privacyZones
+        privacy = privacyZones.isEmpty ? nil : try PrivacyClipper(db: store.db, zones: privacyZones, gapSeconds: parameters.gapSeconds)
         localTime = try LocalTime(store: store)
         var names: [Int64: String] = [:]
         let statement = try store.db.prepare("SELECT id, name FROM devices")
@@ -88,10 +94,10 @@ public final class Exporter {
         let records: Int
         switch format {
         case .geojson:
-            let lines = try PointReader(store.db, positionOnly: true)
+            let lines = try PointReader(store.db, positionOnly: true, zones: privacyZones)
             records = try GeoJSONExport(exporter: self, out: writer, selection: selection, lineReader: lines).write(kind)
         case .gpx:
-            let lines = try PointReader(store.db, lineOnly: true)
+            let lines = try PointReader(store.db, lineOnly: true, zones: privacyZones)
             records = try GPXExport(exporter: self, out: writer, selection: selection, lineReader: lines).write(kind)
         case .csv: records = try CSVExport(exporter: self, out: writer, selection: selection).write(kind)
         }
@@ -168,7 +174,7 @@ public final class Exporter {
         var fromPlace: String?, toPlace: String?
         /// The straight lines between the kept fixes, and how `distanceM` was estimated (`paths` pass; NULL before it ran).
         var lineDistanceM: Double? = nil, distanceMethod: String? = nil
-        /// `points` (rebuilt from fixes) or `app` (an app's own timeline: Google's; migration 8).
+        /// `points` (rebuilt from fixes) or `app` (an app's own timeline: Google's; migration 9).
         var source: String = "points"
     }
 
@@ -215,8 +221,8 @@ public final class Exporter {
                 startLat: s.optionalDouble(15), startLon: s.optionalDouble(16), endLat: s.optionalDouble(17),
                 endLon: s.optionalDouble(18), points: s.int64(19), gaps: s.int64(20), fromPlace: s.text(21), toPlace: s.text(22),
                 lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24), source: s.text(25) ?? "points")
-            guard startsInRange(selection, ms: row.startMs, offset: row.startOffset) else { return }
-            try body(row)
+            guard startsInRange(selection, ms: row.startMs, offset: row.startOffset), let shown = try shown(row) else { return }
+            try body(shown)
         }
     }
 
@@ -245,8 +251,8 @@ public final class Exporter {
                 tripID: s.int64(0), leg: s.int64(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
                 startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int64(9),
                 tripStartOffset: s.utcOffset(10), tripEndOffset: s.utcOffset(11), tripStartMs: s.int64(12), tripEndMs: s.int64(13), source: s.text(14) ?? "points")
-            guard startsInRange(selection, ms: s.int64(12), offset: row.tripStartOffset) else { return }
-            try body(row)
+            guard startsInRange(selection, ms: s.int64(12), offset: row.tripStartOffset), let shown = try shown(row) else { return }
+            try body(shown)
         }
     }
 
@@ -306,8 +312,8 @@ public final class Exporter {
                 startOffset: s.utcOffset(6), endOffset: s.utcOffset(7),
                 lat: s.double(8), lon: s.double(9), radiusM: s.double(10), points: s.int64(11),
                 countryCode: s.text(12), country: s.text(13), locality: s.text(14), source: s.text(15) ?? "points")
-            guard startsInRange(selection, ms: row.startMs, offset: row.startOffset) else { return }
-            try body(row)
+            guard startsInRange(selection, ms: row.startMs, offset: row.startOffset), let shown = shown(row) else { return }
+            try body(shown)
         }
     }
 
@@ -351,7 +357,8 @@ public final class Exporter {
                 lastVisitMs: s.optionalInt64(10), firstOffset: s.utcOffset(11),
                 lastOffset: s.utcOffset(12),
                 countryCode: s.text(13), country: s.text(14), locality: s.text(15), source: s.text(16) ?? "points")
-            try body(row)
+            guard let shown = shown(row) else { continue }
+            try body(shown)
         }
     }
 
@@ -388,7 +395,7 @@ public final class Exporter {
     @inline(__always)
     func forEachLocalPoint(_ selection: Selection, name: (ByteWriter, String) throws -> Void,
                            _ body: (_ s: Statement, _ time: Int64, _ offset: Int32, _ flags: Int64, _ name: UnsafeRawBufferPointer) throws -> Void) throws {
-        let reader = try PointReader(store.db)
+        let reader = try PointReader(store.db, zones: privacyZones)
         // A local copy: mutating it in the loop needs no run-time exclusivity check.
         var local = localTime
         let scratch = ByteWriter.memory()
@@ -440,6 +447,11 @@ public final class Exporter {
     final class PointReader {
         let points: Statement
         let flags: Statement
+        /// Points inside these are never handed over.
+        let zones: PrivacyZones
+        /// How many points inside a zone were passed over so far: a line breaks where this changed since its last
+        /// point, as at a recording gap.
+        private(set) var zoneSkips = 0
 
         /// - Parameter lineOnly: read only time, offset, position and altitude (what a line needs): SQLite decodes
         ///   every selected column of every row, so the lines of trips and legs read faster this way.
@@ -448,7 +460,10 @@ public final class Exporter {
         /// (type, then value): a NULL offset as `Int32.min`, a NULL number as +infinity (which every writer already
         /// writes as unknown, like any non-finite number). Text columns tell NULL by a nil pointer.
         ///   With `positionOnly`, offset and altitude are not read either (GeoJSON lines have neither).
-        init(_ db: Database, lineOnly: Bool = false, positionOnly: Bool = false) throws {
+        /// - Parameter zones: the privacy zones whose points are passed over (the exporter's; no default, so that no
+        ///   reader forgets them).
+        init(_ db: Database, lineOnly: Bool = false, positionOnly: Bool = false, zones: PrivacyZones) throws {
+            self.zones = zones
             let columns = positionOnly
                 ? "\(PointKey.timeSQL), NULL, lat, lon, NULL"
                 : lineOnly
@@ -481,6 +496,10 @@ public final class Exporter {
                 flagValue = flags.int64(1)
             }
             while try points.step() {
+                if !zones.isEmpty, zones.contains(lat: points.double(PointColumn.lat), lon: points.double(PointColumn.lon)) {
+                    zoneSkips += 1
+                    continue
+                }
                 let time = points.int64(0)
                 while flagTime < time {
                     if try flags.step() {

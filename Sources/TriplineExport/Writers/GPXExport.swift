@@ -105,7 +105,7 @@ struct GPXExport: RecordWriter {
         var track = Segments(out: out, gapMs: exporter.parameters.gapSeconds * 1000)
         try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
-            try track.point(at: time)
+            try track.point(at: time, zoneSkips: lineReader.zoneSkips)
             try trackPoint(s, time: time, extended: false, flags: 0)
         }
         try track.close()
@@ -118,10 +118,13 @@ struct GPXExport: RecordWriter {
         let gapMs: Int64
         var open = false
         var lastTime = Int64.min
+        var lastSkips = 0
 
-        /// Before the point at `time`: closes the segment at a gap, opens one when none is.
-        mutating func point(at time: Int64) throws {
-            if open && time - lastTime > gapMs {
+        /// Before the point at `time`: closes the segment at a gap or where points inside a privacy zone were passed
+        /// over (`zoneSkips`, the reader's count, changed), opens one when none is.
+        mutating func point(at time: Int64, zoneSkips: Int) throws {
+            defer { lastSkips = zoneSkips }
+            if open && (time - lastTime > gapMs || zoneSkips != lastSkips) {
                 try out.append("</trkseg>\n")
                 open = false
             }
@@ -286,7 +289,7 @@ struct GPXExport: RecordWriter {
     /// One `trk` per device holding every point of the selection (flagged ones with their `flags`).
     /// Returns the number of points written.
     func writePoints() throws -> Int {
-        let reader = try Exporter.PointReader(exporter.store.db)
+        let reader = try Exporter.PointReader(exporter.store.db, zones: exporter.privacyZones)
         // A local copy: mutating it in the loop needs no run-time exclusivity check.
         var local = exporter.localTime
         let gapMs = exporter.parameters.gapSeconds * 1000
@@ -307,7 +310,7 @@ struct GPXExport: RecordWriter {
                     try out.append("\n")
                     opened = true
                 }
-                try track.point(at: time)
+                try track.point(at: time, zoneSkips: reader.zoneSkips)
                 try trackPoint(s, time: time, extended: true, flags: flags)
                 written += 1
             }

@@ -56,6 +56,7 @@ struct GeoJSONExport: RecordWriter {
         var lastTime = Int64.min
         var lastLon = 0.0
         var lastLat = 0.0
+        var lastSkips = lineReader.zoneSkips
         func closeLine() throws {
             if linePoints == 1 {
                 scratch.truncate(to: lineStart)  // a single position is no line
@@ -69,7 +70,9 @@ struct GeoJSONExport: RecordWriter {
             guard flags == 0 else { return }
             let lon = s.double(Exporter.PointColumn.lon)
             let lat = s.double(Exporter.PointColumn.lat)
-            if linePoints > 0 && time - lastTime > gapMs { try closeLine() }
+            // A recording gap, or a privacy zone passed over: the line breaks.
+            if linePoints > 0 && (time - lastTime > gapMs || lineReader.zoneSkips != lastSkips) { try closeLine() }
+            lastSkips = lineReader.zoneSkips
             if linePoints > 0 && (lon - lastLon).magnitude > 180 {
                 // Crossing the antimeridian (RFC 7946 §3.1.9): end this line at ±180 and start the next at ∓180, at
                 // the latitude where the straight segment crosses.

@@ -1,6 +1,6 @@
 // The timeline pass's writes (docs/PASSES.md, "timeline"): visits, places, trips and legs taken from an app's own
 // timeline (Google's visits and activities) where the fixes made nothing. The rows themselves go through the
-// ordinary inserts of ``RebuildTables``; these mark them as the app's (`source = 'app'`, migration 8) and keep
+// ordinary inserts of ``RebuildTables``; these mark them as the app's (`source = 'app'`, migration 9) and keep
 // Google's place id and activity type, and replace the device's app rows before they are written again.
 
 extension RebuildTables {

@@ -1,0 +1,98 @@
+import TriplineCore
+import TriplineStore
+
+/// One entry of a day's timeline: a visit (at a place) or a trip (a mode and a distance), with its local times.
+public struct DayTimelineEntry: Sendable, Equatable {
+    public enum Kind: String, Sendable { case visit, trip }
+    public var kind: Kind
+    public var id: Int64
+    public var device: String
+    /// The place's name (visits; "Unnamed place" when none), or the trip's mode.
+    public var title: String
+    /// Local clock times `HH:MM` at the record's offset; nil when the entry began before the day or ends after it.
+    public var start: String?
+    public var end: String?
+    /// Trips: metres, and each leg's mode and metres when there is more than one.
+    public var distanceM: Double?
+    public var legs: [String] = []
+
+    /// One line: the title (with a trip's distance), then the times ("until 09:00", "09:00–09:10", "from 18:30").
+    public var line: String {
+        var what = title
+        if let distanceM { what += " " + DayTimeline.kilometres(distanceM) }
+        let when: String
+        switch (start, end) {
+        case let (s?, e?): when = "\(s)–\(e)"
+        case let (nil, e?): when = "until \(e)"
+        case let (s?, nil): when = "from \(s)"
+        case (nil, nil): when = "all day"
+        }
+        var text = what.padding(toLength: Swift.max(28, what.count + 2), withPad: " ", startingAt: 0) + when
+        if !legs.isEmpty { text += "   " + legs.joined(separator: " · ") }
+        return text
+    }
+}
+
+/// The visits and trips of one local day, one after another: `tripline report day --date YYYY-MM-DD`.
+///
+/// Read through ``Exporter``, so the selection (device), local times and privacy zones are the exports' own: an
+/// entry is on the day when its local start or end (or both, around it) is; visits started up to a week before
+/// are found.
+public enum DayTimeline {
+    public static func entries(exporter: Exporter, day: Int, device: String? = nil) throws -> [DayTimelineEntry] {
+        let selection = try exporter.select(RecordFilter(device: device, fromDay: day - 7, toDay: day))
+        var entries: [(ms: Int64, order: Int, entry: DayTimelineEntry)] = []
+        func onDay(_ startMs: Int64, _ startOffset: Int32?, _ endMs: Int64, _ endOffset: Int32?) -> (start: String?, end: String?)? {
+            let s = exporter.localTime.offset(startOffset, atMs: startMs) ?? 0
+            let e = exporter.localTime.offset(endOffset, atMs: endMs) ?? 0
+            let startDay = LocalTime.day(ms: startMs, offset: s)
+            // A record that ends exactly at midnight does not reach the next day.
+            let endDay = LocalTime.day(ms: Swift.max(startMs, endMs - 1), offset: e)
+            guard startDay <= day, endDay >= day else { return nil }
+            return (startDay == day ? clock(startMs, s) : nil, endDay == day ? clock(endMs, e) : nil)
+        }
+        try exporter.forEachVisit(selection) { v in
+            guard let times = onDay(v.startMs, v.startOffset, v.endMs, v.endOffset) else { return }
+            let title = v.placeName.map { $0.isEmpty ? "Unnamed place" : $0 } ?? v.locality.map { "near \($0)" } ?? "Unnamed place"
+            entries.append((v.startMs, 0, DayTimelineEntry(kind: .visit, id: v.id, device: exporter.deviceName(v.deviceID), title: title, start: times.start, end: times.end)))
+        }
+        var legs: [Int64: [String]] = [:]
+        try exporter.forEachLeg(selection) { legs[$0.tripID, default: []].append("\($0.mode) \(kilometres($0.distanceM))") }
+        try exporter.forEachTrip(selection) { t in
+            guard let times = onDay(t.startMs, t.startOffset, t.endMs, t.endOffset) else { return }
+            let parts = legs[t.id] ?? []
+            entries.append(
+                (t.startMs, 1, DayTimelineEntry(
+                    kind: .trip, id: t.id, device: exporter.deviceName(t.deviceID), title: t.mode, start: times.start, end: times.end,
+                    distanceM: t.distanceM, legs: parts.count > 1 ? parts : [])))
+        }
+        entries.sort { ($0.entry.device, $0.ms, $0.order, $0.entry.id) < ($1.entry.device, $1.ms, $1.order, $1.entry.id) }
+        return entries.map(\.entry)
+    }
+
+    /// The day's entries as text: a heading per device, then one line per entry.
+    public static func text(date: String, _ entries: [DayTimelineEntry]) -> String {
+        guard !entries.isEmpty else { return "\(date): no visits or trips.\n" }
+        var text = ""
+        var device: String?
+        for entry in entries {
+            if entry.device != device {
+                text += (device == nil ? "" : "\n") + "\(date) · \(entry.device)\n"
+                device = entry.device
+            }
+            text += "  " + entry.line + "\n"
+        }
+        return text
+    }
+
+    static func clock(_ ms: Int64, _ offset: Int32) -> String {
+        let seconds = ((ms / 1000 + Int64(offset)) % 86_400 + 86_400) % 86_400
+        let h = seconds / 3600, m = seconds / 60 % 60
+        return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
+    }
+
+    /// "850 m" below a kilometre, else "5.2 km".
+    static func kilometres(_ metres: Double) -> String {
+        metres < 1000 ? "\(Int(metres.rounded())) m" : NumberText.fixed(metres / 1000, decimals: 1) + " km"
+    }
+}

@@ -1,0 +1,263 @@
+import TriplineCore
+import TriplineStore
+
+/// A circle no export or map may show anything inside of: the centre of a place and a radius.
+public struct PrivacyZone: Sendable, Equatable {
+    /// What the user named it by (a place's name or id): for messages only, never written to an output.
+    public var label: String
+    public var lat: Double
+    public var lon: Double
+    public var radiusM: Double
+
+    public init(label: String, lat: Double, lon: Double, radiusM: Double) {
+        self.label = label
+        self.lat = lat
+        self.lon = lon
+        self.radiusM = radiusM
+    }
+}
+
+/// Why a `--privacy-zone` cannot be used.
+public struct PrivacyZoneError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var description: String
+}
+
+/// The privacy zones of an export or map (`--privacy-zone PLACE[:RADIUS_M]`, and those `tripline privacy add`
+/// remembered).
+///
+/// Every point, track vertex, visit and place within a zone is left out, and so is a trip or leg that lies wholly
+/// inside one. A trip or leg that starts (or ends) inside one starts (ends) at its first (last) fix outside every
+/// zone: its time, position, duration, moving time, distance and speeds are those of the part shown, its place is
+/// left out, and nothing says where inside it began. A line that crosses a zone breaks there, as at a recording
+/// gap. A fix counts as inside when it lies within the radius plus ``margin`` of the centre (haversine), so that no
+/// written coordinate, rounded as each format rounds, falls inside.
+public struct PrivacyZones: Sendable, Equatable {
+    /// The radius of a zone given without one, in metres.
+    public static let defaultRadiusM = 200.0
+    /// Added to every radius: covers the rounding of written coordinates (7 decimals ≈ 1 cm; the map's pixels).
+    public static let margin = 1.0
+
+    public var zones: [PrivacyZone]
+
+    public init(_ zones: [PrivacyZone] = []) { self.zones = zones }
+
+    public var isEmpty: Bool { zones.isEmpty }
+
+    /// Whether the position lies inside a zone (or is not a position at all).
+    @inline(__always)
+    public func contains(lat: Double, lon: Double) -> Bool {
+        guard !zones.isEmpty else { return false }
+        guard lat.isFinite, lon.isFinite else { return true }
+        for zone in zones {
+            let limit = zone.radiusM + PrivacyZones.margin
+            // A cheap latitude test first: one degree of latitude is at least 110 km.
+            if (lat - zone.lat).magnitude * 110_000 > limit { continue }
+            if Geo.distance(lat, lon, zone.lat, zone.lon) <= limit { return true }
+        }
+        return false
+    }
+
+    /// Whether a (lat, lon) position lies inside a zone.
+    func contains(_ position: (lat: Double, lon: Double)) -> Bool { contains(lat: position.lat, lon: position.lon) }
+
+    /// Zones for `PLACE[:RADIUS_M]` specifications: a place id or a place name (every place of that name, on any
+    /// device), with an optional radius in metres (default ``defaultRadiusM``).
+    /// - Throws: ``PrivacyZoneError`` for an unknown place or a bad radius.
+    public static func resolve(_ specifications: [String], in db: Database) throws -> PrivacyZones {
+        var zones: [PrivacyZone] = []
+        for specification in specifications {
+            zones += try resolve(specification, in: db)
+        }
+        return PrivacyZones(zones)
+    }
+
+    static func resolve(_ specification: String, in db: Database) throws -> [PrivacyZone] {
+        var place = specification
+        var radius = defaultRadiusM
+        if let colon = specification.lastIndex(of: ":") {
+            let tail = specification[specification.index(after: colon)...]
+            if let value = Double(tail) {
+                guard value.isFinite, value > 0, value <= 100_000 else {
+                    throw PrivacyZoneError(description: "privacy zone '\(specification)': the radius must be between 0 and 100000 metres")
+                }
+                radius = value
+                place = String(specification[..<colon])
+            }
+        }
+        guard !place.isEmpty else {
+            throw PrivacyZoneError(description: "privacy zone '\(specification)': name a place (its id or name, see 'tripline places')")
+        }
+        let statement = try db.prepare("SELECT id, name, lat, lon FROM places WHERE name = ?1 OR CAST(id AS TEXT) = ?1 ORDER BY id")
+        try statement.bind([.text(place)])
+        var zones: [PrivacyZone] = []
+        while try statement.step() {
+            zones.append(PrivacyZone(label: statement.text(1) ?? place, lat: statement.double(2), lon: statement.double(3), radiusM: radius))
+        }
+        guard !zones.isEmpty else {
+            throw PrivacyZoneError(description: "privacy zone '\(specification)': no place with the id or name '\(place)' (see 'tripline places')")
+        }
+        return zones
+    }
+
+    /// The zones `tripline privacy add` remembered, with those of `specifications` added.
+    public static func remembered(adding specifications: [String] = [], in db: Database) throws -> PrivacyZones {
+        var zones = try PrivacyZoneTable.all(db).map { PrivacyZone(label: $0.label, lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM) }
+        zones += try resolve(specifications, in: db).zones
+        return PrivacyZones(zones)
+    }
+}
+
+/// What the privacy zones leave of a trip's or leg's span of fixes.
+struct PrivacySpan {
+    var startMs: Int64, endMs: Int64
+    var startLat: Double, startLon: Double, endLat: Double, endLon: Double
+    /// Fixes shown, recording gaps between them, metres and seconds along them (not across gaps or zones).
+    var points: Int64, gaps: Int64, distanceM: Double, movingS: Double
+    /// The span began (ended) inside a zone: its start (end) is the first (last) fix outside.
+    var startCut: Bool, endCut: Bool
+}
+
+/// Applies ``PrivacyZones`` to the rows the exports and the map read.
+final class PrivacyClipper {
+    enum Outcome {
+        /// Nothing of it is in a zone.
+        case untouched
+        /// All of it is: leave it out.
+        case hidden
+        case cut(PrivacySpan)
+    }
+
+    let zones: PrivacyZones
+    /// Sees every fix (the zones are applied here, not by the reader).
+    let reader: Exporter.PointReader
+    let gapMs: Int64
+    /// Places whose centre is inside a zone: never named or shown.
+    let hiddenPlaces: Set<Int64>
+
+    init(db: Database, zones: PrivacyZones, gapSeconds: Int64) throws {
+        self.zones = zones
+        reader = try Exporter.PointReader(db, lineOnly: true, zones: PrivacyZones())
+        gapMs = gapSeconds * 1000
+        var hidden = Set<Int64>()
+        let places = try db.prepare("SELECT id, lat, lon FROM places ORDER BY id")
+        while try places.step() {
+            if zones.contains(lat: places.double(1), lon: places.double(2)) { hidden.insert(places.int64(0)) }
+        }
+        hiddenPlaces = hidden
+    }
+
+    /// The unflagged fixes of `device` in `[startMs, endMs]` against the zones; `start` and `end` are the span's
+    /// recorded end positions, if any.
+    func clip(device: Int64, startMs: Int64, endMs: Int64, start: (Double, Double)?, end: (Double, Double)?) throws -> Outcome {
+        let startInside = start.map { zones.contains(lat: $0.0, lon: $0.1) } ?? false
+        let endInside = end.map { zones.contains(lat: $0.0, lon: $0.1) } ?? false
+        var touched = startInside || endInside
+        var firstInside: Bool?
+        var lastInside = false
+        var span = PrivacySpan(
+            startMs: 0, endMs: 0, startLat: 0, startLon: 0, endLat: 0, endLon: 0, points: 0, gaps: 0, distanceM: 0, movingS: 0,
+            startCut: false, endCut: false)
+        var brokenByZone = false
+        try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
+            guard flags == 0 else { return }
+            let lat = s.double(Exporter.PointColumn.lat)
+            let lon = s.double(Exporter.PointColumn.lon)
+            if zones.contains(lat: lat, lon: lon) {
+                touched = true
+                if firstInside == nil { firstInside = true }
+                lastInside = true
+                brokenByZone = true
+                return
+            }
+            if firstInside == nil { firstInside = false }
+            lastInside = false
+            if span.points == 0 {
+                span.startMs = time
+                span.startLat = lat
+                span.startLon = lon
+            } else if time - span.endMs > gapMs {
+                span.gaps += 1
+            } else if !brokenByZone {
+                span.distanceM += Geo.distance(span.endLat, span.endLon, lat, lon)
+                span.movingS += Double(time - span.endMs) / 1000
+            }
+            span.endMs = time
+            span.endLat = lat
+            span.endLon = lon
+            span.points += 1
+            brokenByZone = false
+        }
+        guard touched else { return .untouched }
+        guard span.points > 0 else { return .hidden }
+        span.startCut = startInside || firstInside == true
+        span.endCut = endInside || lastInside
+        return .cut(span)
+    }
+}
+
+extension Exporter {
+    /// The trip as the privacy zones let it be shown, or nil when it lies wholly inside one.
+    func shown(_ trip: TripRow) throws -> TripRow? {
+        guard let privacy else { return trip }
+        var t = trip
+        if let id = t.fromPlaceID, privacy.hiddenPlaces.contains(id) { (t.fromPlaceID, t.fromPlace) = (nil, nil) }
+        if let id = t.toPlaceID, privacy.hiddenPlaces.contains(id) { (t.toPlaceID, t.toPlace) = (nil, nil) }
+        let start = t.startLat.flatMap { lat in t.startLon.map { (lat, $0) } }
+        let end = t.endLat.flatMap { lat in t.endLon.map { (lat, $0) } }
+        switch try privacy.clip(device: t.deviceID, startMs: t.startMs, endMs: t.endMs, start: start, end: end) {
+        case .untouched: return t
+        case .hidden: return nil
+        case .cut(let span):
+            if span.startCut {
+                (t.startMs, t.startLat, t.startLon) = (span.startMs, span.startLat, span.startLon)
+                (t.fromPlaceID, t.fromPlace) = (nil, nil)
+            }
+            if span.endCut {
+                (t.endMs, t.endLat, t.endLon) = (span.endMs, span.endLat, span.endLon)
+                (t.toPlaceID, t.toPlace) = (nil, nil)
+            }
+            t.durationS = Double(t.endMs - t.startMs) / 1000
+            t.movingS = Swift.min(span.movingS, t.durationS)
+            t.distanceM = span.distanceM
+            t.lineDistanceM = span.distanceM
+            t.distanceMethod = "track"
+            t.avgSpeedMps = t.durationS > 0 ? span.distanceM / t.durationS : nil
+            t.maxSpeedMps = nil
+            t.points = span.points
+            t.gaps = span.gaps
+            return t
+        }
+    }
+
+    /// The leg as the privacy zones let it be shown, or nil when it lies wholly inside one.
+    func shown(_ leg: LegRow) throws -> LegRow? {
+        guard let privacy else { return leg }
+        var l = leg
+        switch try privacy.clip(device: l.deviceID, startMs: l.startMs, endMs: l.endMs, start: nil, end: nil) {
+        case .untouched: return l
+        case .hidden: return nil
+        case .cut(let span):
+            if span.startCut { l.startMs = span.startMs }
+            if span.endCut { l.endMs = span.endMs }
+            l.durationS = Double(l.endMs - l.startMs) / 1000
+            l.distanceM = span.distanceM
+            l.points = span.points
+            return l
+        }
+    }
+
+    /// The visit unless its centre is inside a zone; its place unnamed when the place's centre is.
+    func shown(_ visit: VisitRow) -> VisitRow? {
+        guard let privacy else { return visit }
+        if privacy.zones.contains(lat: visit.lat, lon: visit.lon) { return nil }
+        var v = visit
+        if let id = v.placeID, privacy.hiddenPlaces.contains(id) { (v.placeID, v.placeName) = (nil, nil) }
+        return v
+    }
+
+    /// The place unless its centre is inside a zone.
+    func shown(_ place: PlaceRow) -> PlaceRow? {
+        guard let privacy else { return place }
+        return privacy.hiddenPlaces.contains(place.id) || privacy.zones.contains(lat: place.lat, lon: place.lon) ? nil : place
+    }
+}
