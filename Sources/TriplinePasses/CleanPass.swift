@@ -69,6 +69,8 @@ public struct CleanPass: Pass {
             "duplicate_ms": ParameterRange(0, 3_600_000),  // 0 (only the same instant) to an hour
             "still_jump_min_m": .distanceOrOff,  // 0 = off
             "still_jump_s": .duration, "still_mps": .speedOrOff,
+            "max_mps": .speed,  // an airliner's fastest ground speed is 340 m/s; above 350 nothing is out of reach
+            "unknown_accuracy_m": .distanceOrOff,  // the accuracy taken for a fix that reports none
         ] }
     }
 

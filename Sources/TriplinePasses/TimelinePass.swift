@@ -36,6 +36,7 @@ public struct TimelinePass: Pass {
         public var linkS: Double = 900
         public init() {}
         public static var keys: Keys { ["min_free_ratio": \.minFreeRatio, "join_m": \.joinM, "link_s": \.linkS] }
+        public static var ranges: Ranges { ["min_free_ratio": .share, "join_m": .distance, "link_s": .duration] }
     }
 
     public var parameters: Parameters
