@@ -373,7 +373,10 @@ public struct TimelinePass: Pass {
             distance *= share
             let mode = s.mode.map { Self.modes.contains($0) ? $0 : "unknown" } ?? "unknown"
             let duration = Double(end - start) / 1000
-            let here = a ?? b, there = b ?? a
+            // The offsets of where the trip was at its ends: the visit it left (reached) when it is linked to one, as a
+            // trip rebuilt from points takes its stay's (Google's activity may start elsewhere than its visit ended:
+            // a "walk" at the departure airport that starts as the visit at the arrival airport ends).
+            let here = from.map { ($0.2, $0.3) } ?? a ?? b, there = to.map { ($0.2, $0.3) } ?? b ?? a
             let startOffset = work.zones.offset(atMs: start, latitude: here?.0 ?? .nan, longitude: here?.1 ?? .nan)
             let endOffset = work.zones.offset(atMs: end, latitude: there?.0 ?? .nan, longitude: there?.1 ?? .nan)
             try tables.insertAppTrip(

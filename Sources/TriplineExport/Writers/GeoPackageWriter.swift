@@ -95,20 +95,22 @@ struct GeoPackageWriter {
             ("legs", "INTEGER"), ("from_place_id", "INTEGER"), ("to_place_id", "INTEGER"), ("start_lat", "REAL"),
             ("start_lon", "REAL"), ("end_lat", "REAL"), ("end_lon", "REAL"), ("points", "INTEGER"), ("gaps", "INTEGER"),
             ("from_place", "TEXT"), ("to_place", "TEXT"), ("line_distance_m", "REAL"), ("distance_method", "TEXT"),
+            ("source", "TEXT"),
         ],
         .legs: [
             ("trip_id", "INTEGER"), ("leg", "INTEGER"), ("mode", "TEXT"), ("start_time", "TEXT"), ("end_time", "TEXT"),
             ("distance_m", "REAL"), ("duration_s", "REAL"), ("device", "TEXT"), ("mode_source", "TEXT"), ("points", "INTEGER"),
+            ("source", "TEXT"),
         ],
         .visits: [
             ("visit_id", "INTEGER"), ("device", "TEXT"), ("place_id", "INTEGER"), ("place_name", "TEXT"), ("start_time", "TEXT"),
             ("end_time", "TEXT"), ("duration_s", "REAL"), ("lat", "REAL"), ("lon", "REAL"), ("radius_m", "REAL"),
-            ("points", "INTEGER"), ("country_code", "TEXT"), ("country", "TEXT"), ("locality", "TEXT"),
+            ("points", "INTEGER"), ("country_code", "TEXT"), ("country", "TEXT"), ("locality", "TEXT"), ("source", "TEXT"),
         ],
         .places: [
             ("place_id", "INTEGER"), ("device", "TEXT"), ("name", "TEXT"), ("lat", "REAL"), ("lon", "REAL"), ("radius_m", "REAL"),
             ("visits", "INTEGER"), ("total_dwell_s", "INTEGER"), ("first_visit", "TEXT"), ("last_visit", "TEXT"), ("ssid", "TEXT"),
-            ("country_code", "TEXT"), ("country", "TEXT"), ("locality", "TEXT"),
+            ("country_code", "TEXT"), ("country", "TEXT"), ("locality", "TEXT"), ("source", "TEXT"),
         ],
         .days: [
             ("date", "TEXT"), ("device", "TEXT"), ("distance_m", "REAL"), ("moving_s", "REAL"), ("trips", "INTEGER"),
@@ -437,7 +439,7 @@ final class LayerWriter: RecordWriter {
                 .text(t.mode), .integer(t.legs), .optional(t.fromPlaceID), .optional(t.toPlaceID),
                 coordinate(t.startLat), coordinate(t.startLon), coordinate(t.endLat), coordinate(t.endLon),
                 .integer(t.points), .integer(t.gaps), .optional(t.fromPlace), .optional(t.toPlace),
-                number(t.lineDistanceM), .optional(t.distanceMethod),
+                number(t.lineDistanceM), .optional(t.distanceMethod), .text(t.source),
             ])
     }
 
@@ -451,7 +453,7 @@ final class LayerWriter: RecordWriter {
                 try time(l.startMs, offset: exporter.legOffset(l, atMs: l.startMs, isStart: true), resolved: true),
                 try time(l.endMs, offset: exporter.legOffset(l, atMs: l.endMs, isStart: false), resolved: true),
                 number(l.distanceM), number(l.durationS), .text(exporter.deviceName(l.deviceID)), .text(l.modeSource),
-                .integer(l.points),
+                .integer(l.points), .text(l.source),
             ])
     }
 
@@ -463,7 +465,7 @@ final class LayerWriter: RecordWriter {
                 .integer(v.id), .text(exporter.deviceName(v.deviceID)), .optional(v.placeID), .optional(v.placeName),
                 try time(v.startMs, offset: v.startOffset), try time(v.endMs, offset: v.endOffset),
                 number(Double(v.endMs - v.startMs) / 1000), coordinate(v.lat), coordinate(v.lon), number(v.radiusM),
-                .integer(v.points), .optional(v.countryCode), .optional(v.country), .optional(v.locality),
+                .integer(v.points), .optional(v.countryCode), .optional(v.country), .optional(v.locality), .text(v.source),
             ])
     }
 
@@ -475,7 +477,7 @@ final class LayerWriter: RecordWriter {
                 .integer(p.id), .text(exporter.deviceName(p.deviceID)), .text(p.name), coordinate(p.lat), coordinate(p.lon),
                 number(p.radiusM), .integer(p.visits), .integer(p.totalDwellS),
                 try time(p.firstVisitMs, offset: p.firstOffset), try time(p.lastVisitMs, offset: p.lastOffset),
-                .optional(p.ssid), .optional(p.countryCode), .optional(p.country), .optional(p.locality),
+                .optional(p.ssid), .optional(p.countryCode), .optional(p.country), .optional(p.locality), .text(p.source),
             ])
     }
 
