@@ -97,6 +97,8 @@ public final class Importer {
     public var onFile: ((FileSummary) -> Void)?
     /// Called once when the database is locked by another writer and the import waits for it.
     public var onWait: ((String) -> Void)?
+    /// The ids new devices take (a shard's import, `import --plan`); nil: the next free id.
+    public var deviceIDPlan: DeviceIDPlan?
 
     public init(store: Store, options: ImportOptions = ImportOptions()) {
         self.store = store
@@ -228,9 +230,14 @@ public final class Importer {
     /// - Throws: ``DatabaseError`` when the database itself fails (disk full, locked for too long); bad files never throw.
     // Long by design: the per-file loop keeps progress, summaries and the parser's reused buffers together; its steps share that state.
     public func importPaths(_ paths: [String]) throws -> ImportSummary {
+        let (jobs, failures) = self.jobs(paths)
+        return try importJobs(jobs, failures: failures)
+    }
+
+    /// Imports the files `jobs` found (``jobs(_:)``), after reporting `failures`.
+    func importJobs(_ jobs: [Job], failures: [FileSummary]) throws -> ImportSummary {
         let started = Clock.monotonic()
         var summary = ImportSummary()
-        let (jobs, failures) = self.jobs(paths)
         for failure in failures {
             summary.files.append(failure)
             onFile?(failure)
@@ -255,6 +262,7 @@ public final class Importer {
             }
         }
         let writer = try Writer(store: store, onWait: onWait)
+        writer.deviceTable.plan = deviceIDPlan
         var current: FileSummary?
         var filesDone = 0
         var points = 0
