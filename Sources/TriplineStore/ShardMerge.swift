@@ -52,14 +52,15 @@ public enum ShardMerge {
         let db = store.db
         if let a = realPath(shard), let b = realPath(store.path), a == b { throw ShardError.sameFile(path: shard) }
         guard FileSystem.kind(shard) == .file else { throw FileError(path: shard, reason: FileSystem.statFailure(shard) ?? "not a file") }
-        try db.run("ATTACH DATABASE ? AS shard", [.text(shard)])
-        defer { try? db.execute("DETACH DATABASE shard") }
         let found: Int
         do {
+            try db.run("ATTACH DATABASE ? AS shard", [.text(shard)])
             found = Int(try db.scalarInt("PRAGMA shard.user_version") ?? 0)
         } catch let error as DatabaseError {
+            try? db.execute("DETACH DATABASE shard")
             throw FileError(path: shard, reason: "not a Tripline database: \(error.message)")
         }
+        defer { try? db.execute("DETACH DATABASE shard") }
         let expected = Int(try db.scalarInt("PRAGMA main.user_version") ?? 0)
         guard found == expected else { throw ShardError.schemaMismatch(shard: shard, found: found, expected: expected) }
 
