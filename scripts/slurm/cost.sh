@@ -38,7 +38,7 @@ done
 shards=(); for ((k = 0; k < SHARDS; k++)); do shards+=("$T/shard-$k.sqlite"); done
 measure "merge" "$TRIPLINE" merge --quiet --db "$T/study.sqlite" "${shards[@]}"
 measure "merge --results-only" "$TRIPLINE" merge --quiet --results-only --db "$T/results.sqlite" "${shards[@]}"
-points="$("$TRIPLINE" query --db "$T/one.sqlite" --format csv "$T/count.sql" | tail -1)"
+points="$("$TRIPLINE" query --db "$T/one.sqlite" --format csv "$T/count.sql" | tail -1 | tr -d "\r")"
 bytes="$(du -sb "$T/study" | cut -f1)"
 echo "study: $PEOPLE people x $DAYS days, $points points, $((bytes / 1000000)) MB of archives, $SHARDS shards; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-26s %10s %10s %18s\n' stage "CPU s" "wall s" "CPU s / M points"
