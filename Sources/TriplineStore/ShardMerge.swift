@@ -137,8 +137,9 @@ public enum ShardMerge {
         for (kind, tables) in [("stay", ["stays", "visits"]), ("trip", ["trips"]), ("place", ["places"])] {
             try db.execute("CREATE TEMP TABLE IF NOT EXISTS merge_\(kind)(old INTEGER PRIMARY KEY, new INTEGER NOT NULL)")
             try db.execute("DELETE FROM temp.merge_\(kind)")
-            let taken = tables.map { "SELECT id FROM main.\($0)" }.joined(separator: " UNION ")
-            let colliding = try column(db, "SELECT id FROM shard.\(tables[0]) WHERE id IN (\(taken)) ORDER BY id").compactMap { Int64($0) }
+            // One primary-key lookup per shard row (not a scan of the study's ids for every shard).
+            let taken = tables.map { "EXISTS (SELECT 1 FROM main.\($0) m WHERE m.id = s.id)" }.joined(separator: " OR ")
+            let colliding = try column(db, "SELECT s.id FROM shard.\(tables[0]) s WHERE \(taken) ORDER BY s.id").compactMap { Int64($0) }
             let everywhere = tables.flatMap { ["main.\($0)", "shard.\($0)"] }
             for old in colliding {
                 var id = old
