@@ -6,8 +6,8 @@ import TriplineStore
 /// shards, balanced by bytes. `tripline import --plan plan.json --shard K` imports exactly shard K's units.
 ///
 /// Deterministic: the same paths and files give a byte-identical plan. A device is never split: a unit holds every
-/// file whose fallback device (the importer's rule: the nearest folder below the one given, else that folder, else
-/// the file's name) is the same.
+/// file whose device by path (the Recorder's `rec/<user>/<device>/`, else the importer's fallback: the nearest folder
+/// below the one given, else that folder, else the file's name) is the same.
 public struct ShardPlan: Codable, Sendable, Equatable {
     /// How units are formed.
     public enum By: String, Codable, Sendable, CaseIterable {
@@ -117,10 +117,10 @@ public struct ShardPlan: Codable, Sendable, Equatable {
     /// lower shard, the earlier unit): the longest-processing-time rule, within 4/3 of the best balance.
     /// - Complexity: O(f + u log u + u·n) for f files, u units and n shards.
     static func make(jobs: [Importer.Job], paths: [String], shards count: Int, by: By) -> ShardPlan {
-        // Device groups (the fallback name), numbered in the order the walk first meets them: the ids a
-        // single-machine import gives when each group is one device.
-        // A file's device: the Recorder's `rec/<user>/<device>/` path when it has that layout (the reader names the
-        // device so), else the fallback the importer gives a file that names no device.
+        // Device groups, numbered in the order the walk first meets them: the ids a single-machine import gives
+        // when each group is one device (docs/SCALING.md, "Device ids"). A file's group is its device as the path
+        // says: the Recorder's `rec/<user>/<device>/` when it has that layout (the reader names the device so), else
+        // the fallback the importer gives a file that names no device.
         func device(_ job: Importer.Job) -> String { RecReader.deviceFromPath(job.path)?.name ?? job.fallback.name }
         var groupID: [String: Int64] = [:]
         for job in jobs where groupID[device(job)] == nil { groupID[device(job)] = Int64(groupID.count + 1) }
