@@ -284,4 +284,52 @@ import TriplineTestSupport
         let outOfRange = runCLI(["import", "--db", dir + "/x.sqlite", "--plan", dir + "/p.json", "--shard", "2"])
         #expect(outOfRange.status == 64 && outOfRange.stderr.contains("0 to 1"), "\(outOfRange.stderr)")
     }
+
+    /// A shard whose import is killed with a file's transaction open and run again merges to the same study as one
+    /// never interrupted (the built binary, held at a `PausePoint` and killed there).
+    @Test func aShardKilledMidImportAndRunAgainMergesTheSame() throws {
+        try #require(Binary.exists, "the built tripline binary")
+        let (dir, paths) = try writeStudy()
+        let clean = try shards(dir, paths, count: 2)
+        let killed = dir + "/killed-0.sqlite"
+        let paused = try Binary.startPaused(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "0", "--db", killed],
+                                            at: "import.file.3.written")
+        try #require(paused != nil, "shard 0 reaches its third file")
+        paused?.kill()
+        let partial = try Self.texts(killed, "SELECT count(*) FROM imports")
+        #expect(partial == ["2"], "two files committed, the third rolled back: \(partial)")
+        _ = try run(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "0", "--db", killed])
+        _ = try run(["rebuild", "--quiet", "--db", killed, "--timezone", Self.zone])
+        _ = try run(["merge", "--quiet", "--db", dir + "/a.sqlite"] + clean)
+        _ = try run(["merge", "--quiet", "--db", dir + "/b.sqlite", killed, clean[1]])
+        for sql in Self.contentQueries {
+            #expect(try Self.rows(dir + "/a.sqlite", sql) == Self.rows(dir + "/b.sqlite", sql), "\(sql)")
+        }
+    }
+
+    /// A file naming two devices (Overland `device_id`s) in a folder planned as one device: the second device takes
+    /// the first id of its shard's overflow range, and the merge keeps both apart from the other shard's.
+    @Test func aSecondDeviceInAUnitTakesAnOverflowID() throws {
+        let dir = try temporaryDirectory()
+        func feature(_ device: String, _ minute: Int) -> String {
+            """
+            {"type":"Feature","geometry":{"type":"Point","coordinates":[13.4,52.5]},\
+            "properties":{"timestamp":"2024-03-01T10:\(minute):00Z","device_id":"\(device)","horizontal_accuracy":10}}
+            """
+        }
+        for (folder, devices) in [("p1", ["a", "b"]), ("p2", ["c"])] {
+            try FileSystem.createDirectory(dir + "/study/" + folder)
+            let body = "{\"locations\":[" + devices.enumerated().map { feature($1, 10 + $0) }.joined(separator: ",") + "]}"
+            try FileSystem.write(body, to: dir + "/study/\(folder)/batch.json")
+        }
+        let shards = try shards(dir, [dir + "/study"], count: 2)
+        let plan = try ShardPlan.read(dir + "/plan.json")
+        let p1 = try #require(plan.units.first { $0.name == "p1" })
+        #expect(p1.deviceIDs == [1])
+        let shard = shards[p1.shard]
+        #expect(try Self.texts(shard, "SELECT id || ' ' || name FROM devices ORDER BY name") == ["1 a", "\(plan.shards[p1.shard].overflowFirst) b"])
+        _ = try run(["merge", "--quiet", "--db", dir + "/study.sqlite"] + shards)
+        #expect(try Self.texts(dir + "/study.sqlite", "SELECT id || ' ' || name FROM devices ORDER BY id")
+            == ["1 a", "2 c", "\(plan.shards[p1.shard].overflowFirst) b"])
+    }
 }
