@@ -107,6 +107,7 @@ public enum ShardMerge {
             let ids = try column(db, "SELECT id FROM shard.devices ORDER BY id").joined(separator: ",")
             try db.run("INSERT INTO main.settings(key, value) VALUES (?, ?)", [.text("merge.shard." + digest), .text(shard + "\n" + ids)])
             for kind in ["stay", "trip", "place"] { try db.execute("DROP TABLE temp.merge_\(kind)") }
+            PausePoint.reach("merge.\(FileSystem.baseName(shard)).written")
             return summary
         }
     }

@@ -332,4 +332,24 @@ import TriplineTestSupport
         #expect(try Self.texts(dir + "/study.sqlite", "SELECT id || ' ' || name FROM devices ORDER BY id")
             == ["1 a", "2 c", "\(plan.shards[p1.shard].overflowFirst) b"])
     }
+
+    /// A merge killed with a shard's transaction open leaves the study as it was before that shard; run again, it
+    /// completes to the study an uninterrupted merge gives.
+    @Test func aMergeKilledMidShardLeavesTheStudyAsBefore() throws {
+        try #require(Binary.exists, "the built tripline binary")
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 2)
+        let study = dir + "/study.sqlite", clean = dir + "/clean.sqlite"
+        _ = try run(["merge", "--quiet", "--db", clean] + shards)
+        _ = try run(["merge", "--quiet", "--db", study, shards[0]])
+        let before = try Self.everything(study)
+        let paused = try Binary.startPaused(["merge", "--quiet", "--db", study, shards[1]], at: "merge.shard-1.sqlite.written")
+        try #require(paused != nil, "the merge reaches the end of shard 1's rows")
+        paused?.kill()
+        #expect(try Self.everything(study) == before, "nothing of shard 1 visible after the kill")
+        _ = try run(["merge", "--quiet", "--db", study] + shards)
+        for sql in Self.contentQueries {
+            #expect(try Self.rows(study, sql) == Self.rows(clean, sql), "\(sql)")
+        }
+    }
 }
