@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs a simulated study through a real single-node Slurm cluster and checks it against one machine
-# (docs/SCALING.md, "Testing on a real Slurm"). Not part of `swift test` or .ci/run: run it as root on a
+# (docs/SCALING.md, "Testing on a real Slurm"). Not part of `swift test`; .ci/run runs it small (PEOPLE=3 DAYS=2
+# SHARDS=2, the debug build). Run it as root on a
 # throwaway machine or container (it installs packages and starts daemons):
 #
 #   swift build -c release --product tripline
