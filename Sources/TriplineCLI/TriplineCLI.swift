@@ -16,9 +16,11 @@ public enum TriplineCLI {
     /// Every subcommand, in the order `--help` lists them. Each lives in its own file under `CLI/`.
     public static var commands: [CommandSpec] {
         [
+            PlanCommand.spec,
             ImportCommand.spec,
             InfoCommand.spec,
             RebuildCommand.spec,
+            MergeCommand.spec,
             PlacesCommand.spec,
             PrivacyCommand.spec,
             ExportCommand.spec,

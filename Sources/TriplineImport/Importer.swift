@@ -119,6 +119,8 @@ public final class Importer {
     public var onFile: ((FileSummary) -> Void)?
     /// Called once when the database is locked by another writer and the import waits for it.
     public var onWait: ((String) -> Void)?
+    /// The ids new devices take (a shard's import, `import --plan`); nil: the next free id.
+    public var deviceIDPlan: DeviceIDPlan?
 
     public init(store: Store, options: ImportOptions = ImportOptions()) {
         self.store = store
@@ -250,9 +252,14 @@ public final class Importer {
     /// - Throws: ``DatabaseError`` when the database itself fails (disk full, locked for too long); bad files never throw.
     // Long by design: the per-file loop keeps progress, summaries and the parser's reused buffers together; its steps share that state.
     public func importPaths(_ paths: [String]) throws -> ImportSummary {
+        let (jobs, failures) = self.jobs(paths)
+        return try importJobs(jobs, failures: failures)
+    }
+
+    /// Imports the files `jobs` found (``jobs(_:)``), after reporting `failures`.
+    func importJobs(_ jobs: [Job], failures: [FileSummary]) throws -> ImportSummary {
         let started = Clock.monotonic()
         var summary = ImportSummary()
-        let (jobs, failures) = self.jobs(paths)
         for failure in failures {
             summary.files.append(failure)
             onFile?(failure)
@@ -282,6 +289,7 @@ public final class Importer {
         // to the database; rejects are bounded per file). After a checkpoint it is cut back to 64 MiB rather than
         // staying as large as the largest file's.
         _ = try? store.db.execute("PRAGMA journal_size_limit=\(64 << 20)")
+        writer.deviceTable.plan = deviceIDPlan
         var current: FileSummary?
         var currentPoints = 0  // points of the current file handed to the writer, for the progress line
         var filesDone = 0

@@ -16,10 +16,12 @@ enum ImportCommand {
             already imported with the same content is skipped. Bad records are kept in the 'rejects' table with their
             position and reason; the exit status is 1 when a file could not be read at all.
             """,
-        arguments: [ArgumentSpec("path", variadic: true, help: "Files or folders to import; - reads standard input.")],
+        arguments: [ArgumentSpec("path", optional: true, variadic: true, help: "Files or folders to import; - reads standard input.")],
         options: [
             CommonOptions.db,
             OptionSpec("device", value: "NAME", help: "Device name for records that carry none (default: the folder or file name)."),
+            OptionSpec("plan", value: "FILE", help: "Import one shard of a plan written by 'tripline plan' (with --shard; no paths)."),
+            OptionSpec("shard", value: "K", help: "The shard of --plan to import, from 0 (docs/SCALING.md)."),
             CommonOptions.quiet, CommonOptions.json,
         ],
         run: run)
@@ -28,6 +30,7 @@ enum ImportCommand {
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let quiet = parsed.flag("quiet")
         let json = parsed.flag("json")
+        let shard = try PlanCommand.shardArgument(parsed)
         let store = try Store(path: CommonOptions.databasePath(parsed, context), requireWritable: true)
         let importer = Importer(store: store, options: ImportOptions(device: parsed.value("device")))
         let showProgress = context.stderr.isTerminal && !quiet && !json
@@ -68,7 +71,7 @@ enum ImportCommand {
                 }
             }
         }
-        let summary = try importer.importPaths(parsed.positionals)
+        let summary = try shard.map { try importer.importShard($0.plan, shard: $0.shard) } ?? importer.importPaths(parsed.positionals)
         clearProgress()
         if json {
             context.stdout.write(jsonSummary(summary) + "\n")

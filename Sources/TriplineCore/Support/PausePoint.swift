@@ -14,6 +14,7 @@
 /// - `import.file.N.written`: the N-th file (from 1, in the order they are read) is written, its transaction open;
 /// - `import.file.N.committed`: the N-th file is committed;
 /// - `rebuild.DEVICE.PASS`: a pass has written its rows for a device, inside the rebuild's transaction.
+/// - `merge.FILE.written`: `tripline merge` has written a shard's rows (FILE: the shard's file name), its transaction open.
 public enum PausePoint {
     /// The moment named by `TRIPLINE_PAUSE_AT`, read once.
     static let wanted: String? = getenv("TRIPLINE_PAUSE_AT").map { String(cString: $0) }

@@ -10,11 +10,13 @@ public final class DeviceTable {
     let db: Database
     let find: Statement
     let insertStatement: Statement
+    /// The ids new devices take in a shard's import (`import --plan`); nil: the next free id.
+    public var plan: DeviceIDPlan?
 
     public init(_ db: Database) throws {
         self.db = db
         find = try db.prepare("SELECT id FROM devices WHERE name = ?")
-        insertStatement = try db.prepare("INSERT INTO devices(name, source, name_origin, tid, created_ms) VALUES (?, ?, ?, ?, ?)")
+        insertStatement = try db.prepare("INSERT INTO devices(id, name, source, name_origin, tid, created_ms) VALUES (?, ?, ?, ?, ?, ?)")
     }
 
     /// The id of the device named `name`, or nil.
@@ -29,9 +31,12 @@ public final class DeviceTable {
     /// tracker id) when new.
     public func id(named name: String, source: String, origin: String, tid: String? = nil) throws -> Int64 {
         if let id = try id(named: name) { return id }
+        let chosen: SQLValue = try plan.map { plan in
+            .integer(try plan.next { try db.scalarInt("SELECT 1 FROM devices WHERE id = ?", [.integer($0)]) != nil })
+        } ?? .null
         let s = insertStatement
         s.reset()
-        try s.bind([.text(name), .text(source), .text(origin), tid.map { .text($0) } ?? .null, .integer(Clock.nowMs())])
+        try s.bind([chosen, .text(name), .text(source), .text(origin), tid.map { .text($0) } ?? .null, .integer(Clock.nowMs())])
         _ = try s.step()
         s.reset()
         return db.lastInsertRowID

@@ -1,0 +1,45 @@
+import TriplineCore
+import TriplineStore
+
+/// `tripline merge`: fold shard databases into one study database (docs/SCALING.md).
+enum MergeCommand {
+    static var spec: CommandSpec { CommandSpec(
+        name: "merge",
+        abstract: "Merge shard databases (import --plan … --shard K, then rebuild) into one study database.",
+        discussion: """
+            Copies each shard's devices, imports, rejects, app events, points and flags and every rebuilt table, keeping
+            device, stay, visit, trip and place ids, so the merged devices are up to date and reports, exports and the
+            map run across the study. One transaction per shard: a kill leaves the study as it was before that shard.
+            A shard merged before is recognised and changes nothing; a shard holding a device the study already has,
+            of another schema version, or rebuilt with another --timezone is refused. --results-only leaves the points
+            and their flags in the shards (for studies whose points do not fit one file).
+            """,
+        arguments: [ArgumentSpec("shard", variadic: true, help: "Shard databases, merged in the order given.")],
+        options: [
+            CommonOptions.db,
+            OptionSpec("results-only", help: "Leave out points and point flags; merge everything else."),
+            CommonOptions.quiet,
+        ],
+        run: run)
+    }
+
+    static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let store = try Store(path: CommonOptions.databasePath(parsed, context), requireWritable: true)
+        let resultsOnly = parsed.flag("results-only")
+        for shard in parsed.positionals {
+            let s = try ShardMerge.merge(shard: shard, into: store, resultsOnly: resultsOnly)
+            guard !parsed.flag("quiet") else { continue }
+            let name = Terminal.escaped(shard)
+            if s.alreadyMerged {
+                context.stdout.write("\(name): merged before; nothing to do\n")
+            } else {
+                var line = "merged \(name): \(s.devices) devices, \(s.imports) imports, "
+                line += resultsOnly ? "points left in the shard, " : "\(s.points) points, "
+                line += "\(s.stays) stays, \(s.trips) trips, \(s.places) places"
+                if s.movedIDs > 0 { line += "; \(s.movedIDs) stable ids taken by other devices moved to the next free id" }
+                context.stdout.write(line + "\n")
+            }
+        }
+        return TriplineCLI.Exit.success
+    }
+}

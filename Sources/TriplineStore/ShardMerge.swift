@@ -1,0 +1,221 @@
+@preconcurrency import Glibc
+import TriplineCore
+
+/// `tripline merge`: folds shard databases (`import --plan … --shard K`, then `rebuild`) into one study database
+/// (docs/SCALING.md). Every SQL statement of the merge is here.
+///
+/// Per shard, one transaction: its devices, imports, rejects, app events, points and flags (not with
+/// `resultsOnly`), settings, and every rebuilt table (`stays`, `visits`, `places`, `trips`, `legs`, `days`,
+/// `app_trip_matches`, `pass_runs`, `place_edits`, `rebuild_state`). A kill leaves the study as it was before that
+/// shard; merging again completes it.
+///
+/// Ids:
+/// - Device ids are kept: the plan gave every shard its own (``DeviceIDPlan``). A device already in the study
+///   (by name) or an id naming another device there stops the merge, before anything is written.
+/// - Stay, visit, trip and place ids are kept: ``StableID`` mixes the device id and the start, so two shards'
+///   ids differ unless their 53-bit mixes collide; a colliding row takes the next free id, as a rebuild on one
+///   machine does, and the rows referring to it follow (``MergeSummary/movedIDs``).
+/// - Import, reject, app event, pass run and place edit ids are numbered on after the study's own (the shard's
+///   order kept), so `rebuild_state.last_import_id` still marks what each device's results have seen: a merged
+///   device is up to date.
+///
+/// Idempotent: a digest of the shard (devices, imports, rebuild state, row counts) is kept in `settings` as
+/// `merge.shard.<digest>`; merging the same shard again does nothing.
+public enum ShardMerge {
+    /// The tables a merge copies, in order (docs/SCALING.md). A test keeps it equal to the schema's tables.
+    public static let tables = [
+        "devices", "settings", "imports", "rejects", "app_events", "points_hot", "point_flags", "places", "stays", "visits",
+        "trips", "legs", "days", "app_trip_matches", "pass_runs", "place_edits", "rebuild_state",
+    ]
+
+    /// What merging one shard did.
+    public struct MergeSummary: Sendable, Equatable {
+        public var shard: String
+        /// Merged before (same digest): nothing done.
+        public var alreadyMerged = false
+        public var devices = 0
+        public var imports = 0
+        public var points = 0
+        public var stays = 0
+        public var trips = 0
+        public var places = 0
+        /// Stays, trips and places whose stable id was taken in the study by another device (a 53-bit collision)
+        /// and that took the next free id.
+        public var movedIDs = 0
+    }
+
+    /// Merges the shard database at `shard` into `store`.
+    /// - Parameter resultsOnly: leave out `points_hot` and `point_flags` (studies whose points do not fit one file).
+    /// - Throws: ``ShardError`` (another schema version, a device already in the study, clashing device ids or
+    ///   settings, the study itself); ``DatabaseError`` naming the file when it is no SQLite database.
+    public static func merge(shard: String, into store: Store, resultsOnly: Bool) throws -> MergeSummary {
+        let db = store.db
+        if let a = realPath(shard), let b = realPath(store.path), a == b { throw ShardError.sameFile(path: shard) }
+        guard FileSystem.kind(shard) == .file else { throw FileError(path: shard, reason: FileSystem.statFailure(shard) ?? "not a file") }
+        let found: Int
+        do {
+            try db.run("ATTACH DATABASE ? AS shard", [.text(shard)])
+            found = Int(try db.scalarInt("PRAGMA shard.user_version") ?? 0)
+        } catch let error as DatabaseError {
+            try? db.execute("DETACH DATABASE shard")
+            throw FileError(path: shard, reason: "not a Tripline database: \(error.message)")
+        }
+        defer { try? db.execute("DETACH DATABASE shard") }
+        let expected = Int(try db.scalarInt("PRAGMA main.user_version") ?? 0)
+        guard found == expected else { throw ShardError.schemaMismatch(shard: shard, found: found, expected: expected) }
+
+        var summary = MergeSummary(shard: shard)
+        let digest = try self.digest(db, resultsOnly: resultsOnly)
+        return try db.transaction {
+            if try db.scalarText("SELECT value FROM main.settings WHERE key = ?", [.text("merge.shard." + digest)]) != nil {
+                summary.alreadyMerged = true
+                return summary
+            }
+            try checkDevices(db, shard: shard)
+            if let clash = try row(db, """
+                SELECT s.value, m.value FROM shard.settings s JOIN main.settings m ON m.key = s.key
+                WHERE s.key = 'timezone' AND s.value != m.value
+                """) {
+                throw ShardError.settingConflict(shard: shard, key: "timezone", value: clash[0], study: clash[1])
+            }
+            try mapCollisions(db, &summary)
+            func next(_ table: String) throws -> Int64 { try db.scalarInt("SELECT coalesce(max(id), 0) FROM main.\(table)") ?? 0 }
+            let (io, ro, eo, po, edo) = (try next("imports"), try next("rejects"), try next("app_events"), try next("pass_runs"), try next("place_edits"))
+            let stay = mapped("stay"), trip = mapped("trip"), place = mapped("place")
+            summary.devices = try copy(db, "devices", [:])
+            try db.execute("INSERT OR IGNORE INTO main.settings(key, value) SELECT key, value FROM shard.settings WHERE key NOT LIKE 'merge.%'")
+            summary.imports = try copy(db, "imports", ["id": "s.id + \(io)"])
+            _ = try copy(db, "rejects", ["id": "s.id + \(ro)", "import_id": "s.import_id + \(io)"])
+            _ = try copy(db, "app_events", ["id": "s.id + \(eo)", "import_id": "s.import_id + \(io)"])
+            if !resultsOnly {
+                summary.points = try copy(db, "points_hot", ["import_id": "s.import_id + \(io)"], order: "s.key")
+                _ = try copy(db, "point_flags", [:])
+            }
+            summary.places = try copy(db, "places", ["id": place("s.id")])
+            summary.stays = try copy(db, "stays", ["id": stay("s.id")])
+            _ = try copy(db, "visits", ["id": stay("s.id"), "place_id": place("s.place_id")])
+            summary.trips = try copy(db, "trips", [
+                "id": trip("s.id"), "from_visit_id": stay("s.from_visit_id"), "to_visit_id": stay("s.to_visit_id"),
+                "from_place_id": place("s.from_place_id"), "to_place_id": place("s.to_place_id"),
+            ])
+            _ = try copy(db, "legs", ["trip_id": trip("s.trip_id")])
+            _ = try copy(db, "days", [:])
+            _ = try copy(db, "app_trip_matches", ["event_id": "s.event_id + \(eo)", "trip_id": trip("s.trip_id")])
+            _ = try copy(db, "pass_runs", ["id": "s.id + \(po)"])
+            _ = try copy(db, "place_edits", ["id": "s.id + \(edo)"])
+            _ = try copy(db, "rebuild_state", ["last_import_id": "s.last_import_id + \(io)"])
+            let ids = try column(db, "SELECT id FROM shard.devices ORDER BY id").joined(separator: ",")
+            try db.run("INSERT INTO main.settings(key, value) VALUES (?, ?)", [.text("merge.shard." + digest), .text(shard + "\n" + ids)])
+            for kind in ["stay", "trip", "place"] { try db.execute("DROP TABLE temp.merge_\(kind)") }
+            PausePoint.reach("merge.\(FileSystem.baseName(shard)).written")
+            return summary
+        }
+    }
+
+    /// Refuses a shard holding a device the study has (by name), or a device id the study gives another device.
+    static func checkDevices(_ db: Database, shard: String) throws {
+        if let dup = try row(db, "SELECT s.name, m.id FROM shard.devices s JOIN main.devices m ON m.name = s.name ORDER BY s.id LIMIT 1") {
+            // Which earlier merge brought it: the same shard file changed since, or another shard.
+            var from = "an import into the study itself"
+            let q = try db.prepare("SELECT value FROM main.settings WHERE key LIKE 'merge.shard.%' ORDER BY key")
+            while try q.step() {
+                let parts = (q.text(0) ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+                if parts.count == 2, parts[1].split(separator: ",").contains(Substring(dup[1])) {
+                    if parts[0] == shard { throw ShardError.changedShard(shard: shard, mergedFrom: String(parts[0])) }
+                    from = String(parts[0])
+                }
+            }
+            throw ShardError.duplicateDevice(name: dup[0], shard: shard, mergedFrom: from)
+        }
+        if let clash = try row(db, "SELECT s.id, s.name, m.name FROM shard.devices s JOIN main.devices m ON m.id = s.id ORDER BY s.id LIMIT 1") {
+            throw ShardError.deviceIDClash(id: Int64(clash[0]) ?? 0, name: clash[1], other: clash[2], shard: shard)
+        }
+    }
+
+    /// Fills `temp.merge_stay`, `merge_trip` and `merge_place` with the shard's ids already taken in the study and
+    /// the next free id each takes instead.
+    static func mapCollisions(_ db: Database, _ summary: inout MergeSummary) throws {
+        for (kind, tables) in [("stay", ["stays", "visits"]), ("trip", ["trips"]), ("place", ["places"])] {
+            try db.execute("CREATE TEMP TABLE IF NOT EXISTS merge_\(kind)(old INTEGER PRIMARY KEY, new INTEGER NOT NULL)")
+            try db.execute("DELETE FROM temp.merge_\(kind)")
+            // One primary-key lookup per shard row (not a scan of the study's ids for every shard).
+            let taken = tables.map { "EXISTS (SELECT 1 FROM main.\($0) m WHERE m.id = s.id)" }.joined(separator: " OR ")
+            let colliding = try column(db, "SELECT s.id FROM shard.\(tables[0]) s WHERE \(taken) ORDER BY s.id").compactMap { Int64($0) }
+            let everywhere = tables.flatMap { ["main.\($0)", "shard.\($0)"] }
+            for old in colliding {
+                var id = old
+                while true {
+                    id = id == (1 << 53) - 1 ? 1 : id + 1
+                    let used = try everywhere.contains { try db.scalarInt("SELECT 1 FROM \($0) WHERE id = ?", [.integer(id)]) != nil }
+                        || db.scalarInt("SELECT 1 FROM temp.merge_\(kind) WHERE new = ?", [.integer(id)]) != nil
+                    if !used { break }
+                }
+                try db.run("INSERT INTO temp.merge_\(kind)(old, new) VALUES (?, ?)", [.integer(old), .integer(id)])
+                summary.movedIDs += 1
+            }
+        }
+    }
+
+    /// An SQL expression: `column`'s id, moved when it collided (``mapCollisions(_:_:)``).
+    static func mapped(_ kind: String) -> (String) -> String {
+        { column in "coalesce((SELECT new FROM temp.merge_\(kind) WHERE old = \(column)), \(column))" }
+    }
+
+    /// Copies every row of `shard.table` into `main.table`, column by column (the study's columns, by name), with
+    /// `overrides` giving an expression over the shard's row `s` for some columns. Returns the rows copied.
+    static func copy(_ db: Database, _ table: String, _ overrides: [String: String], order: String? = nil) throws -> Int {
+        let columns = try column(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+        let select = columns.map { overrides[$0] ?? "s.\($0)" }.joined(separator: ", ")
+        try db.execute("INSERT INTO main.\(table)(\(columns.joined(separator: ", "))) SELECT \(select) FROM shard.\(table) AS s"
+            + (order.map { " ORDER BY \($0)" } ?? ""))
+        return db.changes
+    }
+
+    /// A digest of what the shard holds (its devices, imports, rebuild state and row counts) and of the mode, so
+    /// that the same shard merged again is recognised.
+    static func digest(_ db: Database, resultsOnly: Bool) throws -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        func add(_ text: String) {
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            hash ^= 0x1F
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        add(resultsOnly ? "results" : "all")
+        for sql in [
+            "SELECT id || ' ' || name FROM shard.devices ORDER BY id",
+            "SELECT fingerprint || ' ' || status || ' ' || points_new FROM shard.imports ORDER BY id",
+            "SELECT device_id || ' ' || parameters || ' ' || timezone || ' ' || algorithm_version || ' ' || ifnull(last_import_id, '') FROM shard.rebuild_state ORDER BY device_id",
+        ] {
+            for line in try column(db, sql) { add(line) }
+        }
+        for table in tables where table != "settings" && table != "devices" {
+            add(table + " " + String(try db.scalarInt("SELECT count(*) FROM shard.\(table)") ?? 0))
+        }
+        add(String(try db.scalarInt("SELECT coalesce(max(key), 0) FROM shard.points_hot") ?? 0))
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    static func column(_ db: Database, _ sql: String, _ values: [SQLValue] = []) throws -> [String] {
+        let q = try db.prepare(sql)
+        if !values.isEmpty { try q.bind(values) }
+        var out: [String] = []
+        while try q.step() { out.append(q.text(0) ?? "") }
+        return out
+    }
+
+    static func row(_ db: Database, _ sql: String) throws -> [String]? {
+        let q = try db.prepare(sql)
+        guard try q.step() else { return nil }
+        return (0..<q.columnCount).map { q.text($0) ?? "" }
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

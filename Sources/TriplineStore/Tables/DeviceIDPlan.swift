@@ -1,0 +1,75 @@
+import TriplineCore
+
+/// The ids a shard's import gives the devices it creates (docs/SCALING.md, "Device ids").
+///
+/// A single-machine import numbers devices 1, 2, 3, … in the order it first meets them. A shard imports only part
+/// of the input, so its own numbering would start at 1 again: ids would collide between shards, and the stable ids
+/// of stays, visits, trips and places (``StableID``, a mix of the device id and the start) with them. The plan
+/// (`tripline plan`) therefore fixes the ids: each device unit gets the id a single-machine import of the same paths
+/// gives it when every unit is one device (its rank in the walk), and a device beyond that (a folder holding two
+/// phones) takes an id from the shard's own overflow range, which no other shard uses.
+public final class DeviceIDPlan {
+    /// Ids for the next new devices, in order (consumed one per new device).
+    public var planned: [Int64]
+    /// The next id of the overflow range, and its end (exclusive).
+    public private(set) var overflowNext: Int64
+    public let overflowEnd: Int64
+
+    public init(planned: [Int64] = [], overflow: Range<Int64>) {
+        self.planned = planned
+        overflowNext = overflow.lowerBound
+        overflowEnd = overflow.upperBound
+    }
+
+    /// The id for the next new device: the first planned id not yet taken, else the next free overflow id.
+    /// - Throws: ``ShardError/deviceIDsExhausted(first:end:)`` when the overflow range is used up.
+    func next(taken: (Int64) throws -> Bool) throws -> Int64 {
+        while !planned.isEmpty {
+            let id = planned.removeFirst()
+            if try !taken(id) { return id }
+        }
+        while overflowNext < overflowEnd {
+            let id = overflowNext
+            overflowNext += 1
+            if try !taken(id) { return id }
+        }
+        throw ShardError.deviceIDsExhausted(end: overflowEnd)
+    }
+}
+
+/// What stops a plan, a shard import or a merge (docs/SCALING.md).
+public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// A shard created more devices than the plan reserved ids for.
+    case deviceIDsExhausted(end: Int64)
+    /// A shard database that is no Tripline database of this schema version.
+    case schemaMismatch(shard: String, found: Int, expected: Int)
+    /// Two shards hold the same device.
+    case duplicateDevice(name: String, shard: String, mergedFrom: String)
+    /// One device id names two different devices (shards not made from one plan).
+    case deviceIDClash(id: Int64, name: String, other: String, shard: String)
+    /// A shard merged before whose content has changed since.
+    case changedShard(shard: String, mergedFrom: String)
+    /// The study database given as a shard.
+    case sameFile(path: String)
+    /// The shard's setting (the `--timezone` of its rebuild) differs from the study's.
+    case settingConflict(shard: String, key: String, value: String, study: String)
+
+    public var description: String {
+        switch self {
+        case .deviceIDsExhausted(let end):
+            return "this shard made more devices than the plan reserved ids for (ids up to \(end - 1)); plan with more shards, or import these files on one machine"
+        case .schemaMismatch(let shard, let found, let expected):
+            return "\(shard): schema version \(found), but this Tripline writes version \(expected); import and rebuild every shard with the same Tripline"
+        case .duplicateDevice(let name, let shard, let from):
+            return "\(shard): device '\(name)' is already in the study, merged from \(from); a device must be in one shard only (plan again: `tripline plan` never splits a device, but a device named inside its files in two folders is two units)"
+        case .deviceIDClash(let id, let name, let other, let shard):
+            return "\(shard): device id \(id) is '\(name)' there but '\(other)' in the study; merge only shards imported with `--plan` from one plan"
+        case .changedShard(let shard, let from):
+            return "\(shard): its devices were merged before from \(from), and the shard has changed since; merge every shard into a new study database"
+        case .sameFile(let path):
+            return "\(path) is the study database itself, not a shard"
+        case .settingConflict(let shard, let key, let value, let study):
+            return "\(shard): setting '\(key)' is '\(value)' there but '\(study)' in the study; rebuild every shard with the same --timezone"
+        }
+    }
+}
