@@ -6,7 +6,7 @@ import TriplineCore
 ///
 /// Per shard, one transaction: its devices, imports, rejects, app events, points and flags (not with
 /// `resultsOnly`), settings, and every rebuilt table (`stays`, `visits`, `places`, `trips`, `legs`, `days`,
-/// `app_trip_matches`, `pass_runs`, `place_edits`, `rebuild_state`). A kill leaves the study as it was before that
+/// `app_trip_matches`, `pass_runs`, `place_edits`, `rebuild_state`), and the remembered `privacy_zones`. A kill leaves the study as it was before that
 /// shard; merging again completes it.
 ///
 /// Ids:
@@ -25,7 +25,7 @@ public enum ShardMerge {
     /// The tables a merge copies, in order (docs/SCALING.md). A test keeps it equal to the schema's tables.
     public static let tables = [
         "devices", "settings", "imports", "rejects", "app_events", "points_hot", "point_flags", "places", "stays", "visits",
-        "trips", "legs", "days", "app_trip_matches", "pass_runs", "place_edits", "rebuild_state",
+        "trips", "legs", "days", "app_trip_matches", "pass_runs", "place_edits", "rebuild_state", "privacy_zones",
     ]
 
     /// What merging one shard did.
@@ -81,6 +81,7 @@ public enum ShardMerge {
             try mapCollisions(db, &summary)
             func next(_ table: String) throws -> Int64 { try db.scalarInt("SELECT coalesce(max(id), 0) FROM main.\(table)") ?? 0 }
             let (io, ro, eo, po, edo) = (try next("imports"), try next("rejects"), try next("app_events"), try next("pass_runs"), try next("place_edits"))
+            let zo = try next("privacy_zones")
             let stay = mapped("stay"), trip = mapped("trip"), place = mapped("place")
             summary.devices = try copy(db, "devices", [:])
             try db.execute("INSERT OR IGNORE INTO main.settings(key, value) SELECT key, value FROM shard.settings WHERE key NOT LIKE 'merge.%'")
@@ -104,6 +105,8 @@ public enum ShardMerge {
             _ = try copy(db, "pass_runs", ["id": "s.id + \(po)"])
             _ = try copy(db, "place_edits", ["id": "s.id + \(edo)"])
             _ = try copy(db, "rebuild_state", ["last_import_id": "s.last_import_id + \(io)"])
+            // A shard's remembered privacy zones hold for the study too (their centres are copied, not looked up).
+            _ = try copy(db, "privacy_zones", ["id": "s.id + \(zo)", "place_id": place("s.place_id")])
             let ids = try column(db, "SELECT id FROM shard.devices ORDER BY id").joined(separator: ",")
             try db.run("INSERT INTO main.settings(key, value) VALUES (?, ?)", [.text("merge.shard." + digest), .text(shard + "\n" + ids)])
             for kind in ["stay", "trip", "place"] { try db.execute("DROP TABLE temp.merge_\(kind)") }
