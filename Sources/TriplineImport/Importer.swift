@@ -358,6 +358,15 @@ public final class Importer {
                     points -= currentPoints
                     file.discardCounts()
                 }
+                if chunk.format == "empty", chunk.points.isEmpty, chunk.fatal == nil, currentSkipsNonArchive {
+                    // Inside a folder or an archive (a Takeout holds empty files): nothing to import and nothing wrong,
+                    // so passed over like a file of another kind; an empty file named on its own is an `empty_file` reject.
+                    try writer.rollback()
+                    file.status = .skipped
+                    file.message = "an empty file: nothing to import"
+                    finish(file)
+                    break
+                }
                 if let fatal = chunk.fatal, chunk.notArchive, currentSkipsNonArchive {
                     // Inside a folder or an archive: a file of another kind is passed over, not a failure.
                     try writer.rollback()

@@ -328,6 +328,21 @@ enum Pack {
         #expect(try devices(other) == ["mine"])
     }
 
+    /// An empty file inside a folder (a Takeout holds some) is passed over, not a reject; named on its own it is one.
+    @Test func emptyFilesInAFolderAreSkippedNotRejected() throws {
+        let (store, dir) = try freshStore()
+        try write("", dir + "/takeout/Location History/empty.json")
+        try write(overlandBody([overlandFeature("2024-01-02T00:00:00Z", lat: 51, lon: 9)]), dir + "/takeout/ok.json")
+        let s = try importer(store).importPaths([dir + "/takeout"])
+        #expect(s.failed == 0 && s.rejected == 0 && s.pointsNew == 1)
+        let empty = try #require(s.files.first { $0.path.hasSuffix("empty.json") })
+        #expect(empty.status == .skipped && empty.message == "an empty file: nothing to import")
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects") == 0)
+        let (alone, _) = try freshStore()
+        let one = try importer(alone).importPaths([dir + "/takeout/Location History/empty.json"])
+        #expect(one.rejected == 1 && one.files.first?.status == .imported)
+    }
+
     @Test func filesWithOnlyEventsOrRejectsMakeNoDevice() throws {
         let (store, dir) = try freshStore()
         // Overland actions without device_id, OwnTracks lwt/transition messages, and a file of rejects only.
