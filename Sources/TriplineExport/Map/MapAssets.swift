@@ -84,7 +84,8 @@ enum MapAssets {
         .tv .tn{font-weight:600}
         .tg{grid-column:2;color:#5b6770;font-size:12px}
         .vd{display:inline-block;width:10px;height:10px;border-radius:50%;background:rgba(192,57,43,.3);border:1px solid #96281b;margin-right:6px;vertical-align:-1px}
-        @media (max-width:760px){body{flex-direction:column}#pane{flex:0 0 52%}#side{flex:1 1 auto;min-height:0;border-left:none;border-top:1px solid #d5dbe1}}
+        @media (max-width:760px){body{flex-direction:column}#pane{flex:0 0 52%}#side{flex:1 1 auto;min-height:0;border-left:none;border-top:1px solid #d5dbe1}
+          #legend,#legend.right{left:12px;right:12px;bottom:24px;max-width:none;display:flex;flex-wrap:wrap;gap:0 12px;font-size:12px;padding:4px 8px}#legend b{display:none}}
         """
 
     static let script = #"""
@@ -327,6 +328,9 @@ enum MapAssets {
         }
         function timeline(){
           if(!tlBox)return;clear(tlBox);tlOn=null;
+          // A picked day's list comes first, under the pickers; a longer period's after the summary and chart.
+          var side=document.getElementById("side"),sum=document.getElementById("summary");
+          if(range[0]===range[1]&&sum)side.insertBefore(tlBox,sum);else side.appendChild(tlBox);
           var want=dev>=0?devName(dev):null,n=0,multi=D.tld.length>1;
           tlBox.appendChild(el("h2",null,"Timeline"));
           D.tl.forEach(function(day){

@@ -87,6 +87,26 @@ import TriplineTestSupport
         #expect(page.html.contains("<section id=\"timeline\""))
     }
 
+    /// What the screenshots in docs/MAP.md show, as far as bytes can say it (the look itself is checked by eye in
+    /// headless Chromium): the list sits in the side panel after the chart, a picked day's list moves above the
+    /// summary, the script focuses an entry's trip or visit, and on a narrow screen the panel goes under the map.
+    @Test func theTimelineIsInTheSidePanelAndTheScriptFocusesEntries() throws {
+        let fixture = try ExportFixture.temporary()
+        let store = try Store(path: fixture.path, create: false)
+        let page = PageInspector(try MapRenderer(store: store).render())
+        let html = page.html
+        let chart = try #require(html.range(of: "<svg id=\"chart\""))
+        let list = try #require(html.range(of: "<section id=\"timeline\""))
+        let aside = try #require(html.range(of: "</aside>"))
+        #expect(chart.lowerBound < list.lowerBound && list.upperBound < aside.lowerBound)
+        let script = try #require(page.script)
+        #expect(script.contains("side.insertBefore(tlBox,sum)") && script.contains("focusEntry(x,li)") && script.contains("hash.tl"))
+        #expect(html.contains("@media (max-width:760px){body{flex-direction:column}"))
+        // Nothing to list, no list.
+        let empty = PageInspector(try MapRenderer(store: store).render(filter: RecordFilter(fromDay: 0, toDay: 1)))
+        #expect(!empty.html.contains("id=\"timeline\""))
+    }
+
     @Test func aSimulatedWeeksTimelineIsTheDayReport() throws {
         let store = try MapFixture.synthetic(days: 7)
         let document = try MapRenderer(store: store).render()
