@@ -76,6 +76,7 @@ enum MapAssets {
         h3.tday{font-size:13px;margin:12px 0 4px}
         ol.tl{list-style:none;margin:0 0 0 5px;padding:0;border-left:2px solid #d5dbe1}
         ol.tl li{display:grid;grid-template-columns:96px minmax(0,1fr);column-gap:6px;padding:3px 6px 3px 9px;border-radius:0 4px 4px 0}
+        ol.tl{content-visibility:auto;contain-intrinsic-size:auto 240px}
         ol.tl li.go{cursor:pointer}
         ol.tl li.go:hover,ol.tl li.on{background:#eef3f7}
         ol.tl li.on{box-shadow:inset 3px 0 0 #e07b00}
@@ -88,6 +89,9 @@ enum MapAssets {
           #legend,#legend.right{left:12px;right:12px;bottom:24px;max-width:none;display:flex;flex-wrap:wrap;gap:0 12px;font-size:12px;padding:4px 8px}#legend b{display:none}}
         """
 
+    /// The timeline (`timeline()`): a picked day's list comes first, under the pickers, a longer period's after the
+    /// summary and chart; it is built in one document fragment with one click listener for all entries (a year's list
+    /// has thousands). The script holds no comments: the page must not contain `//` (``MapPageTests``).
     static let script = #"""
         (function(){"use strict";
         var D=JSON.parse(document.getElementById("data").textContent);
@@ -326,30 +330,33 @@ enum MapAssets {
           hide();pinned=true;fitBox(b,true);hl=t;t.classList.add("hl");
           if(tlOn)tlOn.classList.remove("on");tlOn=li;li.classList.add("on");
         }
+        var tlItems=[];
         function timeline(){
-          if(!tlBox)return;clear(tlBox);tlOn=null;
-          // A picked day's list comes first, under the pickers; a longer period's after the summary and chart.
+          if(!tlBox)return;clear(tlBox);tlOn=null;tlItems=[];
           var side=document.getElementById("side"),sum=document.getElementById("summary");
           if(range[0]===range[1]&&sum)side.insertBefore(tlBox,sum);else side.appendChild(tlBox);
-          var want=dev>=0?devName(dev):null,n=0,multi=D.tld.length>1;
-          tlBox.appendChild(el("h2",null,"Timeline"));
+          var want=dev>=0?devName(dev):null,n=0,multi=D.tld.length>1,f=document.createDocumentFragment();
+          f.appendChild(el("h2",null,"Timeline"));
           D.tl.forEach(function(day){
             if(!inRange(day[0]))return;var last=-1,ol=null;
             day[1].forEach(function(x){
               if(want!==null&&D.tld[x[2]]!==want)return;
-              if(x[2]!==last){last=x[2];tlBox.appendChild(el("h3","tday",dayStr(day[0])+(multi?" \u00b7 "+D.tld[x[2]]:"")));ol=tlBox.appendChild(el("ol","tl"));}
-              var li=el("li",x[0]?"tt":"tv"),w=el("span","tn");
+              if(x[2]!==last){last=x[2];f.appendChild(el("h3","tday",dayStr(day[0])+(multi?" \u00b7 "+D.tld[x[2]]:"")));ol=f.appendChild(el("ol","tl"));}
+              var li=el("li",x[0]?"tt":"tv"),w=el("span","tn"),go=!!(x[0]?tripEl:visitEl)[x[1]];
               li.appendChild(el("span","tw",x[4]));
               w.appendChild(el("span",x[0]?"sw m"+x[6]:"vd"));w.appendChild(document.createTextNode(x[3]));li.appendChild(w);
               if(x[5].length)li.appendChild(el("span","tg",x[5].join(" \u00b7 ")));
-              if((x[0]?tripEl:visitEl)[x[1]]){li.className+=" go";li.tabIndex=0;li.title="Show on the map";
-                li.addEventListener("click",function(){focusEntry(x,li);});
-                li.addEventListener("keydown",function(e){if(e.key==="Enter"||e.key===" "){e.preventDefault();focusEntry(x,li);}});}
+              li.title=x[4]+" \u00b7 "+x[3]+(x[5].length?" ("+x[5].join(" \u00b7 ")+")":"")+(go?" \u2014 click to show on the map":"");
+              if(go){li.className+=" go";li.tabIndex=0;li.setAttribute("data-k",tlItems.length);tlItems.push(x);}
               ol.appendChild(li);n++;
             });
           });
-          if(!n)tlBox.appendChild(el("p","nothing","No visits or trips on these days."));
+          if(!n)f.appendChild(el("p","nothing","No visits or trips on these days."));
+          tlBox.appendChild(f);
         }
+        function tlPick(e){var li=e.target;while(li&&li!==tlBox&&!li.hasAttribute("data-k"))li=li.parentNode;if(!li||li===tlBox)return false;focusEntry(tlItems[+li.getAttribute("data-k")],li);return true;}
+        if(tlBox){tlBox.addEventListener("click",tlPick);
+          tlBox.addEventListener("keydown",function(e){if((e.key==="Enter"||e.key===" ")&&tlPick(e))e.preventDefault();});}
         var cr=[-1e9,1e9];
         var msel=document.getElementById("month"),dsel=document.getElementById("day"),vsel=document.getElementById("dev");
         var dayset={};D.t.forEach(function(r){dayset[r[0]]=1;});D.vs.forEach(function(q){dayset[q[0]]=1;});D.days.forEach(function(d){dayset[d[0]]=1;});

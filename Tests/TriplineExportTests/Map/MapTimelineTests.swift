@@ -100,7 +100,9 @@ import TriplineTestSupport
         let aside = try #require(html.range(of: "</aside>"))
         #expect(chart.lowerBound < list.lowerBound && list.upperBound < aside.lowerBound)
         let script = try #require(page.script)
-        #expect(script.contains("side.insertBefore(tlBox,sum)") && script.contains("focusEntry(x,li)") && script.contains("hash.tl"))
+        #expect(script.contains("side.insertBefore(tlBox,sum)") && script.contains("focusEntry(tlItems[") && script.contains("hash.tl"))
+        // A name cut short by the panel's width is whole in the entry's tooltip (a property, never markup).
+        #expect(script.contains("li.title=x[4]+"))
         #expect(html.contains("@media (max-width:760px){body{flex-direction:column}"))
         // Nothing to list, no list.
         let empty = PageInspector(try MapRenderer(store: store).render(filter: RecordFilter(fromDay: 0, toDay: 1)))
