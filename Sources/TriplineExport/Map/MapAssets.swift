@@ -73,8 +73,25 @@ enum MapAssets {
         #chart text{font-size:10px;fill:#5b6770}
         #chart line{stroke:#9aa5ae;stroke-width:1}
         .nothing{background:#fff6e0;border:1px solid #f0d28a;border-radius:6px;padding:8px 10px}
+        h3.tday{font-size:13px;margin:12px 0 4px}
+        ol.tl{list-style:none;margin:0 0 0 5px;padding:0;border-left:2px solid #d5dbe1}
+        ol.tl li{display:grid;grid-template-columns:96px minmax(0,1fr);column-gap:6px;padding:3px 6px 3px 9px;border-radius:0 4px 4px 0}
+        ol.tl{content-visibility:auto;contain-intrinsic-size:auto 240px}
+        ol.tl li.go{cursor:pointer}
+        ol.tl li.go:hover,ol.tl li.on{background:#eef3f7}
+        ol.tl li.on{box-shadow:inset 3px 0 0 #e07b00}
+        .tw{color:#5b6770;white-space:nowrap;font-variant-numeric:tabular-nums}
+        .tn,.tg{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+        .tv .tn{font-weight:600}
+        .tg{grid-column:2;color:#5b6770;font-size:12px}
+        .vd{display:inline-block;width:10px;height:10px;border-radius:50%;background:rgba(192,57,43,.3);border:1px solid #96281b;margin-right:6px;vertical-align:-1px}
+        @media (max-width:760px){body{flex-direction:column}#pane{flex:0 0 52%}#side{flex:1 1 auto;min-height:0;border-left:none;border-top:1px solid #d5dbe1}
+          #legend,#legend.right{left:12px;right:12px;bottom:24px;max-width:none;display:flex;flex-wrap:wrap;gap:0 12px;font-size:12px;padding:4px 8px}#legend b{display:none}}
         """
 
+    /// The timeline (`timeline()`): a picked day's list comes first, under the pickers, a longer period's after the
+    /// summary and chart; it is built in one document fragment with one click listener for all entries (a year's list
+    /// has thousands). The script holds no comments: the page must not contain `//` (``MapPageTests``).
     static let script = #"""
         (function(){"use strict";
         var D=JSON.parse(document.getElementById("data").textContent);
@@ -303,6 +320,43 @@ enum MapAssets {
           }else{chart.appendChild(sel("text",{x:0,y:height-4})).textContent=dayStr(lo);
             if(hi!==lo)chart.appendChild(sel("text",{x:width,y:height-4,"text-anchor":"end"})).textContent=dayStr(hi);}
         }
+        var tlBox=document.getElementById("timeline"),tripEl={},visitEl={},tlOn=null;
+        trips.forEach(function(g){tripEl[g.getAttribute("data-t")]=g;});circles.forEach(function(c){visitEl[c.getAttribute("data-v")]=c;});
+        function focusEntry(x,li){
+          var t=x[0]?tripEl[x[1]]:visitEl[x[1]];if(!t)return;
+          t.style.display="";var b,s=W/24;
+          if(x[0]){b=t.getBBox();if(b.width<2*s){b.x-=s-b.width/2;b.width=2*s;}}
+          else{var cx=+t.getAttribute("cx"),cy=+t.getAttribute("cy");b={x:cx-s,y:cy-s,width:2*s,height:2*s};}
+          hide();pinned=true;fitBox(b,true);hl=t;t.classList.add("hl");
+          if(tlOn)tlOn.classList.remove("on");tlOn=li;li.classList.add("on");
+        }
+        var tlItems=[];
+        function timeline(){
+          if(!tlBox)return;clear(tlBox);tlOn=null;tlItems=[];
+          var side=document.getElementById("side"),sum=document.getElementById("summary");
+          if(range[0]===range[1]&&sum)side.insertBefore(tlBox,sum);else side.appendChild(tlBox);
+          var want=dev>=0?devName(dev):null,n=0,multi=D.tld.length>1,f=document.createDocumentFragment();
+          f.appendChild(el("h2",null,"Timeline"));
+          D.tl.forEach(function(day){
+            if(!inRange(day[0]))return;var last=-1,ol=null;
+            day[1].forEach(function(x){
+              if(want!==null&&D.tld[x[2]]!==want)return;
+              if(x[2]!==last){last=x[2];f.appendChild(el("h3","tday",dayStr(day[0])+(multi?" \u00b7 "+D.tld[x[2]]:"")));ol=f.appendChild(el("ol","tl"));}
+              var li=el("li",x[0]?"tt":"tv"),w=el("span","tn"),go=!!(x[0]?tripEl:visitEl)[x[1]];
+              li.appendChild(el("span","tw",x[4]));
+              w.appendChild(el("span",x[0]?"sw m"+x[6]:"vd"));w.appendChild(document.createTextNode(x[3]));li.appendChild(w);
+              if(x[5].length)li.appendChild(el("span","tg",x[5].join(" \u00b7 ")));
+              li.title=x[4]+" \u00b7 "+x[3]+(x[5].length?" ("+x[5].join(" \u00b7 ")+")":"")+(go?" \u2014 click to show on the map":"");
+              if(go){li.className+=" go";li.tabIndex=0;li.setAttribute("data-k",tlItems.length);tlItems.push(x);}
+              ol.appendChild(li);n++;
+            });
+          });
+          if(!n)f.appendChild(el("p","nothing","No visits or trips on these days."));
+          tlBox.appendChild(f);
+        }
+        function tlPick(e){var li=e.target;while(li&&li!==tlBox&&!li.hasAttribute("data-k"))li=li.parentNode;if(!li||li===tlBox)return false;focusEntry(tlItems[+li.getAttribute("data-k")],li);return true;}
+        if(tlBox){tlBox.addEventListener("click",tlPick);
+          tlBox.addEventListener("keydown",function(e){if((e.key==="Enter"||e.key===" ")&&tlPick(e))e.preventDefault();});}
         var cr=[-1e9,1e9];
         var msel=document.getElementById("month"),dsel=document.getElementById("day"),vsel=document.getElementById("dev");
         var dayset={};D.t.forEach(function(r){dayset[r[0]]=1;});D.vs.forEach(function(q){dayset[q[0]]=1;});D.days.forEach(function(d){dayset[d[0]]=1;});
@@ -328,7 +382,7 @@ enum MapAssets {
           else{range=[-1e9,1e9];cr=range;pt.textContent=pt.getAttribute("data-all");}
           trips.forEach(function(g){g.style.display=tripOn(D.t[+g.getAttribute("data-t")])?"":"none";});
           circles.forEach(function(c){c.style.display=visitOn(D.vs[+c.getAttribute("data-v")])?"":"none";});
-          hide();pinned=false;summary();drawChart();fitPeriod(now);
+          hide();pinned=false;summary();drawChart();timeline();fitPeriod(now);
         }
         if(msel&&dsel){
           var months=[];alldays.forEach(function(d){var m=dayStr(d).slice(0,7);if(months[months.length-1]!==m)months.push(m);});
@@ -340,11 +394,12 @@ enum MapAssets {
         }
         if(D.tiles)svg.classList.add("tiled");
         window.addEventListener("resize",function(){apply();});
-        apply(true);
+        apply(true);timeline();
         var hash={};location.hash.slice(1).split("&").forEach(function(p){if(!p)return;var i=p.indexOf("=");hash[i<0?p:p.slice(0,i)]=i<0?"1":decodeURIComponent(p.slice(i+1));});
         if(msel&&dsel&&(hash.m||hash.dev)){if(hash.m){msel.value=hash.m;fillDays();}if(hash.day)dsel.value=hash.day;if(vsel&&hash.dev)vsel.value=hash.dev;choose(true);}
         if(hash.all)fitAll(true);
         if(hash.z)zoomCentre(+hash.z,true);
+        if(hash.tl&&tlBox){var go=tlBox.querySelectorAll("li.go")[+hash.tl];if(go)go.click();}
         document.documentElement.setAttribute("data-ready",String(Math.round(performance.now())));
         })();
         """#

@@ -55,6 +55,11 @@ public struct MapRenderer {
     public func render(filter: RecordFilter = RecordFilter()) throws -> MapDocument {
         let selection = try MapLoader(store: store, parameters: parameters).load(filter)
         var page = MapPage(selection: selection, parameters: parameters, points: try TripPointStream(store: store, zones: parameters.privacyZones))
+        // The days' timelines are the `day` report's own entries (the exports' selection, local times and zones).
+        let exporter = try Exporter(store: store, privacyZones: parameters.privacyZones)
+        let days = page.dataDays()
+        let timeline = try DayTimeline.entries(exporter: exporter, days: days, device: filter.device)
+        page.timeline = days.compactMap { day in timeline[day].map { (day, $0) } }
         return try page.render()
     }
 
@@ -112,6 +117,8 @@ struct MapPage {
     /// Device ids in the order of `deviceList` (the picker's and the data's device index).
     var deviceOrder: [Int64] = []
     var deviceIndex: [Int64: Int] = [:]
+    /// Each data day's entries (``DayTimeline``), in day order: the side panel's timeline.
+    var timeline: [(day: Int, entries: [DayTimelineEntry])] = []
 
     init(selection: MapSelection, parameters: MapParameters, points: TripPointStream) {
         self.selection = selection
@@ -499,6 +506,8 @@ struct MapPage {
         writeSummary()
         out.append("</section>\n")
         writeChart()
+        // Filled by the script from the data's "tl": the picked period's days, one after another.
+        if !timeline.isEmpty { out.append("<section id=\"timeline\" aria-label=\"Timeline\"></section>\n") }
         out.append("</aside>\n")
     }
 
@@ -624,7 +633,33 @@ struct MapPage {
         }.joined(separator: ",\n"))
         out.append("],\n\"days\":[")
         out.append(selection.dayDeviceDistances.map { "[\($0.day),\(Self.int($0.metres)),\(deviceIndex[$0.deviceID] ?? 0)]" }.joined(separator: ","))
+        out.append("],\n\"tld\":[")
+        let names = Set(timeline.flatMap { $0.entries.map(\.device) }).sorted()
+        out.append(names.map { JSONText.quotedForScript($0) }.joined(separator: ","))
+        out.append("],\n\"tl\":[")
+        out.append(timelineData(devices: names).joined(separator: ",\n"))
         out.append("]}</script>\n")
+    }
+
+    /// The timeline for the script: per day `[day, [entry, …]]`, an entry `[kind (0 visit, 1 trip), index in "vs"
+    /// or "t" (-1 when the map does not hold it: begun before the period), device index in "tld", what, when, legs,
+    /// mode index (-1 for visits)]`; what, when and legs are the `day` report's own words.
+    func timelineData(devices: [String]) -> [String] {
+        var tripIndex: [Int64: Int] = [:]
+        for (i, trip) in selection.trips.enumerated() { tripIndex[trip.id] = i }
+        var visitIndex: [Int64: Int] = [:]
+        for (i, visit) in selection.visits.enumerated() { visitIndex[visit.id] = i }
+        var deviceIndex: [String: Int] = [:]
+        for (i, name) in devices.enumerated() { deviceIndex[name] = i }
+        return timeline.map { day in
+            "[\(day.day),[" + day.entries.map { e in
+                let trip = e.kind == .trip
+                let ref = (trip ? tripIndex[e.id] : visitIndex[e.id]) ?? -1
+                let legs = e.legs.map { JSONText.quotedForScript($0) }.joined(separator: ",")
+                let mode = trip ? modeIndex[e.title] ?? -1 : -1
+                return "[\(trip ? 1 : 0),\(ref),\(deviceIndex[e.device] ?? 0),\(JSONText.quotedForScript(e.what)),\(JSONText.quotedForScript(e.when)),[\(legs)],\(mode)]"
+            }.joined(separator: ",") + "]]"
+        }
     }
 
     /// Trip `i` for the script: local day, start and end, offset, distance, durations, mode, places, legs, whether

@@ -16,17 +16,23 @@ public struct DayTimelineEntry: Sendable, Equatable {
     public var distanceM: Double?
     public var legs: [String] = []
 
-    /// One line: the title (with a trip's distance), then the times ("until 09:00", "09:00–09:10", "from 18:30").
-    public var line: String {
-        var what = title
-        if let distanceM { what += " " + DayTimeline.kilometres(distanceM) }
-        let when: String
+    /// The title with a trip's distance: "Home", "bus 5.2 km".
+    public var what: String {
+        distanceM.map { title + " " + DayTimeline.kilometres($0) } ?? title
+    }
+
+    /// The times: "09:00–09:10", "until 09:00", "from 18:30" or "all day".
+    public var when: String {
         switch (start, end) {
-        case let (s?, e?): when = "\(s)–\(e)"
-        case let (nil, e?): when = "until \(e)"
-        case let (s?, nil): when = "from \(s)"
-        case (nil, nil): when = "all day"
+        case let (s?, e?): return "\(s)–\(e)"
+        case let (nil, e?): return "until \(e)"
+        case let (s?, nil): return "from \(s)"
+        case (nil, nil): return "all day"
         }
+    }
+
+    /// One line: ``what``, then ``when``, then the legs when there are several.
+    public var line: String {
         var text = what.padding(toLength: Swift.max(28, what.count + 2), withPad: " ", startingAt: 0) + when
         if !legs.isEmpty { text += "   " + legs.joined(separator: " · ") }
         return text
@@ -40,34 +46,60 @@ public struct DayTimelineEntry: Sendable, Equatable {
 /// are found.
 public enum DayTimeline {
     public static func entries(exporter: Exporter, day: Int, device: String? = nil) throws -> [DayTimelineEntry] {
-        let selection = try exporter.select(RecordFilter(device: device, fromDay: day - 7, toDay: day))
-        var entries: [(ms: Int64, order: Int, entry: DayTimelineEntry)] = []
-        func onDay(_ startMs: Int64, _ startOffset: Int32?, _ endMs: Int64, _ endOffset: Int32?) -> (start: String?, end: String?)? {
+        try entries(exporter: exporter, days: [day], device: device)[day] ?? []
+    }
+
+    /// The entries of each of `days` (local day numbers), read in one pass: what ``entries(exporter:day:device:)``
+    /// gives for each day, for the map's timeline. Days without entries are absent.
+    public static func entries(exporter: Exporter, days: [Int], device: String? = nil) throws -> [Int: [DayTimelineEntry]] {
+        let wanted = Array(Set(days)).sorted()
+        guard let first = wanted.first, let last = wanted.last else { return [:] }
+        let selection = try exporter.select(RecordFilter(device: device, fromDay: first - 7, toDay: last))
+        var byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]] = [:]
+        /// Adds the record to each wanted day it touches, with its clock times on that day.
+        func add(_ startMs: Int64, _ startOffset: Int32?, _ endMs: Int64, _ endOffset: Int32?, order: Int, _ entry: DayTimelineEntry) {
+            // An edited database's impossible times (outside the years 0000–9999) are no one's day.
+            guard MapLoader.Limits.time(startMs), MapLoader.Limits.time(endMs) else { return }
             let s = exporter.localTime.offset(startOffset, atMs: startMs) ?? 0
             let e = exporter.localTime.offset(endOffset, atMs: endMs) ?? 0
             let startDay = LocalTime.day(ms: startMs, offset: s)
             // A record that ends exactly at midnight does not reach the next day.
             let endDay = LocalTime.day(ms: Swift.max(startMs, endMs - 1), offset: e)
-            guard startDay <= day, endDay >= day else { return nil }
-            return (startDay == day ? clock(startMs, s) : nil, endDay == day ? clock(endMs, e) : nil)
+            var k = 0, high = wanted.count  // the first wanted day not before startDay
+            while k < high {
+                let mid = (k + high) / 2
+                if wanted[mid] < startDay { k = mid + 1 } else { high = mid }
+            }
+            while k < wanted.count, wanted[k] <= endDay {
+                var onDay = entry
+                onDay.start = startDay == wanted[k] ? clock(startMs, s) : nil
+                onDay.end = endDay == wanted[k] ? clock(endMs, e) : nil
+                byDay[wanted[k], default: []].append((startMs, order, onDay))
+                k += 1
+            }
         }
         try exporter.forEachVisit(selection) { v in
-            guard let times = onDay(v.startMs, v.startOffset, v.endMs, v.endOffset) else { return }
             let title = v.placeName.map { $0.isEmpty ? "Unnamed place" : $0 } ?? v.locality.map { "near \($0)" } ?? "Unnamed place"
-            entries.append((v.startMs, 0, DayTimelineEntry(kind: .visit, id: v.id, device: exporter.deviceName(v.deviceID), title: title, start: times.start, end: times.end)))
+            add(v.startMs, v.startOffset, v.endMs, v.endOffset, order: 0,
+                DayTimelineEntry(kind: .visit, id: v.id, device: exporter.deviceName(v.deviceID), title: title, start: nil, end: nil))
         }
         var legs: [Int64: [String]] = [:]
-        try exporter.forEachLeg(selection) { legs[$0.tripID, default: []].append("\($0.mode) \(kilometres($0.distanceM))") }
-        try exporter.forEachTrip(selection) { t in
-            guard let times = onDay(t.startMs, t.startOffset, t.endMs, t.endOffset) else { return }
-            let parts = legs[t.id] ?? []
-            entries.append(
-                (t.startMs, 1, DayTimelineEntry(
-                    kind: .trip, id: t.id, device: exporter.deviceName(t.deviceID), title: t.mode, start: times.start, end: times.end,
-                    distanceM: t.distanceM, legs: parts.count > 1 ? parts : [])))
+        // Distances no rebuild writes (an edited database: infinite, 1e300) are left out, as the map leaves them out.
+        try exporter.forEachLeg(selection) {
+            guard MapLoader.Limits.amount($0.distanceM) else { return }
+            legs[$0.tripID, default: []].append("\($0.mode) \(kilometres($0.distanceM))")
         }
-        entries.sort { ($0.entry.device, $0.ms, $0.order, $0.entry.id) < ($1.entry.device, $1.ms, $1.order, $1.entry.id) }
-        return entries.map(\.entry)
+        try exporter.forEachTrip(selection) { t in
+            guard MapLoader.Limits.amount(t.distanceM) else { return }
+            let parts = legs[t.id] ?? []
+            add(t.startMs, t.startOffset, t.endMs, t.endOffset, order: 1,
+                DayTimelineEntry(
+                    kind: .trip, id: t.id, device: exporter.deviceName(t.deviceID), title: t.mode, start: nil, end: nil,
+                    distanceM: t.distanceM, legs: parts.count > 1 ? parts : []))
+        }
+        return byDay.mapValues { entries in
+            entries.sorted { ($0.entry.device, $0.ms, $0.order, $0.entry.id) < ($1.entry.device, $1.ms, $1.order, $1.entry.id) }.map(\.entry)
+        }
     }
 
     /// The day's entries as text: a heading per device, then one line per entry.
