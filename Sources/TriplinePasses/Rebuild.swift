@@ -38,7 +38,9 @@ public struct Rebuild {
     /// Also 9 (issue 22, Google): Google's own visits and activities become visits, places, trips and legs where the fixes made nothing
     /// (the `timeline` pass); rows say their `source`; Google's `timelinePath` points inside its segments are flagged
     /// (clean flag 16) and Google's visits are no iOS visits for the evidence pass.
-    public static let algorithmVersion = 9
+    /// 10 (issue 29): places named as people know them (`PlaceNames`): the user's name, the app's (Google's, OwnTracks'
+    /// regions), `Home`/`Work` from when the time is spent, the wifi, the locality; no two places of a device share one.
+    public static let algorithmVersion = 10
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -311,6 +311,8 @@ public struct TimelinePass: Pass {
         }
         visitCount = visits.count
         try tables.refreshAppPlaceTotals(device: device)
+        // Every place of the device is written: name them all, in the documented order (``PlaceNames``).
+        if !work.windowsFollow { try PlaceNames.assign(device: device, store: store, zones: work.zones, joinM: parameters.joinM) }
 
         // Every visit a trip may leave or reach, by end and by start.
         let all = visits.map { ($0.id, $0.start, $0.end, $0.lat, $0.lon, Optional($0.place)) }

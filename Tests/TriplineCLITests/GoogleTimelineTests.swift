@@ -132,6 +132,13 @@ import TriplineTestSupport
         #expect(try rows(store, "SELECT id, place_id, start_ms FROM visits ORDER BY id") + rows(store, "SELECT id, from_visit_id FROM trips ORDER BY id") == before)
     }
 
+    /// The places of the fixes that Google's visits saw take Google's names (docs/PASSES.md, "Place names").
+    @Test func googleNamesThePlacesOfTheFixes() throws {
+        let (_, store) = try database([("fixes.json", morningFixes()), ("2024_MAY.json", googleDay())])
+        #expect(try rows(store, "SELECT name FROM places WHERE source = 'points' ORDER BY first_visit_ms") == ["Cafe Alpha", "Office"])
+        #expect(try store.db.scalarInt("SELECT count(*) - count(DISTINCT name) FROM places") == 0)
+    }
+
     @Test func aGoogleOnlyDeviceRebuilds() throws {
         let (db, store) = try database([("2024_MAY.json", googleDay())])
         #expect(try store.db.scalarInt("SELECT count(*) FROM points_hot") == 0)
