@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TriplineCore
 import TriplineStore
+@testable import TriplineExport
 import TriplineTestSupport
 
 /// `tripline report day --date`: the day's visits and trips, one after another, at local times; under a privacy
@@ -46,10 +47,13 @@ import TriplineTestSupport
             day.stdout == """
                 2024-03-01 · phone
                   Home                        01:00–09:00
+                  Gap (8 h 50 min)            09:10–18:00
                   car 4.2 km                  18:00–18:30
                   Home                        18:30–00:00
 
                 """, "\(day.stdout)")
+        // The visit at work has no time left, so nothing known covers 09:10–18:00: a gap. The walk's impossible
+        // distance hides it, but its time (09:00–09:10) is known.
     }
 
     /// The map's timeline of each day, written as the terminal writes it, is `report day`'s output for that day.
@@ -81,5 +85,58 @@ import TriplineTestSupport
             let report = runCLI(["report", "day", "--date", date, "--db", fixture.path])
             #expect(report.stdout == text, "\(date)")
         }
+    }
+}
+
+/// Gaps (issue 22): a span of a device's history that no visit and no trip covers, an hour or longer, is shown as
+/// such in `report day`, the map's timeline and `report gaps`, with the same rule; time hidden by a privacy zone is
+/// known, so it is no gap.
+@Suite struct GapTests {
+    /// The fixture with the phone's stay at work cut short at 15:00: three hours until the car trip at 18:00.
+    static func fixtureWithAGap() throws -> (directory: String, path: String) {
+        let fixture = try ExportFixture.temporary()
+        let store = try Store(path: fixture.path, create: false)
+        let end = try #require(try store.db.scalarInt("SELECT end_ms FROM visits v JOIN places p ON p.id = v.place_id WHERE p.name = 'Work'"))
+        try store.db.run("UPDATE visits SET end_ms = ? WHERE end_ms = ?", [.integer(end - 3 * 3_600_000), .integer(end)])
+        return fixture
+    }
+
+    @Test func aDayShowsItsGap() throws {
+        let fixture = try Self.fixtureWithAGap()
+        let day = runCLI(["report", "day", "--date", "2024-03-01", "--device", "phone", "--db", fixture.path])
+        #expect(day.status == 0, "\(day.stderr)")
+        #expect(
+            day.stdout == """
+                2024-03-01 · phone
+                  Home                        01:00–09:00
+                  walk 1.5 km                 09:00–09:10
+                  Work                        09:10–15:00
+                  Gap (3 h)                   15:00–18:00
+                  car 4.2 km                  18:00–18:30   walk 400 m · car 3.8 km
+                  Home                        18:30–00:00
+
+                """, "\(day.stdout)")
+        // Under a zone over home the home visits are hidden, not turned into gaps.
+        let hidden = runCLI(["report", "day", "--date", "2024-03-01", "--device", "phone", "--privacy-zone", "Home", "--db", fixture.path])
+        #expect(!hidden.stdout.contains("Home") && hidden.stdout.components(separatedBy: "Gap (").count == 2, "\(hidden.stdout)")
+    }
+
+    @Test func theGapsReportHasTheSameGap() throws {
+        let fixture = try Self.fixtureWithAGap()
+        let report = runCLI(["report", "gaps", "--device", "phone", "--db", fixture.path])
+        #expect(report.status == 0, "\(report.stderr)")
+        let rows = report.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        #expect(rows.first == "device,start,end,hours,before,after,km,points")
+        #expect(rows.dropFirst().contains { $0.hasPrefix("phone,2024-03-01T15:00:00+01:00,2024-03-01T18:00:00+01:00,3,Work,trip (car),0,0") }, "\(report.stdout)")
+        let store = try Store(path: fixture.path, create: false)
+        let gaps = try DayTimeline.gaps(store: store, device: "phone")
+        #expect(gaps.count == rows.count - 1, "the report and the timeline apply one rule")
+    }
+
+    @Test func durationsReadAsPeopleSayThem() {
+        #expect(DayTimeline.duration(45 * 60_000) == "45 min")
+        #expect(DayTimeline.duration(200 * 60_000) == "3 h 20 min")
+        #expect(DayTimeline.duration(26 * 3_600_000) == "1 day 2 h")
+        #expect(DayTimeline.duration(71 * 86_400_000 + 5 * 3_600_000) == "71 days")
     }
 }

@@ -153,8 +153,8 @@ import TriplineTestSupport
         let result = runCLI(["report", "--list"])
         #expect(result.status == 0)
         let names = [
-            "app-agreement", "cities-visited", "countries-visited", "daily-summary", "devices-overview", "monthly-by-country",
-            "monthly-summary", "top-places", "tracking-quality", "travel-by-mode", "trips", "visits", "year-in-review",
+            "app-agreement", "cities-visited", "countries-visited", "daily-summary", "devices-overview", "gaps",
+            "monthly-by-country", "monthly-summary", "top-places", "tracking-quality", "travel-by-mode", "trips", "visits", "year-in-review",
         ]
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == names.count)

@@ -83,6 +83,8 @@ enum MapAssets {
         .tw{color:#5b6770;white-space:nowrap;font-variant-numeric:tabular-nums}
         .tn,.tg{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
         .tv .tn{font-weight:600}
+        .tx .tn{color:#5b6770;font-style:italic}
+        .gd{display:inline-block;width:10px;height:0;border-top:2px dotted #8a96a0;margin-right:6px;vertical-align:3px}
         .tg{grid-column:2;color:#5b6770;font-size:12px}
         .vd{display:inline-block;width:10px;height:10px;border-radius:50%;background:rgba(192,57,43,.3);border:1px solid #96281b;margin-right:6px;vertical-align:-1px}
         @media (max-width:760px){body{flex-direction:column}#pane{flex:0 0 52%}#side{flex:1 1 auto;min-height:0;border-left:none;border-top:1px solid #d5dbe1}
@@ -342,9 +344,9 @@ enum MapAssets {
             day[1].forEach(function(x){
               if(want!==null&&D.tld[x[2]]!==want)return;
               if(x[2]!==last){last=x[2];f.appendChild(el("h3","tday",dayStr(day[0])+(multi?" \u00b7 "+D.tld[x[2]]:"")));ol=f.appendChild(el("ol","tl"));}
-              var li=el("li",x[0]?"tt":"tv"),w=el("span","tn"),go=!!(x[0]?tripEl:visitEl)[x[1]];
+              var gap=x[0]===2,li=el("li",gap?"tx":x[0]?"tt":"tv"),w=el("span","tn"),go=!gap&&!!(x[0]?tripEl:visitEl)[x[1]];
               li.appendChild(el("span","tw",x[4]));
-              w.appendChild(el("span",x[0]?"sw m"+x[6]:"vd"));w.appendChild(document.createTextNode(x[3]));li.appendChild(w);
+              w.appendChild(el("span",gap?"gd":x[0]?"sw m"+x[6]:"vd"));w.appendChild(document.createTextNode(x[3]));li.appendChild(w);
               if(x[5].length)li.appendChild(el("span","tg",x[5].join(" \u00b7 ")));
               li.title=x[4]+" \u00b7 "+x[3]+(x[5].length?" ("+x[5].join(" \u00b7 ")+")":"")+(go?" \u2014 click to show on the map":"");
               if(go){li.className+=" go";li.tabIndex=0;li.setAttribute("data-k",tlItems.length);tlItems.push(x);}

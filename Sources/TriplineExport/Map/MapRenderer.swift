@@ -641,7 +641,7 @@ struct MapPage {
         out.append("]}</script>\n")
     }
 
-    /// The timeline for the script: per day `[day, [entry, …]]`, an entry `[kind (0 visit, 1 trip), index in "vs"
+    /// The timeline for the script: per day `[day, [entry, …]]`, an entry `[kind (0 visit, 1 trip, 2 gap), index in "vs"
     /// or "t" (-1 when the map does not hold it: begun before the period), device index in "tld", what, when, legs,
     /// mode index (-1 for visits)]`; what, when and legs are the `day` report's own words.
     func timelineData(devices: [String]) -> [String] {
@@ -654,10 +654,11 @@ struct MapPage {
         return timeline.map { day in
             "[\(day.day),[" + day.entries.map { e in
                 let trip = e.kind == .trip
-                let ref = (trip ? tripIndex[e.id] : visitIndex[e.id]) ?? -1
+                let kind = trip ? 1 : e.kind == .gap ? 2 : 0
+                let ref = (e.kind == .gap ? nil : trip ? tripIndex[e.id] : visitIndex[e.id]) ?? -1
                 let legs = e.legs.map { JSONText.quotedForScript($0) }.joined(separator: ",")
                 let mode = trip ? modeIndex[e.title] ?? -1 : -1
-                return "[\(trip ? 1 : 0),\(ref),\(deviceIndex[e.device] ?? 0),\(JSONText.quotedForScript(e.what)),\(JSONText.quotedForScript(e.when)),[\(legs)],\(mode)]"
+                return "[\(kind),\(ref),\(deviceIndex[e.device] ?? 0),\(JSONText.quotedForScript(e.what)),\(JSONText.quotedForScript(e.when)),[\(legs)],\(mode)]"
             }.joined(separator: ",") + "]]"
         }
     }

@@ -1,13 +1,14 @@
 import TriplineCore
 import TriplineStore
 
-/// One entry of a day's timeline: a visit (at a place) or a trip (a mode and a distance), with its local times.
+/// One entry of a day's timeline: a visit (at a place), a trip (a mode and a distance) or a gap (a span of the
+/// history that no visit and no trip covers, ``DayTimeline/gapMinMs`` or longer), with its local times.
 public struct DayTimelineEntry: Sendable, Equatable {
-    public enum Kind: String, Sendable { case visit, trip }
+    public enum Kind: String, Sendable { case visit, trip, gap }
     public var kind: Kind
     public var id: Int64
     public var device: String
-    /// The place's name (visits; "Unnamed place" when none), or the trip's mode.
+    /// The place's name (visits; "Unnamed place" when none), the trip's mode, or "Gap (3 h 20 min)".
     public var title: String
     /// Local clock times `HH:MM` at the record's offset; nil when the entry began before the day or ends after it.
     public var start: String?
@@ -39,12 +40,23 @@ public struct DayTimelineEntry: Sendable, Equatable {
     }
 }
 
-/// The visits and trips of one local day, one after another: `tripline report day --date YYYY-MM-DD`.
+/// The visits and trips of one local day, one after another, and the gaps between them:
+/// `tripline report day --date YYYY-MM-DD`.
 ///
 /// Read through ``Exporter``, so the selection (device), local times and privacy zones are the exports' own: an
 /// entry is on the day when its local start or end (or both, around it) is; visits started up to a week before
 /// are found.
+///
+/// A **gap** is a span of a device's history, between its first and its last record, that no visit and no trip
+/// covers and that lasts ``gapMinMs`` or more: nothing recorded says where the person was (a phone off, a silence
+/// the rebuild refused to call a visit, docs/PASSES.md "Gaps"). It is shown on each day it touches, so a day is not
+/// silently shorter than 24 hours. Gaps are found from every record of the device, privacy zones not applied: time
+/// hidden by a zone is known, only not shown, so it is no gap.
 public enum DayTimeline {
+    /// The shortest span shown as a gap: an hour. Shorter holes between records are the edges of what was
+    /// recorded (a trip whose first fix came minutes after it set off), not a lack of knowledge.
+    public static let gapMinMs: Int64 = 3_600_000
+
     public static func entries(exporter: Exporter, day: Int, device: String? = nil) throws -> [DayTimelineEntry] {
         try entries(exporter: exporter, days: [day], device: device)[day] ?? []
     }
@@ -97,9 +109,63 @@ public enum DayTimeline {
                     kind: .trip, id: t.id, device: exporter.deviceName(t.deviceID), title: t.mode, start: nil, end: nil,
                     distanceM: t.distanceM, legs: parts.count > 1 ? parts : []))
         }
+        for gap in try gaps(store: exporter.store, device: device) {
+            add(gap.startMs, gap.startOffset, gap.endMs, gap.endOffset, order: 2,
+                DayTimelineEntry(kind: .gap, id: 0, device: exporter.deviceName(gap.deviceID), title: "Gap (" + duration(gap.endMs - gap.startMs) + ")",
+                                 start: nil, end: nil))
+        }
         return byDay.mapValues { entries in
             entries.sorted { ($0.entry.device, $0.ms, $0.order, $0.entry.id) < ($1.entry.device, $1.ms, $1.order, $1.entry.id) }.map(\.entry)
         }
+    }
+
+    /// A span of a device's history that no visit and no trip covers (see ``DayTimeline``).
+    public struct Gap: Sendable, Equatable {
+        public var deviceID: Int64
+        public var startMs: Int64, endMs: Int64
+        /// The offsets of the records on either side at those instants (the end of the one before, the start of the
+        /// one after).
+        public var startOffset: Int32?, endOffset: Int32?
+    }
+
+    /// Every gap of the device (all devices when nil), in device and time order: the holes of at least ``gapMinMs``
+    /// between the visits and trips of each device (all of them, privacy zones not applied).
+    /// - Complexity: O(n log n) in the device's visits and trips.
+    public static func gaps(store: Store, device: String? = nil) throws -> [Gap] {
+        let exporter = try Exporter(store: store)
+        let selection = try exporter.select(RecordFilter(device: device))
+        var spans: [(device: Int64, start: Int64, startOffset: Int32?, end: Int64, endOffset: Int32?)] = []
+        // An edited database's impossible times (outside the years 0000–9999) cover nothing, as they show nothing.
+        func keep(_ start: Int64, _ end: Int64) -> Bool { MapLoader.Limits.time(start) && MapLoader.Limits.time(end) && end >= start }
+        try exporter.forEachVisit(selection) { if keep($0.startMs, $0.endMs) { spans.append(($0.deviceID, $0.startMs, $0.startOffset, $0.endMs, $0.endOffset)) } }
+        try exporter.forEachTrip(selection) { if keep($0.startMs, $0.endMs) { spans.append(($0.deviceID, $0.startMs, $0.startOffset, $0.endMs, $0.endOffset)) } }
+        spans.sort { ($0.device, $0.start, $0.end) < ($1.device, $1.start, $1.end) }
+        var gaps: [Gap] = []
+        var k = 0
+        while k < spans.count {
+            let device = spans[k].device
+            var reach = spans[k].end, reachOffset = spans[k].endOffset
+            k += 1
+            while k < spans.count, spans[k].device == device {
+                let s = spans[k]
+                if s.start >= reach, s.start - reach >= gapMinMs {
+                    gaps.append(Gap(deviceID: device, startMs: reach, endMs: s.start, startOffset: reachOffset, endOffset: s.startOffset))
+                }
+                if s.end > reach { (reach, reachOffset) = (s.end, s.endOffset) }
+                k += 1
+            }
+        }
+        return gaps
+    }
+
+    /// "3 h 20 min", "45 min", "71 days" (a day or more: whole days, rounded down, with the hours below a week).
+    static func duration(_ ms: Int64) -> String {
+        let minutes = ms / 60_000
+        let days = minutes / 1440, hours = minutes / 60 % 24, rest = minutes % 60
+        if days >= 7 { return "\(days) days" }
+        if days >= 1 { return "\(days) day" + (days == 1 ? "" : "s") + (hours > 0 ? " \(hours) h" : "") }
+        if minutes >= 60 { return "\(minutes / 60) h" + (rest > 0 ? " \(rest) min" : "") }
+        return "\(minutes) min"
     }
 
     /// The day's entries as text: a heading per device, then one line per entry.
