@@ -89,6 +89,12 @@ import TriplineTestSupport
         #expect(file.stderr.contains("\(config):4: parameter 'trips.window_s': 'nan' is not a number (allowed: 0 … 3600)"), "\(file.stderr)")
         let hostile = runCLI(["rebuild", "--db", db, "--set", "stays.radius_m=\u{1B}[2J"])
         #expect(hostile.status == 64 && !hostile.stderr.contains("\u{1B}"), "\(hostile.stderr)")
+        // `evaluate` takes the same parameters and refuses them the same way, before simulating anything.
+        for bad in ["stays.radius_m=abc", "trips.nope=3", "stays.moving_mps=0"] {
+            let evaluate = runCLI(["evaluate", "--people", "1", "--days", "1", "--set", bad])
+            let key = String(bad.prefix { $0 != "=" })
+            #expect(evaluate.status == 64 && evaluate.stderr.contains("'\(key)'"), "\(bad): \(evaluate.status) \(evaluate.stderr)")
+        }
         // Nothing was rebuilt by the refused runs.
         #expect(try Store(path: db, create: false).db.scalarInt("SELECT count(*) FROM pass_runs") == 0)
     }

@@ -67,8 +67,7 @@ enum EvaluateCommand {
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         var config = try SimulationOptions.config(parsed, days: 7)
         var options = Rebuild.Options()
-        for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
-        if let file = parsed.value("config") { try options.settings.load(file: file) }
+        options.settings = try RebuildCommand.settings(parsed)
         let geolife = parsed.values("geolife")
         if !geolife.isEmpty {
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")

@@ -55,14 +55,7 @@ enum RebuildCommand {
             }
             options.pass = pass
         }
-        do {
-            for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
-            if let file = parsed.value("config") { try options.settings.load(file: file) }
-            try options.settings.validate()
-            for name in Rebuild.passOrder { _ = try Rebuild.makePass(name, settings: options.settings) }
-        } catch let error as PassError {
-            throw UsageError(error.message)
-        }
+        options.settings = try settings(parsed)
         options.timeZoneName = parsed.value("timezone")
         options.full = parsed.flag("full")
         let path = CommonOptions.databasePath(parsed, context)
@@ -113,6 +106,21 @@ extension RebuildCommand {
     /// A clear line under the clean pass's figures when it flagged fixes no vehicle could have reached: two sources
     /// interleaved in one device (the track went to another source of at least `interleavedMin` fixes and came back
     /// at least twice), or bad fixes.
+    /// The pass parameters of `--set` and `--config`, checked against every pass (names and ranges): a bad one is a
+    /// usage error (exit 64) naming it, in every command that takes them.
+    static func settings(_ parsed: ParsedArguments) throws -> PassSettings {
+        var settings = PassSettings()
+        do {
+            for s in parsed.values("set") { try settings.set(s, origin: "--set") }
+            if let file = parsed.value("config") { try settings.load(file: file) }
+            try settings.validate()
+            for name in Rebuild.passOrder { _ = try Rebuild.makePass(name, settings: settings) }
+        } catch let error as PassError {
+            throw UsageError(error.message)
+        }
+        return settings
+    }
+
     static func impossibleNote(_ stats: [(String, String)]) -> String {
         func value(_ key: String) -> Int { stats.first { $0.0 == key }.flatMap { Int($0.1) } ?? 0 }
         let impossible = value("impossible"), returns = value("returns")
