@@ -92,6 +92,20 @@ import TriplineTestSupport
         Self.check(runCLI(["rebuild", "--db", db, "--full"]), "rebuild --full")
     }
 
+    /// A command's `--json` output may reach a terminal too: what would act there is written as JSON's own `\u`
+    /// escapes, so a JSON reader still gets the name as it is.
+    @Test func jsonOutputsEscapeWhatWouldAct() throws {
+        let db = try Self.database()
+        for arguments in [["rebuild", "--json"], ["info", "--json"], ["places", "--json"]] {
+            let run = runCLI(arguments + ["--db", db, "--timezone", "UTC"].dropLast(arguments[0] == "rebuild" ? 0 : 2))
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            Self.check(run, arguments.joined(separator: " "))
+            #expect(run.stdout.contains("\\u009b2J\\u202egnp.exe\\u2066\\u200f\\u061c\\u007f\\r\\u0085"), "\(arguments): \(run.stdout)")
+        }
+        #expect(JSONText.quotedForTerminal("a\u{9B}\u{202E}ü\u{1B}") == "\"a\\u009b\\u202eü\\u001b\"")
+        #expect(JSONText.quotedForTerminal("Zürich ✓ עברית") == JSONText.quoted("Zürich ✓ עברית"))
+    }
+
     @Test func escapingCoversC1AndBidiControls() {
         #expect(Terminal.escaped("a\u{9B}b") == "a\\x9Bb")
         #expect(Terminal.escaped("\u{202E}\u{2066}\u{2069}\u{200E}\u{200F}\u{061C}\u{202A}") == "\\u{202E}\\u{2066}\\u{2069}\\u{200E}\\u{200F}\\u{61C}\\u{202A}")

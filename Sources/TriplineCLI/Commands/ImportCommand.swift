@@ -146,12 +146,12 @@ enum ImportCommand {
     static func jsonSummary(_ s: ImportSummary) -> String {
         let files = s.files.map { f -> String in
             var fields = [
-                "\"path\":\(JSONText.quoted(f.path))", "\"status\":\(JSONText.quoted(f.status.rawValue))",
+                "\"path\":\(JSONText.quotedForTerminal(f.path))", "\"status\":\(JSONText.quotedForTerminal(f.status.rawValue))",
                 "\"format\":\(f.format.map(JSONText.quoted) ?? "null")", "\"import_id\":\(f.importID.map { String($0) } ?? "null")",
                 "\"points_new\":\(f.pointsNew)", "\"points_duplicate\":\(f.pointsDuplicate)", "\"rejected\":\(f.rejected)",
                 "\"events\":\(f.events)",
             ]
-            fields.append("\"devices\":[" + f.devices.map { "{\"name\":\(JSONText.quoted($0.name)),\"origin\":\(JSONText.quoted($0.origin))}" }.joined(separator: ",") + "]")
+            fields.append("\"devices\":[" + f.devices.map { "{\"name\":\(JSONText.quotedForTerminal($0.name)),\"origin\":\(JSONText.quotedForTerminal($0.origin))}" }.joined(separator: ",") + "]")
             fields.append("\"message\":\(f.message.map(JSONText.quoted) ?? "null")")
             return "{" + fields.joined(separator: ",") + "}"
         }

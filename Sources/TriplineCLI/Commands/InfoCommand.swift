@@ -99,15 +99,15 @@ enum InfoCommand {
     /// `info --json`: one object.
     static func json(_ info: Info) -> String {
         let devs = info.devices.map { d in
-            "{\"name\":\(JSONText.quoted(d.name)),\"source\":\(JSONText.quoted(d.source)),\"name_origin\":\(JSONText.quoted(d.origin)),\"points\":\(d.points),"
+            "{\"name\":\(JSONText.quotedForTerminal(d.name)),\"source\":\(JSONText.quotedForTerminal(d.source)),\"name_origin\":\(JSONText.quotedForTerminal(d.origin)),\"points\":\(d.points),"
                 + "\"first_ms\":\(d.first.map { String($0) } ?? "null"),\"last_ms\":\(d.last.map { String($0) } ?? "null"),\"app_events\":\(d.events),"
                 + "\"rebuilt_ms\":\(d.rebuiltMs.map { String($0) } ?? "null"),\"points_waiting\":\(d.waiting),\"app_events_waiting\":\(d.eventsWaiting),"
                 + "\"results_current\":\(d.version == Rebuild.algorithmVersion)}"
         }
         func object(_ pairs: [(String, Int)]) -> String {
-            "{" + pairs.map { "\(JSONText.quoted($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+            "{" + pairs.map { "\(JSONText.quotedForTerminal($0.0)):\($0.1)" }.joined(separator: ",") + "}"
         }
-        return "{\"database\":\(JSONText.quoted(info.path)),\"timezone\":\(JSONText.quoted(info.zone)),\"timezone_from\":\(JSONText.quoted(info.zoneFrom)),"
+        return "{\"database\":\(JSONText.quotedForTerminal(info.path)),\"timezone\":\(JSONText.quotedForTerminal(info.zone)),\"timezone_from\":\(JSONText.quotedForTerminal(info.zoneFrom)),"
             + "\"last_rebuild_ms\":\(info.lastRebuild.map { String($0) } ?? "null"),\"points_waiting\":\(info.waiting),\"app_events_waiting\":\(info.eventsWaiting),"
             + "\"devices\":[\(devs.joined(separator: ","))],\"imports\":\(object(info.statuses)),"
             + "\"rejects\":\(object(info.reasons)),\"app_events\":\(object(info.kinds))}\n"

@@ -86,7 +86,7 @@ enum PlacesCommand {
             throw CommandFailure(error.message)
         }
         if parsed.flag("json") {
-            context.stdout.write("{\"action\":\(JSONText.quoted(action)),\"place\":\(edited.id),\"device\":\(JSONText.quoted(edited.device))}\n")
+            context.stdout.write("{\"action\":\(JSONText.quotedForTerminal(action)),\"place\":\(edited.id),\"device\":\(JSONText.quotedForTerminal(edited.device))}\n")
         } else if !parsed.flag("quiet") {
             context.stdout.write(done + ".\n")
         }
@@ -119,7 +119,7 @@ enum PlacesCommand {
         let all = try places(store, device: device)
         if parsed.flag("json") {
             let items = all.map { p in
-                "{\"id\":\(p.id),\"name\":\(JSONText.quoted(p.name)),\"device\":\(JSONText.quoted(p.device)),\"visits\":\(p.visits),"
+                "{\"id\":\(p.id),\"name\":\(JSONText.quotedForTerminal(p.name)),\"device\":\(JSONText.quotedForTerminal(p.device)),\"visits\":\(p.visits),"
                     + "\"dwell_s\":\(p.dwellS),\"lat\":\(NumberText.fixed(p.lat, decimals: 6)),\"lon\":\(NumberText.fixed(p.lon, decimals: 6))}"
             }
             context.stdout.write("{\"places\":[\(items.joined(separator: ","))]}\n")

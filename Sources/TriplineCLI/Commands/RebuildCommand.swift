@@ -72,12 +72,12 @@ enum RebuildCommand {
         for warning in outcome.warnings { context.stderr.write("Warning: \(Terminal.message(warning)).\n") }
         if parsed.flag("json") {
             let items = reports.map { r in
-                "{\"device\":\(JSONText.quoted(r.device)),\"pass\":\(JSONText.quoted(r.pass)),\"stats\":\(Rebuild.json(r.stats)),"
-                    + "\"rebuilt_all_because\":\(JSONText.quoted(r.reason))}"
+                "{\"device\":\(JSONText.quotedForTerminal(r.device)),\"pass\":\(JSONText.quotedForTerminal(r.pass)),\"stats\":\(Rebuild.json(r.stats)),"
+                    + "\"rebuilt_all_because\":\(JSONText.quotedForTerminal(r.reason))}"
             }
             context.stdout.write(
-                "{\"seconds\":\(NumberText.fixed(elapsed, decimals: 2)),\"timezone\":\(JSONText.quoted(outcome.timeZone)),"
-                    + "\"timezone_from\":\(JSONText.quoted(outcome.zoneSource.rawValue)),\"runs\":[\(items.joined(separator: ","))]}\n")
+                "{\"seconds\":\(NumberText.fixed(elapsed, decimals: 2)),\"timezone\":\(JSONText.quotedForTerminal(outcome.timeZone)),"
+                    + "\"timezone_from\":\(JSONText.quotedForTerminal(outcome.zoneSource.rawValue)),\"runs\":[\(items.joined(separator: ","))]}\n")
         } else if !parsed.flag("quiet") {
             if reports.isEmpty { context.stdout.write("No points to rebuild.\n") }
             var lastDevice = ""

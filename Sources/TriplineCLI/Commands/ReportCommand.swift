@@ -46,7 +46,7 @@ enum ReportCommand {
             switch parsed.value("format")?.lowercased() {
             case "json":
                 // One array of {"name", "description"} objects, for scripts.
-                let items = catalog.map { "{\"name\":\(JSONText.quoted($0.name)),\"description\":\(JSONText.quoted($0.description))}" }
+                let items = catalog.map { "{\"name\":\(JSONText.quotedForTerminal($0.name)),\"description\":\(JSONText.quotedForTerminal($0.description))}" }
                 context.stdout.write("[" + items.joined(separator: ",\n") + "]\n")
             case "csv":
                 let out = ByteWriter(stream: context.stdout)

@@ -3,7 +3,8 @@
 /// user's terminal, and a right-to-left override (U+202E) could make it read backwards. Everything printed from such
 /// sources goes through ``escaped(_:)`` (one value) or ``message(_:)`` (a whole message that may span lines); the
 /// CLI's error printing and every line a command prints with archive text in it do. Data written as CSV or JSON
-/// (to a file or standard output) is not terminal text and is never altered.
+/// (to a file or standard output) is not terminal text and is never altered; a command's `--json` output writes
+/// these characters as JSON's own `\u` escapes (``JSONText/quotedForTerminal(_:)``), the same value to a reader.
 public enum Terminal {
     /// `text` with control characters (C0 except tab, DEL, C1 — U+0080–U+009F —, the line and paragraph separators)
     /// and bidirectional controls (U+061C, U+200E/U+200F, U+202A–U+202E, U+2066–U+2069) written as `\xNN` /

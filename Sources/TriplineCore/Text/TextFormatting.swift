@@ -18,6 +18,30 @@ public enum JSONText {
         text.map { quoted($0) } ?? "null"
     }
 
+    /// ``quoted(_:)`` for a command's `--json` output, which may reach a terminal: DEL, C1 (U+0080–U+009F) and the
+    /// bidirectional controls (``Terminal/isControl(_:)``) are written as `\u00XX` escapes too, so a JSON reader gets
+    /// the same string and a terminal shows the escape instead of acting on it (CSI, a right-to-left override).
+    public static func quotedForTerminal(_ text: String) -> String {
+        let json = quoted(text)
+        guard json.unicodeScalars.contains(where: { $0.value >= 0x7F && Terminal.isControl($0) }) else { return json }
+        var out = ""
+        out.reserveCapacity(json.utf8.count + 16)
+        for s in json.unicodeScalars {
+            if s.value >= 0x7F && Terminal.isControl(s) {
+                let digits = String(s.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            } else {
+                out.unicodeScalars.append(s)
+            }
+        }
+        return out
+    }
+
+    /// ``quotedForTerminal(_:)``, or `null`.
+    public static func quotedForTerminal(_ text: String?) -> String {
+        text.map { quotedForTerminal($0) } ?? "null"
+    }
+
     private static func render(_ text: String, _ escaping: TextEscaping) -> String {
         let out = ByteWriter.memory(capacity: text.utf8.count + 8)
         // A memory writer grows instead of flushing, so these appends cannot fail.
