@@ -126,7 +126,7 @@ public enum SimulationWriter {
     // Long by design: items in time order, then batches (two ways), then the files with the retries and quirks of each.
     static func writeOverland(_ device: SimulatedDevice, directory: String, rng: inout SplitMix64, quirks: Bool = false, deferred: Bool = false) throws -> [String] {
         let dir = directory + "/overland/" + device.name
-        try FileSystem.createDirectory(dir)
+        try FileSystem.createDirectory(dir, inside: directory)
         // Features in time order; a trip record follows the trip's last point.
         var items: [OverlandItem] = []
         var times: [Int64] = []
@@ -380,7 +380,7 @@ public enum SimulationWriter {
         let user = "person\(device.person + 1)"
         let deviceDir = "iphone"
         let dir = directory + "/rec/" + user + "/" + deviceDir
-        try FileSystem.createDirectory(dir)
+        try FileSystem.createDirectory(dir, inside: directory)
         let tid = "P\(device.person + 1)"
         let topic = "owntracks/\(user)/\(deviceDir)"
         var months: [String: String] = [:]

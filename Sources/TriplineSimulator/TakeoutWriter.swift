@@ -83,10 +83,11 @@ public enum TakeoutWriter {
         return "{\n      " + lines.joined(separator: ",\n      ") + "\n    }"
     }
 
-    /// Writes one device's history in `layout` under `directory`. Returns the files written.
+    /// Writes one device's history in `layout` under `directory`. Returns the files written. With `root` (a leading
+    /// part of `directory`), no symbolic link below it is followed (``FileSystem/createDirectory(_:inside:)``).
     // Long by design: one case per Takeout layout, each short, sharing the device's fixes, stays, trips and offsets.
     @discardableResult
-    public static func write(_ result: SimulationResult, device: SimulatedDevice, layout: Layout, to directory: String) throws -> [String] {
+    public static func write(_ result: SimulationResult, device: SimulatedDevice, layout: Layout, to directory: String, inside root: String? = nil) throws -> [String] {
         let points = sampled(device.points)
         let stays = result.truth.stays.filter { $0.device == device.name }
         let trips = result.truth.trips.filter { $0.device == device.name }
@@ -95,7 +96,7 @@ public enum TakeoutWriter {
         switch layout {
         case .records:
             let dir = directory + "/Takeout/Location History"
-            try FileSystem.createDirectory(dir)
+            try FileSystem.createDirectory(dir, inside: root ?? directory)
             let tag = Int64(1_000_000 + device.person * 7919)
             let body = points.enumerated().map { recordsElement($0.element, index: $0.offset, deviceTag: tag, oldStyle: $0.offset % 2 == 1) }
             let path = dir + "/Records.json"
@@ -170,7 +171,7 @@ public enum TakeoutWriter {
             var files: [String] = []
             for (month, items) in months.sorted(by: { $0.key < $1.key }) {
                 let dir = directory + "/Takeout/Location History/Semantic Location History/" + String(month.split(separator: "/")[0])
-                try FileSystem.createDirectory(dir)
+                try FileSystem.createDirectory(dir, inside: root ?? directory)
                 let path = directory + "/Takeout/Location History/Semantic Location History/" + month + ".json"
                 let body = items.sorted { $0.0 < $1.0 }.map(\.1).joined(separator: ", ")
                 try FileSystem.write("{\n  \"timelineObjects\" : [ " + body + " ]\n}\n", to: path)
@@ -238,7 +239,7 @@ public enum TakeoutWriter {
                 text = "{\n  \"semanticSegments\": [\n    " + segments.map(\.1).joined(separator: ",\n    ") + "\n  ],\n  \"rawSignals\": [\n    "
                     + signals.joined(separator: ",\n    ") + "\n  ],\n  \"userLocationProfile\": {\"frequentPlaces\": [], \"persona\": {\"travelModeAffinities\": []}}\n}\n"
             }
-            try FileSystem.createDirectory(directory)
+            try FileSystem.createDirectory(directory, inside: root)
             try FileSystem.write(text, to: path)
             return [path]
         }

@@ -192,7 +192,7 @@ enum SimulateCommand {
         if parsed.flag("google") {
             for device in result.devices {
                 for layout in TakeoutWriter.Layout.allCases {
-                    files += try TakeoutWriter.write(result, device: device, layout: layout, to: out + "/google/" + device.name)
+                    files += try TakeoutWriter.write(result, device: device, layout: layout, to: out + "/google/" + device.name, inside: out)
                 }
             }
         }

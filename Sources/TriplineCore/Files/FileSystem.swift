@@ -193,11 +193,18 @@ public enum FileSystem {
         try write(Array(text.utf8), to: path)
     }
 
-    /// Creates `path` and any missing parents.
-    public static func createDirectory(_ path: String) throws {
+    /// Creates `path` and any missing parents. With `root` (a leading part of `path`, as the user gave it), every
+    /// component below `root` that already exists must not be a symbolic link: a link planted there would carry what
+    /// is written outside the directory the user named (links in `root` itself are the user's own and followed).
+    public static func createDirectory(_ path: String, inside root: String? = nil) throws {
         var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
+        let rootDepth = root.map { ($0.hasPrefix("/") ? 0 : 1) + $0.split(separator: "/").count } ?? Int.max
+        for (depth, component) in path.split(separator: "/").enumerated() {
             current += "/" + component
+            var st = stat()
+            if depth + (path.hasPrefix("/") ? 0 : 1) >= rootDepth, lstat(current, &st) == 0, st.st_mode & S_IFMT == S_IFLNK {
+                throw FileError(path: current, reason: "is a symbolic link; nothing is written through it, only inside \(root!)")
+            }
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
                 throw FileError(path: current, errno: errno)
             }

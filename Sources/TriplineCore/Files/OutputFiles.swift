@@ -74,11 +74,14 @@ public enum OutputFiles {
     // MARK: Modes
 
     /// Gives a new file that will replace `path` the mode of the regular file at `path` (its permission bits;
-    /// set-user-ID, set-group-ID and sticky bits are not carried over). When nothing is there the file keeps the mode
-    /// it was created with, which honours the umask (``createTemporary(template:)``).
+    /// set-user-ID, set-group-ID and sticky bits are not carried over), and, when run as root, its owner and group
+    /// too (root replacing a user's export must not leave the user a file they cannot rewrite; others cannot give a
+    /// file away, so theirs stays theirs). When nothing is there the file keeps the mode it was created with, which
+    /// honours the umask (``createTemporary(template:)``).
     public static func keepMode(of path: String, on descriptor: Int32) {
         var st = stat()
         guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return }
+        if geteuid() == 0 { _ = fchown(descriptor, st.st_uid, st.st_gid) }
         fchmod(descriptor, st.st_mode & 0o777)
     }
 

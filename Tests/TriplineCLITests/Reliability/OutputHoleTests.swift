@@ -125,6 +125,25 @@ import TriplineTestSupport
         #expect(mode(dir + "/p.csv") == 0o640)
     }
 
+    /// Root replacing a user's file gives the new file that user's owner and group, as it gives the mode; only
+    /// root can give a file away, so elsewhere there is nothing to check.
+    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another user"))
+    func rootReplacingAUsersFileKeepsItsOwner() throws {
+        let (dir, db) = try smallDatabase()
+        for (name, arguments) in [("p.csv", ["export", "--what", "points", "--format", "csv"]), ("m.html", ["map"])] {
+            let path = dir + "/" + name
+            try FileSystem.write("old", to: path)
+            #expect(chown(path, 4321, 8765) == 0)
+            let r = runCLI(arguments + ["--db", db, "-o", path])
+            #expect(r.status == 0, "\(r.stderr)")
+            var st = stat()
+            #expect(stat(path, &st) == 0 && st.st_uid == 4321 && st.st_gid == 8765, "\(name): \(st.st_uid):\(st.st_gid)")
+        }
+        try FileSystem.write("again", to: dir + "/p.csv")
+        var st = stat()
+        #expect(stat(dir + "/p.csv", &st) == 0 && st.st_uid == 4321, "FileSystem.write keeps it too")
+    }
+
     @Test func newOutputsHonourTheUmask() throws {
         try #require(Binary.exists, "build the tripline binary first (swift build)")
         let (dir, db) = try smallDatabase()
@@ -279,5 +298,28 @@ import TriplineTestSupport
         #expect(lstat(out + "/truth.json", &st) == 0 && st.st_mode & S_IFMT == S_IFREG)
         #expect(try FileSystem.read(out + "/truth.json").first == UInt8(ascii: "{"))
         #expect(try FileSystem.list(out).allSatisfy { !$0.hasPrefix(".") }, "no temporary file left")
+    }
+
+    /// A link planted as one of the folders simulate writes (`overland/`, `rec/<user>/`, `google/<device>/`) is not
+    /// followed: the run stops naming it and nothing lands where it points. The output folder itself may be a link:
+    /// that is the user's own path.
+    @Test func simulateDoesNotWriteThroughALinkedFolder() throws {
+        for (planted, flags) in [("overland", [String]()), ("rec/person2", []), ("google", ["--google"])] {
+            let dir = try temporaryDirectory()
+            let out = dir + "/out", elsewhere = dir + "/elsewhere"
+            try FileSystem.createDirectory(elsewhere)
+            let parent = (out + "/" + planted).split(separator: "/").dropLast().joined(separator: "/")
+            try FileSystem.createDirectory("/" + parent)
+            #expect(symlink(elsewhere, out + "/" + planted) == 0)
+            let r = runCLI(["simulate", "--out", out, "--days", "1", "--people", "2"] + flags)
+            #expect(r.status != 0 && r.stderr.contains(planted) && r.stderr.contains("symbolic link"), "\(planted): \(r.status) \(r.stderr)")
+            #expect(try FileSystem.list(elsewhere).isEmpty, "\(planted): written through the link")
+        }
+        let dir = try temporaryDirectory()
+        try FileSystem.createDirectory(dir + "/real")
+        #expect(symlink(dir + "/real", dir + "/out") == 0)
+        let r = runCLI(["simulate", "--out", dir + "/out", "--days", "1", "--people", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileSystem.exists(dir + "/real/truth.json") && FileSystem.exists(dir + "/real/overland"))
     }
 }
