@@ -92,9 +92,21 @@ import TriplineTestSupport
         #expect(zip(boat.points, boat.points.dropFirst()).allSatisfy { $1.x > $0.x })
     }
 
+    /// Berlin to Paris by train, a few hours in each: the frame is the usual one (west = -180), and its widest level
+    /// reaches round the world, down to Antarctica along the bottom of the map (an edge all the way across, which
+    /// is written in pieces: the same line, no segment across half the world).
     @Test func europeOnlyHistoryHasNoSeam() throws {
-        let (lines, document) = try Self.render(try MapFixture.synthetic(days: 3))  // around Munich, and 800 km away
+        let store = try Store(path: try temporaryDirectory() + "/europe.sqlite")
+        let device = try MapFixture.device(store)
+        let berlin = (52.52, 13.405), paris = (48.8566, 2.3522)
+        try MapFixture.visit(store, device: device, name: "Berlin", at: berlin, startMs: Self.day0, minutes: 180, offsetS: 7200)
+        try MapFixture.trip(store, device: device, startMs: Self.day0 + 11_000_000, offsetS: 7200, start: berlin,
+                            step: ((paris.0 - berlin.0) / 480, (paris.1 - berlin.1) / 480), legs: [("train", 481)])
+        try MapFixture.visit(store, device: device, name: "Paris", at: paris, startMs: Self.day0 + 11_600_000, minutes: 180, offsetS: 7200)
+        let (lines, document) = try Self.render(store)
         #expect(document.baseShapes > 100)
+        let land = lines.subpaths.filter { $0.kind == "land" }.flatMap(\.points).map(\.x)
+        #expect((land.max() ?? 0) - (land.min() ?? 0) > 0.99 * lines.worldWidth)
         let across = lines.acrossHalfTheWorld
         #expect(across.isEmpty, "\(across.count) segments across half the world, e.g. \(across.prefix(3))")
     }
@@ -112,24 +124,26 @@ import TriplineTestSupport
 
     // MARK: The pieces
 
-    @Test func cutSplitsAtEachSeamWithTheInterpolatedY() {
+    @Test func cutSplitsAtEachSeamWithTheInterpolatedY() throws {
         // Inside the frame: the same line back.
         let inside = MapSeam.cut(xs: [10, 50, 90], ys: [0, 5, 10], seam: 0, period: 100)
         #expect(inside.count == 1 && inside[0].xs == [10, 50, 90] && inside[0].ys == [0, 5, 10])
         // Eastwards across the seam at 100: two pieces, meeting it at y = 5, the second moved back a turn.
         let east = MapSeam.cut(xs: [80, 120], ys: [0, 10], seam: 0, period: 100)
-        #expect(east.count == 2)
+        try #require(east.count == 2)
         #expect(east[0].xs == [80, 100] && east[0].ys == [0, 5])
         #expect(east[1].xs == [0, 20] && east[1].ys == [5, 10])
         // Westwards across two seams (round the world and a bit): three pieces, all inside the frame.
         let west = MapSeam.cut(xs: [50, -60], ys: [0, 11], seam: 0, period: 100)
-        #expect(west.count == 2 && west[0].xs == [50, 0] && west[1].xs == [100, 40])
+        try #require(west.count == 2)
+        #expect(west[0].xs == [50, 0] && west[1].xs == [100, 40])
         let long = MapSeam.cut(xs: [50, -160], ys: [0, 21], seam: 0, period: 100)
         #expect(long.count == 3 && long.allSatisfy { $0.xs.allSatisfy { $0 >= 0 && $0 <= 100 } })
         #expect(long.map(\.ys.first!) == [0, 5, 15])
         // Up to the seam, along it, then across: the run along it stays on the side the line came from.
         let along = MapSeam.cut(xs: [90, 100, 100, 110], ys: [0, 0, 10, 10], seam: 0, period: 100)
-        #expect(along.count == 2 && along[0].xs == [90, 100, 100] && along[0].ys == [0, 0, 10])
+        try #require(along.count == 2)
+        #expect(along[0].xs == [90, 100, 100] && along[0].ys == [0, 0, 10])
         #expect(along[1].xs == [0, 10] && along[1].ys == [10, 10])
     }
 
