@@ -59,6 +59,39 @@ package enum MapFixture {
         return id
     }
 
+    /// Inserts a one-leg trip through the given fixes, `stepS` seconds apart (a flight: a few fixes thousands of
+    /// kilometres apart), or, with `insertPoints: false`, only its start and end (drawn as the dashed connector).
+    @discardableResult
+    package static func trip(
+        _ store: Store, device: Int64, startMs: Int64, offsetS: Int = 0, fixes: [(Double, Double)], stepS: Int, mode: String,
+        insertPoints: Bool = true
+    ) throws -> Int64 {
+        let points = fixes.enumerated().map { k, f in
+            Point(deviceID: device, timeMs: startMs + Int64(k * stepS) * 1000, utcOffsetS: Int32(offsetS), lat: f.0, lon: f.1)
+        }
+        if insertPoints { try store.insertPoints(points) }
+        let endMs = points[points.count - 1].timeMs
+        var distance = 0.0
+        for (a, b) in zip(fixes, fixes.dropFirst()) { distance += Geo.distance(a.0, a.1, b.0, b.1) }
+        let start = fixes[0], end = fixes[fixes.count - 1]
+        let duration = Double(endMs - startMs) / 1000
+        try store.db.run(
+            """
+            INSERT INTO trips(device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+              mode, legs, start_lat, start_lon, end_lat, end_lon, points)
+            VALUES (?,?,?,?,?,?,?,?,?,1,?,?,?,?,?)
+            """,
+            [.integer(device), .integer(startMs), .integer(endMs), .integer(Int64(offsetS)), .integer(Int64(offsetS)),
+             .real(duration), .real(duration), .real(distance), .text(mode), .real(start.0), .real(start.1), .real(end.0), .real(end.1),
+             .integer(Int64(insertPoints ? fixes.count : 0))])
+        let id = store.db.lastInsertRowID
+        try store.db.run(
+            "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?,0,?,?,'test',?,?,?,?,?)",
+            [.integer(id), .integer(device), .text(mode), .integer(startMs), .integer(endMs), .real(distance), .real(duration),
+             .integer(Int64(insertPoints ? fixes.count : 0))])
+        return id
+    }
+
     /// Inserts a place and one visit to it.
     @discardableResult
     package static func visit(_ store: Store, device: Int64, name: String, at: (Double, Double), startMs: Int64, minutes: Int, offsetS: Int = 0) throws -> Int64 {
@@ -244,5 +277,93 @@ package enum XMLCheck {
         try process.run()
         process.waitUntilExit()
         return process.terminationStatus == 0
+    }
+}
+
+/// The lines the map draws, read back out of the page's `<svg id="map">`: every `<path>` (base layer, trips), its
+/// subpaths and their segments (a ring's closing `z` included), in grid units, with what the page says a turn of
+/// longitude is (`view` in the data block: opening px per world unit × grid units per px).
+package struct DrawnLines {
+    package struct Segment: CustomStringConvertible {
+        package var kind: String
+        package var a: (x: Double, y: Double)
+        package var b: (x: Double, y: Double)
+        package var description: String { "\(kind) (\(a.x), \(a.y)) → (\(b.x), \(b.y))" }
+    }
+
+    /// One turn of longitude (the whole world's width) in grid units.
+    package var worldWidth: Double
+    /// The view's world x and y of the grid's origin and grid units per world unit (to turn grid back into degrees).
+    package var x0: Double, y0: Double, unit: Double
+    /// Every subpath, by its path's first class (`land`, `coast`, `border`, `lake`, `trip`).
+    package var subpaths: [(kind: String, points: [(x: Double, y: Double)], closed: Bool)] = []
+
+    package init?(_ page: PageInspector) {
+        guard let view = page.data?["view"] as? [Double], view.count >= 4,
+            let start = page.html.range(of: "<svg id=\"map\""),
+            let end = page.html.range(of: "</svg>", range: start.upperBound..<page.html.endIndex)
+        else { return nil }
+        x0 = view[0]
+        y0 = view[1]
+        unit = view[2] * view[3]
+        worldWidth = unit
+        var rest = page.html[start.lowerBound..<end.lowerBound]
+        while let open = rest.range(of: "<path class=\"") {
+            let afterClass = rest[open.upperBound...]
+            guard let q = afterClass.firstIndex(of: "\""), let d = afterClass.range(of: " d=\"") else { break }
+            let kind = String(afterClass[..<q].split(separator: " ").first ?? "")
+            let body = afterClass[d.upperBound...]
+            guard let close = body.firstIndex(of: "\"") else { break }
+            for sub in body[..<close].split(separator: "M") {
+                let points = PageInspector.absolutePoints("M" + sub)
+                if !points.isEmpty { subpaths.append((kind, points, sub.hasSuffix("z"))) }
+            }
+            rest = body[close...]
+        }
+    }
+
+    /// Every segment drawn.
+    package var segments: [Segment] {
+        var result: [Segment] = []
+        for sub in subpaths {
+            for (a, b) in zip(sub.points, sub.points.dropFirst()) { result.append(Segment(kind: sub.kind, a: a, b: b)) }
+            if sub.closed, let first = sub.points.first, let last = sub.points.last {
+                result.append(Segment(kind: sub.kind, a: last, b: first))
+            }
+        }
+        return result
+    }
+
+    /// The segments wider than half the world: drawn across the map instead of the short way (a seam).
+    package var acrossHalfTheWorld: [Segment] {
+        segments.filter { abs($0.b.x - $0.a.x) > worldWidth / 2 }
+    }
+
+    /// The latitude of a grid y.
+    package func latitude(gy: Double) -> Double { WebMercator.latitude(y: gy / unit + y0) }
+}
+
+extension PageInspector {
+    /// The absolute vertices of one subpath `M x y l dx dy …` as the map writes it.
+    package static func absolutePoints(_ d: Substring) -> [(x: Double, y: Double)] {
+        var numbers: [Double] = []
+        var current = ""
+        for c in d {
+            if c.isNumber || c == "." || (c == "-" && current.isEmpty) {
+                current.append(c)
+            } else {
+                if let n = Double(current) { numbers.append(n) }
+                current = c == "-" ? "-" : ""
+            }
+        }
+        if let n = Double(current) { numbers.append(n) }
+        guard numbers.count >= 2 else { return [] }
+        var result = [(x: numbers[0], y: numbers[1])]
+        var i = 2
+        while i + 1 < numbers.count {
+            result.append((result[result.count - 1].x + numbers[i], result[result.count - 1].y + numbers[i + 1]))
+            i += 2
+        }
+        return result
     }
 }

@@ -59,8 +59,11 @@ extension MapPage {
         return levels
     }
 
-    /// A level's box as GeoBoxes in true longitudes (split where the drawn range passes ±180).
-    func geoBoxes(_ l: BaseLevel) -> [GeoBox] {
+    /// A level's box as GeoBoxes in true longitudes (split where the drawn range passes ±180), each with the turns
+    /// (0 or 360) its longitudes are moved by to be drawn. Every shape is clipped to one box and moved by that box's
+    /// shift as a whole — never point by point, which would put a shape's points on the box's edge at `west` (the
+    /// frame's seam) on the other side of the world from the rest of it.
+    func geoBoxes(_ l: BaseLevel) -> [(box: GeoBox, shift: Double)] {
         let u = view.scale * Double(view.detail)
         func lon(_ gx: Double) -> Double { WebMercator.longitude(x: gx / u + view.x0) }
         func lat(_ gy: Double) -> Double { WebMercator.latitude(y: min(1, max(0, gy / u + view.y0))) }
@@ -68,9 +71,9 @@ extension MapPage {
         let north = lat(l.y0), south = lat(l.y1)
         guard b > a, north > south else { return [] }
         // a ≥ west ≥ -180 and b ≤ west + 360 < 540: the range passes +180 at most once.
-        var boxes: [GeoBox] = []
-        if a < 180 { boxes.append(GeoBox(minLatitude: south, minLongitude: a, maxLatitude: north, maxLongitude: min(b, 180))) }
-        if b > 180 { boxes.append(GeoBox(minLatitude: south, minLongitude: max(a, 180) - 360, maxLatitude: north, maxLongitude: b - 360)) }
+        var boxes: [(box: GeoBox, shift: Double)] = []
+        if a < 180 { boxes.append((GeoBox(minLatitude: south, minLongitude: a, maxLatitude: north, maxLongitude: min(b, 180)), 0)) }
+        if b > 180 { boxes.append((GeoBox(minLatitude: south, minLongitude: max(a, 180) - 360, maxLatitude: north, maxLongitude: b - 360), 360)) }
         return boxes
     }
 
@@ -90,14 +93,14 @@ extension MapPage {
             }
             out.append("<g class=\"l\(index)\">")
             for (kind, cls) in [(BaseLayerKind.countries, "land"), (.lakes, "lake"), (.coastlines, "coast"), (.borders, "border")] {
-                var shapes: [BaseShape] = []
-                for box in boxes { shapes += Geography.baseLayer(kind, detail: level.detail, in: box) }
+                var shapes: [(shape: BaseShape, shift: Double)] = []
+                for (box, shift) in boxes { shapes += Geography.baseLayer(kind, detail: level.detail, in: box).map { ($0, shift) } }
                 var wroteAny = false
-                for shape in shapes {
+                for (shape, shift) in shapes {
                     // Natural Earth cuts shapes at ±180: a line's run along that cut is not a coast or a border.
                     let parts = kind == .countries || kind == .lakes ? shape.parts : shape.parts.flatMap(Self.withoutAntimeridianRuns)
                     for part in parts where part.count >= 2 {
-                        let xs = part.map { view.gx(view.worldX($0.longitude)) }
+                        let xs = part.map { view.gx(WebMercator.x(longitude: $0.longitude + shift)) }
                         let ys = part.map { view.gy(WebMercator.y(latitude: $0.latitude)) }
                         let closed = kind == .countries || kind == .lakes
                         if closed {
@@ -110,7 +113,11 @@ extension MapPage {
                             out.append("<path class=\"\(cls)\" d=\"")
                             wroteAny = true
                         }
-                        appendRelative(xs, ys, kept, close: closed)
+                        if let split = MapSeam.splittingLongEdges(xs, ys, kept, longerThan: view.periodGX / 4) {
+                            appendRelative(split.xs, split.ys, Array(split.xs.indices), close: closed)
+                        } else {
+                            appendRelative(xs, ys, kept, close: closed)
+                        }
                         written += 1
                     }
                 }
@@ -174,9 +181,9 @@ extension MapPage {
         var seen = Set<String>()
         var out: [(name: String, x: Int, y: Int, population: Int)] = []
         for level in baseLevels(all: all) {
-            for box in geoBoxes(level) {
+            for (box, shift) in geoBoxes(level) {
                 for place in Geography.populatedPlaces(in: box, minimumPopulation: level.minimumPopulation, limit: 300) {
-                    let x = Int(view.gx(view.worldX(place.location.longitude)).rounded())
+                    let x = Int(view.gx(WebMercator.x(longitude: place.location.longitude + shift)).rounded())
                     let y = Int(view.gy(WebMercator.y(latitude: place.location.latitude)).rounded())
                     let key = place.name + "|\(x)|\(y)"
                     if seen.insert(key).inserted { out.append((place.name, x, y, place.population)) }

@@ -276,13 +276,12 @@ struct MapPage {
         for (index, trip) in selection.trips.enumerated() {
             var paths = try points.paths(trip, view: view)
             if paths.isEmpty, let start = trip.start, let end = trip.end {
-                paths = [
-                    (
-                        trip.legs.isEmpty ? -1 : 0,
-                        [view.gx(view.worldX(start.lon)), view.gx(view.worldX(end.lon))],
-                        [view.gy(WebMercator.y(latitude: start.lat)), view.gy(WebMercator.y(latitude: end.lat))]
-                    )
-                ]
+                // Start to end along the great circle (a flight with no fixes between), the short way round.
+                var xs = [view.gx(view.worldX(start.lon))], ys = [view.gy(WebMercator.y(latitude: start.lat))]
+                view.appendArc(from: start, to: end, after: xs[0], zones: parameters.privacyZones, xs: &xs, ys: &ys)
+                xs.append(view.continuousGX(view.gx(view.worldX(end.lon)), after: xs.last))
+                ys.append(view.gy(WebMercator.y(latitude: end.lat)))
+                paths = [(trip.legs.isEmpty ? -1 : 0, xs, ys)]
                 straight.insert(index)
             }
             guard !paths.isEmpty else { continue }
@@ -292,13 +291,14 @@ struct MapPage {
             out.append("\">")
             for path in paths {
                 let mode = path.leg >= 0 ? trip.legs[path.leg].mode : trip.mode
-                let gxs = path.xs
-                let gys = path.ys
-                let kept = Simplify.douglasPeucker(xs: gxs, ys: gys, tolerance: tolerance)
                 out.append("<path class=\"trip m")
                 out.append(int: modeIndex[mode] ?? 0)
                 out.append(straight.contains(index) ? " s\" d=\"" : "\" d=\"")
-                vertices += appendRelative(gxs, gys, kept)  // a leg shorter than the grid: a dot
+                // Cut where it crosses the frame's seam: each piece on its own side, one subpath each.
+                for piece in MapSeam.cut(xs: path.xs, ys: path.ys, seam: view.seamGX, period: view.periodGX) {
+                    let kept = Simplify.douglasPeucker(xs: piece.xs, ys: piece.ys, tolerance: tolerance)
+                    vertices += appendRelative(piece.xs, piece.ys, kept)  // a leg shorter than the grid: a dot
+                }
                 out.append("\"/>")
             }
             out.append("</g>\n")

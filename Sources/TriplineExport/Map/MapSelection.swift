@@ -395,6 +395,11 @@ struct TripPointStream {
     /// of its leg (-1 for the trip's own mode). A point belongs to the first leg whose end it does not pass;
     /// consecutive legs share their boundary point so the line is continuous. Legs with fewer than two points
     /// are left out. Memory: the trip's own points only.
+    ///
+    /// Each path's x is *continuous*: every point is placed the short way round from the one before, so a path
+    /// that crosses the frame's seam runs on past the frame's edge (``MapSeam/cut(xs:ys:seam:period:)`` cuts it
+    /// there); and two consecutive fixes more than ``MapSeam/arcMinimumM`` apart (a flight) are joined by the
+    /// great-circle arc between them (``MapSeam/arcPoints(_:_:_:_:_:)``), less any arc point inside a privacy zone.
     func paths(_ trip: MapTrip, view: MapView) throws -> [(leg: Int, xs: [Double], ys: [Double])] {
         let bounds: [(leg: Int, endMs: Int64)] =
             trip.legs.isEmpty ? [(-1, Int64.max)] : trip.legs.enumerated().map { ($0.offset, $0.element.endMs) }
@@ -404,18 +409,21 @@ struct TripPointStream {
         var ys: [Double] = []
         var skipped = 0  // counted once, by the sampling pass
         var lastSkips = zoneSkips.value
+        /// The last fix of the path being built, for the arcs.
+        var last: (lat: Double, lon: Double)? = nil
         try read(trip, skipped: &skipped) { time, lat, lon in
-            let x = view.gx(view.worldX(lon))
+            let wrapped = view.gx(view.worldX(lon))
             let y = view.gy(WebMercator.y(latitude: lat))
             if !zones.isEmpty {
                 // The page writes the vertex rounded to its grid: that position, too, must be outside every zone.
-                let rounded = view.position(gx: x.rounded(), gy: y.rounded())
+                let rounded = view.position(gx: wrapped.rounded(), gy: y.rounded())
                 if zones.contains(lat: rounded.lat, lon: rounded.lon) { zoneSkips.value += 1 }
                 if zoneSkips.value != lastSkips {
                     // A privacy zone passed over: the path breaks, as at a gap.
                     if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
                     xs.removeAll(keepingCapacity: true)
                     ys.removeAll(keepingCapacity: true)
+                    last = nil
                     lastSkips = zoneSkips.value
                     if zones.contains(lat: rounded.lat, lon: rounded.lon) { return }
                 }
@@ -431,8 +439,12 @@ struct TripPointStream {
                 }
                 current += 1
             }
-            xs.append(x)
+            if let previous = last, let px = xs.last {
+                view.appendArc(from: previous, to: (lat, lon), after: px, zones: zones, xs: &xs, ys: &ys)
+            }
+            xs.append(view.continuousGX(wrapped, after: xs.last))
             ys.append(y)
+            last = (lat, lon)
         }
         if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
         return result
