@@ -94,7 +94,7 @@ extension EvidencePass {
             }) else { continue }
             let i = idx[f]
             let d = Geo.distance(w.lat[i], w.lon[i], e.lat, e.lon)
-            let travel = Int64(d / speed(e.lat, e.lon, w.lat[i], w.lon[i]) * 1000)
+            let travel = Int64(d / max(0.1, speed(e.lat, e.lon, w.lat[i], w.lon[i])) * 1000)
             let out = (f == g ? w.time[i] - depart : back - w.time[i]) + travel
             let start = max(times[g], depart + out), end = min(times[g + 1], back - out)
             guard end - start >= leftMs else { continue }
