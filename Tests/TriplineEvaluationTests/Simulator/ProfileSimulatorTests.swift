@@ -63,6 +63,26 @@ import TriplineTestSupport
         }
     }
 
+    /// Significant changes report a moving phone only while it moves (issue 23): after an arrival the next fix is the
+    /// still timer's, 25–75 min after the last one, so no fix but a region event's lies in the first 10 min of a stay
+    /// (before, the time trigger fired once more 4–10 min after the last moving fix: a fix at most places).
+    @Test func significantChangesSeeNoArrival() throws {
+        let r = Self.simulate(.sparseOwnTracks, seed: 8, days: 8, people: 1)
+        let sim = Simulator(config: r.config)
+        var checked = 0
+        for stay in r.truth.stays where stay.endMs - stay.startMs >= 1_800_000 {
+            // Arrivals only (not a day's first stay, which begins at 03:00 local), and far from the UTC day's edge, so
+            // that the UTC date is the local day's.
+            guard r.truth.trips.contains(where: { $0.endMs == stay.startMs }), stay.startMs % 86_400_000 >= 4 * 3_600_000 else { continue }
+            let day = Int(stay.startMs / 86_400_000 - Int64(sim.config.startDay))
+            guard sim.regime(person: 0, day: day) == .ownTracksSignificant else { continue }
+            let early = r.devices[0].points.filter { $0.timeMs > stay.startMs && $0.timeMs < stay.startMs + 600_000 && $0.trigger != "c" }
+            #expect(early.isEmpty, "fixes just after the arrival at \(stay.startMs): \(early.map(\.timeMs))")
+            checked += 1
+        }
+        #expect(checked >= 5)
+    }
+
     /// Region events happen where the truth says: a leave after a trip from home or work began, an enter as one
     /// to home or work ends; every fix inside a region says so in `inregions`.
     @Test func transitionsFollowTheTruth() throws {
