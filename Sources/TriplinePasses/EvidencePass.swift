@@ -108,6 +108,12 @@ public struct EvidencePass: Pass {
         /// it: a trip seen whole to a place whose stay only the evidence made (an iOS visit or a pause over a few fixes,
         /// too short for the stays pass) is this person's pace between those two places (1 = the first only).
         public var paceRounds: Double = 2
+        /// The departure and arrival of a trip seen by few fixes come from the person's pace (1 = on, 0 = off;
+        /// ``sparseTripEdges(_:_:keepFirst:speed:_:)``) …
+        public var edgePace: Double = 1
+        /// … when the silence between the last fix at the origin and the first moving fix (likewise at the
+        /// destination) lasts at least this long (seconds).
+        public var edgeMinS: Double = 120
 
         public init() {}
 
@@ -115,6 +121,7 @@ public struct EvidencePass: Pass {
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
             "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
+            "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): speeds the pass divides distances by are above 0; the
@@ -127,6 +134,7 @@ public struct EvidencePass: Pass {
             "resume_gap_s": .duration, "unseen_speed_mps": .speed, "unseen_walk_max_m": .distanceOrOff,
             "pause_reach_m": .distanceOrOff, "pause_exit_m": .distanceOrOff, "arrival_gap_s": .duration,
             "pace_rounds": ParameterRange(1, 10, whole: true),  // each round reruns the amendments
+            "edge_pace": ParameterRange(0, 1, whole: true), "edge_min_s": .duration,
         ] }
     }
 
@@ -643,7 +651,9 @@ public struct EvidencePass: Pass {
         stays = movingResumes(w, stays, keepFirst: keepFirst, speed: typicalSpeed, p)
         stays = silentArrivals(w, stays, keepFirst: keepFirst, speed: typicalSpeed, p)
         stays = loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
-        return sparseEdges(w, stays, keepFirst: keepFirst, p)
+        stays = sparseEdges(w, stays, keepFirst: keepFirst, p)
+        stays = sparseTripEdges(w, stays, keepFirst: keepFirst, speed: typicalSpeed, p)
+        return absentStops(w, stays, absences: evidence.absences, keepFirst: keepFirst, speed: typicalSpeed, p)
     }
 
     /// A trip whose 1-Hz fixes stop while it is under way (a reported speed ≥ `moving_mps`: the phone died, the app was

@@ -40,7 +40,9 @@ public struct Rebuild {
     /// (clean flag 16) and Google's visits are no iOS visits for the evidence pass.
     /// 10 (issue 29): places named as people know them (`PlaceNames`): the user's name, the app's (Google's, OwnTracks'
     /// regions), `Home`/`Work` from when the time is spent, the wifi, the locality; no two places of a device share one.
-    public static let algorithmVersion = 10
+    /// 11 (issue 23, sparse phones): a sparsely seen trip's departure and arrival from the person's pace
+    /// (`EvidencePass.sparseTripEdges`), and a stop hidden inside a region absence (`EvidencePass.absentStops`).
+    public static let algorithmVersion = 11
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -10,7 +10,7 @@ public enum SimulationProfile: String, Sendable, CaseIterable {
     /// The original model: 1 Hz (or `movingIntervalS`) while moving; even people Overland, odd OwnTracks. Kept
     /// byte for byte so `SampleData/` and the tests built on it stay as they are.
     case classic
-    /// Every person carries OwnTracks on iOS; each day is in significant-changes mode (60 %) or move mode (40 %).
+    /// Every person carries OwnTracks on iOS; each day is in significant-changes mode or move mode (half each).
     case sparseOwnTracks = "sparse-owntracks"
     /// Every person carries Overland; each day with iOS's automatic pauses (75 %) or "discard stationary" (25 %).
     case denseOverland = "dense-overland"
@@ -21,8 +21,8 @@ public enum SimulationProfile: String, Sendable, CaseIterable {
 /// How one device samples on one day.
 public enum SamplingRegime: String, Sendable, CaseIterable {
     /// OwnTracks `m=1`: while moving a fix once it is 400–1200 m from the last one and at least 60 s after it, or
-    /// 4–10 min after it; one more 4–10 min after the last moving fix when the person has just stopped; while still
-    /// one fix every 25–75 min. Region enter/leave `transition` events at home and work.
+    /// 4–10 min after it (only while moving); while still one fix every 25–75 min after the last one. Region
+    /// enter/leave `transition` events at home and work.
     case ownTracksSignificant = "owntracks-significant"
     /// OwnTracks `m=2`: a fix every 200 m (`locatorDisplacement`) or 180 s (`locatorInterval`, `t:"t"`).
     case ownTracksMove = "owntracks-move"
@@ -46,7 +46,7 @@ extension Simulator {
     public func regime(person: Int, day: Int) -> SamplingRegime {
         var rng = SplitMix64.derived(config.seed, UInt64(person), UInt64(day), 0x5E61)
         switch app(person: person) {
-        case .owntracks: return rng.chance(config.profile == .sparseOwnTracks ? 0.6 : 0.5) ? .ownTracksSignificant : .ownTracksMove
+        case .owntracks: return rng.chance(0.5) ? .ownTracksSignificant : .ownTracksMove
         case .overland: return rng.chance(0.75) ? .overlandPauses : .overlandDiscardStationary
         }
     }
@@ -295,18 +295,16 @@ struct RegimeFixMaker {
     mutating func stayFixes(place: Int, start: Double, end: Double, first: Bool, last: Bool) {
         switch regime {
         case .ownTracksSignificant:
-            var t: Double
-            if !first && timerT >= start && timerT < min(end - 5, start + 600) {
-                // The time trigger still running from the trip: one fix just after arriving.
-                t = timerT
-                stillFix(place: place, t: t, cellShare: 0.015, wifiShare: 0.02)
-            } else {
-                t = first ? start - rng.uniform(0, 25 * 60) : start
-            }
+            // The time trigger fires only while the phone moves: once the person stops, the next fix is the still
+            // timer's, 25–75 min after the last one (the last moving fix, minutes before the arrival). So a trip is
+            // seen from its first moving fix to its last, and its departure and arrival lie in silences on either
+            // side (issue 23).
+            var t = first || lastFixT < start - 6 * 3600 ? start - rng.uniform(0, 25 * 60) : lastFixT
             timerT = .infinity
             while true {
                 t += rng.uniform(25, 75) * 60
                 if t >= end - 5 { break }
+                if t <= start { continue }
                 stillFix(place: place, t: t, cellShare: 0.015, wifiShare: 0.02)
             }
         case .ownTracksMove:

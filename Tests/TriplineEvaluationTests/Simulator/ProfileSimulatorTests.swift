@@ -37,12 +37,14 @@ import TriplineTestSupport
     /// Significant-changes days are sparse (fixes minutes apart while moving, 25–75 min while still), move-mode days
     /// are not; each day's regime is in the truth.
     @Test func ownTracksRegimesSampleAsDocumented() throws {
-        let r = Self.simulate(.sparseOwnTracks, seed: 5, days: 10, people: 1)
+        // 14 days: with significant changes half the days (issue 23), seed 5's first 10 days hold none without a
+        // gap in 06:00–20:00 UTC.
+        let r = Self.simulate(.sparseOwnTracks, seed: 5, days: 14, people: 1)
         let days = r.truth.days.filter { $0.regime != nil }
         #expect(Set(days.compactMap(\.regime)) == [SamplingRegime.ownTracksSignificant.rawValue, SamplingRegime.ownTracksMove.rawValue])
         let sim = Simulator(config: r.config)
         var significant: [Int] = [], move: [Int] = []
-        for day in 0..<10 {
+        for day in 0..<14 {
             let lo = Int64(sim.config.startDay + day) * 86_400_000 + 6 * 3_600_000
             let hi = lo + 14 * 3_600_000
             let n = r.devices[0].points.filter { $0.timeMs >= lo && $0.timeMs < hi }.count
@@ -59,6 +61,26 @@ import TriplineTestSupport
             let moving = r.devices[0].points.filter { $0.timeMs > trip.startMs && $0.timeMs < trip.endMs && $0.trigger == nil && $0.speedMps != nil }
             for k in 1..<max(1, moving.count) { #expect(moving[k].timeMs - moving[k - 1].timeMs >= 60_000) }
         }
+    }
+
+    /// Significant changes report a moving phone only while it moves (issue 23): after an arrival the next fix is the
+    /// still timer's, 25–75 min after the last one, so no fix but a region event's lies in the first 10 min of a stay
+    /// (before, the time trigger fired once more 4–10 min after the last moving fix: a fix at most places).
+    @Test func significantChangesSeeNoArrival() throws {
+        let r = Self.simulate(.sparseOwnTracks, seed: 8, days: 8, people: 1)
+        let sim = Simulator(config: r.config)
+        var checked = 0
+        for stay in r.truth.stays where stay.endMs - stay.startMs >= 1_800_000 {
+            // Arrivals only (not a day's first stay, which begins at 03:00 local), and far from the UTC day's edge, so
+            // that the UTC date is the local day's.
+            guard r.truth.trips.contains(where: { $0.endMs == stay.startMs }), stay.startMs % 86_400_000 >= 4 * 3_600_000 else { continue }
+            let day = Int(stay.startMs / 86_400_000 - Int64(sim.config.startDay))
+            guard sim.regime(person: 0, day: day) == .ownTracksSignificant else { continue }
+            let early = r.devices[0].points.filter { $0.timeMs > stay.startMs && $0.timeMs < stay.startMs + 600_000 && $0.trigger != "c" }
+            #expect(early.isEmpty, "fixes just after the arrival at \(stay.startMs): \(early.map(\.timeMs))")
+            checked += 1
+        }
+        #expect(checked >= 5)
     }
 
     /// Region events happen where the truth says: a leave after a trip from home or work began, an enter as one

@@ -1,0 +1,140 @@
+import TriplineCore
+import TriplineStore
+
+// MARK: - Departures and arrivals of sparsely seen trips
+
+extension EvidencePass {
+    /// The departure and arrival of each trip seen by few fixes (issue 23).
+    ///
+    /// A phone in significant-changes mode reports a moving person every 400–1200 m or 4–10 min and a still one every
+    /// 25–75 min, so a trip is seen from its first moving fix to its last: the departure lies in the silence between
+    /// the last fix at the origin and the first moving fix, the arrival between the last moving fix and the first fix
+    /// at the destination. Each is estimated from the person's pace: the departure is the first moving fix less the
+    /// time to cover its straight-line distance from the origin's centre, the arrival the last moving fix plus the
+    /// time to reach the destination's centre. The pace is the trip's own (the median straight-line speed between its
+    /// consecutive fixes that moved more than 50 m within `still_gap_s`), else this device's pace between these two
+    /// places or over trips of about the same length (`speed`, ``observedTrips(_:_:_:)``). A region `leave` or
+    /// `enter` (OwnTracks `t:"c"`) publishes a fix at the event's time, so it is one of those fixes and pins the edge
+    /// as closely as it lies to the place. Each estimate stays inside its silence (a second after the last fix at the
+    /// origin, a second before the first moving fix; likewise at the destination) and replaces the edge the stays
+    /// pass extrapolated from one fix's reported speed (a bus at a stop reports 0 m/s, a car at 14 m/s on a trip
+    /// whose pace is 8). Only between stays whose fixes in between are sparse (median interval at least
+    /// `sparse_interval_s`) and silences of at least `edge_min_s`; dense tracks and archives without such silences
+    /// are left as they are. `edge_pace` = 0 turns it off.
+    static func sparseTripEdges(
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+    ) -> [StayRecord] {
+        guard p.edgePace > 0, input.count >= 2 else { return input }
+        var stays = input
+        let minSilenceMs = Int64(p.edgeMinS * 1000), gapMs = Int64(p.loneMaxS * 1000)
+        for k in 0..<(stays.count - 1) {
+            let a = stays[k], b = stays[k + 1]
+            // A stay without a fix of its own (an iOS visit on a dead phone) has no last fix to bound its edge.
+            guard a.points > 0, b.points > 0, a.last < b.first, b.first < w.count else { continue }
+            let pts = sparseFixes(w, from: a.last + 1, to: b.first, p)
+            guard let first = pts.first, let last = pts.last else { continue }
+            let origin = w.time[a.last], destination = w.time[b.first]
+            let v = pace(w, pts, p) ?? speed(a.lat, a.lon, b.lat, b.lon)
+            guard v > 0 else { continue }
+            // Departure: between the last fix at the origin and the first moving fix.
+            let leaveSilence = w.time[first] - origin
+            if k >= keepFirst, leaveSilence >= minSilenceMs, leaveSilence <= gapMs {
+                let travel = Int64(Geo.distance(a.lat, a.lon, w.lat[first], w.lon[first]) / v * 1000)
+                let leave = min(max(w.time[first] - travel, origin + 1000, a.startMs), w.time[first] - 1000)
+                stays[k].endMs = leave
+            }
+            // Arrival: between the last moving fix and the first fix at the destination.
+            let arriveSilence = destination - w.time[last]
+            if k + 1 >= keepFirst, arriveSilence >= minSilenceMs, arriveSilence <= gapMs {
+                let travel = Int64(Geo.distance(b.lat, b.lon, w.lat[last], w.lon[last]) / v * 1000)
+                let arrive = max(min(w.time[last] + travel, destination - 1000, b.endMs), w.time[last] + 1000)
+                stays[k + 1].startMs = arrive
+            }
+        }
+        return stays
+    }
+
+    /// A stop hidden inside a region absence: the phone left a region (`leave`) and came back (`enter`) with so few
+    /// fixes in between that no stay was seen elsewhere (a 20-minute errand 500 m from home, lunch near work: the
+    /// still timer's 25–75 min never fired there). When the stays before and after the absence are both at the region,
+    /// no other stay lies between them, and the longest silence between the departure, the fixes in between and the
+    /// return leaves at least `lone_stay_s` once the trips out and back are taken off, that silence was spent at a
+    /// place: a stay at the farther of the two fixes around it. Each trip takes the time seen to reach that fix plus
+    /// the time to cover its distance from the region again at the device's pace (a fix seen on the way lies about
+    /// half way: the first fix of a short walk is often the region's own `leave`, 100–300 m out). A stay at the region
+    /// that starts inside the absence starts at the `enter` (the phone said it was away). `edge_pace` = 0 turns it off.
+    static func absentStops(
+        _ w: DeviceWork, _ input: [StayRecord], absences: [Presence], keepFirst: Int,
+        speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+    ) -> [StayRecord] {
+        guard p.edgePace > 0, input.count >= 2 else { return input }
+        var stays = input
+        let leftMs = Int64(p.loneStayS * 1000)
+        for e in absences where e.startMs >= w.processFromMs && e.endMs - e.startMs >= 2 * leftMs {
+            guard let a = stays.lastIndex(where: { $0.startMs < e.startMs }), a >= keepFirst, a + 1 < stays.count else { continue }
+            let b = a + 1
+            func there(_ s: StayRecord) -> Bool { Geo.distance(s.lat, s.lon, e.lat, e.lon) <= e.reachM }
+            guard there(stays[a]), there(stays[b]), stays[a].endMs <= e.endMs, stays[b].endMs > e.endMs,
+                  stays[b].points > 0, w.time[stays[b].first] >= e.endMs - 1000 else { continue }
+            let depart = stays[a].endMs, back = max(stays[b].startMs, e.endMs)
+            var times: [Int64] = [depart], idx: [Int] = [-1]
+            for i in max(0, stays[a].last + 1)..<stays[b].first where w.flags[i] == 0 && w.time[i] > depart && w.time[i] < back {
+                times.append(w.time[i])
+                idx.append(i)
+            }
+            times.append(back)
+            idx.append(-1)
+            guard times.count > 2 else { continue }
+            // The longest silence, and the farther of the fixes around it.
+            var g = 0
+            for k in 1..<(times.count - 1) where times[k + 1] - times[k] > times[g + 1] - times[g] { g = k }
+            let candidates = [g, g + 1].filter { idx[$0] >= 0 }
+            guard let f = candidates.max(by: {
+                Geo.distance(w.lat[idx[$0]], w.lon[idx[$0]], e.lat, e.lon) < Geo.distance(w.lat[idx[$1]], w.lon[idx[$1]], e.lat, e.lon)
+            }) else { continue }
+            let i = idx[f]
+            let d = Geo.distance(w.lat[i], w.lon[i], e.lat, e.lon)
+            let travel = Int64(d / max(0.1, speed(e.lat, e.lon, w.lat[i], w.lon[i])) * 1000)
+            let out = (f == g ? w.time[i] - depart : back - w.time[i]) + travel
+            let start = max(times[g], depart + out), end = min(times[g + 1], back - out)
+            guard end - start >= leftMs else { continue }
+            stays[b].startMs = back
+            let stay = StayRecord(first: i, last: i, startMs: start, endMs: end, lat: w.lat[i], lon: w.lon[i], radiusM: 0, points: 1,
+                                  gapS: (times[g + 1] - times[g]) / 1000)
+            stays.insert(stay, at: b)
+        }
+        return stays
+    }
+
+    /// The kept fixes in `from..<to` when they are sparse (median interval between them at least `sparse_interval_s`;
+    /// one fix counts as sparse), else none.
+    static func sparseFixes(_ w: DeviceWork, from: Int, to: Int, _ p: Parameters) -> [Int] {
+        var out: [Int] = []
+        var i = from
+        while i < to {
+            if w.flags[i] == 0 { out.append(i) }
+            i += 1
+        }
+        guard out.count >= 2 else { return out }
+        let minMs = Int64(p.sparseIntervalS * 1000)
+        var short = 0
+        for k in 1..<out.count where w.time[out[k]] - w.time[out[k - 1]] < minMs { short += 1 }
+        return short <= (out.count - 1) / 2 ? out : []
+    }
+
+    /// A trip's own pace (m/s): the median straight-line speed between consecutive fixes that moved more than 50 m
+    /// within `still_gap_s`, at least half of `default_speed_mps`; nil when no two fixes qualify.
+    static func pace(_ w: DeviceWork, _ pts: [Int], _ p: Parameters) -> Double? {
+        guard pts.count >= 2 else { return nil }
+        var speeds: [Double] = []
+        for k in 1..<pts.count {
+            let dt = Double(w.time[pts[k]] - w.time[pts[k - 1]]) / 1000
+            guard dt > 0, dt < p.stillGapS else { continue }
+            let d = Geo.distance(w.lat[pts[k - 1]], w.lon[pts[k - 1]], w.lat[pts[k]], w.lon[pts[k]])
+            if d > 50 { speeds.append(d / dt) }
+        }
+        guard !speeds.isEmpty else { return nil }
+        speeds.sort()
+        return max(p.defaultSpeedMps * 0.5, speeds[speeds.count / 2])
+    }
+}
