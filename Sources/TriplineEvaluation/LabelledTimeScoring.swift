@@ -70,22 +70,7 @@ public struct LabelledTimeScores: Sendable, Equatable {
         let sortedLabels = labels.sorted { $0.startMs < $1.startMs }
         func firstFix(atOrAfter t: Int64) -> Int { lowerBound(fixTimes, t) }
         // 1. Truth trips: joined labels, clipped to their fixes.
-        var joined: [Scoring.Interval] = []
-        for l in sortedLabels {
-            if let last = joined.last, Double(l.startMs - last.endMs) < rule.joinGapS * 1000 {
-                joined[joined.count - 1].endMs = max(last.endMs, l.endMs)
-            } else {
-                joined.append(Scoring.Interval(startMs: l.startMs, endMs: l.endMs))
-            }
-        }
-        var truth: [Scoring.Interval] = []
-        var truthFixes: [Range<Int>] = []
-        for j in joined {
-            let a = firstFix(atOrAfter: j.startMs), b = firstFix(atOrAfter: j.endMs + 1)
-            guard a < b else { continue }
-            truth.append(Scoring.Interval(startMs: fixTimes[a], endMs: fixTimes[b - 1]))
-            truthFixes.append(a..<b)
-        }
+        let (truth, truthFixes) = truthTrips(sortedLabels, fixTimes: fixTimes, rule: rule)
         s.truthTrips = truth.count
         // 2. Rebuilt trips clipped to labelled time, or kept as drift, or ignored.
         let clipped = clip(trips, to: truth, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule, scores: &s)
@@ -129,6 +114,61 @@ public struct LabelledTimeScores: Sendable, Equatable {
         s.oracleFound = oracle.found
         s.oracleMatched = Scoring.match(truth: truth, found: oracleClipped).count
         return s
+    }
+
+    /// Truth trips (rule 1): `sortedLabels` joined while less than `joinGapS` apart, each clipped to its first and last
+    /// fix, with the range of those fixes; a joined span with no fix is left out.
+    static func truthTrips(_ sortedLabels: [CorpusReaders.Label], fixTimes: [Int64], rule: Rule) -> ([Scoring.Interval], [Range<Int>]) {
+        var joined: [Scoring.Interval] = []
+        for l in sortedLabels {
+            if let last = joined.last, Double(l.startMs - last.endMs) < rule.joinGapS * 1000 {
+                joined[joined.count - 1].endMs = max(last.endMs, l.endMs)
+            } else {
+                joined.append(Scoring.Interval(startMs: l.startMs, endMs: l.endMs))
+            }
+        }
+        var truth: [Scoring.Interval] = []
+        var truthFixes: [Range<Int>] = []
+        for j in joined {
+            let a = lowerBound(fixTimes, j.startMs), b = lowerBound(fixTimes, j.endMs + 1)
+            guard a < b else { continue }
+            truth.append(Scoring.Interval(startMs: fixTimes[a], endMs: fixTimes[b - 1]))
+            truthFixes.append(a..<b)
+        }
+        return (truth, truthFixes)
+    }
+
+    /// How the rule judges each rebuilt trip (the training labels of ``TripCutModel``, `evaluate --dump-trip-cuts`).
+    public enum Outcome: String, Sendable {
+        /// Clipped to labelled time and matched one to one (IoU ≥ 0.5).
+        case matched
+        /// Clipped to labelled time but matched to nothing (a false positive).
+        case unmatched
+        /// Outside labelled time, all fixes within `driftM` of the first (a false positive).
+        case drift
+        /// Outside labelled time and moved: not scored (most are real walks the labels lost).
+        case ignored
+    }
+
+    /// The outcome of each of `trips` (in their order) under the rule.
+    public static func outcomes(
+        labels: [CorpusReaders.Label], fixTimes: [Int64], fixPositions: [(lat: Double, lon: Double)], trips: [Scoring.Interval], rule: Rule = Rule()
+    ) -> [Outcome] {
+        let (truth, _) = truthTrips(labels.sorted { $0.startMs < $1.startMs }, fixTimes: fixTimes, rule: rule)
+        var out: [Outcome] = []
+        var kept: [Scoring.Interval] = []
+        var keptIndex: [Int] = []
+        for (k, trip) in trips.enumerated() {
+            var s = LabelledTimeScores()
+            let c = clip([trip], to: truth, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule, scores: &s)
+            out.append(s.driftFound > 0 ? .drift : s.ignored > 0 ? .ignored : .unmatched)
+            if s.labelledFound > 0, let first = c.first {
+                kept.append(first)
+                keptIndex.append(k)
+            }
+        }
+        for (_, f) in Scoring.match(truth: truth, found: kept) { out[keptIndex[f]] = .matched }
+        return out
     }
 
     /// `trips` clipped to the `truth` spans they overlap; trips outside labelled time that went nowhere come back

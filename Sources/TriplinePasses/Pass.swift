@@ -97,6 +97,12 @@ public struct PassSettings {
     /// Where each value came from (`--set`, `FILE:LINE`), for messages.
     public var origins: [String: String] = [:]
 
+    /// Development only (`evaluate --trip-cut-model`, held-out scoring): coefficients that replace the shipped
+    /// ``TripCutModel`` in the trips pass. Never set by `rebuild`.
+    public var tripCutModel: TripCutModel? = nil
+    /// Development only (`evaluate --dump-trip-cuts`): receives every drift candidate's features.
+    public var tripCutLog: TripCutLog? = nil
+
     /// Adds `pass.key=value`.
     public mutating func set(_ assignment: String, origin: String) throws {
         switch ParameterText.assignment(assignment) {

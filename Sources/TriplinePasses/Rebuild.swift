@@ -42,6 +42,8 @@ public struct Rebuild {
     /// regions), `Home`/`Work` from when the time is spent, the wifi, the locality; no two places of a device share one.
     /// 11 (issue 23, sparse phones): a sparsely seen trip's departure and arrival from the person's pace
     /// (`EvidencePass.sparseTripEdges`), and a stop hidden inside a region absence (`EvidencePass.absentStops`).
+    /// Also 11 (issue 23): the trips pass drops short candidate trips its learned drift-or-walk model calls drift
+    /// (`TripCutModel`, `trips.cut_model`).
     public static let algorithmVersion = 11
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

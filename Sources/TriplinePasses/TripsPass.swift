@@ -86,12 +86,15 @@ public struct TripsPass: MeasuringPass {
         public var cycleSteadyP50MaxMps: Double = 8
         /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
         public var profileWalk: Double = 1
+        /// A candidate trip that never goes 1 km from its first fix is dropped when the learned model calls it drift
+        /// (``TripCutModel``; 1 = on, 0 = off).
+        public var cutModel: Double = 1
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
-            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): class thresholds are speeds above 0; the windows the pass
@@ -106,16 +109,28 @@ public struct TripsPass: MeasuringPass {
             "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
             "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
-            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag,
+            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag,
         ] }
     }
 
     public var parameters: Parameters
     public var metrics: MetricsPass.Parameters
+    /// The drift-or-walk model (`cut_model`): the shipped coefficients unless an evaluation replaces them.
+    public var cutModel: TripCutModel = .shipped
+    /// Receives every drift candidate's features when set (the training export).
+    public var cutLog: TripCutLog? = nil
 
     public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters = .init()) {
         self.parameters = parameters
         self.metrics = metrics
+    }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        self.init(parameters: p, metrics: try MetricsPass(settings: settings).parameters)
+        if let model = settings.tripCutModel { cutModel = model }
+        cutLog = settings.tripCutLog
     }
 
     /// Speed of each of `pts`: reported, else displacement over at least 10 s.
@@ -136,7 +151,8 @@ public struct TripsPass: MeasuringPass {
     }
 
     /// Finds trips between stays, with legs and metrics.
-    public static func detect(_ w: DeviceWork, stays: [StayRecord], _ p: Parameters, _ mp: MetricsPass.Parameters) -> [TripRecord] {
+    public static func detect(_ w: DeviceWork, stays: [StayRecord], _ p: Parameters, _ mp: MetricsPass.Parameters,
+                              cutModel: TripCutModel = .shipped, cutLog: TripCutLog? = nil) -> [TripRecord] {
         var trips: [TripRecord] = []
         let splitMs = Int64(p.splitGapS * 1000)
         func segment(_ lo: Int, _ hi: Int, from: Int?, to: Int?) {
@@ -183,6 +199,15 @@ public struct TripsPass: MeasuringPass {
                 }
                 if let t = build(&trip, w, part, p, mp, extraDistanceM: connectors, unseen: edgesOnly,
                                  ends: (f.map { (stays[$0].lat, stays[$0].lon) }, t.map { (stays[$0].lat, stays[$0].lon) })), t {
+                    // Drift or walk: a trip of its own fixes that never went far from its first is a candidate.
+                    if !edgesOnly, p.cutModel > 0 || cutLog != nil,
+                       let features = TripCutFeatures.compute(
+                        w, part, startMs: trip.startMs, endMs: trip.endMs, from: trip.fromStay.map { stays[$0] }, to: trip.toStay.map { stays[$0] },
+                        distanceM: trip.distanceM, speeds: speeds(w, part)) {
+                        let drop = p.cutModel > 0 && cutModel.isDrift(features)
+                        cutLog?.add(TripCutLog.Entry(startMs: trip.startMs, endMs: trip.endMs, features: features, dropped: drop))
+                        if drop { continue }
+                    }
                     trips.append(trip)
                 }
             }
@@ -711,7 +736,7 @@ public struct TripsPass: MeasuringPass {
         try work.ensureFlags(store: store)
         let stays: [StayRecord]
         if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
-        let trips = Self.detect(work, stays: stays, parameters, metrics).filter { $0.startMs < work.keepFromMs }
+        let trips = Self.detect(work, stays: stays, parameters, metrics, cutModel: cutModel, cutLog: cutLog).filter { $0.startMs < work.keepFromMs }
         let deleteFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
         let tables = RebuildTables(store)
         try tables.deleteTrips(device: work.deviceID, startingFromMs: deleteFrom, toMs: work.replaceToMs)

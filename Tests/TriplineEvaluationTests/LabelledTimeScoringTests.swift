@@ -72,6 +72,19 @@ import Testing
         #expect(s.precision == 0.5 && s.recall == 1)
     }
 
+    /// Each rebuilt trip's outcome, the training label of the drift-or-walk model: matched, unmatched in labelled time,
+    /// drift outside it, or ignored (moved, unlabelled); a second trip clipped to the same truth trip is unmatched.
+    @Test func outcomesJudgeEachTrip() {
+        var track = Track()
+        track.add(0, 20, mps: 8)
+        track.add(100, 130, mps: 1.5)
+        track.add(200, 210, mps: 0.3)
+        let outcomes = LabelledTimeScores.outcomes(
+            labels: [label(0, 20, "car")], fixTimes: track.times, fixPositions: track.positions,
+            trips: [trip(0, 18), trip(18, 20), trip(100, 130), trip(200, 210)])
+        #expect(outcomes == [.matched, .unmatched, .ignored, .drift])
+    }
+
     /// A rebuilt trip spanning two labelled trips (40 min apart) matches at most one of them: merges stay penalised.
     @Test func aMergeMatchesOneTruthTrip() {
         var track = Track()

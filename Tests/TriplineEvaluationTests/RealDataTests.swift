@@ -27,8 +27,12 @@ import TriplineTestSupport
         #expect(s.points == 20_638)
         // Three files of 020 have no labels at all; trips rebuilt there count against the raw F1 only.
         #expect(s.foundTrips - s.labelledFoundTrips == 3)
-        #expect(s.tripF1 >= 0.91 && s.tripF1 > 0.913)
-        #expect(s.rawTripF1 >= 0.86 && s.rawTripF1 > 0.857)
+        // 0.93 (raw 0.88) before the drift-or-walk model (issue 23, docs/PASSES.md "Learned: drift or walk"): it drops two
+        // of 020's short walks back to where they started, which 020 (with 010 the only users whose walks are labelled)
+        // labels and the other users' labels cannot tell from drift. trackintel's 0.913 on 020 is no longer beaten here;
+        // pooled over the 22 development users, held out, the model lifts labelled-time trip F1 0.738 → 0.784.
+        #expect(s.tripF1 >= 0.87)
+        #expect(s.rawTripF1 >= 0.82)
         // Held out 0.845 (3-class and exact alike: 020 only rides bikes and buses and walks); 0.852 with the defaults.
         #expect(s.modeAccuracy >= 0.82 && s.modeAccuracy > 0.20)
         #expect(s.exactModeAccuracy >= 0.82)

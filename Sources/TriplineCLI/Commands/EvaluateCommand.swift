@@ -36,6 +36,8 @@ enum EvaluateCommand {
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
             OptionSpec("geolife", value: "DIR", repeatable: true,
                        help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
+            OptionSpec("trip-cut-model", value: "PATH", help: "Development: the drift-or-walk model from PATH (as scripts/train-trip-cuts.py writes it) instead of the shipped one; with --geolife, PATH may be a folder of one file per user, USER.txt, each trained without that user (held-out scoring)."),
+            OptionSpec("dump-trip-cuts", value: "FILE", help: "With --geolife (development): rebuild with trips.cut_model=0 and write every drift candidate's features and its labelled-time outcome to FILE (CSV), the training data of scripts/train-trip-cuts.py."),
             OptionSpec("lockbox", help: "With --geolife: also score the users kept back as the final test (GeoLifeLockbox; skipped otherwise, and named)."),
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("archives", help: "Simulator forms: write the simulation as the apps' archives (Overland bodies, OwnTracks .rec) and import them, as a user's data goes, instead of loading the simulated fixes exactly (one seed: into PATH.archives/ next to --db)."),
@@ -68,6 +70,11 @@ enum EvaluateCommand {
         var config = try SimulationOptions.config(parsed, days: 7)
         var options = Rebuild.Options()
         options.settings = try RebuildCommand.settings(parsed)
+        // One model file for every run (a folder of per-user files is read per GeoLife user below).
+        if let path = parsed.value("trip-cut-model"), FileSystem.kind(path) != .directory {
+            let text = String(decoding: try FileSystem.read(path, limit: 1 << 20), as: UTF8.self)
+            options.settings.tripCutModel = try TripCutModel(text: text, origin: path)
+        }
         let geolife = parsed.values("geolife")
         if !geolife.isEmpty {
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
@@ -80,9 +87,22 @@ enum EvaluateCommand {
                 context.stdout.write("Kept back (the final test, scored once at the end with --lockbox): "
                     + keptBack.map { FileSystem.baseName($0) }.joined(separator: " ") + "\n")
             }
+            let dump = parsed.value("dump-trip-cuts")
+            var dumpRows = [GeoLifeUser.tripCutHeader]
+            if dump != nil { options.settings.values["trips.cut_model"] = "0" }
+            let modelPath = parsed.value("trip-cut-model")
             for dir in directories where parsed.flag("lockbox") || !GeoLifeLockbox.contains(userDirectory: dir) {
                 let user = try GeoLifeUser(directory: dir, workDirectory: work)
-                let s = try user.score(settings: options.settings, details: details)
+                var settings = options.settings
+                if let modelPath, FileSystem.kind(modelPath) == .directory {
+                    let file = modelPath + "/" + user.name + ".txt"
+                    let text = String(decoding: try FileSystem.read(file, limit: 1 << 20), as: UTF8.self)
+                    settings.tripCutModel = try TripCutModel(text: text, origin: file)
+                }
+                let log = dump != nil ? TripCutLog() : nil
+                settings.tripCutLog = log
+                let s = try user.score(settings: settings, details: details)
+                if let log { dumpRows += try user.tripCutRows(log.take()) }
                 if details {
                     context.stdout.write("GeoLife \(dir): " + s.report + "\n")
                     for line in s.details { context.stdout.write("  " + line + "\n") }
@@ -90,6 +110,10 @@ enum EvaluateCommand {
                 all.append(s)
                 reference.append(try user.scoreTrackintel())
                 user.discardFiles()
+            }
+            if let dump {
+                try FileSystem.write(dumpRows.joined(separator: "\n") + "\n", to: dump)
+                context.stdout.write("Wrote \(dumpRows.count - 1) drift candidates to \(dump)\n")
             }
             context.stdout.write(Self.geolifeTable(all))
             context.stdout.write("\ntrackintel 1.x defaults on the same fixes (re-implemented: staypoints sliding 100 m / 5 min / gap 15 min, "

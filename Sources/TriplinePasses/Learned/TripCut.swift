@@ -1,0 +1,204 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+
+/// The learned decision of the trips pass: is this short candidate trip a walk (or any real trip), or drift at a stay
+/// (GPS scatter, a phone carried round a building) that went nowhere? (docs/PASSES.md, "Learned: drift or walk").
+///
+/// A candidate is a trip the pass built from its own fixes (not one implied by two stays with nothing in between)
+/// whose fixes all stay within ``candidateMaxM`` of its first fix and that returns to the place it left (its stays at
+/// most ``candidateMaxApartM`` apart, or one of them missing: the edge of a recording), its fixes at most
+/// ``candidateMaxIntervalS`` apart (median). Its ``TripCutFeatures`` go through a small
+/// gradient-boosted ensemble of stumps (one feature compared with one threshold each) trained by
+/// `scripts/train-trip-cuts.py` on the development GeoLife users (leave-one-user-out; never the lockbox); a candidate
+/// whose probability of drift is above ``threshold`` is no trip (`trips.cut_model` = 1). The shipped ensemble is
+/// generated source (`Generated/TripCutCoefficients.swift`); `evaluate --trip-cut-model` loads others for held-out
+/// scoring.
+public struct TripCutModel: Sendable, Equatable {
+    /// One weak learner: `left` when feature `feature` is at most `split`, else `right` (log-odds).
+    public struct Stump: Sendable, Equatable {
+        public var feature: Int
+        public var split: Double
+        public var left: Double
+        public var right: Double
+        public init(_ feature: Int, _ split: Double, _ left: Double, _ right: Double) {
+            (self.feature, self.split, self.left, self.right) = (feature, split, left, right)
+        }
+    }
+
+    /// The log-odds of drift before any stump.
+    public var base: Double
+    public var stumps: [Stump]
+    /// A candidate whose drift probability is above this is dropped.
+    public var threshold: Double
+
+    /// Candidates: trips whose fixes all stay within this many metres of their first fix (a trip that goes further
+    /// is never drift; the labelled-time rule calls drift what never leaves 300 m).
+    public static let candidateMaxM = 1000.0
+    /// … and that do not go from one place to another: a trip between two stays further apart than this (metres; the
+    /// stays pass's radius, 120 m, and some jitter) is never drift. GeoLife's labels lost their walks and cannot tell
+    /// a 230-m walk to the next shop from drift; the simulator can: without this bound the model dropped such walks
+    /// (dense development seeds 1–6: 340 → 313 matched trips, sparse 305 → 261).
+    public static let candidateMaxApartM = 150.0
+    /// … and whose fixes are dense enough to show the trip's shape: median interval at most this (seconds). GeoLife,
+    /// the training data, logs every 1–5 s (95 % of its candidates at most 25 s apart); a sparse phone's walk seen by
+    /// three fixes minutes apart is no case the model learned (sparse development seeds 1–6: two 600–750-m walks were
+    /// dropped without this bound).
+    public static let candidateMaxIntervalS = 30.0
+
+    public init(base: Double, stumps: [Stump], threshold: Double) {
+        self.base = base
+        self.stumps = stumps
+        self.threshold = threshold
+    }
+
+    /// The probability that a candidate with `features` (``TripCutFeatures/names`` order) is drift.
+    public func driftProbability(_ features: [Double]) -> Double {
+        var z = base
+        for s in stumps { z += features[s.feature] <= s.split ? s.left : s.right }
+        return 1 / (1 + exp(-z))
+    }
+
+    public func isDrift(_ features: [Double]) -> Bool { driftProbability(features) > threshold }
+
+    // MARK: Text form (for `evaluate --trip-cut-model` and the training script)
+
+    /// Reads the text the training script writes: `base x`, `threshold x`, and any number of lines
+    /// `stump FEATURE SPLIT LEFT RIGHT` (FEATURE a name of ``TripCutFeatures/names``); `#` starts a comment. Errors
+    /// name `origin` and the line.
+    public init(text: String, origin: String) throws {
+        var base: Double? = nil, threshold: Double? = nil
+        var stumps: [Stump] = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            guard let key = words.first else { continue }
+            func number(_ k: Int) throws -> Double {
+                guard k < words.count, let v = Double(words[k]), v.isFinite else {
+                    throw PassError("\(origin):\(n + 1): '\(k < words.count ? words[k] : "")' is not a finite number")
+                }
+                return v
+            }
+            switch key {
+            case "base": base = try number(1)
+            case "threshold": threshold = try number(1)
+            case "stump":
+                guard words.count == 5, let feature = TripCutFeatures.names.firstIndex(of: words[1]) else {
+                    throw PassError("\(origin):\(n + 1): a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")
+                }
+                stumps.append(Stump(feature, try number(2), try number(3), try number(4)))
+            default:
+                throw PassError("\(origin):\(n + 1): unknown row '\(key)' (rows are base, threshold, stump)")
+            }
+        }
+        guard let base, let threshold else { throw PassError("\(origin): a model needs a 'base' and a 'threshold' row") }
+        self.init(base: base, stumps: stumps, threshold: threshold)
+    }
+}
+
+/// The features of a candidate trip for ``TripCutModel``: what tells a walk round the block from drift at a desk.
+public enum TripCutFeatures {
+    /// Feature names, in order (the training export's columns).
+    public static let names = [
+        "log_duration_s", "log_fixes", "log_max_from_first_m", "log_net_m", "log_distance_m", "log_path_m",
+        "log_path_over_max", "log_gyration_m", "speed_p50_mps", "speed_p90_mps", "moving_share", "return_ratio",
+        "log_median_interval_s", "log_max_interval_s", "has_from", "has_to", "log_stays_apart_m", "log_max_from_stay_m",
+        "log_from_stay_min", "log_to_stay_min", "log_median_accuracy_m", "accuracy_known",
+    ]
+
+    /// The features of the trip over the kept fixes `pts` (time order), from `startMs` to `endMs`, between the stays
+    /// `from` and `to` (nil at the ends of the data), whose measured distance is `distanceM`; `speeds` are the fixes'
+    /// speeds (``TripsPass/speeds(_:_:)``). Nil when the trip is no candidate (no fix, a fix further than
+    /// ``TripCutModel/candidateMaxM`` from the first, stays further than ``TripCutModel/candidateMaxApartM`` apart, or a median interval above
+    /// ``TripCutModel/candidateMaxIntervalS``).
+    static func compute(
+        _ w: DeviceWork, _ pts: [Int], startMs: Int64, endMs: Int64, from: StayRecord?, to: StayRecord?, distanceM: Double,
+        speeds: [Double]
+    ) -> [Double]? {
+        guard let a = pts.first, let b = pts.last else { return nil }
+        if let from, let to, Geo.distance(from.lat, from.lon, to.lat, to.lon) > TripCutModel.candidateMaxApartM { return nil }
+        let m = pts.count
+        var maxFromFirst = 0.0, path = 0.0
+        var sumLat = 0.0, sumLon = 0.0
+        var intervals: [Double] = []
+        intervals.reserveCapacity(m)
+        for (k, i) in pts.enumerated() {
+            maxFromFirst = max(maxFromFirst, Geo.distance(w.lat[a], w.lon[a], w.lat[i], w.lon[i]))
+            if k > 0 {
+                let h = pts[k - 1]
+                path += Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i])
+                intervals.append(Double(w.time[i] - w.time[h]) / 1000)
+            }
+            sumLat += w.lat[i]
+            sumLon += w.lon[i]
+        }
+        if maxFromFirst > TripCutModel.candidateMaxM { return nil }
+        let cLat = sumLat / Double(m), cLon = sumLon / Double(m)
+        var gyration = 0.0
+        for i in pts {
+            let d = Geo.distance(cLat, cLon, w.lat[i], w.lon[i])
+            gyration += d * d
+        }
+        gyration = (gyration / Double(m)).squareRoot()
+        let net = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
+        let sortedSpeeds = speeds.sorted()
+        func quantile(_ values: [Double], _ f: Double) -> Double {
+            values.isEmpty ? 0 : values[min(values.count - 1, Int(Double(values.count) * f))]
+        }
+        let moving = Double(speeds.filter { $0 >= 1 }.count) / Double(max(1, speeds.count))
+        intervals.sort()
+        if quantile(intervals, 0.5) > TripCutModel.candidateMaxIntervalS { return nil }
+        var accuracies: [Double] = []
+        for i in pts where !w.accuracy[i].isNaN && w.accuracy[i] >= 0 { accuracies.append(w.accuracy[i]) }
+        accuracies.sort()
+        let anchor = from.map { ($0.lat, $0.lon) } ?? (w.lat[a], w.lon[a])
+        var maxFromStay = 0.0
+        for i in pts { maxFromStay = max(maxFromStay, Geo.distance(anchor.0, anchor.1, w.lat[i], w.lon[i])) }
+        var staysApart = 0.0
+        if let from, let to { staysApart = Geo.distance(from.lat, from.lon, to.lat, to.lon) }
+        func minutes(_ s: StayRecord?) -> Double { s.map { Double(max(0, $0.endMs - $0.startMs)) / 60_000 } ?? 0 }
+        func l(_ x: Double) -> Double { log(1 + max(0, x)) }
+        return [
+            l(Double(endMs - startMs) / 1000), l(Double(m)), l(maxFromFirst), l(net), l(distanceM), l(path),
+            log(max(path, 1) / max(maxFromFirst, 10)), l(gyration), min(quantile(sortedSpeeds, 0.5), 60), min(quantile(sortedSpeeds, 0.9), 60),
+            moving, net / max(maxFromFirst, 1), l(quantile(intervals, 0.5)), l(intervals.last ?? 0),
+            from == nil ? 0 : 1, to == nil ? 0 : 1, l(staysApart), l(maxFromStay), l(minutes(from)), l(minutes(to)),
+            l(quantile(accuracies, 0.5)), accuracies.isEmpty ? 0 : 1,
+        ]
+    }
+}
+
+/// Collects every candidate's features during a rebuild (the training export, `evaluate --dump-trip-cuts`): a
+/// development aid, never set by `rebuild`.
+public final class TripCutLog: @unchecked Sendable {
+    /// One candidate: its span, its features, and whether the model (when on) dropped it.
+    public struct Entry: Sendable {
+        public var startMs: Int64
+        public var endMs: Int64
+        public var features: [Double]
+        public var dropped: Bool
+    }
+
+    private var mutex = pthread_mutex_t()
+    private var rows: [Entry] = []
+
+    public init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func add(_ entry: Entry) {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        rows.append(entry)
+    }
+
+    /// The candidates logged so far, in time order; the log is emptied.
+    public func take() -> [Entry] {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        let out = rows.sorted { ($0.startMs, $0.endMs) < ($1.startMs, $1.endMs) }
+        rows.removeAll()
+        return out
+    }
+}
