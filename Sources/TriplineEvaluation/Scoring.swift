@@ -168,14 +168,12 @@ public enum SimulationEvaluation {
     /// The database device of a simulated device: the same name, else (archives imported by the importer) the
     /// OwnTracks device under `rec/personN/…` or the Overland `device_id`.
     static func resolveDevice(_ name: String, store: Store) throws -> Int64? {
-        if let id = try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]) { return id }
+        if let id = try store.deviceNames().first(where: { $0.value == name })?.key { return id }
         if name.hasPrefix("owntracks-") {
             let person = "person" + name.dropFirst("owntracks-".count)
-            return try store.db.scalarInt(
-                "SELECT id FROM devices WHERE name LIKE ? OR name LIKE ? OR tid = ? ORDER BY id LIMIT 1",
-                [.text(person + "/%"), .text(person + "-%"), .text("P" + name.dropFirst("owntracks-".count))])
+            return try store.firstDeviceID(nameLike: [person + "/%", person + "-%"], tid: "P" + name.dropFirst("owntracks-".count))
         }
-        return try store.db.scalarInt("SELECT id FROM devices WHERE name LIKE ? ORDER BY id LIMIT 1", [.text("%" + name + "%")])
+        return try store.firstDeviceID(nameLike: ["%" + name + "%"])
     }
 
     /// The sums ``score(_:store:devices:)`` gathers over the devices before it summarises them.

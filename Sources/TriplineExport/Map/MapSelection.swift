@@ -118,24 +118,17 @@ struct MapLoader {
         var deviceIDs: [Int64]? = nil
         var names: [String] = []
         if let name = filter.device {
-            guard let id = try db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]) else {
-                let known = try allDeviceNames()
-                throw MapError(
-                    "no device named '\(name)' in \(store.path)"
-                        + (known.isEmpty ? " (it has no devices yet)" : "; devices: " + known.joined(separator: ", ")))
-            }
-            deviceIDs = [id]
+            deviceIDs = [try store.deviceID(named: name)]
             names = [name]
         } else {
-            names = try allDeviceNames()
+            names = try store.sortedDeviceNames()
         }
         var selection = MapSelection(filter: filter, deviceNames: names)
-        let everyDevice = try db.prepare("SELECT id, name FROM devices ORDER BY id")
-        while try everyDevice.step() { selection.deviceNamesByID[everyDevice.int64(0)] = everyDevice.text(1) ?? "" }
+        selection.deviceNamesByID = try store.deviceNames()
         let deviceClause = deviceIDs == nil ? "" : " AND device_id = \(deviceIDs![0])"
         try loadTrips(&selection, filter, deviceClause: deviceClause)
         let privacy = parameters.privacyZones.isEmpty
-            ? nil : try PrivacyClipper(db: db, zones: parameters.privacyZones, gapSeconds: ExportParameters().gapSeconds)
+            ? nil : try PrivacyClipper(store: store, zones: parameters.privacyZones, gapSeconds: ExportParameters().gapSeconds)
         if let privacy { try hidePrivateTrips(&selection, privacy) }
         try sampleTripPoints(&selection)
         PausePoint.reach("map.read")  // process tests: a rebuild commits here; the map must still read one snapshot
@@ -260,13 +253,6 @@ struct MapLoader {
                 selection.places[id] = MapPlace(id: id, name: place.text(0) ?? "", lat: place.double(1), lon: place.double(2))
             }
         }
-    }
-
-    func allDeviceNames() throws -> [String] {
-        let statement = try store.db.prepare("SELECT name FROM devices ORDER BY name")
-        var names: [String] = []
-        while try statement.step() { names.append(statement.text(0) ?? "") }
-        return names
     }
 
     /// Reads every trip's unflagged points once, counting them and keeping an evenly strided sample of at most
