@@ -23,10 +23,6 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 
 PENDING="
-Sources/TriplineExport/Map/MapSelection.swift
-Sources/TriplineEvaluation/Scoring.swift
-Sources/TriplineEvaluation/CorpusReaders.swift
-Sources/TriplineEvaluation/GeoLifeEvaluation.swift
 Sources/TriplineImport/Importer.swift
 Sources/tripline-bench/ExportBenchmark.swift
 Sources/tripline-bench/RebuildBenchmark.swift

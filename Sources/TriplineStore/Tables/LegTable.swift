@@ -125,3 +125,43 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The legs of `device` (every device when nil), or of the trip `trip`, by start time (the scorers' read).
+    public func legs(device: Int64? = nil, trip: Int64? = nil) throws -> [LegRow] {
+        let s = try db.prepare(
+            """
+            SELECT trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source FROM legs
+            WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR trip_id = ?2) ORDER BY start_ms
+            """)
+        s.bindInt(device, at: 1)
+        s.bindInt(trip, at: 2)
+        var out: [LegRow] = []
+        while try s.step() {
+            out.append(
+                LegRow(
+                    tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
+                    startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
+                    source: s.text(10) ?? "points"))
+        }
+        return out
+    }
+}
+
+extension Store {
+    /// The legs of one trip, by leg number (the map's read).
+    public func legs(ofTrip trip: Int64) throws -> [LegRow] {
+        let s = try db.prepare(
+            "SELECT trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source FROM legs WHERE trip_id = ? ORDER BY leg")
+        s.bindInt(trip, at: 1)
+        var out: [LegRow] = []
+        while try s.step() {
+            out.append(
+                LegRow(
+                    tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
+                    startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
+                    source: s.text(10) ?? "points"))
+        }
+        return out
+    }
+}

@@ -180,3 +180,13 @@ extension Store {
         return out
     }
 }
+
+extension Store {
+    /// The place `id`'s name and centre, or nil when there is none.
+    public func placeNameAndCentre(id: Int64) throws -> (name: String, lat: Double, lon: Double)? {
+        let s = try db.prepare("SELECT name, lat, lon FROM places WHERE id = ?")
+        s.bindInt(id, at: 1)
+        guard try s.step() else { return nil }
+        return (s.text(0) ?? "", s.double(1), s.double(2))
+    }
+}

@@ -466,3 +466,22 @@ public final class FixFinder {
         return Fix(timeMs: q.int64(0), utcOffsetS: q.isNull(1) ? nil : Int32(truncatingIfNeeded: q.int64(1)), lat: q.double(2), lon: q.double(3))
     }
 }
+
+extension Store {
+    /// Every point's time and position in key order: device by device, each in time order (the evaluation's stores
+    /// hold one device).
+    public func forEachPointPosition(_ body: (_ timeMs: Int64, _ lat: Double, _ lon: Double) throws -> Void) throws {
+        let q = try db.prepare("SELECT \(PointKey.timeSQL), lat, lon FROM points_hot ORDER BY key")
+        while try q.step() { try body(q.int64(0), q.double(1), q.double(2)) }
+    }
+
+    /// The times of a device's points and of its app events that have one, unsorted (what was recorded at all).
+    public func recordTimes(device: Int64) throws -> [Int64] {
+        let q = try db.prepare(
+            "SELECT time_ms FROM points WHERE device_id = ?1 UNION ALL SELECT time_ms FROM app_events WHERE device_id = ?1 AND time_ms IS NOT NULL")
+        q.bindInt(device, at: 1)
+        var out: [Int64] = []
+        while try q.step() { out.append(q.int64(0)) }
+        return out
+    }
+}

@@ -183,3 +183,31 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The trips of `device` (every device when nil), by start time (the scorers' read).
+    public func trips(device: Int64? = nil) throws -> [TripRow] {
+        let s = try db.prepare(
+            """
+            SELECT id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+                   avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
+                   start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method, source
+            FROM trips WHERE ?1 IS NULL OR device_id = ?1 ORDER BY start_ms
+            """)
+        s.bindInt(device, at: 1)
+        var out: [TripRow] = []
+        while try s.step() {
+            out.append(
+                TripRow(
+                    id: s.int64(0), deviceID: s.int64(1), startMs: s.int64(2), endMs: s.int64(3),
+                    startUTCOffsetS: s.optionalInt64(4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(5).map { Int($0) },
+                    durationS: s.double(6), movingS: s.double(7), distanceM: s.double(8), avgSpeedMps: s.optionalDouble(9),
+                    maxSpeedMps: s.optionalDouble(10), mode: s.text(11) ?? "", legs: s.int(12), fromVisitID: s.optionalInt64(13),
+                    toVisitID: s.optionalInt64(14), fromPlaceID: s.optionalInt64(15), toPlaceID: s.optionalInt64(16),
+                    startLat: s.optionalDouble(17), startLon: s.optionalDouble(18), endLat: s.optionalDouble(19), endLon: s.optionalDouble(20),
+                    points: s.int(21), gaps: s.int(22), lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24),
+                    source: s.text(25) ?? "points"))
+        }
+        return out
+    }
+}

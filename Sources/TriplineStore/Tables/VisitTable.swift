@@ -142,3 +142,26 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The visits of `device` (every device when nil), by start time (the scorers' read).
+    public func visits(device: Int64? = nil) throws -> [VisitRow] {
+        let s = try db.prepare(
+            """
+            SELECT id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points,
+                   country_code, country, locality, source
+            FROM visits WHERE ?1 IS NULL OR device_id = ?1 ORDER BY start_ms
+            """)
+        s.bindInt(device, at: 1)
+        var out: [VisitRow] = []
+        while try s.step() {
+            out.append(
+                VisitRow(
+                    id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), startMs: s.int64(3), endMs: s.int64(4),
+                    startUTCOffsetS: s.optionalInt64(5).map { Int($0) }, endUTCOffsetS: s.optionalInt64(6).map { Int($0) },
+                    lat: s.double(7), lon: s.double(8), radiusM: s.double(9), points: s.int(10), countryCode: s.text(11),
+                    country: s.text(12), locality: s.text(13), source: s.text(14) ?? "points"))
+        }
+        return out
+    }
+}
