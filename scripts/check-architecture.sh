@@ -23,7 +23,6 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 
 PENDING="
-Sources/TriplineImport/Importer.swift
 Sources/tripline-bench/ExportBenchmark.swift
 Sources/tripline-bench/RebuildBenchmark.swift
 Sources/tripline-bench/ImportBenchmark.swift

@@ -127,3 +127,28 @@ extension Store {
         return out
     }
 }
+
+/// A read-only look at `imports` on its own connection, for the importer's parsing thread: whether a file with this
+/// fingerprint was imported completely, so it can be skipped without parsing. A shortcut only: the writer checks
+/// again inside the file's transaction.
+public final class ImportDoneProbe {
+    let database: Database
+    let statement: Statement
+
+    /// Nil when the database cannot be opened for reading (a new file: nothing is done yet).
+    public init?(path: String) {
+        guard let database = try? Database(path: path, readOnly: true, create: false),
+              let statement = try? database.prepare("SELECT 1 FROM imports WHERE fingerprint = ? AND status = 'done' LIMIT 1")
+        else { return nil }
+        self.database = database
+        self.statement = statement
+    }
+
+    /// Whether a file with `fingerprint` is `done`; false when the read fails (the file is then parsed).
+    public func isDone(fingerprint: String) -> Bool {
+        statement.reset()
+        defer { statement.reset() }
+        statement.bindText(fingerprint, at: 1)
+        return (try? statement.step()) == true
+    }
+}
