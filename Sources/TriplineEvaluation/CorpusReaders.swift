@@ -162,9 +162,7 @@ public enum RealDataEvaluation {
             guard f.count >= 6, f[0] == scenario, f[1] == "visit", let a = Timestamp.parseISO8601(String(f[3]))?.ms, let b = Timestamp.parseISO8601(String(f[4]))?.ms else { continue }
             expected.append((Scoring.Interval(startMs: a, endMs: b), String(f[5])))
         }
-        var found: [(Scoring.Interval, Double, Double)] = []
-        let q = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM visits ORDER BY start_ms")
-        while try q.step() { found.append((Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1)), q.double(2), q.double(3))) }
+        let found: [(Scoring.Interval, Double, Double)] = try store.visits().map { v in (Scoring.Interval(startMs: v.startMs, endMs: v.endMs), v.lat, v.lon) }
         // One-to-one by IoU ≥ 0.5, then the place check.
         let pairs = Scoring.match(truth: expected.map(\.0), found: found.map(\.0))
         var s = VisitScores()

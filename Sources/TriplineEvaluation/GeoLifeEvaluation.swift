@@ -59,10 +59,9 @@ public final class GeoLifeUser {
         var times: [Int64] = []
         var positions: [(lat: Double, lon: Double)] = []
         // One device per user, so key order is time order.
-        let q = try store.db.prepare("SELECT key & \(PointKey.maxTimeMs) AS t, lat, lon FROM points_hot ORDER BY key")
-        while try q.step() {
-            times.append(q.int64(0))
-            positions.append((q.double(1), q.double(2)))
+        try store.forEachPointPosition { time, lat, lon in
+            times.append(time)
+            positions.append((lat, lon))
         }
         points = times.count
         self.times = times
@@ -111,12 +110,9 @@ public final class GeoLifeUser {
         options.full = true
         _ = try Rebuild(store: store, options: options).run()
         let truth = truthTrips(joinGapS)
-        var found: [Scoring.Interval] = []
-        let q = try store.db.prepare("SELECT start_ms, end_ms FROM trips ORDER BY start_ms")
-        while try q.step() { found.append(Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1))) }
-        var legs: [(Int64, Int64, String)] = []
-        let l = try store.db.prepare("SELECT start_ms, end_ms, mode FROM legs ORDER BY start_ms")
-        while try l.step() { legs.append((l.int64(0), l.int64(1), l.text(2) ?? "")) }
+        let trips = try store.trips()
+        let found = trips.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }
+        let legs: [(Int64, Int64, String)] = try store.legs().map { ($0.startMs, $0.endMs, $0.mode) }
         var s = RealDataEvaluation.GeoLifeScores.score(
             truth: truth, found: found, labels: labels, legs: legs, fixTimes: times, fixPositions: positions,
             travelMinMps: settings.values["trips.travel_min_mps"].flatMap(Double.init) ?? TripsPass.Parameters().travelMinMps, details: details)
@@ -127,14 +123,10 @@ public final class GeoLifeUser {
         s.labelsWithoutFixes = labelsWithoutFixes
         s.labelledTime = LabelledTimeScores.score(labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: found, legs: legs)
         if details {
-            let trips = try store.db.prepare("SELECT id, start_ms, end_ms, distance_m FROM trips ORDER BY start_ms")
-            let tripLegs = try store.db.prepare("SELECT start_ms, end_ms, mode, mode_source, distance_m FROM legs WHERE trip_id = ? ORDER BY start_ms")
-            while try trips.step() {
-                var line = "rebuilt trip \(CivilTime.iso8601(ms: trips.int64(1)))–\(CivilTime.iso8601(ms: trips.int64(2))) \(Int(trips.double(3))) m:"
-                tripLegs.reset()
-                tripLegs.bindInt(trips.int64(0), at: 1)
-                while try tripLegs.step() {
-                    line += " \(tripLegs.text(2) ?? "")/\(tripLegs.text(3) ?? "") \((tripLegs.int64(1) - tripLegs.int64(0)) / 1000) s \(Int(tripLegs.double(4))) m;"
+            for trip in trips {
+                var line = "rebuilt trip \(CivilTime.iso8601(ms: trip.startMs))–\(CivilTime.iso8601(ms: trip.endMs)) \(Int(trip.distanceM)) m:"
+                for leg in try store.legs(trip: trip.id ?? 0) {
+                    line += " \(leg.mode)/\(leg.modeSource) \((leg.endMs - leg.startMs) / 1000) s \(Int(leg.distanceM)) m;"
                 }
                 s.details.append(line)
             }
@@ -146,11 +138,10 @@ public final class GeoLifeUser {
     public func scoreTrackintel(_ parameters: TrackintelReference.Parameters = .init(), joinGapS: Double = 1800) throws -> RealDataEvaluation.GeoLifeScores {
         var t: [Int64] = [], lat: [Double] = [], lon: [Double] = []
         // One device per user, so key order is time order.
-        let q = try store.db.prepare("SELECT key & \(PointKey.maxTimeMs) AS t, lat, lon FROM points_hot ORDER BY key")
-        while try q.step() {
-            t.append(q.int64(0))
-            lat.append(q.double(1))
-            lon.append(q.double(2))
+        try store.forEachPointPosition { time, la, lo in
+            t.append(time)
+            lat.append(la)
+            lon.append(lo)
         }
         let out = TrackintelReference.run(time: t, lat: lat, lon: lon, parameters)
         var s = RealDataEvaluation.GeoLifeScores.score(

@@ -168,14 +168,12 @@ public enum SimulationEvaluation {
     /// The database device of a simulated device: the same name, else (archives imported by the importer) the
     /// OwnTracks device under `rec/personN/…` or the Overland `device_id`.
     static func resolveDevice(_ name: String, store: Store) throws -> Int64? {
-        if let id = try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]) { return id }
+        if let id = try store.deviceNames().first(where: { $0.value == name })?.key { return id }
         if name.hasPrefix("owntracks-") {
             let person = "person" + name.dropFirst("owntracks-".count)
-            return try store.db.scalarInt(
-                "SELECT id FROM devices WHERE name LIKE ? OR name LIKE ? OR tid = ? ORDER BY id LIMIT 1",
-                [.text(person + "/%"), .text(person + "-%"), .text("P" + name.dropFirst("owntracks-".count))])
+            return try store.firstDeviceID(nameLike: [person + "/%", person + "-%"], tid: "P" + name.dropFirst("owntracks-".count))
         }
-        return try store.db.scalarInt("SELECT id FROM devices WHERE name LIKE ? ORDER BY id LIMIT 1", [.text("%" + name + "%")])
+        return try store.firstDeviceID(nameLike: ["%" + name + "%"])
     }
 
     /// The sums ``score(_:store:devices:)`` gathers over the devices before it summarises them.
@@ -186,16 +184,6 @@ public enum SimulationEvaluation {
         var sumTrue = 0.0, sumFound = 0.0
         var modeTotal = 0.0, modeExact = 0.0, modeCoarse = 0.0
         var confusion: [String: Double] = [:]  // "true → rebuilt": seconds
-    }
-
-    /// The rows of a query on one device (bound at `?1`), each made by `row`.
-    static func deviceRows<T>(_ store: Store, _ sql: String, _ deviceID: Int64, _ row: (Statement) -> T) throws -> [T] {
-        let q = try store.db.prepare(sql)
-        q.reset()
-        q.bindInt(deviceID, at: 1)
-        var rows: [T] = []
-        while try q.step() { rows.append(row(q)) }
-        return rows
     }
 
     /// Scores the rebuilt trips, visits and days of the simulated devices against the truth.
@@ -213,9 +201,7 @@ public enum SimulationEvaluation {
             try scoreModes(tTrips, deviceID, store, &tally)
             try scoreVisits(truth.stays.filter { $0.device == name && $0.durationS >= 300 }, placeByID, name, deviceID, store, &tally)
             try scoreDays(truth.days.filter { $0.device == name }, deviceID, store, &tally)
-            let records = try deviceRows(
-                store, "SELECT time_ms FROM points WHERE device_id = ?1 UNION ALL SELECT time_ms FROM app_events WHERE device_id = ?1 AND time_ms IS NOT NULL",
-                deviceID) { $0.int64(0) }.sorted()
+            let records = try store.recordTimes(device: deviceID).sorted()
             let hidden = Observability.hidden(trips: tTrips, stays: truth.stays.filter { $0.device == name }, records: records)
             tally.s.hiddenTrips += hidden.trips
             tally.s.hiddenVisits += hidden.visits
@@ -250,9 +236,9 @@ public enum SimulationEvaluation {
 
     /// Trips: matched one to one by overlap; start, end and distance errors of the pairs.
     static func scoreTrips(_ tTrips: [TruthTrip], _ name: String, _ deviceID: Int64, _ store: Store, _ tally: inout Tally) throws {
-        let fTrips: [(Scoring.Interval, Double, Int64)] = try deviceRows(
-            store, "SELECT start_ms, end_ms, distance_m, id FROM trips WHERE device_id = ? ORDER BY start_ms", deviceID
-        ) { q in (Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1)), q.double(2), q.int64(3)) }
+        let fTrips: [(Scoring.Interval, Double, Int64)] = try store.trips(device: deviceID).map { t in
+            (Scoring.Interval(startMs: t.startMs, endMs: t.endMs), t.distanceM, t.id ?? 0)
+        }
         let pairs = pairAndNote(
             truth: tTrips.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fTrips.map(\.0), &tally.s,
             counts: (\.truthTrips, \.foundTrips, \.matchedTrips),
@@ -273,9 +259,7 @@ public enum SimulationEvaluation {
 
     /// Modes: overlap of true legs with rebuilt legs.
     static func scoreModes(_ tTrips: [TruthTrip], _ deviceID: Int64, _ store: Store, _ tally: inout Tally) throws {
-        let fLegs: [(Int64, Int64, String)] = try deviceRows(
-            store, "SELECT start_ms, end_ms, mode FROM legs WHERE device_id = ? ORDER BY start_ms", deviceID
-        ) { l in (l.int64(0), l.int64(1), l.text(2) ?? "") }
+        let fLegs: [(Int64, Int64, String)] = try store.legs(device: deviceID).map { l in (l.startMs, l.endMs, l.mode) }
         var cursor = 0
         for trip in tTrips {
             for leg in trip.legs {
@@ -298,9 +282,9 @@ public enum SimulationEvaluation {
     /// Visits: true stays of 5 min or more (`tStays`), matched one to one by overlap; centre errors of the pairs.
     static func scoreVisits(_ tStays: [TruthStay], _ placeByID: [Int: TruthPlace], _ name: String, _ deviceID: Int64, _ store: Store,
                             _ tally: inout Tally) throws {
-        let fVisits: [(Scoring.Interval, Double, Double)] = try deviceRows(
-            store, "SELECT start_ms, end_ms, lat, lon FROM visits WHERE device_id = ? ORDER BY start_ms", deviceID
-        ) { v in (Scoring.Interval(startMs: v.int64(0), endMs: v.int64(1)), v.double(2), v.double(3)) }
+        let fVisits: [(Scoring.Interval, Double, Double)] = try store.visits(device: deviceID).map { v in
+            (Scoring.Interval(startMs: v.startMs, endMs: v.endMs), v.lat, v.lon)
+        }
         let vp = pairAndNote(
             truth: tStays.map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }, found: fVisits.map(\.0), &tally.s,
             counts: (\.truthVisits, \.foundVisits, \.matchedVisits),
@@ -316,9 +300,7 @@ public enum SimulationEvaluation {
     /// Days: each true day's distance (`tDays`) against the rebuilt day's.
     static func scoreDays(_ tDays: [TruthDay], _ deviceID: Int64, _ store: Store, _ tally: inout Tally) throws {
         var found: [String: Double] = [:]
-        for (date, distance) in try deviceRows(store, "SELECT date, distance_m FROM days WHERE device_id = ?", deviceID, { d in (d.text(0) ?? "", d.double(1)) }) {
-            found[date] = distance
-        }
+        try store.forEachDay(device: deviceID, fromDate: nil, toDate: nil) { found[$0.date] = $0.distanceM }
         for day in tDays where day.distanceM > 0 {
             let f = found[day.date] ?? 0
             tally.dayErrors.append(abs(f - day.distanceM) / day.distanceM)

@@ -418,8 +418,7 @@ public final class Importer {
     /// The parsing thread: reads, fingerprints and parses each file, handing batches to the writer.
     static func parseAll(_ jobs: [Job], options: ImportOptions, dbPath: String, queue: BoundedQueue<Message>, recycle: BoundedQueue<[Point]>) {
         // A read-only look at the database to skip files already imported without parsing them.
-        let reader = try? Database(path: dbPath, readOnly: true, create: false)
-        let check = try? reader?.prepare("SELECT 1 FROM imports WHERE fingerprint = ? AND status = 'done' LIMIT 1")
+        let check = ImportDoneProbe(path: dbPath)
         defer { queue.close() }
         for job in jobs {
             if queue.isClosed { return }
@@ -437,7 +436,7 @@ public final class Importer {
 
     /// Parses one opened input: the file itself, or each file inside it when it is a gzip, tar or zip container,
     /// everything inflated from it held to one ``InflateBudget``. Returns false once the queue is closed.
-    static func parseJob(_ job: Job, bytes: FileBytes, options: ImportOptions, check: Statement?, queue: BoundedQueue<Message>,
+    static func parseJob(_ job: Job, bytes: FileBytes, options: ImportOptions, check: ImportDoneProbe?, queue: BoundedQueue<Message>,
                          recycle: BoundedQueue<[Point]>) -> Bool {
         let budget = options.inflateLimit.map { InflateBudget(limit: $0) } ?? InflateBudget.standard(inputSize: bytes.count)
         return Containers.expand(path: job.path, bytes: bytes, budget: budget) { entry in
@@ -459,18 +458,12 @@ public final class Importer {
     /// Fingerprints and parses one file (or one file inside a container), handing its batches to the writer.
     /// Returns false once the queue is closed.
     static func parseOne(job: Job, path: String, bytes: FileBytes, via: String, notes: [RejectRecord], inContainer: Bool,
-                         options: ImportOptions, check: Statement?, queue: BoundedQueue<Message>, recycle: BoundedQueue<[Point]>) -> Bool {
+                         options: ImportOptions, check: ImportDoneProbe?, queue: BoundedQueue<Message>, recycle: BoundedQueue<[Point]>) -> Bool {
         let fingerprint = bytes.fingerprint()
-        if let check {
-            check.reset()
-            check.bindText(fingerprint, at: 1)
-            // A shortcut only: when this read fails the file is parsed, and the writer's own check inside the file's
-            // transaction (`ImportTable.isDone`) still skips it, so no error is lost and nothing is imported twice.
-            if (try? check.step()) == true {
-                check.reset()
-                return queue.push(.skipped(path: path, size: bytes.count))
-            }
-            check.reset()
+        // A shortcut only: when this read fails the file is parsed, and the writer's own check inside the file's
+        // transaction (`ImportTable.isDone`) still skips it, so no error is lost and nothing is imported twice.
+        if let check, check.isDone(fingerprint: fingerprint) {
+            return queue.push(.skipped(path: path, size: bytes.count))
         }
         // Already damaged (a compressed file that shrank while it was inflated): failed at once, without parsing.
         if let changed = bytes.changedWhileRead() {

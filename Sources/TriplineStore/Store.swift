@@ -19,6 +19,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// A point whose device id or time does not fit `points_hot.key` (device ids up to 2^21 − 1, times
     /// 1970-01-01 … 2109-05-15).
     case pointOutOfRange(deviceID: Int64, timeMs: Int64)
+    /// No device has the name a command selected (`--device`); `known` lists the devices there are, by name.
+    case unknownDevice(name: String, known: [String])
 
     public var description: String {
         switch self {
@@ -33,6 +35,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "cannot write to \(path): \(reason). Nothing was changed."
         case .pointOutOfRange(let deviceID, let timeMs):
             return "cannot store a point of device \(deviceID) at time_ms \(timeMs): the database holds device ids 0…\(PointKey.maxDeviceID) and times 0…\(PointKey.maxTimeMs) ms (1970 to 2109)"
+        case .unknownDevice(let name, let known):
+            let list = known.isEmpty ? "the database has no devices yet" : "known devices: " + known.joined(separator: ", ")
+            return "no device named '\(name)' (\(list))"
         }
     }
 }

@@ -133,7 +133,7 @@ import TriplineTestSupport
         let store = try Store(path: fixture.path, create: false)
         let path = "\(fixture.directory)/keep.gpkg"
         try FileSystem.write(Array("old".utf8), to: path)
-        #expect(throws: ExportError.self) {
+        #expect(throws: StoreError.self) {
             _ = try Exporter(store: store).exportGeoPackage(filter: RecordFilter(device: "nobody"), toFile: path)
         }
         #expect(try FileSystem.read(path) == Array("old".utf8))

@@ -15,8 +15,8 @@ import TriplineTestSupport
 @Suite struct PrivacyZoneTests {
     static let home = (lat: 52.52, lon: 13.405)
 
-    static func zones(_ db: Database, _ specification: String = "Home") throws -> PrivacyZones {
-        try PrivacyZones.resolve([specification], in: db)
+    static func zones(_ store: Store, _ specification: String = "Home") throws -> PrivacyZones {
+        try PrivacyZones.resolve([specification], in: store)
     }
 
     /// Every adjacent pair of numbers in a text, both ways round, as (lat, lon).
@@ -80,7 +80,7 @@ import TriplineTestSupport
     @Test(arguments: ["Home", "1", "Home:350"]) func nothingInAnyExportLiesInsideTheZone(specification: String) throws {
         let fixture = try ExportFixture.temporary()
         let store = try Store(path: fixture.path, create: false)
-        let zones = try PrivacyZoneTests.zones(store.db, specification)
+        let zones = try PrivacyZoneTests.zones(store, specification)
         let radius = zones.zones[0].radiusM
         #expect(radius == (specification.hasSuffix(":350") ? 350 : PrivacyZones.defaultRadiusM))
         let exporter = try Exporter(store: store, privacyZones: zones)
@@ -121,7 +121,7 @@ import TriplineTestSupport
     @Test func aTripLeavingTheZoneStartsAtItsEdge() throws {
         let fixture = try ExportFixture.temporary()
         let store = try Store(path: fixture.path, create: false)
-        let exporter = try Exporter(store: store, privacyZones: try PrivacyZoneTests.zones(store.db))
+        let exporter = try Exporter(store: store, privacyZones: try PrivacyZoneTests.zones(store))
         func csv(_ kind: ExportKind) throws -> [[String]] {
             let memory = ByteWriter.memory()
             _ = try exporter.export(kind, as: .csv, to: memory)
@@ -168,7 +168,7 @@ import TriplineTestSupport
         let store = try Store(path: fixture.path, create: false)
         // A zone around trip 1's 08:06 fix (52.526, 13.414): 100 m holds that fix alone.
         try store.db.run("INSERT INTO places(id, device_id, name, lat, lon, radius_m, visits, total_dwell_s) VALUES (9, 1, 'Bakery', 52.526, 13.414, 10, 0, 0)")
-        let exporter = try Exporter(store: store, privacyZones: try PrivacyZones.resolve(["Bakery:100"], in: store.db))
+        let exporter = try Exporter(store: store, privacyZones: try PrivacyZones.resolve(["Bakery:100"], in: store))
         let memory = ByteWriter.memory()
         _ = try exporter.export(.trips, as: .geojson, to: memory)
         let text = memory.withBytes { String(decoding: $0, as: UTF8.self) }
@@ -184,9 +184,9 @@ import TriplineTestSupport
     @Test func badSpecificationsSaySo() throws {
         let fixture = try ExportFixture.temporary()
         let store = try Store(path: fixture.path, create: false)
-        #expect(throws: PrivacyZoneError.self) { try PrivacyZones.resolve(["Nowhere"], in: store.db) }
-        #expect(throws: PrivacyZoneError.self) { try PrivacyZones.resolve(["Home:-5"], in: store.db) }
-        #expect(throws: PrivacyZoneError.self) { try PrivacyZones.resolve([":100"], in: store.db) }
-        #expect(try PrivacyZones.resolve(["Work:1e3"], in: store.db).zones == [PrivacyZone(label: "Work", lat: 52.531, lon: 13.416, radiusM: 1000)])
+        #expect(throws: PrivacyZoneError.self) { try PrivacyZones.resolve(["Nowhere"], in: store) }
+        #expect(throws: PrivacyZoneError.self) { try PrivacyZones.resolve(["Home:-5"], in: store) }
+        #expect(throws: PrivacyZoneError.self) { try PrivacyZones.resolve([":100"], in: store) }
+        #expect(try PrivacyZones.resolve(["Work:1e3"], in: store).zones == [PrivacyZone(label: "Work", lat: 52.531, lon: 13.416, radiusM: 1000)])
     }
 }

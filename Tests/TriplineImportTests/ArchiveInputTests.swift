@@ -223,10 +223,7 @@ enum Pack {
     }
 
     @Test func standardInputNamesTheDeviceFromTheContent() throws {
-        guard Binary.exists else {
-            print("skipped: .build/debug/tripline is not built")
-            return
-        }
+        try #require(Binary.exists, "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
         // An Overland body with its device_id and a `current` batch object (which names no device).
         let text = "{\"locations\":[" + features.joined(separator: ",") + "],\"current\":{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8,50]},\"properties\":{\"timestamp\":\"2024-01-01T00:10:00Z\"}}}"

@@ -82,7 +82,7 @@ enum ImportCommand {
                     + "\(summary.rejected) rejected, \(summary.events) app events, \(summary.failed) failed "
                     + "(\(formatSeconds(summary.seconds)), \(rate) points/s) into \(Terminal.escaped(store.path))\n")
             if summary.rejected > 0 {
-                context.stdout.write("See the rejects: tripline info --db \(store.path), or SELECT * FROM rejects.\n")
+                context.stdout.write("See the rejects: tripline info --db \(store.path), or SELECT * FROM rejects.\n")  // not a read: a hint
             }
         }
         return summary.failed > 0 ? TriplineCLI.Exit.failure : TriplineCLI.Exit.success
@@ -109,17 +109,14 @@ enum ImportCommand {
     /// fails, the summary line's count and `tripline info` still say how many were rejected, and nothing is lost.
     static func rejectLines(store: Store, importID: Int64, count: Int, limit: Int = 5) -> String {
         var text = ""
-        guard let q = try? store.db.prepare("SELECT line, byte_offset, reason, detail FROM rejects WHERE import_id = ? ORDER BY byte_offset, id LIMIT ?") else { return "" }
-        q.bindInt(importID, at: 1)
-        q.bindInt(Int64(limit), at: 2)
         var shown = 0
-        while (try? q.step()) == true {
-            let place = q.isNull(0) ? "byte \(q.int64(1))" : "line \(q.int64(0))"
-            text += "          rejected \(place): \(q.text(2) ?? "?"): \(Terminal.escaped(q.text(3) ?? ""))\n"
+        for reject in (try? store.rejects(importID: importID, limit: limit)) ?? [] {
+            let place = reject.line.map { "line \($0)" } ?? "byte \(reject.byteOffset)"
+            text += "          rejected \(place): \(reject.reason): \(Terminal.escaped(reject.detail))\n"
             shown += 1
         }
         if count > shown {
-            text += "          … and \(count - shown) more: SELECT * FROM rejects WHERE import_id = \(importID)\n"
+            text += "          … and \(count - shown) more: SELECT * FROM rejects WHERE import_id = \(importID)\n"  // not a read: a hint
         }
         return text
     }

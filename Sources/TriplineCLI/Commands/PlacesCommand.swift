@@ -26,9 +26,7 @@ enum PlacesCommand {
             run: run)
     }
 
-    struct Place {
-        var id: Int64, name: String, device: String, deviceID: Int64, visits: Int, dwellS: Int64, lat: Double, lon: Double
-    }
+    typealias Place = PlaceSummary
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let action = parsed.positionals.first
@@ -94,28 +92,12 @@ enum PlacesCommand {
     }
 
     static func places(_ store: Store, id: Int64? = nil, device: String? = nil) throws -> [Place] {
-        var sql = """
-            SELECT p.id, p.name, d.name, p.device_id, p.visits, p.total_dwell_s, p.lat, p.lon
-            FROM places p JOIN devices d ON d.id = p.device_id
-            """
-        var values: [SQLValue] = []
-        if let id { sql += " WHERE p.id = ?"; values.append(.integer(id)) } else if let device { sql += " WHERE d.name = ?"; values.append(.text(device)) }
-        sql += " ORDER BY d.name, p.total_dwell_s DESC, p.id"
-        let st = try store.db.prepare(sql)
-        try st.bind(values)
-        var out: [Place] = []
-        while try st.step() {
-            out.append(Place(id: st.int64(0), name: st.text(1) ?? "", device: st.text(2) ?? "", deviceID: st.int64(3), visits: st.int(4),
-                             dwellS: st.int64(5), lat: st.double(6), lon: st.double(7)))
-        }
-        return out
+        try store.placeSummaries(id: id, device: device)
     }
 
     static func list(_ store: Store, _ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let device = parsed.value("device")
-        if let device, try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(device)]) == nil {
-            throw CommandFailure("no device named '\(device)'; see 'tripline info' for the device names")
-        }
+        if let device { _ = try store.deviceID(named: device) }
         let all = try places(store, device: device)
         if parsed.flag("json") {
             let items = all.map { p in

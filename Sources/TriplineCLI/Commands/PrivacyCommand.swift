@@ -33,7 +33,7 @@ enum PrivacyCommand {
     /// The zones of a run: the remembered ones and those of `--privacy-zone`.
     static func zones(_ parsed: ParsedArguments, _ store: Store, command: String) throws -> PrivacyZones {
         do {
-            return try PrivacyZones.remembered(adding: parsed.values("privacy-zone"), in: store.db)
+            return try PrivacyZones.remembered(adding: parsed.values("privacy-zone"), in: store)
         } catch let error as PrivacyZoneError {
             throw UsageError(error.description, command: command)
         }
@@ -63,7 +63,7 @@ enum PrivacyCommand {
         case "add":
             let zones: [PrivacyZone]
             do {
-                zones = try PrivacyZones.resolve(values, in: store.db).zones
+                zones = try PrivacyZones.resolve(values, in: store).zones
             } catch let error as PrivacyZoneError {
                 throw UsageError(error.description, command: "privacy")
             }

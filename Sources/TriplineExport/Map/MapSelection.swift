@@ -114,35 +114,27 @@ struct MapLoader {
     }
 
     func load(_ filter: RecordFilter) throws -> MapSelection {
-        let db = store.db
         var deviceIDs: [Int64]? = nil
         var names: [String] = []
         if let name = filter.device {
-            guard let id = try db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(name)]) else {
-                let known = try allDeviceNames()
-                throw MapError(
-                    "no device named '\(name)' in \(store.path)"
-                        + (known.isEmpty ? " (it has no devices yet)" : "; devices: " + known.joined(separator: ", ")))
-            }
-            deviceIDs = [id]
+            deviceIDs = [try store.deviceID(named: name)]
             names = [name]
         } else {
-            names = try allDeviceNames()
+            names = try store.sortedDeviceNames()
         }
         var selection = MapSelection(filter: filter, deviceNames: names)
-        let everyDevice = try db.prepare("SELECT id, name FROM devices ORDER BY id")
-        while try everyDevice.step() { selection.deviceNamesByID[everyDevice.int64(0)] = everyDevice.text(1) ?? "" }
-        let deviceClause = deviceIDs == nil ? "" : " AND device_id = \(deviceIDs![0])"
-        try loadTrips(&selection, filter, deviceClause: deviceClause)
+        selection.deviceNamesByID = try store.deviceNames()
+        let device = deviceIDs?.first
+        try loadTrips(&selection, filter, device: device)
         let privacy = parameters.privacyZones.isEmpty
-            ? nil : try PrivacyClipper(db: db, zones: parameters.privacyZones, gapSeconds: ExportParameters().gapSeconds)
+            ? nil : try PrivacyClipper(store: store, zones: parameters.privacyZones, gapSeconds: ExportParameters().gapSeconds)
         if let privacy { try hidePrivateTrips(&selection, privacy) }
         try sampleTripPoints(&selection)
         PausePoint.reach("map.read")  // process tests: a rebuild commits here; the map must still read one snapshot
-        try loadVisits(&selection, filter, deviceClause: deviceClause)
+        try loadVisits(&selection, filter, device: device)
         if let privacy { hidePrivateVisits(&selection, privacy) }
         try loadPlaces(&selection)
-        let perDevice = try dayDistances(filter: filter, deviceClause: deviceClause, trips: selection.trips, skipped: &selection.skipped)
+        let perDevice = try dayDistances(filter: filter, device: device, trips: selection.trips, skipped: &selection.skipped)
         selection.dayDeviceDistances = perDevice
         var totals: [Int: Double] = [:]
         for entry in perDevice { totals[entry.day, default: 0] += entry.metres }
@@ -153,61 +145,47 @@ struct MapLoader {
     /// The local day a row starts on and its offsets, from its start time and offset columns (a missing start
     /// offset is UTC; a missing end offset is the start's).
     /// Nil when the start time or an offset is outside ``Limits``.
-    func localStart(_ s: Statement, ms: Int32, startOffset: Int32, endOffset: Int32) -> (day: Int, startMs: Int64, start: Int, end: Int)? {
-        let startMs = s.int64(ms)
-        let start = s.isNull(startOffset) ? 0 : s.int(startOffset)
-        let end = s.isNull(endOffset) ? start : s.int(endOffset)
+    func localStart(ms startMs: Int64, startOffset: Int?, endOffset: Int?) -> (day: Int, startMs: Int64, start: Int, end: Int)? {
+        let start = startOffset ?? 0
+        let end = endOffset ?? start
         guard Limits.time(startMs), Limits.offset(start), Limits.offset(end) else { return nil }
         return (CivilTime.localDay(ms: startMs, offsetS: start), startMs, start, end)
     }
 
     /// Trips that start on a selected day, and their legs.
-    func loadTrips(_ selection: inout MapSelection, _ filter: RecordFilter, deviceClause: String) throws {
-        let db = store.db
+    func loadTrips(_ selection: inout MapSelection, _ filter: RecordFilter, device: Int64?) throws {
         let window = filter.utcWindowMs
-        let trips = try db.prepare(
-            """
-            SELECT id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s,
-                   distance_m, mode, from_place_id, to_place_id, start_lat, start_lon, end_lat, end_lon
-            FROM trips WHERE start_ms >= ? AND start_ms < ?\(deviceClause) ORDER BY start_ms, id
-            """)
-        try trips.bind([.integer(window.lo), .integer(window.hi)])
-        while try trips.step() {
-            guard let (day, startMs, startOffset, endOffset) = localStart(trips, ms: 2, startOffset: 4, endOffset: 5),
-                  Limits.time(trips.int64(3)), Limits.amount(trips.double(6)), Limits.amount(trips.double(7)), Limits.amount(trips.double(8))
+        try store.forEachTrip(device: device, startingFromMs: window.lo, throughMs: window.hi - 1) { trip in
+            let t = trip.row
+            guard let (day, startMs, startOffset, endOffset) = localStart(ms: t.startMs, startOffset: t.startUTCOffsetS, endOffset: t.endUTCOffsetS),
+                  Limits.time(t.endMs), Limits.amount(t.durationS), Limits.amount(t.movingS), Limits.amount(t.distanceM)
             else {
                 selection.skipped += 1
-                continue
+                return
             }
-            guard filter.contains(day: day) else { continue }
-            var trip = MapTrip(
-                id: trips.int64(0), deviceID: trips.int64(1), startMs: startMs, endMs: trips.int64(3),
+            guard filter.contains(day: day) else { return }
+            var mapTrip = MapTrip(
+                id: trip.id, deviceID: t.deviceID, startMs: startMs, endMs: t.endMs,
                 startOffsetS: startOffset, endOffsetS: endOffset,
-                durationS: trips.double(6), movingS: trips.double(7), distanceM: trips.double(8),
-                mode: trips.text(9) ?? "", fromPlaceID: trips.optionalInt64(10), toPlaceID: trips.optionalInt64(11),
+                durationS: t.durationS, movingS: t.movingS, distanceM: t.distanceM,
+                mode: t.mode, fromPlaceID: t.fromPlaceID, toPlaceID: t.toPlaceID,
                 start: nil, end: nil, legs: [], day: day)
-            if !trips.isNull(12), !trips.isNull(13) { trip.start = (trips.double(12), trips.double(13)) }
-            if !trips.isNull(14), !trips.isNull(15) { trip.end = (trips.double(14), trips.double(15)) }
-            if let start = trip.start, let end = trip.end, !Limits.position(start.lat, start.lon) || !Limits.position(end.lat, end.lon) {
+            if let lat = t.startLat, let lon = t.startLon { mapTrip.start = (lat, lon) }
+            if let lat = t.endLat, let lon = t.endLon { mapTrip.end = (lat, lon) }
+            if let start = mapTrip.start, let end = mapTrip.end, !Limits.position(start.lat, start.lon) || !Limits.position(end.lat, end.lon) {
                 selection.skipped += 1
-                continue
+                return
             }
-            selection.trips.append(trip)
+            selection.trips.append(mapTrip)
         }
-        let legs = try db.prepare(
-            "SELECT mode, start_ms, end_ms, distance_m, duration_s FROM legs WHERE trip_id = ? ORDER BY leg")
         var saneTrips: [MapTrip] = []
         saneTrips.reserveCapacity(selection.trips.count)
         for index in selection.trips.indices {
-            legs.reset()
-            legs.bindInt(selection.trips[index].id, at: 1)
             var sane = true
-            while try legs.step() {
-                sane = sane && Limits.time(legs.int64(1)) && Limits.time(legs.int64(2)) && Limits.amount(legs.double(3)) && Limits.amount(legs.double(4))
+            for leg in try store.legs(ofTrip: selection.trips[index].id) {
+                sane = sane && Limits.time(leg.startMs) && Limits.time(leg.endMs) && Limits.amount(leg.distanceM) && Limits.amount(leg.durationS)
                 selection.trips[index].legs.append(
-                    MapLeg(
-                        mode: legs.text(0) ?? "", startMs: legs.int64(1), endMs: legs.int64(2),
-                        distanceM: legs.double(3), durationS: legs.double(4)))
+                    MapLeg(mode: leg.mode, startMs: leg.startMs, endMs: leg.endMs, distanceM: leg.distanceM, durationS: leg.durationS))
             }
             if sane { saneTrips.append(selection.trips[index]) } else { selection.skipped += 1 }
         }
@@ -215,34 +193,26 @@ struct MapLoader {
     }
 
     /// Visits that start on a selected day.
-    func loadVisits(_ selection: inout MapSelection, _ filter: RecordFilter, deviceClause: String) throws {
+    func loadVisits(_ selection: inout MapSelection, _ filter: RecordFilter, device: Int64?) throws {
         let window = filter.utcWindowMs
-        let visits = try store.db.prepare(
-            """
-            SELECT id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon
-            FROM visits WHERE start_ms >= ? AND start_ms < ?\(deviceClause) ORDER BY start_ms, id
-            """)
-        try visits.bind([.integer(window.lo), .integer(window.hi)])
-        while try visits.step() {
-            guard let (day, startMs, startOffset, endOffset) = localStart(visits, ms: 3, startOffset: 5, endOffset: 6),
-                  Limits.time(visits.int64(4)), Limits.position(visits.double(7), visits.double(8))
+        try store.forEachVisit(device: device, startingFromMs: window.lo, throughMs: window.hi - 1) { visit in
+            let v = visit.row
+            guard let (day, startMs, startOffset, endOffset) = localStart(ms: v.startMs, startOffset: v.startUTCOffsetS, endOffset: v.endUTCOffsetS),
+                  Limits.time(v.endMs), Limits.position(v.lat, v.lon)
             else {
                 selection.skipped += 1
-                continue
+                return
             }
-            guard filter.contains(day: day) else { continue }
+            guard filter.contains(day: day) else { return }
             selection.visits.append(
                 MapVisit(
-                    id: visits.int64(0), deviceID: visits.int64(1), placeID: visits.optionalInt64(2), startMs: startMs,
-                    endMs: visits.int64(4), startOffsetS: startOffset,
-                    endOffsetS: endOffset, lat: visits.double(7),
-                    lon: visits.double(8), day: day))
+                    id: visit.id, deviceID: v.deviceID, placeID: v.placeID, startMs: startMs, endMs: v.endMs, startOffsetS: startOffset,
+                    endOffsetS: endOffset, lat: v.lat, lon: v.lon, day: day))
         }
     }
 
     /// The places the selected visits and trips name.
     func loadPlaces(_ selection: inout MapSelection) throws {
-        let place = try store.db.prepare("SELECT name, lat, lon FROM places WHERE id = ?")
         var wanted = Set<Int64>()
         for visit in selection.visits { if let id = visit.placeID { wanted.insert(id) } }
         for trip in selection.trips {
@@ -250,23 +220,14 @@ struct MapLoader {
             if let id = trip.toPlaceID { wanted.insert(id) }
         }
         for id in wanted.sorted() {
-            place.reset()
-            place.bindInt(id, at: 1)
-            if try place.step() {
-                guard Limits.position(place.double(1), place.double(2)) else {
+            if let place = try store.placeNameAndCentre(id: id) {
+                guard Limits.position(place.lat, place.lon) else {
                     selection.skipped += 1
                     continue
                 }
-                selection.places[id] = MapPlace(id: id, name: place.text(0) ?? "", lat: place.double(1), lon: place.double(2))
+                selection.places[id] = MapPlace(id: id, name: place.name, lat: place.lat, lon: place.lon)
             }
         }
-    }
-
-    func allDeviceNames() throws -> [String] {
-        let statement = try store.db.prepare("SELECT name FROM devices ORDER BY name")
-        var names: [String] = []
-        while try statement.step() { names.append(statement.text(0) ?? "") }
-        return names
     }
 
     /// Reads every trip's unflagged points once, counting them and keeping an evenly strided sample of at most
@@ -308,22 +269,20 @@ struct MapLoader {
 
     /// Distance per local day and device: the `days` table when it has rows for the selection, else the trips'
     /// distances summed by the local day they start on; by day, then device id.
-    func dayDistances(filter: RecordFilter, deviceClause: String, trips: [MapTrip], skipped: inout Int) throws -> [(day: Int, deviceID: Int64, metres: Double)] {
+    func dayDistances(filter: RecordFilter, device: Int64?, trips: [MapTrip], skipped: inout Int) throws -> [(day: Int, deviceID: Int64, metres: Double)] {
         struct Key: Hashable, Comparable {
             var day: Int
             var device: Int64
             static func < (a: Key, b: Key) -> Bool { (a.day, a.device) < (b.day, b.device) }
         }
         var totals: [Key: Double] = [:]
-        let statement = try store.db.prepare(
-            "SELECT date, distance_m, device_id FROM days WHERE 1\(deviceClause) ORDER BY date, device_id")
-        while try statement.step() {
-            guard let date = statement.text(0), let day = CivilTime.parseDate(date), filter.contains(day: day) else { continue }
-            guard Limits.amount(statement.double(1)) else {
+        try store.forEachDay(device: device, fromDate: nil, toDate: nil) { row in
+            guard let day = CivilTime.parseDate(row.date), filter.contains(day: day) else { return }
+            guard Limits.amount(row.distanceM) else {
                 skipped += 1
-                continue
+                return
             }
-            totals[Key(day: day, device: statement.int64(2)), default: 0] += statement.double(1)
+            totals[Key(day: day, device: row.deviceID), default: 0] += row.distanceM
         }
         if totals.isEmpty {
             for trip in trips { totals[Key(day: trip.day, device: trip.deviceID), default: 0] += trip.distanceM }
@@ -335,11 +294,10 @@ struct MapLoader {
 
 /// Streams the unflagged points of a trip's time span for its device, in time order, one row at a time.
 ///
-/// The trip's flagged times (few) are read first and skipped while merging, which is ~6× faster than joining
+/// Reads through ``PointRangeReader``, which merges the points with their (few) flagged times: ~6× faster than joining
 /// `point_flags` for every point.
 struct TripPointStream {
-    let points: Statement
-    let flags: Statement
+    let reader: PointRangeReader
     /// Points inside these are passed over (and counted in `zoneSkips`: a path breaks there).
     let zones: PrivacyZones
     let zoneSkips = SkipCounter()
@@ -350,44 +308,30 @@ struct TripPointStream {
 
     init(store: Store, zones: PrivacyZones) throws {
         self.zones = zones
-        points = try store.db.prepare(
-            "SELECT \(PointKey.timeSQL), lat, lon FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key")
-        flags = try store.db.prepare(
-            "SELECT time_ms FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms <= ? AND flags != 0 ORDER BY time_ms")
+        reader = try PointRangeReader(store, columns: .position)
     }
 
     /// Calls `body(time, lat, lon)` for each unflagged point of the trip; returns how many there were. A point
     /// without a possible position (``MapLoader/Limits/position(_:_:)``) is left out and counted in `skipped`.
     @discardableResult
     func read(_ trip: MapTrip, skipped: inout Int, _ body: (Int64, Double, Double) throws -> Void) throws -> Int {
-        var flagged: [Int64] = []
-        flags.reset()
-        flags.bindInt(trip.deviceID, at: 1)
-        flags.bindInt(trip.startMs, at: 2)
-        flags.bindInt(trip.endMs, at: 3)
-        while try flags.step() { flagged.append(flags.int64(0)) }
-        let keys = PointKey.range(device: trip.deviceID, fromMs: trip.startMs, throughMs: trip.endMs)
-        points.reset()
-        points.bindInt(keys.lower, at: 1)
-        points.bindInt(keys.upper, at: 2)
-        var next = 0
         var count = 0
-        while try points.step() {
-            let time = points.int64(0)
-            while next < flagged.count && flagged[next] < time { next += 1 }
-            if next < flagged.count && flagged[next] == time { continue }
-            let lat = points.double(1), lon = points.double(2)
+        var skippedHere = 0
+        try reader.read(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs) { points, time, flags in
+            if flags != 0 { return }
+            let lat = points.double(PointRangeReader.Column.lat), lon = points.double(PointRangeReader.Column.lon)
             guard MapLoader.Limits.position(lat, lon) else {
-                skipped += 1
-                continue
+                skippedHere += 1
+                return
             }
             if !zones.isEmpty, zones.contains(lat: lat, lon: lon) {
                 zoneSkips.value += 1
-                continue
+                return
             }
             try body(time, lat, lon)
             count += 1
         }
+        skipped += skippedHere
         return count
     }
 

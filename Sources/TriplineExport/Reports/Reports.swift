@@ -1,4 +1,3 @@
-import CSQLite
 import TriplineCore
 import TriplineStore
 
@@ -110,7 +109,7 @@ public final class ReportRunner {
 
     public init(store: Store) throws {
         self.store = store
-        timezone = try store.db.scalarText("SELECT value FROM settings WHERE key = 'timezone'")
+        timezone = try store.setting("timezone")
         try ReportRunner.registerFunctions(on: store.db, zone: timezone.flatMap { TimeZoneTable.named($0) })
         try store.db.execute(Self.visitDaysView)
     }
@@ -199,20 +198,13 @@ public final class ReportRunner {
     }
 
     /// Runs `query`, sending its rows to `sink`.
-    /// - Throws: ``ReportError`` for a bad parameter or a parameter name Tripline does not bind; ``DatabaseError``
+    /// - Throws: ``StoreError/unknownDevice(name:known:)`` for a device the database does not hold; ``ReportError``
+    ///   for a bad parameter or a parameter name Tripline does not bind; ``DatabaseError``
     ///   (naming the line) when SQLite refuses a statement.
     public func run(_ query: ReportQuery, parameters: ReportParameters, to sink: ReportSink) throws {
         var parameters = parameters
         if parameters.timezone == nil { parameters.timezone = timezone }
-        if let device = parameters.device,
-            try store.db.scalarInt("SELECT id FROM devices WHERE name = ?", [.text(device)]) == nil
-        {
-            var known: [String] = []
-            let statement = try store.db.prepare("SELECT name FROM devices ORDER BY name")
-            while try statement.step() { known.append(statement.text(0) ?? "") }
-            throw ReportError(
-                message: "no device named '\(device)' (" + (known.isEmpty ? "the database has no devices yet" : "known devices: " + known.joined(separator: ", ")) + ")")
-        }
+        if let device = parameters.device { _ = try store.deviceID(named: device) }
         do {
             try store.db.forEachStatement(in: query.sql) { statement, line in
                 try bind(statement, parameters, query: query, line: line)
@@ -270,20 +262,15 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 
 /// Formats one SQL value as text: integers as they are, reals with at most 7 decimals and no exponent.
 func reportText(_ statement: Statement, _ column: Int32, into w: ByteWriter) throws {
-    switch statement.columnType(column) {
-    case SQLITE_INTEGER_TYPE: try w.append(int: statement.int64(column))
-    case SQLITE_FLOAT_TYPE:
+    switch statement.columnType(column) as ColumnType {
+    case .integer: try w.append(int: statement.int64(column))
+    case .real:
         let v = statement.double(column)
         if v.isFinite { try w.append(fixed: v, decimals: 7) } else { try w.append(raw: v > 0 ? "Infinity" : (v < 0 ? "-Infinity" : "NaN")) }
-    case SQLITE_NULL_TYPE: break
-    default: try statement.withTextBytes(column) { try w.append(bytes: $0) }
+    case .null: break
+    case .text, .blob: try statement.withTextBytes(column) { try w.append(bytes: $0) }
     }
 }
-
-let SQLITE_INTEGER_TYPE: Int32 = 1
-let SQLITE_FLOAT_TYPE: Int32 = 2
-let SQLITE_TEXT_TYPE: Int32 = 3
-let SQLITE_NULL_TYPE: Int32 = 5
 
 /// Creates the sink for `format` writing to `out`.
 public func makeReportSink(_ format: ReportFormat, out: ByteWriter) -> ReportSink {
@@ -315,8 +302,8 @@ final class TableSink: ReportSink {
         var values: [String] = []
         values.reserveCapacity(columns.count)
         for index in 0..<columns.count {
-            let type = statement.columnType(Int32(index))
-            if type == SQLITE_TEXT_TYPE || type == 4 { numeric[index] = false }
+            let type: ColumnType = statement.columnType(Int32(index))
+            if type == .text || type == .blob { numeric[index] = false }
             cell.clear()
             try reportText(statement, Int32(index), into: cell)
             // A table is for reading on a terminal: control and bidirectional characters (ESC, CSI U+009B, a
@@ -374,9 +361,10 @@ final class CSVSink: ReportSink {
     func row(_ statement: Statement) throws {
         for index in 0..<Int32(count) {
             if index > 0 { try out.append(UInt8(ascii: ",")) }
-            if statement.columnType(index) == SQLITE_TEXT_TYPE {
+            let type: ColumnType = statement.columnType(index)
+            if type == .text {
                 try statement.withTextBytes(index) { try out.append(csv: $0) }
-            } else if statement.columnType(index) == SQLITE_FLOAT_TYPE {
+            } else if type == .real {
                 try out.append(csvNumber: statement.double(index), decimals: 7)
             } else {
                 try reportText(statement, index, into: out)
@@ -417,11 +405,11 @@ final class JSONSink: ReportSink {
             if index > 0 { try out.append(UInt8(ascii: ",")) }
             try out.append(bytes: key)
             let column = Int32(index)
-            switch statement.columnType(column) {
-            case SQLITE_INTEGER_TYPE: try out.append(int: statement.int64(column))
-            case SQLITE_FLOAT_TYPE: try out.append(json: statement.double(column), decimals: 7)
-            case SQLITE_NULL_TYPE: try out.append("null")
-            default:
+            switch statement.columnType(column) as ColumnType {
+            case .integer: try out.append(int: statement.int64(column))
+            case .real: try out.append(json: statement.double(column), decimals: 7)
+            case .null: try out.append("null")
+            case .text, .blob:
                 // Text, and blobs shown as their bytes' text (invalid UTF-8 becomes U+FFFD).
                 try out.append(UInt8(ascii: "\""))
                 try statement.withTextBytes(column) { try out.append(escaped: $0, .json) }

@@ -127,6 +127,8 @@ struct CSVExport: RecordWriter {
         try end(last)
     }
 
+    func integer(_ value: Int, last: Bool = false) throws { try integer(Int64(value), last: last) }
+
     func number(_ value: Double?, decimals: Int = 3, last: Bool = false) throws {
         try out.append(csvNumber: value, decimals: decimals)
         try end(last)

@@ -289,7 +289,7 @@ struct GPXExport: RecordWriter {
     /// One `trk` per device holding every point of the selection (flagged ones with their `flags`).
     /// Returns the number of points written.
     func writePoints() throws -> Int {
-        let reader = try Exporter.PointReader(exporter.store.db, zones: exporter.privacyZones)
+        let reader = try Exporter.PointReader(exporter.store, zones: exporter.privacyZones)
         // A local copy: mutating it in the loop needs no run-time exclusivity check.
         var local = exporter.localTime
         let gapMs = exporter.parameters.gapSeconds * 1000

@@ -133,6 +133,8 @@ struct GeoJSONExport: RecordWriter {
         if let value { try out.append(int: value) } else { try out.append("null") }
     }
 
+    func integer(_ name: StaticString, _ value: Int) throws { try integer(name, Int64(value)) }
+
     func text(_ name: StaticString, _ value: String?) throws {
         try key(name)
         try out.append(jsonString: value)

@@ -332,7 +332,7 @@ final class LayerWriter: RecordWriter {
         self.exporter = exporter
         self.insert = insert
         self.rtree = rtree
-        lineReader = try Exporter.PointReader(exporter.store.db, positionOnly: true, zones: exporter.privacyZones)
+        lineReader = try Exporter.PointReader(exporter.store, positionOnly: true, zones: exporter.privacyZones)
     }
 
     // MARK: Values
@@ -436,9 +436,9 @@ final class LayerWriter: RecordWriter {
             [
                 .integer(t.id), .text(name), try time(t.startMs, offset: t.startOffset), try time(t.endMs, offset: t.endOffset),
                 number(t.durationS), number(t.movingS), number(t.distanceM), number(t.avgSpeedMps), number(t.maxSpeedMps),
-                .text(t.mode), .integer(t.legs), .optional(t.fromPlaceID), .optional(t.toPlaceID),
+                .text(t.mode), .integer(Int64(t.legs)), .optional(t.fromPlaceID), .optional(t.toPlaceID),
                 coordinate(t.startLat), coordinate(t.startLon), coordinate(t.endLat), coordinate(t.endLon),
-                .integer(t.points), .integer(t.gaps), .optional(t.fromPlace), .optional(t.toPlace),
+                .integer(Int64(t.points)), .integer(Int64(t.gaps)), .optional(t.fromPlace), .optional(t.toPlace),
                 number(t.lineDistanceM), .optional(t.distanceMethod), .text(t.source),
             ])
     }
@@ -449,11 +449,11 @@ final class LayerWriter: RecordWriter {
         try row(
             fid: rank, geometry: try lineGeometry(device: l.deviceID, startMs: l.startMs, endMs: l.endMs),
             [
-                .integer(l.tripID), .integer(l.leg), .text(l.mode),
+                .integer(l.tripID), .integer(Int64(l.leg)), .text(l.mode),
                 try time(l.startMs, offset: exporter.legOffset(l, atMs: l.startMs, isStart: true), resolved: true),
                 try time(l.endMs, offset: exporter.legOffset(l, atMs: l.endMs, isStart: false), resolved: true),
                 number(l.distanceM), number(l.durationS), .text(exporter.deviceName(l.deviceID)), .text(l.modeSource),
-                .integer(l.points), .text(l.source),
+                .integer(Int64(l.points)), .text(l.source),
             ])
     }
 
@@ -465,7 +465,7 @@ final class LayerWriter: RecordWriter {
                 .integer(v.id), .text(exporter.deviceName(v.deviceID)), .optional(v.placeID), .optional(v.placeName),
                 try time(v.startMs, offset: v.startOffset), try time(v.endMs, offset: v.endOffset),
                 number(Double(v.endMs - v.startMs) / 1000), coordinate(v.lat), coordinate(v.lon), number(v.radiusM),
-                .integer(v.points), .optional(v.countryCode), .optional(v.country), .optional(v.locality), .text(v.source),
+                .integer(Int64(v.points)), .optional(v.countryCode), .optional(v.country), .optional(v.locality), .text(v.source),
             ])
     }
 
@@ -475,7 +475,7 @@ final class LayerWriter: RecordWriter {
             fid: p.id, geometry: pointGeometry(lon: p.lon, lat: p.lat),
             [
                 .integer(p.id), .text(exporter.deviceName(p.deviceID)), .text(p.name), coordinate(p.lat), coordinate(p.lon),
-                number(p.radiusM), .integer(p.visits), .integer(p.totalDwellS),
+                number(p.radiusM), .integer(Int64(p.visits)), .integer(p.totalDwellS),
                 try time(p.firstVisitMs, offset: p.firstOffset), try time(p.lastVisitMs, offset: p.lastOffset),
                 .optional(p.ssid), .optional(p.countryCode), .optional(p.country), .optional(p.locality), .text(p.source),
             ])
@@ -488,7 +488,7 @@ final class LayerWriter: RecordWriter {
             fid: rank, geometry: nil,
             [
                 .text(d.date), .text(exporter.deviceName(d.deviceID)), number(d.distanceM), number(d.movingS),
-                .integer(d.trips), .integer(d.visits), .integer(d.places), number(d.lineDistanceM),
+                .integer(Int64(d.trips)), .integer(Int64(d.visits)), .integer(Int64(d.places)), number(d.lineDistanceM),
             ])
     }
 

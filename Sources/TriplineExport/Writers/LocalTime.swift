@@ -17,7 +17,7 @@ public struct LocalTime {
 
     /// Reads `settings.timezone` from the store (unknown names fall back to UTC).
     public init(store: Store) throws {
-        let name = try store.db.scalarText("SELECT value FROM settings WHERE key = 'timezone'")
+        let name = try store.setting("timezone")
         self.init(zone: name.flatMap { TimeZoneTable.named($0) })
     }
 

@@ -63,15 +63,15 @@ public struct PrivacyZones: Sendable, Equatable {
     /// Zones for `PLACE[:RADIUS_M]` specifications: a place id or a place name (every place of that name, on any
     /// device), with an optional radius in metres (default ``defaultRadiusM``).
     /// - Throws: ``PrivacyZoneError`` for an unknown place or a bad radius.
-    public static func resolve(_ specifications: [String], in db: Database) throws -> PrivacyZones {
+    public static func resolve(_ specifications: [String], in store: Store) throws -> PrivacyZones {
         var zones: [PrivacyZone] = []
         for specification in specifications {
-            zones += try resolve(specification, in: db)
+            zones += try resolve(specification, in: store)
         }
         return PrivacyZones(zones)
     }
 
-    static func resolve(_ specification: String, in db: Database) throws -> [PrivacyZone] {
+    static func resolve(_ specification: String, in store: Store) throws -> [PrivacyZone] {
         var place = specification
         var radius = defaultRadiusM
         if let colon = specification.lastIndex(of: ":") {
@@ -87,12 +87,7 @@ public struct PrivacyZones: Sendable, Equatable {
         guard !place.isEmpty else {
             throw PrivacyZoneError(description: "privacy zone '\(specification)': name a place (its id or name, see 'tripline places')")
         }
-        let statement = try db.prepare("SELECT id, name, lat, lon FROM places WHERE name = ?1 OR CAST(id AS TEXT) = ?1 ORDER BY id")
-        try statement.bind([.text(place)])
-        var zones: [PrivacyZone] = []
-        while try statement.step() {
-            zones.append(PrivacyZone(label: statement.text(1) ?? place, lat: statement.double(2), lon: statement.double(3), radiusM: radius))
-        }
+        let zones = try store.places(namedOrID: place).map { PrivacyZone(label: $0.name, lat: $0.lat, lon: $0.lon, radiusM: radius) }
         guard !zones.isEmpty else {
             throw PrivacyZoneError(description: "privacy zone '\(specification)': no place with the id or name '\(place)' (see 'tripline places')")
         }
@@ -100,9 +95,9 @@ public struct PrivacyZones: Sendable, Equatable {
     }
 
     /// The zones `tripline privacy add` remembered, with those of `specifications` added.
-    public static func remembered(adding specifications: [String] = [], in db: Database) throws -> PrivacyZones {
-        var zones = try PrivacyZoneTable.all(db).map { PrivacyZone(label: $0.label, lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM) }
-        zones += try resolve(specifications, in: db).zones
+    public static func remembered(adding specifications: [String] = [], in store: Store) throws -> PrivacyZones {
+        var zones = try PrivacyZoneTable.all(store.db).map { PrivacyZone(label: $0.label, lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM) }
+        zones += try resolve(specifications, in: store).zones
         return PrivacyZones(zones)
     }
 }
@@ -134,16 +129,11 @@ final class PrivacyClipper {
     /// Places whose centre is inside a zone: never named or shown.
     let hiddenPlaces: Set<Int64>
 
-    init(db: Database, zones: PrivacyZones, gapSeconds: Int64) throws {
+    init(store: Store, zones: PrivacyZones, gapSeconds: Int64) throws {
         self.zones = zones
-        reader = try Exporter.PointReader(db, lineOnly: true, zones: PrivacyZones())
+        reader = try Exporter.PointReader(store, lineOnly: true, zones: PrivacyZones())
         gapMs = gapSeconds * 1000
-        var hidden = Set<Int64>()
-        let places = try db.prepare("SELECT id, lat, lon FROM places ORDER BY id")
-        while try places.step() {
-            if zones.contains(lat: places.double(1), lon: places.double(2)) { hidden.insert(places.int64(0)) }
-        }
-        hiddenPlaces = hidden
+        hiddenPlaces = Set(try store.placeCentres().filter { zones.contains(lat: $0.lat, lon: $0.lon) }.map(\.id))
     }
 
     /// The unflagged fixes of `device` in `[startMs, endMs]` against the zones; `start` and `end` are the span's
@@ -223,8 +213,8 @@ extension Exporter {
             t.distanceMethod = "track"
             t.avgSpeedMps = t.durationS > 0 ? span.distanceM / t.durationS : nil
             t.maxSpeedMps = nil
-            t.points = span.points
-            t.gaps = span.gaps
+            t.points = Int(span.points)
+            t.gaps = Int(span.gaps)
             return t
         }
     }
@@ -241,7 +231,7 @@ extension Exporter {
             if span.endCut { l.endMs = span.endMs }
             l.durationS = Double(l.endMs - l.startMs) / 1000
             l.distanceM = span.distanceM
-            l.points = span.points
+            l.points = Int(span.points)
             return l
         }
     }

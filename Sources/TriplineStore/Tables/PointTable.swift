@@ -347,3 +347,141 @@ extension RowText {
         return copy.withUTF8 { bindChecked(bytes: UnsafeRawBufferPointer($0), to: s, at: index) }
     }
 }
+
+// MARK: Reading points
+
+/// A reusable reader of one device's points in a time window, merged with their flags (the exports' and the privacy
+/// zones' scan).
+///
+/// Reads `points_hot` and the non-zero rows of `point_flags` as two ordered range scans of their primary keys and
+/// merges them, which is much faster than a per-row join. The columns of the current point are read from the
+/// statement handed to `body`, by the indexes of ``Column``.
+public final class PointRangeReader {
+    /// What a reader reads of each point.
+    public enum Columns: Sendable {
+        /// Time, position (offset and altitude come back as NULL): GeoJSON lines.
+        case position
+        /// Time, offset, position and altitude: what a GPX line needs. SQLite decodes every selected column of every
+        /// row, so lines read faster this way.
+        case line
+        /// Every column of ``Column``.
+        case all
+    }
+
+    /// Column indexes of the statement handed over (a line or position reader has the first five).
+    ///
+    /// NULLs come back as values no real reading has, so each column is read with one call instead of two (type,
+    /// then value): a NULL offset as `Int32.min`, a NULL number as +infinity (which every writer already writes as
+    /// unknown, like any non-finite number). Text columns tell NULL by a nil pointer.
+    public enum Column {
+        /// The recorded UTC offset of the current row, or nil.
+        @inline(__always)
+        public static func recordedOffset(_ s: Statement) -> Int32? {
+            let value = s.int64(offset)
+            return value == -2_147_483_648 ? nil : Int32(truncatingIfNeeded: value)
+        }
+
+        public static let time: Int32 = 0, offset: Int32 = 1, lat: Int32 = 2, lon: Int32 = 3, altitude: Int32 = 4
+        public static let speed: Int32 = 5, course: Int32 = 6, accuracy: Int32 = 7, motion: Int32 = 8, ssid: Int32 = 9
+    }
+
+    @usableFromInline let points: Statement
+    @usableFromInline let flags: Statement
+
+    public init(_ store: Store, columns: Columns) throws {
+        let selected: String
+        switch columns {
+        case .position: selected = "\(PointKey.timeSQL), NULL, lat, lon, NULL"
+        case .line: selected = "\(PointKey.timeSQL), ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999)"
+        case .all:
+            selected = """
+                \(PointKey.timeSQL), ifnull(utc_offset_s, -2147483648), lat, lon, ifnull(altitude_m, 1e999), ifnull(speed_mps, 1e999),
+                ifnull(course_deg, 1e999), ifnull(accuracy_m, 1e999), motion, ssid
+                """
+        }
+        points = try store.db.prepare("SELECT \(selected) FROM points_hot WHERE key BETWEEN ?4 AND ?5 ORDER BY key")
+        flags = try store.db.prepare(
+            "SELECT time_ms, flags FROM point_flags WHERE device_id = ?1 AND time_ms BETWEEN ?2 AND ?3 AND flags != 0 ORDER BY time_ms")
+    }
+
+    /// Calls `body(statement, timeMs, flags)` for each point of `device` with `startMs <= time <= endMs`, in time
+    /// order.
+    @inlinable @inline(__always)
+    public func read(device: Int64, startMs: Int64, endMs: Int64, _ body: (Statement, Int64, Int64) throws -> Void) throws {
+        points.reset()
+        flags.reset()
+        flags.bindInt(device, at: 1)
+        flags.bindInt(startMs, at: 2)
+        flags.bindInt(endMs, at: 3)
+        let keys = PointKey.range(device: device, fromMs: startMs, throughMs: endMs)
+        points.bindInt(keys.lower, at: 4)
+        points.bindInt(keys.upper, at: 5)
+        var flagTime = Int64.max
+        var flagValue: Int64 = 0
+        if try flags.step() {
+            flagTime = flags.int64(0)
+            flagValue = flags.int64(1)
+        }
+        while try points.step() {
+            let time = points.int64(0)
+            while flagTime < time {
+                if try flags.step() {
+                    flagTime = flags.int64(0)
+                    flagValue = flags.int64(1)
+                } else {
+                    flagTime = Int64.max
+                }
+            }
+            try body(points, time, flagTime == time ? flagValue : 0)
+        }
+    }
+}
+
+/// One fix of `points` as the exports look one up: its time, recorded offset and position.
+public struct Fix: Sendable, Equatable {
+    public var timeMs: Int64
+    public var utcOffsetS: Int32?
+    public var lat: Double
+    public var lon: Double
+}
+
+/// Finds the first or last fix of a device in a time window (prepared once, reused).
+public final class FixFinder {
+    let first: Statement
+    let last: Statement
+
+    public init(_ store: Store) throws {
+        let sql = "SELECT \(PointKey.timeSQL), utc_offset_s, lat, lon FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key"
+        first = try store.db.prepare(sql + " LIMIT 1")
+        last = try store.db.prepare(sql + " DESC LIMIT 1")
+    }
+
+    /// The first (`last` false) or last fix of `device` with `fromMs <= time <= throughMs`, or nil when it has none.
+    public func fix(device: Int64, fromMs: Int64, throughMs: Int64, last isLast: Bool) throws -> Fix? {
+        let q = isLast ? last : first
+        let keys = PointKey.range(device: device, fromMs: fromMs, throughMs: throughMs)
+        q.reset()
+        try q.bind([.integer(keys.lower), .integer(keys.upper)])
+        guard try q.step() else { return nil }
+        return Fix(timeMs: q.int64(0), utcOffsetS: q.isNull(1) ? nil : Int32(truncatingIfNeeded: q.int64(1)), lat: q.double(2), lon: q.double(3))
+    }
+}
+
+extension Store {
+    /// Every point's time and position in key order: device by device, each in time order (the evaluation's stores
+    /// hold one device).
+    public func forEachPointPosition(_ body: (_ timeMs: Int64, _ lat: Double, _ lon: Double) throws -> Void) throws {
+        let q = try db.prepare("SELECT \(PointKey.timeSQL), lat, lon FROM points_hot ORDER BY key")
+        while try q.step() { try body(q.int64(0), q.double(1), q.double(2)) }
+    }
+
+    /// The times of a device's points and of its app events that have one, unsorted (what was recorded at all).
+    public func recordTimes(device: Int64) throws -> [Int64] {
+        let q = try db.prepare(
+            "SELECT time_ms FROM points WHERE device_id = ?1 UNION ALL SELECT time_ms FROM app_events WHERE device_id = ?1 AND time_ms IS NOT NULL")
+        q.bindInt(device, at: 1)
+        var out: [Int64] = []
+        while try q.step() { out.append(q.int64(0)) }
+        return out
+    }
+}

@@ -189,10 +189,7 @@ import TriplineTestSupport
     // MARK: 8. Read-only commands on a database nobody may write
 
     @Test func placesAndScoreWorkOnAReadOnlyDatabase() throws {
-        guard Binary.exists else {
-            print("skipped: .build/debug/tripline is not built")
-            return
-        }
+        try #require(Binary.exists, "build the tripline binary first (swift build)")
         let dir = try temporaryDirectory()
         let db = dir + "/t.sqlite"
         #expect(runCLI(["simulate", "--out", dir + "/sim", "--days", "1", "--people", "1"]).status == 0)

@@ -123,7 +123,7 @@ import TriplineTestSupport
         #expect(PageInspector(document).html.contains("device b</p>"))
         let all = try MapRenderer(store: store).render()
         #expect(all.tripsDrawn == Int(try store.db.scalarInt("SELECT count(*) FROM trips")!))
-        #expect(throws: MapError.self) { try MapRenderer(store: store).render(filter: RecordFilter(device: "nobody")) }
+        #expect(throws: StoreError.self) { try MapRenderer(store: store).render(filter: RecordFilter(device: "nobody")) }
     }
 
     @Test func sameDatabaseGivesTheSameBytes() throws {

@@ -9,11 +9,11 @@ import TriplineTestSupport
 /// turned back into latitude and longitude through the page's own view, and every pair of numbers in its bytes,
 /// lie outside the zone; the hidden place is not named.
 @Suite struct MapPrivacyTests {
-    static func page(_ zones: (Database) throws -> PrivacyZones) throws -> String {
+    static func page(_ zones: (Store) throws -> PrivacyZones) throws -> String {
         let fixture = try ExportFixture.temporary()
         let store = try Store(path: fixture.path, create: false)
         var parameters = MapParameters()
-        parameters.privacyZones = try zones(store.db)
+        parameters.privacyZones = try zones(store)
         let document = try MapRenderer(store: store, parameters: parameters).render()
         return String(decoding: document.bytes, as: UTF8.self)
     }

@@ -139,7 +139,7 @@ import TriplineTestSupport
     @Test func privacyZonesHideTheTimelinesVisitsAndCutItsTrips() throws {
         let fixture = try ExportFixture.temporary()
         let store = try Store(path: fixture.path, create: false)
-        let zones = try PrivacyZones.resolve(["Home"], in: store.db)
+        let zones = try PrivacyZones.resolve(["Home"], in: store)
         var parameters = MapParameters()
         parameters.privacyZones = zones
         let page = PageInspector(try MapRenderer(store: store, parameters: parameters).render())

@@ -1,0 +1,74 @@
+import TriplineCore
+
+// `days`: one device's totals for one local day. Its writes are methods of ``RebuildTables`` (one statement cache per
+// transaction); docs/SCHEMA.md has every column.
+
+/// A row of `days`: one device's totals for one local day.
+public struct DayRow: Sendable, Equatable {
+    public var deviceID: Int64
+    /// `YYYY-MM-DD`, local.
+    public var date: String
+    public var utcOffsetS: Int?
+    public var distanceM: Double
+    public var movingS: Double
+    public var trips: Int
+    public var visits: Int
+    public var places: Int
+    /// The straight lines between the day's kept fixes (``distanceM`` is the estimated path; docs/EXPORTS.md).
+    public var lineDistanceM: Double?
+
+    public init(
+        deviceID: Int64, date: String, utcOffsetS: Int?, distanceM: Double, movingS: Double, trips: Int, visits: Int, places: Int,
+        lineDistanceM: Double? = nil
+    ) {
+        self.lineDistanceM = lineDistanceM
+        self.deviceID = deviceID
+        self.date = date
+        self.utcOffsetS = utcOffsetS
+        self.distanceM = distanceM
+        self.movingS = movingS
+        self.trips = trips
+        self.visits = visits
+        self.places = places
+    }
+}
+
+extension RebuildTables {
+    /// Deletes a device's day totals from `fromDate` to `toDate` (`YYYY-MM-DD`, inclusive).
+    public func deleteDays(device: Int64, fromDate: String, toDate: String) throws {
+        try db.run("DELETE FROM days WHERE device_id = ? AND date >= ? AND date <= ?", [.integer(device), .text(fromDate), .text(toDate)])
+    }
+
+    /// Inserts (or replaces) a day's totals.
+    public func insert(_ r: DayRow) throws {
+        let s = try statement(
+            "INSERT OR REPLACE INTO days(device_id, date, utc_offset_s, distance_m, moving_s, trips, visits, places, line_distance_m) VALUES (?,?,?,?,?,?,?,?,?)")
+        try s.bind([.integer(r.deviceID), .text(r.date), .optional(r.utcOffsetS.map(Int64.init)), .real(r.distanceM), .real(r.movingS),
+                    .integer(Int64(r.trips)), .integer(Int64(r.visits)), .integer(Int64(r.places)), .optional(r.lineDistanceM)])
+        _ = try s.step()
+    }
+}
+
+// MARK: Reading days
+
+extension Store {
+    /// The day totals of `device` (every device when nil) from `fromDate` to `toDate` (`YYYY-MM-DD`, inclusive; nil:
+    /// unbounded), by date then device id.
+    public func forEachDay(device: Int64?, fromDate: String?, toDate: String?, _ body: (DayRow) throws -> Void) throws {
+        let s = try db.prepare(
+            """
+            SELECT device_id, date, distance_m, moving_s, trips, visits, places, line_distance_m, utc_offset_s FROM days
+            WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR date >= ?2) AND (?3 IS NULL OR date <= ?3)
+            ORDER BY date, device_id
+            """)
+        s.bindInt(device, at: 1)
+        s.bindText(fromDate, at: 2)
+        s.bindText(toDate, at: 3)
+        while try s.step() {
+            try body(
+                DayRow(
+                    deviceID: s.int64(0), date: s.text(1) ?? "", utcOffsetS: s.optionalInt64(8).map { Int($0) }, distanceM: s.double(2),
+                    movingS: s.double(3), trips: s.int(4), visits: s.int(5), places: s.int(6), lineDistanceM: s.optionalDouble(7)))
+        }
+    }
+}

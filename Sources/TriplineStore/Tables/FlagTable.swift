@@ -1,0 +1,20 @@
+import TriplineCore
+
+// `point_flags`: the cleaning flags of points (0 is never stored). Its writes are methods of ``RebuildTables`` (one statement cache per
+// transaction); docs/SCHEMA.md has every column.
+
+extension RebuildTables {
+    /// Deletes the flags of a device's points with `fromMs ≤ time_ms < toMs`.
+    public func deleteFlags(device: Int64, fromMs: Int64, toMs: Int64) throws {
+        try db.run("DELETE FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ?", [.integer(device), .integer(fromMs), .integer(toMs)])
+    }
+
+    /// Sets a point's cleaning flags (`point_flags`; 0 is never stored).
+    public func setFlags(device: Int64, timeMs: Int64, flags: UInt8) throws {
+        let s = try statement("INSERT OR REPLACE INTO point_flags(device_id, time_ms, flags) VALUES (?, ?, ?)")
+        s.bindInt(device, at: 1)
+        s.bindInt(timeMs, at: 2)
+        s.bindInt(Int64(flags), at: 3)
+        _ = try s.step()
+    }
+}

@@ -1,0 +1,167 @@
+import TriplineCore
+
+// `legs`: one mode's part of a trip. Its writes are methods of ``RebuildTables`` (one statement cache per
+// transaction); docs/SCHEMA.md has every column.
+
+/// A row of `legs`: one mode's part of a trip.
+public struct LegRow: Sendable, Equatable {
+    public var tripID: Int64
+    /// 0, 1, … in time order within the trip.
+    public var leg: Int
+    public var deviceID: Int64
+    public var mode: String
+    /// What decided the mode: `speed`, `motion`, `app`, `synthetic`.
+    public var modeSource: String
+    public var startMs: Int64
+    public var endMs: Int64
+    public var distanceM: Double
+    public var durationS: Double
+    public var points: Int
+    /// `points` (rebuilt from fixes) or `app` (an app's own timeline, migration 9); read back, not written by the
+    /// plain insert (the timeline pass's inserts mark their rows `app`).
+    public var source: String
+
+    public init(
+        tripID: Int64, leg: Int, deviceID: Int64, mode: String, modeSource: String, startMs: Int64, endMs: Int64, distanceM: Double,
+        durationS: Double, points: Int, source: String = "points"
+    ) {
+        self.source = source
+        self.tripID = tripID
+        self.leg = leg
+        self.deviceID = deviceID
+        self.mode = mode
+        self.modeSource = modeSource
+        self.startMs = startMs
+        self.endMs = endMs
+        self.distanceM = distanceM
+        self.durationS = durationS
+        self.points = points
+    }
+}
+
+extension RebuildTables {
+    /// Makes a trip's legs add up to its distance (`distanceM`, the paths pass's estimate): each leg keeps its share of
+    /// the legs' straight-line sum; legs that cover no distance at all (a trip no fix saw) share it by duration, else
+    /// the first leg takes it. Applied again it changes nothing.
+    public func scaleLegs(trip id: Int64, toDistanceM distanceM: Double) throws {
+        let sums = try statement("SELECT total(distance_m), total(duration_s), count(*) FROM legs WHERE trip_id = ?")
+        try sums.bind([.integer(id)])
+        guard try sums.step(), sums.int64(2) > 0 else { return }
+        let metres = sums.double(0), seconds = sums.double(1)
+        let s: Statement
+        if metres > 0 {
+            s = try statement("UPDATE legs SET distance_m = distance_m * ?1 WHERE trip_id = ?2")
+            try s.bind([.real(distanceM / metres), .integer(id)])
+        } else if seconds > 0 {
+            s = try statement("UPDATE legs SET distance_m = duration_s * ?1 WHERE trip_id = ?2")
+            try s.bind([.real(distanceM / seconds), .integer(id)])
+        } else {
+            s = try statement("UPDATE legs SET distance_m = CASE WHEN leg = 0 THEN ?1 ELSE 0 END WHERE trip_id = ?2")
+            try s.bind([.real(distanceM), .integer(id)])
+        }
+        _ = try s.step()
+    }
+
+    /// Inserts a leg.
+    public func insert(_ r: LegRow) throws {
+        let s = try statement(
+            "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?,?,?,?,?,?,?,?,?,?)")
+        try s.bind([.integer(r.tripID), .integer(Int64(r.leg)), .integer(r.deviceID), .text(r.mode), .text(r.modeSource), .integer(r.startMs),
+                    .integer(r.endMs), .real(r.distanceM), .real(r.durationS), .integer(Int64(r.points))])
+        _ = try s.step()
+    }
+}
+
+// MARK: Reading legs
+
+/// A leg as the exports read it: its row (fields read through) and its trip's offsets, start and end (legs have no
+/// offsets of their own).
+@dynamicMemberLookup
+public struct LegListing: Sendable, Equatable {
+    public var row: LegRow
+    public var tripStartUTCOffsetS: Int?
+    public var tripEndUTCOffsetS: Int?
+    public var tripStartMs: Int64
+    public var tripEndMs: Int64
+
+    public init(row: LegRow, tripStartUTCOffsetS: Int?, tripEndUTCOffsetS: Int?, tripStartMs: Int64, tripEndMs: Int64) {
+        self.row = row
+        self.tripStartUTCOffsetS = tripStartUTCOffsetS
+        self.tripEndUTCOffsetS = tripEndUTCOffsetS
+        self.tripStartMs = tripStartMs
+        self.tripEndMs = tripEndMs
+    }
+
+    public subscript<T>(dynamicMember key: WritableKeyPath<LegRow, T>) -> T {
+        get { row[keyPath: key] }
+        set { row[keyPath: key] = newValue }
+    }
+}
+
+extension Store {
+    /// The legs of the trips ``forEachTrip(device:startingFromMs:throughMs:_:)`` reads, by trip (in its order), then
+    /// leg number.
+    public func forEachLeg(device: Int64?, tripsStartingFromMs fromMs: Int64, throughMs: Int64, _ body: (LegListing) throws -> Void) throws {
+        let s = try db.prepare(
+            """
+            SELECT l.trip_id, l.leg, l.device_id, l.mode, l.mode_source, l.start_ms, l.end_ms, l.distance_m,
+                   l.duration_s, l.points, t.start_utc_offset_s, t.end_utc_offset_s, t.start_ms, t.end_ms, l.source
+            FROM legs l JOIN trips t ON t.id = l.trip_id
+            WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
+            ORDER BY t.start_ms, t.id, l.leg
+            """)
+        s.bindInt(device, at: 1)
+        s.bindInt(fromMs, at: 2)
+        s.bindInt(throughMs, at: 3)
+        while try s.step() {
+            let row = LegRow(
+                tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
+                startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
+                source: s.text(14) ?? "points")
+            try body(
+                LegListing(
+                    row: row, tripStartUTCOffsetS: s.optionalInt64(10).map { Int($0) }, tripEndUTCOffsetS: s.optionalInt64(11).map { Int($0) },
+                    tripStartMs: s.int64(12), tripEndMs: s.int64(13)))
+        }
+    }
+}
+
+extension Store {
+    /// The legs of `device` (every device when nil), or of the trip `trip`, by start time (the scorers' read).
+    public func legs(device: Int64? = nil, trip: Int64? = nil) throws -> [LegRow] {
+        let s = try db.prepare(
+            """
+            SELECT trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source FROM legs
+            WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR trip_id = ?2) ORDER BY start_ms
+            """)
+        s.bindInt(device, at: 1)
+        s.bindInt(trip, at: 2)
+        var out: [LegRow] = []
+        while try s.step() {
+            out.append(
+                LegRow(
+                    tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
+                    startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
+                    source: s.text(10) ?? "points"))
+        }
+        return out
+    }
+}
+
+extension Store {
+    /// The legs of one trip, by leg number (the map's read).
+    public func legs(ofTrip trip: Int64) throws -> [LegRow] {
+        let s = try db.prepare(
+            "SELECT trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source FROM legs WHERE trip_id = ? ORDER BY leg")
+        s.bindInt(trip, at: 1)
+        var out: [LegRow] = []
+        while try s.step() {
+            out.append(
+                LegRow(
+                    tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
+                    startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
+                    source: s.text(10) ?? "points"))
+        }
+        return out
+    }
+}

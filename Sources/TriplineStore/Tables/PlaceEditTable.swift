@@ -1,0 +1,46 @@
+import TriplineCore
+
+// `place_edits`: the user's renames, merges and forgets of places. Its writes are methods of ``RebuildTables`` (one statement cache per
+// transaction); docs/SCHEMA.md has every column.
+
+/// A row of `place_edits`: the user's own rename, merge or forget of a place, found again in every rebuild by the
+/// centre the place had when it was edited (the nearest place within `places.radius_m` of it).
+public struct PlaceEditRow: Sendable, Equatable {
+    public enum Action: String, Sendable { case rename, merge, forget }
+    public var id: Int64?
+    public var deviceID: Int64
+    public var action: Action
+    public var lat: Double
+    public var lon: Double
+    /// rename: the new name.
+    public var name: String?
+    /// merge: the centre of the place the visits join.
+    public var intoLat: Double?
+    public var intoLon: Double?
+    public var createdMs: Int64
+
+    public init(id: Int64? = nil, deviceID: Int64, action: Action, lat: Double, lon: Double, name: String? = nil, intoLat: Double? = nil,
+                intoLon: Double? = nil, createdMs: Int64) {
+        self.id = id
+        self.deviceID = deviceID
+        self.action = action
+        self.lat = lat
+        self.lon = lon
+        self.name = name
+        self.intoLat = intoLat
+        self.intoLon = intoLon
+        self.createdMs = createdMs
+    }
+}
+
+extension RebuildTables {
+    /// Records a user's edit of a place and returns its id (`tripline places rename|merge|forget`).
+    @discardableResult
+    public func insert(_ r: PlaceEditRow) throws -> Int64 {
+        try db.run(
+            "INSERT INTO place_edits(id, device_id, action, lat, lon, name, into_lat, into_lon, created_ms) VALUES (?,?,?,?,?,?,?,?,?)",
+            [.optional(r.id), .integer(r.deviceID), .text(r.action.rawValue), .real(r.lat), .real(r.lon), .optional(r.name), .optional(r.intoLat),
+             .optional(r.intoLon), .integer(r.createdMs)])
+        return db.lastInsertRowID
+    }
+}

@@ -1,0 +1,55 @@
+import TriplineCore
+
+// `stays`: the stationary periods the stays pass finds (and the evidence pass amends). Its writes are methods of ``RebuildTables`` (one statement cache per
+// transaction); docs/SCHEMA.md has every column.
+
+import TriplineCore
+// The rows the rebuild writes (docs/SCHEMA.md has every column), each with its one insert in ``RebuildTables``.
+// The passes, the synthetic map fixture and the benchmarks all write through these; no other code in Sources/
+// inserts into these tables.
+/// A row of `stays`: a stationary period found by the stays pass.
+public struct StayRow: Sendable, Equatable {
+    /// A stable id (``StableID``) to store the stay under; nil takes the next free row id.
+    public var id: Int64?
+    public var deviceID: Int64
+    public var startMs: Int64
+    public var endMs: Int64
+    public var lat: Double
+    public var lon: Double
+    public var radiusM: Double
+    public var points: Int
+    /// The longest silence inside the stay, in seconds.
+    public var gapS: Int64
+
+    public init(id: Int64? = nil, deviceID: Int64, startMs: Int64, endMs: Int64, lat: Double, lon: Double, radiusM: Double, points: Int, gapS: Int64) {
+        self.id = id
+        self.deviceID = deviceID
+        self.startMs = startMs
+        self.endMs = endMs
+        self.lat = lat
+        self.lon = lon
+        self.radiusM = radiusM
+        self.points = points
+        self.gapS = gapS
+    }
+}
+
+extension RebuildTables {
+    /// Deletes a device's stays that start in `fromMs ..< toMs`.
+    public func deleteStays(device: Int64, fromMs: Int64, toMs: Int64) throws {
+        try db.run("DELETE FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?", [.integer(device), .integer(fromMs), .integer(toMs)])
+    }
+
+    /// Deletes one stay (the evidence pass replaces the stays it amends).
+    public func deleteStay(id: Int64) throws {
+        try db.run("DELETE FROM stays WHERE id = ?", [.integer(id)])
+    }
+
+    /// Inserts a stay and returns its id.
+    @discardableResult
+    public func insert(_ r: StayRow) throws -> Int64 {
+        let s = try statement("INSERT INTO stays(id, device_id, start_ms, end_ms, lat, lon, radius_m, points, gap_s) VALUES (?,?,?,?,?,?,?,?,?)")
+        return try insert(s, id: r.id, "stays", [.integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .real(r.lat), .real(r.lon),
+                                               .real(r.radiusM), .integer(Int64(r.points)), .integer(r.gapS)])
+    }
+}

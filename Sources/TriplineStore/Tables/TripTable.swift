@@ -1,0 +1,213 @@
+import TriplineCore
+
+// `trips`: the journeys between visits. Its writes are methods of ``RebuildTables`` (one statement cache per
+// transaction); docs/SCHEMA.md has every column.
+
+/// A row of `trips`.
+public struct TripRow: Sendable, Equatable {
+    /// A stable id (``StableID``); nil takes the next free row id.
+    public var id: Int64?
+    public var deviceID: Int64
+    public var startMs: Int64
+    public var endMs: Int64
+    public var startUTCOffsetS: Int?
+    public var endUTCOffsetS: Int?
+    public var durationS: Double
+    public var movingS: Double
+    public var distanceM: Double
+    public var avgSpeedMps: Double?
+    public var maxSpeedMps: Double?
+    /// The mode of the longest leg by distance.
+    public var mode: String
+    public var legs: Int
+    public var fromVisitID: Int64?
+    public var toVisitID: Int64?
+    public var fromPlaceID: Int64?
+    public var toPlaceID: Int64?
+    public var startLat: Double?
+    public var startLon: Double?
+    public var endLat: Double?
+    public var endLon: Double?
+    public var points: Int
+    public var gaps: Int
+    /// The straight lines between the kept fixes, and how ``distanceM`` was estimated (`track`, `history`,
+    /// `circuity`): set by the paths pass (``RebuildTables/setDistance(trip:distanceM:lineDistanceM:method:)``), NULL
+    /// before it ran; not written by ``RebuildTables/insert(_:)-(TripRow)``.
+    public var lineDistanceM: Double?
+    public var distanceMethod: String?
+    /// `points` (rebuilt from fixes) or `app` (an app's own timeline, migration 9; written by
+    /// ``RebuildTables/insertAppTrip(_:leg:activity:lineDistanceM:method:)``).
+    public var source: String
+
+    public init(
+        id: Int64? = nil, deviceID: Int64, startMs: Int64, endMs: Int64, startUTCOffsetS: Int?, endUTCOffsetS: Int?, durationS: Double, movingS: Double,
+        distanceM: Double, avgSpeedMps: Double?, maxSpeedMps: Double?, mode: String, legs: Int, fromVisitID: Int64?, toVisitID: Int64?,
+        fromPlaceID: Int64?, toPlaceID: Int64?, startLat: Double?, startLon: Double?, endLat: Double?, endLon: Double?, points: Int, gaps: Int,
+        lineDistanceM: Double? = nil, distanceMethod: String? = nil, source: String = "points"
+    ) {
+        self.lineDistanceM = lineDistanceM
+        self.distanceMethod = distanceMethod
+        self.source = source
+        self.id = id
+        self.deviceID = deviceID
+        self.startMs = startMs
+        self.endMs = endMs
+        self.startUTCOffsetS = startUTCOffsetS
+        self.endUTCOffsetS = endUTCOffsetS
+        self.durationS = durationS
+        self.movingS = movingS
+        self.distanceM = distanceM
+        self.avgSpeedMps = avgSpeedMps
+        self.maxSpeedMps = maxSpeedMps
+        self.mode = mode
+        self.legs = legs
+        self.fromVisitID = fromVisitID
+        self.toVisitID = toVisitID
+        self.fromPlaceID = fromPlaceID
+        self.toPlaceID = toPlaceID
+        self.startLat = startLat
+        self.startLon = startLon
+        self.endLat = endLat
+        self.endLon = endLon
+        self.points = points
+        self.gaps = gaps
+    }
+}
+
+extension RebuildTables {
+    /// Deletes a device's trips that start in `fromMs ..< toMs`, with their legs.
+    public func deleteTrips(device: Int64, startingFromMs fromMs: Int64, toMs: Int64) throws {
+        let span: [SQLValue] = [.integer(device), .integer(fromMs), .integer(toMs)]
+        try db.run("DELETE FROM legs WHERE trip_id IN (SELECT id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?)", span)
+        try db.run("DELETE FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?", span)
+    }
+
+    /// Inserts a trip and returns its id.
+    @discardableResult
+    public func insert(_ r: TripRow) throws -> Int64 {
+        let s = try statement(
+            """
+            INSERT INTO trips(id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+              avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
+              start_lat, start_lon, end_lat, end_lon, points, gaps)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+            """)
+        return try insert(s, id: r.id, "trips", [
+            .integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .optional(r.startUTCOffsetS.map(Int64.init)),
+            .optional(r.endUTCOffsetS.map(Int64.init)), .real(r.durationS), .real(r.movingS), .real(r.distanceM), .optional(r.avgSpeedMps),
+            .optional(r.maxSpeedMps), .text(r.mode), .integer(Int64(r.legs)), .optional(r.fromVisitID), .optional(r.toVisitID),
+            .optional(r.fromPlaceID), .optional(r.toPlaceID), .optional(r.startLat), .optional(r.startLon), .optional(r.endLat),
+            .optional(r.endLon), .integer(Int64(r.points)), .integer(Int64(r.gaps)),
+        ])
+    }
+
+    /// Sets a trip's distance: the estimated path, the straight lines between its kept fixes and how the path was
+    /// estimated (`track`, `history`, `circuity`: the paths pass); its average speed follows the path, and its maximum
+    /// is raised to that average when the path makes it higher (the maximum over any part is at least the mean).
+    public func setDistance(trip id: Int64, distanceM: Double, lineDistanceM: Double, method: String) throws {
+        let s = try statement(
+            "UPDATE trips SET distance_m = ?1, line_distance_m = ?2, distance_method = ?3, avg_speed_mps = CASE WHEN moving_s > 0 THEN ?1 / moving_s END, "
+                + "max_speed_mps = CASE WHEN moving_s > 0 THEN max(coalesce(max_speed_mps, 0), ?1 / moving_s) ELSE max_speed_mps END WHERE id = ?4")
+        try s.bind([.real(distanceM), .real(lineDistanceM), .text(method), .integer(id)])
+        _ = try s.step()
+    }
+
+    /// Points the device's trips at the places their visits now belong to (the places pass rewrites every place; a
+    /// trip outside the span it recomputes keeps its visits, whose place may have changed, merged or been forgotten).
+    public func refreshTripPlaces(device: Int64) throws {
+        try db.run(
+            """
+            UPDATE trips SET
+              from_place_id = (SELECT place_id FROM visits v WHERE v.id = trips.from_visit_id),
+              to_place_id = (SELECT place_id FROM visits v WHERE v.id = trips.to_visit_id)
+            WHERE device_id = ?
+            """, [.integer(device)])
+    }
+}
+
+// MARK: Reading trips
+
+/// A trip as the exports and the map read it: its row (``row``'s fields read through, `trip.startMs`) and the names
+/// of the places it joins.
+@dynamicMemberLookup
+public struct TripListing: Sendable, Equatable {
+    public var row: TripRow
+    public var fromPlace: String?
+    public var toPlace: String?
+
+    /// The stored id (a row read back always has one).
+    public var id: Int64 { row.id ?? 0 }
+
+    public init(row: TripRow, fromPlace: String?, toPlace: String?) {
+        self.row = row
+        self.fromPlace = fromPlace
+        self.toPlace = toPlace
+    }
+
+    public subscript<T>(dynamicMember key: WritableKeyPath<TripRow, T>) -> T {
+        get { row[keyPath: key] }
+        set { row[keyPath: key] = newValue }
+    }
+}
+
+extension Store {
+    /// The trips of `device` (every device when nil) that start in `[fromMs, throughMs]`, by start time then id, with
+    /// the names of their places.
+    public func forEachTrip(device: Int64?, startingFromMs fromMs: Int64, throughMs: Int64, _ body: (TripListing) throws -> Void) throws {
+        let s = try db.prepare(
+            """
+            SELECT t.id, t.device_id, t.start_ms, t.end_ms, t.start_utc_offset_s, t.end_utc_offset_s, t.duration_s,
+                   t.moving_s, t.distance_m, t.avg_speed_mps, t.max_speed_mps, t.mode, t.legs, t.from_place_id,
+                   t.to_place_id, t.start_lat, t.start_lon, t.end_lat, t.end_lon, t.points, t.gaps, fp.name, tp.name,
+                   t.line_distance_m, t.distance_method, t.source, t.from_visit_id, t.to_visit_id
+            FROM trips t
+            LEFT JOIN places fp ON fp.id = t.from_place_id
+            LEFT JOIN places tp ON tp.id = t.to_place_id
+            WHERE (?1 IS NULL OR t.device_id = ?1) AND t.start_ms BETWEEN ?2 AND ?3
+            ORDER BY t.start_ms, t.id
+            """)
+        s.bindInt(device, at: 1)
+        s.bindInt(fromMs, at: 2)
+        s.bindInt(throughMs, at: 3)
+        while try s.step() {
+            let row = TripRow(
+                id: s.int64(0), deviceID: s.int64(1), startMs: s.int64(2), endMs: s.int64(3),
+                startUTCOffsetS: s.optionalInt64(4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(5).map { Int($0) },
+                durationS: s.double(6), movingS: s.double(7), distanceM: s.double(8),
+                avgSpeedMps: s.optionalDouble(9), maxSpeedMps: s.optionalDouble(10), mode: s.text(11) ?? "", legs: s.int(12),
+                fromVisitID: s.optionalInt64(26), toVisitID: s.optionalInt64(27), fromPlaceID: s.optionalInt64(13), toPlaceID: s.optionalInt64(14),
+                startLat: s.optionalDouble(15), startLon: s.optionalDouble(16), endLat: s.optionalDouble(17), endLon: s.optionalDouble(18),
+                points: s.int(19), gaps: s.int(20), lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24),
+                source: s.text(25) ?? "points")
+            try body(TripListing(row: row, fromPlace: s.text(21), toPlace: s.text(22)))
+        }
+    }
+}
+
+extension Store {
+    /// The trips of `device` (every device when nil), by start time (the scorers' read).
+    public func trips(device: Int64? = nil) throws -> [TripRow] {
+        let s = try db.prepare(
+            """
+            SELECT id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+                   avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
+                   start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method, source
+            FROM trips WHERE ?1 IS NULL OR device_id = ?1 ORDER BY start_ms
+            """)
+        s.bindInt(device, at: 1)
+        var out: [TripRow] = []
+        while try s.step() {
+            out.append(
+                TripRow(
+                    id: s.int64(0), deviceID: s.int64(1), startMs: s.int64(2), endMs: s.int64(3),
+                    startUTCOffsetS: s.optionalInt64(4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(5).map { Int($0) },
+                    durationS: s.double(6), movingS: s.double(7), distanceM: s.double(8), avgSpeedMps: s.optionalDouble(9),
+                    maxSpeedMps: s.optionalDouble(10), mode: s.text(11) ?? "", legs: s.int(12), fromVisitID: s.optionalInt64(13),
+                    toVisitID: s.optionalInt64(14), fromPlaceID: s.optionalInt64(15), toPlaceID: s.optionalInt64(16),
+                    startLat: s.optionalDouble(17), startLon: s.optionalDouble(18), endLat: s.optionalDouble(19), endLon: s.optionalDouble(20),
+                    points: s.int(21), gaps: s.int(22), lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24),
+                    source: s.text(25) ?? "points"))
+        }
+        return out
+    }
+}
