@@ -40,7 +40,9 @@ public struct Rebuild {
     /// (clean flag 16) and Google's visits are no iOS visits for the evidence pass.
     /// 10 (issue 29): places named as people know them (`PlaceNames`): the user's name, the app's (Google's, OwnTracks'
     /// regions), `Home`/`Work` from when the time is spent, the wifi, the locality; no two places of a device share one.
-    public static let algorithmVersion = 10
+    /// 11 (issue 29 item 1): places clustered over the device's whole history with a link distance that follows the
+    /// stays' scatter (`places.merge_max_m`, `places.scatter_factor`); every day's place count taken again at the end.
+    public static let algorithmVersion = 11
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
