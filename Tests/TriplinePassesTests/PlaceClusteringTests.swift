@@ -1,6 +1,8 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplinePasses
+import TriplineStore
+import TriplineTestSupport
 
 /// The places pass's clustering over a device's whole history (docs/PASSES.md, "places"; issue 29 item 1).
 @Suite struct PlaceClusteringTests {
@@ -64,5 +66,42 @@ import Testing
         #expect(assignment == [0, 1, 2, 0])
         #expect(places.map(\.visits) == [2, 1, 1])
         #expect(abs(places[0].lat - shop.0) < 1e-9)
+    }
+
+    /// A later stay can join two older places into one (a long drifting stay between two places 140 m apart, both
+    /// visited on the first day): rebuilt in small windows, the first day's count of places is that of one window over
+    /// everything (the metrics pass counts every day's places again in the last window; before, the first window's
+    /// count of 2 stayed).
+    @Test func aLaterStayJoiningTwoPlacesRecountsEarlierDays() throws {
+        var b = TrackBuilder(startMs: t0 + 8 * 3_600_000, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 60, drift: 0...4)
+        b.move(140, bearing: 90, speed: 1.4, every: 5)
+        b.still(7200, every: 60, drift: 0...4)
+        b.gap(14 * 3600, moving: 3000, bearing: 0)
+        b.still(10 * 3600, every: 60, drift: 0...4)  // the next day far away
+        b.gap(14 * 3600, moving: 3000, bearing: 180)
+        b.lon = at(0, 70).1
+        b.lat = home.lat
+        b.still(10 * 3600, every: 60, drift: 40...100)
+        var stores: [Store] = []
+        for window in [600, 10_000_000] {
+            let store = try storeWith([("d", b.points)])
+            var options = Rebuild.Options()
+            options.timeZoneName = "UTC"
+            options.full = true
+            options.windowPoints = window
+            let reports = try Rebuild(store: store, options: options).run()
+            if window == 600 { #expect(reports.contains { $0.stats.contains { $0.0 == "windows" } }, "several windows were used") }
+            stores.append(store)
+        }
+        func days(_ store: Store) throws -> [String] {
+            let q = try store.db.prepare("SELECT date, visits, places FROM days ORDER BY date")
+            var out: [String] = []
+            while try q.step() { out.append("\(q.text(0) ?? "") \(q.int64(1)) \(q.int64(2))") }
+            return out
+        }
+        let whole = try days(stores[1]), windowed = try days(stores[0])
+        #expect(try count(stores[1], "SELECT count(*) FROM places") == 2, "one near home, one far away: \(whole)")
+        #expect(windowed == whole)
     }
 }
