@@ -59,8 +59,9 @@ public struct PlacesPass: Pass {
     /// `radius` plus `scatterFactor` × the mean of their stays' own radii (a stay of fewer than 3 fixes has an
     /// unknown scatter, taken as `radius`), at most `maxRadius`. A home whose stay centres wander 100 m with the
     /// indoor fixes is one place; two shops 200 m apart seen by good fixes stay two.
-    /// - Complexity: O(n) per round through a grid of `maxRadius` cells; the rounds roughly halve the clusters of a
-    ///   place, so O(n log n) for a device's history.
+    /// - Complexity: the stays of one cell of a quarter of `radius` start as one cluster (any two are within every
+    ///   link distance); then O(m) per round through a grid of `maxRadius` cells, m clusters, each comparing the few
+    ///   dozen of its 3 × 3 cells; the rounds roughly halve the clusters of a place: O(n + m log m).
     static func cluster(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], scatter: [Double], radius: Double,
                         maxRadius: Double, scatterFactor: Double) -> ([Place], [Int]) {
         let n = stays.count
@@ -70,6 +71,7 @@ public struct PlacesPass: Pass {
             var lat: Double, lon: Double, weight: Double, scatterSum: Double, count: Int
             var scatter: Double { scatterSum / Double(count) }
         }
+        struct CellKey: Hashable { var y: Int, x: Int }
         var clusters: [Cluster] = stays.enumerated().map { k, s in
             let w = max(Double(s.end - s.start) / 1000, 60)
             return Cluster(lat: s.lat, lon: s.lon, weight: w, scatterSum: scatter[k], count: 1)
@@ -80,7 +82,23 @@ public struct PlacesPass: Pass {
             while parent[k] != k { parent[k] = parent[parent[k]]; k = parent[k] }
             return k
         }
-        var active = Array(0..<n)
+        func merge(_ c: Int, _ o: Int) {
+            let a = clusters[c], b = clusters[o]
+            let w = a.weight + b.weight
+            clusters[c] = Cluster(lat: (a.lat * a.weight + b.lat * b.weight) / w, lon: (a.lon * a.weight + b.lon * b.weight) / w,
+                                  weight: w, scatterSum: a.scatterSum + b.scatterSum, count: a.count + b.count)
+            parent[o] = c
+        }
+        // First, the stays of one fine cell (a quarter of `radius` a side: any two are within every link distance)
+        // are one cluster, so a home of a thousand nights starts as a few dozen clusters, not a thousand.
+        let fine = max(radius, 1) / 4
+        var firstInCell: [CellKey: Int] = [:]
+        for k in 0..<n {
+            let y = stays[k].lat * 111_320 / fine, x = stays[k].lon * 111_320 * Geo.cosLatitude(stays[k].lat) / fine
+            let cellKey = CellKey(y: Int(y.rounded(.down)), x: Int(x.rounded(.down)))
+            if let c = firstInCell[cellKey] { merge(c, k) } else { firstInCell[cellKey] = k }
+        }
+        var active = (0..<n).filter { parent[$0] == $0 }
         func link(_ a: Cluster, _ b: Cluster) -> Double {
             min(maxRadius, max(radius, radius + scatterFactor * (a.scatter + b.scatter) / 2))
         }
@@ -89,7 +107,6 @@ public struct PlacesPass: Pass {
             let x = c.lon * 111_320 * Geo.cosLatitude(c.lat) / cell
             return (Int(y.rounded(.down)), Int(x.rounded(.down)))
         }
-        struct CellKey: Hashable { var y: Int, x: Int }
         while active.count > 1 {
             var grid: [CellKey: [Int]] = [:]
             for c in active { let k = key(clusters[c]); grid[CellKey(y: k.0, x: k.1), default: []].append(c) }
@@ -116,11 +133,7 @@ public struct PlacesPass: Pass {
             var merged = false
             for c in active {
                 guard let o = nearest[c], o > c, nearest[o] == c else { continue }
-                let a = clusters[c], b = clusters[o]
-                let w = a.weight + b.weight
-                clusters[c] = Cluster(lat: (a.lat * a.weight + b.lat * b.weight) / w, lon: (a.lon * a.weight + b.lon * b.weight) / w,
-                                      weight: w, scatterSum: a.scatterSum + b.scatterSum, count: a.count + b.count)
-                parent[o] = c
+                merge(c, o)
                 merged = true
             }
             guard merged else { break }
