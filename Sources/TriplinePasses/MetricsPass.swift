@@ -181,7 +181,30 @@ public struct MetricsPass: Pass {
                        trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0, lineDistanceM: line[date] ?? 0))
             total += distance[date] ?? 0
         }
+        // The places pass clusters the device's whole history, so a stay of this span can join two older places into
+        // one: every day's count of places is taken again (the last window of a rebuild, once every visit is placed).
+        if !work.windowsFollow { try Self.refreshPlaceCounts(work, store) }
         return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+    }
+
+    /// Sets every `days` row of the device to the distinct places of the visits that overlap it (as
+    /// ``visitsPerDay(_:_:days:)`` counts them), where that differs from the stored count.
+    static func refreshPlaceCounts(_ work: DeviceWork, _ store: Store) throws {
+        var stored: [String: Int] = [:]
+        let d = try store.db.prepare("SELECT date, places FROM days WHERE device_id = ?")
+        d.bindInt(work.deviceID, at: 1)
+        while try d.step() { stored[d.text(0) ?? ""] = d.int(1) }
+        guard !stored.isEmpty else { return }
+        var offsets: [String: Int32] = [:]
+        for date in stored.keys { offsets[date] = 0 }
+        let (_, placeSets) = try visitsPerDay(work, store, days: offsets, from: Int64.min, to: Int64.max)
+        for (date, count) in stored.sorted(by: { $0.key < $1.key }) {
+            let now = placeSets[date]?.count ?? 0
+            if now != count {
+                try store.db.run("UPDATE days SET places = ? WHERE device_id = ? AND date = ?",
+                                 [.integer(Int64(now)), .integer(work.deviceID), .text(date)])
+            }
+        }
     }
 
     /// The local days the span's kept points fall on (from `firstDate`, through `work.lastDate`), each with the
@@ -216,11 +239,13 @@ public struct MetricsPass: Pass {
 
     /// Visits (by local start date, those starting in the span) and distinct places (on each of `days` a visit
     /// overlaps), from the visits table: any visit overlapping the span.
-    static func visitsPerDay(_ work: DeviceWork, _ store: Store, days: [String: Int32]) throws -> (visits: [String: Int], places: [String: Set<Int64>]) {
+    static func visitsPerDay(_ work: DeviceWork, _ store: Store, days: [String: Int32], from: Int64? = nil,
+                             to: Int64? = nil) throws -> (visits: [String: Int], places: [String: Set<Int64>]) {
         var visitCount: [String: Int] = [:]
         var placeSets: [String: Set<Int64>] = [:]
         let visits = try work.spanQuery(
-            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?", store)
+            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?", store,
+            from: from, to: to)
         while try visits.step() {
             let start = visits.int64(0), end = visits.int64(1)
             let (lat, lon) = (visits.double(5), visits.double(6))

@@ -4,9 +4,11 @@ import TriplineStore
 
 /// Pass 3, `places`: clusters the device's stays into places and writes one visit per stay.
 ///
-/// Stays are taken in time order; each joins the nearest place whose centre is within `radius_m`, else founds a new
-/// one; a place's centre is the dwell-weighted mean of its visits. Repeated visits home become one place while two
-/// shops 200 m apart stay two. Each place and visit gets the country and locality (city, town) of its centre, looked
+/// The stays of the device's whole history are clustered at once (``cluster(_:scatter:radius:maxRadius:scatterFactor:)``):
+/// two clusters are one place when their centres lie within a link distance that follows their stays' own scatter
+/// (`radius_m` + `scatter_factor` × their stays' mean radius, at most `merge_max_m`); a place's centre is the
+/// dwell-weighted mean of its visits. A home whose stay centres wander 100 m with the indoor fixes becomes one place
+/// while two shops 200 m apart stay two. Each place and visit gets the country and locality (city, town) of its centre, looked
 /// up offline (`Geography.country`, `Geography.locality`). A place is named after the wifi network most seen there
 /// (its SSID), else `near <locality>` (with the distance and direction from the locality's point beyond 1.5 km:
 /// `near Beijing (8 km NW)`), else its coordinates. Places are per device and always recomputed from all of
@@ -19,11 +21,16 @@ public struct PlacesPass: Pass {
         /// A stay joins a place whose centre is within this distance (metres). Below half the 200 m between two
         /// neighbouring shops, above the scatter of one place's stay centres.
         public var radiusM: Double = 75
+        /// Two places are one when their centres are within `radius_m` plus `scatter_factor` × the mean radius of
+        /// their stays, at most this (metres): below the 200 m between two neighbouring shops.
+        public var mergeMaxM: Double = 150
+        /// How much of the stays' own scatter widens the distance at which two places are one.
+        public var scatterFactor: Double = 1
         public init() {}
-        public static var keys: Keys { ["radius_m": \.radiusM] }
+        public static var keys: Keys { ["radius_m": \.radiusM, "merge_max_m": \.mergeMaxM, "scatter_factor": \.scatterFactor] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges").
-        public static var ranges: Ranges { ["radius_m": .distance] }
+        public static var ranges: Ranges { ["radius_m": .distance, "merge_max_m": .distance, "scatter_factor": ParameterRange(0, 10)] }
     }
 
     public var parameters: Parameters
@@ -42,32 +49,113 @@ public struct PlacesPass: Pass {
         var radius: Double = 0
     }
 
-    /// Assigns each stay (lat, lon, start, end) to a place; returns the places and the place index of each stay.
-    static func cluster(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], radius: Double) -> ([Place], [Int]) {
+    /// Assigns each stay to a place; returns the places (centre, weight, first and last instant) and the place index
+    /// of each stay. Places are in the order of their first stay, so the oldest place keeps the lowest index.
+    ///
+    /// Agglomerative over the whole history, independent of the order the stays arrived in: every stay starts as its
+    /// own cluster; in each round every cluster finds the cluster nearest to it relative to their link distance, and
+    /// two clusters that are each other's nearest merge (centre: the dwell-weighted mean). Rounds repeat until no two
+    /// clusters are within their link distance. The link distance of two clusters follows the scatter of their stays:
+    /// `radius` plus `scatterFactor` × the mean of their stays' own radii (a stay of fewer than 3 fixes has an
+    /// unknown scatter, taken as `radius`), at most `maxRadius`. A home whose stay centres wander 100 m with the
+    /// indoor fixes is one place; two shops 200 m apart seen by good fixes stay two.
+    /// - Complexity: the stays of one cell of a quarter of `radius` start as one cluster (any two are within every
+    ///   link distance); then O(m) per round through a grid of `maxRadius` cells, m clusters, each comparing the few
+    ///   dozen of its 3 × 3 cells; the rounds roughly halve the clusters of a place: O(n + m log m).
+    static func cluster(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], scatter: [Double], radius: Double,
+                        maxRadius: Double, scatterFactor: Double) -> ([Place], [Int]) {
+        let n = stays.count
+        guard n > 0 else { return ([], []) }
+        let cell = max(maxRadius, radius)
+        struct Cluster {
+            var lat: Double, lon: Double, weight: Double, scatterSum: Double, count: Int
+            var scatter: Double { scatterSum / Double(count) }
+        }
+        struct CellKey: Hashable { var y: Int, x: Int }
+        var clusters: [Cluster] = stays.enumerated().map { k, s in
+            let w = max(Double(s.end - s.start) / 1000, 60)
+            return Cluster(lat: s.lat, lon: s.lon, weight: w, scatterSum: scatter[k], count: 1)
+        }
+        var parent = Array(0..<n)  // cluster of each stay: follow to a root (the lowest stay index of the cluster)
+        func root(_ k: Int) -> Int {
+            var k = k
+            while parent[k] != k { parent[k] = parent[parent[k]]; k = parent[k] }
+            return k
+        }
+        func merge(_ c: Int, _ o: Int) {
+            let a = clusters[c], b = clusters[o]
+            let w = a.weight + b.weight
+            clusters[c] = Cluster(lat: (a.lat * a.weight + b.lat * b.weight) / w, lon: (a.lon * a.weight + b.lon * b.weight) / w,
+                                  weight: w, scatterSum: a.scatterSum + b.scatterSum, count: a.count + b.count)
+            parent[o] = c
+        }
+        // First, the stays of one fine cell (a quarter of `radius` a side: any two are within every link distance)
+        // are one cluster, so a home of a thousand nights starts as a few dozen clusters, not a thousand.
+        let fine = max(radius, 1) / 4
+        var firstInCell: [CellKey: Int] = [:]
+        for k in 0..<n {
+            let y = stays[k].lat * 111_320 / fine, x = stays[k].lon * 111_320 * Geo.cosLatitude(stays[k].lat) / fine
+            let cellKey = CellKey(y: Int(y.rounded(.down)), x: Int(x.rounded(.down)))
+            if let c = firstInCell[cellKey] { merge(c, k) } else { firstInCell[cellKey] = k }
+        }
+        var active = (0..<n).filter { parent[$0] == $0 }
+        func link(_ a: Cluster, _ b: Cluster) -> Double {
+            min(maxRadius, max(radius, radius + scatterFactor * (a.scatter + b.scatter) / 2))
+        }
+        func key(_ c: Cluster) -> (Int, Int) {
+            let y = c.lat * 111_320 / cell
+            let x = c.lon * 111_320 * Geo.cosLatitude(c.lat) / cell
+            return (Int(y.rounded(.down)), Int(x.rounded(.down)))
+        }
+        while active.count > 1 {
+            var grid: [CellKey: [Int]] = [:]
+            for c in active { let k = key(clusters[c]); grid[CellKey(y: k.0, x: k.1), default: []].append(c) }
+            // Each cluster's nearest within its link distance, by distance over link distance (ties: lower index).
+            var nearest: [Int: Int] = [:]
+            for c in active {
+                let a = clusters[c], k = key(a)
+                var best = -1
+                var bestR = 1.0
+                for dy in -1...1 {
+                    for dx in -1...1 {
+                        for o in grid[CellKey(y: k.0 + dy, x: k.1 + dx)] ?? [] where o != c {
+                            let b = clusters[o]
+                            let r = Geo.distance(a.lat, a.lon, b.lat, b.lon) / link(a, b)
+                            if r <= 1 && (best < 0 || r < bestR || (r == bestR && o < best)) {
+                                bestR = r
+                                best = o
+                            }
+                        }
+                    }
+                }
+                if best >= 0 { nearest[c] = best }
+            }
+            var merged = false
+            for c in active {
+                guard let o = nearest[c], o > c, nearest[o] == c else { continue }
+                merge(c, o)
+                merged = true
+            }
+            guard merged else { break }
+            active = active.filter { parent[$0] == $0 }
+        }
+        // Places in the order of their first stay (the root is the lowest stay index, and stays are in time order).
+        var index = [Int](repeating: -1, count: n)
         var places: [Place] = []
         var assignment: [Int] = []
-        for s in stays {
-            var best = -1
-            var bestD = radius
-            for (k, p) in places.enumerated() {
-                let d = Geo.distance(p.lat, p.lon, s.lat, s.lon)
-                if d <= bestD { bestD = d; best = k }
+        assignment.reserveCapacity(n)
+        for (k, s) in stays.enumerated() {
+            let r = root(k)
+            if index[r] < 0 {
+                index[r] = places.count
+                places.append(Place(lat: clusters[r].lat, lon: clusters[r].lon, weight: clusters[r].weight))
             }
-            let w = max(Double(s.end - s.start) / 1000, 60)
-            if best < 0 {
-                places.append(Place(lat: s.lat, lon: s.lon, weight: 0))
-                best = places.count - 1
-            }
-            var p = places[best]
-            p.lat = (p.lat * p.weight + s.lat * w) / (p.weight + w)
-            p.lon = (p.lon * p.weight + s.lon * w) / (p.weight + w)
-            p.weight += w
-            p.visits += 1
-            p.dwell += Double(s.end - s.start) / 1000
-            p.first = min(p.first, s.start)
-            p.last = max(p.last, s.end)
-            places[best] = p
-            assignment.append(best)
+            let p = index[r]
+            places[p].visits += 1
+            places[p].dwell += Double(s.end - s.start) / 1000
+            places[p].first = min(places[p].first, s.start)
+            places[p].last = max(places[p].last, s.end)
+            assignment.append(p)
         }
         return (places, assignment)
     }
@@ -86,7 +174,10 @@ public struct PlacesPass: Pass {
             stays.append((read.double(3), read.double(4), read.int64(1), read.int64(2)))
             extents.append((read.double(5), read.int(6)))
         }
-        var (places, assignment) = Self.cluster(stays, radius: parameters.radiusM)
+        // A stay's scatter: its own radius, or `radius_m` when it has too few fixes to show one.
+        let scatter = extents.map { $0.points >= 3 ? $0.radiusM : max($0.radiusM, parameters.radiusM) }
+        var (places, assignment) = Self.cluster(stays, scatter: scatter, radius: parameters.radiusM, maxRadius: parameters.mergeMaxM,
+                                                scatterFactor: parameters.scatterFactor)
         // Wifi seen during each visit.
         let ssidQuery = try store.db.prepare(
             "SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
@@ -105,8 +196,9 @@ public struct PlacesPass: Pass {
             return work.zones.offset(atMs: ms, latitude: offsetQuery.double(1), longitude: offsetQuery.double(2))
         }
         // Names (the wifi seen) and the visits before the window are left to the last window of this rebuild, which
-        // writes everything again: the clustering takes stays in time order, so a later window never moves an earlier
-        // stay to another place, and the next passes read only this window's visits and the places of earlier trips.
+        // writes everything again from the clustering of every stay: a later window may join an earlier stay's place
+        // to another, so the last window rewrites every place and visit, points every trip at its visits' places
+        // (`refreshTripPlaces`) and the metrics pass counts every day's places again.
         let lastWindow = !work.windowsFollow
         for (k, s) in stays.enumerated() {
             if !lastWindow {

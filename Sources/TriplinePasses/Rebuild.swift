@@ -44,6 +44,8 @@ public struct Rebuild {
     /// (`EvidencePass.sparseTripEdges`), and a stop hidden inside a region absence (`EvidencePass.absentStops`).
     /// Also 11 (issue 23): the trips pass drops short candidate trips its learned drift-or-walk model calls drift
     /// (`TripCutModel`, `trips.cut_model`).
+    /// Also 11 (issue 29 item 1): places clustered over the device's whole history with a link distance that follows the
+    /// stays' scatter (`places.merge_max_m`, `places.scatter_factor`); every day's place count taken again at the end.
     public static let algorithmVersion = 11
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

@@ -18,6 +18,7 @@ let benchmarks: [(name: String, about: String, run: ([String]) throws -> Void)] 
     ("export", "export a year of 1 Hz points and its trips as GeoJSON, GPX and CSV: MB/s and peak memory", ExportBenchmark.run),
     ("tune", "leave-one-user-out parameter choice on GeoLife users (--geolife DIR..., --grid FILE)", TuneBenchmark.run),
     ("geography", "ns per time-zone, country and nearest-place lookup on 1,000,000 points (--points N --check FILE)", GeographyBenchmark.run),
+    ("places", "rebuilt places against Google's place ids and the simulator's truth places (--corpus PATH --seeds A-B --days N)", PlacesBenchmark.run),
     ("rebuild", "full rebuild of ~1,000,000 simulated points of one device, from the database and back", RebuildBenchmark.run),
 ]
 
