@@ -36,6 +36,10 @@ enum EvaluateCommand {
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
             OptionSpec("geolife", value: "DIR", repeatable: true,
                        help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
+            OptionSpec("mode-model", value: "PATH",
+                       help: "With --geolife (development): the learned mode model's coefficients from PATH (scripts/train-modes.py's text form) instead of the shipped ones; a folder holds one file per user, USER.txt, each user scored with its own (a leave-one-user-out fold that never saw it)."),
+            OptionSpec("dump-leg-features", value: "FILE",
+                       help: "With --geolife (development): write each rebuilt leg's features and the observed labelled seconds inside it per class to FILE (CSV; the training data of scripts/train-modes.py)."),
             OptionSpec("lockbox", help: "With --geolife: also score the users kept back as the final test (GeoLifeLockbox; skipped otherwise, and named)."),
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("archives", help: "Simulator forms: write the simulation as the apps' archives (Overland bodies, OwnTracks .rec) and import them, as a user's data goes, instead of loading the simulated fixes exactly (one seed: into PATH.archives/ next to --db)."),
@@ -81,9 +85,17 @@ enum EvaluateCommand {
                 context.stdout.write("Kept back (the final test, scored once at the end with --lockbox): "
                     + keptBack.map { FileSystem.baseName($0) }.joined(separator: " ") + "\n")
             }
+            let dump = parsed.value("dump-leg-features")
+            var rows = [GeoLifeUser.legFeatureHeader]
             for dir in directories where parsed.flag("lockbox") || !GeoLifeLockbox.contains(userDirectory: dir) {
                 let user = try GeoLifeUser(directory: dir, workDirectory: work)
-                let s = try user.score(settings: options.settings, details: details)
+                var model: ModeModel? = nil
+                if let path = parsed.value("mode-model") {
+                    model = try ModeModel.load(FileSystem.kind(path) == .directory ? path + "/" + user.name + ".txt" : path)
+                }
+                let log = dump != nil ? LegFeatureLog() : nil
+                let s = try user.score(settings: options.settings, details: details, modeModel: model, featureLog: log)
+                if let log { rows += user.legFeatureRows(log) }
                 if details {
                     context.stdout.write("GeoLife \(dir): " + s.report + "\n")
                     for line in s.details { context.stdout.write("  " + line + "\n") }
@@ -91,6 +103,10 @@ enum EvaluateCommand {
                 all.append(s)
                 reference.append(try user.scoreTrackintel())
                 user.discardFiles()
+            }
+            if let dump {
+                try FileSystem.write(rows.joined(separator: "\n") + "\n", to: dump)
+                context.stdout.write("Leg features: \(rows.count - 1) legs with observed labelled time written to \(dump)\n")
             }
             context.stdout.write(Self.geolifeTable(all))
             context.stdout.write("\ntrackintel 1.x defaults on the same fixes (re-implemented: staypoints sliding 100 m / 5 min / gap 15 min, "
