@@ -74,6 +74,9 @@ enum EvaluateCommand {
         for s in parsed.values("set") { try options.settings.set(s, origin: "--set") }
         if let file = parsed.value("config") { try options.settings.load(file: file) }
         let geolife = parsed.values("geolife")
+        for option in ["mode-model", "dump-leg-features"] where geolife.isEmpty && parsed.value(option) != nil {
+            throw UsageError("--\(option) goes with --geolife")
+        }
         if !geolife.isEmpty {
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
             defer { FileSystem.removeTree(work) }
