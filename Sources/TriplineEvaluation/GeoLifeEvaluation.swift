@@ -103,9 +103,14 @@ public final class GeoLifeUser {
     }
 
     /// Rebuilds with `settings` and scores trips and modes.
-    public func score(settings: PassSettings = PassSettings(), joinGapS: Double = 1800, details: Bool = true) throws -> RealDataEvaluation.GeoLifeScores {
+    /// `modeModel`: other coefficients for the learned mode model (a leave-one-user-out fold's); `featureLog`: collects
+    /// the per-leg features (``legFeatureRows(_:)``).
+    public func score(settings: PassSettings = PassSettings(), joinGapS: Double = 1800, details: Bool = true, modeModel: ModeModel? = nil,
+                      featureLog: LegFeatureLog? = nil) throws -> RealDataEvaluation.GeoLifeScores {
         var options = Rebuild.Options()
         options.settings = settings
+        options.modeModel = modeModel
+        options.legFeatures = featureLog
         options.timeZoneName = "Asia/Shanghai"
         options.full = true
         _ = try Rebuild(store: store, options: options).run()
@@ -132,6 +137,41 @@ public final class GeoLifeUser {
             }
         }
         return s
+    }
+
+    /// The header of ``legFeatureRows(_:)``: user, the leg's span and the rules' class, its features and motion shares,
+    /// then the observed labelled seconds inside it per class and the label mode with the most of them.
+    public static let legFeatureHeader = (["user", "start_ms", "end_ms", "rule_class"] + ModeFeatures.names + ModeFeatures.motionNames
+        + ["foot_s", "bicycle_s", "motorised_s", "label"]).joined(separator: ",")
+
+    /// One CSV row per logged leg (``legFeatureHeader``) that holds observed labelled time, measured as the headline's
+    /// 3-class accuracy measures it (``LabelledTimeScores``): labels as written, spans between consecutive fixes of a
+    /// label at most `observedGapS` apart, each given to the leg at its first fix.
+    public func legFeatureRows(_ log: LegFeatureLog, observedGapS: Double = LabelledTimeScores.Rule().observedGapS) -> [String] {
+        let legs = log.entries
+        let starts = legs.map(\.startMs)
+        var seconds = [[Double]](repeating: [0, 0, 0], count: legs.count)
+        var byMode = [[String: Double]](repeating: [:], count: legs.count)
+        for label in writtenLabels {
+            var i = lowerBound(times, label.startMs)
+            while i + 1 < times.count && times[i + 1] <= label.endMs {
+                let t = times[i], gap = Double(times[i + 1] - t) / 1000
+                i += 1
+                guard gap > 0, gap <= observedGapS else { continue }
+                let k = lowerBound(starts, t + 1) - 1
+                guard k >= 0, legs[k].endMs > t else { continue }
+                seconds[k][label.coarse == "foot" ? 0 : label.coarse == "bicycle" ? 1 : 2] += gap
+                byMode[k][label.mode, default: 0] += gap
+            }
+        }
+        var out: [String] = []
+        for (k, leg) in legs.enumerated() where seconds[k].reduce(0, +) > 0 {
+            let label = byMode[k].max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? ""
+            let numbers = (leg.features + leg.motion).map { ParameterText.format(($0 * 1e6).rounded() / 1e6) }
+            out.append(([name, String(leg.startMs), String(leg.endMs), leg.ruleClass] + numbers + seconds[k].map { ParameterText.format($0) } + [label])
+                .joined(separator: ","))
+        }
+        return out
     }
 
     /// Scores trackintel's defaults (``TrackintelReference``) on the same fixes with the same scorer.

@@ -46,6 +46,8 @@ public struct Rebuild {
     /// (`TripCutModel`, `trips.cut_model`).
     /// Also 11 (issue 29 item 1): places clustered over the device's whole history with a link distance that follows the
     /// stays' scatter (`places.merge_max_m`, `places.scatter_factor`); every day's place count taken again at the end.
+    /// Also 11 (issue 23): each leg's class (foot / bicycle / motorised) from the learned mode model (`trips.mode_model`,
+    /// `Learned/ModeModel.swift`).
     public static let algorithmVersion = 11
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
@@ -63,6 +65,10 @@ public struct Rebuild {
         public var full = false
         /// Points per window when rebuilding a device in bounded memory (see ``run()``).
         public var windowPoints = 250_000
+        /// Development: other coefficients for the trips pass's learned mode model (`evaluate --mode-model`).
+        public var modeModel: ModeModel? = nil
+        /// Development: collects the trips pass's per-leg features (`evaluate --dump-leg-features`).
+        public var legFeatures: LegFeatureLog? = nil
         public init() {}
     }
 
@@ -234,6 +240,12 @@ public struct Rebuild {
         try options.settings.validate()
         let passNames = options.pass.map { [$0] } ?? Self.passOrder
         var passes = try passNames.map { try makePass($0) }
+        for k in passes.indices where options.modeModel != nil || options.legFeatures != nil {
+            guard var trips = passes[k] as? TripsPass else { continue }
+            if let model = options.modeModel { trips.parameters.learnedModes = model }
+            trips.parameters.featureLog = options.legFeatures
+            passes[k] = trips
+        }
         var devices: [(Int64, String)] = []
         let list = try store.db.prepare("SELECT id, name FROM devices ORDER BY id")
         while try list.step() { devices.append((list.int64(0), list.text(1) ?? "")) }

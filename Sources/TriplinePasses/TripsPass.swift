@@ -16,7 +16,9 @@ import TriplineStore
 /// app's own `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip
 /// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
 /// a train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on
-/// foot (a bus below `train_min_mps`, else a train), else a car.
+/// foot (a bus below `train_min_mps`, else a train), else a car. With `mode_model` on, each leg's class (foot, bicycle,
+/// motorised) is the learned mode model's (``learnedClasses``, docs/PASSES.md "Learned modes") before the motion
+/// states, the app's mode and the motorised modes above.
 public struct TripsPass: MeasuringPass {
     public static let name = "trips"
 
@@ -89,12 +91,21 @@ public struct TripsPass: MeasuringPass {
         /// A candidate trip that never goes 1 km from its first fix is dropped when the learned model calls it drift
         /// (``TripCutModel``; 1 = on, 0 = off).
         public var cutModel: Double = 1
+        /// Each leg's class (foot, bicycle, motorised) from the learned mode model over its features (1), or from the
+        /// speed rules alone (0); see ``learnedClasses`` and docs/PASSES.md, "Learned modes".
+        public var modeModel: Double = 1
+        /// The learned model's coefficients (not a `--set` key): the shipped ones (`Learned/ModeModel.swift`, generated
+        /// by `scripts/train-modes.py`), or others for development (`evaluate --mode-model`).
+        public var learnedModes = ModeModel.shipped
+        /// Development only (not a `--set` key): collects every leg's features (`evaluate --dump-leg-features`).
+        public var featureLog: LegFeatureLog? = nil
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel,
+            "mode_model": \.modeModel,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): class thresholds are speeds above 0; the windows the pass
@@ -109,7 +120,7 @@ public struct TripsPass: MeasuringPass {
             "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
             "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
-            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag,
+            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag, "mode_model": .flag,
         ] }
     }
 
@@ -409,6 +420,41 @@ public struct TripsPass: MeasuringPass {
     /// Points `a...b` (indices into the trip's `pts`) of one speed class.
     struct Run { var a: Int; var b: Int; var cls: UInt8 }
 
+    /// The learned mode model's class of each run the speed rules made (docs/PASSES.md, "Learned modes"): where the
+    /// model (``ModeModel``, over ``ModeFeatures``) puts a run of at least three fixes in another coarse class than
+    /// the rules (foot = walk or run, bicycle, motorised), the run takes the model's class (walk, cycle, motorised),
+    /// then neighbours of one class join. Only runs like those it learned from: at most half of their fixes carry a
+    /// reported speed (GeoLife's have none; an app's Doppler speeds jitter from fix to fix where speeds from
+    /// displacement over 10 s do not, so its features differ, and the rules decide: simulated 1-Hz walks with
+    /// reported speeds became cars), and whose median fix interval is at most
+    /// ``ModeFeatures/learnedMaxFixIntervalS`` (sparse fixes minutes apart are not what it learned from). The rest of ``legMode`` is unchanged: plane, train and bus from the
+    /// motorised leg's speeds and the walks beside it, and Overland's motion states and the app's trip mode over both.
+    /// With a ``LegFeatureLog``, every run's features are logged as well (development: the model's training data).
+    static func learnedClasses(_ runs: [Run], _ trip: TripRecord, _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double],
+                               _ p: Parameters, _ silenceBefore: (Int) -> Bool) -> [Run] {
+        var out = runs
+        for (k, r) in runs.enumerated() {
+            let features = ModeFeatures.compute(w, pts, v, inc, r.a, r.b, ruleClass: r.cls, stillMps: p.stillMps)
+            if let log = p.featureLog {
+                log.add(LegFeatureLog.Entry(
+                    deviceID: w.deviceID, startMs: k == 0 ? trip.startMs : w.time[pts[r.a]],
+                    endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], ruleClass: ["still", "walk", "run", "cycle", "motorised"][Int(min(r.cls, 4))],
+                    features: features, motion: ModeFeatures.motionShares(w, pts, r.a, r.b)))
+            }
+            guard p.modeModel > 0, r.b - r.a >= 2 else { continue }
+            var reported = 0
+            for q in r.a...r.b where !w.speed[pts[q]].isNaN && w.speed[pts[q]] >= 0 { reported += 1 }
+            guard reported * 2 <= r.b - r.a + 1, ModeFeatures.learnedSampling(features) else { continue }
+            let learned: UInt8 = [1, 3, 4][p.learnedModes.classify(features)]
+            if learned != (r.cls <= 2 ? 1 : r.cls) { out[k].cls = learned }
+        }
+        var joined: [Run] = []
+        for r in out {
+            if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
+        }
+        return joined
+    }
+
     /// The mode of the `k`th run of a trip and where it comes from (`speed`, `motion`, `speed+motion`, `app`): its
     /// speed class, refined by its pace and straightness (run or bicycle), Overland's motion states, its 95th
     /// percentile speed and the walks next to it (plane, train, bus), and the app's own trip mode.
@@ -590,6 +636,7 @@ public struct TripsPass: MeasuringPass {
             }
         }
         if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, inc, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
+        if paced == nil && (p.modeModel > 0 || p.featureLog != nil) { runs = learnedClasses(runs, trip, w, pts, v, inc, p, silenceBefore) }
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {

@@ -38,6 +38,10 @@ enum EvaluateCommand {
                        help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
             OptionSpec("trip-cut-model", value: "PATH", help: "Development: the drift-or-walk model from PATH (as scripts/train-trip-cuts.py writes it) instead of the shipped one; with --geolife, PATH may be a folder of one file per user, USER.txt, each trained without that user (held-out scoring)."),
             OptionSpec("dump-trip-cuts", value: "FILE", help: "With --geolife (development): rebuild with trips.cut_model=0 and write every drift candidate's features and its labelled-time outcome to FILE (CSV), the training data of scripts/train-trip-cuts.py."),
+            OptionSpec("mode-model", value: "PATH",
+                       help: "With --geolife (development): the learned mode model's coefficients from PATH (scripts/train-modes.py's text form) instead of the shipped ones; a folder holds one file per user, USER.txt, each user scored with its own (a leave-one-user-out fold that never saw it)."),
+            OptionSpec("dump-leg-features", value: "FILE",
+                       help: "With --geolife (development): write each rebuilt leg's features and the observed labelled seconds inside it per class to FILE (CSV; the training data of scripts/train-modes.py)."),
             OptionSpec("lockbox", help: "With --geolife: also score the users kept back as the final test (GeoLifeLockbox; skipped otherwise, and named)."),
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("archives", help: "Simulator forms: write the simulation as the apps' archives (Overland bodies, OwnTracks .rec) and import them, as a user's data goes, instead of loading the simulated fixes exactly (one seed: into PATH.archives/ next to --db)."),
@@ -76,6 +80,9 @@ enum EvaluateCommand {
             options.settings.tripCutModel = try TripCutModel(text: text, origin: path)
         }
         let geolife = parsed.values("geolife")
+        for option in ["mode-model", "dump-leg-features"] where geolife.isEmpty && parsed.value(option) != nil {
+            throw UsageError("--\(option) goes with --geolife")
+        }
         if !geolife.isEmpty {
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
             defer { FileSystem.removeTree(work) }
@@ -91,6 +98,8 @@ enum EvaluateCommand {
             var dumpRows = [GeoLifeUser.tripCutHeader]
             if dump != nil { options.settings.values["trips.cut_model"] = "0" }
             let modelPath = parsed.value("trip-cut-model")
+            let legDump = parsed.value("dump-leg-features")
+            var legRows = [GeoLifeUser.legFeatureHeader]
             for dir in directories where parsed.flag("lockbox") || !GeoLifeLockbox.contains(userDirectory: dir) {
                 let user = try GeoLifeUser(directory: dir, workDirectory: work)
                 var settings = options.settings
@@ -101,8 +110,14 @@ enum EvaluateCommand {
                 }
                 let log = dump != nil ? TripCutLog() : nil
                 settings.tripCutLog = log
-                let s = try user.score(settings: settings, details: details)
+                var model: ModeModel? = nil
+                if let path = parsed.value("mode-model") {
+                    model = try ModeModel.load(FileSystem.kind(path) == .directory ? path + "/" + user.name + ".txt" : path)
+                }
+                let legLog = legDump != nil ? LegFeatureLog() : nil
+                let s = try user.score(settings: settings, details: details, modeModel: model, featureLog: legLog)
                 if let log { dumpRows += try user.tripCutRows(log.take()) }
+                if let legLog { legRows += user.legFeatureRows(legLog) }
                 if details {
                     context.stdout.write("GeoLife \(dir): " + s.report + "\n")
                     for line in s.details { context.stdout.write("  " + line + "\n") }
@@ -114,6 +129,10 @@ enum EvaluateCommand {
             if let dump {
                 try FileSystem.write(dumpRows.joined(separator: "\n") + "\n", to: dump)
                 context.stdout.write("Wrote \(dumpRows.count - 1) drift candidates to \(dump)\n")
+            }
+            if let legDump {
+                try FileSystem.write(legRows.joined(separator: "\n") + "\n", to: legDump)
+                context.stdout.write("Leg features: \(legRows.count - 1) legs with observed labelled time written to \(legDump)\n")
             }
             context.stdout.write(Self.geolifeTable(all))
             context.stdout.write("\ntrackintel 1.x defaults on the same fixes (re-implemented: staypoints sliding 100 m / 5 min / gap 15 min, "

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import TriplineCore
+@testable import TriplinePasses
+@testable import TriplineStore
+import TriplineTestSupport
+
+/// The learned mode model (issue 23, item 3; docs/PASSES.md, "Learned modes"): its text form, that the trips pass
+/// takes each leg's class from it, and that the shipped coefficients call plain legs what they are.
+@Suite struct LearnedModeTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    /// A model that says `bias`'s highest class whatever the features.
+    func constant(_ bias: [Double]) -> ModeModel {
+        let n = ModeFeatures.names.count
+        return ModeModel(mean: Array(repeating: 0, count: n), scale: Array(repeating: 1, count: n), bias: bias,
+                         weights: Array(repeating: Array(repeating: 0, count: n), count: 3))
+    }
+
+    /// The legs' modes after a rebuild of `b`'s fixes; without `reportedSpeeds`, as GeoLife records them (no speed).
+    func rebuilt(_ b: TrackBuilder, sets: [String] = [], model: ModeModel? = nil, log: LegFeatureLog? = nil, reportedSpeeds: Bool = false) throws -> [String] {
+        var points = b.points
+        if !reportedSpeeds { for k in points.indices { points[k].speedMps = nil } }
+        let store = try storeWith([("phone", points)])
+        var options = Rebuild.Options()
+        options.timeZoneName = "UTC"
+        options.full = true
+        for s in sets { try options.settings.set(s, origin: "test") }
+        options.modeModel = model
+        options.legFeatures = log
+        _ = try Rebuild(store: store, options: options).run()
+        let s = try store.db.prepare("SELECT mode FROM legs ORDER BY start_ms")
+        var out: [String] = []
+        while try s.step() { out.append(s.text(0) ?? "") }
+        return out
+    }
+
+    /// Home, a ride of `metres` at `speed` (m/s) with a 20-s stop every `stopEvery` metres (0: none), home again.
+    func ride(_ metres: Double, speed: Double, stopEvery: Double = 0) -> TrackBuilder {
+        var b = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.405)
+        b.still(1800, every: 60)
+        var left = metres, k = 0
+        while left > 0 {
+            let piece = stopEvery > 0 ? min(stopEvery, left) : left
+            b.move(piece, bearing: Double(k % 4) * 20, speed: speed)
+            left -= piece
+            k += 1
+            if stopEvery > 0 && left > 0 { b.still(20, every: 1) }
+        }
+        b.still(1800, every: 60)
+        return b
+    }
+
+    @Test func theModelDecidesTheLegClass() throws {
+        let walk = ride(2000, speed: 1.4)
+        #expect(try rebuilt(walk, sets: ["trips.mode_model=0"], model: constant([0, 5, 0])) == ["walk"])
+        #expect(try rebuilt(walk, model: constant([0, 5, 0])) == ["cycle"])
+        // Motorised: the rules' motorised modes follow (not entered on foot, under rail speed: a car).
+        #expect(try rebuilt(walk, model: constant([0, 0, 5])) == ["car"])
+        // Fixes with reported speeds (an app's Doppler speeds): not what the model learned from; the rules decide.
+        #expect(try rebuilt(walk, model: constant([0, 5, 0]), reportedSpeeds: true) == ["walk"])
+        // Fixes two minutes apart: sparser than what the model learned from (ModeFeatures.learnedMaxFixIntervalS).
+        var sparse = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.405)
+        sparse.still(1800, every: 60)
+        sparse.move(3000, bearing: 0, speed: 1.4, every: 120)
+        sparse.still(1800, every: 60)
+        #expect(try rebuilt(sparse, sets: ["trips.mode_model=0"]) == ["walk"])
+        #expect(try rebuilt(sparse, model: constant([0, 5, 0])) == ["walk"])
+    }
+
+    @Test func theShippedModelCallsPlainLegsWhatTheyAre() throws {
+        #expect(try rebuilt(ride(2500, speed: 1.35)) == ["walk"])
+        #expect(try rebuilt(ride(6000, speed: 4.5, stopEvery: 1500)) == ["cycle"])
+        #expect(try rebuilt(ride(15_000, speed: 14, stopEvery: 3000)) == ["car"])
+    }
+
+    @Test func theLogHoldsEachLegsFeatures() throws {
+        let log = LegFeatureLog()
+        _ = try rebuilt(ride(6000, speed: 4.5, stopEvery: 1500), sets: ["trips.mode_model=0"], log: log)
+        let entries = log.entries
+        #expect(entries.count == 1)
+        guard let e = entries.first else { return }
+        #expect(e.features.count == ModeFeatures.names.count && e.motion.count == ModeFeatures.motionNames.count)
+        #expect(e.ruleClass == "cycle")
+        func value(_ name: String) -> Double { e.features[ModeFeatures.names.firstIndex(of: name)!] }
+        #expect(abs(value("p50_mps") - 4.5) < 0.3)
+        #expect(abs(value("log_distance_m") - log1p(6000)) < 0.1)
+        #expect(value("stops_per_km") > 0.3 && value("stops_per_km") < 0.8)  // 3 stops in 6 km
+        #expect(value("rule_bicycle") == 1 && value("rule_foot") == 0)
+    }
+
+    @Test func theTextFormReadsBackAndNamesWhatIsWrong() throws {
+        let names = ModeFeatures.names.joined(separator: " ")
+        let zeros = Array(repeating: "0", count: ModeFeatures.names.count).joined(separator: " ")
+        let ones = Array(repeating: "1", count: ModeFeatures.names.count).joined(separator: " ")
+        let good = "# a comment\nfeatures \(names)\nmean \(zeros)\nscale \(ones)\nfoot 0 \(zeros)\nbicycle 2 \(zeros)\nmotorised 1 \(zeros)\n"
+        let model = try ModeModel(text: good, path: "m.txt")
+        #expect(model == constant([0, 2, 1]))
+        #expect(model.classify(Array(repeating: 0, count: ModeFeatures.names.count)) == 1)
+        func message(_ text: String) -> String {
+            do { _ = try ModeModel(text: text, path: "m.txt"); return "" } catch { return "\(error)" }
+        }
+        #expect(message(good.replacingOccurrences(of: "features log_duration_s", with: "features log_time_s")).hasPrefix("m.txt: the features row"))
+        #expect(message(good.replacingOccurrences(of: "bicycle 2", with: "bicycle nan")).contains("'bicycle' row wants"))
+        #expect(message(good.replacingOccurrences(of: "motorised 1", with: "car 1")).hasPrefix("m.txt:7: unknown row 'car'"))
+        #expect(message(good.replacingOccurrences(of: "scale 1", with: "scale 0")).contains("must be above 0"))
+    }
+}
