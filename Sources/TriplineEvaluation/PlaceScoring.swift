@@ -112,31 +112,13 @@ public struct PlaceAgreement: Sendable, CustomStringConvertible {
 
     /// The rebuilt visits of a device (place id as text), those with a place.
     public static func rebuiltVisits(device: Int64, store: Store) throws -> [Visit] {
-        let q = try store.db.prepare("SELECT place_id, start_ms, end_ms FROM visits WHERE device_id = ? AND place_id IS NOT NULL")
-        q.bindInt(device, at: 1)
-        var out: [Visit] = []
-        while try q.step() { out.append(Visit(place: String(q.int64(0)), startMs: q.int64(1), endMs: q.int64(2))) }
-        return out
+        try store.visits(device: device).compactMap { v in v.placeID.map { Visit(place: String($0), startMs: v.startMs, endMs: v.endMs) } }
     }
 
     /// Google's own visits of a device (`hierarchyLevel` 0, with a place id), as the import stored them (app events
     /// `visit` of a `google/…` import): Google's place id and time span.
     public static func googleVisits(device: Int64, store: Store) throws -> [Visit] {
-        let q = try store.db.prepare("""
-            SELECT coalesce(json_extract(e.raw, '$.placeVisit.location.placeId'), json_extract(e.raw, '$.visit.topCandidate.placeId'),
-                            json_extract(e.raw, '$.visit.topCandidate.placeID')), e.start_ms, e.end_ms
-            FROM app_events e JOIN imports i ON i.id = e.import_id
-            WHERE e.device_id = ? AND e.kind = 'visit' AND i.format LIKE '%google/%' AND e.end_ms > e.start_ms
-              AND coalesce(CAST(json_extract(e.raw, '$.visit.hierarchyLevel') AS INTEGER), 0) = 0
-            ORDER BY e.start_ms, e.end_ms
-            """)
-        q.bindInt(device, at: 1)
-        var out: [Visit] = []
-        while try q.step() {
-            guard let id = q.text(0), !id.isEmpty else { continue }
-            out.append(Visit(place: id, startMs: q.int64(1), endMs: q.int64(2)))
-        }
-        return out
+        try store.googlePlaceVisits(device: device).map { Visit(place: $0.placeID, startMs: $0.startMs, endMs: $0.endMs) }
     }
 
     /// The agreement of every device of the store with Google's place ids.
@@ -162,10 +144,7 @@ public struct PlaceAgreement: Sendable, CustomStringConvertible {
     }
 
     static func devices(_ store: Store) throws -> [Int64] {
-        let q = try store.db.prepare("SELECT id FROM devices ORDER BY id")
-        var out: [Int64] = []
-        while try q.step() { out.append(q.int64(0)) }
-        return out
+        try store.deviceNames().keys.sorted()
     }
 }
 
@@ -194,9 +173,9 @@ public struct PlaceCrowding: Sendable, CustomStringConvertible {
 
     public static func of(store: Store) throws -> PlaceCrowding {
         var out = PlaceCrowding()
-        let q = try store.db.prepare("SELECT device_id, name, lat, lon FROM places ORDER BY device_id, id")
         var rows: [(device: Int64, name: String, lat: Double, lon: Double)] = []
-        while try q.step() { rows.append((q.int64(0), q.text(1) ?? "", q.double(2), q.double(3))) }
+        try store.forEachPlace(device: nil) { rows.append(($0.row.deviceID, $0.row.name, $0.row.lat, $0.row.lon)) }
+        rows.sort { ($0.device, $0.name, $0.lat, $0.lon) < ($1.device, $1.name, $1.lat, $1.lon) }
         out.places = rows.count
         var names: [String: Int] = [:]
         for r in rows { names["\(r.device)\u{1}\(r.name)", default: 0] += 1 }

@@ -75,3 +75,26 @@ extension Store {
         try counts("SELECT kind, count(*) FROM app_events GROUP BY kind ORDER BY count(*) DESC, kind")
     }
 }
+
+extension Store {
+    /// Google's own visits of a device (`hierarchyLevel` 0, with a place id), as a `google/…` import stored them
+    /// (app events `visit`): Google's place id and time span, in time order (the place scorer's reference).
+    public func googlePlaceVisits(device: Int64) throws -> [(placeID: String, startMs: Int64, endMs: Int64)] {
+        let q = try db.prepare(
+            """
+            SELECT coalesce(json_extract(e.raw, '$.placeVisit.location.placeId'), json_extract(e.raw, '$.visit.topCandidate.placeId'),
+                            json_extract(e.raw, '$.visit.topCandidate.placeID')), e.start_ms, e.end_ms
+            FROM app_events e JOIN imports i ON i.id = e.import_id
+            WHERE e.device_id = ? AND e.kind = 'visit' AND i.format LIKE '%google/%' AND e.end_ms > e.start_ms
+              AND coalesce(CAST(json_extract(e.raw, '$.visit.hierarchyLevel') AS INTEGER), 0) = 0
+            ORDER BY e.start_ms, e.end_ms
+            """)
+        q.bindInt(device, at: 1)
+        var out: [(placeID: String, startMs: Int64, endMs: Int64)] = []
+        while try q.step() {
+            guard let id = q.text(0), !id.isEmpty else { continue }
+            out.append((id, q.int64(1), q.int64(2)))
+        }
+        return out
+    }
+}
