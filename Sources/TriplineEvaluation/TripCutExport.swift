@@ -17,9 +17,7 @@ extension GeoLifeUser {
     /// One CSV row per logged candidate (`entries`, from a rebuild of this user with `trips.cut_model` off, so that every
     /// candidate is a trip in the database): the trip of the database it became, judged by the rule.
     public func tripCutRows(_ entries: [TripCutLog.Entry]) throws -> [String] {
-        var found: [Scoring.Interval] = []
-        let q = try store.db.prepare("SELECT start_ms, end_ms FROM trips ORDER BY start_ms")
-        while try q.step() { found.append(Scoring.Interval(startMs: q.int64(0), endMs: q.int64(1))) }
+        let found = try store.trips().map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }.sorted { ($0.startMs, $0.endMs) < ($1.startMs, $1.endMs) }
         let outcomes = LabelledTimeScores.outcomes(labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: found)
         let starts = found.map(\.startMs)
         var rows: [String] = []

@@ -47,9 +47,10 @@ import TriplineTestSupport
     }
 
     /// Simulated people with wandering indoor fixes (the mixed profile: Overland and OwnTracks, dense and sparse days):
-    /// the truth places' visits are in one place each, completeness ≥ 0.96 (before: 0.934 and 0.947 on these seeds,
-    /// whose stay centres scattered beyond 75 m and split homes; the issue's 0.98 is not reached here, the rest is
-    /// stays that span two true places, see docs/PASSES.md), and no two places of a device share a name.
+    /// more of the truth places' visits are in one place each than with a link of `radius_m` alone (the scatter of a
+    /// place's stays widens it), completeness ≥ 0.90, and no two places of a device share a name. Measured after the
+    /// sparse profile was made as hard as issue 23 describes: seed 21 0.920 (0.907 with the narrow link), seed 22
+    /// 0.962 (0.952); the issue's 0.98 is not reached — the rest is stays that span two true places, see docs/PASSES.md.
     @Test(arguments: [UInt64(21), 22])
     func simulatedPlacesAreComplete(_ seed: UInt64) throws {
         var config = SimulatorConfig(seed: seed, days: 28, people: 2)
@@ -58,10 +59,13 @@ import TriplineTestSupport
         let dir = try temporaryDirectory()
         let store = try Store(path: dir + "/t.sqlite")
         _ = try SimulationEvaluation.load(result, into: store)
-        #expect(runCLI(["rebuild", "--db", dir + "/t.sqlite", "--timezone", result.truth.timeZoneName]).status == 0)
+        let narrow = ["--set", "places.merge_max_m=75", "--set", "places.scatter_factor=0"]
+        #expect(runCLI(["rebuild", "--db", dir + "/t.sqlite", "--timezone", result.truth.timeZoneName] + narrow).status == 0)
+        let b = try PlaceAgreement.againstTruth(result.truth, store: store)
+        #expect(runCLI(["rebuild", "--db", dir + "/t.sqlite", "--full", "--timezone", result.truth.timeZoneName]).status == 0)
         let a = try PlaceAgreement.againstTruth(result.truth, store: store)
         #expect(a.matchedVisits >= 100, "\(a)")
-        #expect(a.completeness >= 0.96, "seed \(seed): \(a)")
+        #expect(a.completeness >= 0.90 && a.completeness > b.completeness, "seed \(seed): \(a); with the narrow link: \(b)")
         let crowding = try PlaceCrowding.of(store: store)
         #expect(crowding.sharingName == 0, "\(crowding)")
     }
