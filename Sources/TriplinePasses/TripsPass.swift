@@ -434,6 +434,14 @@ public struct TripsPass: MeasuringPass {
                                _ p: Parameters, _ silenceBefore: (Int) -> Bool) -> [Run] {
         var out = runs
         for (k, r) in runs.enumerated() {
+            // The model decides only runs of 3 fixes or more, at most half of them with a reported speed: count that
+            // first, so the features are computed only where they are used (or logged).
+            var reported = 0
+            if p.modeModel > 0, r.b - r.a >= 2 {
+                for q in r.a...r.b where !w.speed[pts[q]].isNaN && w.speed[pts[q]] >= 0 { reported += 1 }
+            }
+            let decides = p.modeModel > 0 && r.b - r.a >= 2 && reported * 2 <= r.b - r.a + 1
+            guard decides || p.featureLog != nil else { continue }
             let features = ModeFeatures.compute(w, pts, v, inc, r.a, r.b, ruleClass: r.cls, stillMps: p.stillMps)
             if let log = p.featureLog {
                 log.add(LegFeatureLog.Entry(
@@ -441,10 +449,7 @@ public struct TripsPass: MeasuringPass {
                     endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], ruleClass: ["still", "walk", "run", "cycle", "motorised"][Int(min(r.cls, 4))],
                     features: features, motion: ModeFeatures.motionShares(w, pts, r.a, r.b)))
             }
-            guard p.modeModel > 0, r.b - r.a >= 2 else { continue }
-            var reported = 0
-            for q in r.a...r.b where !w.speed[pts[q]].isNaN && w.speed[pts[q]] >= 0 { reported += 1 }
-            guard reported * 2 <= r.b - r.a + 1, ModeFeatures.learnedSampling(features) else { continue }
+            guard decides, ModeFeatures.learnedSampling(features) else { continue }
             let learned: UInt8 = [1, 3, 4][p.learnedModes.classify(features)]
             if learned != (r.cls <= 2 ? 1 : r.cls) { out[k].cls = learned }
         }

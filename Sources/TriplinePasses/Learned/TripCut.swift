@@ -115,7 +115,7 @@ public enum TripCutFeatures {
     /// ``TripCutModel/candidateMaxIntervalS``).
     static func compute(
         _ w: DeviceWork, _ pts: [Int], startMs: Int64, endMs: Int64, from: StayRecord?, to: StayRecord?, distanceM: Double,
-        speeds: [Double]
+        speeds: @autoclosure () -> [Double]
     ) -> [Double]? {
         guard let a = pts.first, let b = pts.last else { return nil }
         if let from, let to, Geo.distance(from.lat, from.lon, to.lat, to.lon) > TripCutModel.candidateMaxApartM { return nil }
@@ -126,6 +126,8 @@ public enum TripCutFeatures {
         intervals.reserveCapacity(m)
         for (k, i) in pts.enumerated() {
             maxFromFirst = max(maxFromFirst, Geo.distance(w.lat[a], w.lon[a], w.lat[i], w.lon[i]))
+            // No candidate once a fix is too far: stop before measuring the rest of a long trip.
+            if maxFromFirst > TripCutModel.candidateMaxM { return nil }
             if k > 0 {
                 let h = pts[k - 1]
                 path += Geo.distance(w.lat[h], w.lon[h], w.lat[i], w.lon[i])
@@ -143,6 +145,7 @@ public enum TripCutFeatures {
         }
         gyration = (gyration / Double(m)).squareRoot()
         let net = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
+        let speeds = speeds()
         let sortedSpeeds = speeds.sorted()
         func quantile(_ values: [Double], _ f: Double) -> Double {
             values.isEmpty ? 0 : values[min(values.count - 1, Int(Double(values.count) * f))]
