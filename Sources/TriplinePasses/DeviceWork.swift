@@ -1,37 +1,6 @@
-import CSQLite
 import TriplineCore
 import TriplineGeography
 import TriplineStore
-
-/// Overland motion states as bits.
-public enum MotionBits {
-    public static let walking: UInt8 = 1
-    public static let running: UInt8 = 2
-    public static let cycling: UInt8 = 4
-    public static let driving: UInt8 = 8
-    public static let stationary: UInt8 = 16
-
-    /// Parses `walking,stationary` (or OwnTracks-style lists) from raw bytes.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> UInt8 {
-        var bits: UInt8 = 0
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            let c = bytes[i]
-            switch c {
-            case UInt8(ascii: "w"): bits |= walking
-            case UInt8(ascii: "r"): bits |= running
-            case UInt8(ascii: "c"): bits |= cycling
-            case UInt8(ascii: "d"), UInt8(ascii: "a"): bits |= driving  // driving, automotive
-            case UInt8(ascii: "s"): bits |= stationary
-            default: break
-            }
-            while i < n && bytes[i] != UInt8(ascii: ",") { i += 1 }
-            i += 1
-        }
-        return bits
-    }
-}
 
 /// One device's points for the span being rebuilt, as columns, plus what the passes found so far.
 ///
@@ -144,72 +113,26 @@ public final class DeviceWork {
     func loadPoints(store: Store) throws { try loadPoints(store: store, limitRows: Int.max) }
 
     private func loadPoints(store: Store, limitRows: Int) throws {
-        let statement = try store.db.prepare(
-            """
-            SELECT \(PointKey.timeSQL), lat, lon, coalesce(accuracy_m, -1e300), coalesce(speed_mps, -1e300),
-              coalesce(utc_offset_s, -2147483648), motion, app_trip_mode, import_id
-            FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key LIMIT ?
-            """)
-        let keys = PointKey.range(device: deviceID, fromMs: fromMs, untilMs: toMs)
-        statement.reset()
-        statement.bindInt(keys.lower, at: 1)
-        statement.bindInt(keys.upper, at: 2)
-        statement.bindInt(limitRows == Int.max ? -1 : Int64(limitRows), at: 3)
-        var maxImport = Int64.min
-        var modeIndex: [String: UInt16] = [:]
-        // Local arrays (no exclusivity checks on the class's properties per row), moved in at the end.
-        var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], accuracy: [Double] = [], speed: [Double] = []
-        var offset: [Int32] = [], motion: [UInt8] = [], tripMode: [UInt16] = []
-        var tripModes = self.tripModes
-        while try statement.step() {
-            maxImport = max(maxImport, statement.int64(8))
-            time.append(statement.int64(0))
-            lat.append(statement.double(1))
-            lon.append(statement.double(2))
-            // NULLs arrive as sentinels (one column call each instead of a type check and a read).
-            let a = statement.double(3), v = statement.double(4)
-            accuracy.append(a == -1e300 ? .nan : a)
-            speed.append(v == -1e300 ? .nan : v)
-            offset.append(Int32(truncatingIfNeeded: statement.int64(5)))
-            motion.append(statement.withTextBytes(6) { $0.isEmpty ? 0 : MotionBits.parse($0) })
-            if statement.columnType(7) == 5 /* SQLITE_NULL */ {
-                tripMode.append(0)
-            } else {
-                let m = statement.text(7) ?? ""
-                if let k = modeIndex[m] { tripMode.append(k) } else {
-                    tripModes.append(m)
-                    let k = UInt16(min(tripModes.count, Int(UInt16.max)))
-                    modeIndex[m] = k
-                    tripMode.append(k)
-                }
-            }
-        }
-        self.time = time
-        self.lat = lat
-        self.lon = lon
-        self.accuracy = accuracy
-        self.speed = speed
-        self.offset = offset
-        self.motion = motion
-        self.tripMode = tripMode
-        self.tripModes = tripModes
-        self.maxImportID = maxImport
+        let columns = try store.pointColumns(device: deviceID, fromMs: fromMs, untilMs: toMs, limit: limitRows == Int.max ? nil : limitRows)
+        time = columns.time
+        lat = columns.lat
+        lon = columns.lon
+        accuracy = columns.accuracy
+        speed = columns.speed
+        offset = columns.offset
+        motion = columns.motion
+        tripMode = columns.tripMode
+        tripModes = columns.tripModes
+        maxImportID = columns.maxImportID
     }
 
     /// Loads the clean flags of the span (when the clean pass did not run in this rebuild).
     func loadFlags(store: Store) throws {
         flags = [UInt8](repeating: 0, count: count)
-        let statement = try store.db.prepare(
-            "SELECT time_ms, flags FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms")
-        statement.reset()
-        statement.bindInt(deviceID, at: 1)
-        statement.bindInt(fromMs, at: 2)
-        statement.bindInt(toMs, at: 3)
         var i = 0
-        while try statement.step() {
-            let t = statement.int64(0)
+        try store.flags(device: deviceID, fromMs: fromMs, untilMs: toMs) { t, value in
             while i < count && time[i] < t { i += 1 }
-            if i < count && time[i] == t { flags[i] = UInt8(truncatingIfNeeded: statement.int64(1)) }
+            if i < count && time[i] == t { flags[i] = value }
         }
         flagsLoaded = true
     }

@@ -126,14 +126,7 @@ public struct Rebuild {
     /// before), or in the zone the user chose.
     func offset(atMs ms: Int64, device: Int64, zones: LocalZones) throws -> Int32 {
         var lat = 0.0, lon = 0.0
-        if zones.override == nil {
-            let near = try store.db.prepare(
-                "SELECT lat, lon FROM (SELECT lat, lon FROM points_hot WHERE key BETWEEN ?1 AND ?2 ORDER BY key LIMIT 1) UNION ALL SELECT lat, lon FROM (SELECT lat, lon FROM points_hot WHERE key BETWEEN ?3 AND ?4 ORDER BY key DESC LIMIT 1) LIMIT 1")
-            let from = PointKey.range(device: device, fromMs: ms, throughMs: PointKey.maxTimeMs)
-            let before = PointKey.range(device: device, fromMs: 0, untilMs: ms)
-            try near.bind([.integer(from.lower), .integer(from.upper), .integer(before.lower), .integer(before.upper)])
-            if try near.step() { (lat, lon) = (near.double(0), near.double(1)) }
-        }
+        if zones.override == nil, let near = try store.position(device: device, nearMs: ms) { (lat, lon) = near }
         return zones.offset(atMs: ms, latitude: lat, longitude: lon)
     }
 
@@ -150,18 +143,14 @@ public struct Rebuild {
 
     /// The stored parameters of a `rebuild_state` row, in their stored order.
     func storedParameters(_ json: String) throws -> [(String, String)] {
-        let st = try store.db.prepare("SELECT key, value FROM json_each(?)")
-        try st.bind([.text(json)])
-        var out: [(String, String)] = []
-        while try st.step() {
-            let value = st.value(1)
+        try store.parameterMembers(json).map { key, value in
             switch value {
-            case .integer(let v): out.append((st.text(0) ?? "", String(v)))
-            case .real(let v): out.append((st.text(0) ?? "", formatParameter(v)))
-            default: out.append((st.text(0) ?? "", st.text(1) ?? ""))
+            case .integer(let v): (key, String(v))
+            case .real(let v): (key, formatParameter(v))
+            case .text(let v): (key, v)
+            default: (key, "")
             }
         }
-        return out
     }
 
     /// Why a device's stored results are stale for this run (nil: they were built with what this run uses).
@@ -184,31 +173,19 @@ public struct Rebuild {
             reasons.append("parameters changed (\(shown))")
         }
         // The zone only matters to points without their own offset (OwnTracks, GPX; Overland carries its offsets).
-        if state.timezone != zone,
-            try store.db.scalarInt(
-                "SELECT 1 FROM points_hot WHERE key BETWEEN ? AND ? AND utc_offset_s IS NULL LIMIT 1",
-                [.integer(PointKey.range(device: state.deviceID, fromMs: 0, throughMs: PointKey.maxTimeMs).lower),
-                 .integer(PointKey.range(device: state.deviceID, fromMs: 0, throughMs: PointKey.maxTimeMs).upper)]) != nil
-        {
+        if state.timezone != zone, try store.hasPointWithoutOffset(device: state.deviceID) {
             reasons.append("time zone changed (\(state.timezone) → \(zone))")
         }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 
     /// The stored `rebuild_state` row of a device.
-    func state(of deviceID: Int64) throws -> RebuildStateRow? {
-        let st = try store.db.prepare(
-            "SELECT parameters, timezone, algorithm_version, last_import_id, rebuilt_ms FROM rebuild_state WHERE device_id = ?")
-        st.bindInt(deviceID, at: 1)
-        guard try st.step() else { return nil }
-        return RebuildStateRow(deviceID: deviceID, parameters: st.text(0) ?? "{}", timezone: st.text(1) ?? "", algorithmVersion: st.int(2),
-                               lastImportID: st.optionalInt64(3), rebuiltMs: st.int64(4))
-    }
+    func state(of deviceID: Int64) throws -> RebuildStateRow? { try store.rebuildState(device: deviceID) }
 
     /// Reruns the places and metrics passes of one device with the parameters and zone its results were built with
     /// (after `tripline places rename|merge|forget`), so an edit shows at once, exactly as the next rebuild applies it.
     public static func reapplyPlaceEdits(store: Store, deviceID: Int64) throws {
-        guard let name = try store.db.scalarText("SELECT name FROM devices WHERE id = ?", [.integer(deviceID)]) else { return }
+        guard let name = try store.deviceName(id: deviceID) else { return }
         var options = Options()
         options.filter = RecordFilter(device: name)
         let probe = Rebuild(store: store, options: options)
@@ -246,12 +223,9 @@ public struct Rebuild {
             trips.parameters.featureLog = options.legFeatures
             passes[k] = trips
         }
-        var devices: [(Int64, String)] = []
-        let list = try store.db.prepare("SELECT id, name FROM devices ORDER BY id")
-        while try list.step() { devices.append((list.int64(0), list.text(1) ?? "")) }
+        var devices = try store.devices()
         if let wanted = options.filter.device {
-            devices = devices.filter { $0.1 == wanted }
-            if devices.isEmpty { throw PassError("no device named '\(wanted)'; see 'tripline info' for the device names") }
+            devices = [(try store.deviceID(named: wanted), wanted)]
         }
         var outcome = Outcome()
         let (zoneName, zones, zoneSource) = try resolveZones()
@@ -261,7 +235,7 @@ public struct Rebuild {
         let parameterJSON = Self.json(parameters)
         for (deviceID, name) in devices {
             PausePoint.reach("rebuild.before-lock")
-            let deviceReports: [Report] = try store.db.transaction {
+            let deviceReports: [Report] = try store.transaction {
                 PausePoint.reach("rebuild.locked")
                 return try rebuildDevice(
                     deviceID, name: name, passes: &passes, passNames: passNames, zones: zones, zoneName: zoneName,
@@ -294,17 +268,12 @@ public struct Rebuild {
         } else if !full && options.pass == nil, let last = state?.lastImportID {
             // The new points start no earlier than the imports after the last one say (`imports.first_ms`), so only
             // the points from there on are read (a day's import after ten years reads a day, not ten years).
-            let bound = try ImportTable(store.db).firstNewPointMs(after: last) ?? 0
-            let keys = PointKey.range(device: deviceID, fromMs: max(0, bound), throughMs: PointKey.maxTimeMs)
-            let firstPoint = try store.db.scalarInt(
-                "SELECT min(key) FROM points_hot WHERE key BETWEEN ? AND ? AND import_id > ?",
-                [.integer(keys.lower), .integer(keys.upper), .integer(last)]).map(PointKey.time)
+            let bound = try store.firstNewPointMs(after: last) ?? 0
+            let firstPoint = try store.firstPointMs(device: deviceID, fromMs: bound, importedAfter: last)
             // An app's record that came without new points (an iOS visit posted after its fixes) matters too: the
             // evidence pass reads it, so the span it covers is recomputed (a record with no time at all is read by
             // none of the passes' time spans, and `info` does not count it as waiting either).
-            let firstEvent = try store.db.scalarInt(
-                "SELECT min(min(coalesce(time_ms, start_ms), coalesce(start_ms, time_ms))) FROM app_events WHERE device_id = ? AND import_id > ? AND kind != 'waypoint'",
-                [.integer(deviceID), .integer(last)])
+            let firstEvent = try store.firstAppEventMs(device: deviceID, importedAfter: last)
             guard let earliest = [firstPoint, firstEvent].compactMap({ $0 }).min() else {
                 if var state, state.timezone != zoneName {
                     // Another zone that changes nothing here (every point has its own offset): recorded, so the
@@ -325,9 +294,7 @@ public struct Rebuild {
         var lastDate: String? = nil
         if let toDay = filter.toDay {
             let dayEnd = try localMidnight(day: toDay + 1, device: deviceID, zones: zones)
-            if let end = try store.db.scalarInt(
-                "SELECT end_ms FROM stays WHERE device_id = ? AND end_ms >= ? ORDER BY end_ms LIMIT 1", [.integer(deviceID), .integer(dayEnd)])
-            {
+            if let end = try store.stays(device: deviceID, endingAtOrAfterMs: dayEnd, limit: 1).first?.endMs {
                 // Load two hours past the stay as context (its cluster and trimming saw them in a full run).
                 toMs = end + 2 * 3_600_000
                 keepFrom = end
@@ -429,56 +396,40 @@ public struct Rebuild {
 
     /// The stored results of a span, by pass and stat (the passes' own counts are per window).
     func storedStats(deviceID: Int64, fromMs: Int64, tripsFromMs: Int64, toMs: Int64, zones: LocalZones) throws -> [String: [(String, String)]] {
-        let d = SQLValue.integer(deviceID), f = SQLValue.integer(fromMs), t = SQLValue.integer(toMs), tf = SQLValue.integer(tripsFromMs)
-        func int(_ sql: String, _ values: [SQLValue]) throws -> String { String(try store.db.scalarInt(sql, values) ?? 0) }
-        func real(_ sql: String, _ values: [SQLValue], scale: Double) throws -> String {
-            let v = try store.db.scalarText("SELECT CAST((\(sql)) AS TEXT)", values).flatMap { Double($0) } ?? 0
-            return formatParameter((v / scale * 100).rounded() / 100)
+        func real(_ v: Double, scale: Double) -> String { formatParameter((v / scale * 100).rounded() / 100) }
+        func flagged(_ flag: UInt8) throws -> String {
+            String(try store.flaggedCount(device: deviceID, fromMs: fromMs, untilMs: toMs, mask: flag))
         }
         var out: [String: [(String, String)]] = [:]
-        let flags = "SELECT count(*) FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ? AND flags & "
         out["clean"] = [
-            ("points", try int("SELECT count(*) FROM points_hot WHERE key BETWEEN ? AND ?", {
-                let keys = PointKey.range(device: deviceID, fromMs: fromMs, untilMs: toMs)
-                return [.integer(keys.lower), .integer(keys.upper)]
-            }())),
-            ("low_accuracy", try int(flags + "1 != 0", [d, f, t])), ("jumps", try int(flags + "2 != 0", [d, f, t])),
-            ("duplicates", try int(flags + "4 != 0", [d, f, t])),
+            ("points", String(try store.pointCount(device: deviceID, fromMs: fromMs, untilMs: toMs))),
+            ("low_accuracy", try flagged(CleanPass.Flag.lowAccuracy)), ("jumps", try flagged(CleanPass.Flag.jump)),
+            ("duplicates", try flagged(CleanPass.Flag.duplicate)),
         ]
-        let stays = "FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?"
-        out["stays"] = [("stays", try int("SELECT count(*) " + stays, [d, f, t])),
-                        ("dwell_h", try real("SELECT total(end_ms - start_ms) / 1000.0 " + stays, [d, f, t], scale: 3600))]
+        let stays = try store.stayTotals(device: deviceID, startingFromMs: fromMs, untilMs: toMs)
+        out["stays"] = [("stays", String(stays.count)), ("dwell_h", real(stays.durationMs / 1000, scale: 3600))]
         out["places"] = [
-            ("places", try int("SELECT count(*) FROM places WHERE device_id = ?", [d])),
-            ("visits", try int("SELECT count(*) FROM visits WHERE device_id = ?", [d])),
-            ("named_by_wifi", try int("SELECT count(*) FROM places WHERE device_id = ? AND ssid IS NOT NULL", [d])),
+            ("places", String(try store.placeCount(device: deviceID))),
+            ("visits", String(try store.visitCount(device: deviceID))),
+            ("named_by_wifi", String(try store.placeCount(device: deviceID, namedByWifi: true))),
         ]
-        let trips = "FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?"
-        out["trips"] = [
-            ("trips", try int("SELECT count(*) " + trips, [d, tf, t])),
-            ("legs", try int("SELECT count(*) FROM legs WHERE trip_id IN (SELECT id " + trips + ")", [d, tf, t])),
-            ("distance_km", try real("SELECT total(distance_m) " + trips, [d, tf, t], scale: 1000)),
-        ]
-        let appTrips = trips + " AND source = 'app'"
+        let trips = try store.tripTotals(device: deviceID, startingFromMs: tripsFromMs, untilMs: toMs)
+        out["trips"] = [("trips", String(trips.trips)), ("legs", String(trips.legs)), ("distance_km", real(trips.distanceM, scale: 1000))]
+        let appTrips = try store.tripTotals(device: deviceID, startingFromMs: tripsFromMs, untilMs: toMs, source: "app")
         out["timeline"] = [
-            ("visits", try int("SELECT count(*) FROM visits WHERE device_id = ? AND source = 'app'", [d])),
-            ("places", try int("SELECT count(*) FROM places WHERE device_id = ? AND source = 'app'", [d])),
-            ("trips", try int("SELECT count(*) " + appTrips, [d, tf, t])),
-            ("distance_km", try real("SELECT total(distance_m) " + appTrips, [d, tf, t], scale: 1000)),
+            ("visits", String(try store.visitCount(device: deviceID, source: "app"))),
+            ("places", String(try store.placeCount(device: deviceID, source: "app"))),
+            ("trips", String(appTrips.trips)),
+            ("distance_km", real(appTrips.distanceM, scale: 1000)),
         ]
         func date(_ ms: Int64) throws -> String {
             CivilTime.localDate(ms: ms, offsetSeconds: Int(try offset(atMs: ms, device: deviceID, zones: zones)))
         }
-        let days = "FROM days WHERE device_id = ? AND date >= ? AND date <= ?"
-        let dayRange: [SQLValue] = [d, .text(fromMs == Int64.min ? "" : try date(fromMs)), .text(toMs == Int64.max ? "~" : try date(toMs))]
-        out["metrics"] = [("days", try int("SELECT count(*) " + days, dayRange)),
-                          ("distance_km", try real("SELECT total(distance_m) " + days, dayRange, scale: 1000))]
-        let matches = """
-            FROM app_trip_matches m JOIN app_events e ON e.id = m.event_id
-            WHERE m.device_id = ? AND e.end_ms >= ? AND e.start_ms < ?
-            """
-        out["apptrips"] = [("app_trips", try int("SELECT count(*) " + matches, [d, f, t])),
-                           ("matched", try int("SELECT count(*) " + matches + " AND m.trip_id IS NOT NULL", [d, f, t]))]
+        let days = try store.dayTotals(
+            device: deviceID, fromDate: fromMs == Int64.min ? "" : try date(fromMs), toDate: toMs == Int64.max ? "~" : try date(toMs))
+        out["metrics"] = [("days", String(days.days)), ("distance_km", real(days.distanceM, scale: 1000))]
+        let matches = try store.appTripMatchCounts(device: deviceID, fromMs: fromMs, untilMs: toMs)
+        out["apptrips"] = [("app_trips", String(matches.appTrips)), ("matched", String(matches.matched))]
         return out
     }
 
@@ -490,28 +441,12 @@ public struct Rebuild {
     /// night at home that the end of the earlier data cut into three stays is one stay in a full rebuild), so the
     /// restart moves back past it, at most `restartReach` visits.
     func restartPoint(deviceID: Int64, before: Int64, previous: inout StayRecord?, keep: Int = 2) throws -> Int64 {
-        func stays(_ sql: String, _ bound: Int64, _ limit: Int) throws -> [StayRecord] {
-            let statement = try store.db.prepare(
-                "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND " + sql + " LIMIT ?")
-            statement.reset()
-            statement.bindInt(deviceID, at: 1)
-            statement.bindInt(bound, at: 2)
-            statement.bindInt(Int64(limit), at: 3)
-            var rows: [StayRecord] = []
-            while try statement.step() {
-                rows.append(StayRecord(
-                    first: 0, last: 0, startMs: statement.int64(1), endMs: statement.int64(2), lat: statement.double(3),
-                    lon: statement.double(4), radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7),
-                    id: statement.int64(0)))
-            }
-            return rows
-        }
         // Latest first.
-        let rows = try stays("end_ms < ? ORDER BY end_ms DESC", before, keep + Self.restartReach)
+        let rows = try store.stays(device: deviceID, endingBeforeMs: before, latestFirst: keep + Self.restartReach).map(StayRecord.init(restartRow:))
         let merging = try StaysPass(settings: options.settings).parameters
         var k = keep - 1
         if k < rows.count {
-            var after = k > 0 ? rows[k - 1] : try stays("end_ms >= ? ORDER BY end_ms", before, 1).first
+            var after = k > 0 ? rows[k - 1] : try store.stays(device: deviceID, endingAtOrAfterMs: before, limit: 1).first.map(StayRecord.init(restartRow:))
             while k < rows.count, let next = after, Geo.distance(rows[k].lat, rows[k].lon, next.lat, next.lon) <= 2 * merging.mergeM,
                   Double(next.startMs - rows[k].endMs) <= merging.maxGapS * 1000, k - (keep - 1) < Self.restartReach {
                 after = rows[k]
@@ -524,14 +459,14 @@ public struct Rebuild {
         }
         let stay = rows[k]
         previous = stay
-        if let place = try store.db.scalarInt("SELECT place_id FROM visits WHERE id = ?", [.integer(stay.id)]) { previous!.placeID = place }
+        if let place = try store.placeID(ofVisit: stay.id) { previous!.placeID = place }
         return stay.endMs + 1
     }
 
     /// The highest import the device's results have seen: that of the points loaded (`points`, `Int64.min` for none),
     /// or of the device's app events, whichever is higher; `before` when neither says.
     func lastImportSeen(deviceID: Int64, points: Int64, before: Int64?) throws -> Int64? {
-        let events = try store.db.scalarInt("SELECT max(import_id) FROM app_events WHERE device_id = ?", [.integer(deviceID)])
+        let events = try store.lastAppEventImport(device: deviceID)
         let seen = max(points, events ?? Int64.min)
         return seen != Int64.min ? seen : before
     }
@@ -579,5 +514,14 @@ public struct Rebuild {
             if digits() == 0 { return false }
         }
         return i == b.count
+    }
+}
+
+extension StayRecord {
+    /// A stored stay as the restart point reads it: its times, place and id; its point range is set later
+    /// (``indexed(in:)``) in the window that loads its points.
+    fileprivate init(restartRow r: StayRow) {
+        self.init(first: 0, last: 0, startMs: r.startMs, endMs: r.endMs, lat: r.lat, lon: r.lon, radiusM: r.radiusM, points: r.points, gapS: r.gapS,
+                  id: r.id ?? 0)
     }
 }

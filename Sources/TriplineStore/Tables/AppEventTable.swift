@@ -98,3 +98,20 @@ extension Store {
         return out
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// The earliest time (an event's time or start, whichever is earlier) of `device`'s app events imported after
+    /// import `importID`, waypoints aside (no pass reads them by time); nil when there is none.
+    public func firstAppEventMs(device: Int64, importedAfter importID: Int64) throws -> Int64? {
+        try db.scalarInt(
+            "SELECT min(min(coalesce(time_ms, start_ms), coalesce(start_ms, time_ms))) FROM app_events WHERE device_id = ? AND import_id > ? AND kind != 'waypoint'",
+            [.integer(device), .integer(importID)])
+    }
+
+    /// The highest import that brought `device` an app event; nil when it has none.
+    public func lastAppEventImport(device: Int64) throws -> Int64? {
+        try db.scalarInt("SELECT max(import_id) FROM app_events WHERE device_id = ?", [.integer(device)])
+    }
+}

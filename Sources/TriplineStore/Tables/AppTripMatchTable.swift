@@ -44,3 +44,19 @@ extension RebuildTables {
         _ = try s.step()
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// `device`'s app trips that overlap `fromMs ..< untilMs`: how many, and how many a rebuilt trip matched.
+    public func appTripMatchCounts(device: Int64, fromMs: Int64, untilMs: Int64) throws -> (appTrips: Int, matched: Int) {
+        let st = try db.prepare(
+            """
+            SELECT count(*), count(m.trip_id) FROM app_trip_matches m JOIN app_events e ON e.id = m.event_id
+            WHERE m.device_id = ? AND e.end_ms >= ? AND e.start_ms < ?
+            """)
+        try st.bind([.integer(device), .integer(fromMs), .integer(untilMs)])
+        _ = try st.step()
+        return (st.int(0), st.int(1))
+    }
+}

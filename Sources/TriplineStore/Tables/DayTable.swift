@@ -72,3 +72,16 @@ extension Store {
         }
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// How many `days` rows `device` has from `fromDate` through `toDate` (`YYYY-MM-DD`), and their total distance in
+    /// metres.
+    public func dayTotals(device: Int64, fromDate: String, toDate: String) throws -> (days: Int, distanceM: Double) {
+        let st = try db.prepare("SELECT count(*), total(distance_m) FROM days WHERE device_id = ? AND date >= ? AND date <= ?")
+        try st.bind([.integer(device), .text(fromDate), .text(toDate)])
+        _ = try st.step()
+        return (st.int(0), st.double(1))
+    }
+}

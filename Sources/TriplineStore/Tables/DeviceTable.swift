@@ -131,3 +131,20 @@ extension Store {
         return pairs
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// Every device, by id.
+    public func devices() throws -> [(id: Int64, name: String)] {
+        let list = try db.prepare("SELECT id, name FROM devices ORDER BY id")
+        var out: [(id: Int64, name: String)] = []
+        while try list.step() { out.append((list.int64(0), list.text(1) ?? "")) }
+        return out
+    }
+
+    /// The name of device `id`; nil when there is none.
+    public func deviceName(id: Int64) throws -> String? {
+        try db.scalarText("SELECT name FROM devices WHERE id = ?", [.integer(id)])
+    }
+}

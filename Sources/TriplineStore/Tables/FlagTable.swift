@@ -18,3 +18,24 @@ extension RebuildTables {
         _ = try s.step()
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// The non-zero cleaning flags of `device`'s points with `fromMs <= time < untilMs`, in time order.
+    public func flags(device: Int64, fromMs: Int64, untilMs: Int64, _ body: (_ timeMs: Int64, _ flags: UInt8) throws -> Void) throws {
+        let statement = try db.prepare(
+            "SELECT time_ms, flags FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ? ORDER BY time_ms")
+        statement.bindInt(device, at: 1)
+        statement.bindInt(fromMs, at: 2)
+        statement.bindInt(untilMs, at: 3)
+        while try statement.step() { try body(statement.int64(0), UInt8(truncatingIfNeeded: statement.int64(1))) }
+    }
+
+    /// How many of `device`'s points with `fromMs <= time < untilMs` carry any of the flags in `mask`.
+    public func flaggedCount(device: Int64, fromMs: Int64, untilMs: Int64, mask: UInt8) throws -> Int {
+        Int(try db.scalarInt(
+            "SELECT count(*) FROM point_flags WHERE device_id = ? AND time_ms >= ? AND time_ms < ? AND flags & ? != 0",
+            [.integer(device), .integer(fromMs), .integer(untilMs), .integer(Int64(mask))]) ?? 0)
+    }
+}

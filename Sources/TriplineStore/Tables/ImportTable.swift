@@ -152,3 +152,12 @@ public final class ImportDoneProbe {
         return (try? statement.step()) == true
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// A lower bound for the time of every point added after import `importID` (``ImportTable/firstNewPointMs(after:)``).
+    public func firstNewPointMs(after importID: Int64) throws -> Int64? {
+        try ImportTable(db).firstNewPointMs(after: importID)
+    }
+}

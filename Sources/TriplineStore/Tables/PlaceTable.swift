@@ -190,3 +190,15 @@ extension Store {
         return (s.text(0) ?? "", s.double(1), s.double(2))
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// How many places `device` has (only those from `source` when given; only those named by a wifi network when
+    /// `namedByWifi`).
+    public func placeCount(device: Int64, source: String? = nil, namedByWifi: Bool = false) throws -> Int {
+        Int(try db.scalarInt(
+            "SELECT count(*) FROM places WHERE device_id = ?1 AND (?2 IS NULL OR source = ?2) AND (?3 = 0 OR ssid IS NOT NULL)",
+            [.integer(device), .optional(source), .integer(namedByWifi ? 1 : 0)]) ?? 0)
+    }
+}

@@ -485,3 +485,118 @@ extension Store {
         return out
     }
 }
+
+// MARK: Read by the rebuild runner
+
+/// One device's points of a span as columns, in time order: what the passes work on (``Store/pointColumns(device:fromMs:untilMs:limit:)``).
+public struct PointColumns: Sendable {
+    public var time: [Int64] = []
+    public var lat: [Double] = []
+    public var lon: [Double] = []
+    /// Horizontal accuracy in metres; NaN when unknown.
+    public var accuracy: [Double] = []
+    /// Reported speed in m/s; NaN when unknown.
+    public var speed: [Double] = []
+    /// The point's own UTC offset, `Int32.min` when the source gave none.
+    public var offset: [Int32] = []
+    /// The app's motion states (``MotionBits``); 0 = none.
+    public var motion: [UInt8] = []
+    /// Index into `tripModes` + 1 (0 = none): the app's trip mode (Overland's `mode`).
+    public var tripMode: [UInt16] = []
+    public var tripModes: [String] = []
+    /// The highest `import_id` among the points, `Int64.min` for none.
+    public var maxImportID: Int64 = Int64.min
+
+    public init() {}
+}
+
+extension Store {
+    /// The points of `device` with `fromMs <= time < untilMs` in time order, at most `limit` of them (nil: all), read
+    /// with one ordered statement.
+    public func pointColumns(device: Int64, fromMs: Int64, untilMs: Int64, limit: Int? = nil) throws -> PointColumns {
+        let statement = try db.prepare(
+            """
+            SELECT \(PointKey.timeSQL), lat, lon, coalesce(accuracy_m, -1e300), coalesce(speed_mps, -1e300),
+              coalesce(utc_offset_s, -2147483648), motion, app_trip_mode, import_id
+            FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key LIMIT ?
+            """)
+        let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
+        statement.reset()
+        statement.bindInt(keys.lower, at: 1)
+        statement.bindInt(keys.upper, at: 2)
+        statement.bindInt(limit.map { Int64($0) } ?? -1, at: 3)
+        var maxImport = Int64.min
+        var modeIndex: [String: UInt16] = [:]
+        // Local arrays (no exclusivity checks per row), moved into the result at the end.
+        var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], accuracy: [Double] = [], speed: [Double] = []
+        var offset: [Int32] = [], motion: [UInt8] = [], tripMode: [UInt16] = []
+        var tripModes: [String] = []
+        while try statement.step() {
+            maxImport = max(maxImport, statement.int64(8))
+            time.append(statement.int64(0))
+            lat.append(statement.double(1))
+            lon.append(statement.double(2))
+            // NULLs arrive as sentinels (one column call each instead of a type check and a read).
+            let a = statement.double(3), v = statement.double(4)
+            accuracy.append(a == -1e300 ? .nan : a)
+            speed.append(v == -1e300 ? .nan : v)
+            offset.append(Int32(truncatingIfNeeded: statement.int64(5)))
+            motion.append(statement.withTextBytes(6) { $0.isEmpty ? 0 : MotionBits.parse($0) })
+            if statement.isNull(7) {
+                tripMode.append(0)
+            } else {
+                let m = statement.text(7) ?? ""
+                if let k = modeIndex[m] { tripMode.append(k) } else {
+                    tripModes.append(m)
+                    let k = UInt16(min(tripModes.count, Int(UInt16.max)))
+                    modeIndex[m] = k
+                    tripMode.append(k)
+                }
+            }
+        }
+        var out = PointColumns()
+        out.time = time
+        out.lat = lat
+        out.lon = lon
+        out.accuracy = accuracy
+        out.speed = speed
+        out.offset = offset
+        out.motion = motion
+        out.tripMode = tripMode
+        out.tripModes = tripModes
+        out.maxImportID = maxImport
+        return out
+    }
+
+    /// The position of `device` at `ms`: its first point from `ms` on, else its last before; nil without points.
+    public func position(device: Int64, nearMs ms: Int64) throws -> (lat: Double, lon: Double)? {
+        let near = try db.prepare(
+            "SELECT lat, lon FROM (SELECT lat, lon FROM points_hot WHERE key BETWEEN ?1 AND ?2 ORDER BY key LIMIT 1) UNION ALL SELECT lat, lon FROM (SELECT lat, lon FROM points_hot WHERE key BETWEEN ?3 AND ?4 ORDER BY key DESC LIMIT 1) LIMIT 1")
+        let from = PointKey.range(device: device, fromMs: ms, throughMs: PointKey.maxTimeMs)
+        let before = PointKey.range(device: device, fromMs: 0, untilMs: ms)
+        try near.bind([.integer(from.lower), .integer(from.upper), .integer(before.lower), .integer(before.upper)])
+        return try near.step() ? (near.double(0), near.double(1)) : nil
+    }
+
+    /// Whether `device` has a point without its own UTC offset (whose local time depends on the zone chosen).
+    public func hasPointWithoutOffset(device: Int64) throws -> Bool {
+        let keys = PointKey.range(device: device, fromMs: 0, throughMs: PointKey.maxTimeMs)
+        return try db.scalarInt(
+            "SELECT 1 FROM points_hot WHERE key BETWEEN ? AND ? AND utc_offset_s IS NULL LIMIT 1",
+            [.integer(keys.lower), .integer(keys.upper)]) != nil
+    }
+
+    /// The time of the first point of `device` at or after `fromMs` imported after import `importID`.
+    public func firstPointMs(device: Int64, fromMs: Int64, importedAfter importID: Int64) throws -> Int64? {
+        let keys = PointKey.range(device: device, fromMs: max(0, fromMs), throughMs: PointKey.maxTimeMs)
+        return try db.scalarInt(
+            "SELECT min(key) FROM points_hot WHERE key BETWEEN ? AND ? AND import_id > ?",
+            [.integer(keys.lower), .integer(keys.upper), .integer(importID)]).map(PointKey.time)
+    }
+
+    /// How many points `device` has with `fromMs <= time < untilMs`.
+    public func pointCount(device: Int64, fromMs: Int64, untilMs: Int64) throws -> Int {
+        let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
+        return Int(try db.scalarInt("SELECT count(*) FROM points_hot WHERE key BETWEEN ? AND ?", [.integer(keys.lower), .integer(keys.upper)]) ?? 0)
+    }
+}

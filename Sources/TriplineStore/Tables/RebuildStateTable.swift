@@ -51,3 +51,27 @@ extension RebuildTables {
              .integer(r.rebuiltMs)])
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// The stored `rebuild_state` row of a device; nil when it was never rebuilt.
+    public func rebuildState(device: Int64) throws -> RebuildStateRow? {
+        let st = try db.prepare(
+            "SELECT parameters, timezone, algorithm_version, last_import_id, rebuilt_ms FROM rebuild_state WHERE device_id = ?")
+        st.bindInt(device, at: 1)
+        guard try st.step() else { return nil }
+        return RebuildStateRow(deviceID: device, parameters: st.text(0) ?? "{}", timezone: st.text(1) ?? "", algorithmVersion: st.int(2),
+                               lastImportID: st.optionalInt64(3), rebuiltMs: st.int64(4))
+    }
+
+    /// The members of a stored parameter object (`rebuild_state.parameters`) in their stored order, each value as
+    /// SQLite reads it from the JSON: an integer, a real, or text.
+    public func parameterMembers(_ json: String) throws -> [(key: String, value: SQLValue)] {
+        let st = try db.prepare("SELECT key, value FROM json_each(?)")
+        try st.bind([.text(json)])
+        var out: [(key: String, value: SQLValue)] = []
+        while try st.step() { out.append((st.text(0) ?? "", st.value(1))) }
+        return out
+    }
+}

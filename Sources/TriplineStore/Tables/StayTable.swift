@@ -53,3 +53,40 @@ extension RebuildTables {
                                                .real(r.radiusM), .integer(Int64(r.points)), .integer(r.gapS)])
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// `device`'s stays ending before `ms`, latest first, at most `limit`.
+    public func stays(device: Int64, endingBeforeMs ms: Int64, latestFirst limit: Int) throws -> [StayRow] {
+        try stays(device: device, "end_ms < ? ORDER BY end_ms DESC", ms, limit)
+    }
+
+    /// `device`'s stays ending at or after `ms`, earliest first, at most `limit`.
+    public func stays(device: Int64, endingAtOrAfterMs ms: Int64, limit: Int) throws -> [StayRow] {
+        try stays(device: device, "end_ms >= ? ORDER BY end_ms", ms, limit)
+    }
+
+    private func stays(device: Int64, _ condition: String, _ bound: Int64, _ limit: Int) throws -> [StayRow] {
+        let statement = try db.prepare(
+            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND " + condition + " LIMIT ?")
+        statement.bindInt(device, at: 1)
+        statement.bindInt(bound, at: 2)
+        statement.bindInt(Int64(limit), at: 3)
+        var rows: [StayRow] = []
+        while try statement.step() {
+            rows.append(StayRow(
+                id: statement.int64(0), deviceID: device, startMs: statement.int64(1), endMs: statement.int64(2), lat: statement.double(3),
+                lon: statement.double(4), radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7)))
+        }
+        return rows
+    }
+
+    /// How many stays of `device` start in `fromMs ..< untilMs`, and their total duration in milliseconds.
+    public func stayTotals(device: Int64, startingFromMs fromMs: Int64, untilMs: Int64) throws -> (count: Int, durationMs: Double) {
+        let st = try db.prepare("SELECT count(*), total(end_ms - start_ms) FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ?")
+        try st.bind([.integer(device), .integer(fromMs), .integer(untilMs)])
+        _ = try st.step()
+        return (st.int(0), st.double(1))
+    }
+}

@@ -211,3 +211,22 @@ extension Store {
         return out
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// The trips of `device` starting in `fromMs ..< untilMs` (only those from `source` when given): how many, their
+    /// legs and their total distance in metres.
+    public func tripTotals(device: Int64, startingFromMs fromMs: Int64, untilMs: Int64, source: String? = nil) throws
+        -> (trips: Int, legs: Int, distanceM: Double)
+    {
+        let st = try db.prepare(
+            """
+            WITH t AS (SELECT id, distance_m FROM trips WHERE device_id = ?1 AND start_ms >= ?2 AND start_ms < ?3 AND (?4 IS NULL OR source = ?4))
+            SELECT (SELECT count(*) FROM t), (SELECT total(distance_m) FROM t), (SELECT count(*) FROM legs WHERE trip_id IN (SELECT id FROM t))
+            """)
+        try st.bind([.integer(device), .integer(fromMs), .integer(untilMs), .optional(source)])
+        _ = try st.step()
+        return (st.int(0), st.int(2), st.double(1))
+    }
+}

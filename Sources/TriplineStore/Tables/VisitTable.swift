@@ -165,3 +165,18 @@ extension Store {
         return out
     }
 }
+
+// MARK: Read by the rebuild runner
+
+extension Store {
+    /// The place of visit `id`; nil when there is no such visit.
+    public func placeID(ofVisit id: Int64) throws -> Int64? {
+        try db.scalarInt("SELECT place_id FROM visits WHERE id = ?", [.integer(id)])
+    }
+
+    /// How many visits `device` has (only those from `source` when given: `app`, `points`).
+    public func visitCount(device: Int64, source: String? = nil) throws -> Int {
+        Int(try db.scalarInt(
+            "SELECT count(*) FROM visits WHERE device_id = ?1 AND (?2 IS NULL OR source = ?2)", [.integer(device), .optional(source)]) ?? 0)
+    }
+}
