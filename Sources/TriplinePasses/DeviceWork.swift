@@ -143,20 +143,36 @@ public final class DeviceWork {
     }
 }
 
-/// A stay (one per visit): a stationary period at one spot, as the stays pass found it.
+/// A stay (one per visit) as the passes work on it: its row of `stays` (``StayRow``, the one row type of that table)
+/// with the range of its points in ``DeviceWork`` and the place it was assigned to.
 public struct StayRecord: Sendable, Equatable {
     public var first: Int  // index of its first point in DeviceWork
     public var last: Int
-    public var startMs: Int64
-    public var endMs: Int64
-    public var lat: Double
-    public var lon: Double
-    public var radiusM: Double
-    public var points: Int
-    /// The longest time without points inside the stay, in seconds.
-    public var gapS: Int64
-    public var id: Int64 = 0
+    /// The stay as it is stored. Its device and stable id are set when it is stored (``row(device:)``); until then
+    /// the device is 0 and `id` nil.
+    public var stay: StayRow
     public var placeID: Int64 = 0
+
+    public init(
+        first: Int, last: Int, startMs: Int64, endMs: Int64, lat: Double, lon: Double, radiusM: Double, points: Int, gapS: Int64, id: Int64 = 0,
+        placeID: Int64 = 0
+    ) {
+        self.first = first
+        self.last = last
+        self.stay = StayRow(id: id == 0 ? nil : id, deviceID: 0, startMs: startMs, endMs: endMs, lat: lat, lon: lon, radiusM: radiusM, points: points, gapS: gapS)
+        self.placeID = placeID
+    }
+
+    public var startMs: Int64 { get { stay.startMs } set { stay.startMs = newValue } }
+    public var endMs: Int64 { get { stay.endMs } set { stay.endMs = newValue } }
+    public var lat: Double { get { stay.lat } set { stay.lat = newValue } }
+    public var lon: Double { get { stay.lon } set { stay.lon = newValue } }
+    public var radiusM: Double { get { stay.radiusM } set { stay.radiusM = newValue } }
+    public var points: Int { get { stay.points } set { stay.points = newValue } }
+    /// The longest time without points inside the stay, in seconds.
+    public var gapS: Int64 { get { stay.gapS } set { stay.gapS = newValue } }
+    /// Its id in `stays` once stored; 0 before.
+    public var id: Int64 { get { stay.id ?? 0 } set { stay.id = newValue == 0 ? nil : newValue } }
 
     /// The stay with its point range read from its times alone, as a stay read back from the `stays` table is
     /// (the next rebuild restarts from one): every point from its start to its end belongs to it, so a trip never
@@ -177,8 +193,10 @@ public struct StayRecord: Sendable, Equatable {
 
     /// The row to store the stay as, under its stable id (from the device and its start, so it survives rebuilds).
     func row(device: Int64) -> StayRow {
-        StayRow(id: StableID.make(.stay, device: device, startMs: startMs), deviceID: device, startMs: startMs, endMs: endMs,
-                lat: lat, lon: lon, radiusM: radiusM, points: points, gapS: gapS)
+        var row = stay
+        row.id = StableID.make(.stay, device: device, startMs: startMs)
+        row.deviceID = device
+        return row
     }
 }
 
