@@ -75,7 +75,8 @@ public struct Rebuild {
     /// What one pass produced for one device.
     public struct Report {
         public var device: String
-        public var pass: String
+        /// The pass that ran; nil when the device's results were up to date and none ran.
+        public var pass: String?
         public var stats: [(String, String)]
         public var span: (Int64, Int64)
         /// Why everything was recomputed (stale parameters, zone or code version), when it was.
@@ -281,7 +282,7 @@ public struct Rebuild {
                     state.timezone = zoneName
                     try RebuildTables(store).insert(state)
                 }
-                return [Report(device: name, pass: "-", stats: [("up_to_date", "1")], span: (0, 0))]
+                return [Report(device: name, pass: nil, stats: [("up_to_date", "1")], span: (0, 0))]
             }
             // Only visits that ended a day before the new points are kept: the end of the earlier data cut the
             // last stays short, and what the evidence pass made of them (arrivals, stops, errands) reaches back hours.

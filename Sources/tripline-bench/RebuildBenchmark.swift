@@ -92,7 +92,7 @@ enum RebuildBenchmark {
             let cpu = processCPUSeconds() - cpuStart
             bestCPU = min(bestCPU, cpu)
             best = min(best, elapsed)
-            let summary = reports.map { "\($0.pass): " + $0.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }.joined(separator: "; ")
+            let summary = reports.map { "\($0.pass ?? "up to date"): " + $0.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }.joined(separator: "; ")
             print("run \(run): \(fixed(elapsed, 3)) s wall (\(Int(Double(total) / elapsed)) points/s), \(fixed(cpu, 3)) s CPU (\(Int(Double(total) / cpu)) points/s)  [\(summary)]")
         }
         print("rebuild: \(total) points, best \(fixed(best, 3)) s wall = \(Int(Double(total) / best)) points/s, best \(fixed(bestCPU, 3)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSKiB() / 1024) MiB")
@@ -121,7 +121,7 @@ enum RebuildBenchmark {
             let reports = try Rebuild(store: store, options: options).run()
             seconds.append(Clock.monotonic() - start)
             loaded.append(reports.first { $0.pass == "load" }.flatMap { $0.stats.first { $0.0 == "points" } }.flatMap { Int($0.1) } ?? 0)
-            let passes = reports.compactMap { r in r.stats.first { $0.0 == "ms" }.map { r.pass + " " + $0.1 } }.joined(separator: ", ")
+            let passes = reports.compactMap { r in r.stats.first { $0.0 == "ms" }.map { (r.pass ?? "-") + " " + $0.1 } }.joined(separator: ", ")
             print("day \(k + 1): \(points.count) new points, rebuilt in \(fixed(seconds[k] * 1000, 1)) ms, \(loaded[k]) points loaded (ms: \(passes))")
         }
         let sorted = seconds.sorted()

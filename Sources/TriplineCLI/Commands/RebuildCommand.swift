@@ -72,7 +72,7 @@ enum RebuildCommand {
         for warning in outcome.warnings { context.stderr.write("Warning: \(Terminal.message(warning)).\n") }
         if parsed.flag("json") {
             let items = reports.map { r in
-                "{\"device\":\(JSONText.quotedForTerminal(r.device)),\"pass\":\(JSONText.quotedForTerminal(r.pass)),\"stats\":\(Rebuild.json(r.stats)),"
+                "{\"device\":\(JSONText.quotedForTerminal(r.device)),\"pass\":\(r.pass.map(JSONText.quotedForTerminal) ?? "null"),\"stats\":\(Rebuild.json(r.stats)),"
                     + "\"rebuilt_all_because\":\(JSONText.quotedForTerminal(r.reason))}"
             }
             context.stdout.write(
@@ -87,13 +87,13 @@ enum RebuildCommand {
                     let device = Terminal.escaped(r.device)
                     if let reason = r.reason { context.stdout.write("\(device): \(Terminal.escaped(reason)): rebuilding all\n") }
                     var span = "all points"
-                    if r.span.0 != Int64.min && r.pass != "-" { span = "from " + CivilTime.iso8601(ms: r.span.0) }
-                    context.stdout.write("\(device) (\(r.pass == "-" ? "up to date" : span))\n")
+                    if r.span.0 != Int64.min && r.pass != nil { span = "from " + CivilTime.iso8601(ms: r.span.0) }
+                    context.stdout.write("\(device) (\(r.pass == nil ? "up to date" : span))\n")
                     lastDevice = r.device
                 }
-                if r.pass == "-" { continue }
+                guard let pass = r.pass else { continue }
                 let stats = Terminal.escaped(r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
-                context.stdout.write("  " + r.pass.padding(9) + stats + "\n")
+                context.stdout.write("  " + pass.padding(9) + stats + "\n")
                 if r.pass == CleanPass.name { context.stdout.write(Self.impossibleNote(r.stats)) }
             }
             context.stdout.write("rebuilt in \(NumberText.fixed(elapsed, decimals: 2)) s\n")
