@@ -73,6 +73,9 @@ public final class PointWriter {
         ON CONFLICT(key) DO NOTHING
         """
 
+    /// The point writer of `store`'s connection.
+    public convenience init(_ store: Store) throws { try self.init(store.db) }
+
     public init(_ db: Database) throws {
         self.db = db
         insertStatement = try db.prepare(Self.insertSQL)
@@ -483,5 +486,20 @@ extension Store {
         var out: [Int64] = []
         while try q.step() { out.append(q.int64(0)) }
         return out
+    }
+}
+
+// MARK: Read by the benchmarks
+
+extension Store {
+    /// The number of stored points (every device).
+    public func pointCount() throws -> Int {
+        Int(try db.scalarInt("SELECT count(*) FROM points_hot") ?? 0)
+    }
+
+    /// The latest time of any stored point, or nil when there is none.
+    public func latestPointMs() throws -> Int64? {
+        // The key packs `device_id << 42 | time_ms`: the time is its low bits.
+        try db.scalarInt("SELECT max(key & \(PointKey.maxTimeMs)) FROM points_hot")
     }
 }
