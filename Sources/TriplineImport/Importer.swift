@@ -210,7 +210,8 @@ public final class Importer {
                     // it below the one given (Takeout's own folders and year folders passed over), else to the
                     // folder given: `tracks/bike/a.gpx` and `tracks/run/b.json` are devices `bike` and `run`.
                     let nearest = Importer.exportFolder(file.display, under: path)
-                    jobs.append(Job(path: file.display, fallback: nearest.map { fallback(name: $0, origin: .subfolder) } ?? fallback(name: folder, origin: .folder),
+                    let named = nearest.map { fallback(name: $0, origin: .subfolder) } ?? fallback(name: folder, origin: .folder)
+                    jobs.append(Job(path: file.display, fallback: named,
                                     size: size, raw: utf8 == file.display ? nil : file.raw, inFolder: true))
                 }
             case .none:

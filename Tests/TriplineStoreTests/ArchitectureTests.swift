@@ -42,7 +42,8 @@ import TriplineTestSupport
         try write("Sources/TriplineCLI/Commands/Raw.swift", "import CSQLite\nlet hint = \"SELECT * FROM rejects\"  // not a read: a hint\n")
         try write("Sources/TriplineStore/Up.swift", "import TriplineExport\n")
         try write("Sources/TriplineCore/Text/Slow.swift", "import Foundation\n")
-        try write("Sources/TriplineCLI/Commands/Direct.swift", "// store.db in a comment is fine\ntry exporter.store.db.execute(text)\nlet path = CommonOptions.db\n")
+        try write(
+            "Sources/TriplineCLI/Commands/Direct.swift", "// store.db in a comment is fine\ntry exporter.store.db.execute(text)\nlet path = CommonOptions.db\n")
         let result = try Self.check(root)
         #expect(result.status == 1)
         let lines = result.output.split(separator: "\n").map(String.init)

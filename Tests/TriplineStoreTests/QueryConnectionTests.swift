@@ -47,8 +47,11 @@ import TriplineTestSupport
 
     @Test func itRefusesEveryWriteToTheFile() throws {
         let (store, connection) = try opened()
-        for sql in ["DELETE FROM points_hot", "UPDATE devices SET name = 'x'", "CREATE TABLE main.x(y)", "PRAGMA user_version = 99",
-                    "VACUUM", "ATTACH ':memory:' AS other"] {
+        let writes = [
+            "DELETE FROM points_hot", "UPDATE devices SET name = 'x'", "CREATE TABLE main.x(y)", "PRAGMA user_version = 99", "VACUUM",
+            "ATTACH ':memory:' AS other",
+        ]
+        for sql in writes {
             #expect(throws: DatabaseError.self, "\(sql)") { _ = try rows(connection, sql) }
         }
         #expect(throws: DatabaseError.self) { try connection.define("DELETE FROM points_hot") }

@@ -148,7 +148,10 @@ enum ImportCommand {
                 "\"points_new\":\(f.pointsNew)", "\"points_duplicate\":\(f.pointsDuplicate)", "\"rejected\":\(f.rejected)",
                 "\"events\":\(f.events)",
             ]
-            fields.append("\"devices\":[" + f.devices.map { "{\"name\":\(JSONText.quotedForTerminal($0.name)),\"origin\":\(JSONText.quotedForTerminal($0.origin.rawValue))}" }.joined(separator: ",") + "]")
+            let devices = f.devices.map {
+                "{\"name\":\(JSONText.quotedForTerminal($0.name)),\"origin\":\(JSONText.quotedForTerminal($0.origin.rawValue))}"
+            }
+            fields.append("\"devices\":[" + devices.joined(separator: ",") + "]")
             fields.append("\"message\":\(f.message.map(JSONText.quoted) ?? "null")")
             return "{" + fields.joined(separator: ",") + "}"
         }

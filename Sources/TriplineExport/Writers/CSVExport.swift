@@ -195,7 +195,8 @@ struct CSVExport: RecordWriter {
     /// Every point of the selection (flagged ones too, with their `flags`), by device then time.
     func writePoints() throws -> Int {
         var count = 0
-        try exporter.forEachLocalPoint(selection, name: { try $0.append(csv: $1) }) { s, time, offset, flags, name in
+        let name: (ByteWriter, String) throws -> Void = { try $0.append(csv: $1) }
+        try exporter.forEachLocalPoint(selection, name: name) { s, time, offset, flags, name in
             count += 1
             try row(Self.pointColumns, PointFields(row: s, time: time, offset: offset, flags: flags, name: name))
         }
