@@ -81,7 +81,7 @@ let package = Package(
             name: "tripline-bench",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport",
-                "TriplineSimulator", "TriplineGeography", "TriplineEvaluation", "CSQLite",
+                "TriplineSimulator", "TriplineGeography", "TriplineEvaluation",
             ],
             swiftSettings: layered
         ),

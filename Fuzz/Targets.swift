@@ -9,7 +9,7 @@ enum FuzzTargets {
     static let now: Int64 = 1_767_225_600_000
 
     static func context(_ path: String) -> ReadContext {
-        ReadContext(path: path, fallbackDevice: ("fuzz", "--device"), nowMs: now)
+        ReadContext(path: path, fallbackDevice: ("fuzz", .deviceOption), nowMs: now)
     }
 
     /// Overland JSON (and any JSON archive): the archive reader, then the strict tree parser on the same bytes.

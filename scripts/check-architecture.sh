@@ -16,6 +16,9 @@
 #    SwiftPM lets a target import any module already built before it, so the compiler alone does not keep the
 #    arrows of docs/ARCHITECTURE.md; this does. The system's Glibc/Darwin are allowed everywhere, Foundation
 #    everywhere but TriplineCore, where only Time/TimeZoneTable.swift reads the system's zone database with it.
+# 4. No stage reaches the store's connection: no `.db` (`store.db`, `exporter.store.db`; `CommonOptions.db` is the
+#    `--db` option) outside Sources/TriplineStore (and Sources/TriplinePasses,
+#    for now). The reports and `tripline query` run on `Store.queryConnection()`, read-only and restricted.
 # Comment lines (`//`, `///`) are not code and are not checked, nor is a line that ends with `// not a read: …` (a
 # message that shows the user SQL to run).
 
@@ -23,9 +26,6 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 
 PENDING="
-Sources/tripline-bench/ExportBenchmark.swift
-Sources/tripline-bench/RebuildBenchmark.swift
-Sources/tripline-bench/ImportBenchmark.swift
 "
 ALLOWED="
 Sources/TriplineExport/Reports/Reports.swift
@@ -45,7 +45,7 @@ TriplineSimulator: TriplineCore TriplineStore
 TriplineEvaluation: TriplineCore TriplineStore TriplineImport TriplinePasses TriplineSimulator
 TriplineCLI: TriplineCore TriplineStore TriplineImport TriplinePasses TriplineExport TriplineSimulator TriplineEvaluation TriplineGeography
 tripline: TriplineCLI
-tripline-bench: TriplineCore TriplineStore TriplineImport TriplinePasses TriplineExport TriplineSimulator TriplineGeography TriplineEvaluation CSQLite
+tripline-bench: TriplineCore TriplineStore TriplineImport TriplinePasses TriplineExport TriplineSimulator TriplineGeography TriplineEvaluation
 "
 
 status=0
@@ -62,6 +62,10 @@ for file in $(find Sources -name '*.swift' | sort); do
             sed "s|^|$file:|; s|\$|  <- a read outside TriplineStore: add a typed read to Sources/TriplineStore/Tables/|" /tmp/check-architecture.$$
             status=1
         fi
+    fi
+    if code "$file" | grep -E '\.db([^A-Za-z_]|$)' | grep -v 'CommonOptions\.db' >/tmp/check-architecture.$$; then
+        sed "s|^|$file:|; s|\$|  <- the store's connection outside TriplineStore: use a typed Store method (or Store.queryConnection() for user SQL)|" /tmp/check-architecture.$$
+        status=1
     fi
     if ! printf '%s\n' "$PENDING" | grep -qx "$file"; then
         if code "$file" | grep -E '^[0-9]+:[[:space:]]*(@preconcurrency )?import CSQLite' >/tmp/check-architecture.$$; then

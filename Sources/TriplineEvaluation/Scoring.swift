@@ -125,9 +125,9 @@ public enum SimulationEvaluation {
     @discardableResult
     public static func load(_ result: SimulationResult, into store: Store, importID: Int64 = 1, filter: ((Point) -> Bool)? = nil) throws -> [String: Int64] {
         var ids: [String: Int64] = [:]
-        try store.db.transaction {
+        try store.transaction {
             for device in result.devices {
-                let id = try store.deviceID(named: device.name, source: device.app.rawValue, origin: "simulator")
+                let id = try store.deviceID(named: device.name, source: device.app.rawValue, origin: .simulator)
                 ids[device.name] = id
                 try store.insertPoints(device.points.lazy.filter { filter?($0) ?? true }.map { p in
                     var q = p
@@ -135,11 +135,11 @@ public enum SimulationEvaluation {
                     q.importID = importID
                     return q
                 })
-                let events = try AppEventTable(store.db)
+                let events = try AppEventTable(store)
                 for t in device.appTrips {
                     if let filter, !filter(Point(deviceID: 0, timeMs: t.endMs, lat: t.endLat, lon: t.endLon)) { continue }
                     try events.insert(AppEventRow(
-                        deviceID: id, importID: importID, kind: "trip", timeMs: t.endMs, utcOffsetS: Int32(t.utcOffsetS),
+                        deviceID: id, importID: importID, kind: .trip, timeMs: t.endMs, utcOffsetS: Int32(t.utcOffsetS),
                         lat: t.endLat, lon: t.endLon, startMs: t.startMs, endMs: t.endMs, distanceM: t.distanceM, mode: t.mode,
                         raw: SimulationWriter.overlandTrip(t, deviceName: device.name)))
                 }
@@ -147,7 +147,7 @@ public enum SimulationEvaluation {
                 for e in device.events {
                     if let filter, !filter(Point(deviceID: 0, timeMs: e.timeMs, lat: e.lat ?? 0, lon: e.lon ?? 0)) { continue }
                     try events.insert(AppEventRow(
-                        deviceID: id, importID: importID, kind: e.kind, timeMs: e.timeMs, utcOffsetS: e.utcOffsetS, lat: e.lat, lon: e.lon,
+                        deviceID: id, importID: importID, kind: AppEventKind(rawValue: e.kind), timeMs: e.timeMs, utcOffsetS: e.utcOffsetS, lat: e.lat, lon: e.lon,
                         startMs: e.startMs, endMs: e.endMs, raw: e.raw))
                 }
             }

@@ -166,7 +166,9 @@ final class FileBytes: @unchecked Sendable {
         switch st.st_mode & S_IFMT {
         case S_IFDIR: throw FileError(path: path, reason: "is a directory")
         case S_IFREG: try self.init(mapping: fd, path: path, identity: true, statPath: cPath)
-        case S_IFIFO: self.init(bytes: try FileBytes.readPipe(fd: fd, path: path, timeoutMs: FileBytes.pipeTimeoutMs()))
+        case S_IFIFO:
+            PausePoint.reach("import.pipe.opened")  // process tests: the writer comes after the reader opened the pipe
+            self.init(bytes: try FileBytes.readPipe(fd: fd, path: path, timeoutMs: FileBytes.pipeTimeoutMs()))
         default:
             throw FileError(path: path, reason: "is not a regular file (a device or socket); copy the data to a file or pipe it to 'tripline import -'")
         }

@@ -130,7 +130,7 @@ public final class Importer {
     /// A file to read: its path (as shown), the device name to fall back on, and its size.
     struct Job: Sendable {
         var path: String
-        var fallback: (name: String, origin: String)
+        var fallback: (name: String, origin: DeviceOrigin)
         var size: Int
         /// The path's bytes when they are not the UTF-8 of `path` (a name that is not UTF-8, shown escaped).
         var raw: [UInt8]? = nil
@@ -190,7 +190,7 @@ public final class Importer {
         func isOwn(_ path: String) -> Bool { ownFiles.contains(Importer.realPath(path) ?? path) }
         for path in paths {
             if path == "-" {
-                jobs.append(Job(path: "-", fallback: fallback(name: "stdin", origin: "stdin"), size: 0))
+                jobs.append(Job(path: "-", fallback: fallback(name: "stdin", origin: .stdin), size: 0))
                 continue
             }
             switch FileSystem.kind(path) {
@@ -210,7 +210,8 @@ public final class Importer {
                     // it below the one given (Takeout's own folders and year folders passed over), else to the
                     // folder given: `tracks/bike/a.gpx` and `tracks/run/b.json` are devices `bike` and `run`.
                     let nearest = Importer.exportFolder(file.display, under: path)
-                    jobs.append(Job(path: file.display, fallback: nearest.map { fallback(name: $0, origin: "subfolder") } ?? fallback(name: folder, origin: "folder"),
+                    let named = nearest.map { fallback(name: $0, origin: .subfolder) } ?? fallback(name: folder, origin: .folder)
+                    jobs.append(Job(path: file.display, fallback: named,
                                     size: size, raw: utf8 == file.display ? nil : file.raw, inFolder: true))
                 }
             case .none:
@@ -222,7 +223,7 @@ public final class Importer {
                 }
                 let stem = Importer.stem(FileSystem.baseName(path))
                 let folder = Importer.realPath(FileSystem.directoryName(path)).map { FileSystem.baseName($0) }
-                jobs.append(Job(path: path, fallback: fallback(name: stem, origin: "file"), size: FileSystem.size(path) ?? 0,
+                jobs.append(Job(path: path, fallback: fallback(name: stem, origin: .file), size: FileSystem.size(path) ?? 0,
                                 folderDevice: folder == "/" ? nil : folder))
             }
         }
@@ -243,8 +244,8 @@ public final class Importer {
         return String(cString: resolved)
     }
 
-    func fallback(name: String, origin: String) -> (name: String, origin: String) {
-        if let device = options.device, !device.isEmpty { return (device, "--device") }
+    func fallback(name: String, origin: DeviceOrigin) -> (name: String, origin: DeviceOrigin) {
+        if let device = options.device, !device.isEmpty { return (device, .deviceOption) }
         return (name.isEmpty ? "unnamed" : name, origin)
     }
 
@@ -288,7 +289,7 @@ public final class Importer {
         // Each file is one transaction, so the WAL holds a file's new pages until it commits (about what the file adds
         // to the database; rejects are bounded per file). After a checkpoint it is cut back to 64 MiB rather than
         // staying as large as the largest file's.
-        _ = try? store.db.execute("PRAGMA journal_size_limit=\(64 << 20)")
+        store.limitJournalSize(bytes: 64 << 20)
         writer.deviceTable.plan = deviceIDPlan
         var current: FileSummary?
         var currentPoints = 0  // points of the current file handed to the writer, for the progress line
@@ -471,7 +472,7 @@ public final class Importer {
         }
         guard queue.push(.begin(path: path, fingerprint: fingerprint, size: bytes.count, bytes: bytes, skipNonArchive: job.inFolder || inContainer)) else { return false }
         var fallback = job.fallback
-        if inContainer && fallback.origin == "file" { fallback.origin = "archive" }
+        if inContainer && fallback.origin == .file { fallback.origin = .archive }
         var context = ReadContext(path: path, fallbackDevice: fallback, nowMs: options.nowMs, batchSize: options.batchSize,
                                   folderDevice: job.folderDevice)
         context.encodeCold = true
@@ -538,7 +539,6 @@ final class CPUTimeBox: @unchecked Sendable {
 /// The writing side: the Store's table writers and the per-file transaction.
 final class Writer {
     let store: Store
-    var db: Database { store.db }
     let points: PointWriter
     let deviceTable: DeviceTable
     let imports: ImportTable
@@ -554,7 +554,6 @@ final class Writer {
     /// App events of a device named by no record (the file's fallback) that has no row yet: written at commit,
     /// to the file's one point device when there is exactly one, else to their own device.
     var pendingEvents: [ParsedEvent] = []
-    static let fallbackOrigins: Set<String> = ["--device", "folder", "subfolder", "file", "stdin", "archive", "folder of the file", "default for Google files"]
     var deviceCache: [String: Int64] = [:]
     var importID: Int64 = 0
     var inTransaction = false
@@ -570,34 +569,26 @@ final class Writer {
     init(store: Store, onWait: ((String) -> Void)?) throws {
         self.store = store
         self.onWait = onWait
-        points = try PointWriter(store.db)
-        deviceTable = try DeviceTable(store.db)
-        imports = ImportTable(store.db)
-        rejects = try RejectTable(store.db)
-        events = try AppEventTable(store.db)
+        points = try PointWriter(store)
+        deviceTable = try DeviceTable(store)
+        imports = ImportTable(store)
+        rejects = try RejectTable(store)
+        events = try AppEventTable(store)
     }
 
     deinit {
-        if inTransaction { try? db.execute("ROLLBACK") }
+        if inTransaction { try? store.rollback() }
     }
 
-    /// `BEGIN IMMEDIATE`, waiting (and saying so once) while another process writes.
+    /// `BEGIN IMMEDIATE`, waiting (and saying so once per import) while another process writes.
     func beginImmediate() throws {
-        db.setBusyTimeout(ms: 250)
-        defer { db.setBusyTimeout(ms: 60_000) }
-        while true {
-            do {
-                try db.execute("BEGIN IMMEDIATE")
-                inTransaction = true
-                return
-            } catch let error as DatabaseError where error.isBusy {
-                if !waited {
-                    waited = true
-                    onWait?("waiting for another process writing to \(db.path) to finish")
-                }
-                db.setBusyTimeout(ms: 60_000)
+        try store.beginWrite {
+            if !waited {
+                waited = true
+                onWait?("waiting for another process writing to \(store.path) to finish")
             }
         }
+        inTransaction = true
     }
 
     /// Starts a file's transaction. Returns the new import id, or nil (and no transaction) when a file with this
@@ -621,7 +612,7 @@ final class Writer {
     func rollback() throws {
         if inTransaction {
             inTransaction = false
-            try db.execute("ROLLBACK")
+            try store.rollback()
         }
     }
 
@@ -631,7 +622,7 @@ final class Writer {
         do {
             let id = try imports.insertFailure(path: path, size: size, format: format, message: message)
             inTransaction = false
-            try db.execute("COMMIT")
+            try store.commit()
             return id
         } catch {
             try? rollback()
@@ -774,9 +765,9 @@ final class Writer {
             } else if let existing = try deviceTable.id(named: devices[e.device].name) {
                 deviceIDs[e.device] = existing
                 try insertEvent(e, deviceID: existing, file: &file)
-            } else if Writer.fallbackOrigins.contains(devices[e.device].origin), withRows.count == 1 {
+            } else if devices[e.device].origin.isFallback, withRows.count == 1 {
                 try insertEvent(e, deviceID: deviceIDs[withRows[0]]!, file: &file)
-            } else if e.kind == "trip" || e.kind == "visit" {
+            } else if e.kind == .trip || e.kind == .visit {
                 try insertEvent(e, deviceID: try deviceID(e.device), file: &file)
             } else {
                 homeless += 1
@@ -795,6 +786,6 @@ final class Writer {
             pointsNew: file.pointsNew, pointsDuplicate: file.pointsDuplicate, rejected: file.rejected, events: file.events,
             message: file.devices.map { "device '\($0.name)' (from \($0.origin))" }.joined(separator: "; "), firstMs: file.firstNewMs))
         inTransaction = false
-        try db.execute("COMMIT")
+        try store.commit()
     }
 }

@@ -37,9 +37,9 @@ public struct PLTReader {
     /// The GeoLife user folder holding the file (`…/<user>/Trajectory/<file>.plt`, the data set's own layout), as
     /// the file's device — unless `--device` names one.
     mutating func userDevice() -> Int? {
-        guard builder.context.fallbackDevice.origin != "--device",
+        guard builder.context.fallbackDevice.origin != .deviceOption,
               let user = Self.userFolder(builder.context.path) else { return nil }
-        return builder.out.deviceIndex(ParsedDevice(name: user, source: "geolife", origin: "GeoLife user folder"))
+        return builder.out.deviceIndex(ParsedDevice(name: user, source: "geolife", origin: .geoLifeUserFolder))
     }
 
     /// `<user>` of a path `…/<user>/Trajectory/<file>` (`Trajectory` in any case), or nil.

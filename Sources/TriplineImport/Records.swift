@@ -66,11 +66,11 @@ public struct ParsedDevice: Sendable, Equatable, Hashable {
     public var name: String
     /// `overland`, `owntracks` or `gpx`.
     public var source: String
-    /// How the name was chosen: `device_id`, `--device`, `folder`, `file`, `path`, `topic`, `tid`, `username/device`.
-    public var origin: String
+    /// How the name was chosen.
+    public var origin: DeviceOrigin
     public var tid: String?
 
-    public init(name: String, source: String, origin: String, tid: String? = nil) {
+    public init(name: String, source: String, origin: DeviceOrigin, tid: String? = nil) {
         self.name = name
         self.source = source
         self.origin = origin
@@ -87,7 +87,7 @@ public struct ParsedEvent: Sendable, Equatable {
     public var device: Int
     public var row: AppEventRow
 
-    public init(device: Int, kind: String, timeMs: Int64? = nil, utcOffsetS: Int32? = nil, startMs: Int64? = nil, endMs: Int64? = nil,
+    public init(device: Int, kind: AppEventKind, timeMs: Int64? = nil, utcOffsetS: Int32? = nil, startMs: Int64? = nil, endMs: Int64? = nil,
                 raw: String) {
         self.device = device
         row = AppEventRow(deviceID: nil, importID: 0, kind: kind, timeMs: timeMs, utcOffsetS: utcOffsetS, startMs: startMs, endMs: endMs,
@@ -154,7 +154,7 @@ public struct ReadContext: Sendable {
     /// The file's path (or `-` for standard input), for device names taken from the path.
     public var path: String
     /// The device name when the data does not carry one: `--device`, else the folder or file name.
-    public var fallbackDevice: (name: String, origin: String)
+    public var fallbackDevice: (name: String, origin: DeviceOrigin)
     /// Now, in UTC ms: points more than a day later are rejected.
     public var nowMs: Int64
     /// How many points to collect before handing a batch on (the importer's pipeline); 0 = never.
@@ -172,7 +172,7 @@ public struct ReadContext: Sendable {
     /// behind itself so a huge file is not held in memory.
     public var dropPages: (@Sendable (_ from: Int, _ to: Int) -> Void)?
 
-    public init(path: String, fallbackDevice: (name: String, origin: String), nowMs: Int64, batchSize: Int = 0, folderDevice: String? = nil) {
+    public init(path: String, fallbackDevice: (name: String, origin: DeviceOrigin), nowMs: Int64, batchSize: Int = 0, folderDevice: String? = nil) {
         self.path = path
         self.fallbackDevice = fallbackDevice
         self.folderDevice = folderDevice
@@ -182,7 +182,7 @@ public struct ReadContext: Sendable {
 
     /// A context for parsing bytes in memory (tests, fuzzing): device `unnamed`, now = the wall clock.
     public static func memory(device: String = "unnamed") -> ReadContext {
-        ReadContext(path: device, fallbackDevice: (device, "--device"), nowMs: Clock.nowMs())
+        ReadContext(path: device, fallbackDevice: (device, .deviceOption), nowMs: Clock.nowMs())
     }
 }
 

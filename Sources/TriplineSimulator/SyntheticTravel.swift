@@ -87,12 +87,12 @@ public struct SyntheticTravel {
     /// Generates the travel into `store` (in one transaction) and returns what was written.
     public static func generate(into store: Store, _ parameters: Parameters = Parameters()) throws -> Summary {
         var generator = SyntheticTravel(store: store, tables: RebuildTables(store), p: parameters, rng: SplitMix64(seed: parameters.seed))
-        try store.db.transaction { try generator.run() }
+        try store.transaction { try generator.run() }
         return generator.summary
     }
 
     mutating func run() throws {
-        deviceID = try store.deviceID(named: p.device, source: "synthetic", origin: "synthetic")
+        deviceID = try store.deviceID(named: p.device, source: "synthetic", origin: .synthetic)
         makePlaces()
         for i in places.indices {
             places[i].id = try tables.insert(

@@ -91,6 +91,8 @@ final class AuthorizerState {
 public final class Database {
     public let path: String
     let handle: OpaquePointer
+    /// Opened as an immutable file (no locks, no `-shm`): a second connection to the file must be opened so too.
+    let immutable: Bool
     /// Set by ``restrictToReading()``: ``forEachStatement(in:_:)`` refuses statements that would write.
     public fileprivate(set) var untrusted = false
     /// What the authorizer saw while the last statement was prepared.
@@ -105,6 +107,7 @@ public final class Database {
     public init(path: String, readOnly: Bool = false, create: Bool = true, busyTimeoutMs: Int32 = 60_000, immutable: Bool = false) throws {
         Self.configureOnce
         self.path = path
+        self.immutable = immutable
         var db: OpaquePointer?
         var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if !readOnly && !immutable && create { flags |= SQLITE_OPEN_CREATE }
@@ -193,6 +196,9 @@ public final class Database {
     public func setBusyTimeout(ms: Int32) {
         sqlite3_busy_timeout(handle, ms)
     }
+
+    /// Whether SQLite opened the file read-only (asked for, or because the file may not be written).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// The rowid of the last successful `INSERT` on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }

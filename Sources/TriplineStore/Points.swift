@@ -3,7 +3,7 @@ import TriplineCore
 
 extension Store {
     /// The id of the device named `name`, creating it (with `source` and how the name was found) when new.
-    public func deviceID(named name: String, source: String, origin: String, tid: String? = nil) throws -> Int64 {
+    public func deviceID(named name: String, source: String, origin: DeviceOrigin, tid: String? = nil) throws -> Int64 {
         try DeviceTable(db).id(named: name, source: source, origin: origin, tid: tid)
     }
 

@@ -68,7 +68,7 @@ public final class Store {
         }
         db = try Database(path: path, readOnly: readOnly, create: create)
         // SQLite silently opens a file it may not write read-only; say so before anything is attempted.
-        if requireWritable && !readOnly && sqlite3_db_readonly(db.handle, "main") == 1 {
+        if requireWritable && !readOnly && db.isReadOnly {
             throw StoreError.readOnly(path: path, reason: "the file is not writable by this user (check its permissions, owner and mount)")
         }
         do {
@@ -212,3 +212,60 @@ public final class Store {
         Int(try db.scalarInt("PRAGMA user_version") ?? 0)
     }
 }
+
+// MARK: Transactions, for the stages
+
+extension Store {
+    /// Runs `body` inside one write transaction (`BEGIN IMMEDIATE … COMMIT`); rolls back and rethrows the first error.
+    @discardableResult
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try db.transaction(body)
+    }
+
+    /// Runs `body` inside one read snapshot: everything it reads is one state of the file, even while another
+    /// process commits (an export, a map or a day report never mixes two rebuilds). Inside a transaction already,
+    /// runs `body` in it.
+    @discardableResult
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try db.readTransaction(body)
+    }
+
+    /// Begins a write transaction (`BEGIN IMMEDIATE`) that the caller ends with ``commit()`` or ``rollback()``
+    /// (the importer's per-file transaction, which spans many calls). While another process writes, it waits, in
+    /// steps of 250 ms so that `onFirstWait` is called (once) soon after the wait begins, for as long as a write
+    /// waits (`Database`'s busy timeout).
+    public func beginWrite(onFirstWait: () -> Void) throws {
+        db.setBusyTimeout(ms: 250)
+        defer { db.setBusyTimeout(ms: 60_000) }
+        var waited = false
+        while true {
+            do {
+                try db.execute("BEGIN IMMEDIATE")
+                return
+            } catch let error as DatabaseError where error.isBusy {
+                if !waited {
+                    waited = true
+                    onFirstWait()
+                }
+                db.setBusyTimeout(ms: 60_000)
+            }
+        }
+    }
+
+    /// Commits the transaction ``beginWrite(onFirstWait:)`` began.
+    public func commit() throws {
+        try db.execute("COMMIT")
+    }
+
+    /// Rolls back the transaction ``beginWrite(onFirstWait:)`` began.
+    public func rollback() throws {
+        try db.execute("ROLLBACK")
+    }
+
+    /// Caps the size the write-ahead log is cut back to after a checkpoint (`PRAGMA journal_size_limit`), best
+    /// effort: a store that cannot take it works as before.
+    public func limitJournalSize(bytes: Int) {
+        _ = try? db.execute("PRAGMA journal_size_limit=\(bytes)")
+    }
+}
+

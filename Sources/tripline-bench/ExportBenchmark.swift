@@ -50,7 +50,7 @@ enum ExportBenchmark {
         } else {
             print("reusing \(dbPath)")
         }
-        let points = try store.db.scalarInt("SELECT count(*) FROM points") ?? 0
+        let points = try store.pointCount()
         let exporter = try Exporter(store: store)
         print("points: \(points)")
         print("kind    format    records       MB  wall s  MB/s wall   cpu s  MB/s cpu   peak RSS")
@@ -97,8 +97,7 @@ enum ExportBenchmark {
 
     /// Inserts the synthetic year. Returns the number of points.
     static func fill(_ store: Store, days: Int, hoursPerDay: Int) throws -> Int {
-        let db = store.db
-        let device = try store.deviceID(named: "bench-phone", source: "overland", origin: "benchmark")
+        let device = try store.deviceID(named: "bench-phone", source: "overland", origin: .benchmark)
         try store.setSetting("timezone", "Europe/Berlin")
         let start = Int64(CivilTime.daysFromCivil(year: 2023, month: 1, day: 1)) * 86_400_000
         let tables = RebuildTables(store)
@@ -106,7 +105,7 @@ enum ExportBenchmark {
         var count = 0
         let tripsPerDay = 4
         let secondsPerTrip = hoursPerDay * 3600 / tripsPerDay
-        try db.transaction {
+        try store.transaction {
             for day in 0..<days {
                 for t in 0..<tripsPerDay {
                     let tripStart = start + Int64(day) * 86_400_000 + Int64(7 + t * 3) * 3_600_000

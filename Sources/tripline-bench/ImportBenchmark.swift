@@ -1,6 +1,5 @@
 // The import benchmark: a generated Overland archive through `Importer`, next to a raw sqlite3 insert of the same
 // rows, measured in the same run. `swift run -c release tripline-bench import [points]`.
-import CSQLite
 import TriplineCore
 import TriplineStore
 import TriplineImport
@@ -82,9 +81,8 @@ enum ImportBenchmark {
     /// to its writer.
     static func rawInsert(points: Int, dbPath: String) throws -> (rate: Double, cpuSeconds: Double) {
         let store = try Store(path: dbPath)
-        let db = store.db
-        let device = try store.deviceID(named: "bench-phone", source: "overland", origin: "device_id")
-        let writer = try PointWriter(db)
+        let device = try store.deviceID(named: "bench-phone", source: "overland", origin: .deviceID)
+        let writer = try PointWriter(store)
         var seconds = 0.0
         var cpu = 0.0
         var i = 0
@@ -112,7 +110,7 @@ enum ImportBenchmark {
             i += n
             let start = Clock.monotonic()
             let cpuStart = threadCPUSeconds()
-            try insertRows(rows, cold: cold, coldEnds: coldEnds, writer: writer, db: db, device: device)
+            try insertRows(rows, cold: cold, coldEnds: coldEnds, writer: writer, store: store, device: device)
             seconds += Clock.monotonic() - start
             cpu += threadCPUSeconds() - cpuStart
         }
@@ -122,9 +120,9 @@ enum ImportBenchmark {
     /// The timed part of ``rawInsert(points:dbPath:)``: one transaction of prepared rows. Not inlined, so that
     /// callgrind shows its instructions on their own (`ImportBenchmark.insertRows`, inclusive).
     @inline(never)
-    static func insertRows(_ rows: [Point], cold: [UInt8], coldEnds: [Int], writer: PointWriter, db: Database, device: Int64) throws {
+    static func insertRows(_ rows: [Point], cold: [UInt8], coldEnds: [Int], writer: PointWriter, store: Store, device: Int64) throws {
         try cold.withUnsafeBytes { coldBytes in
-            try db.transaction {
+            try store.transaction {
                 var from = 0
                 for (k, p) in rows.enumerated() {
                     let bytes = UnsafeRawBufferPointer(rebasing: coldBytes[from..<coldEnds[k]])
@@ -150,7 +148,7 @@ enum ImportBenchmark {
         let parseStart = Clock.monotonic()
         for f in 0..<((points + pointsPerBatch * batchesPerFile - 1) / (pointsPerBatch * batchesPerFile)) {
             let data = try FileSystem.read(archive + "/batch-\(f).json")
-            let context = ReadContext(path: archive, fallbackDevice: ("bench", "--device"), nowMs: Clock.nowMs(), batchSize: 4096)
+            let context = ReadContext(path: archive, fallbackDevice: ("bench", .deviceOption), nowMs: Clock.nowMs(), batchSize: 4096)
             let out = data.withUnsafeBytes { raw in
                 FormatDetector.parse(raw, context: context) { out in
                     parsed += out.points.count

@@ -41,19 +41,19 @@ enum RebuildBenchmark {
         let dbPath = path ?? scratch! + "/rebuild.sqlite"
         if !reuse { FileSystem.remove(dbPath) }
         let store = try Store(path: dbPath)
-        if reuse, let n = try store.db.scalarInt("SELECT count(*) FROM points"), n > 0 { target = Int(n) }
+        if reuse, case let n = try store.pointCount(), n > 0 { target = n }
         var config = SimulatorConfig(seed: seed, days: 100_000, people: 1)
         config.planes = false
         let sim = Simulator(config: config)
         var total = 0
         var day = 0
         let t0 = Clock.monotonic()
-        try store.db.transaction {
-            let id = try store.deviceID(named: "bench", source: "overland", origin: "benchmark")
-            let existing = reuse ? (try store.db.scalarInt("SELECT count(*) FROM points") ?? 0) : 0
+        try store.transaction {
+            let id = try store.deviceID(named: "bench", source: "overland", origin: .benchmark)
+            let existing = reuse ? try store.pointCount() : 0
             guard existing == 0 else { return }
             // One `imports` row for the whole load, as the importer would write for one file.
-            let imports = ImportTable(store.db)
+            let imports = ImportTable(store)
             let importID = try imports.begin(path: "bench", size: 0, fingerprint: "bench-load")
             var firstMs: Int64? = nil
             while total < target {
@@ -71,7 +71,7 @@ enum RebuildBenchmark {
         if total == 0 {
             total = target
             // Reused points: `--daily` continues after the last stored day.
-            if let last = try store.db.scalarInt("SELECT max(time_ms) FROM points"), let first = sim.dayPoints(person: 0, day: 0).first?.timeMs {
+            if let last = try store.latestPointMs(), let first = sim.dayPoints(person: 0, day: 0).first?.timeMs {
                 day = max(0, Int((last - first) / 86_400_000) - 1)
                 while let t = sim.dayPoints(person: 0, day: day).last?.timeMs, t <= last { day += 1 }
             }
@@ -101,14 +101,14 @@ enum RebuildBenchmark {
 
     /// `--daily`: one more simulated day at a time, each its own import, then an incremental rebuild.
     static func dailyRebuilds(store: Store, sim: Simulator, firstDay: Int, days: Int) throws {
-        let id = try store.deviceID(named: "bench", source: "overland", origin: "benchmark")
+        let id = try store.deviceID(named: "bench", source: "overland", origin: .benchmark)
         var seconds: [Double] = []
         var loaded: [Int] = []
         for k in 0..<days {
             let points = sim.dayPoints(person: 0, day: firstDay + k)
             // As the importer writes a file: its `imports` row, the points under its id, the row finished.
-            let imports = ImportTable(store.db)
-            try store.db.transaction {
+            let imports = ImportTable(store)
+            try store.transaction {
                 let importID = try imports.begin(path: "day-\(k + 1).json", size: 0, fingerprint: "bench-day-\(k + 1)")
                 try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = importID; return p })
                 try imports.finish(ImportTable.Finished(

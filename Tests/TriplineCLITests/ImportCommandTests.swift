@@ -43,7 +43,7 @@ import TriplineTestSupport
         #expect(Terminal.escaped("Zürich ✓") == "Zürich ✓")
         #expect(Terminal.escapedPathBytes([0x61, 0xFF, 0x1B, 0xC3, 0xBC]) == "a\\xFF\\x1Bü")
         var file = FileSummary(path: "evil\u{1B}]0;owned\u{07}.json", status: .imported)
-        file.devices = [ParsedDevice(name: "dev\u{1B}[2J", source: "overland", origin: "device_id")]
+        file.devices = [ParsedDevice(name: "dev\u{1B}[2J", source: "overland", origin: .deviceID)]
         let line = ImportCommand.describe(file)
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 })
         #expect(line.contains("evil\\x1B]0;owned\\x07.json") && line.contains("dev\\x1B[2J"))

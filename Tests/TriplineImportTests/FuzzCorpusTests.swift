@@ -111,7 +111,7 @@ import TriplineTestSupport
 
     /// The reader invariants the fuzz targets check (Fuzz/Targets.swift), on every committed input.
     @Test func readersKeepTheirInvariantsOnTheFuzzCorpus() {
-        let context = ReadContext(path: "fuzz/rec/user/device/2024-01.json", fallbackDevice: ("fuzz", "--device"), nowMs: testNow)
+        let context = ReadContext(path: "fuzz/rec/user/device/2024-01.json", fallbackDevice: ("fuzz", .deviceOption), nowMs: testNow)
         for (name, bytes) in FuzzCorpusTests.inputs(["overland", "owntracks", "rec", "gpx"]) {
             let outputs = [FormatDetector.parse(bytes, context: context), JSONArchiveReader.parse(bytes, context: context),
                            RecReader.parse(bytes, context: context), GPXReader.parse(bytes, context: context)]

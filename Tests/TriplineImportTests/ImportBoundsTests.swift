@@ -28,7 +28,7 @@ import TriplineTestSupport
     func parse(_ path: String, bytes: FileBytes, options: ImportOptions = ImportOptions(nowMs: testNow)) -> [Importer.Message] {
         let queue = BoundedQueue<Importer.Message>(capacity: 1 << 20)
         let recycle = BoundedQueue<[Point]>(capacity: 4)
-        let job = Importer.Job(path: path, fallback: ("d", "--device"), size: bytes.count)
+        let job = Importer.Job(path: path, fallback: ("d", .deviceOption), size: bytes.count)
         _ = Importer.parseJob(job, bytes: bytes, options: options, check: nil, queue: queue, recycle: recycle)
         queue.close()
         var messages: [Importer.Message] = []

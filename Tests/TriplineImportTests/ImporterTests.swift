@@ -89,7 +89,7 @@ import TriplineTestSupport
         try write(overlandBody([overlandFeature(t, lat: 31, lon: 3, device: "")]), dir + "/z.json")
         let named = Importer(store: store, options: ImportOptions(device: "dave", nowMs: testNow))
         let d = try named.importPaths([dir + "/z.json"])
-        #expect(d.files[0].devices == [ParsedDevice(name: "dave", source: "overland", origin: "--device")])
+        #expect(d.files[0].devices == [ParsedDevice(name: "dave", source: "overland", origin: .deviceOption)])
     }
 
     @Test(.enabled(if: Corpus.available, Corpus.absent)) func corpusImportsAndEventsAreDeduplicated() throws {

@@ -5,7 +5,7 @@ import TriplineTestSupport
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 func context(_ device: String = "dev", path: String? = nil) -> ReadContext {
-    ReadContext(path: path ?? device, fallbackDevice: (device, "--device"), nowMs: testNow)
+    ReadContext(path: path ?? device, fallbackDevice: (device, .deviceOption), nowMs: testNow)
 }
 
 func parse(_ text: String, _ device: String = "dev", path: String? = nil) -> ParseOutput {

@@ -19,9 +19,9 @@ import TriplineTestSupport
         #expect(p.ssid == "launchpad")
         #expect(p.batteryLevel == 0.89)
         // Empty device_id → the fallback name; the action record → an app event of device 'iphone'.
-        #expect(out.devices[Int(p.deviceID)] == ParsedDevice(name: "mine", source: "overland", origin: "--device"))
+        #expect(out.devices[Int(p.deviceID)] == ParsedDevice(name: "mine", source: "overland", origin: .deviceOption))
         #expect(out.events.count == 1)
-        #expect(out.events[0].kind == "will_terminate")
+        #expect(out.events[0].kind == .other("will_terminate"))
         #expect(out.devices[out.events[0].device].name == "iphone")
         #expect(out.rejects.isEmpty)
     }
@@ -51,7 +51,7 @@ import TriplineTestSupport
         let out = parse(body)
         #expect(out.points.count == 1)
         let kinds = out.events.map(\.kind)
-        #expect(kinds == ["trip", "visit", "paused_location_updates", "current", "trip_progress"])
+        #expect(kinds == [.trip, .visit, .other("paused_location_updates"), .current, .tripProgress])
         let t = out.events[0]
         #expect(t.startMs == 1_704_096_000_000 && t.endMs == 1_704_097_800_000)
         #expect(t.distanceM == 5200.5 && t.mode == "bicycle" && t.lat == 50.1 && t.lon == 8.1)
@@ -66,7 +66,7 @@ import TriplineTestSupport
         let out = FormatDetector.parse(tabs, context: context())
         #expect(out.format == "owntracks-rec")
         #expect(out.points.count == 9)  // the dedup happens in the database
-        #expect(Set(out.events.map(\.kind)) == ["transition", "lwt", "waypoint"])
+        #expect(Set(out.events.map(\.kind)) == [.transition, .other("lwt"), .waypoint])
         #expect(out.events.count == 4)
         let first = out.points[0]
         #expect(first.timeMs == 1_709_283_789_000)
@@ -84,7 +84,7 @@ import TriplineTestSupport
         let demo = try FileSystem.read(corpusPath("owntracks-recorder/demo-iphone.rec"))
         let d = FormatDetector.parse(demo, context: context())
         #expect(d.points.count == 23)
-        #expect(d.events.map(\.kind) == ["lwt", "lwt"])
+        #expect(d.events.map(\.kind) == [.other("lwt"), .other("lwt")])
         #expect(d.events[0].timeMs == 1_440_363_922_000)  // tst as a string
         #expect(d.points.contains { $0.speedMps == nil && $0.courseDeg == nil })  // vel/cog -1
         #expect(d.devices.map(\.name) == ["NE"])
@@ -94,7 +94,7 @@ import TriplineTestSupport
         let line = "2024-03-01T09:03:09Z\t*                 \t{\"_type\":\"location\",\"tid\":\"RO\",\"topic\":\"owntracks/a/b\",\"lat\":52.2,\"lon\":13.3,\"tst\":1709283789}\n"
         let out = parse(line, path: "/srv/recorder/store/rec/jane/phone/2024-03.rec")
         #expect(out.devices.map(\.name) == ["jane/phone"])
-        #expect(out.devices[0].origin == "path")
+        #expect(out.devices[0].origin == .path)
         // No tst: the line's receive time is used.
         let noTst = parse("2024-03-01T09:03:09Z  *  {\"_type\":\"location\",\"tid\":\"RO\",\"lat\":52.2,\"lon\":13.3}")
         #expect(noTst.points.first?.timeMs == 1_709_283_789_000)
@@ -112,7 +112,7 @@ import TriplineTestSupport
         let lines = "{\"_type\":\"location\",\"lat\":48.1,\"lon\":11.5,\"tst\":1700000000,\"tid\":\"jj\"}\n{\"_type\":\"transition\",\"event\":\"enter\",\"tst\":1700000100,\"tid\":\"jj\",\"lat\":48.1,\"lon\":11.5}\n"
         let l = parse(lines)
         #expect(l.format == "owntracks-json/jsonl")
-        #expect(l.points.count == 1 && l.events.map(\.kind) == ["transition"])
+        #expect(l.points.count == 1 && l.events.map(\.kind) == [.transition])
     }
 
     /// OwnTracks messages in a `locations` array (`{"count":N,"locations":[…]}`) are OwnTracks, not an Overland body.
@@ -149,7 +149,7 @@ import TriplineTestSupport
         let a = FormatDetector.parse(arc, context: context())
         #expect(a.format == "gpx/1.1" && a.creator == "Arc App")
         #expect(a.points.count == 6 && a.points[0].utcOffsetS == 25200)
-        #expect(a.events.map(\.kind) == ["waypoint"])
+        #expect(a.events.map(\.kind) == [.waypoint])
         let garmin = try FileSystem.read(corpusPath("dawarich/gpx/garmin_example.gpx"))
         let g = FormatDetector.parse(garmin, context: context())
         #expect(g.points.count == 1 && g.points[0].speedMps == 2.8)
@@ -160,7 +160,7 @@ import TriplineTestSupport
         let empty = parse("{\"locations\":[]}")
         #expect(empty.fatal == nil && empty.points.isEmpty && empty.rejects.isEmpty)
         let route = parse("<gpx version=\"1.1\" creator=\"x\"><rte><rtept lat=\"50\" lon=\"8\"><time>2024-01-01T00:00:00Z</time></rtept></rte></gpx>")
-        #expect(route.points.isEmpty && route.events.map(\.kind) == ["route_point"])
+        #expect(route.points.isEmpty && route.events.map(\.kind) == [.routePoint])
     }
 
     @Test(.enabled(if: Corpus.available, Corpus.absent)) func notALocationArchiveIsOneClearError() throws {

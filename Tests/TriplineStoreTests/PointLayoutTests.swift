@@ -95,7 +95,7 @@ import TriplineTestSupport
     @Test func writerStoresWhatTheViewGivesBack() throws {
         let dir = try temporaryDirectory()
         let store = try Store(path: dir + "/t.sqlite")
-        let device = try store.deviceID(named: "phone", source: "overland", origin: "device_id")
+        let device = try store.deviceID(named: "phone", source: "overland", origin: .deviceID)
         var points: [Point] = []
         for (k, row) in Self.rows.enumerated() {
             func real(_ i: Int) -> Double? { if case .real(let v) = row[i] { return v }; return nil }
@@ -133,7 +133,7 @@ import TriplineTestSupport
     @Test func writerStoresNullsAndValuesInAnyOrder() throws {
         let dir = try temporaryDirectory()
         let store = try Store(path: dir + "/t.sqlite")
-        let device = try store.deviceID(named: "phone", source: "overland", origin: "device_id")
+        let device = try store.deviceID(named: "phone", source: "overland", origin: .deviceID)
         var rng = SplitMix64(seed: 3)
         func maybe<T>(_ v: T) -> T? { rng.next() % 2 == 0 ? v : nil }
         var points: [Point] = []

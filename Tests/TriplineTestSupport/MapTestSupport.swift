@@ -110,7 +110,7 @@ package enum MapFixture {
     }
 
     package static func device(_ store: Store, _ name: String = "phone") throws -> Int64 {
-        try store.deviceID(named: name, source: "test", origin: "test")
+        try store.deviceID(named: name, source: "test", origin: .other("test"))
     }
 }
 

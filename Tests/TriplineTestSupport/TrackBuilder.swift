@@ -70,7 +70,7 @@ package func storeWith(_ tracks: [(String, [Point])]) throws -> Store {
     let store = try Store(path: try temporaryDirectory() + "/t.sqlite")
     try store.db.transaction {
         for (name, points) in tracks {
-            let id = try store.deviceID(named: name, source: "test", origin: "test")
+            let id = try store.deviceID(named: name, source: "test", origin: .other("test"))
             try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = 1; return p })
         }
     }

@@ -10,7 +10,7 @@ enum DayReport {
         guard let text = parsed.value("date") else { throw UsageError("'report day' wants '--date YYYY-MM-DD'", command: "report") }
         guard let day = CivilTime.parseDate(text) else { throw UsageError("'\(text)' is not a date (YYYY-MM-DD)", command: "report") }
         let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
-        let output: String = try store.db.readTransaction {
+        let output: String = try store.readTransaction {
             let exporter = try Exporter(store: store, privacyZones: PrivacyCommand.zones(parsed, store, command: "report"))
             do {
                 // Names from the data (often wifi SSIDs) reach the terminal escaped.

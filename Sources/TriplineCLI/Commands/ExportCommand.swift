@@ -49,7 +49,7 @@ enum ExportCommand {
         let result: ExportResult
         do {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the file.
-            result = try store.db.readTransaction {
+            result = try store.readTransaction {
                 try Exporter(store: store, privacyZones: PrivacyCommand.zones(parsed, store, command: "export")).export(kind, as: format, filter: filter, toFile: output, stdout: context.stdout)
             }
         } catch let error as ExportError {

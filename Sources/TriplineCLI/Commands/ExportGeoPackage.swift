@@ -22,7 +22,7 @@ enum ExportGeoPackage {
         let result: GeoPackageResult
         do {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the file.
-            result = try store.db.readTransaction {
+            result = try store.readTransaction {
                 try Exporter(store: store, privacyZones: PrivacyCommand.zones(parsed, store, command: "export")).exportGeoPackage(kinds, filter: filter, toFile: output)
             }
         } catch let error as ExportError {

@@ -121,22 +121,22 @@ enum ImportCommand {
         return text
     }
 
-    static func originText(_ origin: String) -> String {
+    static func originText(_ origin: DeviceOrigin) -> String {
         switch origin {
-        case "device_id": return "from device_id"
-        case "--device": return "from --device"
-        case "folder": return "from the folder name; the data carries no device"
-        case "subfolder": return "from the name of the folder holding the file; the data carries no device"
-        case "file": return "from the file name; the data carries no device"
-        case "stdin": return "named 'stdin'; pass --device"
-        case "path": return "from the rec/<user>/<device> path"
-        case "archive": return "from the archive's name; the data carries no device"
-        case "folder of the file": return "from the name of the file's folder; GPX carries no device"
-        case "GeoLife user folder": return "from the GeoLife user folder (<user>/Trajectory/)"
-        case "topic": return "from the topic"
-        case "tid": return "from the tracker id (tid)"
-        case "username/device": return "from username/device"
-        default: return "from \(origin)"
+        case .deviceID: return "from device_id"
+        case .deviceOption: return "from --device"
+        case .folder: return "from the folder name; the data carries no device"
+        case .subfolder: return "from the name of the folder holding the file; the data carries no device"
+        case .file: return "from the file name; the data carries no device"
+        case .stdin: return "named 'stdin'; pass --device"
+        case .path: return "from the rec/<user>/<device> path"
+        case .archive: return "from the archive's name; the data carries no device"
+        case .folderOfTheFile: return "from the name of the file's folder; GPX carries no device"
+        case .geoLifeUserFolder: return "from the GeoLife user folder (<user>/Trajectory/)"
+        case .topic: return "from the topic"
+        case .tid: return "from the tracker id (tid)"
+        case .usernameDevice: return "from username/device"
+        case .googleDefault, .googleDeviceTag, .simulator, .synthetic, .benchmark, .other: return "from \(origin)"
         }
     }
 
@@ -148,7 +148,10 @@ enum ImportCommand {
                 "\"points_new\":\(f.pointsNew)", "\"points_duplicate\":\(f.pointsDuplicate)", "\"rejected\":\(f.rejected)",
                 "\"events\":\(f.events)",
             ]
-            fields.append("\"devices\":[" + f.devices.map { "{\"name\":\(JSONText.quotedForTerminal($0.name)),\"origin\":\(JSONText.quotedForTerminal($0.origin))}" }.joined(separator: ",") + "]")
+            let devices = f.devices.map {
+                "{\"name\":\(JSONText.quotedForTerminal($0.name)),\"origin\":\(JSONText.quotedForTerminal($0.origin.rawValue))}"
+            }
+            fields.append("\"devices\":[" + devices.joined(separator: ",") + "]")
             fields.append("\"message\":\(f.message.map(JSONText.quoted) ?? "null")")
             return "{" + fields.joined(separator: ",") + "}"
         }

@@ -53,7 +53,7 @@ enum InfoCommand {
     /// `info --json`: one object.
     static func json(_ info: Info) -> String {
         let devs = info.devices.map { d in
-            "{\"name\":\(JSONText.quotedForTerminal(d.name)),\"source\":\(JSONText.quotedForTerminal(d.source)),\"name_origin\":\(JSONText.quotedForTerminal(d.nameOrigin)),\"points\":\(d.points),"
+            "{\"name\":\(JSONText.quotedForTerminal(d.name)),\"source\":\(JSONText.quotedForTerminal(d.source)),\"name_origin\":\(JSONText.quotedForTerminal(d.nameOrigin.rawValue)),\"points\":\(d.points),"
                 + "\"first_ms\":\(d.firstMs.map { String($0) } ?? "null"),\"last_ms\":\(d.lastMs.map { String($0) } ?? "null"),\"app_events\":\(d.appEvents),"
                 + "\"rebuilt_ms\":\(d.rebuiltMs.map { String($0) } ?? "null"),\"points_waiting\":\(d.pointsWaiting),\"app_events_waiting\":\(d.appEventsWaiting),"
                 + "\"results_current\":\(d.algorithmVersion == Rebuild.algorithmVersion)}"
@@ -79,7 +79,7 @@ enum InfoCommand {
             for d in devices {
                 var rebuilt = d.rebuiltMs.map { CivilTime.iso8601(ms: $0) } ?? "never"
                 if d.algorithmVersion != nil && d.algorithmVersion != Rebuild.algorithmVersion { rebuilt += " (older code)" }
-                rows.append([d.name, d.source, d.nameOrigin, String(d.points), d.firstMs.map { CivilTime.iso8601(ms: $0) } ?? "-",
+                rows.append([d.name, d.source, d.nameOrigin.rawValue, String(d.points), d.firstMs.map { CivilTime.iso8601(ms: $0) } ?? "-",
                              d.lastMs.map { CivilTime.iso8601(ms: $0) } ?? "-", String(d.appEvents), rebuilt, String(d.pointsWaiting)])
             }
             out += table(rows, rightAligned: [3, 6, 8])

@@ -48,11 +48,11 @@ enum MapCommand {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the page.
             if toStdout {
                 // `-o -`: the page goes to standard output, the summary to standard error.
-                document = try store.db.readTransaction { try MapRenderer(store: store, parameters: parameters).render(filter: filter) }
+                document = try store.readTransaction { try MapRenderer(store: store, parameters: parameters).render(filter: filter) }
                 document.bytes.withUnsafeBytes { context.stdout.write(bytes: $0) }
                 if let code = context.stdout.writeError { throw FileError(path: "standard output", errno: code) }
             } else {
-                document = try store.db.readTransaction { try MapRenderer(store: store, parameters: parameters).write(filter: filter, to: path) }
+                document = try store.readTransaction { try MapRenderer(store: store, parameters: parameters).write(filter: filter, to: path) }
             }
         } catch let error as MapError {
             throw CommandFailure(error.message)

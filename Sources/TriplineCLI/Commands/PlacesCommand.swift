@@ -77,7 +77,7 @@ enum PlacesCommand {
         default:
             done = "Forgot place \(edited.id) (\(Terminal.escaped(edited.name))) and its \(edited.visits) visits; its points stay stored"
         }
-        try store.db.transaction { _ = try RebuildTables(store).insert(row) }
+        try store.transaction { _ = try RebuildTables(store).insert(row) }
         do {
             try Rebuild.reapplyPlaceEdits(store: store, deviceID: edited.deviceID)
         } catch let error as PassError {

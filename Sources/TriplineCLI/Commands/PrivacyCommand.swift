@@ -67,9 +67,8 @@ enum PrivacyCommand {
             } catch let error as PrivacyZoneError {
                 throw UsageError(error.description, command: "privacy")
             }
-            let ids = try store.db.transaction {
-                try zones.map { try PrivacyZoneTable.insert(PrivacyZoneRow(label: $0.label, placeID: nil, lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM), store.db) }
-            }
+            let ids = try store.insertPrivacyZones(
+                zones.map { PrivacyZoneRow(label: $0.label, placeID: nil, lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM) })
             if !parsed.flag("quiet") {
                 for (id, zone) in zip(ids, zones) {
                     context.stdout.write("Added privacy zone \(id): \(short(zone.radiusM, 1)) m around \(Terminal.escaped(zone.label)).\n")
@@ -77,12 +76,12 @@ enum PrivacyCommand {
             }
         case "remove":
             guard let id = Int64(values[0]) else { throw UsageError("'\(values[0])' is not a zone id; 'tripline privacy' lists them", command: "privacy") }
-            guard try store.db.transaction({ try PrivacyZoneTable.delete(id: id, store.db) }) else {
+            guard try store.deletePrivacyZone(id: id) else {
                 throw CommandFailure("no privacy zone with id \(id); 'tripline privacy' lists them")
             }
             if !parsed.flag("quiet") { context.stdout.write("Removed privacy zone \(id).\n") }
         default:
-            let rows = try PrivacyZoneTable.all(store.db)
+            let rows = try store.privacyZones()
             if rows.isEmpty {
                 context.stdout.write("No privacy zones. Add one with 'tripline privacy add PLACE[:RADIUS_M]'.\n")
             }

@@ -107,16 +107,13 @@ enum ReportCommand {
         let filter = try CommonOptions.filter(parsed, command: command)  // checked before the database opens
         let store = try Store(path: CommonOptions.databasePath(parsed, context), readOnly: true)
         if command == "report", let note = try CommonOptions.notRebuiltNote(store, device: filter.device) { context.stderr.write(note) }
-        // The SQL may come from anywhere (a downloaded .sql file): defensive settings, an authorizer, reads only.
-        try store.db.restrictToReading()
         let out = ByteWriter(stream: context.stdout)
         do {
-            // One snapshot for every statement of the report: a rebuild committing meanwhile never mixes in.
-            try store.db.readTransaction {
-                try ReportRunner(store: store).run(
-                    query, parameters: ReportParameters(filter: filter),
-                    to: makeReportSink(format, out: out))
-            }
+            // The SQL may come from anywhere (a downloaded .sql file): the runner runs it on the store's read-only,
+            // restricted query connection, every statement in one snapshot.
+            try ReportRunner(store: store).run(
+                query, parameters: ReportParameters(filter: filter),
+                to: makeReportSink(format, out: out))
         } catch let error as ReportError {
             try? out.flush()  // show the rows written so far; the report's own error is the one to report
             throw CommandFailure(error.message)

@@ -15,6 +15,10 @@
 /// - `import.file.N.committed`: the N-th file is committed;
 /// - `rebuild.DEVICE.PASS`: a pass has written its rows for a device, inside the rebuild's transaction.
 /// - `merge.FILE.written`: `tripline merge` has written a shard's rows (FILE: the shard's file name), its transaction open.
+/// - `import.pipe.opened`: the import has opened a named pipe (FIFO) it was given, before it reads (and waits for a
+///   writer);
+/// - `export.temporary.created`: an export (or a map) to a file has created its hidden temporary file beside the
+///   target, before it writes anything.
 public enum PausePoint {
     /// The moment named by `TRIPLINE_PAUSE_AT`, read once.
     static let wanted: String? = getenv("TRIPLINE_PAUSE_AT").map { String(cString: $0) }

@@ -231,6 +231,7 @@ public final class ExportDestination {
         OutputFiles.keepMode(of: path, on: descriptor)
         fd = descriptor
         writer = ByteWriter(fd: descriptor, path: path)
+        PausePoint.reach("export.temporary.created")  // process tests: interrupted here, no file may be left
     }
 
     /// Flushes, and for a file: syncs, closes and renames the temporary file over `path`.

@@ -43,12 +43,11 @@ public enum JSONText {
     }
 
     private static func render(_ text: String, _ escaping: TextEscaping) -> String {
-        let out = ByteWriter.memory(capacity: text.utf8.count + 8)
-        // A memory writer grows instead of flushing, so these appends cannot fail.
-        try! out.append(UInt8(ascii: "\""))
-        try! out.append(escaped: text, escaping)
-        try! out.append(UInt8(ascii: "\""))
-        return String(decoding: out.bytes, as: UTF8.self)
+        let out = TextBuffer(capacity: text.utf8.count + 8)
+        out.append(UInt8(ascii: "\""))
+        out.append(escaped: text, escaping)
+        out.append(UInt8(ascii: "\""))
+        return out.text
     }
 }
 

@@ -99,19 +99,22 @@ public protocol ReportSink: AnyObject {
 /// Runs SQL reports against a store: walks the file statement by statement, binds `:from`, `:to`, `:device` and
 /// `:timezone` (never interpolates them) and hands every statement that returns columns to a ``ReportSink``.
 ///
-/// On the connection it registers SQL functions the queries use for local time, following the same rule as the
+/// The SQL runs on the store's ``QueryConnection`` (a second connection, read-only and restricted, that no other
+/// stage uses), on which it registers SQL functions the queries use for local time, following the same rule as the
 /// exports (the record's own offset, else `settings.timezone`, else UTC):
 /// - `tripline_local_date(time_ms, utc_offset_s)` → `YYYY-MM-DD`;
 /// - `tripline_local_time(time_ms, utc_offset_s)` → ISO 8601 with offset, such as `2024-03-01T09:00:00+01:00`.
 public final class ReportRunner {
-    public let store: Store
+    let store: Store
+    let connection: QueryConnection
     let timezone: String?
 
     public init(store: Store) throws {
         self.store = store
+        connection = try store.queryConnection()
         timezone = try store.setting("timezone")
-        try ReportRunner.registerFunctions(on: store.db, zone: timezone.flatMap { TimeZoneTable.named($0) })
-        try store.db.execute(Self.visitDaysView)
+        try ReportRunner.registerFunctions(on: connection, zone: timezone.flatMap { TimeZoneTable.named($0) })
+        try connection.define(Self.visitDaysView)
     }
 
     /// `visit_days`, a view on the connection (in `temp`: the file is opened read-only and keeps no trace of it):
@@ -152,9 +155,9 @@ public final class ReportRunner {
     /// The UTC offsets they accept, in seconds either side of UTC (as the importers: ±18 h).
     public static let offsetLimitS: Int64 = 18 * 3600
 
-    /// Registers `tripline_local_date` and `tripline_local_time` on `db`. A time or offset outside
+    /// Registers `tripline_local_date` and `tripline_local_time` on `connection`. A time or offset outside
     /// ±``timeLimitMs`` / ±``offsetLimitS``, or a value that is not a number, gives NULL.
-    public static func registerFunctions(on db: Database, zone: TimeZoneTable?) throws {
+    public static func registerFunctions(on connection: QueryConnection, zone: TimeZoneTable?) throws {
         final class Resolver {
             var local: LocalTime
             init(_ zone: TimeZoneTable?) { local = LocalTime(zone: zone) }
@@ -181,23 +184,23 @@ public final class ReportRunner {
             }
             return (ms, resolver.local.offset(recorded, atMs: ms))
         }
-        try db.createFunction("tripline_local_date", argumentCount: 2) { values in
+        try connection.createFunction("tripline_local_date", argumentCount: 2) { values in
             guard let (ms, offset) = arguments(values) else { return .null }
-            let w = ByteWriter.memory(capacity: 16)
-            try? w.append(date: LocalTime.day(ms: ms, offset: offset))  // a memory writer: nothing to fail
-            return .text(String(decoding: w.bytes, as: UTF8.self))
+            let w = TextBuffer(capacity: 16)
+            w.append(date: LocalTime.day(ms: ms, offset: offset))
+            return .text(w.text)
         }
         // To the second, always: a report column whose values have milliseconds only where they are not zero
         // (estimated stay ends) reads as two formats in a spreadsheet. The exports keep the milliseconds.
-        try db.createFunction("tripline_local_time", argumentCount: 2) { values in
+        try connection.createFunction("tripline_local_time", argumentCount: 2) { values in
             guard let (ms, offset) = arguments(values) else { return .null }
-            let w = ByteWriter.memory(capacity: 40)
-            try? w.append(time: CivilTime.floorDiv(ms, 1000) * 1000, offsetSeconds: offset)
-            return .text(String(decoding: w.bytes, as: UTF8.self))
+            let w = TextBuffer(capacity: 40)
+            w.append(time: CivilTime.floorDiv(ms, 1000) * 1000, offsetSeconds: offset)
+            return .text(w.text)
         }
     }
 
-    /// Runs `query`, sending its rows to `sink`.
+    /// Runs `query` in one read snapshot (a rebuild committing meanwhile never mixes in), sending its rows to `sink`.
     /// - Throws: ``StoreError/unknownDevice(name:known:)`` for a device the database does not hold; ``ReportError``
     ///   for a bad parameter or a parameter name Tripline does not bind; ``DatabaseError``
     ///   (naming the line) when SQLite refuses a statement.
@@ -206,16 +209,18 @@ public final class ReportRunner {
         if parameters.timezone == nil { parameters.timezone = timezone }
         if let device = parameters.device { _ = try store.deviceID(named: device) }
         do {
-            try store.db.forEachStatement(in: query.sql) { statement, line in
-                try bind(statement, parameters, query: query, line: line)
-                let columns = statement.columnCount
-                if columns == 0 {
-                    while try statement.step() {}
-                    return
+            try connection.readTransaction {
+                try connection.forEachStatement(in: query.sql) { statement, line in
+                    try bind(statement, parameters, query: query, line: line)
+                    let columns = statement.columnCount
+                    if columns == 0 {
+                        while try statement.step() {}
+                        return
+                    }
+                    try sink.begin(columns: (0..<columns).map { statement.columnName($0) })
+                    while try statement.step() { try sink.row(statement) }
+                    try sink.end()
                 }
-                try sink.begin(columns: (0..<columns).map { statement.columnName($0) })
-                while try statement.step() { try sink.row(statement) }
-                try sink.end()
             }
         } catch var error as DatabaseError {
             error.message += " in \(query.source)"
@@ -387,11 +392,11 @@ final class JSONSink: ReportSink {
 
     func begin(columns: [String]) throws {
         sets += 1
-        let w = ByteWriter.memory()
-        keys = try columns.map { name in
+        let w = TextBuffer()
+        keys = columns.map { name in
             w.clear()
-            try w.append(jsonString: name)
-            try w.append(UInt8(ascii: ":"))
+            w.append(jsonString: name)
+            w.append(UInt8(ascii: ":"))
             return w.bytes
         }
         rows = 0

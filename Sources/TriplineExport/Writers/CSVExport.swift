@@ -1,172 +1,204 @@
 import TriplineCore
+import TriplineStore
 
 /// Writes an export as CSV per RFC 4180: a header row, then one row per record, lines ended by CRLF, UTF-8
 /// without a byte-order mark. Times are ISO 8601 with the local offset; `device` is the device's name.
 /// The column contracts (names, order and meaning) are documented in `docs/EXPORTS.md`; columns may be added at
 /// the end, never removed or reordered.
 struct CSVExport: RecordWriter {
-    /// The header row of each kind: the fixed contract first, then Tripline's extra columns.
-    static let headers: [ExportKind: StaticString] = [
-        .trips: "trip_id,device,start_time,end_time,duration_s,moving_s,distance_m,avg_speed_mps,max_speed_mps,mode,legs,from_place_id,to_place_id,start_lat,start_lon,end_lat,end_lon,points,gaps,from_place,to_place,line_distance_m,distance_method,source",
-        .legs: "trip_id,leg,mode,start_time,end_time,distance_m,duration_s,device,mode_source,points,source",
-        .visits: "visit_id,device,place_id,place_name,start_time,end_time,duration_s,lat,lon,radius_m,points,country_code,country,locality,source",
-        .places: "place_id,device,name,lat,lon,radius_m,visits,total_dwell_s,first_visit,last_visit,ssid,country_code,country,locality,source",
-        .days: "date,device,distance_m,moving_s,trips,visits,places,line_distance_m",
-        .points: "device,time,lat,lon,altitude_m,speed_mps,course_deg,accuracy_m,motion,flags,ssid",
+    /// One column of a kind's CSV: its header name and how a record gives its value. A kind's columns are one list,
+    /// so the header row and the rows cannot disagree on the order.
+    struct Column<Record>: Sendable {
+        let name: StaticString
+        let write: @Sendable (CSVExport, Record) throws -> Void
+
+        init(_ name: StaticString, _ write: @escaping @Sendable (CSVExport, Record) throws -> Void) {
+            self.name = name
+            self.write = write
+        }
+    }
+
+    /// The columns of each kind: the fixed contract first, then Tripline's extra columns.
+    static let tripColumns: [Column<Exporter.TripRow>] = [
+        Column("trip_id") { try $0.integer($1.id) },
+        Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
+        Column("start_time") { try $0.time($1.startMs, $1.startOffset) },
+        Column("end_time") { try $0.time($1.endMs, $1.endOffset) },
+        Column("duration_s") { try $0.number($1.durationS) },
+        Column("moving_s") { try $0.number($1.movingS) },
+        Column("distance_m") { try $0.number($1.distanceM) },
+        Column("avg_speed_mps") { try $0.number($1.avgSpeedMps) },
+        Column("max_speed_mps") { try $0.number($1.maxSpeedMps) },
+        Column("mode") { try $0.text($1.mode) },
+        Column("legs") { try $0.integer($1.legs) },
+        Column("from_place_id") { try $0.integer($1.fromPlaceID) },
+        Column("to_place_id") { try $0.integer($1.toPlaceID) },
+        Column("start_lat") { try $0.number($1.startLat, decimals: 7) },
+        Column("start_lon") { try $0.number($1.startLon, decimals: 7) },
+        Column("end_lat") { try $0.number($1.endLat, decimals: 7) },
+        Column("end_lon") { try $0.number($1.endLon, decimals: 7) },
+        Column("points") { try $0.integer($1.points) },
+        Column("gaps") { try $0.integer($1.gaps) },
+        Column("from_place") { try $0.text($1.fromPlace) },
+        Column("to_place") { try $0.text($1.toPlace) },
+        Column("line_distance_m") { try $0.number($1.lineDistanceM) },
+        Column("distance_method") { try $0.text($1.distanceMethod) },
+        Column("source") { try $0.text($1.source) },
+    ]
+
+    static let legColumns: [Column<Exporter.LegRow>] = [
+        Column("trip_id") { try $0.integer($1.tripID) },
+        Column("leg") { try $0.integer($1.leg) },
+        Column("mode") { try $0.text($1.mode) },
+        Column("start_time") { try $0.time($1.startMs, $0.exporter.legOffset($1, atMs: $1.startMs, isStart: true), resolved: true) },
+        Column("end_time") { try $0.time($1.endMs, $0.exporter.legOffset($1, atMs: $1.endMs, isStart: false), resolved: true) },
+        Column("distance_m") { try $0.number($1.distanceM) },
+        Column("duration_s") { try $0.number($1.durationS) },
+        Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
+        Column("mode_source") { try $0.text($1.modeSource) },
+        Column("points") { try $0.integer($1.points) },
+        Column("source") { try $0.text($1.source) },
+    ]
+
+    static let visitColumns: [Column<Exporter.VisitRow>] = [
+        Column("visit_id") { try $0.integer($1.id) },
+        Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
+        Column("place_id") { try $0.integer($1.placeID) },
+        Column("place_name") { try $0.text($1.placeName) },
+        Column("start_time") { try $0.time($1.startMs, $1.startOffset) },
+        Column("end_time") { try $0.time($1.endMs, $1.endOffset) },
+        Column("duration_s") { try $0.number(Double($1.endMs - $1.startMs) / 1000) },
+        Column("lat") { try $0.number($1.lat, decimals: 7) },
+        Column("lon") { try $0.number($1.lon, decimals: 7) },
+        Column("radius_m") { try $0.number($1.radiusM) },
+        Column("points") { try $0.integer($1.points) },
+        Column("country_code") { try $0.text($1.countryCode) },
+        Column("country") { try $0.text($1.country) },
+        Column("locality") { try $0.text($1.locality) },
+        Column("source") { try $0.text($1.source) },
+    ]
+
+    static let placeColumns: [Column<Exporter.PlaceRow>] = [
+        Column("place_id") { try $0.integer($1.id) },
+        Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
+        Column("name") { try $0.text($1.name) },
+        Column("lat") { try $0.number($1.lat, decimals: 7) },
+        Column("lon") { try $0.number($1.lon, decimals: 7) },
+        Column("radius_m") { try $0.number($1.radiusM) },
+        Column("visits") { try $0.integer($1.visits) },
+        Column("total_dwell_s") { try $0.integer($1.totalDwellS) },
+        Column("first_visit") { try $0.time($1.firstVisitMs, $1.firstOffset) },
+        Column("last_visit") { try $0.time($1.lastVisitMs, $1.lastOffset) },
+        Column("ssid") { try $0.text($1.ssid) },
+        Column("country_code") { try $0.text($1.countryCode) },
+        Column("country") { try $0.text($1.country) },
+        Column("locality") { try $0.text($1.locality) },
+        Column("source") { try $0.text($1.source) },
+    ]
+
+    static let dayColumns: [Column<Exporter.DayRow>] = [
+        Column("date") { try $0.text($1.date) },
+        Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
+        Column("distance_m") { try $0.number($1.distanceM) },
+        Column("moving_s") { try $0.number($1.movingS) },
+        Column("trips") { try $0.integer($1.trips) },
+        Column("visits") { try $0.integer($1.visits) },
+        Column("places") { try $0.integer($1.places) },
+        Column("line_distance_m") { try $0.number($1.lineDistanceM) },
+    ]
+
+    /// One point as the point reader hands it over: its row, local time, offset, flags and the device's name (already
+    /// written as a CSV field).
+    struct PointFields {
+        let row: Statement
+        let time: Int64
+        let offset: Int32
+        let flags: Int64
+        let name: UnsafeRawBufferPointer
+    }
+
+    static let pointColumns: [Column<PointFields>] = [
+        Column("device") { try $0.out.append(bytes: $1.name) },
+        Column("time") { try $0.out.append(time: $1.time, offsetSeconds: $1.offset) },
+        Column("lat") { try $0.number($1.row.double(Exporter.PointColumn.lat), decimals: 7) },
+        Column("lon") { try $0.number($1.row.double(Exporter.PointColumn.lon), decimals: 7) },
+        Column("altitude_m") { try $0.number($1.row.double(Exporter.PointColumn.altitude)) },
+        Column("speed_mps") { try $0.number($1.row.double(Exporter.PointColumn.speed)) },
+        Column("course_deg") { try $0.number($1.row.double(Exporter.PointColumn.course)) },
+        Column("accuracy_m") { try $0.number($1.row.double(Exporter.PointColumn.accuracy)) },
+        Column("motion") { c, p in try p.row.withTextBytes(Exporter.PointColumn.motion) { try c.out.append(csv: $0) } },
+        Column("flags") { try $0.out.append(int: $1.flags) },
+        Column("ssid") { c, p in try p.row.withTextBytes(Exporter.PointColumn.ssid) { try c.out.append(csv: $0) } },
     ]
 
     let exporter: Exporter
     let out: ByteWriter
     let selection: Exporter.Selection
 
+    /// The header row of each kind: its columns' names.
+    static let headers: [ExportKind: String] = [
+        .trips: names(tripColumns), .legs: names(legColumns), .visits: names(visitColumns),
+        .places: names(placeColumns), .days: names(dayColumns), .points: names(pointColumns),
+    ]
+
+    static func names<Record>(_ columns: [Column<Record>]) -> String {
+        columns.map { "\($0.name)" }.joined(separator: ",")
+    }
+
     func write(_ kind: ExportKind) throws -> Int {
-        try out.append(CSVExport.headers[kind]!)
+        try out.append(raw: CSVExport.headers[kind]!)
         try out.append("\r\n")
         return kind == .points ? try writePoints() : try exporter.writeRecords(kind, selection, with: self)
     }
 
+    /// One row: each column's value, separated by `,`, ended by CRLF.
+    @inline(__always)
+    func row<Record>(_ columns: [Column<Record>], _ record: Record) throws {
+        for index in columns.indices {
+            if index > 0 { try out.append(UInt8(ascii: ",")) }
+            try columns[index].write(self, record)
+        }
+        try out.append("\r\n")
+    }
+
     // MARK: Records, one row each
 
-    func writeTrip(_ t: Exporter.TripRow) throws {
-        try integer(t.id)
-        try text(exporter.deviceName(t.deviceID))
-        try time(t.startMs, t.startOffset)
-        try time(t.endMs, t.endOffset)
-        try number(t.durationS)
-        try number(t.movingS)
-        try number(t.distanceM)
-        try number(t.avgSpeedMps)
-        try number(t.maxSpeedMps)
-        try text(t.mode)
-        try integer(t.legs)
-        try integer(t.fromPlaceID)
-        try integer(t.toPlaceID)
-        try number(t.startLat, decimals: 7)
-        try number(t.startLon, decimals: 7)
-        try number(t.endLat, decimals: 7)
-        try number(t.endLon, decimals: 7)
-        try integer(t.points)
-        try integer(t.gaps)
-        try text(t.fromPlace)
-        try text(t.toPlace)
-        try number(t.lineDistanceM)
-        try text(t.distanceMethod)
-        try text(t.source, last: true)
-    }
+    func writeTrip(_ t: Exporter.TripRow) throws { try row(Self.tripColumns, t) }
+    func writeLeg(_ l: Exporter.LegRow) throws { try row(Self.legColumns, l) }
+    func writeVisit(_ v: Exporter.VisitRow) throws { try row(Self.visitColumns, v) }
+    func writePlace(_ p: Exporter.PlaceRow) throws { try row(Self.placeColumns, p) }
+    func writeDay(_ d: Exporter.DayRow) throws { try row(Self.dayColumns, d) }
 
-    func writeLeg(_ l: Exporter.LegRow) throws {
-        try integer(l.tripID)
-        try integer(l.leg)
-        try text(l.mode)
-        try time(l.startMs, exporter.legOffset(l, atMs: l.startMs, isStart: true), resolved: true)
-        try time(l.endMs, exporter.legOffset(l, atMs: l.endMs, isStart: false), resolved: true)
-        try number(l.distanceM)
-        try number(l.durationS)
-        try text(exporter.deviceName(l.deviceID))
-        try text(l.modeSource)
-        try integer(l.points)
-        try text(l.source, last: true)
-    }
+    // MARK: Fields (``row(_:_:)`` writes the separators)
 
-    func writeVisit(_ v: Exporter.VisitRow) throws {
-        try integer(v.id)
-        try text(exporter.deviceName(v.deviceID))
-        try integer(v.placeID)
-        try text(v.placeName)
-        try time(v.startMs, v.startOffset)
-        try time(v.endMs, v.endOffset)
-        try number(Double(v.endMs - v.startMs) / 1000)
-        try number(v.lat, decimals: 7)
-        try number(v.lon, decimals: 7)
-        try number(v.radiusM)
-        try integer(v.points)
-        try text(v.countryCode)
-        try text(v.country)
-        try text(v.locality)
-        try text(v.source, last: true)
-    }
-
-    func writePlace(_ p: Exporter.PlaceRow) throws {
-        try integer(p.id)
-        try text(exporter.deviceName(p.deviceID))
-        try text(p.name)
-        try number(p.lat, decimals: 7)
-        try number(p.lon, decimals: 7)
-        try number(p.radiusM)
-        try integer(p.visits)
-        try integer(p.totalDwellS)
-        try time(p.firstVisitMs, p.firstOffset)
-        try time(p.lastVisitMs, p.lastOffset)
-        try text(p.ssid)
-        try text(p.countryCode)
-        try text(p.country)
-        try text(p.locality)
-        try text(p.source, last: true)
-    }
-
-    func writeDay(_ d: Exporter.DayRow) throws {
-        try text(d.date)
-        try text(exporter.deviceName(d.deviceID))
-        try number(d.distanceM)
-        try number(d.movingS)
-        try integer(d.trips)
-        try integer(d.visits)
-        try integer(d.places)
-        try number(d.lineDistanceM, last: true)
-    }
-
-    // MARK: Fields, each followed by `,` or, for the last, CRLF.
-
-    @inline(__always)
-    func end(_ last: Bool) throws {
-        if last { try out.append("\r\n") } else { try out.append(UInt8(ascii: ",")) }
-    }
-
-    func integer(_ value: Int64?, last: Bool = false) throws {
+    func integer(_ value: Int64?) throws {
         if let value { try out.append(int: value) }
-        try end(last)
     }
 
-    func integer(_ value: Int, last: Bool = false) throws { try integer(Int64(value), last: last) }
+    func integer(_ value: Int) throws { try out.append(int: Int64(value)) }
 
-    func number(_ value: Double?, decimals: Int = 3, last: Bool = false) throws {
+    func number(_ value: Double?, decimals: Int = 3) throws {
         try out.append(csvNumber: value, decimals: decimals)
-        try end(last)
     }
 
-    func text(_ value: String?, last: Bool = false) throws {
+    func text(_ value: String?) throws {
         try out.append(csv: value)
-        try end(last)
     }
 
     /// A time at its recorded offset (or, with `resolved`, at exactly `offset`), falling back as ``LocalTime`` does.
-    func time(_ ms: Int64?, _ offset: Int32?, resolved: Bool = false, last: Bool = false) throws {
+    func time(_ ms: Int64?, _ offset: Int32?, resolved: Bool = false) throws {
         if let ms {
             try out.append(time: ms, offsetSeconds: resolved ? offset : exporter.localTime.offset(offset, atMs: ms))
         }
-        try end(last)
     }
 
     /// Every point of the selection (flagged ones too, with their `flags`), by device then time.
     func writePoints() throws -> Int {
         var count = 0
-        try exporter.forEachLocalPoint(selection, name: { try $0.append(csv: $1); try $0.append(UInt8(ascii: ",")) }) { s, time, offset, flags, name in
+        let name: (ByteWriter, String) throws -> Void = { try $0.append(csv: $1) }
+        try exporter.forEachLocalPoint(selection, name: name) { s, time, offset, flags, name in
             count += 1
-            try out.append(bytes: name)
-            try out.append(time: time, offsetSeconds: offset)
-            try out.append(UInt8(ascii: ","))
-            try number(s.double(Exporter.PointColumn.lat), decimals: 7)
-            try number(s.double(Exporter.PointColumn.lon), decimals: 7)
-            try number(s.double(Exporter.PointColumn.altitude))
-            try number(s.double(Exporter.PointColumn.speed))
-            try number(s.double(Exporter.PointColumn.course))
-            try number(s.double(Exporter.PointColumn.accuracy))
-            try s.withTextBytes(Exporter.PointColumn.motion) { try out.append(csv: $0) }
-            try out.append(UInt8(ascii: ","))
-            try out.append(int: flags)
-            try out.append(UInt8(ascii: ","))
-            try s.withTextBytes(Exporter.PointColumn.ssid) { try out.append(csv: $0) }
-            try out.append("\r\n")
+            try row(Self.pointColumns, PointFields(row: s, time: time, offset: offset, flags: flags, name: name))
         }
         return count
     }

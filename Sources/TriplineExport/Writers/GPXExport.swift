@@ -89,15 +89,15 @@ struct GPXExport: RecordWriter {
     /// Text for a number in a description or extension.
     func number(_ value: Double?, decimals: Int = 3) -> String? {
         guard let value, value.isFinite else { return nil }
-        let w = ByteWriter.memory(capacity: 32)
-        try? w.append(fixed: value, decimals: decimals)
-        return String(decoding: w.bytes, as: UTF8.self)
+        let w = TextBuffer(capacity: 32)
+        w.append(fixed: value, decimals: decimals)
+        return w.text
     }
 
     func localTime(_ ms: Int64, _ recorded: Int32?) -> String {
-        let w = ByteWriter.memory(capacity: 40)
-        try? w.append(time: ms, offsetSeconds: exporter.localTime.offset(recorded, atMs: ms))
-        return String(decoding: w.bytes, as: UTF8.self)
+        let w = TextBuffer(capacity: 40)
+        w.append(time: ms, offsetSeconds: exporter.localTime.offset(recorded, atMs: ms))
+        return w.text
     }
 
     /// `trkseg`s of the unflagged points of `device` in `[startMs, endMs]`, a new one after each gap.

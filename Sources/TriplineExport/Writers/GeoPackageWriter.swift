@@ -326,7 +326,7 @@ final class LayerWriter: RecordWriter {
     var extent: Envelope?
     var latestMs: Int64?
     var rank: Int64 = 0
-    let scratch = ByteWriter.memory(capacity: 256)
+    let scratch = TextBuffer(capacity: 256)
 
     init(exporter: Exporter, insert: Statement, rtree: Statement?) throws {
         self.exporter = exporter
@@ -340,8 +340,8 @@ final class LayerWriter: RecordWriter {
     func time(_ ms: Int64?, offset: Int32?, resolved: Bool = false) throws -> SQLValue {
         guard let ms else { return .null }
         scratch.clear()
-        try scratch.append(time: ms, offsetSeconds: resolved ? offset : exporter.localTime.offset(offset, atMs: ms))
-        return .text(scratch.withBytes { String(decoding: $0, as: UTF8.self) })
+        scratch.append(time: ms, offsetSeconds: resolved ? offset : exporter.localTime.offset(offset, atMs: ms))
+        return .text(scratch.text)
     }
 
     /// A number as the CSV writes it (at most 3 decimals), or NULL when unknown or not finite.
@@ -498,8 +498,8 @@ final class LayerWriter: RecordWriter {
             seen(time)
             rank += 1
             scratch.clear()
-            try scratch.append(time: time, offsetSeconds: offset)
-            let timeText = scratch.withBytes { String(decoding: $0, as: UTF8.self) }
+            scratch.append(time: time, offsetSeconds: offset)
+            let timeText = scratch.text
             let lat = s.double(Exporter.PointColumn.lat)
             let lon = s.double(Exporter.PointColumn.lon)
             try row(

@@ -96,7 +96,7 @@ public struct PrivacyZones: Sendable, Equatable {
 
     /// The zones `tripline privacy add` remembered, with those of `specifications` added.
     public static func remembered(adding specifications: [String] = [], in store: Store) throws -> PrivacyZones {
-        var zones = try PrivacyZoneTable.all(store.db).map { PrivacyZone(label: $0.label, lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM) }
+        var zones = try store.privacyZones().map { PrivacyZone(label: $0.label, lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM) }
         zones += try resolve(specifications, in: store).zones
         return PrivacyZones(zones)
     }

@@ -24,7 +24,7 @@ public struct GPXReader {
         var start = 0
         var isWaypoint = false
         /// `waypoint` for `<wpt>`, `route_point` for `<rtept>` (planned, not recorded: kept as app events).
-        var eventKind = "waypoint"
+        var eventKind: AppEventKind = .waypoint
         var lat: Double?
         var lon: Double?
         var latText = ""
@@ -183,7 +183,7 @@ public struct GPXReader {
                     var f = Fix()
                     f.start = tagStart
                     f.isWaypoint = name != "trkpt"
-                    f.eventKind = name == "wpt" ? "waypoint" : "route_point"
+                    f.eventKind = name == "wpt" ? .waypoint : .routePoint
                     for (k, v) in attributes {
                         if k == "lat" { f.lat = parseNumber(v); f.latText = v }
                         if k == "lon" { f.lon = parseNumber(v); f.lonText = v }

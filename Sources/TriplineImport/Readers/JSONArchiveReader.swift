@@ -2,6 +2,8 @@
 @preconcurrency import Glibc
 #endif
 
+import TriplineCore
+
 /// Reads JSON location archives: Overland (one POST body, JSON lines of bodies, an array of bodies, a bare
 /// FeatureCollection, arrays or lines of features) and OwnTracks JSON (one message, an array, JSON lines, the
 /// Recorder API's `{"data":[...]}` output with `username`/`device`).
@@ -296,15 +298,15 @@ public struct JSONArchiveReader {
             let node = itemTape.nodes[v]
             guard node.kind == .object else { return }
             if p.equals(k, "current") {
-                pending.append((v, "current"))
+                pending.append((v, .current))
             } else if p.equals(k, "trip") {
-                pending.append((v, "trip_progress"))
+                pending.append((v, .tripProgress))
             }
         }
         for (v, kind) in pending {
             let node = itemTape.nodes[v]
-            if kind == "current" {
-                builder.overlandFeature(p, itemTape, v, start: node.start, end: node.end, eventKind: "current")
+            if kind == .current {
+                builder.overlandFeature(p, itemTape, v, start: node.start, end: node.end, eventKind: .current)
             } else {
                 tripProgress(p, v)
             }
@@ -312,14 +314,14 @@ public struct JSONArchiveReader {
         pending.removeAll()
     }
 
-    var pending: [(Int, String)] = []
+    var pending: [(Int, AppEventKind)] = []
 
     /// Overland's `trip` object (the trip in progress when the batch was sent).
     mutating func tripProgress(_ p: JSONParser, _ v: Int) {
         let node = itemTape.nodes[v]
         let b = builder
         let device = builder.fallbackDevice(source: "overland")
-        var event = ParsedEvent(device: device, kind: "trip_progress", raw: b.rawText(node.start, node.end))
+        var event = ParsedEvent(device: device, kind: .tripProgress, raw: b.rawText(node.start, node.end))
         event.startMs = b.isoTime(p, itemTape, b.member(p, itemTape, v, "start"))?.ms
         event.distanceM = b.number(p, itemTape, b.member(p, itemTape, v, "distance"))
         event.mode = b.text(p, itemTape, b.member(p, itemTape, v, "mode"))
@@ -329,7 +331,7 @@ public struct JSONArchiveReader {
                 event.timeMs = time?.ms
                 event.utcOffsetS = time?.offsetSeconds
                 if let name = b.text(p, itemTape, b.member(p, itemTape, props, "device_id")) {
-                    event.device = builder.out.deviceIndex(ParsedDevice(name: name, source: "overland", origin: "device_id"))
+                    event.device = builder.out.deviceIndex(ParsedDevice(name: name, source: "overland", origin: .deviceID))
                 }
             }
             if case .some(.some(let c)) = b.coordinates(p, itemTape, b.member(p, itemTape, current, "geometry")) {

@@ -28,7 +28,7 @@ public struct RecReader {
     public static func deviceFromPath(_ path: String) -> ParsedDevice? {
         let parts = path.split(separator: "/").map(String.init)
         guard parts.count >= 4, parts[parts.count - 4] == "rec" else { return nil }
-        return ParsedDevice(name: parts[parts.count - 3] + "/" + parts[parts.count - 2], source: "owntracks", origin: "path")
+        return ParsedDevice(name: parts[parts.count - 3] + "/" + parts[parts.count - 2], source: "owntracks", origin: .path)
     }
 
     public mutating func read() -> ParseOutput {

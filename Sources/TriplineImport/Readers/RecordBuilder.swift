@@ -142,8 +142,8 @@ struct RecordBuilder {
     mutating func fallbackDevice(source: String) -> Int {
         if let fallbackIndex { return fallbackIndex }
         let fallback = context.fallbackDevice
-        let i = source == "gpx" && fallback.origin == "file" && !(context.folderDevice ?? "").isEmpty
-            ? out.deviceIndex(ParsedDevice(name: context.folderDevice!, source: source, origin: "folder of the file"))
+        let i = source == "gpx" && fallback.origin == .file && !(context.folderDevice ?? "").isEmpty
+            ? out.deviceIndex(ParsedDevice(name: context.folderDevice!, source: source, origin: .folderOfTheFile))
             : out.deviceIndex(ParsedDevice(name: fallback.name, source: source, origin: fallback.origin))
         fallbackIndex = i
         return i
@@ -341,7 +341,7 @@ struct RecordBuilder {
     /// streamed array usually come through the direct scanner instead, `JSONParser.scanOverlandFeature`; both end in
     /// ``overlandLocation(_:_:device:time:coordinates:start:end:)``.)
     // Long by design: a parser's single pass over one feature's many keys, kept in one function for speed (no call or allocation per key or point).
-    mutating func overlandFeature(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int, eventKind: String? = nil) {
+    mutating func overlandFeature(_ p: JSONParser, _ tape: JSONTape, _ index: Int, start: Int, end: Int, eventKind: AppEventKind? = nil) {
         var geometry: Int?
         var properties: Int?
         members(tape, index) { k, v in
@@ -372,7 +372,7 @@ struct RecordBuilder {
         // Non-location records: trip summaries, actions (visits, pauses, terminations), batch-level objects.
         let isTrip = type.map { tape.nodes[$0].kind == .string && p.equals(tape.nodes[$0], "trip") } ?? false
         if eventKind != nil || isTrip || action != nil {
-            let kind = eventKind ?? (isTrip ? "trip" : (string(p, tape, action) ?? "action"))
+            let kind = eventKind ?? (isTrip ? .trip : (string(p, tape, action).map(AppEventKind.init(rawValue:)) ?? .action))
             var event = ParsedEvent(device: device, kind: kind, timeMs: time?.ms, utcOffsetS: time?.offsetSeconds,
                                     raw: rawText(start, end))
             if case .some(.some(let c)) = coordinates { event.lat = c.lat; event.lon = c.lon }
@@ -384,7 +384,7 @@ struct RecordBuilder {
                 if event.timeMs == nil { event.timeMs = endTime?.ms ?? startTime?.ms; event.utcOffsetS = endTime?.offsetSeconds }
                 event.distanceM = number(p, tape, member(p, tape, properties, "distance"))
                 event.mode = text(p, tape, member(p, tape, properties, "mode"))
-            } else if kind == "visit" {
+            } else if kind == .visit {
                 event.startMs = isoTime(p, tape, member(p, tape, properties, "arrival_date"))?.ms
                 event.endMs = isoTime(p, tape, member(p, tape, properties, "departure_date"))?.ms
             }
@@ -405,7 +405,7 @@ struct RecordBuilder {
            last.raw.withUnsafeBufferPointer({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
             return last.index
         }
-        let device = out.deviceIndex(ParsedDevice(name: p.string(node), source: "overland", origin: "device_id"))
+        let device = out.deviceIndex(ParsedDevice(name: p.string(node), source: "overland", origin: .deviceID))
         lastOverlandDevice = (Array(raw), device)
         return device
     }
@@ -555,17 +555,17 @@ struct RecordBuilder {
         let dev = text(p, tape, member(p, tape, index, "device"))
         let tid = text(p, tape, member(p, tape, index, "tid"))
         if let user, let dev {
-            return out.deviceIndex(ParsedDevice(name: user + "/" + dev, source: "owntracks", origin: "username/device", tid: tid))
+            return out.deviceIndex(ParsedDevice(name: user + "/" + dev, source: "owntracks", origin: .usernameDevice, tid: tid))
         }
         if let pathDevice { return out.deviceIndex(pathDevice) }
         if let topic = text(p, tape, member(p, tape, index, "topic")) {
             var parts = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             if parts.first == "owntracks" { parts.removeFirst() }
             if parts.count >= 2, !parts[0].isEmpty, !parts[1].isEmpty {
-                return out.deviceIndex(ParsedDevice(name: parts[0] + "/" + parts[1], source: "owntracks", origin: "topic", tid: tid))
+                return out.deviceIndex(ParsedDevice(name: parts[0] + "/" + parts[1], source: "owntracks", origin: .topic, tid: tid))
             }
         }
-        if let tid { return out.deviceIndex(ParsedDevice(name: tid, source: "owntracks", origin: "tid", tid: tid)) }
+        if let tid { return out.deviceIndex(ParsedDevice(name: tid, source: "owntracks", origin: .tid, tid: tid)) }
         // A message that names no device (an `lwt`, a waypoint) belongs to the device last seen in this file.
         if let lastOwnTracksDevice { return lastOwnTracksDevice }
         return fallbackDevice(source: "owntracks")
@@ -618,7 +618,7 @@ struct RecordBuilder {
             badTime = timeMs == nil
         }
         if kind != "location" {
-            var event = ParsedEvent(device: device, kind: kind.isEmpty ? "unknown" : kind, timeMs: timeMs ?? lineTimeMs,
+            var event = ParsedEvent(device: device, kind: kind.isEmpty ? .unknown : AppEventKind(rawValue: kind), timeMs: timeMs ?? lineTimeMs,
                                     raw: rawText(start, end))
             event.lat = number(p, tape, lat)
             event.lon = number(p, tape, lon)

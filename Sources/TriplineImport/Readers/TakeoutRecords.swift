@@ -74,8 +74,8 @@ extension RecordBuilder {
         if let googleDeviceIndex { return googleDeviceIndex }
         let fallback = context.fallbackDevice
         // Inside a folder given, the fallback is already the folder holding the export (origin `subfolder`).
-        let device = fallback.origin == "file" || fallback.origin == "stdin"
-            ? ParsedDevice(name: "google", source: "google", origin: "default for Google files")
+        let device = fallback.origin == .file || fallback.origin == .stdin
+            ? ParsedDevice(name: "google", source: "google", origin: .googleDefault)
             : ParsedDevice(name: fallback.name, source: "google", origin: fallback.origin)
         let i = out.deviceIndex(device)
         googleDeviceIndex = i
@@ -99,7 +99,7 @@ extension RecordBuilder {
         let baseDevice = out.devices[googleDevice()]
         let text = String(decoding: raw, as: UTF8.self)
         let i = out.deviceIndex(ParsedDevice(name: baseDevice.name + "#" + text, source: "google",
-                                             origin: "deviceTag \(text) in Records.json (\(baseDevice.name) is the tag with the most fixes)"))
+                                             origin: .googleDeviceTag(tag: text, base: baseDevice.name)))
         googleTags!.devices[Array(raw)] = i
         googleTags!.last = (Array(raw), i)
         return i
@@ -295,7 +295,7 @@ extension RecordBuilder {
                 reject(.missingTime, "the placeVisit has no valid duration.startTimestamp", start: start, end: end)
                 return
             }
-            var event = ParsedEvent(device: device, kind: "visit", timeMs: s.ms, utcOffsetS: s.offsetSeconds, startMs: s.ms, endMs: e?.ms,
+            var event = ParsedEvent(device: device, kind: .visit, timeMs: s.ms, utcOffsetS: s.offsetSeconds, startMs: s.ms, endMs: e?.ms,
                                     raw: rawText(start, end))
             if let c = locationE7(p, tape, member(p, tape, visit, "location")) {
                 event.lat = c.lat
@@ -317,7 +317,7 @@ extension RecordBuilder {
             reject(.missingTime, "the activitySegment has no valid duration (start and end)", start: start, end: end)
             return
         }
-        var event = ParsedEvent(device: device, kind: "trip", timeMs: e.ms, utcOffsetS: e.offsetSeconds, startMs: s.ms, endMs: e.ms,
+        var event = ParsedEvent(device: device, kind: .trip, timeMs: e.ms, utcOffsetS: e.offsetSeconds, startMs: s.ms, endMs: e.ms,
                                 raw: rawText(start, end))
         if let c = locationE7(p, tape, member(p, tape, segment, "endLocation")) {
             event.lat = c.lat
@@ -350,7 +350,7 @@ extension RecordBuilder {
             return
         }
         if let visit = member(p, tape, index, "visit"), tape.nodes[visit].kind == .object {
-            var event = ParsedEvent(device: device, kind: "visit", timeMs: s.ms, utcOffsetS: s.offsetSeconds, startMs: s.ms, endMs: e?.ms,
+            var event = ParsedEvent(device: device, kind: .visit, timeMs: s.ms, utcOffsetS: s.offsetSeconds, startMs: s.ms, endMs: e?.ms,
                                     raw: rawText(start, end))
             if let top = member(p, tape, visit, "topCandidate"), tape.nodes[top].kind == .object {
                 // Timeline.json: "placeLocation":{"latLng":"48.1°, 11.5°"}; iOS: "placeLocation":"geo:48.1,11.5".
@@ -369,7 +369,7 @@ extension RecordBuilder {
                 reject(.missingTime, "the activity segment has no valid endTime", start: start, end: end)
                 return
             }
-            var event = ParsedEvent(device: device, kind: "trip", timeMs: e.ms, utcOffsetS: e.offsetSeconds, startMs: s.ms, endMs: e.ms,
+            var event = ParsedEvent(device: device, kind: .trip, timeMs: e.ms, utcOffsetS: e.offsetSeconds, startMs: s.ms, endMs: e.ms,
                                     raw: rawText(start, end))
             var endNode = member(p, tape, activity, "end")
             if let l = endNode, tape.nodes[l].kind == .object { endNode = member(p, tape, l, "latLng") }

@@ -7,7 +7,7 @@ public struct AppEventRow: Sendable, Equatable {
     /// nil for an event no point's device claims (docs/IMPORT.md, "Device rows").
     public var deviceID: Int64?
     public var importID: Int64
-    public var kind: String
+    public var kind: AppEventKind
     public var timeMs: Int64?
     public var utcOffsetS: Int32?
     public var lat: Double?
@@ -18,7 +18,7 @@ public struct AppEventRow: Sendable, Equatable {
     public var mode: String?
     public var raw: String
 
-    public init(deviceID: Int64?, importID: Int64, kind: String, timeMs: Int64? = nil, utcOffsetS: Int32? = nil, lat: Double? = nil,
+    public init(deviceID: Int64?, importID: Int64, kind: AppEventKind, timeMs: Int64? = nil, utcOffsetS: Int32? = nil, lat: Double? = nil,
                 lon: Double? = nil, startMs: Int64? = nil, endMs: Int64? = nil, distanceM: Double? = nil, mode: String? = nil, raw: String) {
         self.deviceID = deviceID
         self.importID = importID
@@ -40,6 +40,9 @@ public final class AppEventTable {
     let db: Database
     let statement: Statement
 
+    /// The app events table of `store`'s connection.
+    public convenience init(_ store: Store) throws { try self.init(store.db) }
+
     public init(_ db: Database) throws {
         self.db = db
         statement = try db.prepare(
@@ -58,7 +61,7 @@ public final class AppEventTable {
         st.reset()
         func real(_ v: Double?) -> SQLValue { v.flatMap { $0.isFinite ? SQLValue.real($0) : nil } ?? .null }
         func int(_ v: Int64?) -> SQLValue { v.map { .integer($0) } ?? .null }
-        try st.bind([int(e.deviceID), .integer(e.importID), .text(e.kind), int(e.timeMs), int(e.utcOffsetS.map(Int64.init)),
+        try st.bind([int(e.deviceID), .integer(e.importID), .text(e.kind.rawValue), int(e.timeMs), int(e.utcOffsetS.map(Int64.init)),
                      real(e.lat), real(e.lon), int(e.startMs), int(e.endMs), e.distanceM.map { .real($0) } ?? .null, e.mode.map { .text($0) } ?? .null,
                      .text(e.raw)])
         _ = try st.step()

@@ -16,6 +16,9 @@ public final class DeviceTable {
         insertStatement = try db.prepare("INSERT INTO devices(id, name, source, name_origin, tid, created_ms) VALUES (?, ?, ?, ?, ?, ?)")
     }
 
+    /// The devices table of `store`'s connection.
+    public convenience init(_ store: Store) throws { try self.init(store.db) }
+
     /// The id of the device named `name`, or nil.
     public func id(named name: String) throws -> Int64? {
         find.reset()
@@ -26,14 +29,14 @@ public final class DeviceTable {
 
     /// The id of the device named `name`, creating it (with `source`, how the name was found and the OwnTracks
     /// tracker id) when new.
-    public func id(named name: String, source: String, origin: String, tid: String? = nil) throws -> Int64 {
+    public func id(named name: String, source: String, origin: DeviceOrigin, tid: String? = nil) throws -> Int64 {
         if let id = try id(named: name) { return id }
         let chosen: SQLValue = try plan.map { plan in
             .integer(try plan.next { try db.scalarInt("SELECT 1 FROM devices WHERE id = ?", [.integer($0)]) != nil })
         } ?? .null
         let s = insertStatement
         s.reset()
-        try s.bind([chosen, .text(name), .text(source), .text(origin), tid.map { .text($0) } ?? .null, .integer(Clock.nowMs())])
+        try s.bind([chosen, .text(name), .text(source), .text(origin.rawValue), tid.map { .text($0) } ?? .null, .integer(Clock.nowMs())])
         _ = try s.step()
         s.reset()
         return db.lastInsertRowID
@@ -79,7 +82,7 @@ extension Store {
 public struct DeviceSummary: Sendable, Equatable {
     public var name: String
     public var source: String
-    public var nameOrigin: String
+    public var nameOrigin: DeviceOrigin
     public var points: Int
     /// The times of its first and last point; nil without points.
     public var firstMs: Int64?
@@ -115,7 +118,7 @@ extension Store {
         while try st.step() {
             devices.append(
                 DeviceSummary(
-                    name: st.text(0) ?? "", source: st.text(1) ?? "", nameOrigin: st.text(2) ?? "", points: st.int(3),
+                    name: st.text(0) ?? "", source: st.text(1) ?? "", nameOrigin: DeviceOrigin(rawValue: st.text(2) ?? ""), points: st.int(3),
                     firstMs: st.optionalInt64(4), lastMs: st.optionalInt64(5), appEvents: st.int(6),
                     rebuiltMs: st.optionalInt64(7).flatMap { $0 > 0 ? $0 : nil }, algorithmVersion: st.optionalInt64(8).map { Int($0) },
                     pointsWaiting: st.int(9), appEventsWaiting: st.int(10)))

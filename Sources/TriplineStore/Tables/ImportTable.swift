@@ -9,6 +9,9 @@ public final class ImportTable {
 
     public init(_ db: Database) { self.db = db }
 
+    /// The imports table of `store`'s connection.
+    public convenience init(_ store: Store) { self.init(store.db) }
+
     /// Whether a file with this content fingerprint was imported completely.
     public func isDone(fingerprint: String) throws -> Bool {
         try db.scalarInt("SELECT id FROM imports WHERE fingerprint = ? AND status = 'done' LIMIT 1", [.text(fingerprint)]) != nil

@@ -73,6 +73,9 @@ public final class PointWriter {
         ON CONFLICT(key) DO NOTHING
         """
 
+    /// The point writer of `store`'s connection.
+    public convenience init(_ store: Store) throws { try self.init(store.db) }
+
     public init(_ db: Database) throws {
         self.db = db
         insertStatement = try db.prepare(Self.insertSQL)
@@ -598,5 +601,20 @@ extension Store {
     public func pointCount(device: Int64, fromMs: Int64, untilMs: Int64) throws -> Int {
         let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
         return Int(try db.scalarInt("SELECT count(*) FROM points_hot WHERE key BETWEEN ? AND ?", [.integer(keys.lower), .integer(keys.upper)]) ?? 0)
+    }
+}
+
+// MARK: Read by the benchmarks
+
+extension Store {
+    /// The number of stored points (every device).
+    public func pointCount() throws -> Int {
+        Int(try db.scalarInt("SELECT count(*) FROM points_hot") ?? 0)
+    }
+
+    /// The latest time of any stored point, or nil when there is none.
+    public func latestPointMs() throws -> Int64? {
+        // The key packs `device_id << 42 | time_ms`: the time is its low bits.
+        try db.scalarInt("SELECT max(key & \(PointKey.maxTimeMs)) FROM points_hot")
     }
 }

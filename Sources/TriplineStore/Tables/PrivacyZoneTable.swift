@@ -51,3 +51,20 @@ public enum PrivacyZoneTable {
         return db.changes > 0
     }
 }
+
+extension Store {
+    /// Every remembered privacy zone, by id (``PrivacyZoneTable/all(_:)``).
+    public func privacyZones() throws -> [PrivacyZoneRow] {
+        try PrivacyZoneTable.all(db)
+    }
+
+    /// Adds the zones in one transaction; returns their ids, in order.
+    public func insertPrivacyZones(_ rows: [PrivacyZoneRow]) throws -> [Int64] {
+        try db.transaction { try rows.map { try PrivacyZoneTable.insert($0, db) } }
+    }
+
+    /// Removes the zone `id` in its own transaction; returns whether there was one.
+    public func deletePrivacyZone(id: Int64) throws -> Bool {
+        try db.transaction { try PrivacyZoneTable.delete(id: id, db) }
+    }
+}

@@ -7,6 +7,9 @@ import TriplineCore
 public final class RejectTable {
     let statement: Statement
 
+    /// The rejects table of `store`'s connection.
+    public convenience init(_ store: Store) throws { try self.init(store.db) }
+
     public init(_ db: Database) throws {
         statement = try db.prepare("INSERT INTO rejects(import_id, line, byte_offset, reason, detail, excerpt, records) VALUES (?,?,?,?,?,?,?)")
     }

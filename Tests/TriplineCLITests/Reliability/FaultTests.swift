@@ -189,17 +189,22 @@ import TriplineTestSupport
         let fifo = dir + "/pipe.json"
         try #require(mkfifo(fifo, 0o644) == 0)
         let files = try threeFiles(dir + "/in")
-        let writer = Thread {
-            usleep(200_000)
-            let fd = open(fifo, O_WRONLY)
-            if fd >= 0, let bytes = try? FileSystem.read(files[0]) {
-                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                close(fd)
-            }
-        }
-        writer.start()
-        let r = try Binary.run(["import", "--db", dir + "/t.sqlite", fifo], environment: ["TRIPLINE_PIPE_TIMEOUT": "20"], timeout: 30)
-        #expect(r.status == 0, "\(r.stderr)")
+        // A slow writer: the import has opened the pipe, which no process writes to yet (PausePoint
+        // `import.pipe.opened`); only then does a writer open it and write the file.
+        let paused = try #require(
+            try Binary.startPaused(["import", "--db", dir + "/t.sqlite", fifo], at: "import.pipe.opened", environment: ["TRIPLINE_PIPE_TIMEOUT": "20"]),
+            "the import ended without opening the pipe")
+        try paused.resume()
+        let fd = open(fifo, O_WRONLY)
+        try #require(fd >= 0)
+        // A reader that gave up must fail this test, not kill the test process with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let bytes = try FileSystem.read(files[0])
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        #expect(written == bytes.count, "the import stopped reading the pipe (errno \(errno))")
+        paused.process.waitUntilExit()
+        #expect(paused.process.terminationStatus == 0)
         #expect(try Store(path: dir + "/t.sqlite").db.scalarInt("SELECT count(*) FROM points") == 3000)
     }
 

@@ -52,7 +52,7 @@ import TriplineTestSupport
     /// view a few kilometres across, not the whole world, and Fiji's land on both sides of ±180.
     @Test func antimeridianTripIsDrawnInOnePiece() throws {
         let store = try Store(path: try temporaryDirectory() + "/fiji.sqlite")
-        let device = try store.deviceID(named: "phone", source: "test", origin: "test")
+        let device = try store.deviceID(named: "phone", source: "test", origin: .other("test"))
         let t0 = MapGeographyTests.day0
         try MapFixture.visit(store, device: device, name: "Waiyevo", at: (-16.79, 179.85), startMs: t0, minutes: 600, offsetS: 43_200)
         try MapFixture.trip(store, device: device, startMs: t0 + 36_000_000, offsetS: 43_200, start: (-16.79, 179.85), step: (0, 0.0005),
@@ -92,7 +92,7 @@ import TriplineTestSupport
 
     @Test func devicePickerAndPerDeviceData() throws {
         let store = try MapFixture.synthetic(days: 2, device: "phone")
-        let tablet = try store.deviceID(named: "tab<b>\"let\"", source: "test", origin: "test")
+        let tablet = try store.deviceID(named: "tab<b>\"let\"", source: "test", origin: .other("test"))
         try MapFixture.trip(store, device: tablet, startMs: MapGeographyTests.day0 + 3_600_000, start: (48.14, 11.58), step: (0.0001, 0), legs: [("walk", 300)])
         let page = PageInspector(try MapRenderer(store: store).render())
         #expect(page.html.contains("<select id=\"dev\" title=\"Device\"><option value=\"\">every device</option><option value=\"0\">phone</option><option value=\"1\">tab&lt;b&gt;\"let\"</option></select>"))
