@@ -45,33 +45,55 @@ enum PlaceNames {
         var lon: Double
     }
 
-    /// Names every place of `device` (see the type's comment); returns how many were named by each rule.
+    /// What the names are chosen from (``assign(device:store:zones:joinM:)`` loads it).
+    struct Input {
+        /// Every place of the device, by id.
+        var places: [PlaceRow]
+        /// The user's place edits, oldest first.
+        var edits: [PlaceEditRow]
+        /// Every visit of the device (those without a place are passed over), by start then id.
+        var visits: [VisitRow]
+        /// Google's names of its visits (``Store/googleVisitNames(device:)``), in time order.
+        var googleVisits: [(startMs: Int64, endMs: Int64, lat: Double, lon: Double, semanticType: String?, name: String?, address: String?,
+                            hierarchyLevel: Double?)] = []
+        /// OwnTracks' transitions and waypoints (``Store/ownTracksRegionEvents(device:)``), in time order.
+        var ownTracks: [(kind: String?, timeMs: Int64?, lat: Double?, lon: Double?, desc: String?, event: String?, radiusM: Double?)] = []
+    }
+
+    /// Names every place of `device` (see the type's comment): loads what ``names(_:zones:joinM:)`` chooses from and
+    /// renames the places whose name changes; returns how many were named by each rule.
     @discardableResult
     static func assign(device: Int64, store: Store, zones: LocalZones, joinM: Double) throws -> [String: Int] {
-        var places: [Place] = []
-        let p = try store.db.prepare(
-            "SELECT id, name, ssid, lat, lon, radius_m, total_dwell_s FROM places WHERE device_id = ? ORDER BY id")
-        p.bindInt(device, at: 1)
-        while try p.step() {
-            places.append(Place(id: p.int64(0), name: p.text(1) ?? "", ssid: p.text(2), lat: p.double(3), lon: p.double(4),
-                                radius: p.double(5), dwell: p.int64(6)))
-        }
+        let places = try store.places(device: device)
         guard !places.isEmpty else { return [:] }
+        let input = Input(places: places, edits: try store.placeEdits(device: device), visits: try store.visitsInOrder(device: device),
+                          googleVisits: try store.googleVisitNames(device: device), ownTracks: try store.ownTracksRegionEvents(device: device))
+        let (renames, rules) = names(input, zones: zones, joinM: joinM)
+        let tables = RebuildTables(store)
+        for (id, name) in renames { try tables.renamePlace(id: id, name: name) }
+        return rules
+    }
+
+    /// The name of every place of `input` (see the type's comment): the places whose name changes (by id, in the
+    /// order the names were given out) and how many were named by each rule.
+    static func names(_ input: Input, zones: LocalZones, joinM: Double) -> (renames: [(id: Int64, name: String)], rules: [String: Int]) {
+        var places = input.places.map {
+            Place(id: $0.id ?? 0, name: $0.name, ssid: $0.ssid, lat: $0.lat, lon: $0.lon, radius: $0.radiusM, dwell: $0.totalDwellS)
+        }
+        guard !places.isEmpty else { return ([], [:]) }
         var index: [Int64: Int] = [:]
         for (k, e) in places.enumerated() { index[e.id] = k }
         // 1. The user's names: a rename edit whose name the place bears, made at (within reach of) its centre.
-        for edit in try PlacesPass.edits(device: device, store: store) where edit.action == .rename {
+        for edit in input.edits where edit.action == .rename {
             guard let name = edit.name else { continue }
             for k in places.indices where places[k].name == name
                 && Geo.distance(places[k].lat, places[k].lon, edit.lat, edit.lon) <= max(joinM, places[k].radius) {
                 places[k].userNamed = true
             }
         }
-        var visits: [Visit] = []
-        let v = try store.db.prepare(
-            "SELECT place_id, start_ms, end_ms, lat, lon FROM visits WHERE device_id = ? AND place_id IS NOT NULL ORDER BY start_ms, id")
-        v.bindInt(device, at: 1)
-        while try v.step() { visits.append(Visit(place: v.int64(0), start: v.int64(1), end: v.int64(2), lat: v.double(3), lon: v.double(4))) }
+        let visits = input.visits.compactMap { v in
+            v.placeID.map { Visit(place: $0, start: v.startMs, end: v.endMs, lat: v.lat, lon: v.lon) }
+        }
         let starts = visits.map(\.start)
         let longest = visits.map { $0.end - $0.start }.max() ?? 0
         /// The visits overlapping `[s, e)`, with the overlap.
@@ -87,48 +109,26 @@ enum PlaceNames {
         }
         // 2. Google's visits: the name of each (semantic type, name, address) goes to the places of the visits it
         // overlaps at its position (the timeline pass's own visits, and those of the fixes that saw it).
-        let g = try store.db.prepare(
-            """
-            SELECT e.start_ms, e.end_ms, e.lat, e.lon,
-              coalesce(json_extract(e.raw, '$.placeVisit.location.semanticType'), json_extract(e.raw, '$.visit.topCandidate.semanticType')),
-              json_extract(e.raw, '$.placeVisit.location.name'), json_extract(e.raw, '$.placeVisit.location.address'),
-              json_extract(e.raw, '$.visit.hierarchyLevel')
-            FROM app_events e JOIN imports i ON i.id = e.import_id
-            WHERE e.device_id = ? AND e.kind = 'visit' AND i.format LIKE '%google/%' AND e.end_ms > e.start_ms
-              AND e.lat IS NOT NULL AND e.lon IS NOT NULL AND json_valid(e.raw)
-            ORDER BY e.start_ms, e.end_ms, e.raw
-            """)
-        g.bindInt(device, at: 1)
-        while try g.step() {
-            if !g.isNull(7), g.double(7) > 0 { continue }  // a visit inside another one
-            let semantic = TimelinePass.semanticName(g.text(4))
-            let label = semantic ?? [g.text(5), g.text(6)].compactMap { $0?.trimmingCharacters(in: " \t\r\n") }.first { !$0.isEmpty }
+        for g in input.googleVisits {
+            if let level = g.hierarchyLevel, level > 0 { continue }  // a visit inside another one
+            let semantic = TimelinePass.semanticName(g.semanticType)
+            let label = semantic ?? [g.name, g.address].compactMap { $0?.trimmingCharacters(in: " \t\r\n") }.first { !$0.isEmpty }
             guard let label else { continue }
-            let lat = g.double(2), lon = g.double(3)
-            for (visit, o) in overlapping(g.int64(0), g.int64(1)) {
-                guard let k = index[visit.place], Geo.distance(visit.lat, visit.lon, lat, lon) <= max(joinM, places[k].radius) else { continue }
+            for (visit, o) in overlapping(g.startMs, g.endMs) {
+                guard let k = index[visit.place], Geo.distance(visit.lat, visit.lon, g.lat, g.lon) <= max(joinM, places[k].radius) else { continue }
                 places[k].appVotes[label, default: 0] += Double(o) / 1000
             }
         }
         // OwnTracks: a transition into a region during a visit (its position at the place), a waypoint (a region the
         // user defined) whose circle holds the place's centre.
-        let o = try store.db.prepare(
-            """
-            SELECT kind, time_ms, lat, lon, json_extract(raw, '$.desc'), json_extract(raw, '$.event'), json_extract(raw, '$.rad')
-            FROM app_events WHERE device_id = ? AND kind IN ('transition', 'waypoint') AND json_valid(raw)
-            ORDER BY time_ms, raw
-            """)
-        o.bindInt(device, at: 1)
-        while try o.step() {
-            guard let desc = o.text(4)?.trimmingCharacters(in: " \t\r\n"), !desc.isEmpty, !o.isNull(2), !o.isNull(3) else { continue }
-            let lat = o.double(2), lon = o.double(3)
-            if o.text(0) == "waypoint" {
-                let reach = max(joinM, o.isNull(6) ? 0 : o.double(6))
+        for o in input.ownTracks {
+            guard let desc = o.desc?.trimmingCharacters(in: " \t\r\n"), !desc.isEmpty, let lat = o.lat, let lon = o.lon else { continue }
+            if o.kind == "waypoint" {
+                let reach = max(joinM, o.radiusM ?? 0)
                 for k in places.indices where Geo.distance(places[k].lat, places[k].lon, lat, lon) <= reach {
                     places[k].appVotes[desc, default: 0] += 1
                 }
-            } else if o.text(5) == "enter", !o.isNull(1) {
-                let t = o.int64(1)
+            } else if o.event == "enter", let t = o.timeMs {
                 // The visit it falls in, else the one that begins within 15 minutes (the app's geofence fires first).
                 let hits = overlapping(t, t + 1) + overlapping(t, t + 900_000)
                 if let (visit, _) = hits.first, let k = index[visit.place],
@@ -170,7 +170,7 @@ enum PlaceNames {
             if a.dwell != b.dwell { return a.dwell > b.dwell }
             return a.id < b.id
         }
-        let tables = RebuildTables(store)
+        var renames: [(id: Int64, name: String)] = []
         var taken = Set<String>()
         for k in order {
             let base = names[k]!
@@ -181,10 +181,10 @@ enum PlaceNames {
                 n += 1
             }
             taken.insert(name)
-            if name != places[k].name { try tables.renamePlace(id: places[k].id, name: name) }
+            if name != places[k].name { renames.append((places[k].id, name)) }
             if name != base { rules["qualified", default: 0] += 1 }
         }
-        return rules
+        return (renames, rules)
     }
 
     /// The local day (days since 1970-01-01) and the UTC instant of `hour`:00 local on it at a position: the zone's

@@ -160,40 +160,112 @@ public struct PlacesPass: Pass {
         return (places, assignment)
     }
 
-    // About 80 lines: cluster, name and write run in order over the same arrays (the edits and the totals are apart).
+    // MARK: Load, place, store
+
+    /// Loads the device's stays, the user's edits and what the visits need from the points, places the stays
+    /// (``placeStays(_:_:_:)``), replaces the device's places and visits with the result and points the trips at their
+    /// visits' places again.
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         // All of the device's stays (not only the span): places are device-wide.
-        let read = try store.db.prepare("SELECT id, start_ms, end_ms, lat, lon, radius_m, points FROM stays WHERE device_id = ? ORDER BY start_ms")
-        read.reset()
-        read.bindInt(work.deviceID, at: 1)
-        var ids: [Int64] = []
-        var stays: [(lat: Double, lon: Double, start: Int64, end: Int64)] = []
-        var extents: [(radiusM: Double, points: Int)] = []
-        while try read.step() {
-            ids.append(read.int64(0))
-            stays.append((read.double(3), read.double(4), read.int64(1), read.int64(2)))
-            extents.append((read.double(5), read.int(6)))
+        let stays = try store.stays(device: work.deviceID)
+        let lastWindow = !work.windowsFollow
+        var input = Input(stays: stays, edits: try store.placeEdits(device: work.deviceID))
+        let tables = RebuildTables(store)
+        if lastWindow {
+            // Wifi seen during each stay (the last window names the places).
+            input.ssids = try store.ssidCounts(device: work.deviceID, spans: stays.map { ($0.startMs, $0.endMs) })
+            // The offsets of visits before the span, as stored: their stays and points are as they were, and a zone or
+            // parameter change recomputes the device whole (`processFromMs` is then the start), so they are the same.
+            if work.processFromMs > Int64.min { input.storedOffsets = try tables.visitOffsets(device: work.deviceID, beforeMs: work.processFromMs) }
+            try tables.deletePlacesAndVisits(device: work.deviceID)
+        } else {
+            // (Stays after the window, from an earlier rebuild, keep their visits until a later window replaces them.)
+            input.visitsLeft = try tables.deletePlacesAndVisits(device: work.deviceID, startingFromMs: work.processFromMs, toMs: work.toMs)
         }
+        // The fixes at the start and end of each visit to write whose offsets are not stored.
+        var times: [Int64] = []
+        for s in stays {
+            let id = s.id ?? 0
+            if input.visitsLeft.contains(id) { continue }
+            if let o = input.storedOffsets[id], o.startMs == s.startMs, o.endMs == s.endMs { continue }
+            times.append(s.startMs)
+            times.append(s.endMs)
+        }
+        input.fixes = try store.fixes(device: work.deviceID, at: times)
+
+        let output = Self.placeStays(work, input, parameters)
+
+        var placeIDs: [Int64] = []
+        placeIDs.reserveCapacity(output.places.count)
+        for place in output.places { placeIDs.append(try tables.insert(place)) }
+        for visit in output.visits {
+            var row = visit.row
+            row.placeID = placeIDs[visit.place]
+            try tables.insert(row)
+        }
+        if var workStays = work.stays {
+            for k in workStays.indices { workStays[k].placeID = output.placeOfStay[workStays[k].id].map { placeIDs[$0] } ?? 0 }
+            work.stays = workStays
+        }
+        if lastWindow { try tables.refreshTripPlaces(device: work.deviceID) }
+        return [("places", String(output.places.count)), ("visits", String(output.visitCount)), ("named_by_wifi", String(output.namedByWifi)),
+                ("with_locality", String(output.withLocality))]
+    }
+
+    /// What the places pass reads (``run(_:store:)`` loads it).
+    struct Input {
+        /// Every stay of the device, by start.
+        var stays: [StayRow]
+        /// The user's place edits, oldest first.
+        var edits: [PlaceEditRow]
+        /// The wifi networks each stay's points saw, one dictionary per stay in order (SSID → points); only the last
+        /// window of a rebuild names places, the others leave it empty.
+        var ssids: [[String: Int]] = []
+        /// The stored local offsets of the visits before the span, by visit id, with the times they were worked out for.
+        var storedOffsets: [Int64: (startMs: Int64, endMs: Int64, start: Int?, end: Int?)] = [:]
+        /// The stays whose stored visits are kept (a window that is not the last: those outside it), by id.
+        var visitsLeft: Set<Int64> = []
+        /// The fixes taken exactly at the start or end of a visit to write, by time (their recorded offsets).
+        var fixes: [Int64: Fix] = [:]
+    }
+
+    /// A visit to write: its row (without its place id) and its place, an index into ``Output/places``.
+    struct PlacedVisit {
+        var row: VisitRow
+        var place: Int
+    }
+
+    /// What the places pass writes.
+    struct Output {
+        /// The device's places, each under its stable id (the store moves one on a collision).
+        var places: [PlaceRow] = []
+        /// A visit for each stay of a place, but the stays in `visitsLeft`, in the order of the stays.
+        var visits: [PlacedVisit] = []
+        /// The place (index into `places`) of every stay that has one, by stay id.
+        var placeOfStay: [Int64: Int] = [:]
+        /// Visits (with those left as stored), places named after their wifi, places with a locality.
+        var visitCount = 0
+        var namedByWifi = 0
+        var withLocality = 0
+    }
+
+    /// The device's places and visits from its stays: clusters the stays (``cluster(_:scatter:radius:maxRadius:scatterFactor:)``),
+    /// applies the user's edits, names each place (the user's name, else its wifi, else `near <locality>`, else its
+    /// coordinates) and makes a visit of each stay of a place, with its local offsets.
+    static func placeStays(_ work: DeviceWork, _ input: Input, _ parameters: Parameters) -> Output {
+        let stays = input.stays.map { (lat: $0.lat, lon: $0.lon, start: $0.startMs, end: $0.endMs) }
+        let ids = input.stays.map { $0.id ?? 0 }
         // A stay's scatter: its own radius, or `radius_m` when it has too few fixes to show one.
-        let scatter = extents.map { $0.points >= 3 ? $0.radiusM : max($0.radiusM, parameters.radiusM) }
+        let scatter = input.stays.map { $0.points >= 3 ? $0.radiusM : max($0.radiusM, parameters.radiusM) }
         var (places, assignment) = Self.cluster(stays, scatter: scatter, radius: parameters.radiusM, maxRadius: parameters.mergeMaxM,
                                                 scatterFactor: parameters.scatterFactor)
-        // Wifi seen during each visit.
-        let ssidQuery = try store.db.prepare(
-            "SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
-        let offsetQuery = try store.db.prepare("SELECT utc_offset_s, lat, lon FROM points_hot WHERE key = ?")
         /// The offset of a visit's start or end at `ms`: that of the fix taken then (its own, else its zone's), else,
         /// when the time was estimated (an arrival across a silence, an app's visit), that of the zone at the visit's
         /// centre at that instant. (Before, an estimated time took UTC: 2,920 of 6,736 visit times in real files.)
-        func offset(_ ms: Int64, _ lat: Double, _ lon: Double) throws -> Int32 {
-            guard let key = PointKey.make(device: work.deviceID, timeMs: ms) else {
-                return work.zones.offset(atMs: ms, latitude: lat, longitude: lon)
-            }
-            offsetQuery.reset()
-            offsetQuery.bindInt(key, at: 1)
-            guard try offsetQuery.step() else { return work.zones.offset(atMs: ms, latitude: lat, longitude: lon) }
-            if !offsetQuery.isNull(0) { return Int32(truncatingIfNeeded: offsetQuery.int64(0)) }
-            return work.zones.offset(atMs: ms, latitude: offsetQuery.double(1), longitude: offsetQuery.double(2))
+        func offset(_ ms: Int64, _ lat: Double, _ lon: Double) -> Int32 {
+            guard let fix = input.fixes[ms] else { return work.zones.offset(atMs: ms, latitude: lat, longitude: lon) }
+            if let own = fix.utcOffsetS { return own }
+            return work.zones.offset(atMs: ms, latitude: fix.lat, longitude: fix.lon)
         }
         // Names (the wifi seen) and the visits before the window are left to the last window of this rebuild, which
         // writes everything again from the clustering of every stay: a later window may join an earlier stay's place
@@ -201,17 +273,8 @@ public struct PlacesPass: Pass {
         // (`refreshTripPlaces`) and the metrics pass counts every day's places again.
         let lastWindow = !work.windowsFollow
         for (k, s) in stays.enumerated() {
-            if !lastWindow {
-                let p = places[assignment[k]]
-                places[assignment[k]].radius = max(p.radius, Geo.distance(p.lat, p.lon, s.lat, s.lon))
-                continue
-            }
-            let keys = PointKey.range(device: work.deviceID, fromMs: s.start, throughMs: s.end)
-            ssidQuery.reset()
-            ssidQuery.bindInt(keys.lower, at: 1)
-            ssidQuery.bindInt(keys.upper, at: 2)
-            while try ssidQuery.step() {
-                places[assignment[k]].ssidCounts[ssidQuery.text(0) ?? "", default: 0] += ssidQuery.int(1)
+            if lastWindow, k < input.ssids.count {
+                for (ssid, n) in input.ssids[k] { places[assignment[k]].ssidCounts[ssid, default: 0] += n }
             }
             let p = places[assignment[k]]
             places[assignment[k]].radius = max(p.radius, Geo.distance(p.lat, p.lon, s.lat, s.lon))
@@ -219,24 +282,9 @@ public struct PlacesPass: Pass {
         // The user's edits (`tripline places rename|merge|forget`), found again by the centre the place had when it
         // was edited: the nearest place of this clustering within `radius_m` of it. All are resolved against the
         // clustering before any is applied, so one edit never moves the place another one looks for.
-        let edits = try Self.edits(device: work.deviceID, store: store)
-        let (finalOf, kept, userNames) = Self.applyEdits(edits, to: places, radius: parameters.radiusM)
+        let (finalOf, kept, userNames) = Self.applyEdits(input.edits, to: places, radius: parameters.radiusM)
         let (founder, totals) = Self.totals(stays, assignment, places, finalOf: finalOf, kept: kept)
-        let tables = RebuildTables(store)
-        var visitsLeft = Set<Int64>()
-        // The offsets of visits before the span, as stored: their stays and points are as they were, and a zone or
-        // parameter change recomputes the device whole (`processFromMs` is then the start), so they are the same.
-        var storedOffsets: [Int64: (startMs: Int64, endMs: Int64, start: Int?, end: Int?)] = [:]
-        if lastWindow {
-            if work.processFromMs > Int64.min { storedOffsets = try tables.visitOffsets(device: work.deviceID, beforeMs: work.processFromMs) }
-            try tables.deletePlacesAndVisits(device: work.deviceID)
-        } else {
-            // (Stays after the window, from an earlier rebuild, keep their visits until a later window replaces them.)
-            visitsLeft = try tables.deletePlacesAndVisits(device: work.deviceID, startingFromMs: work.processFromMs, toMs: work.toMs)
-        }
-        var placeIDs: [Int64] = []
-        var named = 0
-        var located = 0
+        var output = Output()
         for (f, p) in kept.enumerated() {
             let centre = places[p], t = totals[f]
             let ssid = t.ssidCounts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
@@ -244,43 +292,36 @@ public struct PlacesPass: Pass {
             // A readable default: the wifi network's own name, else `near <locality>`, else the coordinates; the
             // user's name wins.
             let name = userNames[p] ?? ssid ?? whereIs.locality.map { "near " + $0 + whereIs.offset } ?? Self.coordinateName(centre.lat, centre.lon)
-            if ssid != nil { named += 1 }
-            if whereIs.locality != nil { located += 1 }
-            placeIDs.append(try tables.insert(
+            if ssid != nil { output.namedByWifi += 1 }
+            if whereIs.locality != nil { output.withLocality += 1 }
+            output.places.append(
                 PlaceRow(id: StableID.make(.place, device: work.deviceID, startMs: stays[founder[p]].start), deviceID: work.deviceID,
                          name: name, ssid: ssid, lat: centre.lat, lon: centre.lon, radiusM: t.radius, visits: t.visits,
                          totalDwellS: Int64(t.dwell.rounded()), firstVisitMs: t.first, lastVisitMs: t.last,
-                         countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality)))
+                         countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality))
         }
-        var placeOfStay: [Int64: Int64] = [:]
-        var visitCount = 0
         for (k, s) in stays.enumerated() {
             let f = finalOf[assignment[k]]
             guard f >= 0 else { continue }  // a forgotten place: no visit (the stay and its points stay stored)
-            placeOfStay[ids[k]] = placeIDs[f]
-            visitCount += 1
-            if visitsLeft.contains(ids[k]) { continue }
+            output.placeOfStay[ids[k]] = f
+            output.visitCount += 1
+            if input.visitsLeft.contains(ids[k]) { continue }
             // A visit is its stay (same id) with a place, local offsets and where it is.
             let whereIs = Self.whereIs(s.lat, s.lon)
             var offsets: (start: Int?, end: Int?)
-            if let o = storedOffsets[ids[k]], o.startMs == s.start, o.endMs == s.end {
+            if let o = input.storedOffsets[ids[k]], o.startMs == s.start, o.endMs == s.end {
                 offsets = (o.start, o.end)
             } else {
-                offsets = (Int(try offset(s.start, s.lat, s.lon)), Int(try offset(s.end, s.lat, s.lon)))
+                offsets = (Int(offset(s.start, s.lat, s.lon)), Int(offset(s.end, s.lat, s.lon)))
             }
-            try tables.insert(
-                VisitRow(id: ids[k], deviceID: work.deviceID, placeID: placeIDs[f], startMs: s.start, endMs: s.end,
-                         startUTCOffsetS: offsets.start, endUTCOffsetS: offsets.end, lat: s.lat, lon: s.lon,
-                         radiusM: extents[k].radiusM, points: extents[k].points, countryCode: whereIs.countryCode,
-                         country: whereIs.country, locality: whereIs.locality))
+            output.visits.append(PlacedVisit(
+                row: VisitRow(id: ids[k], deviceID: work.deviceID, placeID: nil, startMs: s.start, endMs: s.end,
+                              startUTCOffsetS: offsets.start, endUTCOffsetS: offsets.end, lat: s.lat, lon: s.lon,
+                              radiusM: input.stays[k].radiusM, points: input.stays[k].points, countryCode: whereIs.countryCode,
+                              country: whereIs.country, locality: whereIs.locality),
+                place: f))
         }
-        if var workStays = work.stays {
-            for k in workStays.indices { workStays[k].placeID = placeOfStay[workStays[k].id] ?? 0 }
-            work.stays = workStays
-        }
-        if lastWindow { try tables.refreshTripPlaces(device: work.deviceID) }
-        return [("places", String(kept.count)), ("visits", String(visitCount)), ("named_by_wifi", String(named)),
-                ("with_locality", String(located))]
+        return output
     }
 
     /// Each final place's visits, dwell, first and last visit, radius and wifi counts, from its stays (and those of
@@ -348,20 +389,6 @@ public struct PlacesPass: Pass {
         }
         for p in places.indices { finalOf[p] = finalOf[resolve(p)] }
         return (finalOf, kept, userNames)
-    }
-
-    /// A device's place edits, oldest first.
-    static func edits(device: Int64, store: Store) throws -> [PlaceEditRow] {
-        let st = try store.db.prepare(
-            "SELECT id, action, lat, lon, name, into_lat, into_lon, created_ms FROM place_edits WHERE device_id = ? ORDER BY id")
-        st.bindInt(device, at: 1)
-        var out: [PlaceEditRow] = []
-        while try st.step() {
-            guard let action = PlaceEditRow.Action(rawValue: st.text(1) ?? "") else { continue }
-            out.append(PlaceEditRow(id: st.int64(0), deviceID: device, action: action, lat: st.double(2), lon: st.double(3), name: st.text(4),
-                                    intoLat: st.optionalDouble(5), intoLon: st.optionalDouble(6), createdMs: st.int64(7)))
-        }
-        return out
     }
 
     /// Country (code and English name) and locality of a centre. The country is the Natural Earth unit the point is

@@ -46,17 +46,6 @@ public struct TimelinePass: Pass {
     /// Tripline's modes; any other word Google's activity type was mapped to by the import is `unknown`.
     static let modes: Set<String> = ["walk", "run", "cycle", "car", "bus", "train", "plane", "boat", "unknown"]
 
-    /// One Google segment as the import stored it, with what this pass reads from its raw JSON.
-    struct Segment {
-        var startMs: Int64
-        var endMs: Int64
-        var lat: Double?
-        var lon: Double?
-        var distanceM: Double?
-        var mode: String?
-        var raw: String
-    }
-
     /// Time intervals claimed so far, sorted by start and disjoint.
     struct Claims {
         var spans: [(Int64, Int64)] = []
@@ -116,128 +105,173 @@ public struct TimelinePass: Pass {
         return (lat, lon)
     }
 
-    /// The device's Google segments of one kind (`visit`, `trip`) starting in `fromMs ..< toMs`, in time order.
-    static func segments(kind: String, device: Int64, fromMs: Int64, toMs: Int64, store: Store) throws -> [Segment] {
-        let q = try store.db.prepare(
-            """
-            SELECT e.start_ms, e.end_ms, e.lat, e.lon, e.distance_m, e.mode, e.raw FROM app_events e JOIN imports i ON i.id = e.import_id
-            WHERE e.device_id = ? AND e.kind = ? AND i.format LIKE '%google/%' AND e.start_ms >= ? AND e.start_ms < ? AND e.end_ms > e.start_ms
-            ORDER BY e.start_ms, e.end_ms, e.raw
-            """)
-        try q.bind([.integer(device), .text(kind), .integer(fromMs), .integer(toMs)])
-        var out: [Segment] = []
-        while try q.step() {
-            out.append(Segment(startMs: q.int64(0), endMs: q.int64(1), lat: q.optionalDouble(2), lon: q.optionalDouble(3),
-                               distanceM: q.optionalDouble(4), mode: q.text(5), raw: q.text(6) ?? "{}"))
-        }
-        return out
-    }
+    // MARK: Load, fill, store
 
-    /// Values read from a segment's raw JSON by `paths` (SQLite's JSON functions; NULL when the text is not JSON).
-    static func read(_ raw: String, _ paths: [String], prepare: (String) throws -> Statement) throws -> [String?] {
-        let select = paths.map { "CASE WHEN json_valid(?1) THEN CAST(json_extract(?1, '\($0)') AS TEXT) END" }.joined(separator: ", ")
-        let q = try prepare("SELECT " + select)
-        try q.bind([.text(raw)])
-        guard try q.step() else { return paths.map { _ in nil } }
-        return paths.indices.map { q.isNull(Int32($0)) ? nil : q.text(Int32($0)) }
-    }
-
-    /// The points of a Semantic Location History activity's `waypointPath` (road-snapped), else its
-    /// `simplifiedRawPath`, in order.
-    static func path(_ raw: String, prepare: (String) throws -> Statement) throws -> [(Double, Double)] {
-        for root in ["$.activitySegment.waypointPath.waypoints", "$.activitySegment.simplifiedRawPath.points"] {
-            let q = try prepare(
-                """
-                SELECT json_extract(value, '$.latE7'), json_extract(value, '$.lngE7') FROM json_each(CASE WHEN json_valid(?1) THEN ?1 ELSE '{}' END, '\(root)')
-                ORDER BY CAST(key AS INTEGER)
-                """)
-            try q.bind([.text(raw)])
-            var out: [(Double, Double)] = []
-            while try q.step() {
-                if q.isNull(0) || q.isNull(1) { continue }
-                let lat = q.double(0) / 1e7, lon = q.double(1) / 1e7
-                if abs(lat) <= 90 && abs(lon) <= 180 { out.append((lat, lon)) }
-            }
-            if !out.isEmpty { return out }
-        }
-        return []
-    }
-
-    struct PlaceEntry {
-        var id: Int64
-        var lat: Double
-        var lon: Double
-        var radiusM: Double
-        var fromPoints: Bool
-    }
-
+    /// Replaces the device's rows taken from Google (its visits and places; its trips of the span the trips pass
+    /// recomputed), loads what the fixes made and Google's segments, fills the time the fixes left with Google's
+    /// (``fill(_:_:_:)``), writes the result, applies the user's edits of Google's places, names every place of the
+    /// device (``PlaceNames``) and points the trips at their visits' places again.
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         let device = work.deviceID
         let tables = RebuildTables(store)
-        // The JSON reads, prepared once per run.
-        var prepared: [String: Statement] = [:]
-        func statement(_ sql: String) throws -> Statement {
-            if let s = prepared[sql] { s.reset(); return s }
-            let s = try store.db.prepare(sql)
-            prepared[sql] = s
-            return s
-        }
         // Visits and places are device-wide (the places pass rewrites them all), so Google's visits are all placed again.
         try tables.deleteAppVisitsAndPlaces(device: device)
         // Google's trips of the span the trips pass recomputed.
         let tripsFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
         let tripsTo = work.replaceToMs
         try tables.deleteAppTrips(device: device, startingFromMs: tripsFrom, toMs: tripsTo)
+        let input = Input(
+            pointVisits: try store.visitsInOrder(device: device), trips: try store.tripSpans(device: device), places: try store.places(device: device),
+            visits: try store.googleVisitSegments(device: device, fromMs: Int64.min, toMs: Int64.max),
+            activities: try store.googleActivitySegments(device: device, fromMs: tripsFrom, toMs: tripsTo), edits: try store.placeEdits(device: device))
 
+        let output = Self.fill(work, input, parameters)
+
+        // The rows, under the ids the store gives them (a stable id already taken moves on to the next free one).
+        var placeIDs: [Int64] = []
+        for place in output.places { placeIDs.append(try tables.insertAppPlace(place.row, appPlaceID: place.appPlaceID)) }
+        func id(_ place: PlaceRef) -> Int64 {
+            switch place {
+            case .stored(let id): return id
+            case .added(let k): return placeIDs[k]
+            }
+        }
+        var visitIDs: [Int64] = []
+        for visit in output.visits {
+            var row = visit.row
+            row.placeID = id(visit.place)
+            visitIDs.append(try tables.insertAppVisit(row, appPlaceID: visit.appPlaceID))
+        }
+        // The user's edits of places Google's visits founded.
+        for edit in output.edits {
+            switch edit {
+            case .rename(let place, let name): try tables.renamePlace(id: id(place), name: name)
+            case .merge(let place, let into): try tables.mergeAppPlace(id(place), into: id(into))
+            case .forget(let place): try tables.forgetAppPlace(id(place))
+            }
+        }
+        try tables.refreshAppPlaceTotals(device: device)
+        // Every place of the device is written: name them all, in the documented order (``PlaceNames``).
+        if !work.windowsFollow { try PlaceNames.assign(device: device, store: store, zones: work.zones, joinM: parameters.joinM) }
+        for trip in output.trips {
+            var row = trip.row
+            func visitID(_ visit: VisitRef?) -> Int64? {
+                switch visit {
+                case .stored(let id): return id
+                case .added(let k): return visitIDs[k]
+                case nil: return nil
+                }
+            }
+            row.fromVisitID = visitID(trip.from)
+            row.toVisitID = visitID(trip.to)
+            row.fromPlaceID = trip.fromPlace.map(id)
+            row.toPlaceID = trip.toPlace.map(id)
+            try tables.insertAppTrip(row, leg: trip.leg, activity: trip.activity, lineDistanceM: trip.lineDistanceM, method: trip.method)
+        }
+        // Trips outside the span that lead to or from Google's visits point at their places again.
+        try tables.refreshTripPlaces(device: device)
+        return [("visits", String(output.visitCount)), ("places", String(output.places.count)), ("trips", String(output.trips.count)),
+                ("distance_km", formatParameter((output.distanceM / 10).rounded() / 100))]
+    }
+
+    /// What the timeline pass reads (``run(_:store:)`` loads it, once the device's rows taken from Google are deleted).
+    struct Input {
+        /// The visits the fixes made, by start then id.
+        var pointVisits: [VisitRow]
+        /// Every trip stored: those the fixes made and Google's kept from before the span.
+        var trips: [(startMs: Int64, endMs: Int64)]
+        /// The places the fixes made, by id.
+        var places: [PlaceRow]
+        /// Every one of Google's visits of the device, in time order.
+        var visits: [GoogleVisitSegment]
+        /// Google's activities that start in the span the trips pass recomputed, in time order.
+        var activities: [GoogleActivitySegment]
+        /// The user's place edits, oldest first.
+        var edits: [PlaceEditRow]
+    }
+
+    /// A place a row points at: one stored (the fixes'), or one this pass adds (index into ``Output/places``).
+    enum PlaceRef: Equatable {
+        case stored(Int64)
+        case added(Int)
+    }
+
+    /// A visit a trip leaves or reaches: one stored (the fixes'), or one this pass adds (index into ``Output/visits``).
+    enum VisitRef: Equatable {
+        case stored(Int64)
+        case added(Int)
+    }
+
+    /// The user's edit of a place Google's visits founded, as it is applied to the stored rows, in order.
+    enum PlaceEdit: Equatable {
+        case rename(PlaceRef, String)
+        case merge(PlaceRef, into: PlaceRef)
+        case forget(PlaceRef)
+    }
+
+    /// What the timeline pass writes, in this order: the places, the visits (each of its place), the edits (which
+    /// move or drop some of those visits), the trips.
+    struct Output {
+        /// The places Google's visits founded (`source = 'app'`), with Google's place id.
+        var places: [(row: PlaceRow, appPlaceID: String?)] = []
+        /// Google's visits used (row without its place id; `place`: where it goes), with Google's place id.
+        var visits: [(row: VisitRow, place: PlaceRef, appPlaceID: String?)] = []
+        var edits: [PlaceEdit] = []
+        /// Google's trips used (row without its visits' and places' ids), each with its leg, Google's activity type,
+        /// its straight-line distance and how its distance was measured.
+        var trips: [(row: TripRow, from: VisitRef?, to: VisitRef?, fromPlace: PlaceRef?, toPlace: PlaceRef?, leg: LegRow, activity: String?,
+                     lineDistanceM: Double, method: String)] = []
+        /// Google's visits kept once the edits are applied; the trips' distance.
+        var visitCount = 0
+        var distanceM = 0.0
+    }
+
+    /// A place this pass may join a visit to: one of the fixes', or one Google's visits founded.
+    struct PlaceEntry {
+        var ref: PlaceRef
+        var lat: Double
+        var lon: Double
+        var radiusM: Double
+        var fromPoints: Bool
+    }
+
+    /// Google's visits and trips where the fixes made nothing (see the type's comment): the places they found, the
+    /// visits and trips, and the user's edits of the places they founded.
+    static func fill(_ work: DeviceWork, _ input: Input, _ parameters: Parameters) -> Output {
+        let device = work.deviceID
+        var output = Output()
         // What the fixes made (and Google's trips kept from before the span) claims its time first.
         var claims = Claims()
-        var pointVisits: [(id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: Int64?)] = []
-        let v = try store.db.prepare("SELECT id, start_ms, end_ms, lat, lon, place_id FROM visits WHERE device_id = ? ORDER BY start_ms, id")
-        v.bindInt(device, at: 1)
-        while try v.step() {
-            pointVisits.append((v.int64(0), v.int64(1), v.int64(2), v.double(3), v.double(4), v.isNull(5) ? nil : v.int64(5)))
-            claims.add(v.int64(1), v.int64(2))
-        }
-        let t = try store.db.prepare("SELECT start_ms, end_ms FROM trips WHERE device_id = ? ORDER BY start_ms")
-        t.bindInt(device, at: 1)
-        while try t.step() { claims.add(t.int64(0), t.int64(1)) }
-
-        var places: [PlaceEntry] = []
-        let p = try store.db.prepare("SELECT id, lat, lon, radius_m FROM places WHERE device_id = ? ORDER BY id")
-        p.bindInt(device, at: 1)
-        while try p.step() { places.append(PlaceEntry(id: p.int64(0), lat: p.double(1), lon: p.double(2), radiusM: p.double(3), fromPoints: true)) }
+        let pointVisits = input.pointVisits
+        for v in pointVisits { claims.add(v.startMs, v.endMs) }
+        for t in input.trips { claims.add(t.startMs, t.endMs) }
+        var places = input.places.map { PlaceEntry(ref: .stored($0.id ?? 0), lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM, fromPoints: true) }
 
         // The visits of the fixes that overlap `[s, e)` start before `e` and no earlier than the longest one before `s`.
-        let longestPointVisit = pointVisits.map { $0.end - $0.start }.max() ?? 0
-        let pointStarts = pointVisits.map(\.start)
+        let longestPointVisit = pointVisits.map { $0.endMs - $0.startMs }.max() ?? 0
+        let pointStarts = pointVisits.map(\.startMs)
         func seenByPoints(_ s: Int64, _ e: Int64, _ lat: Double, _ lon: Double) -> Bool {
             var k = lowerBound(pointStarts, e) - 1
-            while k >= 0 && pointVisits[k].start >= s - longestPointVisit {
+            while k >= 0 && pointVisits[k].startMs >= s - longestPointVisit {
                 let v = pointVisits[k]
-                if v.end > s && Geo.distance(v.lat, v.lon, lat, lon) <= parameters.joinM { return true }
+                if v.endMs > s && Geo.distance(v.lat, v.lon, lat, lon) <= parameters.joinM { return true }
                 k -= 1
             }
             return false
         }
 
-        // Visits.
+        // Visits (`place`: an index into `places`).
         var placeOfAppID: [String: Int] = [:]
-        var visits: [(id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: Int64)] = []
-        var visitCount = 0, placeCount = 0
-        for s in try Self.segments(kind: "visit", device: device, fromMs: Int64.min, toMs: Int64.max, store: store) {
+        var visits: [(ref: VisitRef, id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: Int)] = []
+        for s in input.visits {
             guard let lat = s.lat, let lon = s.lon else { continue }
-            let f = try Self.read(s.raw, [
-                "$.placeVisit.location.placeId", "$.visit.topCandidate.placeId", "$.visit.topCandidate.placeID",
-                "$.placeVisit.location.name", "$.placeVisit.location.address",
-                "$.placeVisit.location.semanticType", "$.visit.topCandidate.semanticType", "$.visit.hierarchyLevel",
-            ], prepare: statement)
-            if let level = f[7].flatMap({ Double($0) }), level > 0 { continue }  // a visit inside another one
+            if let level = s.hierarchyLevel, level > 0 { continue }  // a visit inside another one
             // The fixes saw this visit: a visit made from points at the same place overlaps it.
             if seenByPoints(s.startMs, s.endMs, lat, lon) { continue }
             let (start, end) = claims.longestFree(s.startMs, s.endMs)
             guard end > start, Double(end - start) >= parameters.minFreeRatio * Double(s.endMs - s.startMs) else { continue }
             claims.add(start, end)
-            let appID = (f[0] ?? f[1] ?? f[2]).flatMap { $0.isEmpty ? nil : $0 }
+            let appID = s.placeID
             var k: Int? = appID.flatMap { placeOfAppID[$0] }
             if k == nil {
                 // The nearest place made from points that reaches the visit; without a Google place id, also the
@@ -250,57 +284,56 @@ public struct TimelinePass: Pass {
             }
             if k == nil {
                 let whereIs = PlacesPass.whereIs(lat, lon)
-                let semantic = Self.semanticName(f[5] ?? f[6])
-                let name = [f[3], f[4]].compactMap { $0?.trimmingCharacters(in: " \t\r\n") }.first { !$0.isEmpty } ?? semantic
+                let semantic = Self.semanticName(s.semanticType)
+                let name = [s.name, s.address].compactMap { $0?.trimmingCharacters(in: " \t\r\n") }.first { !$0.isEmpty } ?? semantic
                     ?? whereIs.locality.map { "near " + $0 + whereIs.offset } ?? PlacesPass.coordinateName(lat, lon)
-                let id = try tables.insertAppPlace(
-                    PlaceRow(id: StableID.make(.place, device: device, startMs: start), deviceID: device, name: name, ssid: nil, lat: lat,
-                             lon: lon, radiusM: 0, visits: 0, totalDwellS: 0, firstVisitMs: nil, lastVisitMs: nil,
-                             countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality),
-                    appPlaceID: appID)
-                places.append(PlaceEntry(id: id, lat: lat, lon: lon, radiusM: 0, fromPoints: false))
+                output.places.append(
+                    (PlaceRow(id: StableID.make(.place, device: device, startMs: start), deviceID: device, name: name, ssid: nil, lat: lat,
+                              lon: lon, radiusM: 0, visits: 0, totalDwellS: 0, firstVisitMs: nil, lastVisitMs: nil,
+                              countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality),
+                     appID))
+                places.append(PlaceEntry(ref: .added(output.places.count - 1), lat: lat, lon: lon, radiusM: 0, fromPoints: false))
                 k = places.count - 1
-                placeCount += 1
             }
             if let appID, placeOfAppID[appID] == nil { placeOfAppID[appID] = k! }
             let whereIs = PlacesPass.whereIs(lat, lon)
-            let id = try tables.insertAppVisit(
-                VisitRow(id: StableID.make(.appVisit, device: device, startMs: start), deviceID: device, placeID: places[k!].id,
-                         startMs: start, endMs: end, startUTCOffsetS: Int(work.zones.offset(atMs: start, latitude: lat, longitude: lon)),
-                         endUTCOffsetS: Int(work.zones.offset(atMs: end, latitude: lat, longitude: lon)), lat: lat, lon: lon, radiusM: 0,
-                         points: 0, countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality),
-                appPlaceID: appID)
-            visits.append((id, start, end, lat, lon, places[k!].id))
-            visitCount += 1
+            let id = StableID.make(.appVisit, device: device, startMs: start)
+            output.visits.append(
+                (VisitRow(id: id, deviceID: device, placeID: nil, startMs: start, endMs: end,
+                          startUTCOffsetS: Int(work.zones.offset(atMs: start, latitude: lat, longitude: lon)),
+                          endUTCOffsetS: Int(work.zones.offset(atMs: end, latitude: lat, longitude: lon)), lat: lat, lon: lon, radiusM: 0,
+                          points: 0, countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality),
+                 places[k!].ref, appID))
+            visits.append((.added(output.visits.count - 1), id, start, end, lat, lon, k!))
         }
         // The user's edits of places Google's visits founded (`tripline places rename|merge|forget`), in the order
         // they were made: each finds its place again as the nearest place within `join_m` of the centre it had when
         // edited, as the places pass finds the places of the fixes (which it edits itself).
-        var gone = Set<Int64>(), forgotten = Set<Int64>()
-        var movedTo: [Int64: Int64] = [:]
-        func nearestPlace(_ lat: Double, _ lon: Double) -> PlaceEntry? {
-            var best: PlaceEntry? = nil
+        var gone = Set<Int>(), forgotten = Set<Int>()
+        var movedTo: [Int: Int] = [:]
+        func nearestPlace(_ lat: Double, _ lon: Double) -> Int? {
+            var best: Int? = nil
             var bestD = parameters.joinM
-            for e in places where !gone.contains(e.id) {
+            for (n, e) in places.enumerated() where !gone.contains(n) {
                 let d = Geo.distance(e.lat, e.lon, lat, lon)
-                if d <= bestD { bestD = d; best = e }
+                if d <= bestD { bestD = d; best = n }
             }
             return best
         }
-        for edit in try PlacesPass.edits(device: device, store: store) {
-            guard let place = nearestPlace(edit.lat, edit.lon), !place.fromPoints else { continue }
+        for edit in input.edits {
+            guard let place = nearestPlace(edit.lat, edit.lon), !places[place].fromPoints else { continue }
             switch edit.action {
             case .rename:
-                if let name = edit.name { try tables.renamePlace(id: place.id, name: name) }
+                if let name = edit.name { output.edits.append(.rename(places[place].ref, name)) }
             case .merge:
-                guard let lat = edit.intoLat, let lon = edit.intoLon, let into = nearestPlace(lat, lon), into.id != place.id else { continue }
-                try tables.mergeAppPlace(place.id, into: into.id)
-                gone.insert(place.id)
-                movedTo[place.id] = into.id
+                guard let lat = edit.intoLat, let lon = edit.intoLon, let into = nearestPlace(lat, lon), into != place else { continue }
+                output.edits.append(.merge(places[place].ref, into: places[into].ref))
+                gone.insert(place)
+                movedTo[place] = into
             case .forget:
-                try tables.forgetAppPlace(place.id)
-                gone.insert(place.id)
-                forgotten.insert(place.id)
+                output.edits.append(.forget(places[place].ref))
+                gone.insert(place)
+                forgotten.insert(place)
             }
         }
         visits = visits.compactMap { v in
@@ -309,52 +342,47 @@ public struct TimelinePass: Pass {
             while let into = movedTo[v.place] { v.place = into }
             return v
         }
-        visitCount = visits.count
-        try tables.refreshAppPlaceTotals(device: device)
-        // Every place of the device is written: name them all, in the documented order (``PlaceNames``).
-        if !work.windowsFollow { try PlaceNames.assign(device: device, store: store, zones: work.zones, joinM: parameters.joinM) }
+        output.visitCount = visits.count
 
         // Every visit a trip may leave or reach, by end and by start.
-        let all = visits.map { ($0.id, $0.start, $0.end, $0.lat, $0.lon, Optional($0.place)) }
-            + pointVisits.map { ($0.id, $0.start, $0.end, $0.lat, $0.lon, $0.place) }
+        typealias Linked = (ref: VisitRef, id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: PlaceRef?)
+        var all: [Linked] = visits.map { v in (v.ref, v.id, v.start, v.end, v.lat, v.lon, Optional(places[v.place].ref)) }
+        for v in pointVisits {
+            let id = v.id ?? 0
+            all.append((VisitRef.stored(id), id, v.startMs, v.endMs, v.lat, v.lon, v.placeID.map { PlaceRef.stored($0) }))
+        }
         let link = Int64(parameters.linkS * 1000)
-        let byEnd = all.sorted { ($0.2, $0.0) < ($1.2, $1.0) }, byStart = all.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
-        let ends = byEnd.map(\.2), starts = byStart.map(\.1)
+        let byEnd = all.sorted { ($0.end, $0.id) < ($1.end, $1.id) }, byStart = all.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        let ends = byEnd.map(\.end), starts = byStart.map(\.start)
         /// The visit whose end (start) is nearest `ms`, within `link_s`; the lower id on a tie.
-        func nearest(_ ms: Int64, byEnd end: Bool) -> (Int64, Int64, Double, Double, Int64?)? {
+        func nearest(_ ms: Int64, byEnd end: Bool) -> Linked? {
             let list = end ? byEnd : byStart, keys = end ? ends : starts
-            var best: (Int64, Int64, Double, Double, Int64?)? = nil
+            var best: Linked? = nil
             var bestD = Int64.max
             var k = lowerBound(keys, ms - link)
             while k < keys.count && keys[k] <= ms + link {
                 let a = list[k]
                 let d = abs(keys[k] - ms)
-                if d < bestD || (d == bestD && a.0 < best!.0) { bestD = d; best = (a.0, d, a.3, a.4, a.5) }
+                if d < bestD || (d == bestD && a.id < best!.id) { bestD = d; best = a }
                 k += 1
             }
             return best
         }
 
         // Trips.
-        var tripCount = 0
-        var total = 0.0
-        for s in try Self.segments(kind: "trip", device: device, fromMs: tripsFrom, toMs: tripsTo, store: store) {
+        for s in input.activities {
             let (start, end) = claims.longestFree(s.startMs, s.endMs)
             guard end > start, Double(end - start) >= parameters.minFreeRatio * Double(s.endMs - s.startMs) else { continue }
             claims.add(start, end)
-            let f = try Self.read(s.raw, [
-                "$.activitySegment.startLocation.latitudeE7", "$.activitySegment.startLocation.longitudeE7",
-                "$.activity.start.latLng", "$.activity.start", "$.activitySegment.activityType", "$.activity.topCandidate.type",
-            ], prepare: statement)
             let from = nearest(start, byEnd: true), to = nearest(end, byEnd: false)
             var a: (Double, Double)? = nil
-            if let la = f[0].flatMap({ Double($0) }), let lo = f[1].flatMap({ Double($0) }), abs(la) <= 9e8, abs(lo) <= 18e8 {
+            if let la = s.startLatE7, let lo = s.startLonE7, abs(la) <= 9e8, abs(lo) <= 18e8 {
                 a = (la / 1e7, lo / 1e7)
             }
-            a = a ?? Self.position(f[2]) ?? Self.position(f[3]) ?? from.map { ($0.2, $0.3) }
+            a = a ?? Self.position(s.startLatLng) ?? Self.position(s.start) ?? from.map { ($0.lat, $0.lon) }
             var b: (Double, Double)? = nil
             if let la = s.lat, let lo = s.lon { b = (la, lo) }
-            b = b ?? to.map { ($0.2, $0.3) }
+            b = b ?? to.map { ($0.lat, $0.lon) }
             let line = a.flatMap { a in b.map { Geo.distance(a.0, a.1, $0.0, $0.1) } } ?? 0
             var distance = line
             var method = "app_line"
@@ -362,7 +390,7 @@ public struct TimelinePass: Pass {
                 distance = d
                 method = "app"
             } else {
-                let pts = try Self.path(s.raw, prepare: statement)
+                let pts = s.path.map { ($0.lat, $0.lon) }
                 if !pts.isEmpty {
                     var chain = pts
                     if let a { chain.insert(a, at: 0) }
@@ -378,25 +406,22 @@ public struct TimelinePass: Pass {
             // The offsets of where the trip was at its ends: the visit it left (reached) when it is linked to one, as a
             // trip rebuilt from points takes its stay's (Google's activity may start elsewhere than its visit ended:
             // a "walk" at the departure airport that starts as the visit at the arrival airport ends).
-            let here = from.map { ($0.2, $0.3) } ?? a ?? b, there = to.map { ($0.2, $0.3) } ?? b ?? a
+            let here = from.map { ($0.lat, $0.lon) } ?? a ?? b, there = to.map { ($0.lat, $0.lon) } ?? b ?? a
             let startOffset = work.zones.offset(atMs: start, latitude: here?.0 ?? .nan, longitude: here?.1 ?? .nan)
             let endOffset = work.zones.offset(atMs: end, latitude: there?.0 ?? .nan, longitude: there?.1 ?? .nan)
-            try tables.insertAppTrip(
-                TripRow(id: StableID.make(.trip, device: device, startMs: start), deviceID: device, startMs: start, endMs: end,
-                        startUTCOffsetS: Int(startOffset), endUTCOffsetS: Int(endOffset), durationS: duration, movingS: duration,
-                        distanceM: distance, avgSpeedMps: duration > 0 ? distance / duration : nil, maxSpeedMps: nil, mode: mode, legs: 1,
-                        fromVisitID: from?.0, toVisitID: to?.0, fromPlaceID: from?.4, toPlaceID: to?.4, startLat: a?.0, startLon: a?.1,
-                        endLat: b?.0, endLon: b?.1, points: 0, gaps: 0),
-                leg: LegRow(tripID: 0, leg: 0, deviceID: device, mode: mode, modeSource: "app", startMs: start, endMs: end, distanceM: distance,
-                            durationS: duration, points: 0),
-                activity: f[4] ?? f[5], lineDistanceM: line * share, method: method)
-            tripCount += 1
-            total += distance
+            output.trips.append(
+                (TripRow(id: StableID.make(.trip, device: device, startMs: start), deviceID: device, startMs: start, endMs: end,
+                         startUTCOffsetS: Int(startOffset), endUTCOffsetS: Int(endOffset), durationS: duration, movingS: duration,
+                         distanceM: distance, avgSpeedMps: duration > 0 ? distance / duration : nil, maxSpeedMps: nil, mode: mode, legs: 1,
+                         fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: a?.0, startLon: a?.1,
+                         endLat: b?.0, endLon: b?.1, points: 0, gaps: 0),
+                 from?.ref, to?.ref, from?.place, to?.place,
+                 LegRow(tripID: 0, leg: 0, deviceID: device, mode: mode, modeSource: "app", startMs: start, endMs: end, distanceM: distance,
+                        durationS: duration, points: 0),
+                 s.activity, line * share, method))
+            output.distanceM += distance
         }
-        // Trips outside the span that lead to or from Google's visits point at their places again.
-        try tables.refreshTripPlaces(device: device)
-        return [("visits", String(visitCount)), ("places", String(placeCount)), ("trips", String(tripCount)),
-                ("distance_km", formatParameter((total / 10).rounded() / 100))]
+        return output
     }
 
     /// A place name from Google's semantic type: `Home`, `Work`; nil for the others (searched addresses, unknown).
@@ -424,20 +449,10 @@ extension TimelinePass {
             return (first.isEmpty || date >= first) && (work.lastDate.map { date <= $0 } ?? true)
         }
         func claim(_ day: Int, _ offset: Int32) { if offsets[day] == nil && inSpan(day) { offsets[day] = offset } }
-        let q = try work.spanQuery(
-            """
-            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), distance_m, coalesce(line_distance_m, distance_m), 1 FROM trips
-            WHERE device_id = ?1 AND start_ms >= ?2 AND start_ms < ?3 AND source = 'app'
-            UNION ALL
-            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), 0, 0, 0 FROM visits
-            WHERE device_id = ?1 AND end_ms >= ?2 AND start_ms < ?3 AND source = 'app'
-            ORDER BY 1
-            """, store)
-        var rows: [(Int64, Int64, Int32, Double, Double, Bool)] = []
-        while try q.step() { rows.append((q.int64(0), q.int64(1), Int32(truncatingIfNeeded: q.int64(2)), q.double(3), q.double(4), q.int(5) == 1)) }
+        let rows = try store.appDaySpans(device: work.deviceID, fromMs: work.fromMs, toMs: work.toMs)
         if first.isEmpty, work.processFromMs > Int64.min, let r = rows.first {
             // No fix after the restart: the days from the restart's own day on are recomputed.
-            first = MetricsPass.dateText(MetricsPass.localDay(work.processFromMs, r.2))
+            first = MetricsPass.dateText(MetricsPass.localDay(work.processFromMs, r.startUTCOffsetS))
         }
         for (start, end, offset, dist, straight, isTrip) in rows {
             let firstDay = MetricsPass.localDay(start, offset), lastDay = MetricsPass.localDay(max(start, end - 1), offset)
@@ -474,23 +489,21 @@ extension TimelinePass {
     /// `Records.json`). Returns how many were flagged.
     static func flagPathPoints(_ work: DeviceWork, store: Store, flags: inout [UInt8]) throws -> Int {
         guard work.count > 0 else { return 0 }
+        let first = work.time[0], last = work.time[work.count - 1]
+        let segments = try store.googleSegmentSpans(device: work.deviceID, fromMs: first, throughMs: last)
+        guard !segments.isEmpty else { return 0 }
+        return flagPathPoints(work, segments: segments, pathTimes: try store.timelinePathTimes(device: work.deviceID, fromMs: first, throughMs: last),
+                              flags: &flags)
+    }
+
+    /// Flags (``pathFlag``) the points of `work` at `pathTimes` (the `timelinePath` points) that lie inside one of
+    /// `segments` (Google's visits and activities: start and end, both included); returns how many were flagged.
+    static func flagPathPoints(_ work: DeviceWork, segments: [(startMs: Int64, endMs: Int64)], pathTimes: [Int64], flags: inout [UInt8]) -> Int {
         var claims = Claims()
-        let segments = try store.db.prepare(
-            """
-            SELECT e.start_ms, e.end_ms FROM app_events e JOIN imports i ON i.id = e.import_id
-            WHERE e.device_id = ? AND e.kind IN ('visit', 'trip') AND i.format LIKE '%google/%' AND e.start_ms IS NOT NULL
-              AND e.end_ms >= e.start_ms AND e.end_ms >= ? AND e.start_ms <= ?
-            """)
-        try segments.bind([.integer(work.deviceID), .integer(work.time[0]), .integer(work.time[work.count - 1])])
-        while try segments.step() { claims.add(segments.int64(0), segments.int64(1) + 1) }
+        for s in segments { claims.add(s.startMs, s.endMs + 1) }
         guard !claims.spans.isEmpty else { return 0 }
-        let keys = PointKey.range(device: work.deviceID, fromMs: work.time[0], throughMs: work.time[work.count - 1])
-        let path = try store.db.prepare(
-            "SELECT \(PointKey.timeSQL) FROM points_hot WHERE key BETWEEN ? AND ? AND cold IS NOT NULL AND json_extract(cold, '$.trigger') = 'timelinePath'")
-        try path.bind([.integer(keys.lower), .integer(keys.upper)])
         var flagged = 0
-        while try path.step() {
-            let t = path.int64(0)
+        for t in pathTimes {
             let k = claims.lowerIndex(t)
             guard k < claims.spans.count, claims.spans[k].0 <= t else { continue }
             let i = lowerBound(work.time, t)

@@ -118,3 +118,218 @@ extension Store {
         try db.scalarInt("SELECT max(import_id) FROM app_events WHERE device_id = ?", [.integer(device)])
     }
 }
+
+// MARK: Read by the timeline pass
+
+/// One of Google's visits (`placeVisit`, Timeline's `visit`) as a `google/…` import stored it (app event `visit`),
+/// with what the timeline pass reads from its raw JSON (nil where the JSON has nothing, or is not JSON).
+public struct GoogleVisitSegment: Sendable, Equatable {
+    public var startMs: Int64
+    public var endMs: Int64
+    public var lat: Double?
+    public var lon: Double?
+    /// Google's place id: `placeVisit.location.placeId`, else `visit.topCandidate.placeId` (or `placeID`); nil when
+    /// the first of them given is empty.
+    public var placeID: String?
+    /// `placeVisit.location.name` and `.address`.
+    public var name: String?
+    public var address: String?
+    /// `placeVisit.location.semanticType`, else `visit.topCandidate.semanticType`.
+    public var semanticType: String?
+    /// `visit.hierarchyLevel` (above 0: a visit inside another one).
+    public var hierarchyLevel: Double?
+
+    public init(startMs: Int64, endMs: Int64, lat: Double?, lon: Double?, placeID: String? = nil, name: String? = nil, address: String? = nil,
+                semanticType: String? = nil, hierarchyLevel: Double? = nil) {
+        self.startMs = startMs
+        self.endMs = endMs
+        self.lat = lat
+        self.lon = lon
+        self.placeID = placeID
+        self.name = name
+        self.address = address
+        self.semanticType = semanticType
+        self.hierarchyLevel = hierarchyLevel
+    }
+}
+
+/// One of Google's activities (`activitySegment`, Timeline's `activity`) as a `google/…` import stored it (app event
+/// `trip`: its end position, distance and mode as the import mapped it), with what the timeline pass reads from its
+/// raw JSON.
+public struct GoogleActivitySegment: Sendable {
+    public var startMs: Int64
+    public var endMs: Int64
+    /// Where it ends.
+    public var lat: Double?
+    public var lon: Double?
+    public var distanceM: Double?
+    public var mode: String?
+    /// `activitySegment.startLocation.latitudeE7` and `.longitudeE7`.
+    public var startLatE7: Double?
+    public var startLonE7: Double?
+    /// Timeline's `activity.start.latLng`, else `activity.start` (position text such as `geo:48.1,11.5`).
+    public var startLatLng: String?
+    public var start: String?
+    /// Google's own activity type: `activitySegment.activityType`, else `activity.topCandidate.type`.
+    public var activity: String?
+    /// The points of its `waypointPath` (road-snapped), else of its `simplifiedRawPath`, in order; read only for an
+    /// activity without a positive `distanceM` (empty otherwise).
+    public var path: [(lat: Double, lon: Double)]
+
+    public init(startMs: Int64, endMs: Int64, lat: Double?, lon: Double?, distanceM: Double?, mode: String?, startLatE7: Double? = nil,
+                startLonE7: Double? = nil, startLatLng: String? = nil, start: String? = nil, activity: String? = nil,
+                path: [(lat: Double, lon: Double)] = []) {
+        self.startMs = startMs
+        self.endMs = endMs
+        self.lat = lat
+        self.lon = lon
+        self.distanceM = distanceM
+        self.mode = mode
+        self.startLatE7 = startLatE7
+        self.startLonE7 = startLonE7
+        self.startLatLng = startLatLng
+        self.start = start
+        self.activity = activity
+        self.path = path
+    }
+}
+
+extension Store {
+    /// A JSON value of each row's `raw` as text (NULL when `raw` is not JSON or has nothing there).
+    private static func rawText(_ path: String) -> String {
+        "CASE WHEN json_valid(e.raw) THEN CAST(json_extract(e.raw, '\(path)') AS TEXT) END"
+    }
+
+    /// A device's Google visits that start in `fromMs ..< toMs` and last, in time order.
+    public func googleVisitSegments(device: Int64, fromMs: Int64, toMs: Int64) throws -> [GoogleVisitSegment] {
+        let fields = [
+            "$.placeVisit.location.placeId", "$.visit.topCandidate.placeId", "$.visit.topCandidate.placeID", "$.placeVisit.location.name",
+            "$.placeVisit.location.address", "$.placeVisit.location.semanticType", "$.visit.topCandidate.semanticType", "$.visit.hierarchyLevel",
+        ].map(Self.rawText).joined(separator: ", ")
+        let q = try db.prepare(
+            """
+            SELECT e.start_ms, e.end_ms, e.lat, e.lon, \(fields) FROM app_events e JOIN imports i ON i.id = e.import_id
+            WHERE e.device_id = ? AND e.kind = 'visit' AND i.format LIKE '%google/%' AND e.start_ms >= ? AND e.start_ms < ? AND e.end_ms > e.start_ms
+            ORDER BY e.start_ms, e.end_ms, e.raw
+            """)
+        try q.bind([.integer(device), .integer(fromMs), .integer(toMs)])
+        var out: [GoogleVisitSegment] = []
+        while try q.step() {
+            let placeID = (q.text(4) ?? q.text(5) ?? q.text(6)).flatMap { $0.isEmpty ? nil : $0 }
+            out.append(
+                GoogleVisitSegment(startMs: q.int64(0), endMs: q.int64(1), lat: q.optionalDouble(2), lon: q.optionalDouble(3), placeID: placeID,
+                                   name: q.text(7), address: q.text(8), semanticType: q.text(9) ?? q.text(10),
+                                   hierarchyLevel: q.text(11).flatMap { Double($0) }))
+        }
+        return out
+    }
+
+    /// A device's Google activities that start in `fromMs ..< toMs` and last, in time order.
+    public func googleActivitySegments(device: Int64, fromMs: Int64, toMs: Int64) throws -> [GoogleActivitySegment] {
+        let fields = [
+            "$.activitySegment.startLocation.latitudeE7", "$.activitySegment.startLocation.longitudeE7", "$.activity.start.latLng", "$.activity.start",
+            "$.activitySegment.activityType", "$.activity.topCandidate.type",
+        ].map(Self.rawText).joined(separator: ", ")
+        let q = try db.prepare(
+            """
+            SELECT e.start_ms, e.end_ms, e.lat, e.lon, e.distance_m, e.mode, e.raw, \(fields) FROM app_events e JOIN imports i ON i.id = e.import_id
+            WHERE e.device_id = ? AND e.kind = 'trip' AND i.format LIKE '%google/%' AND e.start_ms >= ? AND e.start_ms < ? AND e.end_ms > e.start_ms
+            ORDER BY e.start_ms, e.end_ms, e.raw
+            """)
+        try q.bind([.integer(device), .integer(fromMs), .integer(toMs)])
+        let paths = ["$.activitySegment.waypointPath.waypoints", "$.activitySegment.simplifiedRawPath.points"].map { root in
+            """
+            SELECT json_extract(value, '$.latE7'), json_extract(value, '$.lngE7') FROM json_each(CASE WHEN json_valid(?1) THEN ?1 ELSE '{}' END, '\(root)')
+            ORDER BY CAST(key AS INTEGER)
+            """
+        }
+        var pathQueries: [Statement] = []
+        /// The points of the first of `paths` that has any.
+        func path(_ raw: String) throws -> [(lat: Double, lon: Double)] {
+            if pathQueries.isEmpty { pathQueries = try paths.map { try db.prepare($0) } }
+            for p in pathQueries {
+                p.reset()
+                try p.bind([.text(raw)])
+                var out: [(lat: Double, lon: Double)] = []
+                while try p.step() {
+                    if p.isNull(0) || p.isNull(1) { continue }
+                    let lat = p.double(0) / 1e7, lon = p.double(1) / 1e7
+                    if abs(lat) <= 90 && abs(lon) <= 180 { out.append((lat, lon)) }
+                }
+                if !out.isEmpty { return out }
+            }
+            return []
+        }
+        var out: [GoogleActivitySegment] = []
+        while try q.step() {
+            let distance = q.optionalDouble(4)
+            let raw = q.text(6) ?? "{}"
+            out.append(
+                GoogleActivitySegment(startMs: q.int64(0), endMs: q.int64(1), lat: q.optionalDouble(2), lon: q.optionalDouble(3), distanceM: distance,
+                                      mode: q.text(5), startLatE7: q.text(7).flatMap { Double($0) }, startLonE7: q.text(8).flatMap { Double($0) },
+                                      startLatLng: q.text(9), start: q.text(10), activity: q.text(11) ?? q.text(12),
+                                      path: (distance ?? 0) > 0 ? [] : try path(raw)))
+        }
+        return out
+    }
+
+    /// The spans (start and end, both included) of a device's Google visits and activities that overlap
+    /// `fromMs ... throughMs`, unsorted.
+    public func googleSegmentSpans(device: Int64, fromMs: Int64, throughMs: Int64) throws -> [(startMs: Int64, endMs: Int64)] {
+        let q = try db.prepare(
+            """
+            SELECT e.start_ms, e.end_ms FROM app_events e JOIN imports i ON i.id = e.import_id
+            WHERE e.device_id = ? AND e.kind IN ('visit', 'trip') AND i.format LIKE '%google/%' AND e.start_ms IS NOT NULL
+              AND e.end_ms >= e.start_ms AND e.end_ms >= ? AND e.start_ms <= ?
+            """)
+        try q.bind([.integer(device), .integer(fromMs), .integer(throughMs)])
+        var out: [(startMs: Int64, endMs: Int64)] = []
+        while try q.step() { out.append((q.int64(0), q.int64(1))) }
+        return out
+    }
+
+    /// Google's names of a device's visits (Semantic Location History's `placeVisit`, Timeline's `visit`) that last
+    /// and have a position, in time order: the semantic type (`placeVisit.location.semanticType`, else
+    /// `visit.topCandidate.semanticType`), `placeVisit.location.name` and `.address`, and `visit.hierarchyLevel`.
+    public func googleVisitNames(device: Int64) throws
+        -> [(startMs: Int64, endMs: Int64, lat: Double, lon: Double, semanticType: String?, name: String?, address: String?, hierarchyLevel: Double?)]
+    {
+        let g = try db.prepare(
+            """
+            SELECT e.start_ms, e.end_ms, e.lat, e.lon,
+              coalesce(json_extract(e.raw, '$.placeVisit.location.semanticType'), json_extract(e.raw, '$.visit.topCandidate.semanticType')),
+              json_extract(e.raw, '$.placeVisit.location.name'), json_extract(e.raw, '$.placeVisit.location.address'),
+              json_extract(e.raw, '$.visit.hierarchyLevel')
+            FROM app_events e JOIN imports i ON i.id = e.import_id
+            WHERE e.device_id = ? AND e.kind = 'visit' AND i.format LIKE '%google/%' AND e.end_ms > e.start_ms
+              AND e.lat IS NOT NULL AND e.lon IS NOT NULL AND json_valid(e.raw)
+            ORDER BY e.start_ms, e.end_ms, e.raw
+            """)
+        g.bindInt(device, at: 1)
+        var out: [(startMs: Int64, endMs: Int64, lat: Double, lon: Double, semanticType: String?, name: String?, address: String?, hierarchyLevel: Double?)] = []
+        while try g.step() {
+            out.append((g.int64(0), g.int64(1), g.double(2), g.double(3), g.text(4), g.text(5), g.text(6), g.isNull(7) ? nil : g.double(7)))
+        }
+        return out
+    }
+
+    /// OwnTracks' regions of a device, in time order: each `transition` (its time, position, `desc` and `event`:
+    /// `enter`, `leave`) and `waypoint` (a region the user defined: its centre, `desc` and `rad`), of a raw record
+    /// that is JSON.
+    public func ownTracksRegionEvents(device: Int64) throws
+        -> [(kind: String?, timeMs: Int64?, lat: Double?, lon: Double?, desc: String?, event: String?, radiusM: Double?)]
+    {
+        let o = try db.prepare(
+            """
+            SELECT kind, time_ms, lat, lon, json_extract(raw, '$.desc'), json_extract(raw, '$.event'), json_extract(raw, '$.rad')
+            FROM app_events WHERE device_id = ? AND kind IN ('transition', 'waypoint') AND json_valid(raw)
+            ORDER BY time_ms, raw
+            """)
+        o.bindInt(device, at: 1)
+        var out: [(kind: String?, timeMs: Int64?, lat: Double?, lon: Double?, desc: String?, event: String?, radiusM: Double?)] = []
+        while try o.step() {
+            out.append((o.text(0), o.optionalInt64(1), o.optionalDouble(2), o.optionalDouble(3), o.text(4), o.text(5), o.isNull(6) ? nil : o.double(6)))
+        }
+        return out
+    }
+}

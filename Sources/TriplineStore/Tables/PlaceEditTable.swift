@@ -44,3 +44,21 @@ extension RebuildTables {
         return db.lastInsertRowID
     }
 }
+
+// MARK: Read by the places and timeline passes
+
+extension Store {
+    /// A device's place edits, oldest first (an edit whose action this version does not know is left out).
+    public func placeEdits(device: Int64) throws -> [PlaceEditRow] {
+        let st = try db.prepare(
+            "SELECT id, action, lat, lon, name, into_lat, into_lon, created_ms FROM place_edits WHERE device_id = ? ORDER BY id")
+        st.bindInt(device, at: 1)
+        var out: [PlaceEditRow] = []
+        while try st.step() {
+            guard let action = PlaceEditRow.Action(rawValue: st.text(1) ?? "") else { continue }
+            out.append(PlaceEditRow(id: st.int64(0), deviceID: device, action: action, lat: st.double(2), lon: st.double(3), name: st.text(4),
+                                    intoLat: st.optionalDouble(5), intoLon: st.optionalDouble(6), createdMs: st.int64(7)))
+        }
+        return out
+    }
+}

@@ -202,3 +202,26 @@ extension Store {
             [.integer(device), .optional(source), .integer(namedByWifi ? 1 : 0)]) ?? 0)
     }
 }
+
+// MARK: Read by the timeline pass
+
+extension Store {
+    /// Every place of `device`, by id (the timeline pass joins Google's visits to them and names them all).
+    public func places(device: Int64) throws -> [PlaceRow] {
+        let s = try db.prepare(
+            """
+            SELECT id, name, ssid, lat, lon, radius_m, visits, total_dwell_s, first_visit_ms, last_visit_ms, country_code, country, locality, source
+            FROM places WHERE device_id = ? ORDER BY id
+            """)
+        s.bindInt(device, at: 1)
+        var out: [PlaceRow] = []
+        while try s.step() {
+            out.append(
+                PlaceRow(id: s.int64(0), deviceID: device, name: s.text(1) ?? "", ssid: s.text(2), lat: s.double(3), lon: s.double(4),
+                         radiusM: s.double(5), visits: s.int(6), totalDwellS: s.int64(7), firstVisitMs: s.optionalInt64(8),
+                         lastVisitMs: s.optionalInt64(9), countryCode: s.text(10), country: s.text(11), locality: s.text(12),
+                         source: s.text(13) ?? "points"))
+        }
+        return out
+    }
+}

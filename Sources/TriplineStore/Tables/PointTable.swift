@@ -446,6 +446,13 @@ public struct Fix: Sendable, Equatable {
     public var utcOffsetS: Int32?
     public var lat: Double
     public var lon: Double
+
+    public init(timeMs: Int64, utcOffsetS: Int32?, lat: Double, lon: Double) {
+        self.timeMs = timeMs
+        self.utcOffsetS = utcOffsetS
+        self.lat = lat
+        self.lon = lon
+    }
 }
 
 /// Finds the first or last fix of a device in a time window (prepared once, reused).
@@ -616,5 +623,58 @@ extension Store {
     public func latestPointMs() throws -> Int64? {
         // The key packs `device_id << 42 | time_ms`: the time is its low bits.
         try db.scalarInt("SELECT max(key & \(PointKey.maxTimeMs)) FROM points_hot")
+    }
+}
+
+// MARK: Read by the places pass
+
+extension Store {
+    /// The wifi networks (SSIDs, not empty) a device's points saw in each of `spans` (`fromMs ... throughMs`, both
+    /// included), with how many points saw each: one dictionary per span, in the order given.
+    public func ssidCounts(device: Int64, spans: [(fromMs: Int64, throughMs: Int64)]) throws -> [[String: Int]] {
+        let q = try db.prepare("SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
+        var out: [[String: Int]] = []
+        out.reserveCapacity(spans.count)
+        for span in spans {
+            let keys = PointKey.range(device: device, fromMs: span.fromMs, throughMs: span.throughMs)
+            q.reset()
+            q.bindInt(keys.lower, at: 1)
+            q.bindInt(keys.upper, at: 2)
+            var counts: [String: Int] = [:]
+            while try q.step() { counts[q.text(0) ?? "", default: 0] += q.int(1) }
+            out.append(counts)
+        }
+        return out
+    }
+
+    /// The fixes of a device taken exactly at each of `times` (those it has), by time: their recorded offsets and
+    /// positions.
+    public func fixes(device: Int64, at times: [Int64]) throws -> [Int64: Fix] {
+        let q = try db.prepare("SELECT utc_offset_s, lat, lon FROM points_hot WHERE key = ?")
+        var out: [Int64: Fix] = [:]
+        for ms in times where out[ms] == nil {
+            guard let key = PointKey.make(device: device, timeMs: ms) else { continue }
+            q.reset()
+            q.bindInt(key, at: 1)
+            guard try q.step() else { continue }
+            out[ms] = Fix(timeMs: ms, utcOffsetS: q.isNull(0) ? nil : Int32(truncatingIfNeeded: q.int64(0)), lat: q.double(1), lon: q.double(2))
+        }
+        return out
+    }
+}
+
+// MARK: Read by the timeline pass
+
+extension Store {
+    /// The times of a device's points in `fromMs ... throughMs` that a phone's Timeline export gave as `timelinePath`
+    /// (the import keeps the `trigger` in `cold`), unsorted.
+    public func timelinePathTimes(device: Int64, fromMs: Int64, throughMs: Int64) throws -> [Int64] {
+        let keys = PointKey.range(device: device, fromMs: fromMs, throughMs: throughMs)
+        let q = try db.prepare(
+            "SELECT \(PointKey.timeSQL) FROM points_hot WHERE key BETWEEN ? AND ? AND cold IS NOT NULL AND json_extract(cold, '$.trigger') = 'timelinePath'")
+        try q.bind([.integer(keys.lower), .integer(keys.upper)])
+        var out: [Int64] = []
+        while try q.step() { out.append(q.int64(0)) }
+        return out
     }
 }

@@ -90,3 +90,19 @@ extension Store {
         return (st.int(0), st.double(1))
     }
 }
+
+// MARK: Read by the places pass
+
+extension Store {
+    /// Every stay of `device`, by start (the places pass clusters the device's whole history).
+    public func stays(device: Int64) throws -> [StayRow] {
+        let q = try db.prepare("SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? ORDER BY start_ms")
+        q.bindInt(device, at: 1)
+        var out: [StayRow] = []
+        while try q.step() {
+            out.append(StayRow(id: q.int64(0), deviceID: device, startMs: q.int64(1), endMs: q.int64(2), lat: q.double(3), lon: q.double(4),
+                               radiusM: q.double(5), points: q.int(6), gapS: q.int64(7)))
+        }
+        return out
+    }
+}

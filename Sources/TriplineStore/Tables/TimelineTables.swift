@@ -92,3 +92,30 @@ extension RebuildTables {
         try db.run("DELETE FROM places WHERE id = ? AND source = 'app'", [.integer(id)])
     }
 }
+
+// MARK: Read by the timeline pass
+
+extension Store {
+    /// A device's trips taken from an app's timeline that start in `fromMs ..< toMs` and its app visits that overlap
+    /// it (ending at or after `fromMs`), by start: start, end, the offset of the start (0 when unknown), and for a trip
+    /// its distance and straight-line distance (its distance when unknown); the metrics pass's day sums.
+    public func appDaySpans(device: Int64, fromMs: Int64, toMs: Int64) throws
+        -> [(startMs: Int64, endMs: Int64, startUTCOffsetS: Int32, distanceM: Double, lineDistanceM: Double, isTrip: Bool)]
+    {
+        let q = try db.prepare(
+            """
+            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), distance_m, coalesce(line_distance_m, distance_m), 1 FROM trips
+            WHERE device_id = ?1 AND start_ms >= ?2 AND start_ms < ?3 AND source = 'app'
+            UNION ALL
+            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), 0, 0, 0 FROM visits
+            WHERE device_id = ?1 AND end_ms >= ?2 AND start_ms < ?3 AND source = 'app'
+            ORDER BY 1
+            """)
+        q.bindInt(device, at: 1)
+        q.bindInt(fromMs, at: 2)
+        q.bindInt(toMs, at: 3)
+        var rows: [(startMs: Int64, endMs: Int64, startUTCOffsetS: Int32, distanceM: Double, lineDistanceM: Double, isTrip: Bool)] = []
+        while try q.step() { rows.append((q.int64(0), q.int64(1), Int32(truncatingIfNeeded: q.int64(2)), q.double(3), q.double(4), q.int(5) == 1)) }
+        return rows
+    }
+}

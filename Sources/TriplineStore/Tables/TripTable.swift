@@ -230,3 +230,16 @@ extension Store {
         return (st.int(0), st.int(2), st.double(1))
     }
 }
+
+// MARK: Read by the timeline pass
+
+extension Store {
+    /// The start and end of every trip of `device`, by start (what the fixes, and Google's trips kept, claim).
+    public func tripSpans(device: Int64) throws -> [(startMs: Int64, endMs: Int64)] {
+        let q = try db.prepare("SELECT start_ms, end_ms FROM trips WHERE device_id = ? ORDER BY start_ms")
+        q.bindInt(device, at: 1)
+        var out: [(startMs: Int64, endMs: Int64)] = []
+        while try q.step() { out.append((q.int64(0), q.int64(1))) }
+        return out
+    }
+}

@@ -180,3 +180,28 @@ extension Store {
             "SELECT count(*) FROM visits WHERE device_id = ?1 AND (?2 IS NULL OR source = ?2)", [.integer(device), .optional(source)]) ?? 0)
     }
 }
+
+// MARK: Read by the timeline pass
+
+extension Store {
+    /// Every visit of `device`, by start time then id (the timeline pass's claims and links, and the place names).
+    public func visitsInOrder(device: Int64) throws -> [VisitRow] {
+        let s = try db.prepare(
+            """
+            SELECT id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points,
+                   country_code, country, locality, source
+            FROM visits WHERE device_id = ? ORDER BY start_ms, id
+            """)
+        s.bindInt(device, at: 1)
+        var out: [VisitRow] = []
+        while try s.step() {
+            out.append(
+                VisitRow(
+                    id: s.int64(0), deviceID: device, placeID: s.optionalInt64(1), startMs: s.int64(2), endMs: s.int64(3),
+                    startUTCOffsetS: s.optionalInt64(4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(5).map { Int($0) },
+                    lat: s.double(6), lon: s.double(7), radiusM: s.double(8), points: s.int(9), countryCode: s.text(10),
+                    country: s.text(11), locality: s.text(12), source: s.text(13) ?? "points"))
+        }
+        return out
+    }
+}

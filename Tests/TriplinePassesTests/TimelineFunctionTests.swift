@@ -1,0 +1,102 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplinePasses
+import TriplineGeography
+import TriplineStore
+
+/// The timeline pass as a function (issue 24): what the fixes made and Google's segments in, Google's visits, places
+/// and trips where the fixes made nothing out, no database (`TimelinePass.fill`; docs/PASSES.md, "timeline").
+@Suite struct TimelineFunctionTests {
+    static let device: Int64 = 5
+    static let day: Int64 = 1_717_372_800_000  // 2024-06-03T00:00:00Z (Berlin: CEST, UTC+2)
+    static let minute: Int64 = 60_000
+    static func at(_ h: Int64, _ m: Int64 = 0) -> Int64 { day + (h * 60 + m) * minute }
+
+    /// A point `km` east of home (central Berlin), `north` metres north.
+    static func east(_ km: Double, north: Double = 0) -> (lat: Double, lon: Double) {
+        let p = Geo.destination(52.52, 13.40, bearing: 90, distance: km * 1000)
+        return Geo.destination(p.lat, p.lon, bearing: 0, distance: north)
+    }
+
+    static let home = east(0), cafe = east(1), shop = east(2)
+    static let homePlace: Int64 = 900, morning: Int64 = 501
+
+    func work() -> DeviceWork { DeviceWork(deviceID: Self.device, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones()) }
+
+    static func visit(_ start: Int64, _ end: Int64, _ p: (lat: Double, lon: Double), placeID: String? = nil, name: String? = nil,
+                      level: Double? = nil) -> GoogleVisitSegment {
+        GoogleVisitSegment(startMs: start, endMs: end, lat: p.lat, lon: p.lon, placeID: placeID, name: name, hierarchyLevel: level)
+    }
+
+    /// A morning at home seen by the fixes (its visit and place), an afternoon trip of the fixes; Google's day
+    /// around them.
+    static func input(edits: [PlaceEditRow] = []) -> TimelinePass.Input {
+        let pointVisit = VisitRow(id: morning, deviceID: device, placeID: homePlace, startMs: at(6), endMs: at(12), startUTCOffsetS: 7200,
+                                  endUTCOffsetS: 7200, lat: home.lat, lon: home.lon, radiusM: 30, points: 200)
+        let place = PlaceRow(id: homePlace, deviceID: device, name: "Flat-3", ssid: "Flat-3", lat: home.lat, lon: home.lon, radiusM: 30,
+                             visits: 1, totalDwellS: 6 * 3600, firstVisitMs: at(6), lastVisitMs: at(12))
+        let visits = [
+            visit(at(7), at(11, 30), home, placeID: "gHome", name: "Home"),  // the fixes saw it
+            visit(at(12, 20), at(13, 20), cafe, placeID: "gCafe", name: "Cafe Luna"),  // founds a place
+            visit(at(12, 30), at(13), cafe, name: "Table 4", level: 1),  // a visit inside another one
+            visit(at(13, 50), at(14, 40), shop),  // the fixes' trip holds 30 of its 50 minutes: not used
+            visit(at(15), at(16), cafe, placeID: "gCafe"),  // the same Google place
+            visit(at(17), at(18), east(0, north: 40)),  // no Google place id, 40 m from home: home's place
+        ]
+        let path = [(lat: cafe.lat, lon: cafe.lon + 0.005), (lat: home.lat + 0.002, lon: home.lon + 0.004)]
+        let activities = [
+            GoogleActivitySegment(startMs: at(12, 5), endMs: at(12, 18), lat: cafe.lat, lon: cafe.lon, distanceM: 1200, mode: "walk",
+                                  activity: "WALKING"),
+            GoogleActivitySegment(startMs: at(14, 5), endMs: at(14, 25), lat: shop.lat, lon: shop.lon, distanceM: 900, mode: "bus"),  // the fixes'
+            GoogleActivitySegment(startMs: at(16, 10), endMs: at(16, 50), lat: nil, lon: nil, distanceM: nil, mode: "hovercraft",
+                                  startLatE7: (cafe.lat * 1e7).rounded(), startLonE7: (cafe.lon * 1e7).rounded(), activity: "IN_HOVERCRAFT",
+                                  path: path),
+        ]
+        return TimelinePass.Input(pointVisits: [pointVisit], trips: [(at(14), at(14, 30))], places: [place], visits: visits,
+                                  activities: activities, edits: edits)
+    }
+
+    @Test func googlesSegmentsFillWhatTheFixesLeft() {
+        let out = TimelinePass.fill(work(), Self.input(), TimelinePass.Parameters())
+        // One place founded, under Google's name and place id; three visits.
+        #expect(out.places.count == 1)
+        #expect(out.places.first?.row.name == "Cafe Luna" && out.places.first?.appPlaceID == "gCafe")
+        #expect(out.places.first?.row.id == StableID.make(.place, device: Self.device, startMs: Self.at(12, 20)))
+        #expect(out.visits.map(\.row.startMs) == [Self.at(12, 20), Self.at(15), Self.at(17)])
+        #expect(out.visits.map(\.place) == [.added(0), .added(0), .stored(Self.homePlace)])
+        #expect(out.visits.map(\.appPlaceID) == ["gCafe", "gCafe", nil])
+        #expect(out.visits.allSatisfy { $0.row.startUTCOffsetS == 7200 && $0.row.endUTCOffsetS == 7200 })
+        #expect(out.visitCount == 3 && out.edits.isEmpty)
+        // Two trips: the walk from the morning at home to the cafe (Google's distance), the ride from the cafe home
+        // (its path, an unknown mode); the bus inside the fixes' trip is not used.
+        #expect(out.trips.count == 2)
+        let walk = out.trips[0], ride = out.trips[1]
+        #expect(walk.from == .stored(Self.morning) && walk.to == .added(0))
+        #expect(walk.fromPlace == .stored(Self.homePlace) && walk.toPlace == .added(0))
+        #expect(walk.row.distanceM == 1200 && walk.method == "app" && walk.row.mode == "walk" && walk.activity == "WALKING")
+        #expect(walk.leg.modeSource == "app" && walk.leg.distanceM == 1200)
+        #expect(ride.from == .added(1) && ride.to == .added(2) && ride.fromPlace == .added(0) && ride.toPlace == .stored(Self.homePlace))
+        #expect(ride.row.mode == "unknown" && ride.method == "app_path")
+        // The path from where Google's activity starts through its points to the visit it reaches (it has no end of its own).
+        let end = Self.east(0, north: 40)
+        let chain = [(Self.cafe.lat, Self.cafe.lon)] + Self.input().activities[2].path.map { ($0.lat, $0.lon) } + [(end.lat, end.lon)]
+        let length = zip(chain, chain.dropFirst()).reduce(0.0) { $0 + Geo.distance($1.0.0, $1.0.1, $1.1.0, $1.1.1) }
+        #expect(abs(ride.row.distanceM - length) < 0.05 && ride.row.distanceM > ride.lineDistanceM)
+        #expect(ride.row.endLat == end.lat && ride.row.endLon == end.lon)
+        #expect(abs(out.distanceM - (1200 + ride.row.distanceM)) < 1e-6)
+    }
+
+    /// The user's edits of a place Google's visits founded: renamed; forgotten, with its visits, so the trips no
+    /// longer reach them. An edit at a place of the fixes is the places pass's, not this one's.
+    @Test func theUsersEditsOfGooglesPlaces() {
+        let rename = PlaceEditRow(id: 1, deviceID: Self.device, action: .rename, lat: Self.cafe.lat, lon: Self.cafe.lon, name: "My cafe", createdMs: 1)
+        let atHome = PlaceEditRow(id: 2, deviceID: Self.device, action: .rename, lat: Self.home.lat, lon: Self.home.lon, name: "Castle", createdMs: 2)
+        let renamed = TimelinePass.fill(work(), Self.input(edits: [rename, atHome]), TimelinePass.Parameters())
+        #expect(renamed.edits == [.rename(.added(0), "My cafe")])
+        let forget = PlaceEditRow(id: 3, deviceID: Self.device, action: .forget, lat: Self.cafe.lat, lon: Self.cafe.lon, createdMs: 3)
+        let forgotten = TimelinePass.fill(work(), Self.input(edits: [forget]), TimelinePass.Parameters())
+        #expect(forgotten.edits == [.forget(.added(0))])
+        #expect(forgotten.visitCount == 1)
+        #expect(forgotten.trips[0].to == nil && forgotten.trips[1].from == nil && forgotten.trips[1].to == .added(2))
+    }
+}
