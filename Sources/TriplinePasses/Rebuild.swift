@@ -246,6 +246,11 @@ public struct Rebuild {
             trips.parameters.featureLog = options.legFeatures
             passes[k] = trips
         }
+        // The evidence pass writes the stays it amends: the stays pass before it leaves them to it (`stays` written once).
+        if passNames.contains(EvidencePass.name), let k = passes.firstIndex(where: { $0 is StaysPass }), var stays = passes[k] as? StaysPass {
+            stays.writesStays = false
+            passes[k] = stays
+        }
         var devices: [(Int64, String)] = []
         let list = try store.db.prepare("SELECT id, name FROM devices ORDER BY id")
         while try list.step() { devices.append((list.int64(0), list.text(1) ?? "")) }

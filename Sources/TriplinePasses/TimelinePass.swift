@@ -464,41 +464,4 @@ extension TimelinePass {
 extension TimelinePass {
     /// The clean flag of a `timelinePath` point inside one of Google's own segments (bit 16, `point_flags`).
     public static let pathFlag: UInt8 = 16
-
-    /// Flags the points the phones' Timeline exports give as `timelinePath` (`trigger` = `timelinePath`, docs/IMPORT.md)
-    /// that lie inside one of Google's own visits or activities of the device (from its start to its end, inclusive).
-    /// Such points are Google's summary of a segment it also gives whole (a few positions per two-hour bin, like the
-    /// `simplifiedRawPath` of Semantic Location History, which the import does not store as points), not fixes the
-    /// phone recorded: they are not *points that cover* (docs/PASSES.md, `timeline`), so the segment itself is the
-    /// result there. Path points outside every segment stay points, and so do fixes of any other trigger (`rawSignal`,
-    /// `Records.json`). Returns how many were flagged.
-    static func flagPathPoints(_ work: DeviceWork, store: Store, flags: inout [UInt8]) throws -> Int {
-        guard work.count > 0 else { return 0 }
-        var claims = Claims()
-        let segments = try store.db.prepare(
-            """
-            SELECT e.start_ms, e.end_ms FROM app_events e JOIN imports i ON i.id = e.import_id
-            WHERE e.device_id = ? AND e.kind IN ('visit', 'trip') AND i.format LIKE '%google/%' AND e.start_ms IS NOT NULL
-              AND e.end_ms >= e.start_ms AND e.end_ms >= ? AND e.start_ms <= ?
-            """)
-        try segments.bind([.integer(work.deviceID), .integer(work.time[0]), .integer(work.time[work.count - 1])])
-        while try segments.step() { claims.add(segments.int64(0), segments.int64(1) + 1) }
-        guard !claims.spans.isEmpty else { return 0 }
-        let keys = PointKey.range(device: work.deviceID, fromMs: work.time[0], throughMs: work.time[work.count - 1])
-        let path = try store.db.prepare(
-            "SELECT \(PointKey.timeSQL) FROM points_hot WHERE key BETWEEN ? AND ? AND cold IS NOT NULL AND json_extract(cold, '$.trigger') = 'timelinePath'")
-        try path.bind([.integer(keys.lower), .integer(keys.upper)])
-        var flagged = 0
-        while try path.step() {
-            let t = path.int64(0)
-            let k = claims.lowerIndex(t)
-            guard k < claims.spans.count, claims.spans[k].0 <= t else { continue }
-            let i = lowerBound(work.time, t)
-            if i < work.count && work.time[i] == t {
-                flags[i] |= pathFlag
-                flagged += 1
-            }
-        }
-        return flagged
-    }
 }
