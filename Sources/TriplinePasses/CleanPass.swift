@@ -224,30 +224,107 @@ public struct CleanPass: Pass {
     /// How many sources ``sources(_:_:_:)`` keeps trying.
     static let activeSources = 4
 
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
-        let classified = Self.classify(work, parameters)
+    /// What the clean pass reads besides the points.
+    public struct Input {
+        /// The spans (start, end; ms, inclusive) of the device's own Google visits and activities around the points
+        /// (``Store/googleSegments(device:fromMs:throughMs:)``).
+        public var googleSegments: [(startMs: Int64, endMs: Int64)]
+        /// The times of the points a phone's Timeline export gives as `timelinePath`
+        /// (``Store/timelinePathTimes(device:fromMs:throughMs:)``); read only when there are segments.
+        public var timelinePathTimes: [Int64]
+        /// The stored flags of the points (``DeviceWork/loadFlags(store:)``), for those before
+        /// ``DeviceWork/processFromMs``, which keep them; empty when no point lies before it.
+        public var storedFlags: [UInt8]
+
+        public init(googleSegments: [(startMs: Int64, endMs: Int64)] = [], timelinePathTimes: [Int64] = [], storedFlags: [UInt8] = []) {
+            self.googleSegments = googleSegments
+            self.timelinePathTimes = timelinePathTimes
+            self.storedFlags = storedFlags
+        }
+    }
+
+    /// What the clean pass found.
+    public struct Output {
+        /// The flags of every point of the work (``Flag``; 0 = the point counts), those before the recomputed span as
+        /// stored.
+        public var flags: [UInt8]
+        /// The first point of the recomputed span: the flags from here on (before ``DeviceWork/keepFromMs``) are written.
+        public var firstNew: Int
+        /// The pass's statistics (`pass_runs.stats`).
+        public var stats: [(String, String)]
+    }
+
+    /// The flags of the points of `work` (see the type's documentation), with the `timelinePath` points inside Google's
+    /// segments flagged (``timelinePathFlags(_:segments:pathTimes:flags:)``) and the points before the recomputed span
+    /// keeping their stored flags.
+    public static func clean(_ work: DeviceWork, _ input: Input, _ p: Parameters) -> Output {
+        let classified = classify(work, p)
         var flags = classified.flags
-        let pathPoints = try TimelinePass.flagPathPoints(work, store: store, flags: &flags)
+        let pathPoints = timelinePathFlags(work, segments: input.googleSegments, pathTimes: input.timelinePathTimes, flags: &flags)
         // Points before the recomputed span keep the flags stored for them.
         let firstNew = lowerBound(work.time, work.processFromMs)
-        if firstNew > 0 {
-            try work.loadFlags(store: store)
-            for i in 0..<firstNew { flags[i] = work.flags[i] }
-        }
-        work.flags = flags
-        work.flagsLoaded = true
-        let tables = RebuildTables(store)
-        try tables.deleteFlags(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
+        for i in 0..<min(firstNew, input.storedFlags.count) { flags[i] = input.storedFlags[i] }
         var counts = [0, 0, 0, 0]
         for i in firstNew..<flags.count where flags[i] != 0 && work.time[i] < work.keepFromMs {
-            try tables.setFlags(device: work.deviceID, timeMs: work.time[i], flags: flags[i])
             if flags[i] & Flag.lowAccuracy != 0 { counts[0] += 1 }
             if flags[i] & Flag.jump != 0 { counts[1] += 1 }
             if flags[i] & Flag.duplicate != 0 { counts[2] += 1 }
             if flags[i] & Flag.impossible != 0 { counts[3] += 1 }
         }
-        return [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])),
-                ("duplicates", String(counts[2])), ("impossible", String(counts[3])), ("returns", String(classified.returns)),
-                ("second_source", String(classified.secondSource)), ("timeline_path", String(pathPoints))]
+        let stats = [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])),
+                     ("duplicates", String(counts[2])), ("impossible", String(counts[3])), ("returns", String(classified.returns)),
+                     ("second_source", String(classified.secondSource)), ("timeline_path", String(pathPoints))]
+        return Output(flags: flags, firstNew: firstNew, stats: stats)
+    }
+
+    /// Flags the points the phones' Timeline exports give as `timelinePath` (`trigger` = `timelinePath`, docs/IMPORT.md)
+    /// that lie inside one of Google's own visits or activities of the device (`segments`, from its start to its end,
+    /// inclusive) with ``Flag/timelinePath``. Such points are Google's summary of a segment it also gives whole (a few
+    /// positions per two-hour bin, like the `simplifiedRawPath` of Semantic Location History, which the import does not
+    /// store as points), not fixes the phone recorded: they are not *points that cover* (docs/PASSES.md, `timeline`),
+    /// so the segment itself is the result there. Path points outside every segment stay points, and so do fixes of any
+    /// other trigger (`rawSignal`, `Records.json`). Returns how many were flagged.
+    static func timelinePathFlags(_ work: DeviceWork, segments: [(startMs: Int64, endMs: Int64)], pathTimes: [Int64],
+                                  flags: inout [UInt8]) -> Int {
+        guard work.count > 0 else { return 0 }
+        var claims = TimelinePass.Claims()
+        for s in segments { claims.add(s.startMs, s.endMs + 1) }
+        guard !claims.spans.isEmpty else { return 0 }
+        var flagged = 0
+        for t in pathTimes {
+            let k = claims.lowerIndex(t)
+            guard k < claims.spans.count, claims.spans[k].0 <= t else { continue }
+            let i = lowerBound(work.time, t)
+            if i < work.count && work.time[i] == t {
+                flags[i] |= Flag.timelinePath
+                flagged += 1
+            }
+        }
+        return flagged
+    }
+
+    /// Reads Google's segments and the `timelinePath` points around the points (and the stored flags before the
+    /// recomputed span), flags the points (``clean(_:_:_:)``) and writes the flags of the recomputed span.
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        var input = Input()
+        if let first = work.time.first, let last = work.time.last {
+            input.googleSegments = try store.googleSegments(device: work.deviceID, fromMs: first, throughMs: last)
+            if !input.googleSegments.isEmpty {
+                input.timelinePathTimes = try store.timelinePathTimes(device: work.deviceID, fromMs: first, throughMs: last)
+            }
+        }
+        if lowerBound(work.time, work.processFromMs) > 0 {
+            try work.loadFlags(store: store)
+            input.storedFlags = work.flags
+        }
+        let output = Self.clean(work, input, parameters)
+        work.flags = output.flags
+        work.flagsLoaded = true
+        let tables = RebuildTables(store)
+        try tables.deleteFlags(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
+        for i in output.firstNew..<output.flags.count where output.flags[i] != 0 && work.time[i] < work.keepFromMs {
+            try tables.setFlags(device: work.deviceID, timeMs: work.time[i], flags: output.flags[i])
+        }
+        return output.stats
     }
 }

@@ -224,6 +224,11 @@ public struct Rebuild {
             trips.parameters.featureLog = options.legFeatures
             passes[k] = trips
         }
+        // The evidence pass writes the stays it amends: the stays pass before it leaves them to it (`stays` written once).
+        if passNames.contains(EvidencePass.name), let k = passes.firstIndex(where: { $0 is StaysPass }), var stays = passes[k] as? StaysPass {
+            stays.writesStays = false
+            passes[k] = stays
+        }
         var devices = try store.devices()
         if let wanted = options.filter.device {
             devices = [(try store.deviceID(named: wanted), wanted)]

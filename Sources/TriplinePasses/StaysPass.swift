@@ -71,6 +71,10 @@ public struct StaysPass: Pass {
 
     public var parameters: Parameters
 
+    /// Whether ``run(_:store:)`` writes the stays to the `stays` table. Off when the evidence pass runs after this one
+    /// in the same rebuild (``Rebuild``): that pass writes the stays it amends, so the table is written once.
+    public var writesStays = true
+
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
     /// Speed at each kept point: the reported speed, else the displacement over a window of at least 10 s.
@@ -346,31 +350,42 @@ public struct StaysPass: Pass {
         return out
     }
 
+    /// The stays of the span: found among the kept points (``detect(_:_:)``), those that start at or after
+    /// ``DeviceWork/keepFromMs`` left out, their point ranges from their times as a later pass or rebuild reads them
+    /// back (``StayRecord/indexed(in:)``).
+    public static func stays(_ work: DeviceWork, _ p: Parameters) -> [StayRecord] {
+        detect(work, p).filter { $0.startMs < work.keepFromMs }.map { $0.indexed(in: work.time) }
+    }
+
+    /// Finds the span's stays (``stays(_:_:)``), writes them (unless ``writesStays`` is off) and leaves them in
+    /// ``DeviceWork/stays`` for the passes after it.
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
-        let stays = Self.detect(work, parameters).filter { $0.startMs < work.keepFromMs }
-        let tables = RebuildTables(store)
-        try tables.deleteStays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
-        // Point ranges from the times, as a later pass or rebuild reads them back (``StayRecord/indexed(in:)``).
-        var out = stays.map { $0.indexed(in: work.time) }
-        for k in out.indices {
-            out[k].id = try tables.insert(out[k].row(device: work.deviceID))
+        var out = Self.stays(work, parameters)
+        if writesStays {
+            let tables = RebuildTables(store)
+            try tables.deleteStays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
+            for k in out.indices {
+                out[k].id = try tables.insert(out[k].row(device: work.deviceID))
+            }
         }
         work.stays = (work.previousStay.map { [$0] } ?? []) + out
         let dwell = out.reduce(0.0) { $0 + Double($1.endMs - $1.startMs) / 1000 }
         return [("stays", String(out.count)), ("dwell_h", formatParameter((dwell / 36).rounded() / 100))]
     }
 
-    /// Loads the span's stays from the table (when this pass did not run in this rebuild), matching them to points.
+    /// Loads the span's stays from the table (when this pass did not run in this rebuild), matching them to points:
+    /// the visit kept before the span first (``DeviceWork/previousStay``).
     static func load(_ work: DeviceWork, store: Store) throws -> [StayRecord] {
-        let statement = try work.spanQuery(
-            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms", store, from: max(work.fromMs, work.processFromMs))
-        var out: [StayRecord] = work.previousStay.map { [$0] } ?? []
-        while try statement.step() {
-            out.append(StayRecord(
-                first: 0, last: 0, startMs: statement.int64(1), endMs: statement.int64(2), lat: statement.double(3), lon: statement.double(4),
-                radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7), id: statement.int64(0)).indexed(in: work.time))
-        }
-        return out
+        let rows = try store.stays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), untilMs: work.toMs)
+        return (work.previousStay.map { [$0] } ?? []) + rows.map { StayRecord($0).indexed(in: work.time) }
+    }
+}
+
+extension StayRecord {
+    /// A stored stay (its point range still to be found, ``indexed(in:)``).
+    init(_ row: StayRow) {
+        self.init(first: 0, last: 0, startMs: row.startMs, endMs: row.endMs, lat: row.lat, lon: row.lon, radiusM: row.radiusM,
+                  points: row.points, gapS: row.gapS, id: row.id ?? 0)
     }
 }

@@ -479,39 +479,4 @@ extension TimelinePass {
 extension TimelinePass {
     /// The clean flag of a `timelinePath` point inside one of Google's own segments (bit 16, `point_flags`).
     public static let pathFlag: UInt8 = 16
-
-    /// Flags the points the phones' Timeline exports give as `timelinePath` (`trigger` = `timelinePath`, docs/IMPORT.md)
-    /// that lie inside one of Google's own visits or activities of the device (from its start to its end, inclusive).
-    /// Such points are Google's summary of a segment it also gives whole (a few positions per two-hour bin, like the
-    /// `simplifiedRawPath` of Semantic Location History, which the import does not store as points), not fixes the
-    /// phone recorded: they are not *points that cover* (docs/PASSES.md, `timeline`), so the segment itself is the
-    /// result there. Path points outside every segment stay points, and so do fixes of any other trigger (`rawSignal`,
-    /// `Records.json`). Returns how many were flagged.
-    static func flagPathPoints(_ work: DeviceWork, store: Store, flags: inout [UInt8]) throws -> Int {
-        guard work.count > 0 else { return 0 }
-        let first = work.time[0], last = work.time[work.count - 1]
-        let segments = try store.googleSegmentSpans(device: work.deviceID, fromMs: first, throughMs: last)
-        guard !segments.isEmpty else { return 0 }
-        return flagPathPoints(work, segments: segments, pathTimes: try store.timelinePathTimes(device: work.deviceID, fromMs: first, throughMs: last),
-                              flags: &flags)
-    }
-
-    /// Flags (``pathFlag``) the points of `work` at `pathTimes` (the `timelinePath` points) that lie inside one of
-    /// `segments` (Google's visits and activities: start and end, both included); returns how many were flagged.
-    static func flagPathPoints(_ work: DeviceWork, segments: [(startMs: Int64, endMs: Int64)], pathTimes: [Int64], flags: inout [UInt8]) -> Int {
-        var claims = Claims()
-        for s in segments { claims.add(s.startMs, s.endMs + 1) }
-        guard !claims.spans.isEmpty else { return 0 }
-        var flagged = 0
-        for t in pathTimes {
-            let k = claims.lowerIndex(t)
-            guard k < claims.spans.count, claims.spans[k].0 <= t else { continue }
-            let i = lowerBound(work.time, t)
-            if i < work.count && work.time[i] == t {
-                flags[i] |= pathFlag
-                flagged += 1
-            }
-        }
-        return flagged
-    }
 }

@@ -273,21 +273,6 @@ extension Store {
         return out
     }
 
-    /// The spans (start and end, both included) of a device's Google visits and activities that overlap
-    /// `fromMs ... throughMs`, unsorted.
-    public func googleSegmentSpans(device: Int64, fromMs: Int64, throughMs: Int64) throws -> [(startMs: Int64, endMs: Int64)] {
-        let q = try db.prepare(
-            """
-            SELECT e.start_ms, e.end_ms FROM app_events e JOIN imports i ON i.id = e.import_id
-            WHERE e.device_id = ? AND e.kind IN ('visit', 'trip') AND i.format LIKE '%google/%' AND e.start_ms IS NOT NULL
-              AND e.end_ms >= e.start_ms AND e.end_ms >= ? AND e.start_ms <= ?
-            """)
-        try q.bind([.integer(device), .integer(fromMs), .integer(throughMs)])
-        var out: [(startMs: Int64, endMs: Int64)] = []
-        while try q.step() { out.append((q.int64(0), q.int64(1))) }
-        return out
-    }
-
     /// Google's names of a device's visits (Semantic Location History's `placeVisit`, Timeline's `visit`) that last
     /// and have a position, in time order: the semantic type (`placeVisit.location.semanticType`, else
     /// `visit.topCandidate.semanticType`), `placeVisit.location.name` and `.address`, and `visit.hierarchyLevel`.
@@ -329,6 +314,91 @@ extension Store {
         var out: [(kind: String?, timeMs: Int64?, lat: Double?, lon: Double?, desc: String?, event: String?, radiusM: Double?)] = []
         while try o.step() {
             out.append((o.text(0), o.optionalInt64(1), o.optionalDouble(2), o.optionalDouble(3), o.text(4), o.text(5), o.isNull(6) ? nil : o.double(6)))
+        }
+        return out
+    }
+}
+
+// MARK: Read by the clean pass
+
+extension Store {
+    /// The spans (start, end; ms, inclusive) of a device's own Google visits and activities (app events `visit` and
+    /// `trip` of a `google/…` import) that reach into `fromMs ... throughMs`, in no particular order.
+    public func googleSegments(device: Int64, fromMs: Int64, throughMs: Int64) throws -> [(startMs: Int64, endMs: Int64)] {
+        let q = try db.prepare(
+            """
+            SELECT e.start_ms, e.end_ms FROM app_events e JOIN imports i ON i.id = e.import_id
+            WHERE e.device_id = ? AND e.kind IN ('visit', 'trip') AND i.format LIKE '%google/%' AND e.start_ms IS NOT NULL
+              AND e.end_ms >= e.start_ms AND e.end_ms >= ? AND e.start_ms <= ?
+            """)
+        try q.bind([.integer(device), .integer(fromMs), .integer(throughMs)])
+        var out: [(startMs: Int64, endMs: Int64)] = []
+        while try q.step() { out.append((q.int64(0), q.int64(1))) }
+        return out
+    }
+}
+
+// MARK: Read by the evidence pass
+
+/// An app's record the evidence pass reads (docs/PASSES.md, `evidence`): an OwnTracks `waypoint` or `transition`, an
+/// Overland `visit`, `paused_location_updates`, `resumed_location_updates` or `exited_pause_region`, with the members
+/// of its `raw` JSON the pass uses.
+public struct EvidenceEventRow: Sendable, Equatable {
+    public var kind: String
+    /// `time_ms` (0 when the record has none: a waypoint may not).
+    public var timeMs: Int64
+    public var lat: Double?
+    public var lon: Double?
+    public var startMs: Int64?
+    public var endMs: Int64?
+    /// OwnTracks `desc`: the region's name (a waypoint's, a transition's).
+    public var desc: String?
+    /// OwnTracks `event`: `enter` or `leave` (a transition's).
+    public var event: String?
+    /// OwnTracks `rad`: the region's radius in metres (a waypoint's).
+    public var radiusM: Double?
+
+    public init(kind: String, timeMs: Int64, lat: Double? = nil, lon: Double? = nil, startMs: Int64? = nil, endMs: Int64? = nil,
+                desc: String? = nil, event: String? = nil, radiusM: Double? = nil) {
+        self.kind = kind
+        self.timeMs = timeMs
+        self.lat = lat
+        self.lon = lon
+        self.startMs = startMs
+        self.endMs = endMs
+        self.desc = desc
+        self.event = event
+        self.radiusM = radiusM
+    }
+}
+
+extension Store {
+    /// A device's app records the evidence pass reads, in time order (then as stored): every `waypoint` (a region's
+    /// centre and radius, whenever it was published), and the region `transition`s, iOS `visit`s and Overland pause and
+    /// resume actions with `fromMs <= time_ms < toMs`. Google's records are left out: they are Google's own reading of
+    /// the days, which the timeline pass places where the fixes made nothing. `desc`, `event` and `rad` are read from
+    /// `raw` by SQLite's JSON functions (NULL for a `raw` that is not JSON, or lacks them).
+    public func evidenceEvents(device: Int64, fromMs: Int64, toMs: Int64) throws -> [EvidenceEventRow] {
+        let q = try db.prepare(
+            """
+            SELECT kind, time_ms, lat, lon, start_ms, end_ms,
+              CASE WHEN json_valid(raw) THEN json_extract(raw, '$.desc') END,
+              CASE WHEN json_valid(raw) THEN json_extract(raw, '$.event') END,
+              CASE WHEN json_valid(raw) THEN json_extract(raw, '$.rad') END
+            FROM app_events
+            WHERE device_id = ? AND (kind = 'waypoint' OR (time_ms >= ? AND time_ms < ? AND kind IN
+              ('transition', 'visit', 'paused_location_updates', 'resumed_location_updates', 'exited_pause_region')))
+              AND import_id NOT IN (SELECT id FROM imports WHERE format LIKE '%google/%')
+            ORDER BY time_ms, id
+            """)
+        try q.bind([.integer(device), .integer(fromMs), .integer(toMs)])
+        var out: [EvidenceEventRow] = []
+        func real(_ k: Int32) -> Double? { q.isNull(k) ? nil : q.double(k) }
+        func int(_ k: Int32) -> Int64? { q.isNull(k) ? nil : q.int64(k) }
+        while try q.step() {
+            out.append(EvidenceEventRow(
+                kind: q.text(0) ?? "", timeMs: q.int64(1), lat: real(2), lon: real(3), startMs: int(4), endMs: int(5),
+                desc: q.text(6), event: q.text(7), radiusM: q.text(8).flatMap { Double($0) }))
         }
         return out
     }

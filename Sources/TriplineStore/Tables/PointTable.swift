@@ -663,11 +663,11 @@ extension Store {
     }
 }
 
-// MARK: Read by the timeline pass
+// MARK: Read by the clean pass
 
 extension Store {
-    /// The times of a device's points in `fromMs ... throughMs` that a phone's Timeline export gave as `timelinePath`
-    /// (the import keeps the `trigger` in `cold`), unsorted.
+    /// The times of a device's points in `fromMs ... throughMs` that a phone's Timeline export gives as
+    /// `timelinePath` (`trigger`, docs/IMPORT.md), in time order.
     public func timelinePathTimes(device: Int64, fromMs: Int64, throughMs: Int64) throws -> [Int64] {
         let keys = PointKey.range(device: device, fromMs: fromMs, throughMs: throughMs)
         let q = try db.prepare(
@@ -675,6 +675,47 @@ extension Store {
         try q.bind([.integer(keys.lower), .integer(keys.upper)])
         var out: [Int64] = []
         while try q.step() { out.append(q.int64(0)) }
+        return out
+    }
+}
+
+// MARK: Read by the evidence pass
+
+/// A fix that says which OwnTracks regions it was in (`inregions` in `extra`, docs/SCHEMA.md).
+public struct RegionFixRow: Sendable, Equatable {
+    public var timeMs: Int64
+    /// The regions' names, as the fix lists them.
+    public var regions: [String]
+
+    public init(timeMs: Int64, regions: [String]) {
+        self.timeMs = timeMs
+        self.regions = regions
+    }
+}
+
+extension Store {
+    /// A device's fixes in `fromMs ..< untilMs` whose `extra` lists the regions they were in (`inregions`, an array of
+    /// strings), in time order. (`cold` holds `extra` as a JSON string, read by SQLite's JSON functions; the `instr`
+    /// only spares them the fixes that cannot have it.)
+    public func regionFixes(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [RegionFixRow] {
+        let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
+        let q = try db.prepare(
+            """
+            WITH f AS (SELECT key, json_extract(cold, '$.extra') AS extra FROM points_hot
+                       WHERE key BETWEEN ? AND ? AND instr(cold, 'inregions') > 0)
+            SELECT f.key, r.value FROM f,
+              json_each(CASE WHEN json_valid(f.extra) THEN
+                          CASE WHEN json_type(f.extra, '$.inregions') = 'array' THEN json_extract(f.extra, '$.inregions') END END) r
+            WHERE r.type = 'text'
+            ORDER BY f.key, r.id
+            """)
+        try q.bind([.integer(keys.lower), .integer(keys.upper)])
+        var out: [RegionFixRow] = []
+        while try q.step() {
+            let time = PointKey.time(q.int64(0))
+            let name = q.text(1) ?? ""
+            if out.last?.timeMs == time { out[out.count - 1].regions.append(name) } else { out.append(RegionFixRow(timeMs: time, regions: [name])) }
+        }
         return out
     }
 }

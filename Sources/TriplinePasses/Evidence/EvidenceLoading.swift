@@ -1,0 +1,207 @@
+import TriplineCore
+import TriplineStore
+
+// MARK: - Reading the evidence
+
+extension EvidencePass {
+    /// A span during which the device was at one spot, according to the app.
+    public struct Presence: Sendable, Equatable {
+        public var startMs: Int64
+        public var endMs: Int64
+        public var lat: Double
+        public var lon: Double
+        /// Stays and fixes within this distance (metres) are "there".
+        public var reachM: Double
+        /// The region's name (OwnTracks `desc`), for `inregions`; nil for visits and pauses.
+        public var region: String?
+        public var source: String
+        /// When the app wrote it (an iOS visit without a departure: the phone was there then, so a stay that begins
+        /// later is another visit).
+        public var recordedMs: Int64? = nil
+    }
+
+    /// What the app recorded besides fixes, for one device's span.
+    public struct Evidence: Sendable {
+        public var presences: [Presence] = []
+        /// Point index → the centre of a region the fix says it is in (`inregions`).
+        public var inRegion: [Int: (lat: Double, lon: Double)] = [:]
+        /// Spans outside a region between a `leave` and the next `enter` (a stay across one is two stays).
+        public var absences: [Presence] = []
+        /// Point indices of the fixes published with a region event (`t:"c"`, at the event's time): taken while
+        /// crossing the boundary, so never a stay of their own.
+        public var crossings: Set<Int> = []
+        public init() {}
+    }
+
+    /// How far (ms) before and after the span the app's records are read: a presence that began a day before the span
+    /// (an `enter` last night) still covers its start.
+    static let eventMarginMs: Int64 = 86_400_000
+
+    /// Whether the app's records name a region with a position (an OwnTracks `waypoint`): only then are the fixes that
+    /// say which regions they are in (`inregions`) worth reading.
+    static func namesRegions(_ events: [EvidenceEventRow]) -> Bool {
+        events.contains { $0.kind == "waypoint" && $0.desc != nil && $0.lat != nil && $0.lon != nil }
+    }
+
+    /// The app's records of the span (``Store/evidenceEvents(device:fromMs:toMs:)``) and its fixes that name their
+    /// regions (``Store/regionFixes(device:fromMs:untilMs:)``) as presence intervals, absences, crossings and fixes in
+    /// regions.
+    // Long by design: one scan of the device's app events and region fixes into the kinds of evidence (absences, presences, pauses, fixes in regions).
+    static func evidence(_ w: DeviceWork, events: [EvidenceEventRow], regionFixes: [RegionFixRow], _ p: Parameters) -> Evidence {
+        var evidence = Evidence()
+        var regions: [String: (lat: Double, lon: Double, radius: Double)] = [:]
+        var transitions: [(time: Int64, enter: Bool, region: String, lat: Double, lon: Double)] = []
+        var pauseAt: Int64? = nil
+        // (pause start, or nil for a resume with no pause before it; resume time and position).
+        var pauses: [(Int64?, Int64, Double?, Double?)] = []
+        /// A pause ended by a fix far from it before `before` (the next pause or resume): that fix as its resume.
+        func exited(_ start: Int64, before: Int64) -> Bool {
+            guard let j = pauseExit(w, pause: start, before: before, p) else { return false }
+            pauses.append((start, w.time[j], w.lat[j], w.lon[j]))
+            return true
+        }
+        var lastResume: Int64? = nil
+        for event in events {
+            let time = event.timeMs
+            switch event.kind {
+            case "waypoint":
+                if let desc = event.desc, let lat = event.lat, let lon = event.lon {
+                    regions[desc] = (lat, lon, event.radiusM ?? 100)
+                }
+            case "transition":
+                guard let kind = event.event, kind == "enter" || kind == "leave", let desc = event.desc else { continue }
+                transitions.append((time, kind == "enter", desc, event.lat ?? .nan, event.lon ?? .nan))
+            case "visit":
+                guard let lat = event.lat, let lon = event.lon, let start = event.startMs else { continue }
+                evidence.presences.append(Presence(
+                    startMs: start, endMs: event.endMs ?? Int64.max, lat: lat, lon: lon, reachM: p.matchM, region: nil, source: "visit",
+                    recordedMs: time))
+            case "paused_location_updates":
+                // A pause with no resume before this one: ended by a fix far from it, if any (else dropped).
+                if let open = pauseAt { _ = exited(open, before: time) }
+                pauseAt = time
+            default:  // resumed / exited pause region (Overland writes both at once)
+                if let start = pauseAt {
+                    if !exited(start, before: time) {
+                        pauses.append((start, time, event.lat, event.lon))
+                    }
+                    pauseAt = nil
+                } else if lastResume != time, let lat = event.lat, let lon = event.lon {
+                    // The pause itself is not in the archive (it began before the first file, its batch was lost, or
+                    // the day began paused): it began at the last fix before the silence (``pauseStart``).
+                    pauses.append((nil, time, lat, lon))
+                }
+                lastResume = time
+            }
+        }
+        if let open = pauseAt { _ = exited(open, before: Int64.max) }
+        // Absences: leave → the next enter of one region.
+        var left: [String: Int64] = [:]
+        for t in transitions {
+            if t.enter, let l = left.removeValue(forKey: t.region), let region = regions[t.region] {
+                evidence.absences.append(Presence(
+                    startMs: l - Int64(p.leaveLagS * 1000), endMs: t.time - Int64(p.enterLagS * 1000), lat: region.lat, lon: region.lon,
+                    reachM: region.radius + p.matchM, region: t.region, source: "absence"))
+            } else if !t.enter {
+                left[t.region] = t.time
+            }
+            let i = lowerBound(w.time, t.time - 2000)
+            if i < w.count && abs(w.time[i] - t.time) <= 2000 { evidence.crossings.insert(i) }
+        }
+        // Region presence: enter → leave of one region.
+        var entered: [String: (Int64, Double, Double)] = [:]
+        for t in transitions {
+            let region = regions[t.region]
+            if t.enter {
+                entered[t.region] = (t.time, t.lat, t.lon)
+                continue
+            }
+            let start = entered.removeValue(forKey: t.region)
+            let centre = region.map { ($0.lat, $0.lon) } ?? (t.lat, t.lon)
+            guard !centre.0.isNaN else { continue }
+            let reach = (region?.radius ?? 150) + p.matchM
+            evidence.presences.append(Presence(
+                startMs: start.map { $0.0 - Int64(p.enterLagS * 1000) } ?? Int64.min, endMs: t.time - Int64(p.leaveLagS * 1000),
+                lat: centre.0, lon: centre.1, reachM: reach, region: t.region, source: "region"))
+        }
+        for (name, start) in entered {
+            let region = regions[name]
+            let centre = region.map { ($0.lat, $0.lon) } ?? (start.1, start.2)
+            guard !centre.0.isNaN else { continue }
+            evidence.presences.append(Presence(
+                startMs: start.0 - Int64(p.enterLagS * 1000), endMs: Int64.max, lat: centre.0, lon: centre.1,
+                reachM: (region?.radius ?? 150) + p.matchM, region: name, source: "region"))
+        }
+        // Pauses: at the last kept fix before the pause; departure = resume less the walk out at the next fix's speed.
+        for (paused, resume, rlat, rlon) in pauses {
+            guard let start = paused ?? pauseStart(w, resume: resume, rlat!, rlon!, p) else { continue }
+            let i = w.lastKept(atOrBefore: lowerBound(w.time, start + 1) - 1)
+            guard i >= 0, start - w.time[i] < 3_600_000 else { continue }
+            var end = resume
+            let j = w.firstKept(atOrAfter: lowerBound(w.time, resume))
+            if let rlat, let rlon {
+                let v = j < w.count ? travelSpeed(w, j, after: true, p) : p.defaultSpeedMps
+                end = resume - Int64(Geo.distance(w.lat[i], w.lon[i], rlat, rlon) / v * 1000)
+            }
+            // Back over the still fixes near it to the arrival (the fixes before the pause), for the place's centre.
+            var k = i, sumLat = 0.0, sumLon = 0.0, n = 0.0
+            while k >= 0 {
+                if w.flags[k] == 0 {
+                    let far = Geo.distance(w.lat[k], w.lon[k], w.lat[i], w.lon[i]) > p.matchM && !outlier(w, k, w.lat[i], w.lon[i], p)
+                    if far || (!w.speed[k].isNaN && w.speed[k] >= p.movingMps) { break }
+                    sumLat += w.lat[k]
+                    sumLon += w.lon[k]
+                    n += 1
+                }
+                if k > 0 && w.time[k] - w.time[k - 1] > 3_600_000 { break }
+                k -= 1
+            }
+            let arrival = w.time[min(i, k + 1)]
+            evidence.presences.append(Presence(
+                startMs: arrival, endMs: max(w.time[i], end), lat: n > 0 ? sumLat / n : w.lat[i], lon: n > 0 ? sumLon / n : w.lon[i],
+                reachM: p.matchM, region: nil, source: "pause"))
+        }
+        evidence.presences.sort { $0.startMs != $1.startMs ? $0.startMs < $1.startMs : $0.endMs < $1.endMs }
+        // Fixes that say which region they are in: at the centre of the first region they name that has a position.
+        if !regions.isEmpty {
+            for fix in regionFixes {
+                let i = lowerBound(w.time, fix.timeMs)
+                guard i < w.count, w.time[i] == fix.timeMs else { continue }
+                for name in fix.regions {
+                    if let region = regions[name] { evidence.inRegion[i] = (region.lat, region.lon); break }
+                }
+            }
+        }
+        return evidence
+    }
+
+    /// Where a resume with no pause before it began: at the last kept fix before it, when that fix was still, a silence
+    /// of at least `resume_gap_s` lies between them, and the resume is within `pause_reach_m` of it (Overland's largest
+    /// "resume with geofence" radius, 2 km, plus the lag of the exit).
+    static func pauseStart(_ w: DeviceWork, resume: Int64, _ rlat: Double, _ rlon: Double, _ p: Parameters) -> Int64? {
+        let i = w.lastKept(atOrBefore: lowerBound(w.time, resume) - 1)
+        guard i >= 0, Double(resume - w.time[i]) >= p.resumeGapS * 1000 else { return nil }
+        guard w.speed[i].isNaN || w.speed[i] < p.movingMps else { return nil }
+        guard Geo.distance(w.lat[i], w.lon[i], rlat, rlon) <= p.pauseReachM else { return nil }
+        return w.time[i]
+    }
+
+    /// The first kept fix after a pause (and before `before`) further than `pause_exit_m` from the last kept fix before
+    /// it (a wifi jump, ``outlier(_:_:_:_:_:)``, does not count), when the next kept fix follows it within a minute:
+    /// the fix that ended a pause no resume ended. Nil when there is none, it is a lone fix, or the rule is off.
+    static func pauseExit(_ w: DeviceWork, pause: Int64, before: Int64, _ p: Parameters) -> Int? {
+        guard p.pauseExitM > 0 else { return nil }
+        let i = w.lastKept(atOrBefore: lowerBound(w.time, pause + 1) - 1)
+        guard i >= 0 else { return nil }
+        var j = lowerBound(w.time, pause + 1)
+        while j < w.count && w.time[j] < before {
+            if w.flags[j] == 0 && Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) > p.pauseExitM
+                && !outlier(w, j, w.lat[i], w.lon[i], p) {
+                let n = w.firstKept(atOrAfter: j + 1)
+                return n < w.count && w.time[n] - w.time[j] <= 60_000 ? j : nil
+            }
+            j += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,79 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplinePasses
+import TriplineGeography
+import TriplineTestSupport
+
+/// One device's points as the clean, stays and evidence passes see them, built in memory (no database): the functions
+/// of those passes are tested on it (issue 24).
+enum EarlyPassesWork {
+    /// `points` (in time order) as a ``DeviceWork`` with no flag set; `processFromMs` as a rebuild that restarts there.
+    static func of(_ points: [Point], processFromMs: Int64 = Int64.min) -> DeviceWork {
+        let w = DeviceWork(deviceID: 1, fromMs: Int64.min, toMs: Int64.max, processFromMs: processFromMs, zones: LocalZones())
+        w.time = points.map(\.timeMs)
+        w.lat = points.map(\.lat)
+        w.lon = points.map(\.lon)
+        w.accuracy = points.map { $0.accuracyM ?? .nan }
+        w.speed = points.map { $0.speedMps ?? .nan }
+        w.offset = points.map { $0.utcOffsetS ?? Int32.min }
+        w.motion = [UInt8](repeating: 0, count: points.count)
+        w.tripMode = [UInt16](repeating: 0, count: points.count)
+        w.flags = [UInt8](repeating: 0, count: points.count)
+        w.flagsLoaded = true
+        return w
+    }
+}
+
+/// The clean pass as a function (``CleanPass/clean(_:_:_:)``): the flags of a device's points from the points and
+/// Google's segments alone.
+@Suite struct CleanFunctionTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    /// Half an hour still in Berlin, a fix a minute, with one fix of each kind the pass flags.
+    func points() -> [Point] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 60)
+        var points = b.points
+        points[5].accuracyM = 500  // worse than max_accuracy_m
+        points[10].lat += 0.05  // 5.6 km off and back a minute later: 93 m/s
+        points[12].timeMs = points[11].timeMs + 200  // 200 ms after the one before
+        return points
+    }
+
+    @Test func flagsBadFixesAndTimelinePathPointsInsideGoogleSegments() {
+        let w = EarlyPassesWork.of(points())
+        // Google's own segment from fix 20 to fix 25 (inclusive); fixes 18 and 22 are `timelinePath` points.
+        let input = CleanPass.Input(googleSegments: [(w.time[20], w.time[25])], timelinePathTimes: [w.time[18], w.time[22]])
+        let out = CleanPass.clean(w, input, CleanPass.Parameters())
+        #expect(out.flags[5] == CleanPass.Flag.lowAccuracy)
+        #expect(out.flags[10] == CleanPass.Flag.jump)
+        #expect(out.flags[12] == CleanPass.Flag.duplicate)
+        #expect(out.flags[22] == CleanPass.Flag.timelinePath)
+        #expect(out.flags[18] == 0)  // a path point outside every segment stays a point
+        #expect(out.flags.enumerated().filter { $0.element != 0 }.map(\.offset) == [5, 10, 12, 22])
+        let stats = Dictionary(uniqueKeysWithValues: out.stats)
+        #expect(stats["points"] == "30" && stats["low_accuracy"] == "1" && stats["jumps"] == "1" && stats["duplicates"] == "1")
+        #expect(stats["timeline_path"] == "1" && stats["impossible"] == "0")
+        // Without Google's segments no path point is flagged.
+        let alone = CleanPass.clean(w, CleanPass.Input(timelinePathTimes: [w.time[18], w.time[22]]), CleanPass.Parameters())
+        #expect(alone.flags[22] == 0)
+    }
+
+    /// A rebuild that restarts inside the points keeps the stored flags of the points before it, and recomputes and
+    /// counts only the rest.
+    @Test func keepsTheStoredFlagsBeforeTheRecomputedSpan() {
+        let all = points()
+        let w = EarlyPassesWork.of(all, processFromMs: all[8].timeMs)
+        var stored = [UInt8](repeating: 0, count: all.count)
+        stored[3] = CleanPass.Flag.duplicate  // as an earlier rebuild stored it
+        stored[5] = 0
+        stored[15] = CleanPass.Flag.duplicate  // recomputed: not a duplicate
+        let out = CleanPass.clean(w, CleanPass.Input(storedFlags: stored), CleanPass.Parameters())
+        #expect(out.firstNew == 8)
+        #expect(out.flags[3] == CleanPass.Flag.duplicate && out.flags[5] == 0 && out.flags[15] == 0)
+        #expect(out.flags[10] == CleanPass.Flag.jump && out.flags[12] == CleanPass.Flag.duplicate)
+        let stats = Dictionary(uniqueKeysWithValues: out.stats)
+        #expect(stats["points"] == "22" && stats["low_accuracy"] == "0" && stats["duplicates"] == "1")
+    }
+}

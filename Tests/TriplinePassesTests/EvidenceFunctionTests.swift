@@ -1,0 +1,126 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplinePasses
+import TriplineTestSupport
+
+/// The evidence pass as a function (``EvidencePass/amendStays(_:_:_:)``): the stays pass's stays amended by the app's
+/// records, given as rows, with no database.
+@Suite struct EvidenceFunctionTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+    let home = (lat: 52.5200, lon: 13.4050)
+    let hour: Int64 = 3_600_000
+
+    /// Two hours at home (a fix every 5 min), two hours without a fix, two more at home; and the one stay the stays
+    /// pass makes of them (a silence with the same place on both sides stays inside a stay).
+    func homeDay() -> (DeviceWork, [StayRecord]) {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 300)
+        b.gap(7200)
+        b.still(7200, every: 300)
+        let w = EarlyPassesWork.of(b.points)
+        let stays = StaysPass.stays(w, StaysPass.Parameters())
+        return (w, stays)
+    }
+
+    /// OwnTracks: the `Home` region (a `waypoint`), left at 2 h and entered again at 4 h.
+    func regionEvents() -> [EvidenceEventRow] {
+        [
+            EvidenceEventRow(kind: "waypoint", timeMs: t0 - 86_400_000, lat: home.lat, lon: home.lon, desc: "Home", radiusM: 100),
+            EvidenceEventRow(kind: "transition", timeMs: t0 + 2 * hour, lat: home.lat, lon: home.lon, desc: "Home", event: "leave"),
+            EvidenceEventRow(kind: "transition", timeMs: t0 + 4 * hour, lat: home.lat, lon: home.lon, desc: "Home", event: "enter"),
+        ]
+    }
+
+    @Test func withoutRecordsTheStaysAreKept() {
+        let (w, stays) = homeDay()
+        #expect(stays.count == 1)
+        let out = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays), EvidencePass.Parameters())
+        #expect(out.stays == stays)
+        #expect(out.presences == 0)
+    }
+
+    /// A stay across a region's `leave` → `enter` is two stays: the first ends `leave_lag_s` before the leave, the
+    /// second starts at the enter (`enter_lag_s` = 0); each counts its own fixes.
+    @Test func aRegionAbsenceSplitsTheStay() {
+        let (w, stays) = homeDay()
+        let p = EvidencePass.Parameters()
+        let out = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: regionEvents()), p)
+        #expect(out.presences == 2)  // at home until the leave, and from the enter on
+        #expect(out.stays.count == 2)
+        guard out.stays.count == 2 else { return }
+        #expect(out.stays[0].startMs == t0 && out.stays[0].endMs == t0 + 2 * hour - Int64(p.leaveLagS * 1000))
+        #expect(out.stays[1].startMs == t0 + 4 * hour && out.stays[1].endMs == stays[0].endMs)
+        #expect(out.stays[0].points == 24 && out.stays[1].points == 24)
+        // A `--to` rebuild that keeps what starts from 3 h on as stored leaves the second out.
+        w.keepFromMs = t0 + 3 * hour
+        #expect(EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: regionEvents()), p).stays.count == 1)
+    }
+
+    /// An iOS visit 3 km east of home while the phone was dead (no fix from 2 h, at home, to 4 h, at work 3 km north):
+    /// a stay without fixes from the visit's arrival until the first fix at work less the way there at the fix's pace
+    /// (none reported: `default_speed_mps`; iOS reports departures late); the stays around it keep their fixes.
+    @Test func aVisitWithoutFixesIsAStayOfItsOwn() {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 300)
+        b.gap(7200, moving: 3000, bearing: 0)
+        b.still(7200, every: 300)
+        let w = EarlyPassesWork.of(b.points)
+        let stays = StaysPass.stays(w, StaysPass.Parameters())
+        #expect(stays.count == 2)
+        let there = Geo.destination(home.lat, home.lon, bearing: 90, distance: 3000)
+        let visit = EvidenceEventRow(kind: "visit", timeMs: t0 + 4 * hour, lat: there.lat, lon: there.lon,
+                                     startMs: t0 + 2 * hour + 1_800_000, endMs: t0 + 3 * hour + 1_800_000)
+        let p = EvidencePass.Parameters()
+        let out = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: [visit]), p)
+        #expect(out.presences == 1)
+        #expect(out.stays.count == 3)
+        guard out.stays.count == 3, stays.count == 2 else { return }
+        #expect(out.stays[0] == stays[0] && out.stays[2] == stays[1])
+        let unseen = out.stays[1]
+        #expect(unseen.points == 0 && unseen.startMs == visit.startMs)
+        #expect(Geo.distance(unseen.lat, unseen.lon, there.lat, there.lon) < 1)
+        let atWork = stays[1].first
+        let way = Geo.distance(there.lat, there.lon, w.lat[atWork], w.lon[atWork]) / p.defaultSpeedMps * 1000
+        #expect(unseen.endMs == w.time[atWork] - Int64(way))
+        // Its point indices are those of the fix before it.
+        #expect(unseen.first == atWork - 1 && unseen.last == atWork - 1)
+        // Without the record, the two stays are kept.
+        #expect(EvidencePass.amendStays(w, EvidencePass.Input(stays: stays), p).stays == stays)
+    }
+}
+
+/// The typed reads that hand the evidence pass the app's records (``Store/evidenceEvents(device:fromMs:toMs:)``) and
+/// the fixes that name their regions (``Store/regionFixes(device:fromMs:untilMs:)``): the members of `raw` and `extra`
+/// it uses, read by SQLite's JSON functions.
+@Suite struct EvidenceReadsTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    func event(_ store: Store, _ kind: String, at ms: Int64, lat: Double? = nil, lon: Double? = nil, raw: String) throws {
+        try store.db.run(
+            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (1, 1, ?, ?, ?, ?, ?)",
+            [.text(kind), .integer(ms), lat.map { .real($0) } ?? .null, lon.map { .real($0) } ?? .null, .text(raw)])
+    }
+
+    @Test func readsTheRecordsAndTheRegionsOfTheFixes() throws {
+        var points: [Point] = []
+        for (k, extra) in [#"{"tid":"ph","inregions":["Home","Work"]}"#, #"{"tid":"ph"}"#, nil, #"{"inregions":"Home"}"#, #"{"inregions":["Ho\"me"]}"#].enumerated() {
+            var p = Point(deviceID: 0, timeMs: t0 + Int64(k) * 60_000, lat: 52.52, lon: 13.405, accuracyM: 10)
+            p.extra = extra
+            points.append(p)
+        }
+        let store = try storeWith([("phone", points)])
+        try event(store, "waypoint", at: t0 - 86_400_000 * 30, lat: 52.52, lon: 13.405, raw: #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":80}"#)
+        try event(store, "transition", at: t0 + 120_000, lat: 52.52, lon: 13.405, raw: #"{"_type":"transition","desc":"Home","event":"leave","t":"c"}"#)
+        try event(store, "visit", at: t0 + 180_000, lat: 52.53, lon: 13.41, raw: "not JSON")
+        try event(store, "transition", at: t0 + 86_400_000, raw: #"{"_type":"transition","desc":"Home","event":"enter"}"#)  // after the span
+        let events = try store.evidenceEvents(device: 1, fromMs: t0, toMs: t0 + 3_600_000)
+        #expect(events.map(\.kind) == ["waypoint", "transition", "visit"])
+        #expect(events[0].desc == "Home" && events[0].radiusM == 80 && events[0].event == nil && events[0].lat == 52.52)
+        #expect(events[1].desc == "Home" && events[1].event == "leave" && events[1].radiusM == nil && events[1].timeMs == t0 + 120_000)
+        #expect(events[2].desc == nil && events[2].lon == 13.41 && events[2].startMs == nil)
+        let fixes = try store.regionFixes(device: 1, fromMs: t0, untilMs: t0 + 3_600_000)
+        #expect(fixes == [RegionFixRow(timeMs: t0, regions: ["Home", "Work"]), RegionFixRow(timeMs: t0 + 240_000, regions: [#"Ho"me"#])])
+        #expect(try store.regionFixes(device: 1, fromMs: t0 + 60_000, untilMs: t0 + 240_000).isEmpty)
+    }
+}
