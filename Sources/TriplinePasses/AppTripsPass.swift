@@ -21,48 +21,46 @@ public struct AppTripsPass: Pass {
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
-        let events = try work.spanQuery(
-            """
-            SELECT id, start_ms, end_ms, distance_m, mode FROM app_events
-            WHERE device_id = ? AND kind = 'trip' AND start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms >= ? AND start_ms < ?
-            ORDER BY start_ms
-            """, store)
-        // A trip that overlaps the record starts at most the longest trip's duration before it: a bound on the index
-        // (`trips_device_time`), so each record reads the trips near it, not every earlier one (15,000 Google
-        // activities took 75 s against 15,000 trips).
-        let longest = try store.db.scalarInt(
-            "SELECT max(end_ms - start_ms) FROM trips WHERE device_id = ? AND source = 'points'", [.integer(work.deviceID)]) ?? 0
-        let trips = try store.db.prepare(
-            "SELECT id, start_ms, end_ms, distance_m, mode FROM trips WHERE device_id = ? AND end_ms >= ? AND start_ms <= ? AND start_ms >= ? AND source = 'points'")
-        let tables = RebuildTables(store)
-        var matched = 0, total = 0
-        while try events.step() {
-            total += 1
-            let id = events.int64(0), s = events.int64(1), e = events.int64(2)
-            let dist = events.optionalDouble(3)
-            let mode = events.text(4)
-            trips.reset()
-            trips.bindInt(work.deviceID, at: 1)
-            trips.bindInt(s, at: 2)
-            trips.bindInt(e, at: 3)
-            trips.bindInt(s - longest, at: 4)
-            var best: (id: Int64, iou: Double, s: Int64, e: Int64, d: Double, mode: String?)? = nil
-            while try trips.step() {
-                let ts = trips.int64(1), te = trips.int64(2)
+    /// An app trip record with the rebuilt trips that overlap it (in the order the store read them: the first of
+    /// two equal overlaps wins).
+    public struct Candidate: Sendable, Equatable {
+        public var event: AppTripEvent
+        public var trips: [TripRow]
+    }
+
+    /// The match of each app trip record: the rebuilt trip that overlaps it most in time (intersection over union at
+    /// least `min_overlap`; none when no trip does), with the differences in start, end and distance and both modes.
+    static func match(_ candidates: [Candidate], device: Int64, _ p: Parameters) -> [AppTripMatchRow] {
+        candidates.map { c in
+            let s = c.event.startMs, e = c.event.endMs
+            var best: (trip: TripRow, iou: Double)? = nil
+            for trip in c.trips {
+                let ts = trip.startMs, te = trip.endMs
                 let inter = Double(max(0, min(e, te) - max(s, ts)))
                 let union = Double(max(e, te) - min(s, ts))
                 let iou = union > 0 ? inter / union : 0
-                if iou >= parameters.minOverlap && (best == nil || iou > best!.iou) {
-                    best = (trips.int64(0), iou, ts, te, trips.double(3), trips.text(4))
-                }
+                if iou >= p.minOverlap && (best == nil || iou > best!.iou) { best = (trip, iou) }
             }
-            try tables.insert(
-                AppTripMatchRow(eventID: id, deviceID: work.deviceID, tripID: best?.id, overlap: best?.iou, startDiffS: best.map { Double($0.s - s) / 1000 },
-                                endDiffS: best.map { Double($0.e - e) / 1000 }, distanceDiffM: best.flatMap { b in dist.map { b.d - $0 } },
-                                appMode: mode, tripMode: best?.mode))
-            if best != nil { matched += 1 }
+            return AppTripMatchRow(
+                eventID: c.event.id, deviceID: device, tripID: best?.trip.id, overlap: best?.iou, startDiffS: best.map { Double($0.trip.startMs - s) / 1000 },
+                endDiffS: best.map { Double($0.trip.endMs - e) / 1000 }, distanceDiffM: best.flatMap { b in c.event.distanceM.map { b.trip.distanceM - $0 } },
+                appMode: c.event.mode, tripMode: best?.trip.mode)
         }
-        return [("app_trips", String(total)), ("matched", String(matched))]
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        let tables = RebuildTables(store)
+        let events = try tables.appTrips(device: work.deviceID, overlappingFromMs: work.fromMs, beforeMs: work.toMs)
+        // A trip that overlaps the record starts at most the longest trip's duration before it: a bound on the index
+        // (`trips_device_time`), so each record reads the trips near it, not every earlier one (15,000 Google
+        // activities took 75 s against 15,000 trips).
+        let longest = try tables.longestPointTripMs(device: work.deviceID)
+        let candidates = try events.map { event in
+            Candidate(event: event, trips: try tables.pointTrips(
+                device: work.deviceID, overlappingFromMs: event.startMs, throughMs: event.endMs, startingFromMs: event.startMs - longest))
+        }
+        let matches = Self.match(candidates, device: work.deviceID, parameters)
+        for row in matches { try tables.insert(row) }
+        return [("app_trips", String(matches.count)), ("matched", String(matches.filter { $0.tripID != nil }.count))]
     }
 }

@@ -71,14 +71,38 @@ public struct MetricsPass: Pass {
         return (inc, moving, gaps)
     }
 
-    // About 80 lines: the per-trip day sums share the day dictionaries (day offsets and visits per day are apart).
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
-        try work.ensureFlags(store: store)
-        // Always from the table: trips before the recomputed span count towards their whole local days too.
-        let trips = try TripsPass.load(work, store: store)
-        let firstDate = work.processFromMs > work.fromMs && lowerBound(work.time, work.processFromMs) < work.count
+    /// A trip as the metrics pass spreads it over local days: its span and point range (``TripsPass/interior``) and
+    /// its legs (which add up to its distance after the paths pass).
+    public struct Trip: Sendable, Equatable {
+        public var trip: TripRecord
+        public var legs: [LegRow]
+    }
+
+    /// The span's day totals while counting, keyed by local day number (days since 1970-01-01), and the first local
+    /// date rewritten (`""`: from the first day on).
+    public struct Tally: Sendable, Equatable {
+        public var firstDate: String
+        public var offsets: [Int: Int32]
+        public var distance: [Int: Double]
+        public var line: [Int: Double]
+        public var moving: [Int: Double]
+        public var trips: [Int: Int]
+    }
+
+    /// The local date the span's rewritten days start on: that of the first fix at or after `processFromMs` when
+    /// points before it are context, else `""` (every day of the span).
+    static func firstDate(_ work: DeviceWork) -> String {
+        work.processFromMs > work.fromMs && lowerBound(work.time, work.processFromMs) < work.count
             ? CivilTime.localDate(ms: work.processFromMs, offsetSeconds: Int(work.localOffset(lowerBound(work.time, work.processFromMs))))
             : ""
+    }
+
+    /// Spreads the trips over local days: distance (the legs' estimate and the straight lines), moving time and
+    /// trip counts per day, and the offset of each day (that of its first kept fix; a day without one that a leg
+    /// crosses, at the leg's).
+    // About 80 lines: the per-trip day sums share the day dictionaries (day offsets and visits per day are apart).
+    static func tally(_ work: DeviceWork, _ trips: [Trip], _ parameters: Parameters) -> Tally {
+        let firstDate = Self.firstDate(work)
         // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
         @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int { Self.localDay(ms, offset) }
         func dateText(_ day: Int) -> String { Self.dateText(day) }
@@ -86,7 +110,6 @@ public struct MetricsPass: Pass {
         // local days: a leg with fixes in proportion to its straight-line increments on each day, a leg no fix saw
         // (a crossed silence, a trip between two places) by its time on each day (local midnights at the offset of
         // where it began). So the days add up to the trips, and a trip across midnight is split at midnight.
-        let legQuery = try store.db.prepare("SELECT start_ms, end_ms, distance_m FROM legs WHERE trip_id = ? ORDER BY leg")
         var lineByDay: [Int: Double] = [:]
         var distanceByDay: [Int: Double] = [:]
         var movingByDay: [Int: Double] = [:]
@@ -94,15 +117,13 @@ public struct MetricsPass: Pass {
         var offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
         /// Days without a kept fix that a leg's time crosses get a row too, at the offset the leg gave them.
         var silentDayOffset: [Int: Int32] = [:]
-        for trip in trips {
+        for item in trips {
+            let trip = item.trip
             var pts: [Int] = []
             pts.reserveCapacity(max(0, trip.last - trip.first + 1))
             for i in trip.first...max(trip.first, trip.last) where i < work.count && work.flags[i] == 0 { pts.append(i) }
             let (inc, mov, _) = Self.increments(work, pts, parameters)
-            legQuery.reset()
-            legQuery.bindInt(trip.id, at: 1)
-            var legs: [(start: Int64, end: Int64, metres: Double)] = []
-            while try legQuery.step() { legs.append((legQuery.int64(0), legQuery.int64(1), legQuery.double(2))) }
+            var legs = item.legs.map { (start: $0.startMs, end: $0.endMs, metres: $0.distanceM) }
             if legs.isEmpty { legs = [(trip.startMs, trip.endMs, trip.distanceM)] }
             // Straight-line increments per leg and day: a fix's increment (the way since the fix before) belongs to
             // the leg whose span (start, end] holds it, so a silence crossed after that fix gets none of it.
@@ -155,56 +176,81 @@ public struct MetricsPass: Pass {
             let date = dateText(day)
             if (firstDate.isEmpty || date >= firstDate) && (work.lastDate.map { date <= $0 } ?? true) { offsetByDay[day] = offset }
         }
-        // Google's own trips and visits where the fixes made nothing (the timeline pass).
-        try TimelinePass.addDays(work, store: store, firstDate: firstDate, offsets: &offsetByDay, distance: &distanceByDay, line: &lineByDay,
-                                 moving: &movingByDay, trips: &tripsByDay)
+        return Tally(firstDate: firstDate, offsets: offsetByDay, distance: distanceByDay, line: lineByDay, moving: movingByDay, trips: tripsByDay)
+    }
+
+    /// The day rows of a tally (with Google's own trips and visits added, ``TimelinePass``), with each day's visits
+    /// (those starting in the span, by local start date) and distinct places (of the visits overlapping it) from
+    /// `visits` (those overlapping the span).
+    static func days(_ work: DeviceWork, _ tally: Tally, visits: [VisitRow]) -> [DayRow] {
         var distance: [String: Double] = [:]
         var moving: [String: Double] = [:]
         var tripCount: [String: Int] = [:]
         var dayOffset: [String: Int32] = [:]
-        for (d, v) in distanceByDay { distance[dateText(d)] = v }
+        for (d, v) in tally.distance { distance[dateText(d)] = v }
         var line: [String: Double] = [:]
-        for (d, v) in lineByDay { line[dateText(d)] = v }
-        for (d, v) in movingByDay { moving[dateText(d)] = v }
-        for (d, v) in tripsByDay { tripCount[dateText(d)] = v }
-        for (d, v) in offsetByDay { dayOffset[dateText(d)] = v }
-        let (visitCount, placeSets) = try Self.visitsPerDay(work, store, days: dayOffset)
-        let dates = dayOffset.keys.sorted()
-        if let first = dates.first, let last = dates.last {
-            try RebuildTables(store).deleteDays(device: work.deviceID, fromDate: first, toDate: last)
+        for (d, v) in tally.line { line[dateText(d)] = v }
+        for (d, v) in tally.moving { moving[dateText(d)] = v }
+        for (d, v) in tally.trips { tripCount[dateText(d)] = v }
+        for (d, v) in tally.offsets { dayOffset[dateText(d)] = v }
+        let (visitCount, placeSets) = Self.visitsPerDay(work, visits, days: dayOffset)
+        return dayOffset.keys.sorted().map { date in
+            DayRow(deviceID: work.deviceID, date: date, utcOffsetS: Int(dayOffset[date]!), distanceM: distance[date] ?? 0, movingS: moving[date] ?? 0,
+                   trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0, lineDistanceM: line[date] ?? 0)
         }
+    }
+
+    /// The span's trips for the metrics pass, from the table: every trip rebuilt from fixes that starts in the span,
+    /// those before the recomputed part too (they count towards their whole local days), with its legs.
+    static func load(_ work: DeviceWork, _ tables: RebuildTables) throws -> [Trip] {
+        try tables.pointTrips(device: work.deviceID, startingFromMs: work.fromMs, beforeMs: work.toMs).map { row in
+            Trip(trip: TripsPass.record(row, work), legs: try tables.legs(ofTrip: row.id ?? 0))
+        }
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        try work.ensureFlags(store: store)
         let tables = RebuildTables(store)
+        // Always from the table: trips before the recomputed span count towards their whole local days too.
+        var tally = Self.tally(work, try Self.load(work, tables), parameters)
+        // Google's own trips and visits where the fixes made nothing (the timeline pass).
+        try TimelinePass.addDays(work, store: store, firstDate: tally.firstDate, offsets: &tally.offsets, distance: &tally.distance, line: &tally.line,
+                                 moving: &tally.moving, trips: &tally.trips)
+        let rows = Self.days(work, tally, visits: try tables.visits(device: work.deviceID, overlappingFromMs: work.fromMs, beforeMs: work.toMs))
+        if let first = rows.first?.date, let last = rows.last?.date {
+            try tables.deleteDays(device: work.deviceID, fromDate: first, toDate: last)
+        }
         var total = 0.0
-        for date in dates {
-            try tables.insert(
-                DayRow(deviceID: work.deviceID, date: date, utcOffsetS: Int(dayOffset[date]!), distanceM: distance[date] ?? 0, movingS: moving[date] ?? 0,
-                       trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0, lineDistanceM: line[date] ?? 0))
-            total += distance[date] ?? 0
+        for row in rows {
+            try tables.insert(row)
+            total += row.distanceM
         }
         // The places pass clusters the device's whole history, so a stay of this span can join two older places into
         // one: every day's count of places is taken again (the last window of a rebuild, once every visit is placed).
-        if !work.windowsFollow { try Self.refreshPlaceCounts(work, store) }
-        return [("days", String(dates.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
-    }
-
-    /// Sets every `days` row of the device to the distinct places of the visits that overlap it (as
-    /// ``visitsPerDay(_:_:days:)`` counts them), where that differs from the stored count.
-    static func refreshPlaceCounts(_ work: DeviceWork, _ store: Store) throws {
-        var stored: [String: Int] = [:]
-        let d = try store.db.prepare("SELECT date, places FROM days WHERE device_id = ?")
-        d.bindInt(work.deviceID, at: 1)
-        while try d.step() { stored[d.text(0) ?? ""] = d.int(1) }
-        guard !stored.isEmpty else { return }
-        var offsets: [String: Int32] = [:]
-        for date in stored.keys { offsets[date] = 0 }
-        let (_, placeSets) = try visitsPerDay(work, store, days: offsets, from: Int64.min, to: Int64.max)
-        for (date, count) in stored.sorted(by: { $0.key < $1.key }) {
-            let now = placeSets[date]?.count ?? 0
-            if now != count {
-                try store.db.run("UPDATE days SET places = ? WHERE device_id = ? AND date = ?",
-                                 [.integer(Int64(now)), .integer(work.deviceID), .text(date)])
+        if !work.windowsFollow {
+            let stored = try tables.placeCounts(device: work.deviceID)
+            if !stored.isEmpty {
+                let visits = try tables.visits(device: work.deviceID, overlappingFromMs: Int64.min, beforeMs: Int64.max)
+                for (date, count) in Self.changedPlaceCounts(work, stored: stored, visits: visits) {
+                    try tables.setPlaces(device: work.deviceID, date: date, places: count)
+                }
             }
         }
+        return [("days", String(rows.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+    }
+
+    /// The days whose stored count of places (`stored`, by date) differs from the distinct places of the visits
+    /// that overlap them (as ``visitsPerDay(_:_:days:)`` counts them), with the count they should have, by date.
+    static func changedPlaceCounts(_ work: DeviceWork, stored: [String: Int], visits: [VisitRow]) -> [(String, Int)] {
+        var offsets: [String: Int32] = [:]
+        for date in stored.keys { offsets[date] = 0 }
+        let (_, placeSets) = visitsPerDay(work, visits, days: offsets)
+        var out: [(String, Int)] = []
+        for (date, count) in stored.sorted(by: { $0.key < $1.key }) {
+            let now = placeSets[date]?.count ?? 0
+            if now != count { out.append((date, now)) }
+        }
+        return out
     }
 
     /// The local days the span's kept points fall on (from `firstDate`, through `work.lastDate`), each with the
@@ -238,19 +284,15 @@ public struct MetricsPass: Pass {
     }
 
     /// Visits (by local start date, those starting in the span) and distinct places (on each of `days` a visit
-    /// overlaps), from the visits table: any visit overlapping the span.
-    static func visitsPerDay(_ work: DeviceWork, _ store: Store, days: [String: Int32], from: Int64? = nil,
-                             to: Int64? = nil) throws -> (visits: [String: Int], places: [String: Set<Int64>]) {
+    /// overlaps) of `visits`.
+    static func visitsPerDay(_ work: DeviceWork, _ visits: [VisitRow], days: [String: Int32]) -> (visits: [String: Int], places: [String: Set<Int64>]) {
         var visitCount: [String: Int] = [:]
         var placeSets: [String: Set<Int64>] = [:]
-        let visits = try work.spanQuery(
-            "SELECT start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, place_id, lat, lon FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?", store,
-            from: from, to: to)
-        while try visits.step() {
-            let start = visits.int64(0), end = visits.int64(1)
-            let (lat, lon) = (visits.double(5), visits.double(6))
-            let so = visits.isNull(2) ? work.zones.offset(atMs: start, latitude: lat, longitude: lon) : Int32(visits.int64(2))
-            let eo = visits.isNull(3) ? work.zones.offset(atMs: end, latitude: lat, longitude: lon) : Int32(visits.int64(3))
+        for v in visits {
+            let start = v.startMs, end = v.endMs
+            let (lat, lon) = (v.lat, v.lon)
+            let so = v.startUTCOffsetS.map { Int32($0) } ?? work.zones.offset(atMs: start, latitude: lat, longitude: lon)
+            let eo = v.endUTCOffsetS.map { Int32($0) } ?? work.zones.offset(atMs: end, latitude: lat, longitude: lon)
             let first = CivilTime.localDate(ms: start, offsetSeconds: Int(so))
             let last = CivilTime.localDate(ms: end, offsetSeconds: Int(eo))
             if start >= work.fromMs { visitCount[first, default: 0] += 1 }
@@ -258,7 +300,7 @@ public struct MetricsPass: Pass {
             let lastDay = CivilTime.parseDate(last)!
             while day <= lastDay {
                 let date = dateText(day)
-                if days[date] != nil { placeSets[date, default: []].insert(visits.int64(4)) }
+                if days[date] != nil { placeSets[date, default: []].insert(v.placeID ?? 0) }
                 day += 1
             }
         }

@@ -120,69 +120,103 @@ public struct PathsPass: MeasuringPass {
         return (line + extra, sparse)
     }
 
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
-        try work.ensureFlags(store: store)
-        let from = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
-        let q = try work.spanQuery(
-            """
-            SELECT t.id, t.start_ms, t.end_ms, coalesce(t.line_distance_m, t.distance_m), fs.lat, fs.lon, ts.lat, ts.lon,
-              fv.place_id, tv.place_id, t.from_visit_id IS NOT NULL, t.to_visit_id IS NOT NULL
-            FROM trips t LEFT JOIN stays fs ON fs.id = t.from_visit_id LEFT JOIN stays ts ON ts.id = t.to_visit_id
-              LEFT JOIN visits fv ON fv.id = t.from_visit_id LEFT JOIN visits tv ON tv.id = t.to_visit_id
-            WHERE t.device_id = ? AND t.start_ms >= ? AND t.start_ms < ? ORDER BY t.start_ms, t.id
-            """, store, from: from, to: work.replaceToMs)
-        struct Row { var id: Int64; var start: Int64; var end: Int64; var line: Double; var from: (Double, Double)?; var to: (Double, Double)?
-            var fromPlace: Int64?; var toPlace: Int64?; var hasFrom: Bool; var hasTo: Bool }
-        var rows: [Row] = []
-        while try q.step() {
-            rows.append(Row(
-                id: q.int64(0), start: q.int64(1), end: q.int64(2), line: q.double(3),
-                from: q.isNull(4) ? nil : (q.double(4), q.double(5)), to: q.isNull(6) ? nil : (q.double(6), q.double(7)),
-                fromPlace: q.isNull(8) ? nil : q.int64(8), toPlace: q.isNull(9) ? nil : q.int64(9), hasFrom: q.int(10) != 0, hasTo: q.int(11) != 0))
-        }
-        let history = try store.db.prepare(
-            """
-            SELECT t.distance_m FROM trips t JOIN visits fv ON fv.id = t.from_visit_id JOIN visits tv ON tv.id = t.to_visit_id
-            WHERE t.device_id = ? AND t.start_ms < ? AND t.distance_method = 'track'
-              AND ((fv.place_id = ? AND tv.place_id = ?) OR (fv.place_id = ? AND tv.place_id = ?))
-            ORDER BY t.start_ms DESC LIMIT 9
-            """)
-        let tables = RebuildTables(store)
-        var counts: [String: Int] = [:]
-        var total = 0.0
-        for r in rows {
+    /// What the paths pass found for one trip: the distance to store, the straight-line figure it started from, and
+    /// how it was estimated (`track`, `circuity`, `history`).
+    public struct Measured: Sendable, Equatable {
+        public var id: Int64
+        public var distanceM: Double
+        public var lineDistanceM: Double
+        public var method: String
+    }
+
+    /// Measures `trips` (by start time, as ``RebuildTables/tripEnds(device:startingFromMs:beforeMs:)`` reads them)
+    /// on the device's fixes. A sparse trip between two places takes the median of the latest (at most 9) `track`
+    /// distances between them before it: those measured here, then `storedHistory(a, b)` (latest first: the stored
+    /// `track` trips between places `a` and `b` that start before the first of `trips`, which this pass does not
+    /// rewrite), read only when needed.
+    static func measure(
+        _ work: DeviceWork, _ trips: [TripEnds], storedHistory: (Int64, Int64) throws -> [Double], _ p: Parameters, _ mp: MetricsPass.Parameters
+    ) rethrows -> [Measured] {
+        var out: [Measured] = []
+        out.reserveCapacity(trips.count)
+        /// The `track` trips measured so far between two places (either direction): (start, distance), in order.
+        var measured: [PlacePair: [(Int64, Double)]] = [:]
+        var stored: [PlacePair: [Double]] = [:]
+        for r in trips {
             // Interior points, as the trips pass took them.
-            var first = lowerBound(work.time, r.start)
-            if r.hasFrom && first < work.count && work.time[first] == r.start { first += 1 }
-            let last = r.hasTo ? lowerBound(work.time, r.end) - 1 : lowerBound(work.time, r.end + 1) - 1
+            var first = lowerBound(work.time, r.startMs)
+            if r.hasFromVisit && first < work.count && work.time[first] == r.startMs { first += 1 }
+            let last = r.hasToVisit ? lowerBound(work.time, r.endMs) - 1 : lowerBound(work.time, r.endMs + 1) - 1
             var pts: [Int] = []
             if first <= last { for i in first...last where work.flags[i] == 0 { pts.append(i) } }
-            var (distance, sparse) = Self.estimate(work, pts, line: r.line, from: r.from, to: r.to, parameters, metrics)
+            let from = r.fromLat.flatMap { lat in r.fromLon.map { (lat, $0) } }, to = r.toLat.flatMap { lat in r.toLon.map { (lat, $0) } }
+            var (distance, sparse) = Self.estimate(work, pts, line: r.lineDistanceM, from: from, to: to, p, mp)
             var method = sparse ? "circuity" : "track"
-            if sparse, let a = r.fromPlace, let b = r.toPlace, a != b {
-                history.reset()
-                history.bindInt(work.deviceID, at: 1)
-                history.bindInt(r.start, at: 2)
-                history.bindInt(a, at: 3)
-                history.bindInt(b, at: 4)
-                history.bindInt(b, at: 5)
-                history.bindInt(a, at: 6)
-                var known: [Double] = []
-                while try history.step() { known.append(history.double(0)) }
+            if sparse, let a = r.fromPlaceID, let b = r.toPlaceID, a != b {
+                let pair = PlacePair(a, b)
+                var known = (measured[pair] ?? []).filter { $0.0 < r.startMs }.reversed().prefix(9).map { $0.1 }
+                if known.count < 9 {
+                    if stored[pair] == nil { stored[pair] = try storedHistory(a, b) }
+                    known += stored[pair]!.prefix(9 - known.count)
+                }
                 if !known.isEmpty {
                     known.sort()
                     let median = known[known.count / 2]
-                    if median >= parameters.historyMinRatio * r.line {
+                    if median >= p.historyMinRatio * r.lineDistanceM {
                         distance = median
                         method = "history"
                     }
                 }
             }
-            try tables.setDistance(trip: r.id, distanceM: distance, lineDistanceM: r.line, method: method)
+            if method == "track", let a = r.fromPlaceID, let b = r.toPlaceID { measured[PlacePair(a, b), default: []].append((r.startMs, distance)) }
+            out.append(Measured(id: r.id, distanceM: distance, lineDistanceM: r.lineDistanceM, method: method))
+        }
+        return out
+    }
+
+    /// The trips the trips pass stored (``TripsPass/run``: `trips` with their ids, `stays` the stays it ran on) that
+    /// start in `from ..< to`, as ``RebuildTables/tripEnds(device:startingFromMs:beforeMs:)`` reads them back: by
+    /// start time then id, the straight-line distance the trips pass measured, the stays' centres, and the places of
+    /// their visits (`places`, by visit id).
+    static func ends(_ trips: [TripRecord], stays: [StayRecord], places: [Int64: Int64], from: Int64, to: Int64) -> [TripEnds] {
+        trips.filter { $0.startMs >= from && $0.startMs < to }.map { t in
+            let a = t.fromStay.map { stays[$0] }, b = t.toStay.map { stays[$0] }
+            return TripEnds(
+                id: t.id, startMs: t.startMs, endMs: t.endMs, lineDistanceM: t.distanceM, fromLat: a?.lat, fromLon: a?.lon, toLat: b?.lat,
+                toLon: b?.lon, fromPlaceID: a.flatMap { places[$0.id] }, toPlaceID: b.flatMap { places[$0.id] }, hasFromVisit: a != nil,
+                hasToVisit: b != nil)
+        }.sorted { ($0.startMs, $0.id) < ($1.startMs, $1.id) }
+    }
+
+    /// Two places, either way round.
+    struct PlacePair: Hashable {
+        var a: Int64, b: Int64
+        init(_ x: Int64, _ y: Int64) { (a, b) = x < y ? (x, y) : (y, x) }
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        try work.ensureFlags(store: store)
+        let from = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
+        let tables = RebuildTables(store)
+        let trips: [TripEnds]
+        if let recorded = work.trips, let stays = work.stays {
+            // The trips pass ran on this span: its trips, as it stored them (the places of their visits from the table:
+            // a window before the last keeps the visits of an earlier rebuild, ``PlacesPass``).
+            let visits = recorded.flatMap { t in [t.fromStay, t.toStay].compactMap { $0.map { stays[$0].id } } }
+            trips = Self.ends(recorded, stays: stays, places: try tables.visitPlaces(ids: visits), from: from, to: work.replaceToMs)
+        } else {
+            trips = try tables.tripEnds(device: work.deviceID, startingFromMs: from, beforeMs: work.replaceToMs)
+        }
+        let results = try Self.measure(
+            work, trips, storedHistory: { try tables.trackDistances(device: work.deviceID, beforeMs: from, between: $0, and: $1) }, parameters, metrics)
+        var counts: [String: Int] = [:]
+        var total = 0.0
+        for r in results {
+            try tables.setDistance(trip: r.id, distanceM: r.distanceM, lineDistanceM: r.lineDistanceM, method: r.method)
             // One distance: the legs add up to the trip's (each its share of the straight lines).
-            try tables.scaleLegs(trip: r.id, toDistanceM: distance)
-            counts[method, default: 0] += 1
-            total += distance
+            try tables.scaleLegs(trip: r.id, toDistanceM: r.distanceM)
+            counts[r.method, default: 0] += 1
+            total += r.distanceM
         }
         return [("track", String(counts["track"] ?? 0)), ("circuity", String(counts["circuity"] ?? 0)),
                 ("history", String(counts["history"] ?? 0)), ("distance_km", formatParameter((total / 10).rounded() / 100))]

@@ -784,17 +784,23 @@ public struct TripsPass: MeasuringPass {
         return joined
     }
 
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
-        try work.ensureFlags(store: store)
-        let stays: [StayRecord]
-        if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
-        let trips = Self.detect(work, stays: stays, parameters, metrics, cutModel: cutModel, cutLog: cutLog).filter { $0.startMs < work.keepFromMs }
-        let deleteFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
-        let tables = RebuildTables(store)
-        try tables.deleteTrips(device: work.deviceID, startingFromMs: deleteFrom, toMs: work.replaceToMs)
+    /// What the trips pass found for the span: the trips (with their legs and their stays' indices) and the rows
+    /// to store them as. A leg row's `tripID` is its trip's stable id; the writer sets the id the trip was stored
+    /// under (another, should that one be taken).
+    public struct Output {
+        public var trips: [TripRecord]
+        public var rows: [(trip: TripRow, legs: [LegRow])]
+    }
+
+    /// The span's trips between `stays` (``detect``), those starting before `keepFromMs`, as records and as rows.
+    static func assemble(
+        _ work: DeviceWork, stays: [StayRecord], _ p: Parameters, _ mp: MetricsPass.Parameters, cutModel: TripCutModel = .shipped,
+        cutLog: TripCutLog? = nil
+    ) -> Output {
+        let trips = Self.detect(work, stays: stays, p, mp, cutModel: cutModel, cutLog: cutLog).filter { $0.startMs < work.keepFromMs }
         var out = trips
-        var legCount = 0
-        var total = 0.0
+        var rows: [(trip: TripRow, legs: [LegRow])] = []
+        rows.reserveCapacity(trips.count)
         for k in out.indices {
             let t = out[k]
             let duration = Double(t.endMs - t.startMs) / 1000
@@ -806,26 +812,48 @@ public struct TripsPass: MeasuringPass {
                 atMs: t.startMs, latitude: t.fromStay.map { stays[$0].lat } ?? work.lat[t.first], longitude: t.fromStay.map { stays[$0].lon } ?? work.lon[t.first])
             let endOffset = work.localOffset(
                 atMs: t.endMs, latitude: t.toStay.map { stays[$0].lat } ?? work.lat[t.last], longitude: t.toStay.map { stays[$0].lon } ?? work.lon[t.last])
-            out[k].id = try tables.insert(
-                TripRow(
-                    id: StableID.make(.trip, device: work.deviceID, startMs: t.startMs), deviceID: work.deviceID, startMs: t.startMs, endMs: t.endMs, startUTCOffsetS: Int(startOffset),
-                    endUTCOffsetS: Int(endOffset), durationS: duration, movingS: t.movingS, distanceM: t.distanceM,
-                    avgSpeedMps: Self.average(t), maxSpeedMps: Self.maximum(t), mode: main, legs: t.legs.count,
-                    fromVisitID: t.fromStay.map { stays[$0].id }, toVisitID: t.toStay.map { stays[$0].id },
-                    fromPlaceID: t.fromStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },
-                    toPlaceID: t.toStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },
-                    startLat: work.lat[t.first], startLon: work.lon[t.first], endLat: work.lat[t.last], endLon: work.lon[t.last],
-                    points: t.last - t.first + 1, gaps: t.gaps))
-            for (n, leg) in t.legs.enumerated() {
-                try tables.insert(
-                    LegRow(tripID: out[k].id, leg: n, deviceID: work.deviceID, mode: leg.mode, modeSource: leg.modeSource, startMs: leg.startMs,
-                           endMs: leg.endMs, distanceM: leg.distanceM, durationS: Double(leg.endMs - leg.startMs) / 1000, points: leg.last - leg.first + 1))
+            let id = StableID.make(.trip, device: work.deviceID, startMs: t.startMs)
+            out[k].id = id
+            let row = TripRow(
+                id: id, deviceID: work.deviceID, startMs: t.startMs, endMs: t.endMs, startUTCOffsetS: Int(startOffset),
+                endUTCOffsetS: Int(endOffset), durationS: duration, movingS: t.movingS, distanceM: t.distanceM,
+                avgSpeedMps: Self.average(t), maxSpeedMps: Self.maximum(t), mode: main, legs: t.legs.count,
+                fromVisitID: t.fromStay.map { stays[$0].id }, toVisitID: t.toStay.map { stays[$0].id },
+                fromPlaceID: t.fromStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },
+                toPlaceID: t.toStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },
+                startLat: work.lat[t.first], startLon: work.lon[t.first], endLat: work.lat[t.last], endLon: work.lon[t.last],
+                points: t.last - t.first + 1, gaps: t.gaps)
+            let legs = t.legs.enumerated().map { n, leg in
+                LegRow(tripID: id, leg: n, deviceID: work.deviceID, mode: leg.mode, modeSource: leg.modeSource, startMs: leg.startMs,
+                       endMs: leg.endMs, distanceM: leg.distanceM, durationS: Double(leg.endMs - leg.startMs) / 1000, points: leg.last - leg.first + 1)
+            }
+            rows.append((row, legs))
+        }
+        return Output(trips: out, rows: rows)
+    }
+
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+        try work.ensureFlags(store: store)
+        let stays: [StayRecord]
+        if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
+        var output = Self.assemble(work, stays: stays, parameters, metrics, cutModel: cutModel, cutLog: cutLog)
+        let deleteFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
+        let tables = RebuildTables(store)
+        try tables.deleteTrips(device: work.deviceID, startingFromMs: deleteFrom, toMs: work.replaceToMs)
+        var legCount = 0
+        var total = 0.0
+        for (k, (trip, legs)) in output.rows.enumerated() {
+            let id = try tables.insert(trip)
+            output.trips[k].id = id
+            for var leg in legs {
+                leg.tripID = id
+                try tables.insert(leg)
                 legCount += 1
             }
-            total += t.distanceM
+            total += trip.distanceM
         }
-        work.trips = out
-        return [("trips", String(out.count)), ("legs", String(legCount)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+        work.trips = output.trips
+        return [("trips", String(output.trips.count)), ("legs", String(legCount)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
     }
 
     /// The average speed: distance over moving time (nil when the trip never moved).
@@ -838,23 +866,24 @@ public struct TripsPass: MeasuringPass {
         return max(t.maxSpeed ?? 0, average)
     }
 
-    /// Loads the span's trips from the table, matched to point indices (for `--pass metrics` alone).
-    static func load(_ work: DeviceWork, store: Store) throws -> [TripRecord] {
-        let statement = try work.spanQuery(
-            "SELECT id, start_ms, end_ms, distance_m, from_visit_id, to_visit_id FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND source = 'points' ORDER BY start_ms", store)
-        var out: [TripRecord] = []
-        while try statement.step() {
-            let start = statement.int64(1), end = statement.int64(2)
-            // Interior points: after the departure point, before the arrival point.
-            var first = lowerBound(work.time, start)
-            if !statement.isNull(4) && first < work.count && work.time[first] == start && first + 1 < work.count { first += 1 }
-            var last = statement.isNull(5) ? lowerBound(work.time, end + 1) - 1 : lowerBound(work.time, end) - 1
-            if last < first { last = first }
-            var t = TripRecord(first: first, last: last, startMs: start, endMs: end, fromStay: nil, toStay: nil)
-            t.distanceM = statement.double(3)
-            t.id = statement.int64(0)
-            out.append(t)
-        }
-        return out
+    /// A stored trip as a record matched to the points of `work`: its interior points (after the departure point
+    /// when it left a visit, before the arrival point when it reached one), its id and its distance. The rule by
+    /// which the paths and metrics passes find a trip's fixes from its times.
+    static func record(_ row: TripRow, _ work: DeviceWork) -> TripRecord {
+        let (first, last) = interior(startMs: row.startMs, endMs: row.endMs, fromVisit: row.fromVisitID != nil, toVisit: row.toVisitID != nil, work)
+        var t = TripRecord(first: first, last: last, startMs: row.startMs, endMs: row.endMs, fromStay: nil, toStay: nil)
+        t.distanceM = row.distanceM
+        t.id = row.id ?? 0
+        return t
+    }
+
+    /// The point range of a trip from `startMs` to `endMs` read from its times: after the departure point when it
+    /// left a visit (`fromVisit`), before the arrival point when it reached one (`toVisit`); `last` is at least `first`.
+    static func interior(startMs start: Int64, endMs end: Int64, fromVisit: Bool, toVisit: Bool, _ work: DeviceWork) -> (first: Int, last: Int) {
+        var first = lowerBound(work.time, start)
+        if fromVisit && first < work.count && work.time[first] == start && first + 1 < work.count { first += 1 }
+        var last = toVisit ? lowerBound(work.time, end) - 1 : lowerBound(work.time, end + 1) - 1
+        if last < first { last = first }
+        return (first, last)
     }
 }

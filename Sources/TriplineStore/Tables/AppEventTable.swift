@@ -403,3 +403,45 @@ extension Store {
         return out
     }
 }
+
+// MARK: Read by the apptrips pass
+
+/// An app's own record of a trip (an `app_events` row of kind `trip` with both times): the part the apptrips pass
+/// compares with the rebuilt trips.
+public struct AppTripEvent: Sendable, Equatable {
+    /// The event's row id (`app_trip_matches.event_id`).
+    public var id: Int64
+    public var startMs: Int64
+    public var endMs: Int64
+    public var distanceM: Double?
+    public var mode: String?
+
+    public init(id: Int64, startMs: Int64, endMs: Int64, distanceM: Double?, mode: String?) {
+        self.id = id
+        self.startMs = startMs
+        self.endMs = endMs
+        self.distanceM = distanceM
+        self.mode = mode
+    }
+}
+
+extension RebuildTables {
+    /// The device's app trip records (kind `trip`, both times known) that overlap `[fromMs, toMs)` (`end_ms >= fromMs`,
+    /// `start_ms < toMs`), by start time.
+    public func appTrips(device: Int64, overlappingFromMs fromMs: Int64, beforeMs toMs: Int64) throws -> [AppTripEvent] {
+        let s = try statement(
+            """
+            SELECT id, start_ms, end_ms, distance_m, mode FROM app_events
+            WHERE device_id = ? AND kind = 'trip' AND start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms >= ? AND start_ms < ?
+            ORDER BY start_ms
+            """)
+        s.bindInt(device, at: 1)
+        s.bindInt(fromMs, at: 2)
+        s.bindInt(toMs, at: 3)
+        var out: [AppTripEvent] = []
+        while try s.step() {
+            out.append(AppTripEvent(id: s.int64(0), startMs: s.int64(1), endMs: s.int64(2), distanceM: s.optionalDouble(3), mode: s.text(4)))
+        }
+        return out
+    }
+}

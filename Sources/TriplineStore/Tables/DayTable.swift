@@ -85,3 +85,23 @@ extension Store {
         return (st.int(0), st.double(1))
     }
 }
+
+// MARK: Read and written by the metrics pass
+
+extension RebuildTables {
+    /// The stored count of places of each of the device's days, by date (`YYYY-MM-DD`).
+    public func placeCounts(device: Int64) throws -> [String: Int] {
+        let d = try statement("SELECT date, places FROM days WHERE device_id = ?")
+        d.bindInt(device, at: 1)
+        var stored: [String: Int] = [:]
+        while try d.step() { stored[d.text(0) ?? ""] = d.int(1) }
+        return stored
+    }
+
+    /// Sets the count of places of one of the device's days.
+    public func setPlaces(device: Int64, date: String, places: Int) throws {
+        let s = try statement("UPDATE days SET places = ? WHERE device_id = ? AND date = ?")
+        try s.bind([.integer(Int64(places)), .integer(device), .text(date)])
+        _ = try s.step()
+    }
+}

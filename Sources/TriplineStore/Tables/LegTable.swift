@@ -165,3 +165,23 @@ extension Store {
         return out
     }
 }
+
+// MARK: Read by the metrics pass
+
+extension RebuildTables {
+    /// The legs of trip `id`, by leg number.
+    public func legs(ofTrip id: Int64) throws -> [LegRow] {
+        let s = try statement(
+            "SELECT trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source FROM legs WHERE trip_id = ? ORDER BY leg")
+        s.bindInt(id, at: 1)
+        var out: [LegRow] = []
+        while try s.step() {
+            out.append(
+                LegRow(
+                    tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
+                    startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
+                    source: s.text(10) ?? "points"))
+        }
+        return out
+    }
+}

@@ -243,3 +243,152 @@ extension Store {
         return out
     }
 }
+
+// MARK: Read by the trips, paths, metrics and apptrips passes
+
+/// The columns of a whole `trips` row, in the order ``tripRow(_:)`` reads them.
+let tripColumns = """
+    id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
+    avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
+    start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method, source
+    """
+
+/// A row of `trips` read from the columns ``tripColumns`` names (the first at `at`).
+func tripRow(_ s: Statement, at k: Int32 = 0) -> TripRow {
+    TripRow(
+        id: s.int64(k), deviceID: s.int64(k + 1), startMs: s.int64(k + 2), endMs: s.int64(k + 3),
+        startUTCOffsetS: s.optionalInt64(k + 4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(k + 5).map { Int($0) },
+        durationS: s.double(k + 6), movingS: s.double(k + 7), distanceM: s.double(k + 8), avgSpeedMps: s.optionalDouble(k + 9),
+        maxSpeedMps: s.optionalDouble(k + 10), mode: s.text(k + 11) ?? "", legs: s.int(k + 12), fromVisitID: s.optionalInt64(k + 13),
+        toVisitID: s.optionalInt64(k + 14), fromPlaceID: s.optionalInt64(k + 15), toPlaceID: s.optionalInt64(k + 16),
+        startLat: s.optionalDouble(k + 17), startLon: s.optionalDouble(k + 18), endLat: s.optionalDouble(k + 19), endLon: s.optionalDouble(k + 20),
+        points: s.int(k + 21), gaps: s.int(k + 22), lineDistanceM: s.optionalDouble(k + 23), distanceMethod: s.text(k + 24),
+        source: s.text(k + 25) ?? "points")
+}
+
+/// A trip as the paths pass measures it: its time span, its straight-line distance, and where the stays and visits
+/// at its ends are (`trips` joined to `stays` and `visits` by its visit ids).
+public struct TripEnds: Sendable, Equatable {
+    public var id: Int64
+    public var startMs: Int64
+    public var endMs: Int64
+    /// The straight lines between its kept fixes: `line_distance_m`, or `distance_m` before the paths pass set it.
+    public var lineDistanceM: Double
+    /// The centre of the stay it left (reached); nil when it has no such visit, or the stay is not stored.
+    public var fromLat: Double?
+    public var fromLon: Double?
+    public var toLat: Double?
+    public var toLon: Double?
+    /// The place of the visit it left (reached), nil when that visit has none (or is not stored).
+    public var fromPlaceID: Int64?
+    public var toPlaceID: Int64?
+    /// Whether it left (reached) a visit (`from_visit_id`, `to_visit_id` not NULL): its first (last) fix is then
+    /// the stay's, not its own.
+    public var hasFromVisit: Bool
+    public var hasToVisit: Bool
+
+    public init(
+        id: Int64, startMs: Int64, endMs: Int64, lineDistanceM: Double, fromLat: Double?, fromLon: Double?, toLat: Double?, toLon: Double?,
+        fromPlaceID: Int64?, toPlaceID: Int64?, hasFromVisit: Bool, hasToVisit: Bool
+    ) {
+        self.id = id
+        self.startMs = startMs
+        self.endMs = endMs
+        self.lineDistanceM = lineDistanceM
+        self.fromLat = fromLat
+        self.fromLon = fromLon
+        self.toLat = toLat
+        self.toLon = toLon
+        self.fromPlaceID = fromPlaceID
+        self.toPlaceID = toPlaceID
+        self.hasFromVisit = hasFromVisit
+        self.hasToVisit = hasToVisit
+    }
+}
+
+extension RebuildTables {
+    /// A device's trips rebuilt from fixes (`source` `points`) that start in `fromMs ..< toMs`, by start time (the
+    /// metrics pass's read when the trips are not in memory).
+    public func pointTrips(device: Int64, startingFromMs fromMs: Int64, beforeMs toMs: Int64) throws -> [TripRow] {
+        let s = try statement(
+            "SELECT \(tripColumns) FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ? AND source = 'points' ORDER BY start_ms")
+        s.bindInt(device, at: 1)
+        s.bindInt(fromMs, at: 2)
+        s.bindInt(toMs, at: 3)
+        var out: [TripRow] = []
+        while try s.step() { out.append(tripRow(s)) }
+        return out
+    }
+
+    /// A device's trips (of any source) that start in `fromMs ..< toMs`, with the stays and visits at their ends, by
+    /// start time then id (the paths pass's read).
+    public func tripEnds(device: Int64, startingFromMs fromMs: Int64, beforeMs toMs: Int64) throws -> [TripEnds] {
+        let q = try statement(
+            """
+            SELECT t.id, t.start_ms, t.end_ms, coalesce(t.line_distance_m, t.distance_m), fs.lat, fs.lon, ts.lat, ts.lon,
+              fv.place_id, tv.place_id, t.from_visit_id IS NOT NULL, t.to_visit_id IS NOT NULL
+            FROM trips t LEFT JOIN stays fs ON fs.id = t.from_visit_id LEFT JOIN stays ts ON ts.id = t.to_visit_id
+              LEFT JOIN visits fv ON fv.id = t.from_visit_id LEFT JOIN visits tv ON tv.id = t.to_visit_id
+            WHERE t.device_id = ? AND t.start_ms >= ? AND t.start_ms < ? ORDER BY t.start_ms, t.id
+            """)
+        q.bindInt(device, at: 1)
+        q.bindInt(fromMs, at: 2)
+        q.bindInt(toMs, at: 3)
+        var rows: [TripEnds] = []
+        while try q.step() {
+            let from = !q.isNull(4), to = !q.isNull(6)
+            rows.append(TripEnds(
+                id: q.int64(0), startMs: q.int64(1), endMs: q.int64(2), lineDistanceM: q.double(3),
+                fromLat: from ? q.double(4) : nil, fromLon: from ? q.double(5) : nil, toLat: to ? q.double(6) : nil, toLon: to ? q.double(7) : nil,
+                fromPlaceID: q.isNull(8) ? nil : q.int64(8), toPlaceID: q.isNull(9) ? nil : q.int64(9), hasFromVisit: q.int(10) != 0,
+                hasToVisit: q.int(11) != 0))
+        }
+        return rows
+    }
+
+    /// The distances of the device's latest (at most `limit`) trips measured along their track (`distance_method`
+    /// `track`) that started before `beforeMs` between places `a` and `b` (in either direction, by their visits'
+    /// places), latest first (the paths pass's `history`).
+    public func trackDistances(device: Int64, beforeMs: Int64, between a: Int64, and b: Int64, limit: Int = 9) throws -> [Double] {
+        let history = try statement(
+            """
+            SELECT t.distance_m FROM trips t JOIN visits fv ON fv.id = t.from_visit_id JOIN visits tv ON tv.id = t.to_visit_id
+            WHERE t.device_id = ? AND t.start_ms < ? AND t.distance_method = 'track'
+              AND ((fv.place_id = ? AND tv.place_id = ?) OR (fv.place_id = ? AND tv.place_id = ?))
+            ORDER BY t.start_ms DESC LIMIT ?
+            """)
+        history.bindInt(device, at: 1)
+        history.bindInt(beforeMs, at: 2)
+        history.bindInt(a, at: 3)
+        history.bindInt(b, at: 4)
+        history.bindInt(b, at: 5)
+        history.bindInt(a, at: 6)
+        history.bindInt(Int64(limit), at: 7)
+        var known: [Double] = []
+        while try history.step() { known.append(history.double(0)) }
+        return known
+    }
+
+    /// The longest duration (ms) of the device's trips rebuilt from fixes; 0 when it has none.
+    public func longestPointTripMs(device: Int64) throws -> Int64 {
+        let s = try statement("SELECT max(end_ms - start_ms) FROM trips WHERE device_id = ? AND source = 'points'")
+        s.bindInt(device, at: 1)
+        guard try s.step(), !s.isNull(0) else { return 0 }
+        return s.int64(0)
+    }
+
+    /// The device's trips rebuilt from fixes that overlap `[fromMs, throughMs]` (`end_ms >= fromMs`, `start_ms <=
+    /// throughMs`) and start at or after `startingFromMs` (a bound on the index: the earliest a trip that overlaps can
+    /// start), in the index's order (the apptrips pass's read).
+    public func pointTrips(device: Int64, overlappingFromMs fromMs: Int64, throughMs: Int64, startingFromMs: Int64) throws -> [TripRow] {
+        let s = try statement(
+            "SELECT \(tripColumns) FROM trips WHERE device_id = ? AND end_ms >= ? AND start_ms <= ? AND start_ms >= ? AND source = 'points'")
+        s.bindInt(device, at: 1)
+        s.bindInt(fromMs, at: 2)
+        s.bindInt(throughMs, at: 3)
+        s.bindInt(startingFromMs, at: 4)
+        var out: [TripRow] = []
+        while try s.step() { out.append(tripRow(s)) }
+        return out
+    }
+}

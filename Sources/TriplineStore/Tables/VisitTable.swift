@@ -205,3 +205,47 @@ extension Store {
         return out
     }
 }
+
+// MARK: Read by the metrics pass
+
+extension RebuildTables {
+    /// The device's visits (of any source) that overlap `[fromMs, toMs)` (`end_ms >= fromMs`, `start_ms < toMs`), in
+    /// no particular order.
+    public func visits(device: Int64, overlappingFromMs fromMs: Int64, beforeMs toMs: Int64) throws -> [VisitRow] {
+        let s = try statement(
+            """
+            SELECT id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points,
+                   country_code, country, locality, source
+            FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?
+            """)
+        s.bindInt(device, at: 1)
+        s.bindInt(fromMs, at: 2)
+        s.bindInt(toMs, at: 3)
+        var out: [VisitRow] = []
+        while try s.step() {
+            out.append(
+                VisitRow(
+                    id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), startMs: s.int64(3), endMs: s.int64(4),
+                    startUTCOffsetS: s.optionalInt64(5).map { Int($0) }, endUTCOffsetS: s.optionalInt64(6).map { Int($0) },
+                    lat: s.double(7), lon: s.double(8), radiusM: s.double(9), points: s.int(10), countryCode: s.text(11),
+                    country: s.text(12), locality: s.text(13), source: s.text(14) ?? "points"))
+        }
+        return out
+    }
+}
+
+// MARK: Read by the paths pass
+
+extension RebuildTables {
+    /// The place of each of the visits `ids` that is stored with one, by visit id.
+    public func visitPlaces(ids: [Int64]) throws -> [Int64: Int64] {
+        let s = try statement("SELECT place_id FROM visits WHERE id = ?")
+        var out: [Int64: Int64] = [:]
+        for id in ids where out[id] == nil {
+            s.reset()
+            s.bindInt(id, at: 1)
+            if try s.step(), !s.isNull(0) { out[id] = s.int64(0) }
+        }
+        return out
+    }
+}

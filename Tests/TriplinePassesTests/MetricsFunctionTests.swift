@@ -1,0 +1,69 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplinePasses
+import TriplineStore
+
+/// The metrics pass as functions (issue 24): ``MetricsPass/tally`` spreads trips over local days and
+/// ``MetricsPass/days`` makes the day rows, with no database.
+@Suite struct MetricsFunctionTests {
+    let midnight: Int64 = 1_717_286_400_000  // 2024-06-02T00:00:00Z
+
+    /// A ride east from 23:50 to 00:10 (UTC, offset 0) at 5 m/s, a fix every 10 s: 3 km before midnight, 3 km after.
+    func ride() -> (DeviceWork, MetricsPass.Trip) {
+        var track = FixTrack()
+        track.east(from: midnight - 600_000, fromLon: 0, mps: 5, seconds: 1200, everyS: 10)
+        let w = track.work
+        let trip = TripRecord(first: 0, last: w.count - 1, startMs: w.time[0], endMs: w.time[w.count - 1], fromStay: nil, toStay: nil)
+        // The paths pass made the ride 7 km (its estimate of the path), its one leg too.
+        let leg = LegRow(tripID: 9, leg: 0, deviceID: 1, mode: "cycle", modeSource: "speed", startMs: trip.startMs, endMs: trip.endMs,
+                         distanceM: 7000, durationS: 1200, points: w.count)
+        return (w, MetricsPass.Trip(trip: trip, legs: [leg]))
+    }
+
+    @Test func aRideAcrossMidnightSplitsAtMidnight() throws {
+        let (w, trip) = ride()
+        let tally = MetricsPass.tally(w, [trip], MetricsPass.Parameters())
+        let first = MetricsPass.localDay(midnight - 1, 0), second = first + 1
+        #expect(tally.firstDate == "" && Set(tally.offsets.keys) == [first, second])
+        let line1 = try #require(tally.line[first]), line2 = try #require(tally.line[second])
+        // 59 steps of 50 m before midnight, 61 after.
+        #expect(abs(line1 - 2950) < 5 && abs(line2 - 3050) < 5)
+        // The leg's 7 km in proportion to the straight lines of each day: the days add up to the trip.
+        let d1 = try #require(tally.distance[first]), d2 = try #require(tally.distance[second])
+        #expect(abs(d1 + d2 - 7000) < 1e-6)
+        #expect(abs(d1 - 7000 * line1 / (line1 + line2)) < 1e-6)
+        #expect(tally.moving[first] == 590 && tally.moving[second] == 610)
+        #expect(tally.trips[first] == 1 && tally.trips[second] == nil)  // counted on the day it starts
+    }
+
+    /// A leg no fix saw (a crossed silence) is spread by time, local midnights at its start's offset.
+    @Test func aSilentLegSpreadsByTime() throws {
+        var track = FixTrack()
+        track.add(midnight - 3_600_000, 0, 0)
+        track.add(midnight + 3_600_000, 0, 0.5)
+        let w = track.work
+        let trip = TripRecord(first: 0, last: 1, startMs: w.time[0], endMs: w.time[1], fromStay: nil, toStay: nil)
+        let leg = LegRow(tripID: 9, leg: 0, deviceID: 1, mode: "unknown", modeSource: "none", startMs: trip.startMs, endMs: trip.endMs,
+                         distanceM: 60_000, durationS: 7200, points: 2)
+        let tally = MetricsPass.tally(w, [MetricsPass.Trip(trip: trip, legs: [leg])], MetricsPass.Parameters())
+        let first = MetricsPass.localDay(midnight - 1, 0)
+        #expect(tally.distance[first] == 30_000 && tally.distance[first + 1] == 30_000)
+        #expect(tally.line.isEmpty)  // no increment: one silence longer than bridge_max_s
+    }
+
+    @Test func dayRowsCountVisitsAndPlaces() throws {
+        let (w, trip) = ride()
+        let tally = MetricsPass.tally(w, [trip], MetricsPass.Parameters())
+        let visit = VisitRow(deviceID: 1, placeID: 5, startMs: midnight + 610_000, endMs: midnight + 4_000_000, startUTCOffsetS: 0, endUTCOffsetS: 0,
+                             lat: 0, lon: 0.05, radiusM: 20, points: 10)
+        let rows = MetricsPass.days(w, tally, visits: [visit])
+        try #require(rows.map(\.date) == ["2024-06-01", "2024-06-02"])
+        #expect(rows[0].trips == 1 && rows[0].visits == 0 && rows[0].places == 0 && rows[0].utcOffsetS == 0)
+        #expect(rows[1].trips == 0 && rows[1].visits == 1 && rows[1].places == 1)
+        #expect(abs(rows[0].distanceM + rows[1].distanceM - 7000) < 1e-6 && rows[0].movingS == 590)
+        #expect(rows[0].lineDistanceM == tally.line[MetricsPass.localDay(midnight - 1, 0)])
+        // A stored day whose place count the visits no longer give is corrected; one that agrees is left alone.
+        let changed = MetricsPass.changedPlaceCounts(w, stored: ["2024-06-01": 0, "2024-06-02": 0, "2024-06-03": 2], visits: [visit])
+        #expect(changed.map(\.0) == ["2024-06-02", "2024-06-03"] && changed.map(\.1) == [1, 0])
+    }
+}

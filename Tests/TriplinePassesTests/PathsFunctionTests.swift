@@ -1,0 +1,80 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplinePasses
+import TriplineStore
+
+/// The paths pass as a function (issue 24): ``PathsPass/measure`` estimates each trip's path from its fixes and the
+/// history of its two places, with no database.
+@Suite struct PathsFunctionTests {
+    let t0: Int64 = 1_717_228_800_000  // 2024-06-01T08:00:00Z
+
+    /// A dense ride east (fixes every 5 s, 3 km) from place 1 to place 2, and a sparse ride back west (a fix every
+    /// 2 min, 600 m apart) from place 2 to place 1.
+    func rides() -> (DeviceWork, [TripEnds]) {
+        var track = FixTrack()
+        track.east(from: t0, fromLon: 0, mps: 5, seconds: 600, everyS: 5)
+        let end = track.lon.last!
+        let back = t0 + 3_600_000
+        for k in 0...5 { track.add(back + Int64(k) * 120_000, 0, end - Double(k) * 600 / FixTrack.metresPerDegree) }
+        let w = track.work
+        let there = TripEnds(id: 1, startMs: t0, endMs: t0 + 600_000, lineDistanceM: 3000, fromLat: 0, fromLon: 0, toLat: 0, toLon: end,
+                             fromPlaceID: 1, toPlaceID: 2, hasFromVisit: false, hasToVisit: false)
+        let home = TripEnds(id: 2, startMs: back, endMs: back + 600_000, lineDistanceM: 2990, fromLat: 0, fromLon: end, toLat: 0,
+                            toLon: end - 3000 / FixTrack.metresPerDegree, fromPlaceID: 2, toPlaceID: 1, hasFromVisit: false, hasToVisit: false)
+        return (w, [there, home])
+    }
+
+    @Test func denseIsTrackSparseTakesTheHistoryOfItsPlaces() throws {
+        let (w, trips) = rides()
+        var asked: [(Int64, Int64)] = []
+        let out = PathsPass.measure(w, trips, storedHistory: { asked.append(($0, $1)); return [] }, PathsPass.Parameters(), MetricsPass.Parameters())
+        try #require(out.count == 2)
+        #expect(out[0] == PathsPass.Measured(id: 1, distanceM: 3000, lineDistanceM: 3000, method: "track"))
+        // The ride back is sparse: the ride there, measured in this run between the same two places, is its history.
+        #expect(out[1] == PathsPass.Measured(id: 2, distanceM: 3000, lineDistanceM: 2990, method: "history"))
+        #expect(asked.count == 1 && asked[0] == (2, 1))
+    }
+
+    /// The stored history (trips before the span) joins what this run measured, latest first; the median wins.
+    @Test func storedHistoryJoinsTheMeasured() throws {
+        let (w, trips) = rides()
+        let out = PathsPass.measure(w, trips, storedHistory: { _, _ in [4000, 4100] }, PathsPass.Parameters(), MetricsPass.Parameters())
+        #expect(out.map(\.method) == ["track", "history"])
+        #expect(out[1].distanceM == 4000)  // the median of 3000, 4000, 4100
+        // A history shorter than 0.95 × the straight lines is another route: circuity (5 chords of 600 m, × 1.09).
+        let only = PathsPass.measure(w, [trips[1]], storedHistory: { _, _ in [2000] }, PathsPass.Parameters(), MetricsPass.Parameters())
+        #expect(only[0].method == "circuity")
+        #expect(only[0].distanceM > 2990 * 1.05 && only[0].distanceM < 2990 * 1.12)
+    }
+
+    /// A trip without places (or between one place and itself) is measured by circuity alone.
+    @Test func withoutPlacesCircuity() {
+        let (w, trips) = rides()
+        var home = trips[1]
+        home.toPlaceID = nil
+        let out = PathsPass.measure(w, [home], storedHistory: { _, _ in Issue.record("no history without places"); return [] },
+                                    PathsPass.Parameters(), MetricsPass.Parameters())
+        #expect(out[0].method == "circuity" && out[0].distanceM > home.lineDistanceM)
+    }
+
+    /// The trips the trips pass left in memory, read as the table would give them: those of the span, by start, with
+    /// their stays' centres and their visits' places (a visit without a place has none).
+    @Test func inMemoryTripsAsTheTableReadsThem() {
+        let a = StayRecord(first: 0, last: 0, startMs: 0, endMs: 100, lat: 1, lon: 2, radiusM: 10, points: 1, gapS: 0, id: 11, placeID: 5)
+        let b = StayRecord(first: 1, last: 1, startMs: 500, endMs: 600, lat: 3, lon: 4, radiusM: 10, points: 1, gapS: 0, id: 12, placeID: 6)
+        var late = TripRecord(first: 0, last: 1, startMs: 100, endMs: 500, fromStay: 0, toStay: 1)
+        late.id = 2
+        late.distanceM = 1234
+        var early = TripRecord(first: 0, last: 0, startMs: 50, endMs: 90, fromStay: nil, toStay: nil)
+        early.id = 1
+        var before = early
+        before.startMs = 10
+        let ends = PathsPass.ends([late, before, early], stays: [a, b], places: [11: 5], from: 50, to: 1000)
+        #expect(ends.map(\.id) == [1, 2])
+        #expect(ends[0] == TripEnds(id: 1, startMs: 50, endMs: 90, lineDistanceM: 0, fromLat: nil, fromLon: nil, toLat: nil, toLon: nil,
+                                    fromPlaceID: nil, toPlaceID: nil, hasFromVisit: false, hasToVisit: false))
+        #expect(ends[1] == TripEnds(id: 2, startMs: 100, endMs: 500, lineDistanceM: 1234, fromLat: 1, fromLon: 2, toLat: 3, toLon: 4,
+                                    fromPlaceID: 5, toPlaceID: nil, hasFromVisit: true, hasToVisit: true))
+        #expect(PathsPass.ends([late], stays: [a, b], places: [:], from: 0, to: 100).isEmpty)  // starts at the span's end
+    }
+}

@@ -1,0 +1,82 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplinePasses
+import TriplineStore
+
+/// The trips pass as a function (issue 24): ``TripsPass/assemble`` turns a day's fixes and stays into trips and the
+/// rows to store them as, with no database.
+@Suite struct TripsFunctionTests {
+    let t0: Int64 = 1_717_228_800_000  // 2024-06-01T08:00:00Z
+
+    /// An hour at A, a 3-km ride east at 5 m/s (fixes every 5 s), an hour at B; the two stays as the stays pass gives them.
+    func day() -> (DeviceWork, [StayRecord]) {
+        var track = FixTrack()
+        track.still(from: t0, count: 60, everyS: 60, at: (0, 0))
+        let rideStart = t0 + 3_600_000
+        track.east(from: rideStart, fromLon: 0, mps: 5, seconds: 600, everyS: 5)
+        let b = (0.0, track.lon.last!)
+        track.still(from: track.time.last! + 60_000, count: 60, everyS: 60, at: b)
+        let w = track.work
+        let arrive = lowerBound(w.time, rideStart + 601_000)
+        let a = StayRecord(first: 0, last: 59, startMs: w.time[0], endMs: w.time[59], lat: 0, lon: 0, radiusM: 10, points: 60, gapS: 60, id: 101, placeID: 7)
+        let s = StayRecord(first: arrive, last: w.count - 1, startMs: w.time[arrive], endMs: w.time[w.count - 1], lat: b.0, lon: b.1, radiusM: 10,
+                           points: w.count - arrive, gapS: 60, id: 102, placeID: 0)
+        return (w, [a, s])
+    }
+
+    @Test func oneTripBetweenTwoStaysWithItsRows() throws {
+        let (w, stays) = day()
+        let out = TripsPass.assemble(w, stays: stays, TripsPass.Parameters(), MetricsPass.Parameters())
+        try #require(out.trips.count == 1 && out.rows.count == 1)
+        let trip = out.trips[0], (row, legs) = out.rows[0]
+        // Between the two stays, over the ride.
+        #expect(trip.startMs >= stays[0].endMs && trip.endMs <= stays[1].startMs)
+        #expect(abs(trip.distanceM - 3000) < 150, "\(trip.distanceM)")
+        // The row: its stable id, its visits and places (place 0 is none), its fixes, its speeds.
+        #expect(row.id == StableID.make(.trip, device: 1, startMs: trip.startMs) && trip.id == row.id)
+        #expect(row.fromVisitID == 101 && row.toVisitID == 102 && row.fromPlaceID == 7 && row.toPlaceID == nil)
+        #expect(row.startMs == trip.startMs && row.endMs == trip.endMs && row.distanceM == trip.distanceM && row.movingS == trip.movingS)
+        #expect(row.points == trip.last - trip.first + 1 && row.startLon == w.lon[trip.first] && row.endLon == w.lon[trip.last])
+        #expect(row.startUTCOffsetS == 0 && row.endUTCOffsetS == 0)
+        #expect(row.avgSpeedMps.map { abs($0 - trip.distanceM / trip.movingS) < 1e-9 } == true)
+        #expect(row.maxSpeedMps.map { $0 >= row.avgSpeedMps! } == true)
+        #expect(row.legs == trip.legs.count && row.mode == trip.legs.max { $0.distanceM < $1.distanceM }!.mode)
+        // One leg row per leg, numbered in order, under the trip's id.
+        #expect(legs.count == trip.legs.count)
+        for (n, leg) in legs.enumerated() {
+            let record = trip.legs[n]
+            #expect(leg.tripID == row.id && leg.leg == n && leg.mode == record.mode && leg.modeSource == record.modeSource)
+            #expect(leg.startMs == record.startMs && leg.endMs == record.endMs && leg.distanceM == record.distanceM)
+            #expect(leg.points == record.last - record.first + 1 && leg.durationS == Double(record.endMs - record.startMs) / 1000)
+        }
+    }
+
+    /// A `--to` rebuild keeps the rows from `keepFromMs` on as stored: the function gives no trip starting there.
+    @Test func keepsNoTripFromTheKeptEnd() {
+        let (w, stays) = day()
+        let all = TripsPass.assemble(w, stays: stays, TripsPass.Parameters(), MetricsPass.Parameters())
+        #expect(all.trips.count == 1)
+        w.keepFromMs = all.trips[0].startMs
+        let kept = TripsPass.assemble(w, stays: stays, TripsPass.Parameters(), MetricsPass.Parameters())
+        #expect(kept.trips.isEmpty && kept.rows.isEmpty)
+    }
+
+    /// A stored trip read back finds its own fixes from its times: the interior points, after the departure fix and
+    /// before the arrival fix when it left and reached visits.
+    @Test func storedTripFindsItsFixes() throws {
+        let (w, stays) = day()
+        let out = TripsPass.assemble(w, stays: stays, TripsPass.Parameters(), MetricsPass.Parameters())
+        let row = try #require(out.rows.first?.trip)
+        let back = TripsPass.record(row, w)
+        #expect(back.id == row.id && back.distanceM == row.distanceM && back.startMs == row.startMs)
+        #expect(w.time[back.first] > row.startMs || (w.time[back.first] == row.startMs && row.fromVisitID == nil))
+        #expect(w.time[back.last] < row.endMs && back.last >= back.first)
+        var open = row
+        open.fromVisitID = nil
+        open.toVisitID = nil
+        open.startMs = w.time[back.first]
+        open.endMs = w.time[back.last]
+        let loose = TripsPass.record(open, w)
+        #expect(loose.first == back.first && loose.last == back.last)
+    }
+}
