@@ -111,7 +111,9 @@ import TriplineTestSupport
         }
         let store = try storeWith([("phone", points)])
         try event(store, "waypoint", at: t0 - 86_400_000 * 30, lat: 52.52, lon: 13.405, raw: #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":80}"#)
-        try event(store, "transition", at: t0 + 120_000, lat: 52.52, lon: 13.405, raw: #"{"_type":"transition","desc":"Home","event":"leave","t":"c"}"#)
+        // As an OwnTracks `.rec` line stores it: time and topic before the JSON.
+        try event(store, "transition", at: t0 + 120_000, lat: 52.52, lon: 13.405,
+                  raw: "2024-06-01T00:02:00Z\tevent             \t" + #"{"_type":"transition","desc":"Home","event":"leave","t":"c"}"#)
         try event(store, "visit", at: t0 + 180_000, lat: 52.53, lon: 13.41, raw: "not JSON")
         try event(store, "transition", at: t0 + 86_400_000, raw: #"{"_type":"transition","desc":"Home","event":"enter"}"#)  // after the span
         let events = try store.evidenceEvents(device: 1, fromMs: t0, toMs: t0 + 3_600_000)

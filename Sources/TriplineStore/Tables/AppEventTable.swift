@@ -376,19 +376,20 @@ extension Store {
     /// A device's app records the evidence pass reads, in time order (then as stored): every `waypoint` (a region's
     /// centre and radius, whenever it was published), and the region `transition`s, iOS `visit`s and Overland pause and
     /// resume actions with `fromMs <= time_ms < toMs`. Google's records are left out: they are Google's own reading of
-    /// the days, which the timeline pass places where the fixes made nothing. `desc`, `event` and `rad` are read from
-    /// `raw` by SQLite's JSON functions (NULL for a `raw` that is not JSON, or lacks them).
+    /// the days, which the timeline pass places where the fixes made nothing. `desc`, `event` and `rad` are read by
+    /// SQLite's JSON functions from the record's JSON in `raw`: from its first `{` (a `.rec` line keeps its time and
+    /// topic before it); NULL when that is not JSON, or lacks them.
     public func evidenceEvents(device: Int64, fromMs: Int64, toMs: Int64) throws -> [EvidenceEventRow] {
         let q = try db.prepare(
             """
             SELECT kind, time_ms, lat, lon, start_ms, end_ms,
-              CASE WHEN json_valid(raw) THEN json_extract(raw, '$.desc') END,
-              CASE WHEN json_valid(raw) THEN json_extract(raw, '$.event') END,
-              CASE WHEN json_valid(raw) THEN json_extract(raw, '$.rad') END
-            FROM app_events
-            WHERE device_id = ? AND (kind = 'waypoint' OR (time_ms >= ? AND time_ms < ? AND kind IN
-              ('transition', 'visit', 'paused_location_updates', 'resumed_location_updates', 'exited_pause_region')))
-              AND import_id NOT IN (SELECT id FROM imports WHERE format LIKE '%google/%')
+              CASE WHEN json_valid(json) THEN json_extract(json, '$.desc') END,
+              CASE WHEN json_valid(json) THEN json_extract(json, '$.event') END,
+              CASE WHEN json_valid(json) THEN json_extract(json, '$.rad') END
+            FROM (SELECT id, kind, time_ms, lat, lon, start_ms, end_ms, substr(raw, instr(raw, '{')) AS json FROM app_events
+                  WHERE device_id = ? AND (kind = 'waypoint' OR (time_ms >= ? AND time_ms < ? AND kind IN
+                    ('transition', 'visit', 'paused_location_updates', 'resumed_location_updates', 'exited_pause_region')))
+                    AND import_id NOT IN (SELECT id FROM imports WHERE format LIKE '%google/%'))
             ORDER BY time_ms, id
             """)
         try q.bind([.integer(device), .integer(fromMs), .integer(toMs)])
