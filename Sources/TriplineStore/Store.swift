@@ -47,15 +47,6 @@ public final class Store {
     public private(set) var db: Database
     public var path: String { db.path }
 
-    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE … COMMIT`); rolls back and rethrows the first error.
-    @discardableResult
-    public func transaction<T>(_ body: () throws -> T) throws -> T { try db.transaction(body) }
-
-    /// Runs `body` in one read transaction: every read in it sees the same snapshot of the file
-    /// (``Database/readTransaction(_:)``).
-    @discardableResult
-    public func readTransaction<T>(_ body: () throws -> T) throws -> T { try db.readTransaction(body) }
-
     /// Opens the database, creating it when `create` is true, and applies pending migrations.
     ///
     /// - Parameter requireWritable: fail at once with ``StoreError/readOnly(path:reason:)`` when the file cannot be
