@@ -4,21 +4,19 @@
 # rule and exits 1, or exits 0 silently.
 #
 # 1. The store owns every read: no `SELECT` and no `prepare(` in Sources/ outside Sources/TriplineStore, but for
-#    - Sources/TriplinePasses: the passes still read through `store.db`; they are next (issue 24, "passes as
-#      functions"), and this exception goes with them;
 #    - the SQL the user owns: Reports/Reports.swift runs the `Queries/` reports and `tripline query` (with the
 #      `visit_days` view they read), Generated/EmbeddedQueries.swift is `Queries/` compiled in;
 #    - Writers/GeoPackageWriter.swift, which writes its own GeoPackage file, not the Tripline database;
 #    - the files listed in PENDING below, whose reads have not moved yet (each is a known debt; empty it, never add
 #      to it).
-# 2. `import CSQLite` only in Sources/TriplineStore (and Sources/TriplinePasses, for now).
+# 2. `import CSQLite` only in Sources/TriplineStore.
 # 3. Each target imports only the targets Package.swift declares as its dependencies (LAYERS below, the same edges):
 #    SwiftPM lets a target import any module already built before it, so the compiler alone does not keep the
 #    arrows of docs/ARCHITECTURE.md; this does. The system's Glibc/Darwin are allowed everywhere, Foundation
 #    everywhere but TriplineCore, where only Time/TimeZoneTable.swift reads the system's zone database with it.
 # 4. No stage reaches the store's connection: no `.db` (`store.db`, `exporter.store.db`; `CommonOptions.db` is the
-#    `--db` option) outside Sources/TriplineStore (and Sources/TriplinePasses,
-#    for now). The reports and `tripline query` run on `Store.queryConnection()`, read-only and restricted.
+#    `--db` option) outside Sources/TriplineStore (`Store.db` is internal, so the compiler
+#    keeps this too). The reports and `tripline query` run on `Store.queryConnection()`, read-only and restricted.
 # Comment lines (`//`, `///`) are not code and are not checked, nor is a line that ends with `// not a read: …` (a
 # message that shows the user SQL to run).
 
@@ -39,7 +37,7 @@ TriplineCore:
 TriplineGeography: CTriplineGeographyData TriplineCore
 TriplineStore: TriplineCore CSQLite
 TriplineImport: TriplineCore TriplineStore CZlib
-TriplinePasses: TriplineCore TriplineStore TriplineGeography CSQLite
+TriplinePasses: TriplineCore TriplineStore TriplineGeography
 TriplineExport: TriplineCore TriplineStore TriplineGeography
 TriplineSimulator: TriplineCore TriplineStore
 TriplineEvaluation: TriplineCore TriplineStore TriplineImport TriplinePasses TriplineSimulator
@@ -55,7 +53,6 @@ code() {  # file: its lines that are not comments, numbered
 for file in $(find Sources -name '*.swift' | sort); do
     case $file in
     Sources/TriplineStore/*) continue ;;
-    Sources/TriplinePasses/*) continue ;;  # next: passes as functions (issue 24)
     esac
     if ! printf '%s\n' "$ALLOWED" | grep -qx "$file"; then
         if code "$file" | grep -E 'SELECT|prepare\(' >/tmp/check-architecture.$$; then

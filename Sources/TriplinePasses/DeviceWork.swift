@@ -20,16 +20,6 @@ public final class DeviceWork {
     /// The end of what a pass may replace: `min(toMs, keepFromMs)`.
     var replaceToMs: Int64 { min(toMs, keepFromMs) }
 
-    /// `sql` prepared (and reset) with this device at `?1` and the span at `?2` (`from`, default `fromMs`) and `?3`
-    /// (`to`, default `toMs`): the passes' reads of what earlier passes wrote for the span.
-    func spanQuery(_ sql: String, _ store: Store, from: Int64? = nil, to: Int64? = nil) throws -> Statement {
-        let statement = try store.db.prepare(sql)
-        statement.reset()
-        statement.bindInt(deviceID, at: 1)
-        statement.bindInt(from ?? fromMs, at: 2)
-        statement.bindInt(to ?? toMs, at: 3)
-        return statement
-    }
     /// With `--to`: the last local date whose `days` row is rewritten (later days were only partly loaded).
     public var lastDate: String? = nil
     /// Another window of this device follows this one in the same rebuild (``Rebuild``'s bounded memory). Device-wide

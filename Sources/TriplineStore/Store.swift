@@ -44,7 +44,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
 
 /// The Tripline database: one SQLite file in WAL mode whose schema is brought up to date on open.
 public final class Store {
-    public private(set) var db: Database
+    /// The connection. Internal: every stage reads and writes through the store's typed methods, reports and
+    /// `tripline query` through a ``QueryConnection``.
+    var db: Database
     public var path: String { db.path }
 
     /// Opens the database, creating it when `create` is true, and applies pending migrations.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 @testable import TriplineExport
 import TriplineTestSupport
 

@@ -1,6 +1,6 @@
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 import TriplineTestSupport
 
 /// Google's own timeline (Semantic Location History, Timeline.json, the phone exports) as visits and trips where the

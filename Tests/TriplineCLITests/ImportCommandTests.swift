@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 @testable import TriplineImport
 @testable import TriplineCLI
 import TriplineTestSupport

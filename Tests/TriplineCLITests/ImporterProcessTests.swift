@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 import TriplineTestSupport
 
 /// Tests that run the built `tripline` binary.

@@ -1,6 +1,6 @@
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 import TriplineTestSupport
 
 /// OwnTracks' own names for places: a region entered (`transition` with `desc`) and a region the user defined

@@ -1,6 +1,6 @@
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 import TriplineSimulator
 import TriplineEvaluation
 import TriplineTestSupport

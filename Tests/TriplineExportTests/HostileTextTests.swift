@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import TriplineStore
 @testable import TriplineCore
 @testable import TriplineExport
 import TriplineTestSupport

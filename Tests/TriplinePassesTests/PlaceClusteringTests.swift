@@ -1,7 +1,7 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplinePasses
-import TriplineStore
+@testable import TriplineStore
 import TriplineTestSupport
 
 /// The places pass's clustering over a device's whole history (docs/PASSES.md, "places"; issue 29 item 1).

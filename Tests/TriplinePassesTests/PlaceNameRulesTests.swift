@@ -1,6 +1,6 @@
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 @testable import TriplinePasses
 import TriplineGeography
 import TriplineTestSupport

@@ -1,4 +1,5 @@
 import Testing
+@testable import TriplineStore
 @testable import TriplinePasses
 @testable import TriplineGeography
 import TriplineTestSupport

@@ -1,6 +1,6 @@
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 import TriplineTestSupport
 
 /// A silence longer than `evidence.lone_max_s` (a day) is a gap, never part of a visit (issue 22, item 5): no rule of

@@ -3,7 +3,7 @@
 #endif
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 
 /// A small database with known rows in every table the exports and reports read, so expected outputs can be worked
 /// out by hand. All times are in March/April 2024; `settings.timezone` is Europe/Berlin (UTC+1, UTC+2 from

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 import TriplineExport
 import TriplineSimulator
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 
 /// Running the built `tripline` binary for the fault tests, optionally as an unprivileged user.
 package enum Binary {

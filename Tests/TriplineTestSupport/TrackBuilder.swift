@@ -1,5 +1,5 @@
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 import TriplinePasses
 
 /// Builds small hand-made tracks for pass tests: still periods with drift, straight moves, stops and gaps.

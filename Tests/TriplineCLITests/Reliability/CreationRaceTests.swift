@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TriplineCore
-import TriplineStore
+@testable import TriplineStore
 import TriplineTestSupport
 
 /// Several `tripline import`s started at once into a database that does not exist yet (a cron job's first run and a

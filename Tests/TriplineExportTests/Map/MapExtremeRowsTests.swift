@@ -3,7 +3,7 @@ import Testing
 
 @testable import TriplineCore
 @testable import TriplineExport
-import TriplineStore
+@testable import TriplineStore
 import TriplineTestSupport
 
 /// The map over stored rows with values no rebuild writes (an edited database): longitudes of 1e300 or -inf,
