@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "TriplineStore", dependencies: ["TriplineCore", "CSQLite"], swiftSettings: layered),
         // Archives to points, app events and rejects: format detection, readers, the two-thread importer.
         .target(name: "TriplineImport", dependencies: ["TriplineCore", "TriplineStore", "CZlib"], swiftSettings: layered),
-        // `rebuild`: clean → stays → places/visits → trips/legs → metrics → app trips.
+        // `rebuild`: clean → stays → evidence → places/visits → trips/legs → paths → timeline → metrics → app trips.
         .target(name: "TriplinePasses", dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"], swiftSettings: layered),
         // Writers (GeoJSON, GPX, CSV), the SQL reports and the offline map.
         .target(
