@@ -43,8 +43,8 @@ public struct TimelinePass: Pass {
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
-    /// Tripline's modes; any other word Google's activity type was mapped to by the import is `unknown`.
-    static let modes: Set<String> = ["walk", "run", "cycle", "car", "bus", "train", "vehicle", "plane", "boat", "unknown"]
+    /// Tripline's modes (``LegMode``); any other word Google's activity type was mapped to by the import is `unknown`.
+    static let modes: Set<String> = Set(LegMode.allCases.map(\.rawValue))
 
     /// One Google segment as the import stored it, with what this pass reads from its raw JSON.
     struct Segment {

@@ -530,15 +530,15 @@ public struct TripsPass: MeasuringPass {
                 // Walks around a vehicle mean public transport only where the fixes are dense enough to tell a walk to
                 // a stop from a car crawling out of a car park: sparser, a car, a bus and a train entered on foot
                 // look alike, and the honest answer is a motorised vehicle, not a guess.
-                mode = sparse(r, w, pts, p) ? "vehicle" : p95 >= p.trainMinMps ? "train" : "bus"
+                mode = sparse(r, w, pts, p) ? LegMode.vehicle.rawValue : p95 >= p.trainMinMps ? "train" : "bus"
             }
         }
         if let (key, count) = modeCounts.max(by: { $0.value < $1.value }), count * 2 > n {
             let app = w.tripModes[Int(key) - 1]
             let mapped = appLegMode(app)
             // The app's mode names the whole trip; it decides a leg when the leg's own class agrees in kind.
-            let motorised: Set<String> = ["car", "bus", "train", "plane", "boat", "vehicle"]
-            if motorised.contains(mapped) == motorised.contains(mode) { mode = mapped; source = "app" }
+            func motorised(_ m: String) -> Bool { LegMode(rawValue: m)?.isMotorised ?? false }
+            if motorised(mapped) == motorised(mode) { mode = mapped; source = "app" }
         }
         return (mode, source)
     }
@@ -565,7 +565,7 @@ public struct TripsPass: MeasuringPass {
         case "tram", "metro", "train", "monorail", "funicular": return "train"
         case "plane": return "plane"
         case "boat": return "boat"
-        case "vehicle": return "vehicle"
+        case LegMode.vehicle.rawValue: return LegMode.vehicle.rawValue
         default: return app
         }
     }
@@ -594,7 +594,7 @@ public struct TripsPass: MeasuringPass {
             cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
         let paced = unseen || !cls.allSatisfy({ $0 == 0 }) ? nil : Self.paceMode(distance + extraDistanceM, trip, p)
-        if let paced { for k in 0..<m { cls[k] = paced == "car" || paced == "vehicle" ? 4 : 1 } }
+        if let paced { for k in 0..<m { cls[k] = LegMode(rawValue: paced)?.isMotorised == true ? 4 : 1 } }
         // Still points take the previous moving class (the next one at the start).
         var lastMoving: UInt8 = 0
         for k in 0..<m { if cls[k] == 0 { cls[k] = lastMoving } else { lastMoving = cls[k] } }
@@ -717,7 +717,7 @@ public struct TripsPass: MeasuringPass {
     static func paceMode(_ metres: Double, _ trip: TripRecord, _ p: Parameters) -> String? {
         guard trip.endMs > trip.startMs else { return nil }
         let pace = metres / (Double(trip.endMs - trip.startMs) / 1000)
-        return pace >= p.cycleMaxMps ? (p.vehicleMaxIntervalS > 0 ? "vehicle" : "car") : pace >= p.walkMaxMps ? "unknown" : "walk"
+        return pace >= p.cycleMaxMps ? (p.vehicleMaxIntervalS > 0 ? LegMode.vehicle.rawValue : "car") : pace >= p.walkMaxMps ? "unknown" : "walk"
     }
 
     /// A silence shorter than `split_gap_s`, or a pace above the speed of sound (340 m/s), is no flight but bad data
