@@ -5,6 +5,8 @@
 -- rebuilt trip matches, the share with the same mode, the mean overlap and the mean absolute differences.
 -- The app's mode names (Overland: hike, bicycle, ebike, scooter, taxi, tram, metro, …) are mapped onto Tripline's
 -- (walk, run, cycle, car, bus, train, plane, boat) the way the rebuild maps them, before they are compared.
+-- The same class: foot (walk, run), bicycle, or motorised (car, bus, train, plane, boat, and `vehicle`, the rebuild's
+-- word for a motorised leg whose fixes cannot tell car from bus or train); `unknown` is of no class.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive) and :device (a device name); NULL means no limit.
 WITH app AS (
     SELECT e.id                                                                  AS event_id,
@@ -23,7 +25,16 @@ WITH app AS (
                WHEN 'funicular' THEN 'train'
                ELSE lower(m.app_mode)
            END                                                                   AS app_mode,
-           m.trip_mode                                                           AS trip_mode
+           m.trip_mode                                                           AS trip_mode,
+           CASE WHEN lower(m.app_mode) IN ('walk', 'hike', 'run') THEN 'foot'
+                WHEN lower(m.app_mode) IN ('cycle', 'bicycle', 'ebike', 'scooter') THEN 'bicycle'
+                WHEN lower(m.app_mode) IN ('car', 'taxi', 'bus', 'train', 'tram', 'metro', 'monorail', 'funicular',
+                                           'plane', 'boat', 'vehicle') THEN 'motorised'
+           END                                                                   AS app_class,
+           CASE WHEN lower(m.trip_mode) IN ('walk', 'run') THEN 'foot'
+                WHEN lower(m.trip_mode) = 'cycle' THEN 'bicycle'
+                WHEN lower(m.trip_mode) IN ('car', 'bus', 'train', 'plane', 'boat', 'vehicle') THEN 'motorised'
+           END                                                                   AS trip_class
     FROM app_events e
     LEFT JOIN app_trip_matches m ON m.event_id = e.id
     WHERE e.kind = 'trip' OR m.event_id IS NOT NULL
@@ -35,6 +46,8 @@ SELECT substr(a.date, 1, 7)                                                     
        round(100.0 * count(a.trip_id) / count(*), 1)                                    AS matched_pct,
        round(100.0 * sum(a.trip_id IS NOT NULL AND a.app_mode = lower(a.trip_mode))
              / nullif(count(a.trip_id), 0), 1)                                          AS same_mode_pct,
+       round(100.0 * sum(a.trip_id IS NOT NULL AND a.app_class = a.trip_class)
+             / nullif(count(a.trip_id), 0), 1)                                          AS same_class_pct,
        round(avg(CASE WHEN a.trip_id IS NOT NULL THEN a.overlap END), 3)                AS mean_overlap,
        round(avg(CASE WHEN a.trip_id IS NOT NULL THEN abs(a.start_diff_s) END), 1)      AS mean_start_diff_s,
        round(avg(CASE WHEN a.trip_id IS NOT NULL THEN abs(a.end_diff_s) END), 1)        AS mean_end_diff_s,

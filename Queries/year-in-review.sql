@@ -1,8 +1,9 @@
 -- A year in review: per local year and device, distance by mode, days tracked and away from home, new places,
 -- countries and cities, and the longest trip.
 --
--- Distance by mode sums the legs of the trips starting in the year (`cycle_km` takes `cycle` and `bike`; modes
--- without a column go to `other_km`). A day is tracked when a visit covers it (as in `countries-visited`) or a
+-- Distance by mode sums the legs of the trips starting in the year (`cycle_km` takes `cycle` and `bike`;
+-- `vehicle_km` is motorised travel the fixes could not tell car from bus or train; modes without a column go to
+-- `other_km`). A day is tracked when a visit covers it (as in `countries-visited`) or a
 -- trip starts on it. Home is the device's place with the most time spent (`places.total_dwell_s`); a tracked day
 -- is away from home when no visit to it covers the day (NULL when the device has no places). A place is new in the
 -- year of its first visit. The longest trip is the one with the greatest distance, with its local start day and
@@ -45,8 +46,9 @@ modes AS (
          sum(CASE WHEN l.mode = 'car' THEN l.distance_m END) AS car,
          sum(CASE WHEN l.mode = 'bus' THEN l.distance_m END) AS bus,
          sum(CASE WHEN l.mode = 'train' THEN l.distance_m END) AS train,
+         sum(CASE WHEN l.mode = 'vehicle' THEN l.distance_m END) AS vehicle,
          sum(CASE WHEN l.mode = 'plane' THEN l.distance_m END) AS plane,
-         sum(CASE WHEN l.mode NOT IN ('walk', 'run', 'cycle', 'bike', 'car', 'bus', 'train', 'plane') THEN l.distance_m END) AS other
+         sum(CASE WHEN l.mode NOT IN ('walk', 'run', 'cycle', 'bike', 'car', 'bus', 'train', 'vehicle', 'plane') THEN l.distance_m END) AS other
   FROM trip t JOIN legs l ON l.trip_id = t.id
   WHERE (:from IS NULL OR t.day >= :from) AND (:to IS NULL OR t.day <= :to)
   GROUP BY 1, 2
@@ -82,6 +84,7 @@ SELECT y.year                                                         AS year,
        round(coalesce(m.car, 0) / 1000.0, 1)                          AS car_km,
        round(coalesce(m.bus, 0) / 1000.0, 1)                          AS bus_km,
        round(coalesce(m.train, 0) / 1000.0, 1)                        AS train_km,
+       round(coalesce(m.vehicle, 0) / 1000.0, 1)                      AS vehicle_km,
        round(coalesce(m.plane, 0) / 1000.0, 1)                        AS plane_km,
        round(coalesce(m.other, 0) / 1000.0, 1)                        AS other_km,
        coalesce(tt.trips, 0)                                          AS trips,

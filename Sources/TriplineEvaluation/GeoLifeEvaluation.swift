@@ -324,7 +324,7 @@ extension RealDataEvaluation.GeoLifeScores {
         var total = 0.0, right = 0.0, exact = 0.0
         var spanTotal = 0.0, spanRight = 0.0
         var cursor = 0
-        func coarseOf(_ mode: String) -> String { TravelMode(rawValue: mode)?.coarseClass ?? "motorized" }
+        func coarseOf(_ mode: String) -> String { LegMode(rawValue: mode)?.coarse?.rawValue ?? LegMode.Coarse.motorized.rawValue }
         for label in labels {
             let length = Double(label.endMs - label.startMs)
             spanTotal += length

@@ -53,12 +53,8 @@ public struct LabelledTimeScores: Sendable, Equatable {
 
     /// The GeoLife classes of a rebuilt mode: foot, bicycle, motorized, or nil (unknown: never right).
     static func coarse(_ mode: String) -> String? {
-        switch mode {
-        case "walk", "run": return "foot"
-        case "cycle": return "bicycle"
-        case "unknown", "": return nil
-        default: return "motorized"
-        }
+        guard let known = LegMode(rawValue: mode) else { return mode.isEmpty ? nil : LegMode.Coarse.motorized.rawValue }
+        return known.coarse?.rawValue
     }
 
     /// Scores `trips` and `legs` (start, end, mode; sorted by start) against `labels` (any order) on the fixes.

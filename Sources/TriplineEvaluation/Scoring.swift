@@ -271,7 +271,8 @@ public enum SimulationEvaluation {
                     if ov > 0 {
                         if fLegs[k].2 != leg.mode.rawValue { tally.confusion["\(leg.mode.rawValue) → \(fLegs[k].2)", default: 0] += ov / 1000 }
                         if fLegs[k].2 == leg.mode.rawValue { tally.modeExact += ov }
-                        if let m = TravelMode(rawValue: fLegs[k].2), m.coarseClass == leg.mode.coarseClass { tally.modeCoarse += ov }
+                        // `vehicle` (motorised, car or bus or train unknown) is no simulated mode but is of the motorised class.
+                        if LabelledTimeScores.coarse(fLegs[k].2) == leg.mode.coarseClass { tally.modeCoarse += ov }
                     }
                     k += 1
                 }

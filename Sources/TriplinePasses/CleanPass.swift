@@ -52,6 +52,11 @@ public struct CleanPass: Pass {
         public var maxMps: Double = 340
         /// The accuracy (metres) assumed for a fix that reports none, in that rule: a wifi or cell fix may be this far off.
         public var unknownAccuracyM: Double = 100
+        /// Google `timelinePath` points inside Google's own segments are flagged (1; the segments are the result
+        /// there, docs/PASSES.md `timeline`), or kept as points (0, development: the phones' exports rebuilt from
+        /// their path points, whose trips the `apptrips` pass then compares with Google's activity types;
+        /// `scripts/app-mode-agreement.sh`).
+        public var timelinePath: Double = 1
 
         public init() {}
 
@@ -59,6 +64,7 @@ public struct CleanPass: Pass {
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
             "still_jump_s": \.stillJumpS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
+            "timeline_path": \.timelinePath,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"); the bounds keep the arithmetic finite.
@@ -71,6 +77,7 @@ public struct CleanPass: Pass {
             "still_jump_s": .duration, "still_mps": .speedOrOff,
             "max_mps": .speed,  // an airliner's fastest ground speed is 340 m/s; above 350 nothing is out of reach
             "unknown_accuracy_m": .distanceOrOff,  // the accuracy taken for a fix that reports none
+            "timeline_path": .flag,
         ] }
     }
 
@@ -260,7 +267,8 @@ public struct CleanPass: Pass {
     public static func clean(_ work: DeviceWork, _ input: Input, _ p: Parameters) -> Output {
         let classified = classify(work, p)
         var flags = classified.flags
-        let pathPoints = timelinePathFlags(work, segments: input.googleSegments, pathTimes: input.timelinePathTimes, flags: &flags)
+        let pathPoints = parameters.timelinePath > 0
+            ? timelinePathFlags(work, segments: input.googleSegments, pathTimes: input.timelinePathTimes, flags: &flags) : 0
         // Points before the recomputed span keep the flags stored for them.
         let firstNew = lowerBound(work.time, work.processFromMs)
         for i in 0..<min(firstNew, input.storedFlags.count) { flags[i] = input.storedFlags[i] }

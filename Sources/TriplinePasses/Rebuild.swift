@@ -48,7 +48,9 @@ public struct Rebuild {
     /// stays' scatter (`places.merge_max_m`, `places.scatter_factor`); every day's place count taken again at the end.
     /// Also 11 (issue 23): each leg's class (foot / bicycle / motorised) from the learned mode model (`trips.mode_model`,
     /// `Learned/ModeModel.swift`).
-    public static let algorithmVersion = 11
+    /// 12 (issue 22 item 6): a motorised leg whose fixes lie more than `trips.vehicle_max_interval_s` apart, and a trip
+    /// no moving fix saw that went faster than a bicycle, is a `vehicle` rather than a guessed car, bus or train.
+    public static let algorithmVersion = 12
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -43,8 +43,8 @@ public struct TimelinePass: Pass {
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
-    /// Tripline's modes; any other word Google's activity type was mapped to by the import is `unknown`.
-    static let modes: Set<String> = ["walk", "run", "cycle", "car", "bus", "train", "plane", "boat", "unknown"]
+    /// Tripline's modes (``LegMode``); any other word Google's activity type was mapped to by the import is `unknown`.
+    static let modes: Set<String> = Set(LegMode.allCases.map(\.rawValue))
 
     /// Time intervals claimed so far, sorted by start and disjoint.
     struct Claims {

@@ -66,6 +66,13 @@ public struct TripsPass: MeasuringPass {
         /// Motorised legs faster than this (95th percentile, m/s) but slower than a plane are trains even when not
         /// entered on foot: no road vehicle keeps 160 km/h.
         public var railMinMps: Double = 45
+        /// A motorised leg slower than `rail_min_mps`, entered or left on foot, whose fixes lie more than this apart
+        /// (median, seconds) is a `vehicle`, not public transport: at that sampling a walk to a stop and a car
+        /// crawling out of a car park look alike, and nothing tells a car from a bus or a train (sparse Google
+        /// histories: highway driving was called `train`). A trip none of whose fixes moved, faster than
+        /// `cycle_max_mps` stay to stay, is a `vehicle` too. 0 = off: such legs are bus or train as dense ones are,
+        /// and such trips car.
+        public var vehicleMaxIntervalS: Double = 20
         /// Vehicle runs (run, cycle, motorised) not parted by a walk or a silence form one leg whose mode comes from
         /// its whole speed profile (1 = on, 0 = each run keeps its own class). People change vehicles on foot: a car
         /// does not turn into a bicycle at a red light, so a slow stretch of a car ride is not a bicycle leg.
@@ -103,7 +110,7 @@ public struct TripsPass: MeasuringPass {
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
-            "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
+            "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel,
             "mode_model": \.modeModel,
         ] }
@@ -117,6 +124,7 @@ public struct TripsPass: MeasuringPass {
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
             "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
+            "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
             "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
             "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
@@ -519,17 +527,31 @@ public struct TripsPass: MeasuringPass {
             let footBefore = k > 0 && runs[k - 1].cls <= 2
             let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
             if p95 >= p.planeMinMps { mode = "plane" } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
-                mode = p95 >= p.trainMinMps ? "train" : "bus"
+                // Walks around a vehicle mean public transport only where the fixes are dense enough to tell a walk to
+                // a stop from a car crawling out of a car park: sparser, a car, a bus and a train entered on foot
+                // look alike, and the honest answer is a motorised vehicle, not a guess.
+                mode = sparse(r, w, pts, p) ? LegMode.vehicle.rawValue : p95 >= p.trainMinMps ? "train" : "bus"
             }
         }
         if let (key, count) = modeCounts.max(by: { $0.value < $1.value }), count * 2 > n {
             let app = w.tripModes[Int(key) - 1]
             let mapped = appLegMode(app)
             // The app's mode names the whole trip; it decides a leg when the leg's own class agrees in kind.
-            let motorised: Set<String> = ["car", "bus", "train", "plane", "boat"]
-            if motorised.contains(mapped) == motorised.contains(mode) { mode = mapped; source = "app" }
+            func motorised(_ m: String) -> Bool { LegMode(rawValue: m)?.isMotorised ?? false }
+            if motorised(mapped) == motorised(mode) { mode = mapped; source = "app" }
         }
         return (mode, source)
+    }
+
+    /// Whether the fixes of run `r` lie more than `vehicle_max_interval_s` apart (the median interval): too sparse for
+    /// the walks around it to tell public transport from a car.
+    static func sparse(_ r: Run, _ w: DeviceWork, _ pts: [Int], _ p: Parameters) -> Bool {
+        guard p.vehicleMaxIntervalS > 0, r.b > r.a else { return p.vehicleMaxIntervalS > 0 }
+        var gaps: [Int64] = []
+        gaps.reserveCapacity(r.b - r.a)
+        for q in r.a..<r.b { gaps.append(w.time[pts[q + 1]] - w.time[pts[q]]) }
+        gaps.sort()
+        return Double(gaps[gaps.count / 2]) > p.vehicleMaxIntervalS * 1000
     }
 
     /// An app's trip mode (Overland's `mode`, as the importer keeps it) as a leg mode.
@@ -543,6 +565,7 @@ public struct TripsPass: MeasuringPass {
         case "tram", "metro", "train", "monorail", "funicular": return "train"
         case "plane": return "plane"
         case "boat": return "boat"
+        case LegMode.vehicle.rawValue: return LegMode.vehicle.rawValue
         default: return app
         }
     }
@@ -571,7 +594,7 @@ public struct TripsPass: MeasuringPass {
             cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
         let paced = unseen || !cls.allSatisfy({ $0 == 0 }) ? nil : Self.paceMode(distance + extraDistanceM, trip, p)
-        if let paced { for k in 0..<m { cls[k] = paced == "car" ? 4 : 1 } }
+        if let paced { for k in 0..<m { cls[k] = LegMode(rawValue: paced)?.isMotorised == true ? 4 : 1 } }
         // Still points take the previous moving class (the next one at the start).
         var lastMoving: UInt8 = 0
         for k in 0..<m { if cls[k] == 0 { cls[k] = lastMoving } else { lastMoving = cls[k] } }
@@ -688,12 +711,13 @@ public struct TripsPass: MeasuringPass {
     /// Berlin to Lisbon leaves 2,300 km in 4 h 30 with no fix.
     /// The mode of a trip none of whose fixes moved (one fix, or fixes that stood still: sparse Google or OwnTracks
     /// data), from its pace stay to stay over `metres` (straight lines through its fixes): the only speed there is, and
-    /// a lower bound of the traveller's. Faster than `cycle_max_mps` is a car (a 3.7-km trip in 5.6 min was a "walk"
-    /// before); slower than `walk_max_mps` a walk; in between it could be a bicycle, a bus or a car in town: `unknown`.
+    /// a lower bound of the traveller's. Faster than `cycle_max_mps` is a motorised `vehicle` (a 3.7-km trip in 5.6 min
+    /// was a "walk" before; no fix tells a car from a train; `car` with `vehicle_max_interval_s` = 0); slower than
+    /// `walk_max_mps` a walk; in between it could be a bicycle, a bus or a car in town: `unknown`.
     static func paceMode(_ metres: Double, _ trip: TripRecord, _ p: Parameters) -> String? {
         guard trip.endMs > trip.startMs else { return nil }
         let pace = metres / (Double(trip.endMs - trip.startMs) / 1000)
-        return pace >= p.cycleMaxMps ? "car" : pace >= p.walkMaxMps ? "unknown" : "walk"
+        return pace >= p.cycleMaxMps ? (p.vehicleMaxIntervalS > 0 ? LegMode.vehicle.rawValue : "car") : pace >= p.walkMaxMps ? "unknown" : "walk"
     }
 
     /// A silence shorter than `split_gap_s`, or a pace above the speed of sound (340 m/s), is no flight but bad data

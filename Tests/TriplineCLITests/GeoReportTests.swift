@@ -52,11 +52,11 @@ import TriplineCore
         #expect(
             result.stdout
                 == Self.rows([
-                    "year,device,distance_km,walk_km,run_km,cycle_km,car_km,bus_km,train_km,plane_km,other_km,trips,days_tracked,days_away,home,new_places,countries,cities,longest_trip_km,longest_trip_day,longest_trip_from,longest_trip_to",
+                    "year,device,distance_km,walk_km,run_km,cycle_km,car_km,bus_km,train_km,vehicle_km,plane_km,other_km,trips,days_tracked,days_away,home,new_places,countries,cities,longest_trip_km,longest_trip_day,longest_trip_from,longest_trip_to",
                     // Home (13.5 h) is home; both places first visited in 2024; trip 2 (4200.5 m) is the longest.
-                    "2024,phone,5.7,1.9,0,0,3.8,0,0,0,0,2,1,0,Home,2,1,1,4.2,2024-03-01,Work,Home",
+                    "2024,phone,5.7,1.9,0,0,3.8,0,0,0,0,0,2,1,0,Home,2,1,1,4.2,2024-03-01,Work,Home",
                     // No places: no home, so days away is unknown; the bike trip's day (04-01 in Berlin) is tracked.
-                    "2024,tablet,2.2,0,0,2.2,0,0,0,0,0,1,2,,,0,1,1,2.2,2024-04-01,,",
+                    "2024,tablet,2.2,0,0,2.2,0,0,0,0,0,0,1,2,,,0,1,1,2.2,2024-04-01,,",
                 ]))
     }
 

@@ -113,9 +113,9 @@ import TriplineTestSupport
         #expect(
             result.stdout
                 == ReportTests.rows([
-                    "month,device,app_trips,matched,matched_pct,same_mode_pct,mean_overlap,mean_start_diff_s,mean_end_diff_s,mean_distance_diff_m",
-                    // The app visit event is not a trip; the app's 'hike' is Tripline's 'walk'.
-                    "2024-03,phone,2,1,50,100,0.8,60,60,50",
+                    "month,device,app_trips,matched,matched_pct,same_mode_pct,same_class_pct,mean_overlap,mean_start_diff_s,mean_end_diff_s,mean_distance_diff_m",
+                    // The app visit event is not a trip; the app's 'hike' is Tripline's 'walk' (and on foot).
+                    "2024-03,phone,2,1,50,100,100,0.8,60,60,50",
                 ]))
     }
 

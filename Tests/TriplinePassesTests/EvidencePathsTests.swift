@@ -223,7 +223,7 @@ import TriplineTestSupport
     /// No fix moved, so the trip's stay-to-stay pace is its only speed (`mode_source` `pace`): 3.7 km in under 6 min
     /// is a car (it was a walk), 1.2 km in 18 min a walk, 3.7 km in 18 min could be a bicycle or a bus.
     @Test func aTripWhoseFixesNeverMovedTakesItsModeFromItsPace() throws {
-        for (metres, seconds, mode) in [(1850.0, 170, "car"), (600.0, 540, "walk"), (1850.0, 540, "unknown")] {
+        for (metres, seconds, mode) in [(1850.0, 170, "vehicle"), (600.0, 540, "walk"), (1850.0, 540, "unknown")] {
             var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
             b.still(3600, every: 60, drift: 5...10)
             b.gap(seconds, moving: metres, bearing: 90)

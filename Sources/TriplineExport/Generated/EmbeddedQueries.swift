@@ -12,6 +12,8 @@ let embeddedQueries: [(name: String, sql: String)] = [
 -- rebuilt trip matches, the share with the same mode, the mean overlap and the mean absolute differences.
 -- The app's mode names (Overland: hike, bicycle, ebike, scooter, taxi, tram, metro, …) are mapped onto Tripline's
 -- (walk, run, cycle, car, bus, train, plane, boat) the way the rebuild maps them, before they are compared.
+-- The same class: foot (walk, run), bicycle, or motorised (car, bus, train, plane, boat, and `vehicle`, the rebuild's
+-- word for a motorised leg whose fixes cannot tell car from bus or train); `unknown` is of no class.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive) and :device (a device name); NULL means no limit.
 WITH app AS (
     SELECT e.id                                                                  AS event_id,
@@ -30,7 +32,16 @@ WITH app AS (
                WHEN 'funicular' THEN 'train'
                ELSE lower(m.app_mode)
            END                                                                   AS app_mode,
-           m.trip_mode                                                           AS trip_mode
+           m.trip_mode                                                           AS trip_mode,
+           CASE WHEN lower(m.app_mode) IN ('walk', 'hike', 'run') THEN 'foot'
+                WHEN lower(m.app_mode) IN ('cycle', 'bicycle', 'ebike', 'scooter') THEN 'bicycle'
+                WHEN lower(m.app_mode) IN ('car', 'taxi', 'bus', 'train', 'tram', 'metro', 'monorail', 'funicular',
+                                           'plane', 'boat', 'vehicle') THEN 'motorised'
+           END                                                                   AS app_class,
+           CASE WHEN lower(m.trip_mode) IN ('walk', 'run') THEN 'foot'
+                WHEN lower(m.trip_mode) = 'cycle' THEN 'bicycle'
+                WHEN lower(m.trip_mode) IN ('car', 'bus', 'train', 'plane', 'boat', 'vehicle') THEN 'motorised'
+           END                                                                   AS trip_class
     FROM app_events e
     LEFT JOIN app_trip_matches m ON m.event_id = e.id
     WHERE e.kind = 'trip' OR m.event_id IS NOT NULL
@@ -42,6 +53,8 @@ SELECT substr(a.date, 1, 7)                                                     
        round(100.0 * count(a.trip_id) / count(*), 1)                                    AS matched_pct,
        round(100.0 * sum(a.trip_id IS NOT NULL AND a.app_mode = lower(a.trip_mode))
              / nullif(count(a.trip_id), 0), 1)                                          AS same_mode_pct,
+       round(100.0 * sum(a.trip_id IS NOT NULL AND a.app_class = a.trip_class)
+             / nullif(count(a.trip_id), 0), 1)                                          AS same_class_pct,
        round(avg(CASE WHEN a.trip_id IS NOT NULL THEN a.overlap END), 3)                AS mean_overlap,
        round(avg(CASE WHEN a.trip_id IS NOT NULL THEN abs(a.start_diff_s) END), 1)      AS mean_start_diff_s,
        round(avg(CASE WHEN a.trip_id IS NOT NULL THEN abs(a.end_diff_s) END), 1)        AS mean_end_diff_s,
@@ -497,8 +510,9 @@ ORDER BY dev.name, v.start_ms;
 -- A year in review: per local year and device, distance by mode, days tracked and away from home, new places,
 -- countries and cities, and the longest trip.
 --
--- Distance by mode sums the legs of the trips starting in the year (`cycle_km` takes `cycle` and `bike`; modes
--- without a column go to `other_km`). A day is tracked when a visit covers it (as in `countries-visited`) or a
+-- Distance by mode sums the legs of the trips starting in the year (`cycle_km` takes `cycle` and `bike`;
+-- `vehicle_km` is motorised travel the fixes could not tell car from bus or train; modes without a column go to
+-- `other_km`). A day is tracked when a visit covers it (as in `countries-visited`) or a
 -- trip starts on it. Home is the device's place with the most time spent (`places.total_dwell_s`); a tracked day
 -- is away from home when no visit to it covers the day (NULL when the device has no places). A place is new in the
 -- year of its first visit. The longest trip is the one with the greatest distance, with its local start day and
@@ -541,8 +555,9 @@ modes AS (
          sum(CASE WHEN l.mode = 'car' THEN l.distance_m END) AS car,
          sum(CASE WHEN l.mode = 'bus' THEN l.distance_m END) AS bus,
          sum(CASE WHEN l.mode = 'train' THEN l.distance_m END) AS train,
+         sum(CASE WHEN l.mode = 'vehicle' THEN l.distance_m END) AS vehicle,
          sum(CASE WHEN l.mode = 'plane' THEN l.distance_m END) AS plane,
-         sum(CASE WHEN l.mode NOT IN ('walk', 'run', 'cycle', 'bike', 'car', 'bus', 'train', 'plane') THEN l.distance_m END) AS other
+         sum(CASE WHEN l.mode NOT IN ('walk', 'run', 'cycle', 'bike', 'car', 'bus', 'train', 'vehicle', 'plane') THEN l.distance_m END) AS other
   FROM trip t JOIN legs l ON l.trip_id = t.id
   WHERE (:from IS NULL OR t.day >= :from) AND (:to IS NULL OR t.day <= :to)
   GROUP BY 1, 2
@@ -578,6 +593,7 @@ SELECT y.year                                                         AS year,
        round(coalesce(m.car, 0) / 1000.0, 1)                          AS car_km,
        round(coalesce(m.bus, 0) / 1000.0, 1)                          AS bus_km,
        round(coalesce(m.train, 0) / 1000.0, 1)                        AS train_km,
+       round(coalesce(m.vehicle, 0) / 1000.0, 1)                      AS vehicle_km,
        round(coalesce(m.plane, 0) / 1000.0, 1)                        AS plane_km,
        round(coalesce(m.other, 0) / 1000.0, 1)                        AS other_km,
        coalesce(tt.trips, 0)                                          AS trips,

@@ -199,6 +199,7 @@ enum ModePalette {
         (["car", "drive", "driving", "automotive", "taxi", "motorcycle"], "#2463d1"),
         (["bus", "coach"], "#8e44ad"),
         (["train", "rail", "railway", "tram", "subway", "metro", "light_rail"], "#d62828"),
+        (["vehicle", "motorised", "motorized", "in_vehicle"], "#264653"),  // motorised, car or bus or train unknown
         (["plane", "flight", "airplane", "fly", "air"], "#5c677d"),
         (["boat", "ferry", "ship"], "#0f9fb5"),
         (["stationary", "still", "unknown", "other", ""], "#8a8a8a"),

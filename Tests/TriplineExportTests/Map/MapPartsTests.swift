@@ -97,3 +97,15 @@ import TriplineTestSupport
         #expect(abs(near - Double(parameters.width) / 2) < 20, "the bulk is centred")
     }
 }
+
+/// The honest motorised class (`vehicle`, issue 22 item 6) has a colour of its own on every map, like the other modes
+/// the rebuild names: not a spare colour that changes with the order modes first appear in.
+@Suite struct ModePaletteTests {
+    @Test func vehicleHasAFixedColourOfItsOwn() {
+        let modes = ["vehicle", "walk", "cycle", "car", "bus", "train", "plane", "boat", "unknown"]
+        let colours = ModePalette.colours(for: modes)
+        #expect(Set(colours).count == modes.count)
+        #expect(!ModePalette.spare.contains(colours[0]))
+        #expect(ModePalette.colours(for: ["hovercraft", "vehicle"])[1] == colours[0])
+    }
+}
