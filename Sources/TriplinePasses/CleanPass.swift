@@ -267,7 +267,7 @@ public struct CleanPass: Pass {
     public static func clean(_ work: DeviceWork, _ input: Input, _ p: Parameters) -> Output {
         let classified = classify(work, p)
         var flags = classified.flags
-        let pathPoints = parameters.timelinePath > 0
+        let pathPoints = p.timelinePath > 0
             ? timelinePathFlags(work, segments: input.googleSegments, pathTimes: input.timelinePathTimes, flags: &flags) : 0
         // Points before the recomputed span keep the flags stored for them.
         let firstNew = lowerBound(work.time, work.processFromMs)
