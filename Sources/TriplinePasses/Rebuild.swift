@@ -48,7 +48,10 @@ public struct Rebuild {
     /// stays' scatter (`places.merge_max_m`, `places.scatter_factor`); every day's place count taken again at the end.
     /// Also 11 (issue 23): each leg's class (foot / bicycle / motorised) from the learned mode model (`trips.mode_model`,
     /// `Learned/ModeModel.swift`).
-    public static let algorithmVersion = 11
+    /// 12 (issue 29): the places pass keeps close places apart by distinct wifi, distinct app place ids and a wall of
+    /// time (`places.evidence`, `places.wall_visits`), and a place of lone-fix stays joins the nearest place fixes
+    /// showed (`places.weak_reach_m`).
+    public static let algorithmVersion = 12
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
