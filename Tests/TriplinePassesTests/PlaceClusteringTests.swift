@@ -149,7 +149,7 @@ import TriplineTestSupport
     /// A lone fix before a silence (a stay whose position one fix gave, on the way, 250 m short of the café) joins the
     /// café its stays with fixes showed, not a place of its own; a stay with fixes of its own 250 m away stays apart,
     /// and so does a lone fix further than `weak_reach_m` from any place.
-    @Test func aLoneFixStayJoinsTheNearestPlaceFixesShowed() {
+    @Test func aLoneFixStayJoinsTheNearestPlaceFixesShowed() throws {
         let cafe = at(0, 0), onTheWay = at(250, 0), farAway = at(2000, 0)
         var stays: [(lat: Double, lon: Double, start: Int64, end: Int64)] = []
         var weak: [Bool] = []
@@ -168,7 +168,7 @@ import TriplineTestSupport
         let (places, assignment) = PlacesPass.cluster(stays, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
                                                       scatterFactor: p.scatterFactor, weak: weak, separation: separation)
         #expect(assignment == [0, 0, 0, 0, 0, 0, 1], "\(assignment)")
-        #expect(places.count == 2)
+        try #require(places.count == 2)
         #expect(Geo.distance(places[0].lat, places[0].lon, cafe.0, cafe.1) < 1, "the lone fixes do not move the café")
         // … nor widen it: the café's radius is that of its stays with fixes (the lone fixes 250 m out would make it 250 m).
         let (_, totals) = PlacesPass.totals(stays, assignment, places, finalOf: [0, 1], kept: [0, 1], weak: weak)
