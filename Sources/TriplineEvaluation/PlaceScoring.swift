@@ -132,11 +132,23 @@ public struct PlaceAgreement: Sendable, CustomStringConvertible {
 
     /// The agreement with a simulation's truth places: each simulated device's true stays of 5 minutes or more
     /// (as ``SimulationEvaluation/score(_:store:devices:)`` scores visits) against its rebuilt visits.
-    public static func againstTruth(_ truth: SimulationTruth, store: Store) throws -> PlaceAgreement {
+    ///
+    /// `recorded`: only the true stays the device could show, those that ``Observability/hidden(trips:stays:records:)``
+    /// does not hide (a stay hidden in one silence with a trip no record saw, such as a shop visit and the walk to the
+    /// next shop with no fix at either, cannot be a visit of its own).
+    public static func againstTruth(_ truth: SimulationTruth, store: Store, recorded: Bool = false) throws -> PlaceAgreement {
         var total = PlaceAgreement()
         for name in Set(truth.stays.map(\.device)).sorted() {
             guard let device = try SimulationEvaluation.resolveDevice(name, store: store) else { continue }
-            let reference = truth.stays.filter { $0.device == name && $0.durationS >= 300 }
+            var silences: [(Int64, Int64)] = []
+            if recorded {
+                let records = try store.recordTimes(device: device).sorted()
+                silences = Observability.hidden(trips: truth.trips.filter { $0.device == name },
+                                                stays: truth.stays.filter { $0.device == name }, records: records).silences
+            }
+            /// Within a silence that hides a trip, with no record of its own.
+            func hidden(_ s: TruthStay) -> Bool { silences.contains { $0.0 < s.startMs && $0.1 > s.endMs } }
+            let reference = truth.stays.filter { $0.device == name && $0.durationS >= 300 && !hidden($0) }
                 .map { Visit(place: String($0.placeID), startMs: $0.startMs, endMs: $0.endMs) }
             total = total + of(reference: reference, rebuilt: try rebuiltVisits(device: device, store: store))
         }

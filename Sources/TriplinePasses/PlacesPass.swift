@@ -26,11 +26,26 @@ public struct PlacesPass: Pass {
         public var mergeMaxM: Double = 150
         /// How much of the stays' own scatter widens the distance at which two places are one.
         public var scatterFactor: Double = 1
+        /// Two places of at least this many stays each, one's all before the other's (a wall of time: a move to the
+        /// flat across the street), are never one place; 0 = off.
+        public var wallVisits: Double = 5
+        /// 1: distinct wifi networks and distinct app place ids keep close places apart; 0: position only.
+        public var evidence: Double = 1
+        /// A place whose stays all have fewer than 3 fixes joins the nearest place of a stay with more within this
+        /// distance (metres); 0 = off. The largest reach of the development grid (200, 350, 500 m; seeds 1–10) at which
+        /// no profile's purity falls below 0.98: a lone fix before a silence lies 180–670 m from where the person was.
+        public var weakReachM: Double = 350
         public init() {}
-        public static var keys: Keys { ["radius_m": \.radiusM, "merge_max_m": \.mergeMaxM, "scatter_factor": \.scatterFactor] }
+        public static var keys: Keys {
+            ["radius_m": \.radiusM, "merge_max_m": \.mergeMaxM, "scatter_factor": \.scatterFactor, "wall_visits": \.wallVisits,
+             "evidence": \.evidence, "weak_reach_m": \.weakReachM]
+        }
 
         /// Valid values (docs/PASSES.md, "Valid ranges").
-        public static var ranges: Ranges { ["radius_m": .distance, "merge_max_m": .distance, "scatter_factor": ParameterRange(0, 10)] }
+        public static var ranges: Ranges {
+            ["radius_m": .distance, "merge_max_m": .distance, "scatter_factor": ParameterRange(0, 10), "wall_visits": ParameterRange(0, 1000),
+             "evidence": ParameterRange(0, 1, whole: true), "weak_reach_m": .distanceOrOff]
+        }
     }
 
     public var parameters: Parameters
@@ -49,6 +64,23 @@ public struct PlacesPass: Pass {
         var radius: Double = 0
     }
 
+    /// What a stay's own records say about which place it is, beyond its position: the wifi network most seen during
+    /// it (Overland's `wifi`) and the app's place id of the app visit overlapping it most (Google's `placeId`).
+    struct StayEvidence: Sendable, Equatable {
+        var wifi: String? = nil
+        var appPlace: String? = nil
+    }
+
+    /// How the clustering weighs the evidence that keeps two close places apart (docs/PASSES.md, "places").
+    struct Separation: Sendable {
+        /// Two clusters are kept apart by a wall of time when each holds at least this many stays and all of one's
+        /// stays ended before the first of the other's began (a move to the flat across the street); 0 = off.
+        var wallVisits: Int = 0
+        /// A place of weak stays only (their position from one or two fixes) joins the nearest place of a stay with
+        /// more fixes within this distance (metres); 0 = off.
+        var weakReachM: Double = 0
+    }
+
     /// Assigns each stay to a place; returns the places (centre, weight, first and last instant) and the place index
     /// of each stay. Places are in the order of their first stay, so the oldest place keeps the lowest index.
     ///
@@ -59,22 +91,32 @@ public struct PlacesPass: Pass {
     /// `radius` plus `scatterFactor` × the mean of their stays' own radii (a stay of fewer than 3 fixes has an
     /// unknown scatter, taken as `radius`), at most `maxRadius`. A home whose stay centres wander 100 m with the
     /// indoor fixes is one place; two shops 200 m apart seen by good fixes stay two.
-    /// - Complexity: the stays of one cell of a quarter of `radius` start as one cluster (any two are within every
-    ///   link distance); then O(m) per round through a grid of `maxRadius` cells, m clusters, each comparing the few
-    ///   dozen of its 3 × 3 cells; the rounds roughly halve the clusters of a place: O(n + m log m).
+    ///
+    /// Two clusters however close are never joined when the evidence says they are two places
+    /// (`apart`): each saw wifi and no network is common to both; each was seen by an app's visits and
+    /// no app place id is common to both; or a wall of time (`separation.wallVisits`) lies between them.
+    /// - Complexity: the stays of one cell of a quarter of `radius` with the same evidence start as one cluster (any
+    ///   two are within every link distance); then O(m) per round through a grid of `maxRadius` cells, m clusters,
+    ///   each comparing the few dozen of its 3 × 3 cells; the rounds roughly halve the clusters of a place: O(n + m log m).
     static func cluster(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], scatter: [Double], radius: Double,
-                        maxRadius: Double, scatterFactor: Double) -> ([Place], [Int]) {
+                        maxRadius: Double, scatterFactor: Double, evidence: [StayEvidence]? = nil, weak: [Bool]? = nil,
+                        separation: Separation = Separation()) -> ([Place], [Int]) {
         let n = stays.count
         guard n > 0 else { return ([], []) }
         let cell = max(maxRadius, radius)
         struct Cluster {
             var lat: Double, lon: Double, weight: Double, scatterSum: Double, count: Int
+            var first: Int64, last: Int64
+            var wifi: Set<String>, apps: Set<String>
             var scatter: Double { scatterSum / Double(count) }
         }
         struct CellKey: Hashable { var y: Int, x: Int }
+        struct FineKey: Hashable { var y: Int, x: Int, wifi: String?, app: String? }
         var clusters: [Cluster] = stays.enumerated().map { k, s in
             let w = max(Double(s.end - s.start) / 1000, 60)
-            return Cluster(lat: s.lat, lon: s.lon, weight: w, scatterSum: scatter[k], count: 1)
+            let e = evidence?[k] ?? StayEvidence()
+            return Cluster(lat: s.lat, lon: s.lon, weight: w, scatterSum: scatter[k], count: 1, first: s.start, last: s.end,
+                           wifi: e.wifi.map { [$0] } ?? [], apps: e.appPlace.map { [$0] } ?? [])
         }
         var parent = Array(0..<n)  // cluster of each stay: follow to a root (the lowest stay index of the cluster)
         func root(_ k: Int) -> Int {
@@ -86,16 +128,27 @@ public struct PlacesPass: Pass {
             let a = clusters[c], b = clusters[o]
             let w = a.weight + b.weight
             clusters[c] = Cluster(lat: (a.lat * a.weight + b.lat * b.weight) / w, lon: (a.lon * a.weight + b.lon * b.weight) / w,
-                                  weight: w, scatterSum: a.scatterSum + b.scatterSum, count: a.count + b.count)
+                                  weight: w, scatterSum: a.scatterSum + b.scatterSum, count: a.count + b.count,
+                                  first: min(a.first, b.first), last: max(a.last, b.last),
+                                  wifi: a.wifi.union(b.wifi), apps: a.apps.union(b.apps))
             parent[o] = c
         }
+        /// The evidence that two clusters are two places, however close.
+        func apart(_ a: Cluster, _ b: Cluster) -> Bool {
+            if !a.wifi.isEmpty && !b.wifi.isEmpty && a.wifi.isDisjoint(with: b.wifi) { return true }
+            if !a.apps.isEmpty && !b.apps.isEmpty && a.apps.isDisjoint(with: b.apps) { return true }
+            let wall = separation.wallVisits
+            if wall > 0 && a.count >= wall && b.count >= wall && (a.last <= b.first || b.last <= a.first) { return true }
+            return false
+        }
         // First, the stays of one fine cell (a quarter of `radius` a side: any two are within every link distance)
-        // are one cluster, so a home of a thousand nights starts as a few dozen clusters, not a thousand.
+        // with the same evidence are one cluster, so a home of a thousand nights starts as a few dozen clusters.
         let fine = max(radius, 1) / 4
-        var firstInCell: [CellKey: Int] = [:]
+        var firstInCell: [FineKey: Int] = [:]
         for k in 0..<n {
             let y = stays[k].lat * 111_320 / fine, x = stays[k].lon * 111_320 * Geo.cosLatitude(stays[k].lat) / fine
-            let cellKey = CellKey(y: Int(y.rounded(.down)), x: Int(x.rounded(.down)))
+            let e = evidence?[k] ?? StayEvidence()
+            let cellKey = FineKey(y: Int(y.rounded(.down)), x: Int(x.rounded(.down)), wifi: e.wifi, app: e.appPlace)
             if let c = firstInCell[cellKey] { merge(c, k) } else { firstInCell[cellKey] = k }
         }
         var active = (0..<n).filter { parent[$0] == $0 }
@@ -120,6 +173,7 @@ public struct PlacesPass: Pass {
                     for dx in -1...1 {
                         for o in grid[CellKey(y: k.0 + dy, x: k.1 + dx)] ?? [] where o != c {
                             let b = clusters[o]
+                            if apart(a, b) { continue }
                             let r = Geo.distance(a.lat, a.lon, b.lat, b.lon) / link(a, b)
                             if r <= 1 && (best < 0 || r < bestR || (r == bestR && o < best)) {
                                 bestR = r
@@ -138,6 +192,26 @@ public struct PlacesPass: Pass {
             }
             guard merged else { break }
             active = active.filter { parent[$0] == $0 }
+        }
+        // A place made only of stays whose position one or two fixes gave (a lone fix before a silence, the fix a
+        // region's `leave` published: often on the way, hundreds of metres from where the person was) joins the
+        // nearest place that fixes of a stay showed, within `separation.weakReachM` and with no evidence against it.
+        if separation.weakReachM > 0, let weak {
+            var strong = Set<Int>()
+            for k in 0..<n where !weak[k] { strong.insert(root(k)) }
+            let anchors = active.filter { strong.contains($0) }
+            for c in active where !strong.contains(c) {
+                let a = clusters[c]
+                var best = -1
+                var bestD = separation.weakReachM
+                for o in anchors {
+                    let b = clusters[o]
+                    let d = Geo.distance(a.lat, a.lon, b.lat, b.lon)
+                    if d <= bestD && !apart(a, b) && (best < 0 || d < bestD || o < best) { bestD = d; best = o }
+                }
+                // The anchor keeps its centre: a lone fix on the way says nothing about where the place is.
+                if best >= 0 { parent[c] = best }
+            }
         }
         // Places in the order of their first stay (the root is the lowest stay index, and stays are in time order).
         var index = [Int](repeating: -1, count: n)
@@ -160,6 +234,37 @@ public struct PlacesPass: Pass {
         return (places, assignment)
     }
 
+    /// Each stay's evidence: the wifi network seen on most of its fixes that saw one (at least 2 of them, and more
+    /// than any other network), and the app place id of the app visit that overlaps it longest, when that overlap is
+    /// at least half of the shorter of the two (`appVisits` in time order).
+    static func evidence(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], wifi: [[String: Int]],
+                         appVisits: [(placeID: String, startMs: Int64, endMs: Int64)]) -> [StayEvidence] {
+        let longest = appVisits.map { $0.endMs - $0.startMs }.max() ?? 0
+        let starts = appVisits.map(\.startMs)
+        var out: [StayEvidence] = []
+        out.reserveCapacity(stays.count)
+        for (k, s) in stays.enumerated() {
+            var e = StayEvidence()
+            let ranked = wifi[k].sorted { a, b in a.value != b.value ? a.value > b.value : a.key < b.key }
+            if let top = ranked.first, top.value >= 2, ranked.count == 1 || ranked[1].value < top.value { e.wifi = top.key }
+            // The app visits starting before the stay ends and no earlier than the longest one before it starts.
+            var lo = 0, hi = starts.count
+            while lo < hi { let m = (lo + hi) / 2; if starts[m] < s.end { lo = m + 1 } else { hi = m } }
+            var best: (overlap: Int64, id: String)? = nil
+            var j = lo - 1
+            while j >= 0 && appVisits[j].startMs >= s.start - longest {
+                let v = appVisits[j]
+                let o = min(v.endMs, s.end) - max(v.startMs, s.start)
+                if o > 0 && 2 * o >= min(v.endMs - v.startMs, s.end - s.start)
+                    && (best == nil || o > best!.overlap || (o == best!.overlap && v.placeID < best!.id)) { best = (o, v.placeID) }
+                j -= 1
+            }
+            e.appPlace = best?.id
+            out.append(e)
+        }
+        return out
+    }
+
     // MARK: Load, place, store
 
     /// Loads the device's stays, the user's edits and what the visits need from the points, places the stays
@@ -174,6 +279,7 @@ public struct PlacesPass: Pass {
         if lastWindow {
             // Wifi seen during each stay (the last window names the places).
             input.ssids = try store.ssidCounts(device: work.deviceID, spans: stays.map { ($0.startMs, $0.endMs) })
+            if parameters.evidence > 0 { input.appVisits = try store.googlePlaceVisits(device: work.deviceID) }
             // The offsets of visits before the span, as stored: their stays and points are as they were, and a zone or
             // parameter change recomputes the device whole (`processFromMs` is then the start), so they are the same.
             if work.processFromMs > Int64.min { input.storedOffsets = try tables.visitOffsets(device: work.deviceID, beforeMs: work.processFromMs) }
@@ -227,6 +333,9 @@ public struct PlacesPass: Pass {
         var visitsLeft: Set<Int64> = []
         /// The fixes taken exactly at the start or end of a visit to write, by time (their recorded offsets).
         var fixes: [Int64: Fix] = [:]
+        /// The app's visits of the device with their place ids (Google's), in time order: evidence that keeps two close
+        /// places apart; read by the last window only, when `evidence` is on.
+        var appVisits: [(placeID: String, startMs: Int64, endMs: Int64)] = []
     }
 
     /// A visit to write: its row (without its place id) and its place, an index into ``Output/places``.
@@ -257,8 +366,23 @@ public struct PlacesPass: Pass {
         let ids = input.stays.map { $0.id ?? 0 }
         // A stay's scatter: its own radius, or `radius_m` when it has too few fixes to show one.
         let scatter = input.stays.map { $0.points >= 3 ? $0.radiusM : max($0.radiusM, parameters.radiusM) }
+        // Names (the wifi seen), the evidence that keeps close places apart and the visits before the window are left
+        // to the last window of this rebuild, which writes everything again from the clustering of every stay: a later
+        // window may join an earlier stay's place to another, so the last window rewrites every place and visit,
+        // points every trip at its visits' places (`refreshTripPlaces`) and the metrics pass counts every day's places
+        // again.
+        let lastWindow = !work.windowsFollow
+        var evidence: [StayEvidence]? = nil
+        if lastWindow && parameters.evidence > 0 && input.ssids.count == stays.count {
+            evidence = Self.evidence(stays, wifi: input.ssids, appVisits: input.appVisits)
+        }
+        var separation = Separation()
+        separation.wallVisits = Int(parameters.wallVisits)
+        separation.weakReachM = parameters.weakReachM
+        let weak = input.stays.map { $0.points < 3 }  // a position from one or two fixes
         var (places, assignment) = Self.cluster(stays, scatter: scatter, radius: parameters.radiusM, maxRadius: parameters.mergeMaxM,
-                                                scatterFactor: parameters.scatterFactor)
+                                                scatterFactor: parameters.scatterFactor, evidence: evidence,
+                                                weak: weak, separation: separation)
         /// The offset of a visit's start or end at `ms`: that of the fix taken then (its own, else its zone's), else,
         /// when the time was estimated (an arrival across a silence, an app's visit), that of the zone at the visit's
         /// centre at that instant. (Before, an estimated time took UTC: 2,920 of 6,736 visit times in real files.)
@@ -267,11 +391,6 @@ public struct PlacesPass: Pass {
             if let own = fix.utcOffsetS { return own }
             return work.zones.offset(atMs: ms, latitude: fix.lat, longitude: fix.lon)
         }
-        // Names (the wifi seen) and the visits before the window are left to the last window of this rebuild, which
-        // writes everything again from the clustering of every stay: a later window may join an earlier stay's place
-        // to another, so the last window rewrites every place and visit, points every trip at its visits' places
-        // (`refreshTripPlaces`) and the metrics pass counts every day's places again.
-        let lastWindow = !work.windowsFollow
         for (k, s) in stays.enumerated() {
             if lastWindow, k < input.ssids.count {
                 for (ssid, n) in input.ssids[k] { places[assignment[k]].ssidCounts[ssid, default: 0] += n }
@@ -283,7 +402,7 @@ public struct PlacesPass: Pass {
         // was edited: the nearest place of this clustering within `radius_m` of it. All are resolved against the
         // clustering before any is applied, so one edit never moves the place another one looks for.
         let (finalOf, kept, userNames) = Self.applyEdits(input.edits, to: places, radius: parameters.radiusM)
-        let (founder, totals) = Self.totals(stays, assignment, places, finalOf: finalOf, kept: kept)
+        let (founder, totals) = Self.totals(stays, assignment, places, finalOf: finalOf, kept: kept, weak: weak)
         var output = Output()
         for (f, p) in kept.enumerated() {
             let centre = places[p], t = totals[f]
@@ -325,11 +444,17 @@ public struct PlacesPass: Pass {
     }
 
     /// Each final place's visits, dwell, first and last visit, radius and wifi counts, from its stays (and those of
-    /// the places merged into it); `founder`: the first stay of each raw place.
+    /// the places merged into it); `founder`: the first stay of each raw place. The radius is that of the stays with
+    /// 3 fixes or more (`weak` false) when the place has any: a lone fix that joined it from 350 m away
+    /// (`weak_reach_m`) does not widen it (the timeline pass joins app visits and names within a place's radius).
     static func totals(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], _ assignment: [Int], _ places: [Place],
-                       finalOf: [Int], kept: [Int]) -> (founder: [Int], totals: [Place]) {
+                       finalOf: [Int], kept: [Int], weak: [Bool]? = nil) -> (founder: [Int], totals: [Place]) {
         var founder = [Int](repeating: -1, count: places.count)
         var totals = [Place](repeating: Place(lat: 0, lon: 0, weight: 0), count: kept.count)
+        var hasStrong = [Bool](repeating: false, count: kept.count)
+        if let weak {
+            for k in stays.indices where !weak[k] && finalOf[assignment[k]] >= 0 { hasStrong[finalOf[assignment[k]]] = true }
+        }
         for (k, s) in stays.enumerated() {
             if founder[assignment[k]] < 0 { founder[assignment[k]] = k }
             let f = finalOf[assignment[k]]
@@ -339,6 +464,7 @@ public struct PlacesPass: Pass {
             totals[f].dwell += Double(s.end - s.start) / 1000
             totals[f].first = min(totals[f].first, s.start)
             totals[f].last = max(totals[f].last, s.end)
+            if weak?[k] == true && hasStrong[f] { continue }
             totals[f].radius = max(totals[f].radius, Geo.distance(centre.lat, centre.lon, s.lat, s.lon))
         }
         for p in places.indices where finalOf[p] >= 0 {

@@ -50,7 +50,10 @@ public struct Rebuild {
     /// `Learned/ModeModel.swift`).
     /// 12 (issue 22 item 6): a motorised leg whose fixes lie more than `trips.vehicle_max_interval_s` apart, and a trip
     /// no moving fix saw that went faster than a bicycle, is a `vehicle` rather than a guessed car, bus or train.
-    public static let algorithmVersion = 12
+    /// 13 (issue 29): the places pass keeps close places apart by distinct wifi, distinct app place ids and a wall of
+    /// time (`places.evidence`, `places.wall_visits`), and a place of lone-fix stays joins the nearest place fixes
+    /// showed (`places.weak_reach_m`).
+    public static let algorithmVersion = 13
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -19,6 +19,9 @@ enum PlacesBenchmark {
         var days = 28
         var people = 2
         var settings = PassSettings()
+        var details = false
+        var profiles = SimulationProfile.allCases.map(\.rawValue)
+        var takeout = true
         var k = 0
         func value() throws -> String {
             k += 1
@@ -36,6 +39,11 @@ enum PlacesBenchmark {
             case "--days": days = Int(try value()) ?? days
             case "--people": people = Int(try value()) ?? people
             case "--set": try settings.set(try value(), origin: "--set")
+            case "--details": details = true
+            case "--profiles":
+                let v = try value()
+                profiles = v.split(separator: ",").map(String.init).filter { $0 != "takeout" }
+                takeout = v.split(separator: ",").contains("takeout")
             default: throw BenchmarkFailure("unknown option \(args[k])")
             }
             k += 1
@@ -68,10 +76,10 @@ enum PlacesBenchmark {
         }
         if !corpus.isEmpty { print("corpus total\n  google: \(googleTotal)\n  \(crowdTotal)") }
 
-        var profileTotals: [String: (PlaceAgreement, PlaceCrowding)] = [:]
+        var profileTotals: [String: (PlaceAgreement, PlaceCrowding, PlaceAgreement)] = [:]
         var takeoutGoogle = PlaceAgreement(), takeoutTruth = PlaceAgreement(), takeoutCrowd = PlaceCrowding()
         for seed in seeds {
-            for profile in SimulationProfile.allCases {
+            for profile in SimulationProfile.allCases where profiles.contains(profile.rawValue) {
                 var config = SimulatorConfig(seed: seed, days: days, people: people)
                 config.profile = profile
                 let result = Simulator(config: config).run()
@@ -79,10 +87,13 @@ enum PlacesBenchmark {
                 _ = try SimulationEvaluation.load(result, into: store)
                 try rebuild(store, zone: result.truth.timeZoneName)
                 let a = try PlaceAgreement.againstTruth(result.truth, store: store), c = try PlaceCrowding.of(store: store)
-                let t = profileTotals[profile.rawValue] ?? (PlaceAgreement(), PlaceCrowding())
-                profileTotals[profile.rawValue] = (t.0 + a, t.1 + c)
-                print("seed \(seed) \(profile.rawValue)\n  truth: \(a)\n  \(c)")
+                let r = try PlaceAgreement.againstTruth(result.truth, store: store, recorded: true)
+                let t = profileTotals[profile.rawValue] ?? (PlaceAgreement(), PlaceCrowding(), PlaceAgreement())
+                profileTotals[profile.rawValue] = (t.0 + a, t.1 + c, t.2 + r)
+                print("seed \(seed) \(profile.rawValue)\n  truth: \(a)\n  recorded: \(r)\n  \(c)")
+                if details { try PlaceLosses.print(result.truth, store: store) }
             }
+            guard takeout else { continue }
             // The same people's Google Takeout: fixes every 30 s and Google's visits with the truth places' ids.
             let result = Simulator(config: SimulatorConfig(seed: seed, days: days, people: people)).run()
             let (dir, store) = try fresh()
@@ -101,10 +112,57 @@ enum PlacesBenchmark {
             print("seed \(seed) takeout\n  google: \(g)\n  truth: \(t)\n  \(c)")
         }
         print("simulated, seeds \(seeds.lowerBound)-\(seeds.upperBound), \(days) days, \(people) people")
-        for profile in SimulationProfile.allCases {
+        for profile in SimulationProfile.allCases where profiles.contains(profile.rawValue) {
             guard let t = profileTotals[profile.rawValue] else { continue }
-            print("  \(profile.rawValue): truth: \(t.0); \(t.1)")
+            print("  \(profile.rawValue): truth: \(t.0); \(t.1)\n    recorded stays only: \(t.2)")
         }
         print("  takeout: google: \(takeoutGoogle); truth: \(takeoutTruth); \(takeoutCrowd)")
+    }
+}
+
+/// Where purity and completeness are lost (`--details`): every true stay (5 minutes or more) whose rebuilt visit is
+/// not in its true place's most frequent rebuilt place, or whose rebuilt place is mostly another true place's, with
+/// what the rebuilt visit is: which true stays it overlaps (kind, seconds), its fixes, radius and distance from the
+/// true place.
+enum PlaceLosses {
+    static func print(_ truth: SimulationTruth, store: Store) throws {
+        let places = Dictionary(uniqueKeysWithValues: truth.places.map { ($0.id, $0) })
+        let names = try store.deviceNames()
+        for name in Set(truth.stays.map(\.device)).sorted() {
+            guard let device = names.first(where: { $0.value == name })?.key else { continue }
+            let all = truth.stays.filter { $0.device == name }
+            let reference = all.filter { $0.durationS >= 300 }
+            let visits = try store.visits(device: device).filter { $0.placeID != nil }
+            func match(_ r: TruthStay) -> VisitRow? {
+                var best: (Int64, VisitRow)? = nil
+                for v in visits {
+                    let o = min(v.endMs, r.endMs) - max(v.startMs, r.startMs)
+                    if o > 0 && (best == nil || o > best!.0) { best = (o, v) }
+                }
+                return best?.1
+            }
+            var table: [Int: [Int64: Int]] = [:]
+            var matched: [(TruthStay, VisitRow)] = []
+            for r in reference {
+                guard let v = match(r) else { continue }
+                matched.append((r, v))
+                table[r.placeID, default: [:]][v.placeID!, default: 0] += 1
+            }
+            var byPlace: [Int64: [Int: Int]] = [:]
+            for (ref, row) in table { for (p, c) in row { byPlace[p, default: [:]][ref] = c } }
+            func top<K: Comparable>(_ row: [K: Int]) -> K { row.max { ($0.value, $1.key) < ($1.value, $0.key) }!.key }
+            for (r, v) in matched {
+                let incomplete = top(table[r.placeID]!) != v.placeID!
+                let impure = top(byPlace[v.placeID!]!) != r.placeID
+                guard incomplete || impure else { continue }
+                let tp = places[r.placeID]!
+                let overlaps = all.filter { min($0.endMs, v.endMs) - max($0.startMs, v.startMs) > 0 }
+                    .map { "\(places[$0.placeID]!.kind) \((min($0.endMs, v.endMs) - max($0.startMs, v.startMs)) / 1000)s" }
+                let home = byPlace[v.placeID!]!.map { "\(places[$0.key]!.kind)×\($0.value)" }.sorted().joined(separator: " ")
+                Swift.print("  \(incomplete ? "incomplete" : "")\(incomplete && impure ? "+" : "")\(impure ? "impure" : "") \(name) true \(tp.kind) \(Int(r.durationS))s"
+                    + " | visit \((v.endMs - v.startMs) / 1000)s pts \(v.points) r \(Int(v.radiusM)) d \(Int(Geo.distance(v.lat, v.lon, tp.lat, tp.lon)))m"
+                    + " overlaps [\(overlaps.joined(separator: ", "))] | place holds [\(home)]")
+            }
+        }
     }
 }

@@ -48,9 +48,12 @@ import TriplineTestSupport
 
     /// Simulated people with wandering indoor fixes (the mixed profile: Overland and OwnTracks, dense and sparse days):
     /// more of the truth places' visits are in one place each than with a link of `radius_m` alone (the scatter of a
-    /// place's stays widens it), completeness ≥ 0.90, and no two places of a device share a name. Measured after the
-    /// sparse profile was made as hard as issue 23 describes: seed 21 0.920 (0.907 with the narrow link), seed 22
-    /// 0.962 (0.952); the issue's 0.98 is not reached — the rest is stays that span two true places, see docs/PASSES.md.
+    /// place's stays widens it) and than with lone-fix stays left as places of their own (`places.weak_reach_m=0`),
+    /// and no two places of a device share a name. Measured on these report seeds (algorithm version 12): completeness
+    /// seed 21 0.947 (0.920 with lone-fix stays apart, 0.907 with the narrow link), seed 22 0.966 (0.962); against the
+    /// true stays the device recorded (`recorded`: not hidden in a silence with a trip no record saw) purity 0.986 and
+    /// 1.000, completeness 0.981 and 0.990 — the issue's 0.98 on both. What is left against all true stays is stays
+    /// hidden in silences, see docs/PASSES.md.
     @Test(arguments: [UInt64(21), 22])
     func simulatedPlacesAreComplete(_ seed: UInt64) throws {
         var config = SimulatorConfig(seed: seed, days: 28, people: 2)
@@ -62,10 +65,16 @@ import TriplineTestSupport
         let narrow = ["--set", "places.merge_max_m=75", "--set", "places.scatter_factor=0"]
         #expect(runCLI(["rebuild", "--db", dir + "/t.sqlite", "--timezone", result.truth.timeZoneName] + narrow).status == 0)
         let b = try PlaceAgreement.againstTruth(result.truth, store: store)
+        #expect(runCLI(["rebuild", "--db", dir + "/t.sqlite", "--full", "--timezone", result.truth.timeZoneName,
+                        "--set", "places.weak_reach_m=0"]).status == 0)
+        let apart = try PlaceAgreement.againstTruth(result.truth, store: store)
         #expect(runCLI(["rebuild", "--db", dir + "/t.sqlite", "--full", "--timezone", result.truth.timeZoneName]).status == 0)
         let a = try PlaceAgreement.againstTruth(result.truth, store: store)
         #expect(a.matchedVisits >= 100, "\(a)")
-        #expect(a.completeness >= 0.90 && a.completeness > b.completeness, "seed \(seed): \(a); with the narrow link: \(b)")
+        #expect(a.completeness >= 0.94 && a.completeness > b.completeness && a.completeness > apart.completeness,
+                "seed \(seed): \(a); with the narrow link: \(b); lone-fix stays apart: \(apart)")
+        let recorded = try PlaceAgreement.againstTruth(result.truth, store: store, recorded: true)
+        #expect(recorded.purity >= 0.98 && recorded.completeness >= 0.98, "seed \(seed): \(recorded)")
         let crowding = try PlaceCrowding.of(store: store)
         #expect(crowding.sharingName == 0, "\(crowding)")
     }

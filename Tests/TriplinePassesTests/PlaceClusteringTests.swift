@@ -68,6 +68,117 @@ import TriplineTestSupport
         #expect(abs(places[0].lat - shop.0) < 1e-9)
     }
 
+    /// Two flats 40 m apart in one building (each night's own radius 30 m, so the link distance is 105 m): by
+    /// position alone one place. Each flat's own wifi network keeps them two (issue 29: "two places closer than their
+    /// radii are one place unless the evidence says otherwise"); stays that saw no wifi join the nearer flat; and the
+    /// same network at both (a chain's wifi says nothing of which shop) leaves them one.
+    @Test func distinctWifiKeepsTwoCloseFlatsApart() {
+        var stays: [(lat: Double, lon: Double, start: Int64, end: Int64)] = []
+        var evidence: [PlacesPass.StayEvidence] = []
+        for k in 0..<12 {
+            let flatB = k % 2 == 1
+            let p = at(flatB ? 40 + Double(k % 3) : Double(k % 3), Double(k % 4))
+            let start = t0 + Int64(k) * 43_200_000
+            stays.append((p.0, p.1, start, start + 8 * 3_600_000))
+            // Every third stay saw no wifi (the phone's wifi off).
+            evidence.append(PlacesPass.StayEvidence(wifi: k % 3 == 2 ? nil : (flatB ? "Weber-Home" : "Becker-Home")))
+        }
+        let scatter = Array(repeating: 30.0, count: stays.count)
+        let (alone, _) = cluster(stays, scatter: scatter)
+        #expect(alone.count == 1, "by position alone the two flats are within the link distance")
+        let p = PlacesPass.Parameters()
+        let (places, assignment) = PlacesPass.cluster(stays, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                                      scatterFactor: p.scatterFactor, evidence: evidence)
+        #expect(places.count == 2, "\(assignment)")
+        #expect(assignment == (0..<12).map { $0 % 2 }, "each night at its own flat: \(assignment)")
+        let chain = evidence.map { PlacesPass.StayEvidence(wifi: $0.wifi.map { _ in "Telekom" }) }
+        let (shared, _) = PlacesPass.cluster(stays, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                             scatterFactor: p.scatterFactor, evidence: chain)
+        #expect(shared.count == 1)
+    }
+
+    /// Two shops 60 m apart that an app's visits name with two place ids (Google's `placeId`) are two places; the
+    /// place id of each stay is that of the app visit overlapping most of it.
+    @Test func distinctAppPlaceIdsKeepTwoShopsApart() {
+        var stays: [(lat: Double, lon: Double, start: Int64, end: Int64)] = []
+        var appVisits: [(placeID: String, startMs: Int64, endMs: Int64)] = []
+        for k in 0..<8 {
+            let p = k % 2 == 0 ? at(0, 0) : at(0, 60)
+            let start = t0 + Int64(k) * 3_600_000
+            stays.append((p.0, p.1, start, start + 1_200_000))
+            appVisits.append((k % 2 == 0 ? "ChIJ-bakery" : "ChIJ-pharmacy", start - 60_000, start + 1_300_000))
+        }
+        let evidence = PlacesPass.evidence(stays, wifi: Array(repeating: [:], count: stays.count), appVisits: appVisits)
+        #expect(evidence.map(\.appPlace) == (0..<8).map { $0 % 2 == 0 ? "ChIJ-bakery" : "ChIJ-pharmacy" })
+        let scatter = Array(repeating: 20.0, count: stays.count)
+        let (alone, _) = cluster(stays, scatter: scatter)
+        #expect(alone.count == 1)
+        let p = PlacesPass.Parameters()
+        let (places, assignment) = PlacesPass.cluster(stays, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                                      scatterFactor: p.scatterFactor, evidence: evidence)
+        #expect(places.count == 2)
+        #expect(assignment == [0, 1, 0, 1, 0, 1, 0, 1])
+    }
+
+    /// A move to a flat 90 m away: ten nights at the old one, then ten at the new one, are two places (a wall of time);
+    /// the same nights interleaved (one home whose fixes land in two spots) are one.
+    @Test func aWallOfTimeKeepsTheOldAndTheNewHomeApart() {
+        func nights(_ moved: (Int) -> Bool) -> [(lat: Double, lon: Double, start: Int64, end: Int64)] {
+            (0..<20).map { k in
+                let p = moved(k) ? at(90 + Double(k % 3), 0) : at(Double(k % 3), 0)
+                let start = t0 + Int64(k) * 86_400_000
+                return (p.0, p.1, start, start + 8 * 3_600_000)
+            }
+        }
+        let scatter = Array(repeating: 40.0, count: 20)
+        let p = PlacesPass.Parameters()
+        var separation = PlacesPass.Separation()
+        separation.wallVisits = Int(p.wallVisits)
+        let moved = nights { $0 >= 10 }
+        let (off, _) = cluster(moved, scatter: scatter)
+        #expect(off.count == 1, "by position alone, one place")
+        let (places, assignment) = PlacesPass.cluster(moved, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                                      scatterFactor: p.scatterFactor, separation: separation)
+        #expect(places.count == 2)
+        #expect(assignment == (0..<20).map { $0 >= 10 ? 1 : 0 })
+        let (interleaved, _) = PlacesPass.cluster(nights { $0 % 2 == 1 }, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                                  scatterFactor: p.scatterFactor, separation: separation)
+        #expect(interleaved.count == 1)
+    }
+
+    /// A lone fix before a silence (a stay whose position one fix gave, on the way, 250 m short of the café) joins the
+    /// café its stays with fixes showed, not a place of its own; a stay with fixes of its own 250 m away stays apart,
+    /// and so does a lone fix further than `weak_reach_m` from any place.
+    @Test func aLoneFixStayJoinsTheNearestPlaceFixesShowed() throws {
+        let cafe = at(0, 0), onTheWay = at(250, 0), farAway = at(2000, 0)
+        var stays: [(lat: Double, lon: Double, start: Int64, end: Int64)] = []
+        var weak: [Bool] = []
+        for k in 0..<6 {
+            let start = t0 + Int64(k) * 86_400_000
+            let p = k % 3 == 2 ? onTheWay : cafe
+            stays.append((p.0, p.1, start, start + 1_800_000))
+            weak.append(k % 3 == 2)
+        }
+        stays.append((farAway.0, farAway.1, t0 + 7 * 86_400_000, t0 + 7 * 86_400_000 + 1_800_000))
+        weak.append(true)
+        let scatter = weak.map { $0 ? 75.0 : 15 }
+        let p = PlacesPass.Parameters()
+        var separation = PlacesPass.Separation()
+        separation.weakReachM = p.weakReachM
+        let (places, assignment) = PlacesPass.cluster(stays, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                                      scatterFactor: p.scatterFactor, weak: weak, separation: separation)
+        #expect(assignment == [0, 0, 0, 0, 0, 0, 1], "\(assignment)")
+        try #require(places.count == 2)
+        #expect(Geo.distance(places[0].lat, places[0].lon, cafe.0, cafe.1) < 1, "the lone fixes do not move the café")
+        // … nor widen it: the café's radius is that of its stays with fixes (the lone fixes 250 m out would make it 250 m).
+        let (_, totals) = PlacesPass.totals(stays, assignment, places, finalOf: [0, 1], kept: [0, 1], weak: weak)
+        #expect(totals[0].radius < 1 && totals[0].visits == 6, "\(totals[0].radius)")
+        // The same positions seen by stays of several fixes each: two places 250 m apart.
+        let (strong, _) = PlacesPass.cluster(stays, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                             scatterFactor: p.scatterFactor, weak: weak.map { _ in false }, separation: separation)
+        #expect(strong.count == 3)
+    }
+
     /// A later stay can join two older places into one (a long drifting stay between two places 140 m apart, both
     /// visited on the first day): rebuilt in small windows, the first day's count of places is that of one window over
     /// everything (the metrics pass counts every day's places again in the last window; before, the first window's
