@@ -49,7 +49,7 @@ import TriplineTestSupport
     /// Simulated people with wandering indoor fixes (the mixed profile: Overland and OwnTracks, dense and sparse days):
     /// more of the truth places' visits are in one place each than with a link of `radius_m` alone (the scatter of a
     /// place's stays widens it) and than with lone-fix stays left as places of their own (`places.weak_reach_m=0`),
-    /// and no two places of a device share a name. Measured on these report seeds (algorithm version 12): completeness
+    /// and no two places of a device share a name. Measured on these report seeds (algorithm version 13): completeness
     /// seed 21 0.947 (0.920 with lone-fix stays apart, 0.907 with the narrow link), seed 22 0.966 (0.962); against the
     /// true stays the device recorded (`recorded`: not hidden in a silence with a trip no record saw) purity 0.986 and
     /// 1.000, completeness 0.981 and 0.990 — the 0.98 on both. What is left against all true stays is stays
