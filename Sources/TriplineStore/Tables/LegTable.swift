@@ -131,18 +131,14 @@ extension Store {
     public func legs(device: Int64? = nil, trip: Int64? = nil) throws -> [LegRow] {
         let s = try db.prepare(
             """
-            SELECT trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source FROM legs
+            SELECT \(LegRow.columns) FROM legs
             WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR trip_id = ?2) ORDER BY start_ms
             """)
         s.bindInt(device, at: 1)
         s.bindInt(trip, at: 2)
         var out: [LegRow] = []
         while try s.step() {
-            out.append(
-                LegRow(
-                    tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
-                    startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
-                    source: s.text(10) ?? "points"))
+            out.append(LegRow(reading: s))
         }
         return out
     }
@@ -152,15 +148,11 @@ extension Store {
     /// The legs of one trip, by leg number (the map's read).
     public func legs(ofTrip trip: Int64) throws -> [LegRow] {
         let s = try db.prepare(
-            "SELECT trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source FROM legs WHERE trip_id = ? ORDER BY leg")
+            "SELECT \(LegRow.columns) FROM legs WHERE trip_id = ? ORDER BY leg")
         s.bindInt(trip, at: 1)
         var out: [LegRow] = []
         while try s.step() {
-            out.append(
-                LegRow(
-                    tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
-                    startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
-                    source: s.text(10) ?? "points"))
+            out.append(LegRow(reading: s))
         }
         return out
     }
@@ -172,16 +164,27 @@ extension RebuildTables {
     /// The legs of trip `id`, by leg number.
     public func legs(ofTrip id: Int64) throws -> [LegRow] {
         let s = try statement(
-            "SELECT trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source FROM legs WHERE trip_id = ? ORDER BY leg")
+            "SELECT \(LegRow.columns) FROM legs WHERE trip_id = ? ORDER BY leg")
         s.bindInt(id, at: 1)
         var out: [LegRow] = []
         while try s.step() {
-            out.append(
-                LegRow(
-                    tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
-                    startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
-                    source: s.text(10) ?? "points"))
+            out.append(LegRow(reading: s))
         }
         return out
+    }
+}
+
+// MARK: Reading a row
+
+extension LegRow {
+    /// The columns of a `legs` row, in the order ``init(reading:)`` reads them.
+    static let columns = "trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source"
+
+    /// The row at the current step of a statement that selects ``columns`` first.
+    init(reading s: Statement) {
+        self.init(
+            tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
+            startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
+            source: s.text(10) ?? "points")
     }
 }

@@ -148,19 +148,13 @@ extension Store {
     public func visits(device: Int64? = nil) throws -> [VisitRow] {
         let s = try db.prepare(
             """
-            SELECT id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points,
-                   country_code, country, locality, source
+            SELECT \(VisitRow.columns)
             FROM visits WHERE ?1 IS NULL OR device_id = ?1 ORDER BY start_ms
             """)
         s.bindInt(device, at: 1)
         var out: [VisitRow] = []
         while try s.step() {
-            out.append(
-                VisitRow(
-                    id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), startMs: s.int64(3), endMs: s.int64(4),
-                    startUTCOffsetS: s.optionalInt64(5).map { Int($0) }, endUTCOffsetS: s.optionalInt64(6).map { Int($0) },
-                    lat: s.double(7), lon: s.double(8), radiusM: s.double(9), points: s.int(10), countryCode: s.text(11),
-                    country: s.text(12), locality: s.text(13), source: s.text(14) ?? "points"))
+            out.append(VisitRow(reading: s))
         }
         return out
     }
@@ -188,19 +182,13 @@ extension Store {
     public func visitsInOrder(device: Int64) throws -> [VisitRow] {
         let s = try db.prepare(
             """
-            SELECT id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points,
-                   country_code, country, locality, source
+            SELECT \(VisitRow.columns)
             FROM visits WHERE device_id = ? ORDER BY start_ms, id
             """)
         s.bindInt(device, at: 1)
         var out: [VisitRow] = []
         while try s.step() {
-            out.append(
-                VisitRow(
-                    id: s.int64(0), deviceID: device, placeID: s.optionalInt64(1), startMs: s.int64(2), endMs: s.int64(3),
-                    startUTCOffsetS: s.optionalInt64(4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(5).map { Int($0) },
-                    lat: s.double(6), lon: s.double(7), radiusM: s.double(8), points: s.int(9), countryCode: s.text(10),
-                    country: s.text(11), locality: s.text(12), source: s.text(13) ?? "points"))
+            out.append(VisitRow(reading: s))
         }
         return out
     }
@@ -214,8 +202,7 @@ extension RebuildTables {
     public func visits(device: Int64, overlappingFromMs fromMs: Int64, beforeMs toMs: Int64) throws -> [VisitRow] {
         let s = try statement(
             """
-            SELECT id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points,
-                   country_code, country, locality, source
+            SELECT \(VisitRow.columns)
             FROM visits WHERE device_id = ? AND end_ms >= ? AND start_ms < ?
             """)
         s.bindInt(device, at: 1)
@@ -223,12 +210,7 @@ extension RebuildTables {
         s.bindInt(toMs, at: 3)
         var out: [VisitRow] = []
         while try s.step() {
-            out.append(
-                VisitRow(
-                    id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), startMs: s.int64(3), endMs: s.int64(4),
-                    startUTCOffsetS: s.optionalInt64(5).map { Int($0) }, endUTCOffsetS: s.optionalInt64(6).map { Int($0) },
-                    lat: s.double(7), lon: s.double(8), radiusM: s.double(9), points: s.int(10), countryCode: s.text(11),
-                    country: s.text(12), locality: s.text(13), source: s.text(14) ?? "points"))
+            out.append(VisitRow(reading: s))
         }
         return out
     }
@@ -247,5 +229,24 @@ extension RebuildTables {
             if try s.step(), !s.isNull(0) { out[id] = s.int64(0) }
         }
         return out
+    }
+}
+
+// MARK: Reading a row
+
+extension VisitRow {
+    /// The columns of a `visits` row, in the order ``init(reading:)`` reads them.
+    static let columns = """
+        id, device_id, place_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, lat, lon, radius_m, points,
+        country_code, country, locality, source
+        """
+
+    /// The row at the current step of a statement that selects ``columns`` first.
+    init(reading s: Statement) {
+        self.init(
+            id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), startMs: s.int64(3), endMs: s.int64(4),
+            startUTCOffsetS: s.optionalInt64(5).map { Int($0) }, endUTCOffsetS: s.optionalInt64(6).map { Int($0) },
+            lat: s.double(7), lon: s.double(8), radiusM: s.double(9), points: s.int(10), countryCode: s.text(11),
+            country: s.text(12), locality: s.text(13), source: s.text(14) ?? "points")
     }
 }
