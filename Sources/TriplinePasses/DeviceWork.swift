@@ -25,6 +25,9 @@ public final class DeviceWork {
     /// Another window of this device follows this one in the same rebuild (``Rebuild``'s bounded memory). Device-wide
     /// work whose result the next window redoes anyway is left to the last one (``PlacesPass``).
     public var windowsFollow = false
+    /// The passes this rebuild runs, in order (all of them, or the one `--pass` names): a pass that finishes what a
+    /// later one would (``PlacesPass`` naming the places when the timeline pass does not follow) looks here.
+    public var passesRun: [String] = []
     /// The last stored visit before `processFromMs` (the trip after it is recomputed).
     public var previousStay: StayRecord?
     public var time: [Int64] = []

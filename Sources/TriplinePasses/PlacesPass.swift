@@ -314,6 +314,11 @@ public struct PlacesPass: Pass {
             work.stays = workStays
         }
         if lastWindow { try tables.refreshTripPlaces(device: work.deviceID) }
+        // The timeline pass names every place once Google's are written; run alone (`--pass places`), this pass names
+        // them (the timeline pass's reach by default: its parameters are not this pass's).
+        if lastWindow && !work.passesRun.isEmpty && !work.passesRun.contains(TimelinePass.name) {
+            try PlaceNames.assign(device: work.deviceID, store: store, zones: work.zones, joinM: TimelinePass.Parameters().joinM)
+        }
         return [("places", String(output.places.count)), ("visits", String(output.visitCount)), ("named_by_wifi", String(output.namedByWifi)),
                 ("with_locality", String(output.withLocality))]
     }

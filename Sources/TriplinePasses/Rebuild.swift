@@ -348,6 +348,7 @@ public struct Rebuild {
                 work.lastDate = lastDate
             }
             work.windowsFollow = end < toMs
+            work.passesRun = passes.map { type(of: $0).name }
             maxImport = max(maxImport, work.maxImportID)
             Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
             if let p = windowPrevious {

@@ -196,7 +196,9 @@ public struct EvidencePass: Pass {
         if fromThisRun {
             try tables.deleteStays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
         } else {
-            for s in stays[keepFirst...] { try tables.deleteStay(id: s.id) }
+            // Only those the amended stays replace: a `--to` rebuild keeps the stays from `keepFromMs` on as stored
+            // (``amendStays(_:_:_:)`` leaves them out).
+            for s in stays[keepFirst...] where s.startMs < work.keepFromMs { try tables.deleteStay(id: s.id) }
         }
         var out = output.stays
         for k in out.indices where k >= keepFirst {
