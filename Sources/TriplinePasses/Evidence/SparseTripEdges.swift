@@ -18,7 +18,8 @@ extension EvidencePass {
     /// as closely as it lies to the place. Each estimate stays inside its silence (a second after the last fix at the
     /// origin, a second before the first moving fix; likewise at the destination) and replaces the edge the stays
     /// pass extrapolated from one fix's reported speed (a bus at a stop reports 0 m/s, a car at 14 m/s on a trip
-    /// whose pace is 8). Only between stays whose fixes in between are sparse (median interval at least
+    /// whose pace is 8). A trip with no pace of its own whose first fix is a region `leave`'s takes that fix's pace
+    /// (``leavePace(_:_:leaves:_:)``). Only between stays whose fixes in between are sparse (median interval at least
     /// `sparse_interval_s`) and silences of at least `edge_min_s`; dense tracks and archives without such silences
     /// are left as they are. `edge_pace` = 0 turns it off.
     static func sparseTripEdges(
@@ -63,7 +64,12 @@ extension EvidencePass {
     /// place: a stay at the farther of the two fixes around it. Each trip takes the time seen to reach that fix plus
     /// the time to cover its distance from the region again at the device's pace (a fix seen on the way lies about
     /// half way: the first fix of a short walk is often the region's own `leave`, 100–300 m out). A stay at the region
-    /// that starts inside the absence starts at the `enter` (the phone said it was away). `edge_pace` = 0 turns it off.
+    /// that starts inside the absence starts at the `enter` (the phone said it was away). The trips' pace is the
+    /// `leave` fix's when the absence's first fix is it (``leavePace(_:_:leaves:_:)``), else the device's. When that
+    /// estimate leaves less than `lone_stay_s` but both fixes around the silence moved and the silence outlasts
+    /// `still_gap_s` by `min_stay_s` (the time trigger fires at least that often while the person moves), the stop is
+    /// proven: at the farther fix, from it to the other fix less the way between them at their reported speeds
+    /// (`proven_stops`). `edge_pace` = 0 turns it all off.
     static func absentStops(
         _ w: DeviceWork, _ input: [StayRecord], absences: [Presence], keepFirst: Int,
         leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:], speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
