@@ -53,7 +53,10 @@ public struct Rebuild {
     /// 13 (issue 29): the places pass keeps close places apart by distinct wifi, distinct app place ids and a wall of
     /// time (`places.evidence`, `places.wall_visits`), and a place of lone-fix stays joins the nearest place fixes
     /// showed (`places.weak_reach_m`).
-    public static let algorithmVersion = 13
+    /// 14 (issue 23, sparse phones): a region `leave` fix gives the pace of a trip that has none of its own
+    /// (`evidence.leave_pace`), and a stop in a region absence is proven by the silence between two moving fixes
+    /// (`evidence.proven_stops`).
+    public static let algorithmVersion = 14
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -48,7 +48,9 @@ import TriplineTestSupport
             // 0.94 (309 of 327, 329), daily distance median 3.04 %. The profile was made as hard as issue 23
             // describes (2026-12-03: no fix just after arriving, significant changes half the days): with the sparse
             // trip edges and absence stops, trip F1 0.89 (265 of 307, 291), visit F1 0.89 (293 of 327, 331), daily
-            // distance median 3.38 %. The 0.90 target is not met: thresholds are the measured figures less a margin.
+            // distance median 3.38 %. Algorithm version 14 (a region `leave` gives the pace, proven stops): trip F1
+            // 0.91 (272 of 307, 293), visit F1 0.90 (296 of 327, 334), daily 3.44 %. Thresholds are the measured
+            // figures less a margin (kept: other rounds change these seeds too).
             #expect(p.tripF1 >= 0.87)
             #expect(p.visitF1 >= 0.87)
             #expect(p.medianDailyDistanceError <= 0.10)
@@ -63,7 +65,9 @@ import TriplineTestSupport
             #expect(p.visitF1 >= 0.98)
             #expect(p.medianTripDistanceError <= 0.015)
         default:
-            // Mixed (no target of its own): measured 2026-12-01 trip F1 0.960 (292 of 307, 302), visit F1 0.956
+            // Mixed (no target of its own; algorithm version 14, 2026-12-03, on the harder OwnTracks of docs/SIMULATOR.md:
+            // trip F1 0.95 (288 of 307, 299), visit F1 0.94 (308 of 327, 331); version 13 0.94 (283, 296) / 0.93
+            // (305, 328)): measured 2026-12-01 trip F1 0.960 (292 of 307, 302), visit F1 0.956
             // (313 of 327, 328), daily distance median 1.21 % (second round 0.956 / 0.953; before the first round
             // 0.95 / 0.94 / 2.22 %).
             // Thresholds: the measured figures less a margin.

@@ -30,6 +30,10 @@ extension EvidencePass {
         /// Point indices of the fixes published with a region event (`t:"c"`, at the event's time): taken while
         /// crossing the boundary, so never a stay of their own.
         public var crossings: Set<Int> = []
+        /// Point index of the fix published with a region `leave` → that region's centre and radius (metres): iOS
+        /// reports the exit `leave_lag_s` after the boundary was crossed, so the fix's distance beyond the boundary
+        /// was covered in about that time (``EvidencePass/leavePace(_:_:evidence:_:)``).
+        public var leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:]
         public init() {}
     }
 
@@ -106,7 +110,10 @@ extension EvidencePass {
                 left[t.region] = t.time
             }
             let i = lowerBound(w.time, t.time - 2000)
-            if i < w.count && abs(w.time[i] - t.time) <= 2000 { evidence.crossings.insert(i) }
+            if i < w.count && abs(w.time[i] - t.time) <= 2000 {
+                evidence.crossings.insert(i)
+                if !t.enter, let region = regions[t.region] { evidence.leaves[i] = (region.lat, region.lon, region.radius) }
+            }
         }
         // Region presence: enter → leave of one region.
         var entered: [String: (Int64, Double, Double)] = [:]

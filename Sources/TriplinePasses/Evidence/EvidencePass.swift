@@ -114,6 +114,12 @@ public struct EvidencePass: Pass {
         /// … when the silence between the last fix at the origin and the first moving fix (likewise at the
         /// destination) lasts at least this long (seconds).
         public var edgeMinS: Double = 120
+        /// A region `leave` fix tells the pace of a trip that shows no pace of its own (1 = on, 0 = off;
+        /// ``leavePace(_:_:leaves:_:)``).
+        public var leavePace: Double = 1
+        /// A stop inside a region absence is proven when both fixes around its silence were moving and the silence
+        /// outlasts `still_gap_s` by `min_stay_s` (1 = on, 0 = off; ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``).
+        public var provenStops: Double = 1
 
         public init() {}
 
@@ -121,7 +127,7 @@ public struct EvidencePass: Pass {
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
             "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
-            "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS,
+            "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS, "leave_pace": \.leavePace, "proven_stops": \.provenStops,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): speeds the pass divides distances by are above 0; the
@@ -135,6 +141,7 @@ public struct EvidencePass: Pass {
             "pause_reach_m": .distanceOrOff, "pause_exit_m": .distanceOrOff, "arrival_gap_s": .duration,
             "pace_rounds": ParameterRange(1, 10, whole: true),  // each round reruns the amendments
             "edge_pace": ParameterRange(0, 1, whole: true), "edge_min_s": .duration,
+            "leave_pace": ParameterRange(0, 1, whole: true), "proven_stops": ParameterRange(0, 1, whole: true),
         ] }
     }
 

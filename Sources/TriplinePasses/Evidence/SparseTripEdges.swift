@@ -18,11 +18,13 @@ extension EvidencePass {
     /// as closely as it lies to the place. Each estimate stays inside its silence (a second after the last fix at the
     /// origin, a second before the first moving fix; likewise at the destination) and replaces the edge the stays
     /// pass extrapolated from one fix's reported speed (a bus at a stop reports 0 m/s, a car at 14 m/s on a trip
-    /// whose pace is 8). Only between stays whose fixes in between are sparse (median interval at least
+    /// whose pace is 8). A trip with no pace of its own whose first fix is a region `leave`'s takes that fix's pace
+    /// (``leavePace(_:_:leaves:_:)``). Only between stays whose fixes in between are sparse (median interval at least
     /// `sparse_interval_s`) and silences of at least `edge_min_s`; dense tracks and archives without such silences
     /// are left as they are. `edge_pace` = 0 turns it off.
     static func sparseTripEdges(
-        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:],
+        speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         guard p.edgePace > 0, input.count >= 2 else { return input }
         var stays = input
@@ -34,7 +36,7 @@ extension EvidencePass {
             let pts = sparseFixes(w, from: a.last + 1, to: b.first, p)
             guard let first = pts.first, let last = pts.last else { continue }
             let origin = w.time[a.last], destination = w.time[b.first]
-            let v = pace(w, pts, p) ?? speed(a.lat, a.lon, b.lat, b.lon)
+            let v = pace(w, pts, p) ?? leavePace(w, first, leaves: leaves, p) ?? speed(a.lat, a.lon, b.lat, b.lon)
             guard v > 0 else { continue }
             // Departure: between the last fix at the origin and the first moving fix.
             let leaveSilence = w.time[first] - origin
@@ -62,14 +64,20 @@ extension EvidencePass {
     /// place: a stay at the farther of the two fixes around it. Each trip takes the time seen to reach that fix plus
     /// the time to cover its distance from the region again at the device's pace (a fix seen on the way lies about
     /// half way: the first fix of a short walk is often the region's own `leave`, 100–300 m out). A stay at the region
-    /// that starts inside the absence starts at the `enter` (the phone said it was away). `edge_pace` = 0 turns it off.
+    /// that starts inside the absence starts at the `enter` (the phone said it was away). The trips' pace is the
+    /// `leave` fix's when the absence's first fix is it (``leavePace(_:_:leaves:_:)``), else the device's. When that
+    /// estimate leaves less than `lone_stay_s` but both fixes around the silence moved and the silence outlasts
+    /// `still_gap_s` by `min_stay_s` (the time trigger fires at least that often while the person moves), the stop is
+    /// proven: at the farther fix, from it to the other fix less the way between them at their reported speeds
+    /// (`proven_stops`). `edge_pace` = 0 turns it all off.
     static func absentStops(
         _ w: DeviceWork, _ input: [StayRecord], absences: [Presence], keepFirst: Int,
-        speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+        leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:], speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         guard p.edgePace > 0, input.count >= 2 else { return input }
         var stays = input
-        let leftMs = Int64(p.loneStayS * 1000)
+        let leftMs = Int64(p.loneStayS * 1000), provenMs = Int64((p.stillGapS + p.minStayS) * 1000), minStayMs = Int64(p.minStayS * 1000)
+        func moving(_ i: Int) -> Bool { !w.speed[i].isNaN && w.speed[i] >= p.movingMps }
         for e in absences where e.startMs >= w.processFromMs && e.endMs - e.startMs >= 2 * leftMs {
             guard let a = stays.lastIndex(where: { $0.startMs < e.startMs }), a >= keepFirst, a + 1 < stays.count else { continue }
             let b = a + 1
@@ -94,16 +102,42 @@ extension EvidencePass {
             }) else { continue }
             let i = idx[f]
             let d = Geo.distance(w.lat[i], w.lon[i], e.lat, e.lon)
-            let travel = Int64(d / max(0.1, speed(e.lat, e.lon, w.lat[i], w.lon[i])) * 1000)
+            // The trip's pace: a `leave` fix's own (the distance beyond the boundary in the exit's lag), else the device's.
+            let firstFix = idx.first { $0 >= 0 } ?? i
+            let v = leavePace(w, firstFix, leaves: leaves, p) ?? speed(e.lat, e.lon, w.lat[i], w.lon[i])
+            let travel = Int64(d / max(0.1, v) * 1000)
             let out = (f == g ? w.time[i] - depart : back - w.time[i]) + travel
-            let start = max(times[g], depart + out), end = min(times[g + 1], back - out)
-            guard end - start >= leftMs else { continue }
+            var start = max(times[g], depart + out), end = min(times[g + 1], back - out)
+            if end - start < leftMs {
+                // A stop the time trigger proves: both fixes around the silence were moving, and significant changes
+                // report a moving phone at least every `still_gap_s`, so at least the silence less that was spent
+                // still. The stop is at the farther fix (the person went on from it, or came back to it); the way
+                // between the two fixes is covered at their reported speeds.
+                let j = f == g ? idx[g + 1] : idx[g]
+                guard p.provenStops > 0, j >= 0, moving(i), moving(j), times[g + 1] - times[g] >= provenMs else { continue }
+                let pace = max(p.travelMinSpeedMps, (w.speed[i] + w.speed[j]) / 2)
+                let between = Int64(Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) / pace * 1000)
+                (start, end) = f == g ? (times[g], times[g + 1] - between) : (times[g] + between, times[g + 1])
+                guard end - start >= minStayMs else { continue }
+            }
             stays[b].startMs = back
             let stay = StayRecord(first: i, last: i, startMs: start, endMs: end, lat: w.lat[i], lon: w.lon[i], radiusM: 0, points: 1,
                                   gapS: (times[g + 1] - times[g]) / 1000)
             stays.insert(stay, at: b)
         }
         return stays
+    }
+
+    /// The pace (m/s) told by a region `leave` (issue 23): iOS reports the exit about `leave_lag_s` after the person
+    /// crossed the boundary, and the fix published with it lies where they were then, so the way from the boundary to
+    /// that fix took about that long (a bicycle 600 m from home when the exit of a 100-m region is reported has
+    /// ridden 500 m in 90 s: 5.6 m/s, where a walking pace put the departure 8 minutes early). Nil when `i` is no
+    /// `leave` fix, or the fix lies inside its region; at least half of `default_speed_mps`.
+    static func leavePace(_ w: DeviceWork, _ i: Int, leaves: [Int: (lat: Double, lon: Double, radius: Double)], _ p: Parameters) -> Double? {
+        guard p.leavePace > 0, p.leaveLagS > 0, let region = leaves[i] else { return nil }
+        let beyond = Geo.distance(region.lat, region.lon, w.lat[i], w.lon[i]) - region.radius
+        guard beyond > 0 else { return nil }
+        return max(p.defaultSpeedMps * 0.5, beyond / p.leaveLagS)
     }
 
     /// The kept fixes in `from..<to` when they are sparse (median interval between them at least `sparse_interval_s`;

@@ -1,0 +1,111 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+import TriplineTestSupport
+
+/// Sparse phones (issue 23, item 4): what an OwnTracks region's `leave` and `enter` say about a trip that the
+/// significant-changes mode saw with one or two fixes (`EvidencePass.leavePace`, the proven stops of
+/// `EvidencePass.absentStops`). Hand-built tracks: home with its `Home` region (100 m), a silence, the fixes the
+/// mode publishes, and the region events with their `t:"c"` fixes.
+@Suite struct SparseRegionEvidenceTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+    let home = (lat: 52.5200, lon: 13.4050)
+
+    func event(_ store: Store, _ kind: String, at ms: Int64, lat: Double? = nil, lon: Double? = nil, raw: String) throws {
+        try store.db.run(
+            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (1, 1, ?, ?, ?, ?, ?)",
+            [.text(kind), .integer(ms), lat.map { .real($0) } ?? .null, lon.map { .real($0) } ?? .null, .text(raw)])
+    }
+
+    /// The `Home` waypoint and a transition, as the importer stores OwnTracks' messages.
+    func region(_ store: Store) throws {
+        try event(store, "waypoint", at: t0 - 60_000, lat: home.lat, lon: home.lon,
+                  raw: #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":100}"#)
+    }
+
+    func transition(_ store: Store, _ kind: String, at ms: Int64, _ lat: Double, _ lon: Double) throws {
+        try event(store, "transition", at: ms, lat: lat, lon: lon,
+                  raw: #"{"_type":"transition","desc":"Home","event":"\#(kind)","t":"c"}"#)
+    }
+
+    /// A fix without speed (the `t:"c"` fix of a region event, a wifi fix).
+    func fix(_ b: inout TrackBuilder, accuracy: Double = 30, speed: Double? = nil) {
+        b.points.append(Point(deviceID: 0, timeMs: b.t, lat: b.lat, lon: b.lon, speedMps: speed, accuracyM: accuracy))
+    }
+
+    /// A bicycle leaves home at 6 m/s. iOS reports the exit 90 s after the boundary (100 m out), so its fix lies 640 m
+    /// out; the phone says nothing more until the destination's first still fix 15 minutes after the arrival. The
+    /// trip has no pace of its own (one fix) and is 1 km long, so the device's pace for it was walking: the
+    /// departure came 6 minutes early and the arrival 3 late. The exit's fix says 540 m in 90 s: the departure is
+    /// within half a minute of the truth, and so is the arrival.
+    @Test func aRegionLeaveGivesTheTripsPace() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 2400, drift: 10...30)  // fixes at 0, 40, 80 min
+        b.gap(1200)  // the last home fix 20 min before the departure (the still timer)
+        let departure = b.t
+        b.gap(107, moving: 640, bearing: 90)
+        let leave = b.t
+        fix(&b)  // the exit's t:"c" fix, 640 m out
+        let leaveAt = (lat: b.lat, lon: b.lon)
+        b.gap(60, moving: 360, bearing: 90)
+        let arrival = b.t
+        b.gap(900)  // no fix just after arriving
+        b.still(3600, every: 600, drift: 10...30)
+        for (on, close) in [(1, true), (0, false)] {
+            let store = try storeWith([("phone", b.points)])
+            try region(store)
+            try transition(store, "leave", at: leave, leaveAt.lat, leaveAt.lon)
+            try rebuild(store, sets: ["evidence.leave_pace=\(on)"])
+            #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+            let start = Int64(try double(store, "SELECT start_ms FROM trips")), end = Int64(try double(store, "SELECT end_ms FROM trips"))
+            #expect((abs(start - departure) <= 30_000) == close, "leave_pace=\(on): departure \(start - departure) ms off")
+            #expect((abs(end - arrival) <= 30_000) == close, "leave_pace=\(on): arrival \(end - arrival) ms off")
+        }
+    }
+
+    /// A 15-minute errand 840 m from home: a moving fix (1.4 m/s) a minute before the shop, 18 minutes of silence,
+    /// a moving fix two minutes after leaving it, then the region's `enter`. The silence between the two moving
+    /// fixes is longer than the time trigger allows a moving phone (`still_gap_s`) by more than `min_stay_s`: the
+    /// person stopped. The fixes lie near the shop, so the absence's estimate (each fix half way) left no time for a
+    /// stop. With the proof it is a visit at the farther fix, from that fix to the other less the way between them.
+    @Test func aSilenceBetweenMovingFixesInAnAbsenceIsAStop() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 2400, drift: 10...30)
+        b.gap(1200)
+        b.gap(161, moving: 225, bearing: 90)  // 71 s to the boundary, the exit reported 90 s later
+        let leave = b.t, leaveAt = (lat: b.lat, lon: b.lon)
+        fix(&b)
+        b.gap(379, moving: 531, bearing: 90)
+        fix(&b, accuracy: 8, speed: 1.4)  // 756 m out
+        b.gap(60, moving: 84, bearing: 90)
+        let arrived = b.t, shop = (lat: b.lat, lon: b.lon)
+        b.gap(900)
+        let left = b.t
+        b.gap(120, moving: 168, bearing: 270)
+        fix(&b, accuracy: 8, speed: 1.4)  // 672 m out, on the way back
+        b.gap(439, moving: 612, bearing: 270)
+        let enter = b.t
+        fix(&b)
+        let enterAt = (lat: b.lat, lon: b.lon)
+        b.gap(600, moving: 60, bearing: 270)
+        b.still(7200, every: 2400, drift: 10...30)
+        for (on, stops) in [(1, 1), (0, 0)] {
+            let store = try storeWith([("phone", b.points)])
+            try region(store)
+            try transition(store, "leave", at: leave, leaveAt.lat, leaveAt.lon)
+            try transition(store, "enter", at: enter, enterAt.lat, enterAt.lon)
+            try rebuild(store, sets: ["evidence.proven_stops=\(on)"])
+            let away = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM visits ORDER BY start_ms")
+            var found = 0
+            while try away.step() {
+                guard Geo.distance(away.double(2), away.double(3), home.lat, home.lon) > 300 else { continue }
+                found += 1
+                #expect(Geo.distance(away.double(2), away.double(3), shop.lat, shop.lon) < 150)
+                let overlap = min(away.int64(1), left) - max(away.int64(0), arrived)
+                #expect(Double(overlap) >= 0.8 * Double(left - arrived), "proven_stops=\(on): the stop overlaps the errand")
+            }
+            #expect(found == stops, "proven_stops=\(on): \(found) stops away from home")
+            if on == 1 { #expect(try count(store, "SELECT count(*) FROM trips") == 2, "out and back") }
+        }
+    }
+}
