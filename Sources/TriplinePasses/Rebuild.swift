@@ -53,7 +53,9 @@ public struct Rebuild {
     /// 13 (issue 29): the places pass keeps close places apart by distinct wifi, distinct app place ids and a wall of
     /// time (`places.evidence`, `places.wall_visits`), and a place of lone-fix stays joins the nearest place fixes
     /// showed (`places.weak_reach_m`).
-    public static let algorithmVersion = 13
+    /// 14 (issue 23 item 3): a short stay between two trips that the learned stop-or-traffic model calls a pause on
+    /// the way is no stay (`stays.pause_model`, `Learned/PauseCut.swift`): the trips on both sides are one.
+    public static let algorithmVersion = 14
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
