@@ -66,7 +66,7 @@ enum EvaluateCommand {
         let pool = S.pooled(users)
         out += pool.row + "\n"
         out += "pooled " + pool.labelledTime.line + "\n"
-        out += "pooled misses by kind:" + pool.breakdown.sorted(by: { $0.key < $1.key }).map { " \($0.key) \($0.value);" }.joined() + "\n"
+        out += "misses by kind, pooled:" + pool.breakdown.sorted(by: { $0.key < $1.key }).map { " \($0.key) \($0.value);" }.joined() + "\n"
         out += "pooled confusion (label class → rebuilt class, minutes):"
         for (k, v) in pool.confusion.sorted(by: { $0.key < $1.key }) where v >= 60 { out += " \(k) \(Int(v / 60));" }
         return out + "\n"
