@@ -88,6 +88,8 @@ public enum RealDataEvaluation {
         /// Share of labelled time whose rebuilt leg has the label's own mode (walk, bike→cycle, bus, taxi/car→car,
         /// train/subway→train).
         public var exactModeAccuracy = 0.0
+        /// The labelled-time rule's misses by kind (``LabelledTimeScores/breakdown(labels:fixTimes:fixPositions:trips:visits:rule:)``).
+        public var breakdown: [String: Int] = [:]
         /// Unmatched trips and each label's rebuilt modes (for `evaluate --details`).
         public var details: [String] = []
         /// The user (folder name), or `pooled`.

@@ -127,6 +127,9 @@ public final class GeoLifeUser {
         s.labelsShifted = labelsShifted
         s.labelsWithoutFixes = labelsWithoutFixes
         s.labelledTime = LabelledTimeScores.score(labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: found, legs: legs)
+        let visits = try store.visits().map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }.sorted { $0.startMs < $1.startMs }
+        s.breakdown = LabelledTimeScores.breakdown(
+            labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: found.sorted { $0.startMs < $1.startMs }, visits: visits)
         if details {
             for trip in trips {
                 var line = "rebuilt trip \(CivilTime.iso8601(ms: trip.startMs))–\(CivilTime.iso8601(ms: trip.endMs)) \(Int(trip.distanceM)) m:"
@@ -401,6 +404,7 @@ extension RealDataEvaluation.GeoLifeScores {
             s.spanLabelledS += u.spanLabelledS
             s.spanRightS += u.spanRightS
             for (k, v) in u.confusion { s.confusion[k, default: 0] += v }
+            for (k, v) in u.breakdown { s.breakdown[k, default: 0] += v }
         }
         s.labelledTime = LabelledTimeScores.pooled(users.map(\.labelledTime))
         (s.tripPrecision, s.tripRecall, s.tripF1) = Scoring.prf(matched: s.matchedTrips, truth: s.truthTrips, found: s.labelledFoundTrips)

@@ -102,6 +102,11 @@ public struct PassSettings {
     public var tripCutModel: TripCutModel? = nil
     /// Development only (`evaluate --dump-trip-cuts`): receives every drift candidate's features.
     public var tripCutLog: TripCutLog? = nil
+    /// Development only (`evaluate --pause-model`, held-out scoring): coefficients that replace the shipped
+    /// ``PauseModel`` in the stays pass. Never set by `rebuild`.
+    public var pauseModel: PauseModel? = nil
+    /// Development only (`evaluate --dump-pauses`): receives every candidate pause's features.
+    public var pauseLog: PauseLog? = nil
 
     /// Adds `pass.key=value`.
     public mutating func set(_ assignment: String, origin: String) throws {

@@ -56,7 +56,9 @@ public struct Rebuild {
     /// 14 (issue 23, sparse phones): a region `leave` fix gives the pace of a trip that has none of its own
     /// (`evidence.leave_pace`), and a stop in a region absence is proven by the silence between two moving fixes
     /// (`evidence.proven_stops`).
-    public static let algorithmVersion = 14
+    /// 15 (issue 23 item 3): a short stay between two trips that the learned stop-or-traffic model calls a pause on
+    /// the way is no stay (`stays.pause_model`, `Learned/PauseCut.swift`): the trips on both sides are one.
+    public static let algorithmVersion = 15
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

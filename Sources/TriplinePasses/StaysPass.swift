@@ -50,12 +50,16 @@ public struct StaysPass: Pass {
         public var mergeM: Double = 100
         /// … with no in-between point further than this (metres) from the first one are merged.
         public var excursionM: Double = 250
+        /// A short stay between two trips that the learned model calls a pause on the way (a wait for the bus, a
+        /// transfer, a jam) is no stay: the trips on both sides are one (``PauseDecision``; 1 = on, 0 = off).
+        public var pauseModel: Double = 1
 
         public init() {}
 
         public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
+            "pause_model": \.pauseModel,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): radii and speeds the pass divides by are above 0; the
@@ -66,6 +70,7 @@ public struct StaysPass: Pass {
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
             "sparse_interval_s": .duration, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
+            "pause_model": .flag,
         ] }
     }
 
@@ -75,7 +80,20 @@ public struct StaysPass: Pass {
     /// in the same rebuild (``Rebuild``): that pass writes the stays it amends, so the table is written once.
     public var writesStays = true
 
+    /// The stop-or-traffic model (`pause_model`): the shipped coefficients unless an evaluation replaces them.
+    public var pauseModel: PauseModel = .shipped
+    /// Receives every candidate pause's features when set (the training export).
+    public var pauseLog: PauseLog? = nil
+
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        self.init(parameters: p)
+        if let model = settings.pauseModel { pauseModel = model }
+        pauseLog = settings.pauseLog
+    }
 
     /// Speed at each kept point: the reported speed, else the displacement over a window of at least 10 s.
     static func speeds(_ w: DeviceWork, kept: [Int]) -> [Double] {
@@ -352,16 +370,19 @@ public struct StaysPass: Pass {
 
     /// The stays of the span: found among the kept points (``detect(_:_:)``), those that start at or after
     /// ``DeviceWork/keepFromMs`` left out, their point ranges from their times as a later pass or rebuild reads them
-    /// back (``StayRecord/indexed(in:)``).
-    public static func stays(_ work: DeviceWork, _ p: Parameters) -> [StayRecord] {
-        detect(work, p).filter { $0.startMs < work.keepFromMs }.map { $0.indexed(in: work.time) }
+    /// back (``StayRecord/indexed(in:)``), and, with `pause_model` on, those the learned model calls a pause on the
+    /// way left out (``PauseDecision``: stop or traffic).
+    public static func stays(_ work: DeviceWork, _ p: Parameters, pauseModel: PauseModel = .shipped, pauseLog: PauseLog? = nil) -> [StayRecord] {
+        let found = detect(work, p).map { $0.indexed(in: work.time) }
+        let kept = PauseDecision.joinTraffic(work, found, before: work.previousStay, model: pauseModel, apply: p.pauseModel > 0, log: pauseLog)
+        return kept.filter { $0.startMs < work.keepFromMs }
     }
 
     /// Finds the span's stays (``stays(_:_:)``), writes them (unless ``writesStays`` is off) and leaves them in
     /// ``DeviceWork/stays`` for the passes after it.
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
-        var out = Self.stays(work, parameters)
+        var out = Self.stays(work, parameters, pauseModel: pauseModel, pauseLog: pauseLog)
         if writesStays {
             let tables = RebuildTables(store)
             try tables.deleteStays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)

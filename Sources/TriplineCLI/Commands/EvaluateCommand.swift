@@ -38,6 +38,8 @@ enum EvaluateCommand {
                        help: "Instead: score GeoLife users (a user folder with Trajectory/*.plt + labels.txt, or a folder of them): per user and pooled."),
             OptionSpec("trip-cut-model", value: "PATH", help: "Development: the drift-or-walk model from PATH (as scripts/train-trip-cuts.py writes it) instead of the shipped one; with --geolife, PATH may be a folder of one file per user, USER.txt, each trained without that user (held-out scoring)."),
             OptionSpec("dump-trip-cuts", value: "FILE", help: "With --geolife (development): rebuild with trips.cut_model=0 and write every drift candidate's features and its labelled-time outcome to FILE (CSV), the training data of scripts/train-trip-cuts.py."),
+            OptionSpec("pause-model", value: "PATH", help: "Development: the stop-or-traffic model from PATH (as scripts/train-pause-cuts.py writes it) instead of the shipped one; with --geolife, PATH may be a folder of one file per user, USER.txt, each trained without that user (held-out scoring)."),
+            OptionSpec("dump-pauses", value: "FILE", help: "With --geolife (development): rebuild with stays.pause_model=0 and write every candidate pause's features and where it lies in labelled time to FILE (CSV), the training data of scripts/train-pause-cuts.py."),
             OptionSpec("mode-model", value: "PATH",
                        help: "With --geolife (development): the learned mode model's coefficients from PATH (scripts/train-modes.py's text form) instead of the shipped ones; a folder holds one file per user, USER.txt, each user scored with its own (a leave-one-user-out fold that never saw it)."),
             OptionSpec("dump-leg-features", value: "FILE",
@@ -64,6 +66,7 @@ enum EvaluateCommand {
         let pool = S.pooled(users)
         out += pool.row + "\n"
         out += "pooled " + pool.labelledTime.line + "\n"
+        out += "misses by kind, pooled:" + pool.breakdown.sorted(by: { $0.key < $1.key }).map { " \($0.key) \($0.value);" }.joined() + "\n"
         out += "pooled confusion (label class → rebuilt class, minutes):"
         for (k, v) in pool.confusion.sorted(by: { $0.key < $1.key }) where v >= 60 { out += " \(k) \(Int(v / 60));" }
         return out + "\n"
@@ -79,8 +82,12 @@ enum EvaluateCommand {
             let text = String(decoding: try FileSystem.read(path, limit: 1 << 20), as: UTF8.self)
             options.settings.tripCutModel = try TripCutModel(text: text, origin: path)
         }
+        if let path = parsed.value("pause-model"), FileSystem.kind(path) != .directory {
+            let text = String(decoding: try FileSystem.read(path, limit: 1 << 20), as: UTF8.self)
+            options.settings.pauseModel = try PauseModel(text: text, origin: path)
+        }
         let geolife = parsed.values("geolife")
-        for option in ["mode-model", "dump-leg-features"] where geolife.isEmpty && parsed.value(option) != nil {
+        for option in ["mode-model", "dump-leg-features", "dump-pauses"] where geolife.isEmpty && parsed.value(option) != nil {
             throw UsageError("--\(option) goes with --geolife")
         }
         if !geolife.isEmpty {
@@ -98,6 +105,10 @@ enum EvaluateCommand {
             var dumpRows = [GeoLifeUser.tripCutHeader]
             if dump != nil { options.settings.values["trips.cut_model"] = "0" }
             let modelPath = parsed.value("trip-cut-model")
+            let pauseDump = parsed.value("dump-pauses")
+            var pauseRows = [GeoLifeUser.pauseHeader]
+            if pauseDump != nil { options.settings.values["stays.pause_model"] = "0" }
+            let pausePath = parsed.value("pause-model")
             let legDump = parsed.value("dump-leg-features")
             var legRows = [GeoLifeUser.legFeatureHeader]
             for dir in directories where parsed.flag("lockbox") || !GeoLifeLockbox.contains(userDirectory: dir) {
@@ -108,6 +119,13 @@ enum EvaluateCommand {
                     let text = String(decoding: try FileSystem.read(file, limit: 1 << 20), as: UTF8.self)
                     settings.tripCutModel = try TripCutModel(text: text, origin: file)
                 }
+                if let pausePath, FileSystem.kind(pausePath) == .directory {
+                    let file = pausePath + "/" + user.name + ".txt"
+                    let text = String(decoding: try FileSystem.read(file, limit: 1 << 20), as: UTF8.self)
+                    settings.pauseModel = try PauseModel(text: text, origin: file)
+                }
+                let pauseLog = pauseDump != nil ? PauseLog() : nil
+                settings.pauseLog = pauseLog
                 let log = dump != nil ? TripCutLog() : nil
                 settings.tripCutLog = log
                 var model: ModeModel? = nil
@@ -117,6 +135,7 @@ enum EvaluateCommand {
                 let legLog = legDump != nil ? LegFeatureLog() : nil
                 let s = try user.score(settings: settings, details: details, modeModel: model, featureLog: legLog)
                 if let log { dumpRows += try user.tripCutRows(log.take()) }
+                if let pauseLog { pauseRows += user.pauseRows(pauseLog.take()) }
                 if let legLog { legRows += user.legFeatureRows(legLog) }
                 if details {
                     context.stdout.write("GeoLife \(dir): " + s.report + "\n")
@@ -129,6 +148,10 @@ enum EvaluateCommand {
             if let dump {
                 try FileSystem.write(dumpRows.joined(separator: "\n") + "\n", to: dump)
                 context.stdout.write("Wrote \(dumpRows.count - 1) drift candidates to \(dump)\n")
+            }
+            if let pauseDump {
+                try FileSystem.write(pauseRows.joined(separator: "\n") + "\n", to: pauseDump)
+                context.stdout.write("Wrote \(pauseRows.count - 1) candidate pauses to \(pauseDump)\n")
             }
             if let legDump {
                 try FileSystem.write(legRows.joined(separator: "\n") + "\n", to: legDump)

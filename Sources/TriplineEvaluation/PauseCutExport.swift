@@ -1,0 +1,109 @@
+import TriplineCore
+import TriplinePasses
+
+/// The training examples of the stop-or-traffic model (``PauseModel``), and where the labelled-time rule's misses come
+/// from (docs/PASSES.md, "Learned: stop or traffic").
+extension GeoLifeUser {
+    /// The CSV header of ``pauseRows(_:)``: user, span, where the stay lies, label, then the features
+    /// (``PauseFeatures/names``).
+    public static var pauseHeader: String {
+        (["user", "start_ms", "end_ms", "where", "traffic"] + PauseFeatures.names).joined(separator: ",")
+    }
+
+    /// One CSV row per logged candidate pause (`entries`, from a rebuild with `stays.pause_model` off): `traffic` 1 when
+    /// a truth trip of the labelled-time rule (labels as written, joined while less than 30 min apart, clipped to their
+    /// fixes) holds the whole stay — the traveller was under way, so the stay cuts a labelled trip in two — else 0
+    /// (`where`: `edge` when a truth trip starts or ends inside it, `outside` when it lies in unlabelled time).
+    public func pauseRows(_ entries: [PauseLog.Entry], rule: LabelledTimeScores.Rule = .init()) -> [String] {
+        let (truth, _) = LabelledTimeScores.truthTrips(writtenLabels.sorted { $0.startMs < $1.startMs }, fixTimes: times, rule: rule)
+        let starts = truth.map(\.startMs)
+        var rows: [String] = []
+        for e in entries {
+            var place = "outside"
+            var j = lowerBound(starts, e.endMs + 1) - 1
+            while j >= 0 && truth[j].endMs >= e.startMs {
+                if truth[j].startMs < e.startMs && truth[j].endMs > e.endMs { place = "inside"; break }
+                place = "edge"
+                j -= 1
+            }
+            let values = e.features.map { NumberText.fixed($0, decimals: 6) }
+            rows.append(([name, String(e.startMs), String(e.endMs), place, place == "inside" ? "1" : "0"] + values).joined(separator: ","))
+        }
+        return rows
+    }
+}
+
+extension LabelledTimeScores {
+    /// Where the rule's misses come from: each unmatched truth trip and each unmatched rebuilt trip, counted by kind
+    /// (`evaluate --geolife` prints the pooled counts). `trips` and `visits` sorted by start.
+    ///
+    /// Truth trips: `truth: cut at a stay` (two or more rebuilt trips overlap it, and a visit lies between the first two
+    /// of them; `… at a mode change` when the labels before and after that visit name different modes), `truth: cut at
+    /// a silence` (no visit between them: a split at a silence), `truth: inside a longer trip` (the one rebuilt trip
+    /// overlapping it overlaps another truth trip too), `truth: one trip, IoU < 0.5`, `truth: no rebuilt trip`.
+    /// Rebuilt trips: `rebuilt: drift`, `rebuilt: piece` (of a truth trip other rebuilt trips overlap too), `rebuilt:
+    /// merge` (overlaps two truth trips or more), `rebuilt: one trip, IoU < 0.5`, and `rebuilt: outside labelled time`
+    /// (not scored).
+    public static func breakdown(
+        labels: [CorpusReaders.Label], fixTimes: [Int64], fixPositions: [(lat: Double, lon: Double)], trips: [Scoring.Interval],
+        visits: [Scoring.Interval], rule: Rule = Rule()
+    ) -> [String: Int] {
+        let sortedLabels = labels.sorted { $0.startMs < $1.startMs }
+        let (truth, _) = truthTrips(sortedLabels, fixTimes: fixTimes, rule: rule)
+        let outcome = outcomes(labels: labels, fixTimes: fixTimes, fixPositions: fixPositions, trips: trips, rule: rule)
+        // Which truth trips each rebuilt trip overlaps, and the reverse.
+        var overlaps: [[Int]] = Array(repeating: [], count: trips.count)
+        var overlapped: [[Int]] = Array(repeating: [], count: truth.count)
+        for (k, f) in trips.enumerated() {
+            for (j, t) in truth.enumerated() where min(f.endMs, t.endMs) > max(f.startMs, t.startMs) {
+                overlaps[k].append(j)
+                overlapped[j].append(k)
+            }
+        }
+        var matchedTruth = Set<Int>()
+        var kept: [Scoring.Interval] = []
+        var keptIndex: [Int] = []
+        for (k, f) in trips.enumerated() where outcome[k] == .matched || outcome[k] == .unmatched {
+            var s = LabelledTimeScores()
+            if let c = clip([f], to: truth, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule, scores: &s).first {
+                kept.append(c)
+                keptIndex.append(k)
+            }
+        }
+        for (t, _) in Scoring.match(truth: truth, found: kept) { matchedTruth.insert(t) }
+        func mode(at t: Int64, before: Bool) -> String? {
+            if let l = sortedLabels.first(where: { $0.startMs <= t && $0.endMs >= t }) { return l.mode }
+            return before ? sortedLabels.last(where: { $0.endMs <= t })?.mode : sortedLabels.first(where: { $0.startMs >= t })?.mode
+        }
+        var out: [String: Int] = [:]
+        for j in truth.indices where !matchedTruth.contains(j) {
+            let o = overlapped[j]
+            if o.isEmpty {
+                out["truth: no rebuilt trip", default: 0] += 1
+            } else if o.count == 1 {
+                out[overlaps[o[0]].count > 1 ? "truth: inside a longer trip" : "truth: one trip, IoU < 0.5", default: 0] += 1
+            } else {
+                let a = trips[o[0]], b = trips[o[1]]
+                let stay = visits.contains { min($0.endMs, b.startMs) >= max($0.startMs, a.endMs) && $0.endMs > a.endMs - 1 && $0.startMs < b.startMs + 1 }
+                if stay {
+                    let change = mode(at: a.endMs, before: true) != mode(at: b.startMs, before: false)
+                    out[change ? "truth: cut at a stay at a mode change" : "truth: cut at a stay", default: 0] += 1
+                } else {
+                    out["truth: cut at a silence", default: 0] += 1
+                }
+            }
+        }
+        for (k, o) in outcome.enumerated() {
+            switch o {
+            case .matched: continue
+            case .drift: out["rebuilt: drift", default: 0] += 1
+            case .ignored: out["rebuilt: outside labelled time (not scored)", default: 0] += 1
+            case .unmatched:
+                let key = overlaps[k].count > 1 ? "rebuilt: merge" : overlaps[k].count == 1 && overlapped[overlaps[k][0]].count > 1
+                    ? "rebuilt: piece" : "rebuilt: one trip, IoU < 0.5"
+                out[key, default: 0] += 1
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,224 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+
+/// The learned decision of the stays pass: is this short stay a stop (a visit: the trips on both sides end and start
+/// there), or a pause on the way (waiting for a bus, a transfer, a traffic jam, a long red light) inside one trip?
+/// (docs/PASSES.md, "Learned: stop or traffic").
+///
+/// A **candidate** (``PauseFeatures/compute(_:_:_:)``) is a stay of at most ``candidateMaxS`` with a stay before and
+/// after it, fixes on both sides, those fixes at most ``candidateMaxIntervalS`` apart (median; the density the
+/// model learned from), and that does not lie away from a place the traveller leaves and comes back to (the stays
+/// before and after it further apart than ``candidateMinApartM``: an out-and-back stop is a visit). Its features go
+/// through a gradient-boosted ensemble of stumps trained by `scripts/train-pause-cuts.py` on the development GeoLife
+/// users (never the lockbox); a candidate whose probability of traffic is above ``threshold`` is no stay, so the trips
+/// on both sides are one (`stays.pause_model` = 1). The shipped ensemble is generated source
+/// (`Generated/PauseCutCoefficients.swift`); `evaluate --pause-model` loads others for held-out scoring.
+public struct PauseModel: Sendable, Equatable {
+    /// The log-odds of traffic before any stump.
+    public var base: Double
+    public var stumps: [TripCutModel.Stump]
+    /// A candidate whose traffic probability is above this joins the trips on both sides.
+    public var threshold: Double
+
+    /// Candidates last at most this (seconds): GeoLife's labels join legs less than 30 min apart, and a longer stop
+    /// with the traveller still is a visit wherever it lies.
+    public static let candidateMaxS = 1800.0
+    /// … and do not lie on an out-and-back: the stays before and after it further apart than this (metres; the stays
+    /// pass's `merge_m`). A 6-minute stop at a shop between two walks from and to the same place is a visit.
+    public static let candidateMinApartM = 100.0
+    /// … and are seen by fixes this dense on both sides (median interval, seconds): GeoLife logs every 1–5 s; a sparse
+    /// phone's stop seen by three fixes minutes apart is no case the model learned.
+    public static let candidateMaxIntervalS = 30.0
+
+    public init(base: Double, stumps: [TripCutModel.Stump], threshold: Double) {
+        self.base = base
+        self.stumps = stumps
+        self.threshold = threshold
+    }
+
+    /// The probability that a candidate with `features` (``PauseFeatures/names`` order) is a pause inside a trip.
+    public func trafficProbability(_ features: [Double]) -> Double {
+        var z = base
+        for s in stumps { z += features[s.feature] <= s.split ? s.left : s.right }
+        return 1 / (1 + exp(-z))
+    }
+
+    public func isTraffic(_ features: [Double]) -> Bool { trafficProbability(features) > threshold }
+
+    // MARK: Text form (for `evaluate --pause-model` and the training script)
+
+    /// Reads the text the training script writes: `base x`, `threshold x`, and lines `stump FEATURE SPLIT LEFT RIGHT`
+    /// (FEATURE a name of ``PauseFeatures/names``); `#` starts a comment. Errors name `origin` and the line.
+    public init(text: String, origin: String) throws {
+        var base: Double? = nil, threshold: Double? = nil
+        var stumps: [TripCutModel.Stump] = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
+            guard let key = words.first else { continue }
+            func number(_ k: Int) throws -> Double {
+                guard k < words.count, let v = Double(words[k]), v.isFinite else {
+                    throw PassError("\(origin):\(n + 1): '\(k < words.count ? words[k] : "")' is not a finite number")
+                }
+                return v
+            }
+            switch key {
+            case "base": base = try number(1)
+            case "threshold": threshold = try number(1)
+            case "stump":
+                guard words.count == 5, let feature = PauseFeatures.names.firstIndex(of: words[1]) else {
+                    throw PassError("\(origin):\(n + 1): a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")
+                }
+                stumps.append(TripCutModel.Stump(feature, try number(2), try number(3), try number(4)))
+            default:
+                throw PassError("\(origin):\(n + 1): unknown row '\(key)' (rows are base, threshold, stump)")
+            }
+        }
+        guard let base, let threshold else { throw PassError("\(origin): a model needs a 'base' and a 'threshold' row") }
+        self.init(base: base, stumps: stumps, threshold: threshold)
+    }
+}
+
+/// Stop or traffic, in one place: which of the stays found are pauses on the way (``PauseModel``), and the stays left.
+public enum PauseDecision {
+    /// `stays` (time order, as the stays pass found them) without the candidates `model` calls traffic; `before` is
+    /// the stay kept before the span (``DeviceWork/previousStay``), a neighbour of the first. With `apply` off every
+    /// stay is kept (`log` still receives every candidate: the training export).
+    public static func joinTraffic(
+        _ w: DeviceWork, _ stays: [StayRecord], before: StayRecord?, model: PauseModel, apply: Bool, log: PauseLog? = nil
+    ) -> [StayRecord] {
+        guard apply || log != nil, !stays.isEmpty else { return stays }
+        let all = (before.map { [$0] } ?? []) + stays
+        let offset = all.count - stays.count
+        var out: [StayRecord] = []
+        out.reserveCapacity(stays.count)
+        for (k, stay) in stays.enumerated() {
+            guard let features = PauseFeatures.compute(w, all, k + offset) else {
+                out.append(stay)
+                continue
+            }
+            let traffic = apply && model.isTraffic(features)
+            log?.add(PauseLog.Entry(startMs: stay.startMs, endMs: stay.endMs, features: features, joined: traffic))
+            if !traffic { out.append(stay) }
+        }
+        return out
+    }
+}
+
+/// The features of a candidate pause for ``PauseModel``: what tells a wait for the bus from a stop at a shop.
+public enum PauseFeatures {
+    /// Feature names, in order (the training export's columns).
+    public static let names = [
+        "log_duration_s", "log_fixes", "fixes_per_min", "log_radius_m", "log_longest_silence_s", "moving_share_inside",
+        "speed_p90_inside_mps", "speed_p50_before_mps", "speed_p90_before_mps", "speed_p50_after_mps", "speed_p90_after_mps",
+        "log_trip_before_s", "log_trip_after_s", "log_from_previous_m", "log_to_next_m", "log_detour", "turn_deg",
+        "hour_sin", "hour_cos", "log_median_accuracy_m", "accuracy_known",
+    ]
+
+    /// How far before and after the stay the speeds are read (milliseconds).
+    static let sideMs: Int64 = 300_000
+
+    /// The features of `stays[k]` (time order, indexed in `w`), or nil when it is no candidate (see ``PauseModel``).
+    static func compute(_ w: DeviceWork, _ stays: [StayRecord], _ k: Int) -> [Double]? {
+        guard k > 0, k + 1 < stays.count else { return nil }
+        let s = stays[k], prev = stays[k - 1], next = stays[k + 1]
+        let durationS = Double(s.endMs - s.startMs) / 1000
+        guard durationS <= PauseModel.candidateMaxS, durationS >= 0 else { return nil }
+        let apart = Geo.distance(prev.lat, prev.lon, next.lat, next.lon)
+        guard apart > PauseModel.candidateMinApartM else { return nil }
+        // The kept fixes of the trips on both sides (within `sideMs` of the stay) and inside the stay.
+        func kept(_ a: Int, _ b: Int) -> [Int] {
+            var out: [Int] = []
+            var i = max(0, a)
+            while i <= min(b, w.count - 1) {
+                if w.flags[i] == 0 { out.append(i) }
+                i += 1
+            }
+            return out
+        }
+        let beforeAll = kept(prev.last + 1, s.first - 1), afterAll = kept(s.last + 1, next.first - 1)
+        let before = beforeAll.filter { w.time[$0] >= s.startMs - sideMs }
+        let after = afterAll.filter { w.time[$0] <= s.endMs + sideMs }
+        guard before.count >= 2, after.count >= 2 else { return nil }
+        func medianInterval(_ pts: [Int]) -> Double {
+            var v: [Double] = []
+            for q in 1..<pts.count { v.append(Double(w.time[pts[q]] - w.time[pts[q - 1]]) / 1000) }
+            v.sort()
+            return v[v.count / 2]
+        }
+        guard medianInterval(before) <= PauseModel.candidateMaxIntervalS, medianInterval(after) <= PauseModel.candidateMaxIntervalS else { return nil }
+        let inside = kept(s.first, s.last)
+        func quantile(_ values: [Double], _ f: Double) -> Double {
+            let v = values.sorted()
+            return v.isEmpty ? 0 : v[min(v.count - 1, Int(Double(v.count) * f))]
+        }
+        let vBefore = TripsPass.speeds(w, before), vAfter = TripsPass.speeds(w, after)
+        let vInside = inside.count >= 2 ? TripsPass.speeds(w, inside) : []
+        let movingInside = vInside.isEmpty ? 0 : Double(vInside.filter { $0 >= 1 }.count) / Double(vInside.count)
+        var silence: Int64 = 0
+        for q in 1..<max(1, inside.count) { silence = max(silence, w.time[inside[q]] - w.time[inside[q - 1]]) }
+        let fromPrevious = Geo.distance(prev.lat, prev.lon, s.lat, s.lon)
+        let toNext = Geo.distance(s.lat, s.lon, next.lat, next.lon)
+        // The turn across the stay: the heading from the first fix of the side window to the stay's centre against
+        // the heading from the centre to the last fix of the other (0° straight on, 180° back the way it came).
+        let a = before[0], b = after[after.count - 1]
+        func bearing(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+            let y = (lon2 - lon1) * cos(lat1 * .pi / 180), x = lat2 - lat1
+            return atan2(y, x) * 180 / .pi
+        }
+        var turn = 0.0
+        if Geo.distance(w.lat[a], w.lon[a], s.lat, s.lon) > 20, Geo.distance(s.lat, s.lon, w.lat[b], w.lon[b]) > 20 {
+            turn = abs(bearing(w.lat[a], w.lon[a], s.lat, s.lon) - bearing(s.lat, s.lon, w.lat[b], w.lon[b]))
+            if turn > 180 { turn = 360 - turn }
+        }
+        let local = Double(s.startMs / 1000 + Int64(w.localOffset(atMs: s.startMs, latitude: s.lat, longitude: s.lon)))
+        let hour = (local.truncatingRemainder(dividingBy: 86_400) + 86_400).truncatingRemainder(dividingBy: 86_400) / 3600
+        var accuracies: [Double] = []
+        for i in inside where !w.accuracy[i].isNaN && w.accuracy[i] >= 0 { accuracies.append(w.accuracy[i]) }
+        func l(_ x: Double) -> Double { log(1 + max(0, x)) }
+        return [
+            l(durationS), l(Double(inside.count)), Double(inside.count) / max(durationS / 60, 1), l(s.radiusM), l(Double(silence) / 1000),
+            movingInside, min(quantile(vInside, 0.9), 60), min(quantile(vBefore, 0.5), 60), min(quantile(vBefore, 0.9), 60),
+            min(quantile(vAfter, 0.5), 60), min(quantile(vAfter, 0.9), 60),
+            l(Double(s.startMs - prev.endMs) / 1000), l(Double(next.startMs - s.endMs) / 1000), l(fromPrevious), l(toNext),
+            log((fromPrevious + toNext + 1) / (apart + 1)), turn, sin(hour * .pi / 12), cos(hour * .pi / 12),
+            l(quantile(accuracies, 0.5)), accuracies.isEmpty ? 0 : 1,
+        ]
+    }
+}
+
+/// Collects every candidate pause's features during a rebuild (the training export, `evaluate --dump-pauses`): a
+/// development aid, never set by `rebuild`.
+public final class PauseLog: @unchecked Sendable {
+    /// One candidate: the stay's span, its features, and whether the model (when on) joined it into a trip.
+    public struct Entry: Sendable {
+        public var startMs: Int64
+        public var endMs: Int64
+        public var features: [Double]
+        public var joined: Bool
+    }
+
+    private var mutex = pthread_mutex_t()
+    private var rows: [Entry] = []
+
+    public init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func add(_ entry: Entry) {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        rows.append(entry)
+    }
+
+    /// The candidates logged so far, in time order; the log is emptied.
+    public func take() -> [Entry] {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        let out = rows.sorted { ($0.startMs, $0.endMs) < ($1.startMs, $1.endMs) }
+        rows.removeAll()
+        return out
+    }
+}
