@@ -32,6 +32,11 @@ public struct LabelledTimeScores: Sendable, Equatable {
     public var observedS = 0.0, rightS = 0.0
     /// The oracle's pieces and matches.
     public var oracleFound = 0, oracleMatched = 0
+    /// Observed labelled seconds by the label's class and what became of them (issue 23, "where modes are lost"):
+    /// `CLASS/right`; `CLASS/wrong` (the leg holds labelled time of this class only, yet says another class);
+    /// `CLASS/mixed` (wrong, and the leg also holds at least a minute of another labelled class: a mode change inside
+    /// one leg, cut at the wrong place or not at all); `CLASS/unknown` (the leg says `unknown`); `CLASS/none` (no leg).
+    public var modeLosses: [String: Double] = [:]
 
     public init() {}
 
@@ -80,6 +85,13 @@ public struct LabelledTimeScores: Sendable, Equatable {
             guard k >= 0, legs[k].1 > t else { return nil }
             return legs[k].2
         }
+        func legIndex(at t: Int64) -> Int? {
+            let k = lowerBound(legStarts, t + 1) - 1
+            return k >= 0 && legs[k].1 > t ? k : nil
+        }
+        // The observed spans: (label class, leg index or nil, seconds).
+        var spans: [(String, Int?, Double)] = []
+        var legClassS: [Int: [String: Double]] = [:]
         for label in sortedLabels {
             var i = firstFix(atOrAfter: label.startMs)
             while i + 1 < fixTimes.count && fixTimes[i + 1] <= label.endMs {
@@ -89,7 +101,23 @@ public struct LabelledTimeScores: Sendable, Equatable {
                 guard gap > 0, gap <= rule.observedGapS else { continue }
                 s.observedS += gap
                 if let mode = legMode(at: t), coarse(mode) == label.coarse { s.rightS += gap }
+                let k = legIndex(at: t)
+                if let k { legClassS[k, default: [:]][label.coarse, default: 0] += gap }
+                spans.append((label.coarse, k, gap))
             }
+        }
+        for (cls, k, gap) in spans {
+            let outcome: String
+            if let k {
+                let mode = coarse(legs[k].2)
+                if mode == nil { outcome = "unknown" } else if mode == cls { outcome = "right" } else {
+                    let other = (legClassS[k] ?? [:]).filter { $0.key != cls }.values.reduce(0, +)
+                    outcome = other >= 60 ? "mixed" : "wrong"
+                }
+            } else {
+                outcome = "none"
+            }
+            s.modeLosses[cls + "/" + outcome, default: 0] += gap
         }
         // 5. The oracle: each truth trip's fixes, cut at silences it cannot see through.
         var pieces: [Scoring.Interval] = []
@@ -225,6 +253,7 @@ public struct LabelledTimeScores: Sendable, Equatable {
             s.rightS += u.rightS
             s.oracleFound += u.oracleFound
             s.oracleMatched += u.oracleMatched
+            for (k, v) in u.modeLosses { s.modeLosses[k, default: 0] += v }
         }
         return s
     }
@@ -235,5 +264,10 @@ public struct LabelledTimeScores: Sendable, Equatable {
         return "labelled-time trips: truth \(truthTrips), rebuilt \(found) (\(driftFound) drift), matched \(matched): "
             + "P \(f(precision)) R \(f(recall)) F1 \(f(f1)); oracle F1 \(f(oracleF1)) (\(f(oracleF1 > 0 ? f1 / oracleF1 : 0)) of it); "
             + "3-class on observed time \(f(modeAccuracy)) (\(Int(observedS / 60)) min)"
+    }
+
+    /// One line: ``modeLosses`` in minutes.
+    public var lossLine: String {
+        modeLosses.sorted { $0.key < $1.key }.map { "\($0.key) \(Int(($0.value / 60).rounded()))" }.joined(separator: "; ")
     }
 }

@@ -99,7 +99,8 @@ public struct TripsPass: MeasuringPass {
         /// (``TripCutModel``; 1 = on, 0 = off).
         public var cutModel: Double = 1
         /// Each leg's class (foot, bicycle, motorised) from the learned mode model over its features (1), or from the
-        /// speed rules alone (0); see ``learnedClasses`` and docs/PASSES.md, "Learned modes".
+        /// speed rules alone (0); see ``learnedClasses`` and docs/PASSES.md, "Learned modes". 2 (development, to
+        /// measure the model where it does not decide): on every leg of three fixes or more, whatever its sampling.
         public var modeModel: Double = 1
         /// The learned model's coefficients (not a `--set` key): the shipped ones (`Learned/ModeModel.swift`, generated
         /// by `scripts/train-modes.py`), or others for development (`evaluate --mode-model`).
@@ -128,7 +129,8 @@ public struct TripsPass: MeasuringPass {
             "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
             "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
-            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag, "mode_model": .flag,
+            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag,
+            "mode_model": ParameterRange(0, 2, whole: true),  // 2: everywhere (development)
         ] }
     }
 
@@ -448,7 +450,8 @@ public struct TripsPass: MeasuringPass {
             if p.modeModel > 0, r.b - r.a >= 2 {
                 for q in r.a...r.b where !w.speed[pts[q]].isNaN && w.speed[pts[q]] >= 0 { reported += 1 }
             }
-            let decides = p.modeModel > 0 && r.b - r.a >= 2 && reported * 2 <= r.b - r.a + 1
+            let everywhere = p.modeModel >= 2
+            let decides = p.modeModel > 0 && r.b - r.a >= 2 && (everywhere || reported * 2 <= r.b - r.a + 1)
             guard decides || p.featureLog != nil else { continue }
             let features = ModeFeatures.compute(w, pts, v, inc, r.a, r.b, ruleClass: r.cls, stillMps: p.stillMps)
             if let log = p.featureLog {
@@ -457,7 +460,7 @@ public struct TripsPass: MeasuringPass {
                     endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], ruleClass: ["still", "walk", "run", "cycle", "motorised"][Int(min(r.cls, 4))],
                     features: features, motion: ModeFeatures.motionShares(w, pts, r.a, r.b)))
             }
-            guard decides, ModeFeatures.learnedSampling(features) else { continue }
+            guard decides, everywhere || ModeFeatures.learnedSampling(features) else { continue }
             let learned: UInt8 = [1, 3, 4][p.learnedModes.classify(features)]
             if learned != (r.cls <= 2 ? 1 : r.cls) { out[k].cls = learned }
         }

@@ -149,4 +149,28 @@ import Testing
         #expect(p.truthTrips == 4 && p.found == 4 && p.matched == 2)
         #expect(p.f1 == 0.5 && p.modeAccuracy == 0.25)
     }
+
+    /// Where observed labelled minutes go (``LabelledTimeScores/modeLosses``): right; wrong in a leg of one labelled
+    /// class; wrong in a leg that also holds another labelled class (a mode change inside the leg); no leg; `unknown`.
+    @Test func lostMinutesAreSortedByWhatLostThem() {
+        var track = Track()
+        track.add(0, 70, mps: 8)
+        let legs: [(Int64, Int64, String)] = [
+            (0, 30 * minute, "cycle"),  // the ride, and 10 min of the bus after it: not cut where the bus begins
+            (30 * minute, 40 * minute, "car"),
+            (50 * minute, 60 * minute, "unknown"),
+            (60 * minute, 70 * minute, "car"),  // a walk called a car: the leg holds foot time only
+        ]
+        let labels = [label(0, 20, "bike"), label(20, 40, "bus"), label(45, 60, "bus"), label(60, 70, "walk")]
+        let s = LabelledTimeScores.score(labels: labels, fixTimes: track.times, fixPositions: track.positions, trips: [trip(0, 70)], legs: legs)
+        #expect(s.modeLosses == [
+            "bicycle/right": 1200, "motorized/mixed": 600, "motorized/right": 600, "motorized/none": 300,
+            "motorized/unknown": 600, "foot/wrong": 600,
+        ])
+        #expect(s.modeLosses.values.reduce(0, +) == s.observedS)
+        #expect(s.modeLosses.filter { $0.key.hasSuffix("/right") }.values.reduce(0, +) == s.rightS)
+        let pooled = LabelledTimeScores.pooled([s, s])
+        #expect(pooled.modeLosses["motorized/mixed"] == 1200)
+        #expect(s.lossLine.hasPrefix("bicycle/right 20; foot/wrong 10; motorized/mixed 10;"))
+    }
 }

@@ -67,6 +67,9 @@ enum EvaluateCommand {
         out += pool.row + "\n"
         out += "pooled " + pool.labelledTime.line + "\n"
         out += "misses by kind, pooled:" + pool.breakdown.sorted(by: { $0.key < $1.key }).map { " \($0.key) \($0.value);" }.joined() + "\n"
+        out += "where observed labelled minutes go (label class/outcome; mixed = wrong inside a leg holding ≥ 1 min of another class):\n"
+        for u in users { out += "  \(u.user) " + u.labelledTime.lossLine + "\n" }
+        out += "  pooled " + pool.labelledTime.lossLine + "\n"
         out += "pooled confusion (label class → rebuilt class, minutes):"
         for (k, v) in pool.confusion.sorted(by: { $0.key < $1.key }) where v >= 60 { out += " \(k) \(Int(v / 60));" }
         return out + "\n"
