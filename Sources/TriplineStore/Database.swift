@@ -41,6 +41,9 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 
     /// Another connection holds the lock (`SQLITE_BUSY`).
     public var isBusy: Bool { primaryCode == SQLITE_BUSY }
+
+    /// The database or its disk is full (`SQLITE_FULL`): for the tests that fill it, which need no SQLite constant.
+    var isFull: Bool { primaryCode == SQLITE_FULL }
 }
 
 /// A value that can be bound to a statement parameter.
