@@ -19,7 +19,7 @@ struct CSVExport: RecordWriter {
     }
 
     /// The columns of each kind: the fixed contract first, then Tripline's extra columns.
-    static let tripColumns: [Column<Exporter.TripRow>] = [
+    static let tripColumns: [Column<TripListing>] = [
         Column("trip_id") { try $0.integer($1.id) },
         Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
         Column("start_time") { try $0.time($1.startMs, $1.startOffset) },
@@ -46,7 +46,7 @@ struct CSVExport: RecordWriter {
         Column("source") { try $0.text($1.source) },
     ]
 
-    static let legColumns: [Column<Exporter.LegRow>] = [
+    static let legColumns: [Column<LegListing>] = [
         Column("trip_id") { try $0.integer($1.tripID) },
         Column("leg") { try $0.integer($1.leg) },
         Column("mode") { try $0.text($1.mode) },
@@ -60,7 +60,7 @@ struct CSVExport: RecordWriter {
         Column("source") { try $0.text($1.source) },
     ]
 
-    static let visitColumns: [Column<Exporter.VisitRow>] = [
+    static let visitColumns: [Column<VisitListing>] = [
         Column("visit_id") { try $0.integer($1.id) },
         Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
         Column("place_id") { try $0.integer($1.placeID) },
@@ -78,7 +78,7 @@ struct CSVExport: RecordWriter {
         Column("source") { try $0.text($1.source) },
     ]
 
-    static let placeColumns: [Column<Exporter.PlaceRow>] = [
+    static let placeColumns: [Column<PlaceListing>] = [
         Column("place_id") { try $0.integer($1.id) },
         Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
         Column("name") { try $0.text($1.name) },
@@ -96,7 +96,7 @@ struct CSVExport: RecordWriter {
         Column("source") { try $0.text($1.source) },
     ]
 
-    static let dayColumns: [Column<Exporter.DayRow>] = [
+    static let dayColumns: [Column<DayRow>] = [
         Column("date") { try $0.text($1.date) },
         Column("device") { try $0.text($0.exporter.deviceName($1.deviceID)) },
         Column("distance_m") { try $0.number($1.distanceM) },
@@ -165,11 +165,11 @@ struct CSVExport: RecordWriter {
 
     // MARK: Records, one row each
 
-    func writeTrip(_ t: Exporter.TripRow) throws { try row(Self.tripColumns, t) }
-    func writeLeg(_ l: Exporter.LegRow) throws { try row(Self.legColumns, l) }
-    func writeVisit(_ v: Exporter.VisitRow) throws { try row(Self.visitColumns, v) }
-    func writePlace(_ p: Exporter.PlaceRow) throws { try row(Self.placeColumns, p) }
-    func writeDay(_ d: Exporter.DayRow) throws { try row(Self.dayColumns, d) }
+    func writeTrip(_ t: TripListing) throws { try row(Self.tripColumns, t) }
+    func writeLeg(_ l: LegListing) throws { try row(Self.legColumns, l) }
+    func writeVisit(_ v: VisitListing) throws { try row(Self.visitColumns, v) }
+    func writePlace(_ p: PlaceListing) throws { try row(Self.placeColumns, p) }
+    func writeDay(_ d: DayRow) throws { try row(Self.dayColumns, d) }
 
     // MARK: Fields (``row(_:_:)`` writes the separators)
 
