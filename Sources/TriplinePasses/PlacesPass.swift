@@ -49,6 +49,11 @@ public struct PlacesPass: Pass {
     }
 
     public var parameters: Parameters
+    /// Whether the pass points the device's trips at their visits' places once it has rewritten them (its last
+    /// window). The runner turns it off when the timeline pass runs after it in the same rebuild: that pass writes its
+    /// own visits and then points every trip at its visits' places (the same statement, after this pass's visits), so
+    /// `trips` is not written by the places pass.
+    public var refreshesTrips = true
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
@@ -313,7 +318,8 @@ public struct PlacesPass: Pass {
             for k in workStays.indices { workStays[k].placeID = output.placeOfStay[workStays[k].id].map { placeIDs[$0] } ?? 0 }
             work.stays = workStays
         }
-        if lastWindow { try tables.refreshTripPlaces(device: work.deviceID) }
+        // The timeline pass, when it runs after this one, points every trip at its visits' places itself (``refreshesTrips``).
+        if lastWindow && refreshesTrips { try tables.refreshTripPlaces(device: work.deviceID) }
         return [("places", String(output.places.count)), ("visits", String(output.visitCount)), ("named_by_wifi", String(output.namedByWifi)),
                 ("with_locality", String(output.withLocality))]
     }

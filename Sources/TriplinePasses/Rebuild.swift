@@ -234,6 +234,16 @@ public struct Rebuild {
             stays.writesStays = false
             passes[k] = stays
         }
+        // The paths pass stores the trips the trips pass leaves it, once measured (`trips` and `legs` written once); the
+        // timeline pass points the trips at their visits' places after the places pass (`trips` not written by that one).
+        if passNames.contains(PathsPass.name), let k = passes.firstIndex(where: { $0 is TripsPass }), var trips = passes[k] as? TripsPass {
+            trips.writesTrips = false
+            passes[k] = trips
+        }
+        if passNames.contains(TimelinePass.name), let k = passes.firstIndex(where: { $0 is PlacesPass }), var places = passes[k] as? PlacesPass {
+            places.refreshesTrips = false
+            passes[k] = places
+        }
         var devices = try store.devices()
         if let wanted = options.filter.device {
             devices = [(try store.deviceID(named: wanted), wanted)]
@@ -356,8 +366,10 @@ public struct Rebuild {
             }
             for k in passes.indices {
                 let started = Clock.nowMs()
-                let stats = try passes[k].run(work, store: store)
                 let type = type(of: passes[k])
+                store.tableWrites?.writer = type.name
+                let stats = try passes[k].run(work, store: store)
+                store.tableWrites?.writer = TableWriteLog.runner
                 PausePoint.reach("rebuild.\(name).\(type.name)")
                 try RebuildTables(store).insert(
                     PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
