@@ -358,7 +358,8 @@ import TriplineTestSupport
         let windows = reports.first { $0.pass == "load" }?.stats.first { $0.0 == "windows" }?.1
         #expect(windowPoints > 1000 ? windows == nil : Int(windows ?? "") ?? 0 > 1)
         let owners = ["point_flags": "clean", "stays": "evidence", "places": "places", "visits": "places", "trips": "paths", "legs": "paths",
-                      "days": "metrics", "app_trip_matches": "apptrips"]
+                      "days": "metrics", "app_trip_matches": "apptrips",
+        ]
         let googleRows: Set<String> = ["places", "visits", "trips", "legs"]
         let byPasses = log.writers.mapValues { $0.subtracting([TableWriteLog.runner]) }.filter { !$0.value.isEmpty }
         for (table, writers) in byPasses.sorted(by: { $0.key < $1.key }) {
