@@ -128,7 +128,7 @@ let package = Package(
             name: "TriplineCLITests",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineExport", "TriplineSimulator",
-                "TriplineEvaluation", "TriplineCLI", "CSQLite", "TriplineTestSupport", "TriplineGeography",
+                "TriplineEvaluation", "TriplineCLI", "TriplineTestSupport", "TriplineGeography",
             ]
         ),
         .testTarget(name: "TriplineGeographyTests", dependencies: ["TriplineGeography"]),

@@ -25,9 +25,6 @@ public final class DeviceWork {
     /// Another window of this device follows this one in the same rebuild (``Rebuild``'s bounded memory). Device-wide
     /// work whose result the next window redoes anyway is left to the last one (``PlacesPass``).
     public var windowsFollow = false
-    /// The passes this rebuild runs, in order (all of them, or the one `--pass` names): a pass that finishes what a
-    /// later one would (``PlacesPass`` naming the places when the timeline pass does not follow) looks here.
-    public var passesRun: [String] = []
     /// The last stored visit before `processFromMs` (the trip after it is recomputed).
     public var previousStay: StayRecord?
     public var time: [Int64] = []
@@ -48,6 +45,8 @@ public final class DeviceWork {
     public var flagsLoaded = false
 
     public var stays: [StayRecord]? = nil
+    /// The trips the trips pass assembled and left for the paths pass to measure and store (``TripsPass/writesTrips``);
+    /// nil once stored.
     public var trips: [TripRecord]? = nil
     /// The zones of points without their own offset: by position, or the one the user chose.
     public let zones: LocalZones
@@ -193,30 +192,61 @@ public struct StayRecord: Sendable, Equatable {
     }
 }
 
-/// One leg of a rebuilt trip.
+/// One leg of a rebuilt trip as the trips pass works on it: its row of `legs` (``LegRow``, the one row type of that
+/// table) with the range of its fixes in ``DeviceWork``. Its trip's id, its number, its device, its duration and its
+/// count of fixes are set when its trip is made ready to store (``TripsPass/assemble``); until then they are 0.
 public struct LegRecord: Sendable, Equatable {
-    public var mode: String
-    public var modeSource: String
-    public var first: Int
+    public var first: Int  // index of its first fix in DeviceWork
     public var last: Int
-    public var startMs: Int64
-    public var endMs: Int64
-    public var distanceM: Double
+    /// The leg as it is stored.
+    public var row: LegRow
+
+    public init(mode: String, modeSource: String, first: Int, last: Int, startMs: Int64, endMs: Int64, distanceM: Double) {
+        self.first = first
+        self.last = last
+        self.row = LegRow(tripID: 0, leg: 0, deviceID: 0, mode: mode, modeSource: modeSource, startMs: startMs, endMs: endMs, distanceM: distanceM,
+                          durationS: 0, points: 0)
+    }
+
+    public var mode: String { get { row.mode } set { row.mode = newValue } }
+    public var modeSource: String { get { row.modeSource } set { row.modeSource = newValue } }
+    public var startMs: Int64 { get { row.startMs } set { row.startMs = newValue } }
+    public var endMs: Int64 { get { row.endMs } set { row.endMs = newValue } }
+    public var distanceM: Double { get { row.distanceM } set { row.distanceM = newValue } }
 }
 
-/// A rebuilt trip between two stays (or a data edge / a long gap).
+/// A rebuilt trip between two stays (or a data edge / a long gap) as the passes work on it: its row of `trips`
+/// (``TripRow``, the one row type of that table) with what is no column: the range of its fixes in ``DeviceWork``,
+/// the indices of its stays, its legs and the highest speed its fixes show. The row's other columns (device, stable
+/// id, offsets, mode, visits and places, ends) are set when it is made ready to store (``TripsPass/assemble``).
 public struct TripRecord: Sendable, Equatable {
     public var first: Int
     public var last: Int
-    public var startMs: Int64
-    public var endMs: Int64
     public var fromStay: Int?  // index into stays
     public var toStay: Int?
     public var legs: [LegRecord] = []
-    public var distanceM: Double = 0
-    public var movingS: Double = 0
-    /// The highest speed the fixes show (``TripsPass/maxSpeed(_:_:_:)``); nil with fewer than two fixes and no reported speed.
+    /// The highest speed the fixes show (``TripsPass/maxSpeed(_:_:)``); nil with fewer than two fixes and no reported
+    /// speed. The row's `maxSpeedMps` is at least the average (``TripsPass/maximum(_:)``).
     public var maxSpeed: Double?
-    public var gaps: Int = 0
-    public var id: Int64 = 0
+    /// The trip as it is stored.
+    public var row: TripRow
+
+    public init(first: Int, last: Int, startMs: Int64, endMs: Int64, fromStay: Int?, toStay: Int?) {
+        self.first = first
+        self.last = last
+        self.fromStay = fromStay
+        self.toStay = toStay
+        self.row = TripRow(
+            deviceID: 0, startMs: startMs, endMs: endMs, startUTCOffsetS: nil, endUTCOffsetS: nil, durationS: 0, movingS: 0, distanceM: 0,
+            avgSpeedMps: nil, maxSpeedMps: nil, mode: "unknown", legs: 0, fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil,
+            startLat: nil, startLon: nil, endLat: nil, endLon: nil, points: 0, gaps: 0)
+    }
+
+    public var startMs: Int64 { get { row.startMs } set { row.startMs = newValue } }
+    public var endMs: Int64 { get { row.endMs } set { row.endMs = newValue } }
+    public var distanceM: Double { get { row.distanceM } set { row.distanceM = newValue } }
+    public var movingS: Double { get { row.movingS } set { row.movingS = newValue } }
+    public var gaps: Int { get { row.gaps } set { row.gaps = newValue } }
+    /// Its id in `trips` once made ready to store; 0 before.
+    public var id: Int64 { get { row.id ?? 0 } set { row.id = newValue == 0 ? nil : newValue } }
 }

@@ -174,18 +174,42 @@ public struct PathsPass: MeasuringPass {
         return out
     }
 
-    /// The trips the trips pass stored (``TripsPass/run``: `trips` with their ids, `stays` the stays it ran on) that
-    /// start in `from ..< to`, as ``RebuildTables/tripEnds(device:startingFromMs:beforeMs:)`` reads them back: by
-    /// start time then id, the straight-line distance the trips pass measured, the stays' centres, and the places of
-    /// their visits (`places`, by visit id).
-    static func ends(_ trips: [TripRecord], stays: [StayRecord], places: [Int64: Int64], from: Int64, to: Int64) -> [TripEnds] {
-        trips.filter { $0.startMs >= from && $0.startMs < to }.map { t in
+    /// The trips the trips pass left (``TripsPass/run``: `trips` with their stable ids, `stays` the stays it ran on)
+    /// that start in `from ..< to`, as ``RebuildTables/tripEnds(device:startingFromMs:beforeMs:)`` would read them back
+    /// once stored: by start time then id, the straight-line distance the trips pass measured, the stays' centres, and
+    /// the places of their visits (`places`, by visit id); each with its index in `trips`.
+    static func ends(_ trips: [TripRecord], stays: [StayRecord], places: [Int64: Int64], from: Int64, to: Int64) -> [(index: Int, ends: TripEnds)] {
+        trips.indices.filter { trips[$0].startMs >= from && trips[$0].startMs < to }.map { k in
+            let t = trips[k]
             let a = t.fromStay.map { stays[$0] }, b = t.toStay.map { stays[$0] }
-            return TripEnds(
+            return (k, TripEnds(
                 id: t.id, startMs: t.startMs, endMs: t.endMs, lineDistanceM: t.distanceM, fromLat: a?.lat, fromLon: a?.lon, toLat: b?.lat,
                 toLon: b?.lon, fromPlaceID: a.flatMap { places[$0.id] }, toPlaceID: b.flatMap { places[$0.id] }, hasFromVisit: a != nil,
-                hasToVisit: b != nil)
-        }.sorted { ($0.startMs, $0.id) < ($1.startMs, $1.id) }
+                hasToVisit: b != nil))
+        }.sorted { ($0.ends.startMs, $0.ends.id) < ($1.ends.startMs, $1.ends.id) }
+    }
+
+    /// A trip's row and its legs' rows with the distance measured (`m`): the trip's distance, straight lines, method and
+    /// speeds (``TripRow/setDistance(_:lineDistanceM:method:)``), and one distance for the legs: each keeps its share of
+    /// the legs' straight-line sum; legs that cover no distance at all (a trip no fix saw) share it by duration, else
+    /// the first leg takes it. Applied again it changes nothing.
+    static func apply(_ m: Measured, to trip: inout TripRow, legs: inout [LegRow]) {
+        trip.setDistance(m.distanceM, lineDistanceM: m.lineDistanceM, method: m.method)
+        guard !legs.isEmpty else { return }
+        var metres = 0.0, seconds = 0.0
+        for leg in legs {
+            metres += leg.distanceM
+            seconds += leg.durationS
+        }
+        if metres > 0 {
+            let scale = m.distanceM / metres
+            for k in legs.indices { legs[k].distanceM *= scale }
+        } else if seconds > 0 {
+            let perSecond = m.distanceM / seconds
+            for k in legs.indices { legs[k].distanceM = legs[k].durationS * perSecond }
+        } else {
+            for k in legs.indices { legs[k].distanceM = legs[k].leg == 0 ? m.distanceM : 0 }
+        }
     }
 
     /// Two places, either way round.
@@ -194,27 +218,43 @@ public struct PathsPass: MeasuringPass {
         init(_ x: Int64, _ y: Int64) { (a, b) = x < y ? (x, y) : (y, x) }
     }
 
+    /// Measures the span's trips and writes them: those the trips pass left in memory (``DeviceWork/trips``) are stored
+    /// here, once, with their legs (``TripsPass/store(_:_:store:)``); without them (`--pass paths`) the stored trips
+    /// of the span are measured and their distances written.
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
         let from = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
         let tables = RebuildTables(store)
-        let trips: [TripEnds]
-        if let recorded = work.trips, let stays = work.stays {
-            // The trips pass ran on this span: its trips, as it stored them (the places of their visits from the table:
-            // a window before the last keeps the visits of an earlier rebuild, ``PlacesPass``).
+        let history = { (a: Int64, b: Int64) in try tables.trackDistances(device: work.deviceID, beforeMs: from, between: a, and: b) }
+        var results: [Measured] = []
+        if var recorded = work.trips, let stays = work.stays {
+            // The trips pass ran on this span: its trips (the places of their visits from the table: a window before the
+            // last keeps the visits of an earlier rebuild, ``PlacesPass``), measured, then stored.
             let visits = recorded.flatMap { t in [t.fromStay, t.toStay].compactMap { $0.map { stays[$0].id } } }
-            trips = Self.ends(recorded, stays: stays, places: try tables.visitPlaces(ids: visits), from: from, to: work.replaceToMs)
+            let span = Self.ends(recorded, stays: stays, places: try tables.visitPlaces(ids: visits), from: from, to: work.replaceToMs)
+            results = try Self.measure(work, span.map(\.ends), storedHistory: history, parameters, metrics)
+            for (r, (k, _)) in zip(results, span) {
+                var legs = recorded[k].legs.map(\.row)
+                Self.apply(r, to: &recorded[k].row, legs: &legs)
+                for n in legs.indices { recorded[k].legs[n].row = legs[n] }
+            }
+            try TripsPass.store(recorded, work, store: store)
+            work.trips = nil
         } else {
-            trips = try tables.tripEnds(device: work.deviceID, startingFromMs: from, beforeMs: work.replaceToMs)
+            let span = try tables.tripEnds(device: work.deviceID, startingFromMs: from, beforeMs: work.replaceToMs)
+            results = try Self.measure(work, span, storedHistory: history, parameters, metrics)
+            let rows = try tables.trips(device: work.deviceID, startingFromMs: from, beforeMs: work.replaceToMs)
+            for r in results {
+                guard var row = rows[r.id] else { continue }
+                var legs = try tables.legs(ofTrip: r.id)
+                Self.apply(r, to: &row, legs: &legs)
+                try tables.setDistance(row)
+                for leg in legs { try tables.setDistance(leg) }
+            }
         }
-        let results = try Self.measure(
-            work, trips, storedHistory: { try tables.trackDistances(device: work.deviceID, beforeMs: from, between: $0, and: $1) }, parameters, metrics)
         var counts: [String: Int] = [:]
         var total = 0.0
         for r in results {
-            try tables.setDistance(trip: r.id, distanceM: r.distanceM, lineDistanceM: r.lineDistanceM, method: r.method)
-            // One distance: the legs add up to the trip's (each its share of the straight lines).
-            try tables.scaleLegs(trip: r.id, toDistanceM: r.distanceM)
             counts[r.method, default: 0] += 1
             total += r.distanceM
         }

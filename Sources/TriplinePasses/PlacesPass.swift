@@ -49,6 +49,14 @@ public struct PlacesPass: Pass {
     }
 
     public var parameters: Parameters
+    /// Whether the pass points the device's trips at their visits' places once it has rewritten them (its last
+    /// window). The runner turns it off when the timeline pass runs after it in the same rebuild: that pass writes its
+    /// own visits and then points every trip at its visits' places (the same statement, after this pass's visits), so
+    /// `trips` is not written by the places pass.
+    public var refreshesTrips = true
+    /// Whether the pass names the device's places (``PlaceNames``) in its last window: the runner turns it on when the
+    /// timeline pass, which names them once Google's places are written, does not run after it.
+    public var namesPlaces = false
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
@@ -313,10 +321,11 @@ public struct PlacesPass: Pass {
             for k in workStays.indices { workStays[k].placeID = output.placeOfStay[workStays[k].id].map { placeIDs[$0] } ?? 0 }
             work.stays = workStays
         }
-        if lastWindow { try tables.refreshTripPlaces(device: work.deviceID) }
-        // The timeline pass names every place once Google's are written; run alone (`--pass places`), this pass names
-        // them (the timeline pass's reach by default: its parameters are not this pass's).
-        if lastWindow && !work.passesRun.isEmpty && !work.passesRun.contains(TimelinePass.name) {
+        // The timeline pass, when it runs after this one, points every trip at its visits' places itself (``refreshesTrips``).
+        if lastWindow && refreshesTrips { try tables.refreshTripPlaces(device: work.deviceID) }
+        // The timeline pass names every place once Google's are written; without it (`--pass places`), this pass names
+        // them (with the timeline pass's default reach: its parameters are not this pass's).
+        if lastWindow && namesPlaces {
             try PlaceNames.assign(device: work.deviceID, store: store, zones: work.zones, joinM: TimelinePass.Parameters().joinM)
         }
         return [("places", String(output.places.count)), ("visits", String(output.visitCount)), ("named_by_wifi", String(output.namedByWifi)),

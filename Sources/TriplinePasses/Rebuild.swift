@@ -239,6 +239,20 @@ public struct Rebuild {
             stays.writesStays = false
             passes[k] = stays
         }
+        // The paths pass stores the trips the trips pass leaves it, once measured (`trips` and `legs` written once); the
+        // timeline pass points the trips at their visits' places after the places pass (`trips` not written by that one).
+        if passNames.contains(PathsPass.name), let k = passes.firstIndex(where: { $0 is TripsPass }), var trips = passes[k] as? TripsPass {
+            trips.writesTrips = false
+            passes[k] = trips
+        }
+        if let k = passes.firstIndex(where: { $0 is PlacesPass }), var places = passes[k] as? PlacesPass {
+            if passNames.contains(TimelinePass.name) {
+                places.refreshesTrips = false
+            } else {
+                places.namesPlaces = true  // the timeline pass, which names the places, does not follow
+            }
+            passes[k] = places
+        }
         var devices = try store.devices()
         if let wanted = options.filter.device {
             devices = [(try store.deviceID(named: wanted), wanted)]
@@ -353,7 +367,6 @@ public struct Rebuild {
                 work.lastDate = lastDate
             }
             work.windowsFollow = end < toMs
-            work.passesRun = passes.map { type(of: $0).name }
             maxImport = max(maxImport, work.maxImportID)
             Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
             if let p = windowPrevious {
@@ -362,8 +375,10 @@ public struct Rebuild {
             }
             for k in passes.indices {
                 let started = Clock.nowMs()
-                let stats = try passes[k].run(work, store: store)
                 let type = type(of: passes[k])
+                store.tableWrites?.writer = type.name
+                let stats = try passes[k].run(work, store: store)
+                store.tableWrites?.writer = TableWriteLog.runner
                 PausePoint.reach("rebuild.\(name).\(type.name)")
                 try RebuildTables(store).insert(
                     PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,

@@ -140,6 +140,10 @@ public struct TripsPass: MeasuringPass {
     public var cutModel: TripCutModel = .shipped
     /// Receives every drift candidate's features when set (the training export).
     public var cutLog: TripCutLog? = nil
+    /// Whether the trips pass stores its trips itself. The runner turns it off when the paths pass runs in the same
+    /// rebuild: the trips are left in ``DeviceWork/trips`` and the paths pass stores them once it has measured them
+    /// (`trips` and `legs` written once per rebuild).
+    public var writesTrips = true
 
     public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters = .init()) {
         self.parameters = parameters
@@ -811,26 +815,21 @@ public struct TripsPass: MeasuringPass {
         return joined
     }
 
-    /// What the trips pass found for the span: the trips (with their legs and their stays' indices) and the rows
-    /// to store them as. A leg row's `tripID` is its trip's stable id; the writer sets the id the trip was stored
-    /// under (another, should that one be taken).
+    /// What the trips pass found for the span: the trips, each with its row and its legs' rows ready to store (a leg
+    /// row's `tripID` is its trip's stable id; the writer sets the id the trip was stored under, another should that
+    /// one be taken), its legs' fixes and its stays' indices.
     public struct Output {
         public var trips: [TripRecord]
-        public var rows: [(trip: TripRow, legs: [LegRow])]
     }
 
-    /// The span's trips between `stays` (``detect``), those starting before `keepFromMs`, as records and as rows.
+    /// The span's trips between `stays` (``detect``), those starting before `keepFromMs`, with their rows filled in.
     static func assemble(
         _ work: DeviceWork, stays: [StayRecord], _ p: Parameters, _ mp: MetricsPass.Parameters, cutModel: TripCutModel = .shipped,
         cutLog: TripCutLog? = nil
     ) -> Output {
-        let trips = Self.detect(work, stays: stays, p, mp, cutModel: cutModel, cutLog: cutLog).filter { $0.startMs < work.keepFromMs }
-        var out = trips
-        var rows: [(trip: TripRow, legs: [LegRow])] = []
-        rows.reserveCapacity(trips.count)
+        var out = Self.detect(work, stays: stays, p, mp, cutModel: cutModel, cutLog: cutLog).filter { $0.startMs < work.keepFromMs }
         for k in out.indices {
             let t = out[k]
-            let duration = Double(t.endMs - t.startMs) / 1000
             // The trip's mode: the mode of its longest leg by distance.
             let main = t.legs.max { $0.distanceM < $1.distanceM }?.mode ?? "unknown"
             // Local offsets at the trip's own start and end instants: where it left (reached) a stay, at that stay's
@@ -840,47 +839,74 @@ public struct TripsPass: MeasuringPass {
             let endOffset = work.localOffset(
                 atMs: t.endMs, latitude: t.toStay.map { stays[$0].lat } ?? work.lat[t.last], longitude: t.toStay.map { stays[$0].lon } ?? work.lon[t.last])
             let id = StableID.make(.trip, device: work.deviceID, startMs: t.startMs)
-            out[k].id = id
-            let row = TripRow(
-                id: id, deviceID: work.deviceID, startMs: t.startMs, endMs: t.endMs, startUTCOffsetS: Int(startOffset),
-                endUTCOffsetS: Int(endOffset), durationS: duration, movingS: t.movingS, distanceM: t.distanceM,
-                avgSpeedMps: Self.average(t), maxSpeedMps: Self.maximum(t), mode: main, legs: t.legs.count,
-                fromVisitID: t.fromStay.map { stays[$0].id }, toVisitID: t.toStay.map { stays[$0].id },
-                fromPlaceID: t.fromStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },
-                toPlaceID: t.toStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 },
-                startLat: work.lat[t.first], startLon: work.lon[t.first], endLat: work.lat[t.last], endLon: work.lon[t.last],
-                points: t.last - t.first + 1, gaps: t.gaps)
-            let legs = t.legs.enumerated().map { n, leg in
-                LegRow(tripID: id, leg: n, deviceID: work.deviceID, mode: leg.mode, modeSource: leg.modeSource, startMs: leg.startMs,
-                       endMs: leg.endMs, distanceM: leg.distanceM, durationS: Double(leg.endMs - leg.startMs) / 1000, points: leg.last - leg.first + 1)
+            var row = t.row
+            row.id = id
+            row.deviceID = work.deviceID
+            row.startUTCOffsetS = Int(startOffset)
+            row.endUTCOffsetS = Int(endOffset)
+            row.durationS = Double(t.endMs - t.startMs) / 1000
+            row.avgSpeedMps = Self.average(t)
+            row.maxSpeedMps = Self.maximum(t)
+            row.mode = main
+            row.legs = t.legs.count
+            row.fromVisitID = t.fromStay.map { stays[$0].id }
+            row.toVisitID = t.toStay.map { stays[$0].id }
+            row.fromPlaceID = t.fromStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 }
+            row.toPlaceID = t.toStay.map { stays[$0].placeID }.flatMap { $0 == 0 ? nil : $0 }
+            row.startLat = work.lat[t.first]
+            row.startLon = work.lon[t.first]
+            row.endLat = work.lat[t.last]
+            row.endLon = work.lon[t.last]
+            row.points = t.last - t.first + 1
+            out[k].row = row
+            for n in t.legs.indices {
+                let leg = t.legs[n]
+                out[k].legs[n].row.tripID = id
+                out[k].legs[n].row.leg = n
+                out[k].legs[n].row.deviceID = work.deviceID
+                out[k].legs[n].row.durationS = Double(leg.endMs - leg.startMs) / 1000
+                out[k].legs[n].row.points = leg.last - leg.first + 1
             }
-            rows.append((row, legs))
         }
-        return Output(trips: out, rows: rows)
+        return Output(trips: out)
     }
 
     public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
         try work.ensureFlags(store: store)
         let stays: [StayRecord]
         if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
-        var output = Self.assemble(work, stays: stays, parameters, metrics, cutModel: cutModel, cutLog: cutLog)
+        let output = Self.assemble(work, stays: stays, parameters, metrics, cutModel: cutModel, cutLog: cutLog)
+        var legCount = 0
+        var total = 0.0
+        for trip in output.trips {
+            legCount += trip.legs.count
+            total += trip.distanceM
+        }
+        if writesTrips {
+            try Self.store(output.trips, work, store: store)
+        } else {
+            // The paths pass measures them and stores them (`trips` and `legs` written once).
+            work.trips = output.trips
+        }
+        return [("trips", String(output.trips.count)), ("legs", String(legCount)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+    }
+
+    /// Replaces the device's trips (and their legs) that start in the span the trips pass recomputes with `trips`, in
+    /// their order, each under the id the store gives it (its stable id, or the next free one), its legs under it.
+    /// The trips pass stores its trips this way when it runs without the paths pass; else the paths pass does, once
+    /// it has measured them.
+    static func store(_ trips: [TripRecord], _ work: DeviceWork, store: Store) throws {
         let deleteFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
         let tables = RebuildTables(store)
         try tables.deleteTrips(device: work.deviceID, startingFromMs: deleteFrom, toMs: work.replaceToMs)
-        var legCount = 0
-        var total = 0.0
-        for (k, (trip, legs)) in output.rows.enumerated() {
-            let id = try tables.insert(trip)
-            output.trips[k].id = id
-            for var leg in legs {
-                leg.tripID = id
-                try tables.insert(leg)
-                legCount += 1
+        for trip in trips {
+            let id = try tables.insert(trip.row)
+            for leg in trip.legs {
+                var row = leg.row
+                row.tripID = id
+                try tables.insert(row)
             }
-            total += trip.distanceM
         }
-        work.trips = output.trips
-        return [("trips", String(output.trips.count)), ("legs", String(legCount)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
     }
 
     /// The average speed: distance over moving time (nil when the trip never moved).
@@ -894,13 +920,12 @@ public struct TripsPass: MeasuringPass {
     }
 
     /// A stored trip as a record matched to the points of `work`: its interior points (after the departure point
-    /// when it left a visit, before the arrival point when it reached one), its id and its distance. The rule by
+    /// when it left a visit, before the arrival point when it reached one) and its row. The rule by
     /// which the paths and metrics passes find a trip's fixes from its times.
     static func record(_ row: TripRow, _ work: DeviceWork) -> TripRecord {
         let (first, last) = interior(startMs: row.startMs, endMs: row.endMs, fromVisit: row.fromVisitID != nil, toVisit: row.toVisitID != nil, work)
         var t = TripRecord(first: first, last: last, startMs: row.startMs, endMs: row.endMs, fromStay: nil, toStay: nil)
-        t.distanceM = row.distanceM
-        t.id = row.id ?? 0
+        t.row = row
         return t
     }
 

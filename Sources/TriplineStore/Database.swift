@@ -41,6 +41,9 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 
     /// Another connection holds the lock (`SQLITE_BUSY`).
     public var isBusy: Bool { primaryCode == SQLITE_BUSY }
+
+    /// The database or its disk is full (`SQLITE_FULL`): for the tests that fill it, which need no SQLite constant.
+    var isFull: Bool { primaryCode == SQLITE_FULL }
 }
 
 /// A value that can be bound to a statement parameter.
@@ -73,6 +76,19 @@ public enum ColumnType: Sendable, Equatable {
         default: self = .null
         }
     }
+}
+
+/// The tables written on a connection, by writer (``Store/recordTableWrites()``): tests check with it that each table
+/// of the rebuild is written by the one pass that owns it.
+package final class TableWriteLog {
+    /// The writer between the passes: the rebuild runner (`pass_runs`, `rebuild_state`).
+    package static let runner = "rebuild"
+    /// Who writes now; the rebuild runner sets each pass's name while it runs.
+    package var writer = TableWriteLog.runner
+    /// Each table written (of the main database), with the writers that compiled an `INSERT`, `UPDATE` or `DELETE` of it.
+    package private(set) var writers: [String: Set<String>] = [:]
+
+    func note(_ table: String) { writers[table, default: []].insert(writer) }
 }
 
 /// What ``Database/restrictToReading()``'s authorizer saw while a statement was prepared.
@@ -493,6 +509,19 @@ extension Database {
     ///   `TEMP` tables, `PRAGMA`s other than a few that only read, and the functions `fts3_tokenizer`,
     ///   `load_extension`, `readfile` and `writefile`;
     /// - statements that would write anything else (`VACUUM INTO` among them) are refused before they run.
+    /// Notes in `log` the table of every `INSERT`, `UPDATE` and `DELETE` compiled from now on (SQLite's authorizer, which
+    /// sees each statement as it is prepared; it allows everything). Not for a connection ``restrictToReading()`` has
+    /// restricted.
+    func watchWrites(_ log: TableWriteLog) {
+        sqlite3_set_authorizer(handle, { box, action, table, _, database, _ in
+            guard action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE, let table,
+                  database.map({ String(cString: $0) == "main" }) ?? false else { return SQLITE_OK }
+            let name = String(cString: table)
+            if !name.hasPrefix("sqlite_") { Unmanaged<TableWriteLog>.fromOpaque(box!).takeUnretainedValue().note(name) }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(log).toOpaque())
+    }
+
     public func restrictToReading() throws {
         for (op, on) in [(SQLITE_DBCONFIG_DEFENSIVE, 1), (SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0),
                          (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0)] {

@@ -48,6 +48,19 @@ public final class Store {
     /// `tripline query` through a ``QueryConnection``.
     var db: Database
     public var path: String { db.path }
+    /// Which writer wrote which table, once ``recordTableWrites()`` has started it (tests); the rebuild runner names
+    /// the pass that runs (``TableWriteLog/writer``).
+    package private(set) var tableWrites: TableWriteLog?
+
+    /// Records, from now on, the table of every `INSERT`, `UPDATE` and `DELETE` this connection compiles, under the
+    /// writer named in the log at that moment (tests: which pass writes which table). Each writer prepares its own
+    /// statements (``RebuildTables`` is made per pass run), so a table is recorded under the pass that writes it.
+    package func recordTableWrites() -> TableWriteLog {
+        let log = TableWriteLog()
+        tableWrites = log
+        db.watchWrites(log)
+        return log
+    }
 
     /// Opens the database, creating it when `create` is true, and applies pending migrations.
     ///

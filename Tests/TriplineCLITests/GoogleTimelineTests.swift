@@ -1,6 +1,7 @@
 import Testing
 import TriplineCore
 @testable import TriplineStore
+import TriplinePasses
 import TriplineTestSupport
 
 /// Google's own timeline (Semantic Location History, Timeline.json, the phone exports) as visits and trips where the
@@ -339,5 +340,34 @@ import TriplineTestSupport
         }
         // The evening's fixes made a visit at home, which Google's evening visit (same place) yields to.
         #expect(try rows(step, "SELECT source, count(*) FROM visits GROUP BY source ORDER BY source") == ["app|3", "points|3"])
+    }
+
+    /// Each table of the rebuild is written by the one pass that owns it (docs/ARCHITECTURE.md, "One owner per
+    /// table"): the trips pass leaves its trips to the paths pass, which stores them measured; the places pass leaves
+    /// pointing the trips at their places to the timeline pass. The one exception: the timeline pass writes Google's own
+    /// rows (`source = 'app'`) into places, visits, trips and legs, names every place and points the trips at their
+    /// places after adding its visits. In windows (several per device) and in one.
+    @Test(arguments: [250_000, 300])
+    func eachTableIsWrittenByThePassThatOwnsIt(windowPoints: Int) throws {
+        let (_, store) = try database([("fixes.json", morningFixes()), ("2024_MAY.json", googleDay())])
+        let log = store.recordTableWrites()
+        var options = Rebuild.Options()
+        options.full = true
+        options.windowPoints = windowPoints
+        let reports = try Rebuild(store: store, options: options).run()
+        let windows = reports.first { $0.pass == "load" }?.stats.first { $0.0 == "windows" }?.1
+        #expect(windowPoints > 1000 ? windows == nil : Int(windows ?? "") ?? 0 > 1)
+        let owners = ["point_flags": "clean", "stays": "evidence", "places": "places", "visits": "places", "trips": "paths", "legs": "paths",
+                      "days": "metrics", "app_trip_matches": "apptrips",
+        ]
+        let googleRows: Set<String> = ["places", "visits", "trips", "legs"]
+        let byPasses = log.writers.mapValues { $0.subtracting([TableWriteLog.runner]) }.filter { !$0.value.isEmpty }
+        for (table, writers) in byPasses.sorted(by: { $0.key < $1.key }) {
+            let expected: Set<String> = googleRows.contains(table) ? [owners[table]!, TimelinePass.name] : [owners[table] ?? "no pass"]
+            #expect(writers == expected, "\(table) written by \(writers.sorted())")
+        }
+        #expect(Set(byPasses.keys).isSuperset(of: ["point_flags", "stays", "places", "visits", "trips", "legs", "days"]))
+        // Between the passes, only the runner's own records.
+        #expect(Set(log.writers.filter { $0.value.contains(TableWriteLog.runner) }.keys).isSubset(of: ["pass_runs", "rebuild_state", "settings"]))
     }
 }

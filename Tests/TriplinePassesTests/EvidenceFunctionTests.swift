@@ -24,11 +24,11 @@ import TriplineTestSupport
     }
 
     /// OwnTracks: the `Home` region (a `waypoint`), left at 2 h and entered again at 4 h.
-    func regionEvents() -> [EvidenceEventRow] {
+    func regionEvents() -> [EvidenceEvent] {
         [
-            EvidenceEventRow(kind: "waypoint", timeMs: t0 - 86_400_000, lat: home.lat, lon: home.lon, desc: "Home", radiusM: 100),
-            EvidenceEventRow(kind: "transition", timeMs: t0 + 2 * hour, lat: home.lat, lon: home.lon, desc: "Home", event: "leave"),
-            EvidenceEventRow(kind: "transition", timeMs: t0 + 4 * hour, lat: home.lat, lon: home.lon, desc: "Home", event: "enter"),
+            EvidenceEvent(kind: "waypoint", timeMs: t0 - 86_400_000, lat: home.lat, lon: home.lon, desc: "Home", radiusM: 100),
+            EvidenceEvent(kind: "transition", timeMs: t0 + 2 * hour, lat: home.lat, lon: home.lon, desc: "Home", event: "leave"),
+            EvidenceEvent(kind: "transition", timeMs: t0 + 4 * hour, lat: home.lat, lon: home.lon, desc: "Home", event: "enter"),
         ]
     }
 
@@ -69,7 +69,7 @@ import TriplineTestSupport
         let stays = StaysPass.stays(w, StaysPass.Parameters())
         #expect(stays.count == 2)
         let there = Geo.destination(home.lat, home.lon, bearing: 90, distance: 3000)
-        let visit = EvidenceEventRow(kind: "visit", timeMs: t0 + 4 * hour, lat: there.lat, lon: there.lon,
+        let visit = EvidenceEvent(kind: "visit", timeMs: t0 + 4 * hour, lat: there.lat, lon: there.lon,
                                      startMs: t0 + 2 * hour + 1_800_000, endMs: t0 + 3 * hour + 1_800_000)
         let p = EvidencePass.Parameters()
         let out = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: [visit]), p)
@@ -122,7 +122,7 @@ import TriplineTestSupport
         #expect(events[1].desc == "Home" && events[1].event == "leave" && events[1].radiusM == nil && events[1].timeMs == t0 + 120_000)
         #expect(events[2].desc == nil && events[2].lon == 13.41 && events[2].startMs == nil)
         let fixes = try store.regionFixes(device: 1, fromMs: t0, untilMs: t0 + 3_600_000)
-        #expect(fixes == [RegionFixRow(timeMs: t0, regions: ["Home", "Work"]), RegionFixRow(timeMs: t0 + 240_000, regions: [#"Ho"me"#])])
+        #expect(fixes == [RegionFix(timeMs: t0, regions: ["Home", "Work"]), RegionFix(timeMs: t0 + 240_000, regions: [#"Ho"me"#])])
         #expect(try store.regionFixes(device: 1, fromMs: t0 + 60_000, untilMs: t0 + 240_000).isEmpty)
     }
 }

@@ -70,11 +70,42 @@ import TriplineStore
         var before = early
         before.startMs = 10
         let ends = PathsPass.ends([late, before, early], stays: [a, b], places: [11: 5], from: 50, to: 1000)
-        #expect(ends.map(\.id) == [1, 2])
-        #expect(ends[0] == TripEnds(id: 1, startMs: 50, endMs: 90, lineDistanceM: 0, fromLat: nil, fromLon: nil, toLat: nil, toLon: nil,
+        #expect(ends.map(\.ends.id) == [1, 2] && ends.map(\.index) == [2, 0])
+        #expect(ends[0].ends == TripEnds(id: 1, startMs: 50, endMs: 90, lineDistanceM: 0, fromLat: nil, fromLon: nil, toLat: nil, toLon: nil,
                                     fromPlaceID: nil, toPlaceID: nil, hasFromVisit: false, hasToVisit: false))
-        #expect(ends[1] == TripEnds(id: 2, startMs: 100, endMs: 500, lineDistanceM: 1234, fromLat: 1, fromLon: 2, toLat: 3, toLon: 4,
+        #expect(ends[1].ends == TripEnds(id: 2, startMs: 100, endMs: 500, lineDistanceM: 1234, fromLat: 1, fromLon: 2, toLat: 3, toLon: 4,
                                     fromPlaceID: 5, toPlaceID: nil, hasFromVisit: true, hasToVisit: true))
         #expect(PathsPass.ends([late], stays: [a, b], places: [:], from: 0, to: 100).isEmpty)  // starts at the span's end
+    }
+
+    /// One distance: the measured distance goes to the trip's row (with its speeds) and its legs add up to it, each
+    /// its share of the legs' straight lines, by duration when they have none, else all on the first leg.
+    @Test func measuredDistanceReachesTheRowAndItsLegs() {
+        var trip = TripRow(
+            id: 1, deviceID: 1, startMs: 0, endMs: 600_000, startUTCOffsetS: 0, endUTCOffsetS: 0, durationS: 600, movingS: 500, distanceM: 1000,
+            avgSpeedMps: 2, maxSpeedMps: 2.5, mode: "walk", legs: 2, fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: 0,
+            startLon: 0, endLat: 0, endLon: 0, points: 10, gaps: 0)
+        func leg(_ n: Int, _ metres: Double, _ seconds: Double) -> LegRow {
+            LegRow(tripID: 1, leg: n, deviceID: 1, mode: "walk", modeSource: "speed", startMs: 0, endMs: 0, distanceM: metres, durationS: seconds, points: 2)
+        }
+        let measured = PathsPass.Measured(id: 1, distanceM: 1500, lineDistanceM: 1000, method: "circuity")
+        var legs = [leg(0, 250, 100), leg(1, 750, 500)]
+        PathsPass.apply(measured, to: &trip, legs: &legs)
+        #expect(trip.distanceM == 1500 && trip.lineDistanceM == 1000 && trip.distanceMethod == "circuity")
+        #expect(trip.avgSpeedMps == 3 && trip.maxSpeedMps == 3)  // the maximum is never below the average
+        #expect(legs.map(\.distanceM) == [375, 1125])
+        var again = legs
+        PathsPass.apply(measured, to: &trip, legs: &again)
+        #expect(again == legs)  // applied again it changes nothing
+        var silent = [leg(0, 0, 100), leg(1, 0, 300)]
+        PathsPass.apply(measured, to: &trip, legs: &silent)
+        #expect(silent.map(\.distanceM) == [375, 1125])  // by duration
+        var instant = [leg(0, 0, 0), leg(1, 0, 0)]
+        PathsPass.apply(measured, to: &trip, legs: &instant)
+        #expect(instant.map(\.distanceM) == [1500, 0])
+        var still = trip
+        still.movingS = 0
+        PathsPass.apply(measured, to: &still, legs: &instant)
+        #expect(still.avgSpeedMps == nil && still.maxSpeedMps == 3)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 import TriplineStore
 
 /// The trips pass as a function (issue 24): ``TripsPass/assemble`` turns a day's fixes and stays into trips and the
-/// rows to store them as, with no database.
+/// rows to store them as (each record's row), with no database.
 @Suite struct TripsFunctionTests {
     let t0: Int64 = 1_717_228_800_000  // 2024-06-01T08:00:00Z
 
@@ -27,8 +27,8 @@ import TriplineStore
     @Test func oneTripBetweenTwoStaysWithItsRows() throws {
         let (w, stays) = day()
         let out = TripsPass.assemble(w, stays: stays, TripsPass.Parameters(), MetricsPass.Parameters())
-        try #require(out.trips.count == 1 && out.rows.count == 1)
-        let trip = out.trips[0], (row, legs) = out.rows[0]
+        try #require(out.trips.count == 1)
+        let trip = out.trips[0], row = trip.row, legs = trip.legs.map(\.row)
         // Between the two stays, over the ride.
         #expect(trip.startMs >= stays[0].endMs && trip.endMs <= stays[1].startMs)
         #expect(abs(trip.distanceM - 3000) < 150, "\(trip.distanceM)")
@@ -58,7 +58,7 @@ import TriplineStore
         #expect(all.trips.count == 1)
         w.keepFromMs = all.trips[0].startMs
         let kept = TripsPass.assemble(w, stays: stays, TripsPass.Parameters(), MetricsPass.Parameters())
-        #expect(kept.trips.isEmpty && kept.rows.isEmpty)
+        #expect(kept.trips.isEmpty)
     }
 
     /// A stored trip read back finds its own fixes from its times: the interior points, after the departure fix and
@@ -66,9 +66,9 @@ import TriplineStore
     @Test func storedTripFindsItsFixes() throws {
         let (w, stays) = day()
         let out = TripsPass.assemble(w, stays: stays, TripsPass.Parameters(), MetricsPass.Parameters())
-        let row = try #require(out.rows.first?.trip)
+        let row = try #require(out.trips.first?.row)
         let back = TripsPass.record(row, w)
-        #expect(back.id == row.id && back.distanceM == row.distanceM && back.startMs == row.startMs)
+        #expect(back.row == row && back.id == row.id && back.distanceM == row.distanceM && back.startMs == row.startMs)
         #expect(w.time[back.first] > row.startMs || (w.time[back.first] == row.startMs && row.fromVisitID == nil))
         #expect(w.time[back.last] < row.endMs && back.last >= back.first)
         var open = row

@@ -150,13 +150,7 @@ public final class Exporter {
 
     func deviceName(_ id: Int64) -> String { deviceNames[id] ?? "device \(id)" }
 
-    // MARK: Rows
-
-    typealias TripRow = TripListing
-    typealias LegRow = LegListing
-    typealias VisitRow = VisitListing
-    typealias PlaceRow = PlaceListing
-    typealias DayRow = TriplineStore.DayRow
+    // MARK: Rows (each table's one row type, or its listing: the row and what the read joined)
 
     /// Whether a record starting at `ms` (at its recorded `offset`, if any) starts on a local day the selection holds.
     func startsInRange(_ selection: Selection, ms: Int64, offset: Int32?) -> Bool {
@@ -165,7 +159,7 @@ public final class Exporter {
     }
 
     /// Trips of the selection whose local start day is in range, by start time then id.
-    func forEachTrip(_ selection: Selection, _ body: (TripRow) throws -> Void) throws {
+    func forEachTrip(_ selection: Selection, _ body: (TripListing) throws -> Void) throws {
         try store.forEachTrip(device: selection.deviceID, startingFromMs: selection.windowStartMs, throughMs: selection.windowEndMs) { row in
             guard startsInRange(selection, ms: row.startMs, offset: row.startOffset), let shown = try shown(row) else { return }
             try body(shown)
@@ -173,7 +167,7 @@ public final class Exporter {
     }
 
     /// Legs of the selected trips, by trip (as ``forEachTrip(_:_:)``) then leg number.
-    func forEachLeg(_ selection: Selection, _ body: (LegRow) throws -> Void) throws {
+    func forEachLeg(_ selection: Selection, _ body: (LegListing) throws -> Void) throws {
         try store.forEachLeg(device: selection.deviceID, tripsStartingFromMs: selection.windowStartMs, throughMs: selection.windowEndMs) { row in
             guard startsInRange(selection, ms: row.tripStartMs, offset: row.tripStartOffset), let shown = try shown(row) else { return }
             try body(shown)
@@ -184,7 +178,7 @@ public final class Exporter {
     /// fallback zone's, else the trip's own at the trip's start and end, else that of where the leg was at that instant (its first fix from its start on, its last
     /// fix up to its end: the fix's own offset at its own instant, else the zone's there, as the rebuild gives the
     /// trip's ends; a trip across a zone or a DST change), else the nearer end's.
-    func legOffset(_ leg: LegRow, atMs ms: Int64, isStart: Bool) -> Int32? {
+    func legOffset(_ leg: LegListing, atMs ms: Int64, isStart: Bool) -> Int32? {
         if leg.tripStartOffset == leg.tripEndOffset, let offset = leg.tripStartOffset { return offset }
         if localTime.zone != nil { return localTime.offset(nil, atMs: ms) }
         if ms == leg.tripStartMs, let offset = leg.tripStartOffset { return offset }
@@ -196,7 +190,7 @@ public final class Exporter {
     private var legFixes: FixFinder?
 
     /// The offset of a leg's start (end) from its first (last) fix, nil when it has none.
-    private func legPositionOffset(_ leg: LegRow, atMs ms: Int64, isStart: Bool) throws -> Int32? {
+    private func legPositionOffset(_ leg: LegListing, atMs ms: Int64, isStart: Bool) throws -> Int32? {
         if legFixes == nil { legFixes = try FixFinder(store) }
         guard let finder = legFixes,
             let fix = try finder.fix(device: leg.deviceID, fromMs: max(0, leg.startMs), throughMs: max(0, leg.endMs), last: !isStart)
@@ -206,7 +200,7 @@ public final class Exporter {
     }
 
     /// Visits whose local start day is in range, by start time then id.
-    func forEachVisit(_ selection: Selection, _ body: (VisitRow) throws -> Void) throws {
+    func forEachVisit(_ selection: Selection, _ body: (VisitListing) throws -> Void) throws {
         try store.forEachVisit(device: selection.deviceID, startingFromMs: selection.windowStartMs, throughMs: selection.windowEndMs) { row in
             guard startsInRange(selection, ms: row.startMs, offset: row.startOffset), let shown = shown(row) else { return }
             try body(shown)
@@ -215,7 +209,7 @@ public final class Exporter {
 
     /// Places, by id. With a date range: only places with a visit that starts on a day in range (their columns
     /// still describe all their visits).
-    func forEachPlace(_ selection: Selection, _ body: (PlaceRow) throws -> Void) throws {
+    func forEachPlace(_ selection: Selection, _ body: (PlaceListing) throws -> Void) throws {
         var visited: Set<Int64>?
         if selection.isBounded {
             var ids = Set<Int64>()
@@ -328,11 +322,11 @@ public final class Exporter {
 protocol RecordWriter {
     /// Before the record numbered `index` (from 0): a separator, where the format has one.
     func willWrite(record index: Int) throws
-    func writeTrip(_ trip: Exporter.TripRow) throws
-    func writeLeg(_ leg: Exporter.LegRow) throws
-    func writeVisit(_ visit: Exporter.VisitRow) throws
-    func writePlace(_ place: Exporter.PlaceRow) throws
-    func writeDay(_ day: Exporter.DayRow) throws
+    func writeTrip(_ trip: TripListing) throws
+    func writeLeg(_ leg: LegListing) throws
+    func writeVisit(_ visit: VisitListing) throws
+    func writePlace(_ place: PlaceListing) throws
+    func writeDay(_ day: DayRow) throws
 }
 
 extension RecordWriter {

@@ -200,7 +200,7 @@ struct GPXExport: RecordWriter {
 
     // MARK: Records
 
-    func writeTrip(_ trip: Exporter.TripRow) throws {
+    func writeTrip(_ trip: TripListing) throws {
         let start = localTime(trip.startMs, trip.startOffset)
         let end = localTime(trip.endMs, trip.endOffset)
         try out.append("<trk>")
@@ -224,7 +224,7 @@ struct GPXExport: RecordWriter {
         try out.append("</trk>\n")
     }
 
-    func writeLeg(_ leg: Exporter.LegRow) throws {
+    func writeLeg(_ leg: LegListing) throws {
         let start = localTime(leg.startMs, exporter.legOffset(leg, atMs: leg.startMs, isStart: true))
         let end = localTime(leg.endMs, exporter.legOffset(leg, atMs: leg.endMs, isStart: false))
         try out.append("<trk>")
@@ -241,7 +241,7 @@ struct GPXExport: RecordWriter {
         try out.append("</trk>\n")
     }
 
-    func writeVisit(_ visit: Exporter.VisitRow) throws {
+    func writeVisit(_ visit: VisitListing) throws {
         let start = localTime(visit.startMs, visit.startOffset)
         let end = localTime(visit.endMs, visit.endOffset)
         let minutes = number(Double(visit.endMs - visit.startMs) / 60_000, decimals: 1) ?? "?"
@@ -262,7 +262,7 @@ struct GPXExport: RecordWriter {
         try out.append("</wpt>\n")
     }
 
-    func writePlace(_ place: Exporter.PlaceRow) throws {
+    func writePlace(_ place: PlaceListing) throws {
         let first = place.firstVisitMs.map { localTime($0, place.firstOffset) }
         let last = place.lastVisitMs.map { localTime($0, place.lastOffset) }
         try out.append("<wpt")
@@ -284,7 +284,7 @@ struct GPXExport: RecordWriter {
     }
 
     /// Days have no location: ``write(_:)`` refuses them before any record is read.
-    func writeDay(_ day: Exporter.DayRow) throws {}
+    func writeDay(_ day: DayRow) throws {}
 
     /// One `trk` per device holding every point of the selection (flagged ones with their `flags`).
     /// Returns the number of points written.

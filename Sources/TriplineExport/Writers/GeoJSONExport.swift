@@ -171,7 +171,7 @@ struct GeoJSONExport: RecordWriter {
 
     // MARK: Records
 
-    func writeTrip(_ trip: Exporter.TripRow) throws {
+    func writeTrip(_ trip: TripListing) throws {
         try featureStart(id: trip.id)
         try lineGeometry(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs)
         try propertiesStart(id: trip.id)
@@ -195,7 +195,7 @@ struct GeoJSONExport: RecordWriter {
         try out.append("}}")
     }
 
-    func writeLeg(_ leg: Exporter.LegRow) throws {
+    func writeLeg(_ leg: LegListing) throws {
         try out.append("{\"type\":\"Feature\",")
         try lineGeometry(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs)
         try out.append(",\"properties\":{\"trip_id\":")
@@ -213,7 +213,7 @@ struct GeoJSONExport: RecordWriter {
         try out.append("}}")
     }
 
-    func writeVisit(_ visit: Exporter.VisitRow) throws {
+    func writeVisit(_ visit: VisitListing) throws {
         try featureStart(id: visit.id)
         try pointGeometry(lon: visit.lon, lat: visit.lat)
         try propertiesStart(id: visit.id)
@@ -229,7 +229,7 @@ struct GeoJSONExport: RecordWriter {
         try featureEnd(countryCode: visit.countryCode, country: visit.country, locality: visit.locality)
     }
 
-    func writePlace(_ place: Exporter.PlaceRow) throws {
+    func writePlace(_ place: PlaceListing) throws {
         try featureStart(id: place.id)
         try pointGeometry(lon: place.lon, lat: place.lat)
         try propertiesStart(id: place.id)
@@ -245,7 +245,7 @@ struct GeoJSONExport: RecordWriter {
         try featureEnd(countryCode: place.countryCode, country: place.country, locality: place.locality)
     }
 
-    func writeDay(_ day: Exporter.DayRow) throws {
+    func writeDay(_ day: DayRow) throws {
         try out.append("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"date\":")
         try out.append(jsonString: day.date)
         try text("device", exporter.deviceName(day.deviceID))

@@ -428,7 +428,7 @@ final class LayerWriter: RecordWriter {
 
     // MARK: Records
 
-    func writeTrip(_ t: Exporter.TripRow) throws {
+    func writeTrip(_ t: TripListing) throws {
         seen(t.endMs)
         let name = exporter.deviceName(t.deviceID)
         try row(
@@ -443,7 +443,7 @@ final class LayerWriter: RecordWriter {
             ])
     }
 
-    func writeLeg(_ l: Exporter.LegRow) throws {
+    func writeLeg(_ l: LegListing) throws {
         seen(l.endMs)
         rank += 1
         try row(
@@ -457,7 +457,7 @@ final class LayerWriter: RecordWriter {
             ])
     }
 
-    func writeVisit(_ v: Exporter.VisitRow) throws {
+    func writeVisit(_ v: VisitListing) throws {
         seen(v.endMs)
         try row(
             fid: v.id, geometry: pointGeometry(lon: v.lon, lat: v.lat),
@@ -469,7 +469,7 @@ final class LayerWriter: RecordWriter {
             ])
     }
 
-    func writePlace(_ p: Exporter.PlaceRow) throws {
+    func writePlace(_ p: PlaceListing) throws {
         seen(p.lastVisitMs)
         try row(
             fid: p.id, geometry: pointGeometry(lon: p.lon, lat: p.lat),
@@ -481,7 +481,7 @@ final class LayerWriter: RecordWriter {
             ])
     }
 
-    func writeDay(_ d: Exporter.DayRow) throws {
+    func writeDay(_ d: DayRow) throws {
         if let day = CivilTime.parseDate(d.date) { seen(Int64(day) * 86_400_000) }
         rank += 1
         try row(

@@ -187,7 +187,7 @@ final class PrivacyClipper {
 
 extension Exporter {
     /// The trip as the privacy zones let it be shown, or nil when it lies wholly inside one.
-    func shown(_ trip: TripRow) throws -> TripRow? {
+    func shown(_ trip: TripListing) throws -> TripListing? {
         guard let privacy else { return trip }
         var t = trip
         if let id = t.fromPlaceID, privacy.hiddenPlaces.contains(id) { (t.fromPlaceID, t.fromPlace) = (nil, nil) }
@@ -220,7 +220,7 @@ extension Exporter {
     }
 
     /// The leg as the privacy zones let it be shown, or nil when it lies wholly inside one.
-    func shown(_ leg: LegRow) throws -> LegRow? {
+    func shown(_ leg: LegListing) throws -> LegListing? {
         guard let privacy else { return leg }
         var l = leg
         switch try privacy.clip(device: l.deviceID, startMs: l.startMs, endMs: l.endMs, start: nil, end: nil) {
@@ -237,7 +237,7 @@ extension Exporter {
     }
 
     /// The visit unless its centre is inside a zone; its place unnamed when the place's centre is.
-    func shown(_ visit: VisitRow) -> VisitRow? {
+    func shown(_ visit: VisitListing) -> VisitListing? {
         guard let privacy else { return visit }
         if privacy.zones.contains(lat: visit.lat, lon: visit.lon) { return nil }
         var v = visit
@@ -246,7 +246,7 @@ extension Exporter {
     }
 
     /// The place unless its centre is inside a zone.
-    func shown(_ place: PlaceRow) -> PlaceRow? {
+    func shown(_ place: PlaceListing) -> PlaceListing? {
         guard let privacy else { return place }
         return privacy.hiddenPlaces.contains(place.id) || privacy.zones.contains(lat: place.lat, lon: place.lon) ? nil : place
     }

@@ -43,7 +43,7 @@ extension EvidencePass {
 
     /// Whether the app's records name a region with a position (an OwnTracks `waypoint`): only then are the fixes that
     /// say which regions they are in (`inregions`) worth reading.
-    static func namesRegions(_ events: [EvidenceEventRow]) -> Bool {
+    static func namesRegions(_ events: [EvidenceEvent]) -> Bool {
         events.contains { $0.kind == "waypoint" && $0.desc != nil && $0.lat != nil && $0.lon != nil }
     }
 
@@ -51,7 +51,7 @@ extension EvidencePass {
     /// regions (``Store/regionFixes(device:fromMs:untilMs:)``) as presence intervals, absences, crossings and fixes in
     /// regions.
     // Long by design: one scan of the device's app events and region fixes into the kinds of evidence (absences, presences, pauses, fixes in regions).
-    static func evidence(_ w: DeviceWork, events: [EvidenceEventRow], regionFixes: [RegionFixRow], _ p: Parameters) -> Evidence {
+    static func evidence(_ w: DeviceWork, events: [EvidenceEvent], regionFixes: [RegionFix], _ p: Parameters) -> Evidence {
         var evidence = Evidence()
         var regions: [String: (lat: Double, lon: Double, radius: Double)] = [:]
         var transitions: [(time: Int64, enter: Bool, region: String, lat: Double, lon: Double)] = []

@@ -154,12 +154,12 @@ public struct EvidencePass: Pass {
         /// The stays pass's stays of the span, the visit kept before it first (``DeviceWork/previousStay``).
         public var stays: [StayRecord]
         /// The app's records around the span (``Store/evidenceEvents(device:fromMs:toMs:)``).
-        public var events: [EvidenceEventRow]
+        public var events: [EvidenceEvent]
         /// The span's fixes that name the regions they were in (``Store/regionFixes(device:fromMs:untilMs:)``); read
         /// only when the events name a region (``namesRegions(_:)``).
-        public var regionFixes: [RegionFixRow]
+        public var regionFixes: [RegionFix]
 
-        public init(stays: [StayRecord], events: [EvidenceEventRow] = [], regionFixes: [RegionFixRow] = []) {
+        public init(stays: [StayRecord], events: [EvidenceEvent] = [], regionFixes: [RegionFix] = []) {
             self.stays = stays
             self.events = events
             self.regionFixes = regionFixes

@@ -342,8 +342,9 @@ extension Store {
 
 /// An app's record the evidence pass reads (docs/PASSES.md, `evidence`): an OwnTracks `waypoint` or `transition`, an
 /// Overland `visit`, `paused_location_updates`, `resumed_location_updates` or `exited_pause_region`, with the members
-/// of its `raw` JSON the pass uses.
-public struct EvidenceEventRow: Sendable, Equatable {
+/// of its `raw` JSON the pass uses. A read of `app_events`, as ``GoogleVisitSegment`` and ``AppTripEvent`` are, not a
+/// second row type of the table (that is ``AppEventRow``).
+public struct EvidenceEvent: Sendable, Equatable {
     public var kind: String
     /// `time_ms` (0 when the record has none: a waypoint may not).
     public var timeMs: Int64
@@ -379,7 +380,7 @@ extension Store {
     /// the days, which the timeline pass places where the fixes made nothing. `desc`, `event` and `rad` are read by
     /// SQLite's JSON functions from the record's JSON in `raw`: from its first `{` (a `.rec` line keeps its time and
     /// topic before it); NULL when that is not JSON, or lacks them.
-    public func evidenceEvents(device: Int64, fromMs: Int64, toMs: Int64) throws -> [EvidenceEventRow] {
+    public func evidenceEvents(device: Int64, fromMs: Int64, toMs: Int64) throws -> [EvidenceEvent] {
         let q = try db.prepare(
             """
             SELECT kind, time_ms, lat, lon, start_ms, end_ms,
@@ -393,11 +394,11 @@ extension Store {
             ORDER BY time_ms, id
             """)
         try q.bind([.integer(device), .integer(fromMs), .integer(toMs)])
-        var out: [EvidenceEventRow] = []
+        var out: [EvidenceEvent] = []
         func real(_ k: Int32) -> Double? { q.isNull(k) ? nil : q.double(k) }
         func int(_ k: Int32) -> Int64? { q.isNull(k) ? nil : q.int64(k) }
         while try q.step() {
-            out.append(EvidenceEventRow(
+            out.append(EvidenceEvent(
                 kind: q.text(0) ?? "", timeMs: q.int64(1), lat: real(2), lon: real(3), startMs: int(4), endMs: int(5),
                 desc: q.text(6), event: q.text(7), radiusM: q.text(8).flatMap { Double($0) }))
         }

@@ -40,25 +40,10 @@ public struct LegRow: Sendable, Equatable {
 }
 
 extension RebuildTables {
-    /// Makes a trip's legs add up to its distance (`distanceM`, the paths pass's estimate): each leg keeps its share of
-    /// the legs' straight-line sum; legs that cover no distance at all (a trip no fix saw) share it by duration, else
-    /// the first leg takes it. Applied again it changes nothing.
-    public func scaleLegs(trip id: Int64, toDistanceM distanceM: Double) throws {
-        let sums = try statement("SELECT total(distance_m), total(duration_s), count(*) FROM legs WHERE trip_id = ?")
-        try sums.bind([.integer(id)])
-        guard try sums.step(), sums.int64(2) > 0 else { return }
-        let metres = sums.double(0), seconds = sums.double(1)
-        let s: Statement
-        if metres > 0 {
-            s = try statement("UPDATE legs SET distance_m = distance_m * ?1 WHERE trip_id = ?2")
-            try s.bind([.real(distanceM / metres), .integer(id)])
-        } else if seconds > 0 {
-            s = try statement("UPDATE legs SET distance_m = duration_s * ?1 WHERE trip_id = ?2")
-            try s.bind([.real(distanceM / seconds), .integer(id)])
-        } else {
-            s = try statement("UPDATE legs SET distance_m = CASE WHEN leg = 0 THEN ?1 ELSE 0 END WHERE trip_id = ?2")
-            try s.bind([.real(distanceM), .integer(id)])
-        }
+    /// Writes a stored leg's distance (the paths pass run alone: its legs add up to its trip's measured distance).
+    public func setDistance(_ r: LegRow) throws {
+        let s = try statement("UPDATE legs SET distance_m = ? WHERE trip_id = ? AND leg = ?")
+        try s.bind([.real(r.distanceM), .integer(r.tripID), .integer(Int64(r.leg))])
         _ = try s.step()
     }
 
@@ -161,7 +146,7 @@ extension Store {
 // MARK: Read by the metrics pass
 
 extension RebuildTables {
-    /// The legs of trip `id`, by leg number.
+    /// The legs of trip `id`, by leg number (also the paths pass's, run alone).
     public func legs(ofTrip id: Int64) throws -> [LegRow] {
         let s = try statement(
             "SELECT \(LegRow.columns) FROM legs WHERE trip_id = ? ORDER BY leg")

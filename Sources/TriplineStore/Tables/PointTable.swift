@@ -681,8 +681,9 @@ extension Store {
 
 // MARK: Read by the evidence pass
 
-/// A fix that says which OwnTracks regions it was in (`inregions` in `extra`, docs/SCHEMA.md).
-public struct RegionFixRow: Sendable, Equatable {
+/// A fix that says which OwnTracks regions it was in (`inregions` in `extra`, docs/SCHEMA.md): a read of `points`, as
+/// ``Fix`` is, not a row type of its own.
+public struct RegionFix: Sendable, Equatable {
     public var timeMs: Int64
     /// The regions' names, as the fix lists them.
     public var regions: [String]
@@ -697,7 +698,7 @@ extension Store {
     /// A device's fixes in `fromMs ..< untilMs` whose `extra` lists the regions they were in (`inregions`, an array of
     /// strings), in time order. (`cold` holds `extra` as a JSON string, read by SQLite's JSON functions; the `instr`
     /// only spares them the fixes that cannot have it.)
-    public func regionFixes(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [RegionFixRow] {
+    public func regionFixes(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [RegionFix] {
         let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
         let q = try db.prepare(
             """
@@ -710,11 +711,11 @@ extension Store {
             ORDER BY f.key, r.id
             """)
         try q.bind([.integer(keys.lower), .integer(keys.upper)])
-        var out: [RegionFixRow] = []
+        var out: [RegionFix] = []
         while try q.step() {
             let time = PointKey.time(q.int64(0))
             let name = q.text(1) ?? ""
-            if out.last?.timeMs == time { out[out.count - 1].regions.append(name) } else { out.append(RegionFixRow(timeMs: time, regions: [name])) }
+            if out.last?.timeMs == time { out[out.count - 1].regions.append(name) } else { out.append(RegionFix(timeMs: time, regions: [name])) }
         }
         return out
     }

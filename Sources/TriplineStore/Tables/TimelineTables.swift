@@ -61,8 +61,9 @@ extension RebuildTables {
     /// activity type as written), its distance and how it was measured; returns the trip's id.
     @discardableResult
     public func insertAppTrip(_ trip: TripRow, leg: LegRow, activity: String?, lineDistanceM: Double, method: String) throws -> Int64 {
-        let id = try insert(trip)
-        try setDistance(trip: id, distanceM: trip.distanceM, lineDistanceM: lineDistanceM, method: method)
+        var measured = trip
+        measured.setDistance(trip.distanceM, lineDistanceM: lineDistanceM, method: method)
+        let id = try insert(measured)
         try db.run("UPDATE trips SET source = 'app', avg_speed_mps = ? WHERE id = ?", [.optional(trip.avgSpeedMps), .integer(id)])
         var l = leg
         l.tripID = id

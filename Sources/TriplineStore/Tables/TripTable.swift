@@ -31,8 +31,7 @@ public struct TripRow: Sendable, Equatable {
     public var points: Int
     public var gaps: Int
     /// The straight lines between the kept fixes, and how ``distanceM`` was estimated (`track`, `history`,
-    /// `circuity`): set by the paths pass (``RebuildTables/setDistance(trip:distanceM:lineDistanceM:method:)``), NULL
-    /// before it ran; not written by ``RebuildTables/insert(_:)-(TripRow)``.
+    /// `circuity`): set by the paths pass (``setDistance(_:lineDistanceM:method:)``), NULL before it ran.
     public var lineDistanceM: Double?
     public var distanceMethod: String?
     /// `points` (rebuilt from fixes) or `app` (an app's own timeline, migration 9; written by
@@ -72,6 +71,22 @@ public struct TripRow: Sendable, Equatable {
         self.points = points
         self.gaps = gaps
     }
+
+    /// Sets the trip's distance: the estimated path, the straight lines between its kept fixes and how the path was
+    /// estimated (`track`, `history`, `circuity`: the paths pass; `app`, `app_path`, `app_line`: the timeline pass);
+    /// its average speed follows the path, and its maximum is raised to that average when the path makes it higher
+    /// (the maximum over any part is at least the mean).
+    public mutating func setDistance(_ distanceM: Double, lineDistanceM: Double, method: String) {
+        self.distanceM = distanceM
+        self.lineDistanceM = lineDistanceM
+        distanceMethod = method
+        if movingS > 0 {
+            avgSpeedMps = distanceM / movingS
+            maxSpeedMps = max(maxSpeedMps ?? 0, distanceM / movingS)
+        } else {
+            avgSpeedMps = nil
+        }
+    }
 }
 
 extension RebuildTables {
@@ -89,26 +104,26 @@ extension RebuildTables {
             """
             INSERT INTO trips(id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
               avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
-              start_lat, start_lon, end_lat, end_lon, points, gaps)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+              start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """)
         return try insert(s, id: r.id, "trips", [
             .integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .optional(r.startUTCOffsetS.map(Int64.init)),
             .optional(r.endUTCOffsetS.map(Int64.init)), .real(r.durationS), .real(r.movingS), .real(r.distanceM), .optional(r.avgSpeedMps),
             .optional(r.maxSpeedMps), .text(r.mode), .integer(Int64(r.legs)), .optional(r.fromVisitID), .optional(r.toVisitID),
             .optional(r.fromPlaceID), .optional(r.toPlaceID), .optional(r.startLat), .optional(r.startLon), .optional(r.endLat),
-            .optional(r.endLon), .integer(Int64(r.points)), .integer(Int64(r.gaps)),
+            .optional(r.endLon), .integer(Int64(r.points)), .integer(Int64(r.gaps)), .optional(r.lineDistanceM),
+            r.distanceMethod.map { .text($0) } ?? .null,
         ])
     }
 
-    /// Sets a trip's distance: the estimated path, the straight lines between its kept fixes and how the path was
-    /// estimated (`track`, `history`, `circuity`: the paths pass); its average speed follows the path, and its maximum
-    /// is raised to that average when the path makes it higher (the maximum over any part is at least the mean).
-    public func setDistance(trip id: Int64, distanceM: Double, lineDistanceM: Double, method: String) throws {
+    /// Writes a stored trip's distance as ``TripRow/setDistance(_:lineDistanceM:method:)`` set it: the distance, the
+    /// straight lines, the method and the speeds (the paths pass run alone, on the stored trips).
+    public func setDistance(_ r: TripRow) throws {
         let s = try statement(
-            "UPDATE trips SET distance_m = ?1, line_distance_m = ?2, distance_method = ?3, avg_speed_mps = CASE WHEN moving_s > 0 THEN ?1 / moving_s END, "
-                + "max_speed_mps = CASE WHEN moving_s > 0 THEN max(coalesce(max_speed_mps, 0), ?1 / moving_s) ELSE max_speed_mps END WHERE id = ?4")
-        try s.bind([.real(distanceM), .real(lineDistanceM), .text(method), .integer(id)])
+            "UPDATE trips SET distance_m = ?, line_distance_m = ?, distance_method = ?, avg_speed_mps = ?, max_speed_mps = ? WHERE id = ?")
+        try s.bind([.real(r.distanceM), .optional(r.lineDistanceM), r.distanceMethod.map { .text($0) } ?? .null, .optional(r.avgSpeedMps),
+                    .optional(r.maxSpeedMps), .integer(r.id ?? 0)])
         _ = try s.step()
     }
 
@@ -389,6 +404,25 @@ extension RebuildTables {
         s.bindInt(startingFromMs, at: 4)
         var out: [TripRow] = []
         while try s.step() { out.append(tripRow(s)) }
+        return out
+    }
+}
+
+// MARK: Read by the paths pass
+
+extension RebuildTables {
+    /// A device's stored trips (of any source) that start in `fromMs ..< toMs`, by id (the paths pass run alone: it
+    /// measures and writes the stored trips).
+    public func trips(device: Int64, startingFromMs fromMs: Int64, beforeMs toMs: Int64) throws -> [Int64: TripRow] {
+        let s = try statement("SELECT \(tripColumns) FROM trips WHERE device_id = ? AND start_ms >= ? AND start_ms < ?")
+        s.bindInt(device, at: 1)
+        s.bindInt(fromMs, at: 2)
+        s.bindInt(toMs, at: 3)
+        var out: [Int64: TripRow] = [:]
+        while try s.step() {
+            let row = tripRow(s)
+            out[row.id ?? 0] = row
+        }
         return out
     }
 }

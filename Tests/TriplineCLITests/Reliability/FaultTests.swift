@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Testing
 @testable import TriplineCore
@@ -89,7 +88,7 @@ import TriplineTestSupport
         var thrown: Error?
         do { _ = try importer.importPaths(files) } catch { thrown = error }
         let error = try #require(thrown as? DatabaseError)
-        #expect(error.primaryCode == SQLITE_FULL)
+        #expect(error.isFull)
         #expect(error.description.contains("free some space"))
         #expect(try store.db.scalarText("PRAGMA integrity_check") == "ok")
         let done = try store.db.scalarInt("SELECT count(*) FROM imports WHERE status = 'done'") ?? -1
