@@ -101,7 +101,7 @@ public struct Rebuild {
     /// The pass called `name` with the parameter overrides in `settings` (unknown keys throw).
     public static func makePass(_ name: String, settings: PassSettings) throws -> any Pass {
         guard let type = passes.first(where: { $0.name == name }) else {
-            throw PassError("unknown pass '\(name)'; passes are \(Self.passOrder.joined(separator: ", "))")
+            throw PassSettingsError.unknownPass(name, key: nil)
         }
         return try type.init(settings: settings)
     }
@@ -120,7 +120,7 @@ public struct Rebuild {
         let chosen = options.timeZoneName
         guard let zoneName = try chosen ?? store.setting("timezone") else { return ("position", LocalZones(), .position) }
         guard let zones = LocalZones(overrideName: zoneName) else {
-            throw PassError("unknown time zone '\(zoneName)'; use an IANA name such as Europe/Berlin")
+            throw RebuildError.unknownTimeZone(zoneName)
         }
         if chosen != nil {
             try store.setSetting("timezone", zoneName)

@@ -64,8 +64,10 @@ enum RebuildCommand {
         let outcome: Rebuild.Outcome
         do {
             outcome = try Rebuild(store: store, options: options).execute()
-        } catch let error as PassError {
-            throw CommandFailure(error.message)
+        } catch let error as RebuildError {
+            throw CommandFailure(error.description)
+        } catch let error as PassSettingsError {
+            throw CommandFailure(error.description)
         }
         let reports = outcome.reports
         let elapsed = Clock.monotonic() - started
@@ -115,8 +117,8 @@ extension RebuildCommand {
             if let file = parsed.value("config") { try settings.load(file: file) }
             try settings.validate()
             for name in Rebuild.passOrder { _ = try Rebuild.makePass(name, settings: settings) }
-        } catch let error as PassError {
-            throw UsageError(error.message)
+        } catch let error as PassSettingsError {
+            throw UsageError(error.description)
         }
         return settings
     }
