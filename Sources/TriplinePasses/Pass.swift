@@ -15,8 +15,8 @@ public protocol Pass {
     init(settings: PassSettings) throws
     /// The parameters as `key=value` pairs, in a stable order, for `pass_runs.parameters`.
     var parameterList: [(String, String)] { get }
-    /// Runs on one device's span and returns what it produced (`key → count or figure`) for `pass_runs.stats`.
-    mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)]
+    /// Runs on one device's span and returns what it produced (named counts and measures) for `pass_runs.stats`.
+    mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats
 }
 
 /// A pass's parameters: a struct of numbers with documented defaults. Each declares its keys once, in ``keys``;

@@ -856,7 +856,7 @@ public struct TripsPass: MeasuringPass {
         return Output(trips: out, rows: rows)
     }
 
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         try work.ensureFlags(store: store)
         let stays: [StayRecord]
         if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
@@ -877,7 +877,7 @@ public struct TripsPass: MeasuringPass {
             total += trip.distanceM
         }
         work.trips = output.trips
-        return [("trips", String(output.trips.count)), ("legs", String(legCount)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+        return ["trips": .count(output.trips.count), "legs": .count(legCount), "distance_km": .measure((total / 10).rounded() / 100)]
     }
 
     /// The average speed: distance over moving time (nil when the trip never moved).

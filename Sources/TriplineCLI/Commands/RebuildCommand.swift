@@ -74,7 +74,7 @@ enum RebuildCommand {
         for warning in outcome.warnings { context.stderr.write("Warning: \(Terminal.message(warning)).\n") }
         if parsed.flag("json") {
             let items = reports.map { r in
-                "{\"device\":\(JSONText.quotedForTerminal(r.device)),\"pass\":\(r.pass.map(JSONText.quotedForTerminal) ?? "null"),\"stats\":\(Rebuild.json(r.stats)),"
+                "{\"device\":\(JSONText.quotedForTerminal(r.device)),\"pass\":\(r.pass.map(JSONText.quotedForTerminal) ?? "null"),\"stats\":\(r.stats.json),"
                     + "\"rebuilt_all_because\":\(JSONText.quotedForTerminal(r.reason))}"
             }
             context.stdout.write(
@@ -94,7 +94,7 @@ enum RebuildCommand {
                     lastDevice = r.device
                 }
                 guard let pass = r.pass else { continue }
-                let stats = Terminal.escaped(r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
+                let stats = Terminal.escaped(r.stats.text)
                 context.stdout.write("  " + pass.padding(9) + stats + "\n")
                 if r.pass == CleanPass.name { context.stdout.write(Self.impossibleNote(r.stats)) }
             }
@@ -123,8 +123,8 @@ extension RebuildCommand {
         return settings
     }
 
-    static func impossibleNote(_ stats: [(String, String)]) -> String {
-        func value(_ key: String) -> Int { stats.first { $0.0 == key }.flatMap { Int($0.1) } ?? 0 }
+    static func impossibleNote(_ stats: PassStats) -> String {
+        func value(_ key: String) -> Int { if case .count(let n)? = stats[key] { n } else { 0 } }
         let impossible = value("impossible"), returns = value("returns")
         guard impossible > 0 else { return "" }
         if returns >= 2 && value("second_source") >= interleavedMin {
