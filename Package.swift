@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The targets are layers: each imports only those above it in this list, so the compiler keeps the structure.
+// The targets are layers: each imports only the targets it declares below. The compiler alone does not keep that
+// (SwiftPM lets a target import any module built before it); scripts/check-architecture.sh does, and checks that these
+// dependencies are its list of edges.
 //
 //   CSQLite ─ TriplineCore ─ TriplineStore ─ TriplineImport ─ TriplinePasses ─ TriplineExport   (the product's stages)
 //   CTriplineGeographyData ─ TriplineGeography (offline zones, countries, places, base layer; needs only TriplineCore;
@@ -34,7 +36,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // Records, time, geometry, byte-level text and number formatting, file helpers: no SQLite, no Foundation.
+        // Records, time, geometry, byte-level text and number formatting, file helpers: no SQLite, and no Foundation but
+        // Time/TimeZoneTable.swift (the system's zone database, read once at the edge).
         .target(name: "TriplineCore", swiftSettings: layered),
         // Embedded geography tables (.incbin in geography.S), built by scripts/build-geography.py; docs/GEOGRAPHY.md.
         .target(

@@ -145,7 +145,7 @@ public enum RealDataEvaluation {
     public static func reitti(gpxFiles: [String], scenario: String, corpus: String, workDirectory: String, settings: PassSettings = PassSettings()) throws -> VisitScores {
         let store = try Store(path: workDirectory + "/reitti.sqlite")
         let summary = try Importer(store: store, options: ImportOptions(device: "gpslogger")).importPaths(gpxFiles)
-        if let bad = summary.files.first(where: { $0.status == .failed }) { throw PassError("\(bad.path): \(bad.message ?? "could not be imported")") }
+        if let bad = summary.files.first(where: { $0.status == .failed }) { throw EvaluationError.importFailed(path: bad.path, message: bad.message) }
         var options = Rebuild.Options()
         options.settings = settings
         options.timeZoneName = "Europe/Berlin"

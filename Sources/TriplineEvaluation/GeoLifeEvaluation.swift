@@ -54,7 +54,7 @@ public final class GeoLifeUser {
         let importer = Importer(store: store, options: ImportOptions(device: "geolife-" + name))
         let summary = try importer.importPaths([directory + "/Trajectory"])
         if let bad = summary.files.first(where: { $0.status == .failed }) {
-            throw PassError("\(bad.path): \(bad.message ?? "could not be imported")")
+            throw EvaluationError.importFailed(path: bad.path, message: bad.message)
         }
         var times: [Int64] = []
         var positions: [(lat: Double, lon: Double)] = []
@@ -221,9 +221,9 @@ public final class GeoLifeUser {
         for p in paths {
             let dir = p.hasSuffix("/") && p.count > 1 ? String(p.dropLast()) : p
             if FileSystem.exists(dir + "/Trajectory") { out.append(dir); continue }
-            guard FileSystem.kind(dir) == .directory else { throw PassError("\(dir): no such GeoLife user folder") }
+            guard FileSystem.kind(dir) == .directory else { throw EvaluationError.notGeoLife(folder: dir, exists: false) }
             let users = try FileSystem.list(dir).sorted().filter { FileSystem.exists(dir + "/" + $0 + "/Trajectory") }
-            if users.isEmpty { throw PassError("\(dir): neither a GeoLife user folder (Trajectory/, labels.txt) nor a folder of them") }
+            if users.isEmpty { throw EvaluationError.notGeoLife(folder: dir, exists: true) }
             out += users.map { dir + "/" + $0 }
         }
         return out

@@ -14,7 +14,7 @@ public enum LeaveOneUserOut {
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let t = line.trimmingCharacters(in: " \t\r")
             if t.isEmpty { continue }
-            guard let eq = t.firstIndex(of: "=") else { throw PassError("grid line \(n + 1): '\(t)' is not pass.key=v1,v2,…") }
+            guard let eq = t.firstIndex(of: "=") else { throw EvaluationError.gridLine(n + 1, String(t)) }
             let key = t[..<eq]
             axes.append(t[t.index(after: eq)...].split(separator: ",").map { key + "=" + $0.trimmingCharacters(in: " ") })
         }

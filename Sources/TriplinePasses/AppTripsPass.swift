@@ -48,7 +48,7 @@ public struct AppTripsPass: Pass {
         }
     }
 
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         let tables = RebuildTables(store)
         let events = try tables.appTrips(device: work.deviceID, overlappingFromMs: work.fromMs, beforeMs: work.toMs)
         // A trip that overlaps the record starts at most the longest trip's duration before it: a bound on the index
@@ -61,6 +61,6 @@ public struct AppTripsPass: Pass {
         }
         let matches = Self.match(candidates, device: work.deviceID, parameters)
         for row in matches { try tables.insert(row) }
-        return [("app_trips", String(matches.count)), ("matched", String(matches.filter { $0.tripID != nil }.count))]
+        return ["app_trips": .count(matches.count), "matched": .count(matches.filter { $0.tripID != nil }.count)]
     }
 }

@@ -258,7 +258,7 @@ public struct CleanPass: Pass {
         /// The first point of the recomputed span: the flags from here on (before ``DeviceWork/keepFromMs``) are written.
         public var firstNew: Int
         /// The pass's statistics (`pass_runs.stats`).
-        public var stats: [(String, String)]
+        public var stats: PassStats
     }
 
     /// The flags of the points of `work` (see the type's documentation), with the `timelinePath` points inside Google's
@@ -279,9 +279,9 @@ public struct CleanPass: Pass {
             if flags[i] & Flag.duplicate != 0 { counts[2] += 1 }
             if flags[i] & Flag.impossible != 0 { counts[3] += 1 }
         }
-        let stats = [("points", String(flags.count - firstNew)), ("low_accuracy", String(counts[0])), ("jumps", String(counts[1])),
-                     ("duplicates", String(counts[2])), ("impossible", String(counts[3])), ("returns", String(classified.returns)),
-                     ("second_source", String(classified.secondSource)), ("timeline_path", String(pathPoints))]
+        let stats: PassStats = ["points": .count(flags.count - firstNew), "low_accuracy": .count(counts[0]), "jumps": .count(counts[1]),
+                     "duplicates": .count(counts[2]), "impossible": .count(counts[3]), "returns": .count(classified.returns),
+                     "second_source": .count(classified.secondSource), "timeline_path": .count(pathPoints)]
         return Output(flags: flags, firstNew: firstNew, stats: stats)
     }
 
@@ -313,7 +313,7 @@ public struct CleanPass: Pass {
 
     /// Reads Google's segments and the `timelinePath` points around the points (and the stored flags before the
     /// recomputed span), flags the points (``clean(_:_:_:)``) and writes the flags of the recomputed span.
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         var input = Input()
         if let first = work.time.first, let last = work.time.last {
             input.googleSegments = try store.googleSegments(device: work.deviceID, fromMs: first, throughMs: last)

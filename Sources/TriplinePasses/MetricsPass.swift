@@ -208,7 +208,7 @@ public struct MetricsPass: Pass {
         }
     }
 
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         try work.ensureFlags(store: store)
         let tables = RebuildTables(store)
         // Always from the table: trips before the recomputed span count towards their whole local days too.
@@ -236,7 +236,7 @@ public struct MetricsPass: Pass {
                 }
             }
         }
-        return [("days", String(rows.count)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+        return ["days": .count(rows.count), "distance_km": .measure((total / 10).rounded() / 100)]
     }
 
     /// The days whose stored count of places (`stored`, by date) differs from the distinct places of the visits

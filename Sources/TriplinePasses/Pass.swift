@@ -15,8 +15,8 @@ public protocol Pass {
     init(settings: PassSettings) throws
     /// The parameters as `key=value` pairs, in a stable order, for `pass_runs.parameters`.
     var parameterList: [(String, String)] { get }
-    /// Runs on one device's span and returns what it produced (`key → count or figure`) for `pass_runs.stats`.
-    mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)]
+    /// Runs on one device's span and returns what it produced (named counts and measures) for `pass_runs.stats`.
+    mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats
 }
 
 /// A pass's parameters: a struct of numbers with documented defaults. Each declares its keys once, in ``keys``;
@@ -81,11 +81,43 @@ extension MeasuringPass {
     }
 }
 
-/// An error in the pass settings (`--set`, the config file) or in running a pass.
-public struct PassError: Error, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+/// A pass setting that does not fit the passes (`--set`, a `--config` line, the parameters stored with earlier
+/// results, a pass name): the command line is wrong, nothing was run. Each case says which key or name is wrong and
+/// where it came from.
+public enum PassSettingsError: Error, CustomStringConvertible, Equatable {
+    /// `origin` (`--set`, `FILE:LINE`) is not `pass.key=value`.
+    case malformedAssignment(origin: String, reason: String)
+    /// No pass of that name (`--pass NAME`, or the `pass` of a `pass.key` key).
+    case unknownPass(String, key: String?)
+    /// The pass has no parameter `key`; `known` are the ones it has.
+    case unknownParameter(key: String, pass: String, known: [String])
+    /// The pass declares `key` but no valid range for it (a mistake in the pass, not in the setting).
+    case undeclaredRange(key: String)
+    /// The value of `key` is not a finite number within its range; `origin` says where it was set.
+    case badValue(key: String, origin: String?, reason: String)
+
+    public var description: String {
+        switch self {
+        case .malformedAssignment(let origin, let reason): return "\(origin): \(reason)"
+        case .unknownPass(let name, let key?): return "unknown pass '\(name)' in '\(key)'; passes are \(Rebuild.passOrder.joined(separator: ", "))"
+        case .unknownPass(let name, nil): return "unknown pass '\(name)'; passes are \(Rebuild.passOrder.joined(separator: ", "))"
+        case .unknownParameter(let key, let pass, let known): return "unknown parameter '\(key)'; \(pass) has: \(known.joined(separator: ", "))"
+        case .undeclaredRange(let key): return "parameter '\(key)' declares no range"
+        case .badValue(_, let origin, let reason): return (origin.map { $0 + ": " } ?? "") + reason
+        }
+    }
+}
+
+/// Why a rebuild (or the rerun of passes after a place edit) could not run, though its settings were valid.
+public enum RebuildError: Error, CustomStringConvertible, Equatable {
+    /// The zone given with `--timezone`, or stored by an earlier `--timezone`, is not a zone of the embedded table.
+    case unknownTimeZone(String)
+
+    public var description: String {
+        switch self {
+        case .unknownTimeZone(let name): return "unknown time zone '\(name)'; use an IANA name such as Europe/Berlin"
+        }
+    }
 }
 
 /// Parameter overrides from `--set pass.key=value` and config files, validated against each pass's keys.
@@ -111,7 +143,7 @@ public struct PassSettings {
     /// Adds `pass.key=value`.
     public mutating func set(_ assignment: String, origin: String) throws {
         switch ParameterText.assignment(assignment) {
-        case .failure(let error): throw PassError("\(origin): \(error.message)")
+        case .failure(let error): throw PassSettingsError.malformedAssignment(origin: origin, reason: error.message)
         case .success(let (key, value)):
             values[key] = value
             origins[key] = origin
@@ -131,12 +163,12 @@ public struct PassSettings {
             let value = values[key]!
             let name = String(key.dropFirst(pass.count + 1))
             guard let path = keys[name] else {
-                throw PassError("unknown parameter '\(key)'; \(pass) has: \(keys.keys.sorted().joined(separator: ", "))")
+                throw PassSettingsError.unknownParameter(key: key, pass: pass, known: keys.keys.sorted())
             }
-            guard let range = P.ranges[name] else { throw PassError("parameter '\(key)' declares no range") }
+            guard let range = P.ranges[name] else { throw PassSettingsError.undeclaredRange(key: key) }
             switch ParameterText.number(value, key: key, range: range) {
             case .success(let number): parameters[keyPath: path] = number
-            case .failure(let error): throw PassError((origins[key].map { $0 + ": " } ?? "") + error.message)
+            case .failure(let error): throw PassSettingsError.badValue(key: key, origin: origins[key], reason: error.message)
             }
         }
     }
@@ -149,7 +181,7 @@ public struct PassSettings {
         for key in values.keys.sorted() {
             let pass = String(key.split(separator: ".").first ?? "")
             if !Self.passNames.contains(pass) {
-                throw PassError("unknown pass '\(pass)' in '\(key)'; passes are \(Self.passNames.joined(separator: ", "))")
+                throw PassSettingsError.unknownPass(pass, key: key)
             }
         }
     }

@@ -221,7 +221,7 @@ public struct PathsPass: MeasuringPass {
     /// Measures the span's trips and writes them: those the trips pass left in memory (``DeviceWork/trips``) are stored
     /// here, once, with their legs (``TripsPass/store(_:_:store:)``); without them (`--pass paths`) the stored trips
     /// of the span are measured and their distances written.
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         try work.ensureFlags(store: store)
         let from = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
         let tables = RebuildTables(store)
@@ -258,7 +258,7 @@ public struct PathsPass: MeasuringPass {
             counts[r.method, default: 0] += 1
             total += r.distanceM
         }
-        return [("track", String(counts["track"] ?? 0)), ("circuity", String(counts["circuity"] ?? 0)),
-                ("history", String(counts["history"] ?? 0)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+        return ["track": .count(counts["track"] ?? 0), "circuity": .count(counts["circuity"] ?? 0),
+                "history": .count(counts["history"] ?? 0), "distance_km": .measure((total / 10).rounded() / 100)]
     }
 }

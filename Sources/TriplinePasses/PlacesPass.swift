@@ -278,7 +278,7 @@ public struct PlacesPass: Pass {
     /// Loads the device's stays, the user's edits and what the visits need from the points, places the stays
     /// (``placeStays(_:_:_:)``), replaces the device's places and visits with the result and points the trips at their
     /// visits' places again.
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         // All of the device's stays (not only the span): places are device-wide.
         let stays = try store.stays(device: work.deviceID)
         let lastWindow = !work.windowsFollow
@@ -328,8 +328,8 @@ public struct PlacesPass: Pass {
         if lastWindow && namesPlaces {
             try PlaceNames.assign(device: work.deviceID, store: store, zones: work.zones, joinM: TimelinePass.Parameters().joinM)
         }
-        return [("places", String(output.places.count)), ("visits", String(output.visitCount)), ("named_by_wifi", String(output.namedByWifi)),
-                ("with_locality", String(output.withLocality))]
+        return ["places": .count(output.places.count), "visits": .count(output.visitCount), "named_by_wifi": .count(output.namedByWifi),
+                "with_locality": .count(output.withLocality)]
     }
 
     /// What the places pass reads (``run(_:store:)`` loads it).

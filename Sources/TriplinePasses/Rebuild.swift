@@ -87,7 +87,7 @@ public struct Rebuild {
         public var device: String
         /// The pass that ran; nil when the device's results were up to date and none ran.
         public var pass: String?
-        public var stats: [(String, String)]
+        public var stats: PassStats
         public var span: (Int64, Int64)
         /// Why everything was recomputed (stale parameters, zone or code version), when it was.
         public var reason: String? = nil
@@ -106,7 +106,7 @@ public struct Rebuild {
     /// The pass called `name` with the parameter overrides in `settings` (unknown keys throw).
     public static func makePass(_ name: String, settings: PassSettings) throws -> any Pass {
         guard let type = passes.first(where: { $0.name == name }) else {
-            throw PassError("unknown pass '\(name)'; passes are \(Self.passOrder.joined(separator: ", "))")
+            throw PassSettingsError.unknownPass(name, key: nil)
         }
         return try type.init(settings: settings)
     }
@@ -125,7 +125,7 @@ public struct Rebuild {
         let chosen = options.timeZoneName
         guard let zoneName = try chosen ?? store.setting("timezone") else { return ("position", LocalZones(), .position) }
         guard let zones = LocalZones(overrideName: zoneName) else {
-            throw PassError("unknown time zone '\(zoneName)'; use an IANA name such as Europe/Berlin")
+            throw RebuildError.unknownTimeZone(zoneName)
         }
         if chosen != nil {
             try store.setSetting("timezone", zoneName)
@@ -311,7 +311,7 @@ public struct Rebuild {
                     state.timezone = zoneName
                     try RebuildTables(store).insert(state)
                 }
-                return [Report(device: name, pass: nil, stats: [("up_to_date", "1")], span: (0, 0))]
+                return [Report(device: name, pass: nil, stats: ["up_to_date": .count(1)], span: (0, 0))]
             }
             // Only visits that ended a day before the new points are kept: the end of the earlier data cut the
             // last stays short, and what the evidence pass made of them (arrivals, stops, errands) reaches back hours.
@@ -346,7 +346,7 @@ public struct Rebuild {
         var windowSize = options.windowPoints
         var windowFrom = processFrom
         var windowPrevious = previous
-        var totals: [String: [(String, Double)]] = [:]
+        var totals: [String: PassStats] = [:]
         var windows = 0
         var maxImport = Int64.min
         while true {
@@ -368,7 +368,7 @@ public struct Rebuild {
             }
             work.windowsFollow = end < toMs
             maxImport = max(maxImport, work.maxImportID)
-            Self.add(&totals, "load", [("points", String(work.count)), ("ms", String(Int((Clock.monotonic() - loadStarted) * 1000)))])
+            Self.add(&totals, "load", ["points": .count(work.count), "ms": .count(Int((Clock.monotonic() - loadStarted) * 1000))])
             if let p = windowPrevious {
                 // Index the kept visit in this work.
                 work.previousStay = p.indexed(in: work.time)
@@ -382,9 +382,10 @@ public struct Rebuild {
                 PausePoint.reach("rebuild.\(name).\(type.name)")
                 try RebuildTables(store).insert(
                     PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
-                               toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: Self.json(stats),
+                               toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: stats.json,
                                startedMs: started, finishedMs: Clock.nowMs()))
-                Self.add(&totals, type.name, stats + [("ms", String(Clock.nowMs() - started))])
+                Self.add(&totals, type.name, stats)
+                Self.add(&totals, type.name, ["ms": .count(Int(Clock.nowMs() - started))])
             }
             windows += 1
             if end >= toMs { break }
@@ -417,51 +418,51 @@ public struct Rebuild {
         // The counts printed are the stored rows of the span (summing windows would count each overlap twice).
         let stored = try storedStats(deviceID: deviceID, fromMs: processFrom, tripsFromMs: tripsFrom, toMs: min(toMs, keepFrom), zones: zones)
         for pass in ["load"] + passNames {
-            var stats = (totals[pass] ?? []).map { key, value in
-                (key, stored[pass]?.first { $0.0 == key }?.1 ?? formatParameter((value * 100).rounded() / 100))
-            }
-            if windows > 1 && pass == "load" { stats.append(("windows", String(windows))) }
+            var stats = PassStats((totals[pass]?.entries ?? []).map { entry in
+                PassStats.Entry(name: entry.name, figure: stored[pass]?[entry.name] ?? entry.figure.toHundredths)
+            })
+            if windows > 1 && pass == "load" { stats.append("windows", .count(windows)) }
             reports.append(Report(device: name, pass: pass, stats: stats, span: (processFrom, toMs), reason: stale))
         }
         return reports
     }
 
     /// The stored results of a span, by pass and stat (the passes' own counts are per window).
-    func storedStats(deviceID: Int64, fromMs: Int64, tripsFromMs: Int64, toMs: Int64, zones: LocalZones) throws -> [String: [(String, String)]] {
-        func real(_ v: Double, scale: Double) -> String { formatParameter((v / scale * 100).rounded() / 100) }
-        func flagged(_ flag: UInt8) throws -> String {
-            String(try store.flaggedCount(device: deviceID, fromMs: fromMs, untilMs: toMs, mask: flag))
+    func storedStats(deviceID: Int64, fromMs: Int64, tripsFromMs: Int64, toMs: Int64, zones: LocalZones) throws -> [String: PassStats] {
+        func real(_ v: Double, scale: Double) -> PassStats.Figure { .measure((v / scale * 100).rounded() / 100) }
+        func flagged(_ flag: UInt8) throws -> PassStats.Figure {
+            .count(try store.flaggedCount(device: deviceID, fromMs: fromMs, untilMs: toMs, mask: flag))
         }
-        var out: [String: [(String, String)]] = [:]
+        var out: [String: PassStats] = [:]
         out["clean"] = [
-            ("points", String(try store.pointCount(device: deviceID, fromMs: fromMs, untilMs: toMs))),
-            ("low_accuracy", try flagged(CleanPass.Flag.lowAccuracy)), ("jumps", try flagged(CleanPass.Flag.jump)),
-            ("duplicates", try flagged(CleanPass.Flag.duplicate)),
+            "points": .count(try store.pointCount(device: deviceID, fromMs: fromMs, untilMs: toMs)),
+            "low_accuracy": try flagged(CleanPass.Flag.lowAccuracy), "jumps": try flagged(CleanPass.Flag.jump),
+            "duplicates": try flagged(CleanPass.Flag.duplicate),
         ]
         let stays = try store.stayTotals(device: deviceID, startingFromMs: fromMs, untilMs: toMs)
-        out["stays"] = [("stays", String(stays.count)), ("dwell_h", real(stays.durationMs / 1000, scale: 3600))]
+        out["stays"] = ["stays": .count(stays.count), "dwell_h": real(stays.durationMs / 1000, scale: 3600)]
         out["places"] = [
-            ("places", String(try store.placeCount(device: deviceID))),
-            ("visits", String(try store.visitCount(device: deviceID))),
-            ("named_by_wifi", String(try store.placeCount(device: deviceID, namedByWifi: true))),
+            "places": .count(try store.placeCount(device: deviceID)),
+            "visits": .count(try store.visitCount(device: deviceID)),
+            "named_by_wifi": .count(try store.placeCount(device: deviceID, namedByWifi: true)),
         ]
         let trips = try store.tripTotals(device: deviceID, startingFromMs: tripsFromMs, untilMs: toMs)
-        out["trips"] = [("trips", String(trips.trips)), ("legs", String(trips.legs)), ("distance_km", real(trips.distanceM, scale: 1000))]
+        out["trips"] = ["trips": .count(trips.trips), "legs": .count(trips.legs), "distance_km": real(trips.distanceM, scale: 1000)]
         let appTrips = try store.tripTotals(device: deviceID, startingFromMs: tripsFromMs, untilMs: toMs, source: "app")
         out["timeline"] = [
-            ("visits", String(try store.visitCount(device: deviceID, source: "app"))),
-            ("places", String(try store.placeCount(device: deviceID, source: "app"))),
-            ("trips", String(appTrips.trips)),
-            ("distance_km", real(appTrips.distanceM, scale: 1000)),
+            "visits": .count(try store.visitCount(device: deviceID, source: "app")),
+            "places": .count(try store.placeCount(device: deviceID, source: "app")),
+            "trips": .count(appTrips.trips),
+            "distance_km": real(appTrips.distanceM, scale: 1000),
         ]
         func date(_ ms: Int64) throws -> String {
             CivilTime.localDate(ms: ms, offsetSeconds: Int(try offset(atMs: ms, device: deviceID, zones: zones)))
         }
         let days = try store.dayTotals(
             device: deviceID, fromDate: fromMs == Int64.min ? "" : try date(fromMs), toDate: toMs == Int64.max ? "~" : try date(toMs))
-        out["metrics"] = [("days", String(days.days)), ("distance_km", real(days.distanceM, scale: 1000))]
+        out["metrics"] = ["days": .count(days.days), "distance_km": real(days.distanceM, scale: 1000)]
         let matches = try store.appTripMatchCounts(device: deviceID, fromMs: fromMs, untilMs: toMs)
-        out["apptrips"] = [("app_trips", String(matches.appTrips)), ("matched", String(matches.matched))]
+        out["apptrips"] = ["app_trips": .count(matches.appTrips), "matched": .count(matches.matched)]
         return out
     }
 
@@ -513,13 +514,8 @@ public struct Rebuild {
 
     /// Adds a window's stats to the running totals (numbers summed; with several windows the overlap of each
     /// restart is counted in both windows).
-    static func add(_ totals: inout [String: [(String, Double)]], _ pass: String, _ stats: [(String, String)]) {
-        var list = totals[pass] ?? []
-        for (key, value) in stats {
-            let v = Double(value) ?? 0
-            if let i = list.firstIndex(where: { $0.0 == key }) { list[i].1 += v } else { list.append((key, v)) }
-        }
-        totals[pass] = list
+    static func add(_ totals: inout [String: PassStats], _ pass: String, _ stats: PassStats) {
+        totals[pass, default: PassStats()].add(stats)
     }
 
     /// A JSON object of `key: value` pairs: a value that is a finite JSON number stays a number, anything else is a

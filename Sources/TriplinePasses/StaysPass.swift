@@ -380,7 +380,7 @@ public struct StaysPass: Pass {
 
     /// Finds the span's stays (``stays(_:_:)``), writes them (unless ``writesStays`` is off) and leaves them in
     /// ``DeviceWork/stays`` for the passes after it.
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         try work.ensureFlags(store: store)
         var out = Self.stays(work, parameters, pauseModel: pauseModel, pauseLog: pauseLog)
         if writesStays {
@@ -392,7 +392,7 @@ public struct StaysPass: Pass {
         }
         work.stays = (work.previousStay.map { [$0] } ?? []) + out
         let dwell = out.reduce(0.0) { $0 + Double($1.endMs - $1.startMs) / 1000 }
-        return [("stays", String(out.count)), ("dwell_h", formatParameter((dwell / 36).rounded() / 100))]
+        return ["stays": .count(out.count), "dwell_h": .measure((dwell / 36).rounded() / 100)]
     }
 
     /// Loads the span's stays from the table (when this pass did not run in this rebuild), matching them to points:

@@ -111,7 +111,7 @@ public struct TimelinePass: Pass {
     /// recomputed), loads what the fixes made and Google's segments, fills the time the fixes left with Google's
     /// (``fill(_:_:_:)``), writes the result, applies the user's edits of Google's places, names every place of the
     /// device (``PlaceNames``) and points the trips at their visits' places again.
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         let device = work.deviceID
         let tables = RebuildTables(store)
         // Visits and places are device-wide (the places pass rewrites them all), so Google's visits are all placed again.
@@ -170,8 +170,8 @@ public struct TimelinePass: Pass {
         }
         // Trips outside the span that lead to or from Google's visits point at their places again.
         try tables.refreshTripPlaces(device: device)
-        return [("visits", String(output.visitCount)), ("places", String(output.places.count)), ("trips", String(output.trips.count)),
-                ("distance_km", formatParameter((output.distanceM / 10).rounded() / 100))]
+        return ["visits": .count(output.visitCount), "places": .count(output.places.count), "trips": .count(output.trips.count),
+                "distance_km": .measure((output.distanceM / 10).rounded() / 100)]
     }
 
     /// What the timeline pass reads (``run(_:store:)`` loads it, once the device's rows taken from Google are deleted).

@@ -871,7 +871,7 @@ public struct TripsPass: MeasuringPass {
         return Output(trips: out)
     }
 
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         try work.ensureFlags(store: store)
         let stays: [StayRecord]
         if let s = work.stays { stays = s } else { stays = try StaysPass.load(work, store: store) }
@@ -888,7 +888,7 @@ public struct TripsPass: MeasuringPass {
             // The paths pass measures them and stores them (`trips` and `legs` written once).
             work.trips = output.trips
         }
-        return [("trips", String(output.trips.count)), ("legs", String(legCount)), ("distance_km", formatParameter((total / 10).rounded() / 100))]
+        return ["trips": .count(output.trips.count), "legs": .count(legCount), "distance_km": .measure((total / 10).rounded() / 100)]
     }
 
     /// Replaces the device's trips (and their legs) that start in the span the trips pass recomputes with `trips`, in

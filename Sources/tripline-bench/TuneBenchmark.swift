@@ -20,7 +20,7 @@ enum TuneBenchmark {
             switch option {
             case "--geolife": guard let dir = options.value() else { fallthrough }; dirs.append(dir)
             case "--grid": guard let path = options.value() else { fallthrough }; gridPath = path
-            default: throw PassError("tune: unknown option '\(option)' (--geolife DIR, --grid FILE)")
+            default: throw BenchmarkFailure("tune: unknown option '\(option)' (--geolife DIR, --grid FILE)")
             }
         }
         if dirs.isEmpty { dirs = ["../shared/corpus/geolife"] }

@@ -189,8 +189,11 @@ import TriplineTestSupport
         try rebuild(store, sets: ["stays.radius_m=80"])
         let params = try store.db.scalarText("SELECT parameters FROM pass_runs WHERE pass = 'stays'") ?? ""
         #expect(params.contains("\"radius_m\":80"))
-        #expect(throws: PassError.self) { try rebuild(store, sets: ["stays.radius=80"]) }
-        #expect(throws: PassError.self) { try rebuild(store, sets: ["nopass.x=1"]) }
+        #expect(throws: PassSettingsError.unknownParameter(key: "stays.radius", pass: "stays", known: StaysPass.Parameters.keys.keys.sorted())) {
+            try rebuild(store, sets: ["stays.radius=80"])
+        }
+        #expect(throws: PassSettingsError.self) { try rebuild(store, sets: ["nopass.x=1"]) }
+        #expect(throws: RebuildError.unknownTimeZone("Mars/Base")) { try rebuild(store, timezone: "Mars/Base") }
     }
 }
 

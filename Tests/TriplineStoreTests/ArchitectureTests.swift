@@ -60,4 +60,47 @@ import TriplineTestSupport
         #expect(lines.contains { $0.hasPrefix("Sources/TriplineCore/Text/Slow.swift: import Foundation") })
         #expect(lines.contains { $0.hasPrefix("Sources/TriplineCLI/Commands/Direct.swift:2:") && $0.contains("the store's connection outside TriplineStore") })
     }
+
+    /// The script finds each false claim of the manifest and of docs/ARCHITECTURE.md it checks: an edge Package.swift
+    /// declares that LAYERS does not (and a target LAYERS lacks), a file the doc names that is not there, a table file
+    /// the doc does not list and a table it lists with no file, an error type it names that nobody declares and a
+    /// public one it does not name.
+    @Test func theCheckFindsFalseDocClaims() throws {
+        let root = try temporaryDirectory()
+        func write(_ path: String, _ text: String) throws {
+            try FileSystem.createDirectory(root + "/" + FileSystem.directoryName(path))
+            try FileSystem.write(text, to: root + "/" + path)
+        }
+        try write("Package.swift", """
+            .target(name: "TriplineCore", swiftSettings: layered),
+            .target(name: "TriplineStore", dependencies: ["TriplineCore", "CSQLite"], swiftSettings: layered),
+            .target(
+                name: "TriplineExport",
+                dependencies: ["TriplineCore", "TriplineStore", "TriplineImport"],
+                swiftSettings: layered
+            ),
+            .executableTarget(name: "tripline-extra", dependencies: ["TriplineCore"]),
+            .testTarget(name: "TriplineCoreTests", dependencies: ["TriplineCore", "TriplineExport"]),
+            """)
+        try write("Sources/TriplineCore/Fine.swift", "public struct FileError: Error {}\npublic enum LostError: Error, Sendable {}\n")
+        try write("Sources/TriplineStore/Tables/PointTable.swift", "")
+        try write("Sources/TriplineStore/Tables/OrphanTable.swift", "")
+        try write("Sources/TriplineExport/Writers/Exporter.swift", "import TriplineStore\n")
+        try write("Sources/tripline-extra/main.swift", "")
+        try write("docs/ARCHITECTURE.md", """
+            Start at `Sources/TriplineCore`, `Writers/Exporter.swift` and `Fine.swift`; not `Sources/TriplineGone/Old.swift`.
+            Tables: `PointTable`, `GhostTable`. Errors: `FileError`, `GhostError.someCase`. SwiftPM's `SQLite.swift`.
+            """)
+        let result = try Self.check(root)
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 7, "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("Package.swift: TriplineExport depends on:") && $0.contains("TriplineImport") })
+        #expect(lines.contains { $0.hasPrefix("Package.swift: tripline-extra") && $0.contains("LAYERS") })
+        #expect(lines.contains { $0.hasPrefix("docs/ARCHITECTURE.md: `Sources/TriplineGone/Old.swift`") })
+        #expect(lines.contains { $0.hasPrefix("docs/ARCHITECTURE.md: `GhostTable`") })
+        #expect(lines.contains { $0.hasPrefix("Sources/TriplineStore/Tables/OrphanTable.swift") })
+        #expect(lines.contains { $0.hasPrefix("docs/ARCHITECTURE.md: `GhostError`") })
+        #expect(lines.contains { $0.hasPrefix("Sources: LostError") })
+    }
 }

@@ -80,8 +80,10 @@ enum PlacesCommand {
         try store.transaction { _ = try RebuildTables(store).insert(row) }
         do {
             try Rebuild.reapplyPlaceEdits(store: store, deviceID: edited.deviceID)
-        } catch let error as PassError {
-            throw CommandFailure(error.message)
+        } catch let error as RebuildError {
+            throw CommandFailure(error.description)
+        } catch let error as PassSettingsError {
+            throw CommandFailure(error.description)
         }
         if parsed.flag("json") {
             context.stdout.write("{\"action\":\(JSONText.quotedForTerminal(action)),\"place\":\(edited.id),\"device\":\(JSONText.quotedForTerminal(edited.device))}\n")

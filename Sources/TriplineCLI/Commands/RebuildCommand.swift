@@ -64,15 +64,17 @@ enum RebuildCommand {
         let outcome: Rebuild.Outcome
         do {
             outcome = try Rebuild(store: store, options: options).execute()
-        } catch let error as PassError {
-            throw CommandFailure(error.message)
+        } catch let error as RebuildError {
+            throw CommandFailure(error.description)
+        } catch let error as PassSettingsError {
+            throw CommandFailure(error.description)
         }
         let reports = outcome.reports
         let elapsed = Clock.monotonic() - started
         for warning in outcome.warnings { context.stderr.write("Warning: \(Terminal.message(warning)).\n") }
         if parsed.flag("json") {
             let items = reports.map { r in
-                "{\"device\":\(JSONText.quotedForTerminal(r.device)),\"pass\":\(r.pass.map(JSONText.quotedForTerminal) ?? "null"),\"stats\":\(Rebuild.json(r.stats)),"
+                "{\"device\":\(JSONText.quotedForTerminal(r.device)),\"pass\":\(r.pass.map(JSONText.quotedForTerminal) ?? "null"),\"stats\":\(r.stats.json),"
                     + "\"rebuilt_all_because\":\(JSONText.quotedForTerminal(r.reason))}"
             }
             context.stdout.write(
@@ -92,7 +94,7 @@ enum RebuildCommand {
                     lastDevice = r.device
                 }
                 guard let pass = r.pass else { continue }
-                let stats = Terminal.escaped(r.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
+                let stats = Terminal.escaped(r.stats.text)
                 context.stdout.write("  " + pass.padding(9) + stats + "\n")
                 if r.pass == CleanPass.name { context.stdout.write(Self.impossibleNote(r.stats)) }
             }
@@ -115,14 +117,14 @@ extension RebuildCommand {
             if let file = parsed.value("config") { try settings.load(file: file) }
             try settings.validate()
             for name in Rebuild.passOrder { _ = try Rebuild.makePass(name, settings: settings) }
-        } catch let error as PassError {
-            throw UsageError(error.message)
+        } catch let error as PassSettingsError {
+            throw UsageError(error.description)
         }
         return settings
     }
 
-    static func impossibleNote(_ stats: [(String, String)]) -> String {
-        func value(_ key: String) -> Int { stats.first { $0.0 == key }.flatMap { Int($0.1) } ?? 0 }
+    static func impossibleNote(_ stats: PassStats) -> String {
+        func value(_ key: String) -> Int { if case .count(let n)? = stats[key] { n } else { 0 } }
         let impossible = value("impossible"), returns = value("returns")
         guard impossible > 0 else { return "" }
         if returns >= 2 && value("second_source") >= interleavedMin {

@@ -187,7 +187,7 @@ public struct EvidencePass: Pass {
     /// Reads the span's stays (the stays pass's of this run, else the stored ones) and the app's records, amends the
     /// stays (``amendStays(_:_:_:)``) and writes them: the one write of the span's `stays` in a rebuild that runs both
     /// passes (the stays pass then leaves its stays to this one, ``StaysPass/writesStays``).
-    public mutating func run(_ work: DeviceWork, store: Store) throws -> [(String, String)] {
+    public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         try work.ensureFlags(store: store)
         let fromThisRun = work.stays != nil
         let stays = try work.stays ?? StaysPass.load(work, store: store)
@@ -215,6 +215,6 @@ public struct EvidencePass: Pass {
         for k in out.indices where k >= keepFirst { out[k] = out[k].indexed(in: work.time) }
         work.stays = out
         let changed = zip(stays, out).filter { $0.0.startMs != $0.1.startMs || $0.0.endMs != $0.1.endMs }.count + abs(stays.count - out.count)
-        return [("presences", String(output.presences)), ("stays", String(out.count - keepFirst)), ("changed", String(changed))]
+        return ["presences": .count(output.presences), "stays": .count(out.count - keepFirst), "changed": .count(changed)]
     }
 }

@@ -45,26 +45,26 @@ public struct ModeModel: Sendable, Equatable {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             guard let key = fields.first else { continue }
             guard ["features", "mean", "scale"].contains(key) || Self.classes.contains(key) else {
-                throw PassError("\(path):\(n + 1): unknown row '\(key)' (features, mean, scale, \(Self.classes.joined(separator: ", ")))")
+                throw ModelFileError(path, line: n + 1, "unknown row '\(key)' (features, mean, scale, \(Self.classes.joined(separator: ", ")))")
             }
-            guard rows[key] == nil else { throw PassError("\(path):\(n + 1): a second '\(key)' row") }
+            guard rows[key] == nil else { throw ModelFileError(path, line: n + 1, "a second '\(key)' row") }
             rows[key] = Array(fields.dropFirst())
         }
         let count = ModeFeatures.names.count
         guard let names = rows["features"], names == ModeFeatures.names else {
-            throw PassError("\(path): the features row must name \(ModeFeatures.names.joined(separator: " "))")
+            throw ModelFileError(path, "the features row must name \(ModeFeatures.names.joined(separator: " "))")
         }
         func numbers(_ key: String, _ expected: Int) throws -> [Double] {
-            guard let fields = rows[key] else { throw PassError("\(path): no '\(key)' row") }
+            guard let fields = rows[key] else { throw ModelFileError(path, "no '\(key)' row") }
             let values = fields.compactMap { Double($0) }.filter { $0.isFinite }
             guard values.count == fields.count, values.count == expected else {
-                throw PassError("\(path): the '\(key)' row wants \(expected) finite numbers")
+                throw ModelFileError(path, "the '\(key)' row wants \(expected) finite numbers")
             }
             return values
         }
         mean = try numbers("mean", count)
         scale = try numbers("scale", count)
-        if let bad = scale.firstIndex(where: { $0 <= 0 }) { throw PassError("\(path): scale of \(names[bad]) must be above 0") }
+        if let bad = scale.firstIndex(where: { $0 <= 0 }) { throw ModelFileError(path, "scale of \(names[bad]) must be above 0") }
         var bias: [Double] = [], weights: [[Double]] = []
         for c in Self.classes {
             let row = try numbers(c, count + 1)

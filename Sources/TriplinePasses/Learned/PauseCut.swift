@@ -61,7 +61,7 @@ public struct PauseModel: Sendable, Equatable {
             guard let key = words.first else { continue }
             func number(_ k: Int) throws -> Double {
                 guard k < words.count, let v = Double(words[k]), v.isFinite else {
-                    throw PassError("\(origin):\(n + 1): '\(k < words.count ? words[k] : "")' is not a finite number")
+                    throw ModelFileError(origin, line: n + 1, "'\(k < words.count ? words[k] : "")' is not a finite number")
                 }
                 return v
             }
@@ -70,14 +70,14 @@ public struct PauseModel: Sendable, Equatable {
             case "threshold": threshold = try number(1)
             case "stump":
                 guard words.count == 5, let feature = PauseFeatures.names.firstIndex(of: words[1]) else {
-                    throw PassError("\(origin):\(n + 1): a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")
+                    throw ModelFileError(origin, line: n + 1, "a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")
                 }
                 stumps.append(TripCutModel.Stump(feature, try number(2), try number(3), try number(4)))
             default:
-                throw PassError("\(origin):\(n + 1): unknown row '\(key)' (rows are base, threshold, stump)")
+                throw ModelFileError(origin, line: n + 1, "unknown row '\(key)' (rows are base, threshold, stump)")
             }
         }
-        guard let base, let threshold else { throw PassError("\(origin): a model needs a 'base' and a 'threshold' row") }
+        guard let base, let threshold else { throw ModelFileError(origin, "a model needs a 'base' and a 'threshold' row") }
         self.init(base: base, stumps: stumps, threshold: threshold)
     }
 }

@@ -191,10 +191,10 @@ import TriplineTestSupport
     /// from another source of 10 fixes or more, else bad fixes (three lone ones are no second phone); nothing when
     /// none was.
     @Test func rebuildSaysWhatIsOutOfReach() {
-        #expect(RebuildCommand.impossibleNote([("impossible", "0"), ("returns", "0")]).isEmpty)
-        #expect(RebuildCommand.impossibleNote([("impossible", "1"), ("returns", "1")]).contains("1 fixes no vehicle could have reached"))
-        #expect(RebuildCommand.impossibleNote([("impossible", "3"), ("returns", "3"), ("second_source", "1")]).contains("3 fixes no vehicle could have reached"))
-        #expect(RebuildCommand.impossibleNote([("impossible", "40"), ("returns", "12"), ("second_source", "40")])
+        #expect(RebuildCommand.impossibleNote(["impossible": .count(0), "returns": .count(0)]).isEmpty)
+        #expect(RebuildCommand.impossibleNote(["impossible": .count(1), "returns": .count(1)]).contains("1 fixes no vehicle could have reached"))
+        #expect(RebuildCommand.impossibleNote(["impossible": .count(3), "returns": .count(3), "second_source": .count(1)]).contains("3 fixes no vehicle could have reached"))
+        #expect(RebuildCommand.impossibleNote(["impossible": .count(40), "returns": .count(12), "second_source": .count(40)])
             .contains("two sources interleave in this device: its fixes went 12 times"))
     }
 
