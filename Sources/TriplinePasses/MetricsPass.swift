@@ -195,7 +195,8 @@ public struct MetricsPass: Pass {
         for (d, v) in tally.offsets { dayOffset[dateText(d)] = v }
         let (visitCount, placeSets) = Self.visitsPerDay(work, visits, days: dayOffset)
         return dayOffset.keys.sorted().map { date in
-            DayRow(deviceID: work.deviceID, date: date, utcOffset: UTCOffset(seconds: dayOffset[date]!), distanceM: distance[date] ?? 0, movingS: moving[date] ?? 0,
+            DayRow(deviceID: work.deviceID, date: date, utcOffset: UTCOffset(seconds: dayOffset[date]!), distanceM: distance[date] ?? 0,
+                   movingS: moving[date] ?? 0,
                    trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0, lineDistanceM: line[date] ?? 0)
         }
     }

@@ -235,7 +235,8 @@ public final class Exporter {
     /// device's name as the format quotes it, once per device; `body` gets those bytes with each of its points.
     @inline(__always)
     func forEachLocalPoint(_ selection: Selection, name: (ByteWriter, String) throws -> Void,
-                           _ body: (_ s: Statement, _ time: Int64, _ offset: UTCOffset, _ flags: Int64, _ name: UnsafeRawBufferPointer) throws -> Void) throws {
+                           _ body: (_ s: Statement, _ time: Int64, _ offset: UTCOffset, _ flags: Int64, _ name: UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let reader = try PointReader(store, zones: privacyZones)
         // A local copy: mutating it in the loop needs no run-time exclusivity check.
         var local = localTime

@@ -105,7 +105,8 @@ extension Store {
                 source: s.text(14) ?? "points")
             try body(
                 LegListing(
-                    row: row, tripStartUTCOffset: s.optionalInt64(10).map(UTCOffset.init(stored:)), tripEndUTCOffset: s.optionalInt64(11).map(UTCOffset.init(stored:)),
+                    row: row, tripStartUTCOffset: s.optionalInt64(10).map(UTCOffset.init(stored:)),
+                    tripEndUTCOffset: s.optionalInt64(11).map(UTCOffset.init(stored:)),
                     tripStartMs: s.int64(12), tripEndMs: s.int64(13)))
         }
     }

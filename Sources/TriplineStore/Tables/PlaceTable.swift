@@ -124,7 +124,8 @@ extension Store {
                 radiusM: s.double(6), visits: s.int(7), totalDwellS: s.int64(8), firstVisitMs: s.optionalInt64(9),
                 lastVisitMs: s.optionalInt64(10), countryCode: s.text(13), country: s.text(14), locality: s.text(15),
                 source: s.text(16) ?? "points")
-            try body(PlaceListing(row: row, firstUTCOffset: s.optionalInt64(11).map(UTCOffset.init(stored:)), lastUTCOffset: s.optionalInt64(12).map(UTCOffset.init(stored:))))
+            try body(PlaceListing(row: row, firstUTCOffset: s.optionalInt64(11).map(UTCOffset.init(stored:)),
+                                  lastUTCOffset: s.optionalInt64(12).map(UTCOffset.init(stored:))))
         }
     }
 

@@ -39,8 +39,9 @@ public struct TripRow: Sendable, Equatable {
     public var source: String
 
     public init(
-        id: Int64? = nil, deviceID: Int64, startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset?, endUTCOffset: UTCOffset?, durationS: Double, movingS: Double,
-        distanceM: Double, avgSpeedMps: Double?, maxSpeedMps: Double?, mode: String, legs: Int, fromVisitID: Int64?, toVisitID: Int64?,
+        id: Int64? = nil, deviceID: Int64, startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset?, endUTCOffset: UTCOffset?,
+        durationS: Double, movingS: Double, distanceM: Double, avgSpeedMps: Double?, maxSpeedMps: Double?, mode: String, legs: Int,
+        fromVisitID: Int64?, toVisitID: Int64?,
         fromPlaceID: Int64?, toPlaceID: Int64?, startLat: Double?, startLon: Double?, endLat: Double?, endLon: Double?, points: Int, gaps: Int,
         lineDistanceM: Double? = nil, distanceMethod: String? = nil, source: String = "points"
     ) {

@@ -280,7 +280,8 @@ import TriplineTestSupport
         let exporter = try Exporter(store: store)
         var shown: [(mode: String, start: Int32?, end: Int32?)] = []
         try exporter.forEachLeg(try exporter.select(RecordFilter())) { leg in
-            shown.append((leg.mode, exporter.legOffset(leg, atMs: leg.startMs, isStart: true)?.seconds, exporter.legOffset(leg, atMs: leg.endMs, isStart: false)?.seconds))
+            shown.append((leg.mode, exporter.legOffset(leg, atMs: leg.startMs, isStart: true)?.seconds,
+                          exporter.legOffset(leg, atMs: leg.endMs, isStart: false)?.seconds))
         }
         #expect(shown.first?.start == 3600, "\(shown)")
         #expect(shown.last?.start == -18_000 && shown.last?.end == -18_000, "\(shown)")
