@@ -54,7 +54,7 @@ enum FuzzTargets {
             guard let base = b.baseAddress else { return }
             if let t = Timestamp.parseISO8601(base, b.count) {
                 if let o = t.offsetSeconds { require(abs(Int(o)) <= 18 * 3600, "offset beyond ±18 h: \(o)") }
-                let text = CivilTime.iso8601(ms: t.ms, offsetSeconds: Int(t.offsetSeconds ?? 0))
+                let text = CivilTime.iso8601(ms: t.ms, offset: UTCOffset(seconds: t.offsetSeconds ?? 0))
                 let again = Timestamp.parseISO8601(text)
                 require(again?.ms == t.ms, "\(String(decoding: bytes, as: UTF8.self)) → \(t.ms) → \(text) → \(String(describing: again?.ms))")
             }

@@ -237,7 +237,7 @@ public struct TripRecord: Sendable, Equatable {
         self.fromStay = fromStay
         self.toStay = toStay
         self.row = TripRow(
-            deviceID: 0, startMs: startMs, endMs: endMs, startUTCOffsetS: nil, endUTCOffsetS: nil, durationS: 0, movingS: 0, distanceM: 0,
+            deviceID: 0, startMs: startMs, endMs: endMs, startUTCOffset: nil, endUTCOffset: nil, durationS: 0, movingS: 0, distanceM: 0,
             avgSpeedMps: nil, maxSpeedMps: nil, mode: "unknown", legs: 0, fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil,
             startLat: nil, startLon: nil, endLat: nil, endLon: nil, points: 0, gaps: 0)
     }

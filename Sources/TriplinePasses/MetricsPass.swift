@@ -93,7 +93,7 @@ public struct MetricsPass: Pass {
     /// points before it are context, else `""` (every day of the span).
     static func firstDate(_ work: DeviceWork) -> String {
         work.processFromMs > work.fromMs && lowerBound(work.time, work.processFromMs) < work.count
-            ? CivilTime.localDate(ms: work.processFromMs, offsetSeconds: Int(work.localOffset(lowerBound(work.time, work.processFromMs))))
+            ? CivilTime.localDate(ms: work.processFromMs, offset: UTCOffset(seconds: work.localOffset(lowerBound(work.time, work.processFromMs))))
             : ""
     }
 
@@ -195,7 +195,8 @@ public struct MetricsPass: Pass {
         for (d, v) in tally.offsets { dayOffset[dateText(d)] = v }
         let (visitCount, placeSets) = Self.visitsPerDay(work, visits, days: dayOffset)
         return dayOffset.keys.sorted().map { date in
-            DayRow(deviceID: work.deviceID, date: date, utcOffsetS: Int(dayOffset[date]!), distanceM: distance[date] ?? 0, movingS: moving[date] ?? 0,
+            DayRow(deviceID: work.deviceID, date: date, utcOffset: UTCOffset(seconds: dayOffset[date]!), distanceM: distance[date] ?? 0,
+                   movingS: moving[date] ?? 0,
                    trips: tripCount[date] ?? 0, visits: visitCount[date] ?? 0, places: placeSets[date]?.count ?? 0, lineDistanceM: line[date] ?? 0)
         }
     }
@@ -291,10 +292,10 @@ public struct MetricsPass: Pass {
         for v in visits {
             let start = v.startMs, end = v.endMs
             let (lat, lon) = (v.lat, v.lon)
-            let so = v.startUTCOffsetS.map { Int32($0) } ?? work.zones.offset(atMs: start, latitude: lat, longitude: lon)
-            let eo = v.endUTCOffsetS.map { Int32($0) } ?? work.zones.offset(atMs: end, latitude: lat, longitude: lon)
-            let first = CivilTime.localDate(ms: start, offsetSeconds: Int(so))
-            let last = CivilTime.localDate(ms: end, offsetSeconds: Int(eo))
+            let so = v.startUTCOffset ?? UTCOffset(seconds: work.zones.offset(atMs: start, latitude: lat, longitude: lon))
+            let eo = v.endUTCOffset ?? UTCOffset(seconds: work.zones.offset(atMs: end, latitude: lat, longitude: lon))
+            let first = so.localDate(ms: start)
+            let last = eo.localDate(ms: end)
             if start >= work.fromMs { visitCount[first, default: 0] += 1 }
             var day = CivilTime.parseDate(first)!
             let lastDay = CivilTime.parseDate(last)!

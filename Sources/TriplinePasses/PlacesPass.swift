@@ -342,7 +342,7 @@ public struct PlacesPass: Pass {
         /// window of a rebuild names places, the others leave it empty.
         var ssids: [[String: Int]] = []
         /// The stored local offsets of the visits before the span, by visit id, with the times they were worked out for.
-        var storedOffsets: [Int64: (startMs: Int64, endMs: Int64, start: Int?, end: Int?)] = [:]
+        var storedOffsets: [Int64: (startMs: Int64, endMs: Int64, start: UTCOffset?, end: UTCOffset?)] = [:]
         /// The stays whose stored visits are kept (a window that is not the last: those outside it), by id.
         var visitsLeft: Set<Int64> = []
         /// The fixes taken exactly at the start or end of a visit to write, by time (their recorded offsets).
@@ -400,10 +400,10 @@ public struct PlacesPass: Pass {
         /// The offset of a visit's start or end at `ms`: that of the fix taken then (its own, else its zone's), else,
         /// when the time was estimated (an arrival across a silence, an app's visit), that of the zone at the visit's
         /// centre at that instant. (Before, an estimated time took UTC: 2,920 of 6,736 visit times in real files.)
-        func offset(_ ms: Int64, _ lat: Double, _ lon: Double) -> Int32 {
-            guard let fix = input.fixes[ms] else { return work.zones.offset(atMs: ms, latitude: lat, longitude: lon) }
-            if let own = fix.utcOffsetS { return own }
-            return work.zones.offset(atMs: ms, latitude: fix.lat, longitude: fix.lon)
+        func offset(_ ms: Int64, _ lat: Double, _ lon: Double) -> UTCOffset {
+            guard let fix = input.fixes[ms] else { return UTCOffset(seconds: work.zones.offset(atMs: ms, latitude: lat, longitude: lon)) }
+            if let own = fix.utcOffset { return own }
+            return UTCOffset(seconds: work.zones.offset(atMs: ms, latitude: fix.lat, longitude: fix.lon))
         }
         for (k, s) in stays.enumerated() {
             if lastWindow, k < input.ssids.count {
@@ -441,15 +441,15 @@ public struct PlacesPass: Pass {
             if input.visitsLeft.contains(ids[k]) { continue }
             // A visit is its stay (same id) with a place, local offsets and where it is.
             let whereIs = Self.whereIs(s.lat, s.lon)
-            var offsets: (start: Int?, end: Int?)
+            var offsets: (start: UTCOffset?, end: UTCOffset?)
             if let o = input.storedOffsets[ids[k]], o.startMs == s.start, o.endMs == s.end {
                 offsets = (o.start, o.end)
             } else {
-                offsets = (Int(offset(s.start, s.lat, s.lon)), Int(offset(s.end, s.lat, s.lon)))
+                offsets = (offset(s.start, s.lat, s.lon), offset(s.end, s.lat, s.lon))
             }
             output.visits.append(PlacedVisit(
                 row: VisitRow(id: ids[k], deviceID: work.deviceID, placeID: nil, startMs: s.start, endMs: s.end,
-                              startUTCOffsetS: offsets.start, endUTCOffsetS: offsets.end, lat: s.lat, lon: s.lon,
+                              startUTCOffset: offsets.start, endUTCOffset: offsets.end, lat: s.lat, lon: s.lon,
                               radiusM: input.stays[k].radiusM, points: input.stays[k].points, countryCode: whereIs.countryCode,
                               country: whereIs.country, locality: whereIs.locality),
                 place: f))

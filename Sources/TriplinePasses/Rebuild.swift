@@ -456,7 +456,7 @@ public struct Rebuild {
             "distance_km": real(appTrips.distanceM, scale: 1000),
         ]
         func date(_ ms: Int64) throws -> String {
-            CivilTime.localDate(ms: ms, offsetSeconds: Int(try offset(atMs: ms, device: deviceID, zones: zones)))
+            CivilTime.localDate(ms: ms, offset: UTCOffset(seconds: try offset(atMs: ms, device: deviceID, zones: zones)))
         }
         let days = try store.dayTotals(
             device: deviceID, fromDate: fromMs == Int64.min ? "" : try date(fromMs), toDate: toMs == Int64.max ? "~" : try date(toMs))

@@ -300,8 +300,8 @@ public struct TimelinePass: Pass {
             let id = StableID.make(.appVisit, device: device, startMs: start)
             output.visits.append(
                 (VisitRow(id: id, deviceID: device, placeID: nil, startMs: start, endMs: end,
-                          startUTCOffsetS: Int(work.zones.offset(atMs: start, latitude: lat, longitude: lon)),
-                          endUTCOffsetS: Int(work.zones.offset(atMs: end, latitude: lat, longitude: lon)), lat: lat, lon: lon, radiusM: 0,
+                          startUTCOffset: UTCOffset(seconds: work.zones.offset(atMs: start, latitude: lat, longitude: lon)),
+                          endUTCOffset: UTCOffset(seconds: work.zones.offset(atMs: end, latitude: lat, longitude: lon)), lat: lat, lon: lon, radiusM: 0,
                           points: 0, countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality),
                  places[k!].ref, appID))
             visits.append((.added(output.visits.count - 1), id, start, end, lat, lon, k!))
@@ -411,7 +411,7 @@ public struct TimelinePass: Pass {
             let endOffset = work.zones.offset(atMs: end, latitude: there?.0 ?? .nan, longitude: there?.1 ?? .nan)
             output.trips.append(
                 (TripRow(id: StableID.make(.trip, device: device, startMs: start), deviceID: device, startMs: start, endMs: end,
-                         startUTCOffsetS: Int(startOffset), endUTCOffsetS: Int(endOffset), durationS: duration, movingS: duration,
+                         startUTCOffset: UTCOffset(seconds: startOffset), endUTCOffset: UTCOffset(seconds: endOffset), durationS: duration, movingS: duration,
                          distanceM: distance, avgSpeedMps: duration > 0 ? distance / duration : nil, maxSpeedMps: nil, mode: mode, legs: 1,
                          fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: a?.0, startLon: a?.1,
                          endLat: b?.0, endLon: b?.1, points: 0, gaps: 0),
@@ -452,9 +452,10 @@ extension TimelinePass {
         let rows = try store.appDaySpans(device: work.deviceID, fromMs: work.fromMs, toMs: work.toMs)
         if first.isEmpty, work.processFromMs > Int64.min, let r = rows.first {
             // No fix after the restart: the days from the restart's own day on are recomputed.
-            first = MetricsPass.dateText(MetricsPass.localDay(work.processFromMs, r.startUTCOffsetS))
+            first = MetricsPass.dateText(MetricsPass.localDay(work.processFromMs, r.startUTCOffset.seconds))
         }
-        for (start, end, offset, dist, straight, isTrip) in rows {
+        for (start, end, utcOffset, dist, straight, isTrip) in rows {
+            let offset = utcOffset.seconds  // the metrics pass's day arithmetic is on the raw seconds, as DeviceWork.offset
             let firstDay = MetricsPass.localDay(start, offset), lastDay = MetricsPass.localDay(max(start, end - 1), offset)
             var day = firstDay
             while day <= lastDay && day - firstDay <= 366 {

@@ -842,8 +842,8 @@ public struct TripsPass: MeasuringPass {
             var row = t.row
             row.id = id
             row.deviceID = work.deviceID
-            row.startUTCOffsetS = Int(startOffset)
-            row.endUTCOffsetS = Int(endOffset)
+            row.startUTCOffset = UTCOffset(seconds: startOffset)
+            row.endUTCOffset = UTCOffset(seconds: endOffset)
             row.durationS = Double(t.endMs - t.startMs) / 1000
             row.avgSpeedMps = Self.average(t)
             row.maxSpeedMps = Self.maximum(t)

@@ -61,7 +61,7 @@ public enum SimulationWriter {
     /// `2015-10-01T15:00:00.000Z` (UTC with milliseconds, as some app builds and servers write it).
     static func overlandTime(_ ms: Int64, _ offset: Int32, zulu: Bool = false) -> String {
         if zulu { return CivilTime.iso8601(ms: ms, alwaysMilliseconds: true) }
-        var text = CivilTime.iso8601(ms: ms, offsetSeconds: Int(offset))
+        var text = CivilTime.iso8601(ms: ms, offset: UTCOffset(seconds: offset))
         if text.count >= 3 {
             let idx = text.index(text.endIndex, offsetBy: -3)
             if text[idx] == ":" { text.remove(at: idx) }

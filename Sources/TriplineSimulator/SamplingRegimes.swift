@@ -484,7 +484,7 @@ struct RegimeFixMaker {
         let recordTrip = rng.chance(0.3)
         let a = samples.first!, b = samples.last!
         let zone = sim.config.timeZone
-        let tripID = recordTrip ? CivilTime.iso8601(ms: Int64(a.t * 1000), offsetSeconds: Int(zone.offset(at: Int64(a.t * 1000)))) : nil
+        let tripID = recordTrip ? CivilTime.iso8601(ms: Int64(a.t * 1000), offset: UTCOffset(seconds: zone.offset(at: Int64(a.t * 1000)))) : nil
         let mainMode = legs.max(by: { sim.legLength($0) < sim.legLength($1) })!.mode
         var into: [Point] = []
         classic.trip(samples: Array(tail), legs: legs, world: world, tripID: tripID, tripMode: recordTrip ? mainMode.overlandTripMode : nil, into: &into)

@@ -78,7 +78,7 @@ extension Simulator {
         var dayTrips: [String: Int] = [:]
         func localDate(_ ts: Double) -> String {
             let ms = Int64(ts * 1000)
-            return CivilTime.localDate(ms: ms, offsetSeconds: Int(zone.offset(at: ms)))
+            return CivilTime.localDate(ms: ms, offset: UTCOffset(seconds: zone.offset(at: ms)))
         }
         for seg in segments {
             switch seg {
@@ -152,7 +152,7 @@ extension Simulator {
                 let tripIndex = out.appTrips.count
                 _ = tripIndex
                 let recordTrip = app == .overland && rng.chance(0.3)
-                let tripID = recordTrip ? CivilTime.iso8601(ms: Int64(samples[0].t * 1000), offsetSeconds: Int(zone.offset(at: Int64(samples[0].t * 1000)))) : nil
+                let tripID = recordTrip ? CivilTime.iso8601(ms: Int64(samples[0].t * 1000), offset: UTCOffset(seconds: zone.offset(at: Int64(samples[0].t * 1000)))) : nil
                 let mainMode = legs.max(by: { a, b in legLength(a) < legLength(b) })!.mode
                 fixes.trip(samples: samples, legs: legs, world: w, tripID: tripID, tripMode: recordTrip ? mainMode.overlandTripMode : nil, into: &out.points)
                 if recordTrip {

@@ -22,8 +22,8 @@ public struct SyntheticTravel {
         public var days = 7
         public var firstDay = CivilTime.daysFromCivil(year: 2024, month: 3, day: 4)
         public var seed: UInt64 = 1
-        /// The person's UTC offset (seconds east), written to every row.
-        public var utcOffsetS = 3600
+        /// The person's UTC offset, written to every row.
+        public var utcOffset: UTCOffset = 3600
         public var device = "sim-phone"
         /// The centre of the person's town (home is near it).
         public var centreLat = 48.137
@@ -100,7 +100,7 @@ public struct SyntheticTravel {
                          visits: 0, totalDwellS: 0, firstVisitMs: nil, lastVisitMs: nil))
         }
         summary.places = places.count
-        let offsetMs = Int64(p.utcOffsetS) * 1000
+        let offsetMs = p.utcOffset.seconds64 * 1000
         here = 0
         since = Int64(p.firstDay) * 86_400_000 - offsetMs  // local midnight of the first day
         for d in 0..<p.days {
@@ -143,7 +143,7 @@ public struct SyntheticTravel {
         for day in dayTotals.keys.sorted() {
             let t = dayTotals[day]!
             try tables.insert(
-                DayRow(deviceID: deviceID, date: CivilTime.localDate(ms: Int64(day) * 86_400_000, offsetSeconds: 0), utcOffsetS: p.utcOffsetS,
+                DayRow(deviceID: deviceID, date: CivilTime.date(day: day), utcOffset: p.utcOffset,
                        distanceM: t.distance, movingS: t.moving, trips: t.trips, visits: t.visits, places: t.places.count))
         }
         summary.days = dayTotals.count
@@ -206,9 +206,9 @@ public struct SyntheticTravel {
             addPoint(t, place.lat + dn / 111_195, place.lon + de / (111_195 * cos(place.lat * .pi / 180)), accuracy: 20)
             t += Int64(p.stillIntervalS) * 1000
         }
-        let offset = Int64(p.utcOffsetS)
+        let offset = p.utcOffset
         lastVisitID = try tables.insert(
-            VisitRow(deviceID: deviceID, placeID: place.id, startMs: since, endMs: end, startUTCOffsetS: Int(offset), endUTCOffsetS: Int(offset),
+            VisitRow(deviceID: deviceID, placeID: place.id, startMs: since, endMs: end, startUTCOffset: offset, endUTCOffset: offset,
                      lat: place.lat, lon: place.lon, radiusM: 30, points: Int((end - since) / (Int64(p.stillIntervalS) * 1000) + 1)))
         places[here].visits += 1
         places[here].dwellS += end - since
@@ -291,10 +291,10 @@ public struct SyntheticTravel {
             legRows.append((mode, legStart, t, travelled - legStartDistance))
         }
         let duration = Double(t - departure) / 1000
-        let offset = Int64(p.utcOffsetS)
+        let offset = p.utcOffset
         let main = legRows.max { $0.3 < $1.3 }!.0
         let tripID = try tables.insert(
-            TripRow(deviceID: deviceID, startMs: departure, endMs: t, startUTCOffsetS: Int(offset), endUTCOffsetS: Int(offset), durationS: duration,
+            TripRow(deviceID: deviceID, startMs: departure, endMs: t, startUTCOffset: offset, endUTCOffset: offset, durationS: duration,
                     movingS: duration * 0.93, distanceM: travelled, avgSpeedMps: travelled / max(1, duration), maxSpeedMps: Self.speed(main) * 1.3,
                     mode: main, legs: legRows.count, fromVisitID: fromVisit, toVisitID: nil, fromPlaceID: a.id, toPlaceID: b.id, startLat: a.lat,
                     startLon: a.lon, endLat: b.lat, endLon: b.lon, points: points, gaps: 0))
@@ -315,12 +315,12 @@ public struct SyntheticTravel {
     }
 
     func localDay(_ ms: Int64) -> Int {
-        CivilTime.localDay(ms: ms, offsetS: p.utcOffsetS)
+        p.utcOffset.localDay(ms: ms)
     }
 
     mutating func addPoint(_ time: Int64, _ lat: Double, _ lon: Double, accuracy: Double) {
         pendingPoints.append(
-            Point(deviceID: deviceID, timeMs: time, utcOffsetS: Int32(p.utcOffsetS), lat: lat, lon: lon, accuracyM: accuracy, ssid: nil, importID: 0))
+            Point(deviceID: deviceID, timeMs: time, utcOffsetS: p.utcOffset.seconds, lat: lat, lon: lon, accuracyM: accuracy, ssid: nil, importID: 0))
     }
 
     mutating func flushPoints() throws {

@@ -23,7 +23,7 @@ public enum TakeoutWriter {
     static func e7(_ v: Double) -> String { String(Int64((v * 1e7).rounded())) }
 
     static func iso(_ ms: Int64, _ offset: Int32?) -> String {
-        CivilTime.iso8601(ms: ms, offsetSeconds: offset.map(Int.init), alwaysMilliseconds: true)
+        CivilTime.iso8601(ms: ms, offset: offset.map(UTCOffset.init(seconds:)), alwaysMilliseconds: true)
     }
 
     /// The fixes Google would have kept: the first, then one at least `intervalS` after the last kept.

@@ -130,7 +130,7 @@ enum ExportBenchmark {
                     let end = tripStart + Int64(secondsPerTrip) * 1000
                     let distance = Double(secondsPerTrip) * 12
                     let tripID = try tables.insert(
-                        TripRow(deviceID: device, startMs: tripStart, endMs: end, startUTCOffsetS: 3600, endUTCOffsetS: 3600,
+                        TripRow(deviceID: device, startMs: tripStart, endMs: end, startUTCOffset: 3600, endUTCOffset: 3600,
                                 durationS: Double(secondsPerTrip), movingS: Double(secondsPerTrip), distanceM: distance, avgSpeedMps: 12, maxSpeedMps: 12,
                                 mode: "car", legs: 2, fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: startLat,
                                 startLon: startLon, endLat: lat, endLon: lon, points: written, gaps: 1))

@@ -53,7 +53,7 @@ enum ImportBenchmark {
                 for k in 0..<pointsPerBatch where i < points {
                     let f = fix(i)
                     if k > 0 { bytes.append(UInt8(ascii: ",")) }
-                    var local = CivilTime.iso8601(ms: f.timeMs, offsetSeconds: -25200)
+                    var local = CivilTime.iso8601(ms: f.timeMs, offset: UTCOffset(seconds: -25200))
                     local.remove(at: local.index(local.endIndex, offsetBy: -3))  // -07:00 → -0700, as the app writes it
                     let feature = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(fixed(f.lon, 7)),\(fixed(f.lat, 7))]},"
                         + "\"properties\":{\"timestamp\":\"\(local)\",\"altitude\":\(Int(f.altitude)),\"speed\":\(fixed(f.speed, 2)),"

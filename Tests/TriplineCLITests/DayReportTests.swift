@@ -68,7 +68,7 @@ import TriplineTestSupport
         let days = try #require(data["tl"] as? [[Any]])
         #expect(days.count >= 3)
         for day in days {
-            let date = CivilTime.localDate(ms: Int64(try #require(day[0] as? Int)) * 86_400_000, offsetSeconds: 0)
+            let date = CivilTime.localDate(ms: Int64(try #require(day[0] as? Int)) * 86_400_000, offset: .utc)
             var text = ""
             var device: String?
             for entry in try #require(day[1] as? [[Any]]) {

@@ -42,7 +42,7 @@ import TriplineTestSupport
         func add(_ lat: Double, _ lon: Double, speed: Double) {
             features.append(
                 "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(lon),\(lat)]},\"properties\":{\"timestamp\":\""
-                    + CivilTime.iso8601(ms: t, offsetSeconds: 7200) + "\",\"speed\":\(speed),\"horizontal_accuracy\":10}}")
+                    + CivilTime.iso8601(ms: t, offset: UTCOffset(seconds: 7200)) + "\",\"speed\":\(speed),\"horizontal_accuracy\":10}}")
         }
         for _ in 0..<240 { add(cafe.0, cafe.1, speed: 0); t += 10_000 }
         for k in 1...200 { add(cafe.0, cafe.1 + (work.1 - cafe.1) * Double(k) / 200, speed: 10); t += 1000 }
@@ -321,7 +321,7 @@ import TriplineTestSupport
         for _ in 0..<200 {
             evening.append(
                 "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(home.1),\(home.0)]},\"properties\":{\"timestamp\":\""
-                    + CivilTime.iso8601(ms: t, offsetSeconds: 7200) + "\",\"speed\":0,\"horizontal_accuracy\":10}}")
+                    + CivilTime.iso8601(ms: t, offset: UTCOffset(seconds: 7200)) + "\",\"speed\":0,\"horizontal_accuracy\":10}}")
             t += 30_000
         }
         let dir = try temporaryDirectory()

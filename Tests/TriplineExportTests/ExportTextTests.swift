@@ -46,15 +46,15 @@ import TriplineTestSupport
 
     @Test func times() throws {
         let ms = ExportFixture.ms(2024, 3, 1, 8, 0)
-        #expect(try text { try $0.append(time: ms, offsetSeconds: 3600) } == "2024-03-01T09:00:00+01:00")
-        #expect(try text { try $0.append(time: ms + 5, offsetSeconds: nil) } == "2024-03-01T08:00:00.005Z")
-        #expect(try text { try $0.append(time: ms, offsetSeconds: -12600) } == "2024-03-01T04:30:00-03:30")
-        #expect(try text { try $0.append(time: -1, offsetSeconds: 0) } == "1969-12-31T23:59:59.999+00:00")
-        #expect(try text { try $0.append(time: ms, offsetSeconds: 75) } == "2024-03-01T08:00:00Z")  // not whole minutes
+        #expect(try text { try $0.append(time: ms, offset: 3600) } == "2024-03-01T09:00:00+01:00")
+        #expect(try text { try $0.append(time: ms + 5, offset: nil) } == "2024-03-01T08:00:00.005Z")
+        #expect(try text { try $0.append(time: ms, offset: -12600) } == "2024-03-01T04:30:00-03:30")
+        #expect(try text { try $0.append(time: -1, offset: .utc) } == "1969-12-31T23:59:59.999+00:00")
+        #expect(try text { try $0.append(time: ms, offset: 75) } == "2024-03-01T08:00:00Z")  // not whole minutes
         // Agrees with CivilTime's String version on a spread of times and offsets.
         for step in stride(from: Int64(-2_000_000_000_000), to: 4_000_000_000_000, by: 77_777_777_777) {
-            for offset: Int32 in [-43200, -3600, 0, 19800, 50400] {
-                #expect(try text { try $0.append(time: step, offsetSeconds: offset) } == CivilTime.iso8601(ms: step, offsetSeconds: Int(offset)))
+            for offset: UTCOffset in [-43200, -3600, 0, 19800, 50400] {
+                #expect(try text { try $0.append(time: step, offset: offset) } == CivilTime.iso8601(ms: step, offset: offset))
             }
         }
     }

@@ -130,7 +130,7 @@ import TriplineTestSupport
     @Test func timestampsRoundTripOnTheFuzzCorpus() {
         for (name, bytes) in FuzzCorpusTests.inputs(["timestamp"]) {
             guard let t = bytes.withUnsafeBufferPointer({ b in b.baseAddress.flatMap { Timestamp.parseISO8601($0, b.count) } }) else { continue }
-            let text = CivilTime.iso8601(ms: t.ms, offsetSeconds: Int(t.offsetSeconds ?? 0))
+            let text = CivilTime.iso8601(ms: t.ms, offset: UTCOffset(seconds: t.offsetSeconds ?? 0))
             #expect(Timestamp.parseISO8601(text)?.ms == t.ms, "\(name): \(text)")
         }
     }

@@ -41,11 +41,11 @@ import TriplineTestSupport
     @Test func agreesWithCivilTimeFormatting() {
         // Round trip across a range of instants and offsets.
         var ms: Int64 = 946_684_800_123
-        for offset in [-36000, -25200, 0, 3600, 19800, 50400] {
+        for offset: Int32 in [-36000, -25200, 0, 3600, 19800, 50400] {
             for _ in 0..<50 {
                 ms += 86_400_000 * 37 + 3_599_001
-                let text = CivilTime.iso8601(ms: ms, offsetSeconds: offset, alwaysMilliseconds: true)
-                #expect(Timestamp.parseISO8601(text) == ParsedTime(ms: ms, offsetSeconds: Int32(offset)), "\(text)")
+                let text = CivilTime.iso8601(ms: ms, offset: UTCOffset(seconds: offset), alwaysMilliseconds: true)
+                #expect(Timestamp.parseISO8601(text) == ParsedTime(ms: ms, offsetSeconds: offset), "\(text)")
             }
         }
     }

@@ -9,7 +9,7 @@ import TriplineStore
     let min: Int64 = 60_000
 
     func trip(_ id: Int64, _ from: Int64, _ to: Int64, _ metres: Double, _ mode: String) -> TripRow {
-        TripRow(id: id, deviceID: 1, startMs: t0 + from * min, endMs: t0 + to * min, startUTCOffsetS: 0, endUTCOffsetS: 0, durationS: 0, movingS: 0,
+        TripRow(id: id, deviceID: 1, startMs: t0 + from * min, endMs: t0 + to * min, startUTCOffset: 0, endUTCOffset: 0, durationS: 0, movingS: 0,
                 distanceM: metres, avgSpeedMps: nil, maxSpeedMps: nil, mode: mode, legs: 1, fromVisitID: nil, toVisitID: nil, fromPlaceID: nil,
                 toPlaceID: nil, startLat: nil, startLon: nil, endLat: nil, endLon: nil, points: 2, gaps: 0)
     }

@@ -54,11 +54,11 @@ import TriplineStore
     @Test func dayRowsCountVisitsAndPlaces() throws {
         let (w, trip) = ride()
         let tally = MetricsPass.tally(w, [trip], MetricsPass.Parameters())
-        let visit = VisitRow(deviceID: 1, placeID: 5, startMs: midnight + 610_000, endMs: midnight + 4_000_000, startUTCOffsetS: 0, endUTCOffsetS: 0,
+        let visit = VisitRow(deviceID: 1, placeID: 5, startMs: midnight + 610_000, endMs: midnight + 4_000_000, startUTCOffset: 0, endUTCOffset: 0,
                              lat: 0, lon: 0.05, radiusM: 20, points: 10)
         let rows = MetricsPass.days(w, tally, visits: [visit])
         try #require(rows.map(\.date) == ["2024-06-01", "2024-06-02"])
-        #expect(rows[0].trips == 1 && rows[0].visits == 0 && rows[0].places == 0 && rows[0].utcOffsetS == 0)
+        #expect(rows[0].trips == 1 && rows[0].visits == 0 && rows[0].places == 0 && rows[0].utcOffset == 0)
         #expect(rows[1].trips == 0 && rows[1].visits == 1 && rows[1].places == 1)
         #expect(abs(rows[0].distanceM + rows[1].distanceM - 7000) < 1e-6 && rows[0].movingS == 590)
         #expect(rows[0].lineDistanceM == tally.line[MetricsPass.localDay(midnight - 1, 0)])

@@ -82,7 +82,7 @@ import TriplineStore
     /// its share of the legs' straight lines, by duration when they have none, else all on the first leg.
     @Test func measuredDistanceReachesTheRowAndItsLegs() {
         var trip = TripRow(
-            id: 1, deviceID: 1, startMs: 0, endMs: 600_000, startUTCOffsetS: 0, endUTCOffsetS: 0, durationS: 600, movingS: 500, distanceM: 1000,
+            id: 1, deviceID: 1, startMs: 0, endMs: 600_000, startUTCOffset: 0, endUTCOffset: 0, durationS: 600, movingS: 500, distanceM: 1000,
             avgSpeedMps: 2, maxSpeedMps: 2.5, mode: "walk", legs: 2, fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: 0,
             startLon: 0, endLat: 0, endLon: 0, points: 10, gaps: 0)
         func leg(_ n: Int, _ metres: Double, _ seconds: Double) -> LegRow {

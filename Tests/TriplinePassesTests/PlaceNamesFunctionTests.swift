@@ -24,7 +24,7 @@ import TriplineStore
     static func visit(_ place: Int64, _ km: Double, day: Int64, from: Int64, to: Int64) -> VisitRow {
         let p = east(km)
         return VisitRow(id: place * 100 + day, deviceID: device, placeID: place, startMs: monday + day * 86_400_000 + from * hour,
-                        endMs: monday + day * 86_400_000 + to * hour, startUTCOffsetS: 7200, endUTCOffsetS: 7200, lat: p.lat, lon: p.lon,
+                        endMs: monday + day * 86_400_000 + to * hour, startUTCOffset: 7200, endUTCOffset: 7200, lat: p.lat, lon: p.lon,
                         radiusM: 20, points: 10)
     }
 

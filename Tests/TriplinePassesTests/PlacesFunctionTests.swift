@@ -116,15 +116,15 @@ import TriplineStore
         var input = Self.input()
         let s = Self.stays
         input.storedOffsets = [s[0].id!: (s[0].startMs, s[0].endMs, 111, 222), s[2].id!: (s[2].startMs, s[2].endMs + 1, 333, 444)]
-        input.fixes = [s[2].startMs: Fix(timeMs: s[2].startMs, utcOffsetS: -18_000, lat: s[2].lat, lon: s[2].lon),
-                       s[2].endMs: Fix(timeMs: s[2].endMs, utcOffsetS: nil, lat: s[2].lat, lon: s[2].lon)]
+        input.fixes = [s[2].startMs: Fix(timeMs: s[2].startMs, utcOffset: -18_000, lat: s[2].lat, lon: s[2].lon),
+                       s[2].endMs: Fix(timeMs: s[2].endMs, utcOffset: nil, lat: s[2].lat, lon: s[2].lon)]
         input.visitsLeft = [s[4].id!]
         let out = PlacesPass.placeStays(work(), input, PlacesPass.Parameters())
         func visit(_ k: Int) -> VisitRow? { out.visits.first { $0.row.id == s[k].id }?.row }
-        #expect(visit(0)?.startUTCOffsetS == 111 && visit(0)?.endUTCOffsetS == 222)
+        #expect(visit(0)?.startUTCOffset == 111 && visit(0)?.endUTCOffset == 222)
         // Stored for other times: worked out again; the fix's own offset, else Berlin's summer time.
-        #expect(visit(2)?.startUTCOffsetS == -18_000 && visit(2)?.endUTCOffsetS == 7200)
-        #expect(visit(3)?.startUTCOffsetS == 7200)
+        #expect(visit(2)?.startUTCOffset == -18_000 && visit(2)?.endUTCOffset == 7200)
+        #expect(visit(3)?.startUTCOffset == 7200)
         #expect(visit(4) == nil && out.placeOfStay[s[4].id!] == 1 && out.visitCount == 6)
     }
 }

@@ -31,8 +31,8 @@ import TriplineStore
     /// A morning at home seen by the fixes (its visit and place), an afternoon trip of the fixes; Google's day
     /// around them.
     static func input(edits: [PlaceEditRow] = []) -> TimelinePass.Input {
-        let pointVisit = VisitRow(id: morning, deviceID: device, placeID: homePlace, startMs: at(6), endMs: at(12), startUTCOffsetS: 7200,
-                                  endUTCOffsetS: 7200, lat: home.lat, lon: home.lon, radiusM: 30, points: 200)
+        let pointVisit = VisitRow(id: morning, deviceID: device, placeID: homePlace, startMs: at(6), endMs: at(12), startUTCOffset: 7200,
+                                  endUTCOffset: 7200, lat: home.lat, lon: home.lon, radiusM: 30, points: 200)
         let place = PlaceRow(id: homePlace, deviceID: device, name: "Flat-3", ssid: "Flat-3", lat: home.lat, lon: home.lon, radiusM: 30,
                              visits: 1, totalDwellS: 6 * 3600, firstVisitMs: at(6), lastVisitMs: at(12))
         let visits = [
@@ -65,7 +65,7 @@ import TriplineStore
         #expect(out.visits.map(\.row.startMs) == [Self.at(12, 20), Self.at(15), Self.at(17)])
         #expect(out.visits.map(\.place) == [.added(0), .added(0), .stored(Self.homePlace)])
         #expect(out.visits.map(\.appPlaceID) == ["gCafe", "gCafe", nil])
-        #expect(out.visits.allSatisfy { $0.row.startUTCOffsetS == 7200 && $0.row.endUTCOffsetS == 7200 })
+        #expect(out.visits.allSatisfy { $0.row.startUTCOffset == 7200 && $0.row.endUTCOffset == 7200 })
         #expect(out.visitCount == 3 && out.edits.isEmpty)
         // Two trips: the walk from the morning at home to the cafe (Google's distance), the ride from the cafe home
         // (its path, an unknown mode); the bus inside the fixes' trip is not used.

@@ -37,7 +37,7 @@ import TriplineStore
         #expect(row.fromVisitID == 101 && row.toVisitID == 102 && row.fromPlaceID == 7 && row.toPlaceID == nil)
         #expect(row.startMs == trip.startMs && row.endMs == trip.endMs && row.distanceM == trip.distanceM && row.movingS == trip.movingS)
         #expect(row.points == trip.last - trip.first + 1 && row.startLon == w.lon[trip.first] && row.endLon == w.lon[trip.last])
-        #expect(row.startUTCOffsetS == 0 && row.endUTCOffsetS == 0)
+        #expect(row.startUTCOffset == 0 && row.endUTCOffset == 0)
         #expect(row.avgSpeedMps.map { abs($0 - trip.distanceM / trip.movingS) < 1e-9 } == true)
         #expect(row.maxSpeedMps.map { $0 >= row.avgSpeedMps! } == true)
         #expect(row.legs == trip.legs.count && row.mode == trip.legs.max { $0.distanceM < $1.distanceM }!.mode)

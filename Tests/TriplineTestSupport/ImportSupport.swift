@@ -76,7 +76,7 @@ package func makeArchive(_ dir: String, files: Int, bodies: Int) throws {
         for _ in 0..<bodies {
             var features: [String] = []
             for _ in 0..<200 {
-                features.append(overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64(i) * 1000, offsetSeconds: 3600),
+                features.append(overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64(i) * 1000, offset: UTCOffset(seconds: 3600)),
                                                 lat: 50 + Double(i % 997) / 10_000, lon: 8, device: i % 2 == 0 ? "even" : "odd"))
                 i += 1
             }

@@ -54,8 +54,8 @@ public struct RecordFilter: Sendable, Equatable {
     }
 
     /// The first and last day as `YYYY-MM-DD` (what a report's `:from` and `:to` are bound to).
-    public var fromDate: String? { fromDay.map { CivilTime.localDate(ms: Int64($0) * 86_400_000, offsetSeconds: 0) } }
-    public var toDate: String? { toDay.map { CivilTime.localDate(ms: Int64($0) * 86_400_000, offsetSeconds: 0) } }
+    public var fromDate: String? { fromDay.map { CivilTime.date(day: $0) } }
+    public var toDate: String? { toDay.map { CivilTime.date(day: $0) } }
 }
 
 /// A `--from`/`--to` that cannot be used; the message names the option and the text.

@@ -25,7 +25,7 @@ public final class ByteWriter {
         @usableFromInline var capacity: Int
         @usableFromInline var count: Int
         @usableFromInline var flushedBytes: Int
-        /// The last day ``append(time:offsetSeconds:)`` wrote, and its `YYYY-MM-DDT` (11 bytes) — exports write
+        /// The last day ``append(time:offset:)`` wrote, and its `YYYY-MM-DDT` (11 bytes) — exports write
         /// times in order, so most times reuse the day's text.
         var cachedDay: Int64 = .min
         var cachedDate: (UInt64, UInt64) = (0, 0)

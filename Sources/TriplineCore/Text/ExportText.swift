@@ -182,13 +182,13 @@ extension ByteWriter {
         try append(fixed: value, decimals: decimals)
     }
 
-    /// ISO 8601 / RFC 3339 date-time of `ms` (UTC milliseconds) at `offsetSeconds` east of UTC:
+    /// ISO 8601 / RFC 3339 date-time of `ms` (UTC milliseconds) at `offset`:
     /// `2024-03-01T09:00:00+01:00`, or `…Z` when the offset is nil (or not a whole number of minutes, which
     /// `±HH:MM` cannot say). Milliseconds appear only when not zero.
-    public func append(time ms: Int64, offsetSeconds: Int32?) throws {
+    public func append(time ms: Int64, offset utcOffset: UTCOffset?) throws {
         try reserve(40)
-        var offset = Int64(offsetSeconds ?? 0)
-        var utc = offsetSeconds == nil
+        var offset = utcOffset?.seconds64 ?? 0
+        var utc = utcOffset == nil
         if offset % 60 != 0 {
             offset = 0
             utc = true

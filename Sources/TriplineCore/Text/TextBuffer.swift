@@ -48,8 +48,8 @@ public final class TextBuffer {
     /// A local day as `YYYY-MM-DD` (``ByteWriter/append(date:)``).
     public func append(date day: Int) { infallible { try writer.append(date: day) } }
 
-    /// A time as ISO 8601 at an offset (``ByteWriter/append(time:offsetSeconds:)``).
-    public func append(time ms: Int64, offsetSeconds: Int32?) { infallible { try writer.append(time: ms, offsetSeconds: offsetSeconds) } }
+    /// A time as ISO 8601 at an offset (``ByteWriter/append(time:offset:)``).
+    public func append(time ms: Int64, offset: UTCOffset?) { infallible { try writer.append(time: ms, offset: offset) } }
 
     /// Text escaped for a format (``ByteWriter/append(escaped:_:)``).
     public func append(escaped text: String, _ escaping: TextEscaping) { infallible { try writer.append(escaped: text, escaping) } }

@@ -1,6 +1,6 @@
 /// Calendar arithmetic on the proleptic Gregorian calendar, without Foundation (Howard Hinnant's algorithms).
 ///
-/// Times in Tripline are `Int64` milliseconds since 1970-01-01T00:00:00Z; offsets are seconds east of UTC.
+/// Times in Tripline are `Int64` milliseconds since 1970-01-01T00:00:00Z; offsets are a ``UTCOffset`` (seconds east of UTC).
 public enum CivilTime {
     /// Days since 1970-01-01 of the civil date `year-month-day`.
     /// - Complexity: O(1).
@@ -37,19 +37,20 @@ public enum CivilTime {
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 
-    /// The local civil date (`YYYY-MM-DD`) of `ms` at `offsetSeconds` east of UTC.
-    public static func localDate(ms: Int64, offsetSeconds: Int) -> String {
-        let localSeconds = floorDiv(ms, 1000) + Int64(offsetSeconds)
-        let (y, m, d) = civilFromDays(Int(floorDiv(localSeconds, 86_400)))
+    /// The local civil date (`YYYY-MM-DD`) of `ms` at `offset` (``UTCOffset/localDate(ms:)``).
+    public static func localDate(ms: Int64, offset: UTCOffset) -> String { offset.localDate(ms: ms) }
+
+    /// The civil date (`YYYY-MM-DD`) of day number `day` (days since 1970-01-01).
+    public static func date(day: Int) -> String {
+        let (y, m, d) = civilFromDays(day)
         return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2)
     }
 
     /// ISO 8601 / RFC 3339 text for `ms`: `2024-03-01T18:40:11Z` in UTC (offset nil), or
     /// `2024-03-01T19:40:11+01:00` at the given offset. Milliseconds are written only when not zero
     /// (or always, with `alwaysMilliseconds`).
-    public static func iso8601(ms: Int64, offsetSeconds: Int? = nil, alwaysMilliseconds: Bool = false) -> String {
-        let offset = offsetSeconds ?? 0
-        let localMs = ms + Int64(offset) * 1000
+    public static func iso8601(ms: Int64, offset: UTCOffset? = nil, alwaysMilliseconds: Bool = false) -> String {
+        let localMs = ms + (offset?.seconds64 ?? 0) * 1000
         let seconds = floorDiv(localMs, 1000)
         let millis = Int(localMs - seconds * 1000)
         let days = floorDiv(seconds, 86_400)
@@ -58,10 +59,7 @@ public enum CivilTime {
         var text = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
         text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         if millis != 0 || alwaysMilliseconds { text += "." + pad(millis, 3) }
-        guard let offsetSeconds else { return text + "Z" }
-        let sign = offsetSeconds < 0 ? "-" : "+"
-        let magnitude = abs(offsetSeconds)
-        return text + sign + pad(magnitude / 3600, 2) + ":" + pad(magnitude / 60 % 60, 2)
+        return text + UTCOffset.isoSuffix(offset)
     }
 
     /// Parses `YYYY-MM-DD` into days since 1970-01-01, or nil when it is not a valid date.
@@ -88,9 +86,6 @@ public enum CivilTime {
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
-    /// The local day number (days since 1970-01-01) of UTC milliseconds `ms` at `offsetS` seconds east of UTC.
-    public static func localDay(ms: Int64, offsetS: Int) -> Int {
-        let seconds = floorDiv(ms, 1000) + Int64(offsetS)
-        return Int(floorDiv(seconds, 86_400))
-    }
+    /// The local day number (days since 1970-01-01) of UTC milliseconds `ms` at `offset`.
+    public static func localDay(ms: Int64, offset: UTCOffset) -> Int { offset.localDay(ms: ms) }
 }

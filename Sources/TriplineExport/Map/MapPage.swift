@@ -158,7 +158,7 @@ struct MapPage {
         let days = dataDays()
         if first == nil { first = days.first }
         if last == nil { last = days.last }
-        func date(_ day: Int) -> String { CivilTime.localDate(ms: Int64(day) * 86_400_000, offsetSeconds: 0) }
+        func date(_ day: Int) -> String { CivilTime.date(day: day) }
         switch (first, last) {
         case let (a?, b?): return a == b ? date(a) : date(a) + " – " + date(b)
         case let (a?, nil): return "from " + date(a)

@@ -37,7 +37,9 @@ extension MapPage {
         out.append(selection.trips.indices.map(tripData).joined(separator: ",\n"))
         out.append("],\n\"vs\":[")
         out.append(selection.visits.map { visit in
-            "[\(visit.day),\(Self.localSeconds(visit.startMs, visit.startOffsetS)),\(Self.localSeconds(visit.endMs, visit.endOffsetS)),\(visit.startOffsetS),\(visit.placeID.flatMap { placeIndex[$0] } ?? -1),\(deviceIndex[visit.deviceID] ?? 0)]"
+            // Local wall-clock seconds since the epoch (``UTCOffset/localSeconds(ms:)``), so the script formats local
+            // times with UTC getters, independent of the viewer's time zone.
+            "[\(visit.day),\(visit.startOffset.localSeconds(ms: visit.startMs)),\(visit.endOffset.localSeconds(ms: visit.endMs)),\(visit.startOffset.seconds),\(visit.placeID.flatMap { placeIndex[$0] } ?? -1),\(deviceIndex[visit.deviceID] ?? 0)]"
         }.joined(separator: ",\n"))
         out.append("],\n\"days\":[")
         out.append(selection.dayDeviceDistances.map { "[\($0.day),\(Self.int($0.metres)),\(deviceIndex[$0.deviceID] ?? 0)]" }.joined(separator: ","))
@@ -76,16 +78,10 @@ extension MapPage {
     func tripData(_ i: Int) -> String {
         let trip = selection.trips[i]
         let legs = trip.legs.map { "[\(modeIndex[$0.mode] ?? 0),\(Self.int($0.durationS)),\(Self.int($0.distanceM))]" }.joined(separator: ",")
-        return "[\(trip.day),\(Self.localSeconds(trip.startMs, trip.startOffsetS)),\(Self.localSeconds(trip.endMs, trip.endOffsetS)),\(trip.startOffsetS),"
+        return "[\(trip.day),\(trip.startOffset.localSeconds(ms: trip.startMs)),\(trip.endOffset.localSeconds(ms: trip.endMs)),\(trip.startOffset.seconds),"
             + "\(Self.int(trip.distanceM)),\(Self.int(trip.durationS)),\(Self.int(trip.movingS)),\(modeIndex[trip.mode] ?? -1),"
             + "\(trip.fromPlaceID.flatMap { placeIndex[$0] } ?? -1),\(trip.toPlaceID.flatMap { placeIndex[$0] } ?? -1),["
             + legs + "],\(straight.contains(i) ? 1 : 0),\(deviceIndex[trip.deviceID] ?? 0)]"
-    }
-
-    /// Local wall-clock seconds since the epoch (UTC seconds plus the offset), so the script formats local times
-    /// with UTC getters, independent of the viewer's time zone.
-    static func localSeconds(_ ms: Int64, _ offsetS: Int) -> Int64 {
-        CivilTime.floorDiv(ms, 1000) + Int64(offsetS)
     }
 
     static func int(_ value: Double) -> Int {

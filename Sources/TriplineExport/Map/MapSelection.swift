@@ -23,8 +23,8 @@ struct MapTrip {
     var deviceID: Int64
     var startMs: Int64
     var endMs: Int64
-    var startOffsetS: Int
-    var endOffsetS: Int
+    var startOffset: UTCOffset
+    var endOffset: UTCOffset
     var durationS: Double
     var movingS: Double
     var distanceM: Double
@@ -47,8 +47,8 @@ struct MapVisit {
     var placeID: Int64?
     var startMs: Int64
     var endMs: Int64
-    var startOffsetS: Int
-    var endOffsetS: Int
+    var startOffset: UTCOffset
+    var endOffset: UTCOffset
     var lat: Double
     var lon: Double
     var day: Int
@@ -101,13 +101,12 @@ struct MapLoader {
     enum Limits {
         /// Times: years 0000 to 9999 (what four-digit dates show).
         static let timeMs: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
-        /// UTC offsets, seconds (as the importers: ±18 h).
-        static let offsetS = 18 * 3600
         /// Distances (metres) and durations (seconds): finite and at most this large either way.
         static let magnitude = 1e15
 
         static func time(_ ms: Int64) -> Bool { timeMs.contains(ms) }
-        static func offset(_ s: Int) -> Bool { s.magnitude <= UInt(offsetS) }
+        /// UTC offsets: as the importers, ±18 h (``UTCOffset/isValid``).
+        static func offset(_ o: UTCOffset) -> Bool { o.isValid }
         static func amount(_ x: Double) -> Bool { x.isFinite && x.magnitude <= magnitude }
         /// A position: finite, latitude within ±90 (any finite longitude is wrapped onto the map).
         static func position(_ lat: Double, _ lon: Double) -> Bool { lat.isFinite && lon.isFinite && lat.magnitude <= 90 }
@@ -145,11 +144,11 @@ struct MapLoader {
     /// The local day a row starts on and its offsets, from its start time and offset columns (a missing start
     /// offset is UTC; a missing end offset is the start's).
     /// Nil when the start time or an offset is outside ``Limits``.
-    func localStart(ms startMs: Int64, startOffset: Int?, endOffset: Int?) -> (day: Int, startMs: Int64, start: Int, end: Int)? {
-        let start = startOffset ?? 0
+    func localStart(ms startMs: Int64, startOffset: UTCOffset?, endOffset: UTCOffset?) -> (day: Int, startMs: Int64, start: UTCOffset, end: UTCOffset)? {
+        let start = startOffset ?? .utc
         let end = endOffset ?? start
         guard Limits.time(startMs), Limits.offset(start), Limits.offset(end) else { return nil }
-        return (CivilTime.localDay(ms: startMs, offsetS: start), startMs, start, end)
+        return (start.localDay(ms: startMs), startMs, start, end)
     }
 
     /// Trips that start on a selected day, and their legs.
@@ -157,7 +156,7 @@ struct MapLoader {
         let window = filter.utcWindowMs
         try store.forEachTrip(device: device, startingFromMs: window.lo, throughMs: window.hi - 1) { trip in
             let t = trip.row
-            guard let (day, startMs, startOffset, endOffset) = localStart(ms: t.startMs, startOffset: t.startUTCOffsetS, endOffset: t.endUTCOffsetS),
+            guard let (day, startMs, startOffset, endOffset) = localStart(ms: t.startMs, startOffset: t.startUTCOffset, endOffset: t.endUTCOffset),
                   Limits.time(t.endMs), Limits.amount(t.durationS), Limits.amount(t.movingS), Limits.amount(t.distanceM)
             else {
                 selection.skipped += 1
@@ -166,7 +165,7 @@ struct MapLoader {
             guard filter.contains(day: day) else { return }
             var mapTrip = MapTrip(
                 id: trip.id, deviceID: t.deviceID, startMs: startMs, endMs: t.endMs,
-                startOffsetS: startOffset, endOffsetS: endOffset,
+                startOffset: startOffset, endOffset: endOffset,
                 durationS: t.durationS, movingS: t.movingS, distanceM: t.distanceM,
                 mode: t.mode, fromPlaceID: t.fromPlaceID, toPlaceID: t.toPlaceID,
                 start: nil, end: nil, legs: [], day: day)
@@ -197,7 +196,7 @@ struct MapLoader {
         let window = filter.utcWindowMs
         try store.forEachVisit(device: device, startingFromMs: window.lo, throughMs: window.hi - 1) { visit in
             let v = visit.row
-            guard let (day, startMs, startOffset, endOffset) = localStart(ms: v.startMs, startOffset: v.startUTCOffsetS, endOffset: v.endUTCOffsetS),
+            guard let (day, startMs, startOffset, endOffset) = localStart(ms: v.startMs, startOffset: v.startUTCOffset, endOffset: v.endUTCOffset),
                   Limits.time(v.endMs), Limits.position(v.lat, v.lon)
             else {
                 selection.skipped += 1
@@ -206,8 +205,8 @@ struct MapLoader {
             guard filter.contains(day: day) else { return }
             selection.visits.append(
                 MapVisit(
-                    id: visit.id, deviceID: v.deviceID, placeID: v.placeID, startMs: startMs, endMs: v.endMs, startOffsetS: startOffset,
-                    endOffsetS: endOffset, lat: v.lat, lon: v.lon, day: day))
+                    id: visit.id, deviceID: v.deviceID, placeID: v.placeID, startMs: startMs, endMs: v.endMs, startOffset: startOffset,
+                    endOffset: endOffset, lat: v.lat, lon: v.lon, day: day))
         }
     }
 

@@ -107,10 +107,10 @@ extension MapPage {
             let h = max(entry.metres > 0 ? 1 : 0, (entry.metres / maxMetres) * (height - top - bottom))
             let x = Double(entry.day - first) * slot + (slot - barWidth) / 2
             out.append("<rect class=\"bar\" data-d=\"\(entry.day)\" x=\"\(NumberText.fixed(x, decimals: 2))\" y=\"\(NumberText.fixed(height - bottom - h, decimals: 2))\" width=\"\(NumberText.fixed(barWidth, decimals: 2))\" height=\"\(NumberText.fixed(h, decimals: 2))\"><title>")
-            out.append(Markup.text(CivilTime.localDate(ms: Int64(entry.day) * 86_400_000, offsetSeconds: 0) + ": " + NumberText.distance(entry.metres)))
+            out.append(Markup.text(CivilTime.date(day: entry.day) + ": " + NumberText.distance(entry.metres)))
             out.append("</title></rect>\n")
         }
-        func date(_ day: Int) -> String { CivilTime.localDate(ms: Int64(day) * 86_400_000, offsetSeconds: 0) }
+        func date(_ day: Int) -> String { CivilTime.date(day: day) }
         if last - first >= 45 {
             // Month ticks, labelled with the month's name where there is room (the period is in the heading).
             let names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

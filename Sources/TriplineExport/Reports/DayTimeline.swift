@@ -69,11 +69,11 @@ public enum DayTimeline {
         let selection = try exporter.select(RecordFilter(device: device, fromDay: first - 7, toDay: last))
         var byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]] = [:]
         /// Adds the record to each wanted day it touches, with its clock times on that day.
-        func add(_ startMs: Int64, _ startOffset: Int32?, _ endMs: Int64, _ endOffset: Int32?, order: Int, _ entry: DayTimelineEntry) {
+        func add(_ startMs: Int64, _ startOffset: UTCOffset?, _ endMs: Int64, _ endOffset: UTCOffset?, order: Int, _ entry: DayTimelineEntry) {
             // An edited database's impossible times (outside the years 0000–9999) are no one's day.
             guard MapLoader.Limits.time(startMs), MapLoader.Limits.time(endMs) else { return }
-            let s = exporter.localTime.offset(startOffset, atMs: startMs) ?? 0
-            let e = exporter.localTime.offset(endOffset, atMs: endMs) ?? 0
+            let s = exporter.localTime.offset(startOffset, atMs: startMs) ?? .utc
+            let e = exporter.localTime.offset(endOffset, atMs: endMs) ?? .utc
             let startDay = LocalTime.day(ms: startMs, offset: s)
             // A record that ends exactly at midnight does not reach the next day.
             let endDay = LocalTime.day(ms: Swift.max(startMs, endMs - 1), offset: e)
@@ -125,7 +125,7 @@ public enum DayTimeline {
         public var startMs: Int64, endMs: Int64
         /// The offsets of the records on either side at those instants (the end of the one before, the start of the
         /// one after).
-        public var startOffset: Int32?, endOffset: Int32?
+        public var startOffset: UTCOffset?, endOffset: UTCOffset?
     }
 
     /// Every gap of the device (all devices when nil), in device and time order: the holes of at least ``gapMinMs``
@@ -134,7 +134,7 @@ public enum DayTimeline {
     public static func gaps(store: Store, device: String? = nil) throws -> [Gap] {
         let exporter = try Exporter(store: store)
         let selection = try exporter.select(RecordFilter(device: device))
-        var spans: [(device: Int64, start: Int64, startOffset: Int32?, end: Int64, endOffset: Int32?)] = []
+        var spans: [(device: Int64, start: Int64, startOffset: UTCOffset?, end: Int64, endOffset: UTCOffset?)] = []
         // An edited database's impossible times (outside the years 0000–9999) cover nothing, as they show nothing.
         func keep(_ start: Int64, _ end: Int64) -> Bool { MapLoader.Limits.time(start) && MapLoader.Limits.time(end) && end >= start }
         try exporter.forEachVisit(selection) { if keep($0.startMs, $0.endMs) { spans.append(($0.deviceID, $0.startMs, $0.startOffset, $0.endMs, $0.endOffset)) } }
@@ -183,8 +183,8 @@ public enum DayTimeline {
         return text
     }
 
-    static func clock(_ ms: Int64, _ offset: Int32) -> String {
-        let seconds = ((ms / 1000 + Int64(offset)) % 86_400 + 86_400) % 86_400
+    static func clock(_ ms: Int64, _ offset: UTCOffset) -> String {
+        let seconds = ((ms / 1000 + offset.seconds64) % 86_400 + 86_400) % 86_400
         let h = seconds / 3600, m = seconds / 60 % 60
         return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
     }

@@ -153,7 +153,7 @@ public final class ReportRunner {
     /// −271821 to 275760), far inside what `Int64` arithmetic on them can hold.
     public static let timeLimitMs: Int64 = 8_640_000_000_000_000
     /// The UTC offsets they accept, in seconds either side of UTC (as the importers: ±18 h).
-    public static let offsetLimitS: Int64 = 18 * 3600
+    public static let offsetLimitS = UTCOffset.limit.seconds64
 
     /// Registers `tripline_local_date` and `tripline_local_time` on `connection`. A time or offset outside
     /// ±``timeLimitMs`` / ±``offsetLimitS``, or a value that is not a number, gives NULL.
@@ -165,21 +165,21 @@ public final class ReportRunner {
         let resolver = Resolver(zone)
         // Any integer or real may reach these functions (`SELECT tripline_local_time(-9223372036854775808, 0)`): a
         // time beyond ±`timeLimitMs` or an offset beyond ±`offsetLimitS` gives NULL, never an overflow.
-        func arguments(_ values: [SQLValue]) -> (Int64, Int32?)? {
+        func arguments(_ values: [SQLValue]) -> (Int64, UTCOffset?)? {
             let ms: Int64
             switch values[0] {
             case .integer(let v) where v.magnitude <= UInt64(timeLimitMs): ms = v
             case .real(let v) where v.isFinite && v.magnitude <= Double(timeLimitMs): ms = Int64(v)
             default: return nil
             }
-            var recorded: Int32?
+            var recorded: UTCOffset?
             switch values[1] {
             case .integer(let v):
                 guard v.magnitude <= UInt64(offsetLimitS) else { return nil }
-                recorded = Int32(v)
+                recorded = UTCOffset(seconds: Int32(v))
             case .real(let v):
                 guard v.isFinite && v.magnitude <= Double(offsetLimitS) else { return nil }
-                recorded = Int32(v)
+                recorded = UTCOffset(seconds: Int32(v))
             default: recorded = nil
             }
             return (ms, resolver.local.offset(recorded, atMs: ms))
@@ -195,7 +195,7 @@ public final class ReportRunner {
         try connection.createFunction("tripline_local_time", argumentCount: 2) { values in
             guard let (ms, offset) = arguments(values) else { return .null }
             let w = TextBuffer(capacity: 40)
-            w.append(time: CivilTime.floorDiv(ms, 1000) * 1000, offsetSeconds: offset)
+            w.append(time: CivilTime.floorDiv(ms, 1000) * 1000, offset: offset)
             return .text(w.text)
         }
     }

@@ -110,7 +110,7 @@ struct CSVExport: RecordWriter {
     /// What a point's row is written from besides its statement row: its time and offset, its flags, its device's name.
     struct PointFix {
         var time: Int64
-        var offset: Int32
+        var offset: UTCOffset
         var flags: Int64
         var name: UnsafeRawBufferPointer
     }
@@ -122,7 +122,7 @@ struct CSVExport: RecordWriter {
     @inline(__always)
     static func pointColumns(_ column: (StaticString, (ByteWriter, Statement, PointFix) throws -> Void) throws -> Void) rethrows {
         try column("device") { out, _, p in try out.append(bytes: p.name) }
-        try column("time") { out, _, p in try out.append(time: p.time, offsetSeconds: p.offset) }
+        try column("time") { out, _, p in try out.append(time: p.time, offset: p.offset) }
         try column("lat") { out, row, _ in try out.append(csvNumber: row.double(Exporter.PointColumn.lat), decimals: 7) }
         try column("lon") { out, row, _ in try out.append(csvNumber: row.double(Exporter.PointColumn.lon), decimals: 7) }
         try column("altitude_m") { out, row, _ in try out.append(csvNumber: row.double(Exporter.PointColumn.altitude), decimals: 3) }
@@ -196,9 +196,9 @@ struct CSVExport: RecordWriter {
     }
 
     /// A time at its recorded offset (or, with `resolved`, at exactly `offset`), falling back as ``LocalTime`` does.
-    func time(_ ms: Int64?, _ offset: Int32?, resolved: Bool = false) throws {
+    func time(_ ms: Int64?, _ offset: UTCOffset?, resolved: Bool = false) throws {
         if let ms {
-            try out.append(time: ms, offsetSeconds: resolved ? offset : exporter.localTime.offset(offset, atMs: ms))
+            try out.append(time: ms, offset: resolved ? offset : exporter.localTime.offset(offset, atMs: ms))
         }
     }
 

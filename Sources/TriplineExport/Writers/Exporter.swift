@@ -141,8 +141,8 @@ public final class Exporter {
         }
         if let from = filter.fromDay, let to = filter.toDay, from > to {
             throw ExportError.emptyDateRange(
-                from: CivilTime.localDate(ms: Int64(from) * 86_400_000, offsetSeconds: 0),
-                to: CivilTime.localDate(ms: Int64(to) * 86_400_000, offsetSeconds: 0))
+                from: CivilTime.date(day: from),
+                to: CivilTime.date(day: to))
         }
         let window = filter.utcWindowMs
         return Selection(deviceID: deviceID, fromDay: filter.fromDay, toDay: filter.toDay, windowStartMs: window.lo, windowEndMs: window.hi)
@@ -153,7 +153,7 @@ public final class Exporter {
     // MARK: Rows (each table's one row type, or its listing: the row and what the read joined)
 
     /// Whether a record starting at `ms` (at its recorded `offset`, if any) starts on a local day the selection holds.
-    func startsInRange(_ selection: Selection, ms: Int64, offset: Int32?) -> Bool {
+    func startsInRange(_ selection: Selection, ms: Int64, offset: UTCOffset?) -> Bool {
         guard selection.isBounded else { return true }
         return selection.includes(day: LocalTime.day(ms: ms, offset: localTime.offset(offset, atMs: ms)))
     }
@@ -178,7 +178,7 @@ public final class Exporter {
     /// fallback zone's, else the trip's own at the trip's start and end, else that of where the leg was at that instant (its first fix from its start on, its last
     /// fix up to its end: the fix's own offset at its own instant, else the zone's there, as the rebuild gives the
     /// trip's ends; a trip across a zone or a DST change), else the nearer end's.
-    func legOffset(_ leg: LegListing, atMs ms: Int64, isStart: Bool) -> Int32? {
+    func legOffset(_ leg: LegListing, atMs ms: Int64, isStart: Bool) -> UTCOffset? {
         if leg.tripStartOffset == leg.tripEndOffset, let offset = leg.tripStartOffset { return offset }
         if localTime.zone != nil { return localTime.offset(nil, atMs: ms) }
         if ms == leg.tripStartMs, let offset = leg.tripStartOffset { return offset }
@@ -190,12 +190,12 @@ public final class Exporter {
     private var legFixes: FixFinder?
 
     /// The offset of a leg's start (end) from its first (last) fix, nil when it has none.
-    private func legPositionOffset(_ leg: LegListing, atMs ms: Int64, isStart: Bool) throws -> Int32? {
+    private func legPositionOffset(_ leg: LegListing, atMs ms: Int64, isStart: Bool) throws -> UTCOffset? {
         if legFixes == nil { legFixes = try FixFinder(store) }
         guard let finder = legFixes,
             let fix = try finder.fix(device: leg.deviceID, fromMs: max(0, leg.startMs), throughMs: max(0, leg.endMs), last: !isStart)
         else { return nil }
-        let recorded = fix.timeMs == ms ? fix.utcOffsetS : nil
+        let recorded = fix.timeMs == ms ? fix.utcOffset : nil
         return localTime.offset(recorded, atMs: ms, latitude: fix.lat, longitude: fix.lon)
     }
 
@@ -226,8 +226,8 @@ public final class Exporter {
     /// Daily totals, by date then device id.
     func forEachDay(_ selection: Selection, _ body: (DayRow) throws -> Void) throws {
         try store.forEachDay(
-            device: selection.deviceID, fromDate: selection.fromDay.map { CivilTime.localDate(ms: Int64($0) * 86_400_000, offsetSeconds: 0) },
-            toDate: selection.toDay.map { CivilTime.localDate(ms: Int64($0) * 86_400_000, offsetSeconds: 0) }, body)
+            device: selection.deviceID, fromDate: selection.fromDay.map { CivilTime.date(day: $0) },
+            toDate: selection.toDay.map { CivilTime.date(day: $0) }, body)
     }
 
     /// Every point of the selection (flagged ones too) by device then time, with the offset it is shown at (its
@@ -235,7 +235,8 @@ public final class Exporter {
     /// device's name as the format quotes it, once per device; `body` gets those bytes with each of its points.
     @inline(__always)
     func forEachLocalPoint(_ selection: Selection, name: (ByteWriter, String) throws -> Void,
-                           _ body: (_ s: Statement, _ time: Int64, _ offset: Int32, _ flags: Int64, _ name: UnsafeRawBufferPointer) throws -> Void) throws {
+                           _ body: (_ s: Statement, _ time: Int64, _ offset: UTCOffset, _ flags: Int64, _ name: UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let reader = try PointReader(store, zones: privacyZones)
         // A local copy: mutating it in the loop needs no run-time exclusivity check.
         var local = localTime
@@ -335,23 +336,23 @@ extension RecordWriter {
 
 // MARK: The rows as the writers print them
 
-/// Offsets as the writers take them (seconds east of UTC, nil when the record has none).
+/// Offsets as the writers take them (nil when the record has none).
 extension TripListing {
-    var startOffset: Int32? { row.startUTCOffsetS.map { Int32(truncatingIfNeeded: $0) } }
-    var endOffset: Int32? { row.endUTCOffsetS.map { Int32(truncatingIfNeeded: $0) } }
+    var startOffset: UTCOffset? { row.startUTCOffset }
+    var endOffset: UTCOffset? { row.endUTCOffset }
 }
 
 extension LegListing {
-    var tripStartOffset: Int32? { tripStartUTCOffsetS.map { Int32(truncatingIfNeeded: $0) } }
-    var tripEndOffset: Int32? { tripEndUTCOffsetS.map { Int32(truncatingIfNeeded: $0) } }
+    var tripStartOffset: UTCOffset? { tripStartUTCOffset }
+    var tripEndOffset: UTCOffset? { tripEndUTCOffset }
 }
 
 extension VisitListing {
-    var startOffset: Int32? { row.startUTCOffsetS.map { Int32(truncatingIfNeeded: $0) } }
-    var endOffset: Int32? { row.endUTCOffsetS.map { Int32(truncatingIfNeeded: $0) } }
+    var startOffset: UTCOffset? { row.startUTCOffset }
+    var endOffset: UTCOffset? { row.endUTCOffset }
 }
 
 extension PlaceListing {
-    var firstOffset: Int32? { firstUTCOffsetS.map { Int32(truncatingIfNeeded: $0) } }
-    var lastOffset: Int32? { lastUTCOffsetS.map { Int32(truncatingIfNeeded: $0) } }
+    var firstOffset: UTCOffset? { firstUTCOffset }
+    var lastOffset: UTCOffset? { lastUTCOffset }
 }

@@ -70,7 +70,7 @@ struct GPXExport: RecordWriter {
 
     func utcTime(_ ms: Int64) throws {
         try out.append("<time>")
-        try out.append(time: ms, offsetSeconds: nil)
+        try out.append(time: ms, offset: nil)
         try out.append("</time>")
     }
 
@@ -94,9 +94,9 @@ struct GPXExport: RecordWriter {
         return w.text
     }
 
-    func localTime(_ ms: Int64, _ recorded: Int32?) -> String {
+    func localTime(_ ms: Int64, _ recorded: UTCOffset?) -> String {
         let w = TextBuffer(capacity: 40)
-        w.append(time: ms, offsetSeconds: exporter.localTime.offset(recorded, atMs: ms))
+        w.append(time: ms, offset: exporter.localTime.offset(recorded, atMs: ms))
         return w.text
     }
 
@@ -152,7 +152,7 @@ struct GPXExport: RecordWriter {
             try out.append("</ele>")
         }
         try out.append("<time>")
-        try out.append(time: time, offsetSeconds: nil)
+        try out.append(time: time, offset: nil)
         try out.append("</time>")
         if extended { try pointExtensions(s, flags: flags) }
         try out.append("</trkpt>\n")

@@ -140,11 +140,11 @@ struct GeoJSONExport: RecordWriter {
         try out.append(jsonString: value)
     }
 
-    func time(_ name: StaticString, _ ms: Int64?, offset recorded: Int32?) throws {
+    func time(_ name: StaticString, _ ms: Int64?, offset recorded: UTCOffset?) throws {
         try key(name)
         guard let ms else { return try out.append("null") }
         try out.append(UInt8(ascii: "\""))
-        try out.append(time: ms, offsetSeconds: exporter.localTime.offset(recorded, atMs: ms))
+        try out.append(time: ms, offset: exporter.localTime.offset(recorded, atMs: ms))
         try out.append(UInt8(ascii: "\""))
     }
 
@@ -268,7 +268,7 @@ struct GeoJSONExport: RecordWriter {
             try out.append("},\"properties\":{\"device\":")
             try out.append(bytes: name)
             try out.append(",\"time\":\"")
-            try out.append(time: time, offsetSeconds: offset)
+            try out.append(time: time, offset: offset)
             try out.append(UInt8(ascii: "\""))
             try number("altitude_m", s.double(Exporter.PointColumn.altitude))
             try number("speed_mps", s.double(Exporter.PointColumn.speed))

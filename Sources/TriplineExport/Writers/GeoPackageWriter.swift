@@ -235,7 +235,7 @@ struct GeoPackageWriter {
         let ms = ms ?? 0
         let day = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let inDay = ms - day * 86_400_000
-        let date = CivilTime.localDate(ms: ms, offsetSeconds: 0)
+        let date = CivilTime.localDate(ms: ms, offset: .utc)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let millis = inDay % 1000
         let millisText = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
@@ -337,10 +337,10 @@ final class LayerWriter: RecordWriter {
 
     // MARK: Values
 
-    func time(_ ms: Int64?, offset: Int32?, resolved: Bool = false) throws -> SQLValue {
+    func time(_ ms: Int64?, offset: UTCOffset?, resolved: Bool = false) throws -> SQLValue {
         guard let ms else { return .null }
         scratch.clear()
-        scratch.append(time: ms, offsetSeconds: resolved ? offset : exporter.localTime.offset(offset, atMs: ms))
+        scratch.append(time: ms, offset: resolved ? offset : exporter.localTime.offset(offset, atMs: ms))
         return .text(scratch.text)
     }
 
@@ -498,7 +498,7 @@ final class LayerWriter: RecordWriter {
             seen(time)
             rank += 1
             scratch.clear()
-            scratch.append(time: time, offsetSeconds: offset)
+            scratch.append(time: time, offset: offset)
             let timeText = scratch.text
             let lat = s.double(Exporter.PointColumn.lat)
             let lon = s.double(Exporter.PointColumn.lon)

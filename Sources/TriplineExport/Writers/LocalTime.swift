@@ -11,7 +11,7 @@ public struct LocalTime {
     let zones = LocalZones()
     private var cacheStart = Int64.max
     private var cacheEnd = Int64.min
-    private var cacheOffset: Int32 = 0
+    private var cacheOffset = UTCOffset.utc
 
     public init(zone: TimeZoneTable?) { self.zone = zone }
 
@@ -23,29 +23,29 @@ public struct LocalTime {
 
     /// The offset to show `ms` with: `recorded` when known, else the zone's, else nil (UTC, written `Z`).
     @inline(__always)
-    public mutating func offset(_ recorded: Int32?, atMs ms: Int64) -> Int32? {
+    public mutating func offset(_ recorded: UTCOffset?, atMs ms: Int64) -> UTCOffset? {
         if let recorded { return recorded }
         guard let zone else { return nil }
         if ms >= cacheStart && ms < cacheEnd { return cacheOffset }
         let index = zone.interval(at: ms)
         cacheStart = zone.starts[index]
         cacheEnd = index + 1 < zone.starts.count ? zone.starts[index + 1] : Int64.max
-        cacheOffset = zone.offsets[index]
+        cacheOffset = UTCOffset(seconds: zone.offsets[index])
         return cacheOffset
     }
 
     /// The offset to show a point taken at this position at `ms`: `recorded` when known, else the chosen zone's, else
     /// that of the zone where it was taken.
     @inline(__always)
-    public mutating func offset(_ recorded: Int32?, atMs ms: Int64, latitude: Double, longitude: Double) -> Int32 {
+    public mutating func offset(_ recorded: UTCOffset?, atMs ms: Int64, latitude: Double, longitude: Double) -> UTCOffset {
         if let recorded { return recorded }
         if zone != nil { return offset(nil, atMs: ms)! }
-        return zones.offset(atMs: ms, latitude: latitude, longitude: longitude)
+        return UTCOffset(seconds: zones.offset(atMs: ms, latitude: latitude, longitude: longitude))
     }
 
     /// The local day (days since 1970-01-01) of `ms` shown at `offset` (nil = UTC).
     @inline(__always)
-    public static func day(ms: Int64, offset: Int32?) -> Int {
-        Int(CivilTime.floorDiv(CivilTime.floorDiv(ms, 1000) + Int64(offset ?? 0), 86_400))
+    public static func day(ms: Int64, offset: UTCOffset?) -> Int {
+        (offset ?? .utc).localDay(ms: ms)
     }
 }

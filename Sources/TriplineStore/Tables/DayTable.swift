@@ -8,7 +8,7 @@ public struct DayRow: Sendable, Equatable {
     public var deviceID: Int64
     /// `YYYY-MM-DD`, local.
     public var date: String
-    public var utcOffsetS: Int?
+    public var utcOffset: UTCOffset?
     public var distanceM: Double
     public var movingS: Double
     public var trips: Int
@@ -18,13 +18,13 @@ public struct DayRow: Sendable, Equatable {
     public var lineDistanceM: Double?
 
     public init(
-        deviceID: Int64, date: String, utcOffsetS: Int?, distanceM: Double, movingS: Double, trips: Int, visits: Int, places: Int,
+        deviceID: Int64, date: String, utcOffset: UTCOffset?, distanceM: Double, movingS: Double, trips: Int, visits: Int, places: Int,
         lineDistanceM: Double? = nil
     ) {
         self.lineDistanceM = lineDistanceM
         self.deviceID = deviceID
         self.date = date
-        self.utcOffsetS = utcOffsetS
+        self.utcOffset = utcOffset
         self.distanceM = distanceM
         self.movingS = movingS
         self.trips = trips
@@ -43,7 +43,7 @@ extension RebuildTables {
     public func insert(_ r: DayRow) throws {
         let s = try statement(
             "INSERT OR REPLACE INTO days(device_id, date, utc_offset_s, distance_m, moving_s, trips, visits, places, line_distance_m) VALUES (?,?,?,?,?,?,?,?,?)")
-        try s.bind([.integer(r.deviceID), .text(r.date), .optional(r.utcOffsetS.map(Int64.init)), .real(r.distanceM), .real(r.movingS),
+        try s.bind([.integer(r.deviceID), .text(r.date), .optional(r.utcOffset.map(\.seconds64)), .real(r.distanceM), .real(r.movingS),
                     .integer(Int64(r.trips)), .integer(Int64(r.visits)), .integer(Int64(r.places)), .optional(r.lineDistanceM)])
         _ = try s.step()
     }
@@ -67,7 +67,7 @@ extension Store {
         while try s.step() {
             try body(
                 DayRow(
-                    deviceID: s.int64(0), date: s.text(1) ?? "", utcOffsetS: s.optionalInt64(8).map { Int($0) }, distanceM: s.double(2),
+                    deviceID: s.int64(0), date: s.text(1) ?? "", utcOffset: s.optionalInt64(8).map(UTCOffset.init(stored:)), distanceM: s.double(2),
                     movingS: s.double(3), trips: s.int(4), visits: s.int(5), places: s.int(6), lineDistanceM: s.optionalDouble(7)))
         }
     }

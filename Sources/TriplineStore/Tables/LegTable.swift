@@ -64,15 +64,15 @@ extension RebuildTables {
 @dynamicMemberLookup
 public struct LegListing: Sendable, Equatable {
     public var row: LegRow
-    public var tripStartUTCOffsetS: Int?
-    public var tripEndUTCOffsetS: Int?
+    public var tripStartUTCOffset: UTCOffset?
+    public var tripEndUTCOffset: UTCOffset?
     public var tripStartMs: Int64
     public var tripEndMs: Int64
 
-    public init(row: LegRow, tripStartUTCOffsetS: Int?, tripEndUTCOffsetS: Int?, tripStartMs: Int64, tripEndMs: Int64) {
+    public init(row: LegRow, tripStartUTCOffset: UTCOffset?, tripEndUTCOffset: UTCOffset?, tripStartMs: Int64, tripEndMs: Int64) {
         self.row = row
-        self.tripStartUTCOffsetS = tripStartUTCOffsetS
-        self.tripEndUTCOffsetS = tripEndUTCOffsetS
+        self.tripStartUTCOffset = tripStartUTCOffset
+        self.tripEndUTCOffset = tripEndUTCOffset
         self.tripStartMs = tripStartMs
         self.tripEndMs = tripEndMs
     }
@@ -105,7 +105,8 @@ extension Store {
                 source: s.text(14) ?? "points")
             try body(
                 LegListing(
-                    row: row, tripStartUTCOffsetS: s.optionalInt64(10).map { Int($0) }, tripEndUTCOffsetS: s.optionalInt64(11).map { Int($0) },
+                    row: row, tripStartUTCOffset: s.optionalInt64(10).map(UTCOffset.init(stored:)),
+                    tripEndUTCOffset: s.optionalInt64(11).map(UTCOffset.init(stored:)),
                     tripStartMs: s.int64(12), tripEndMs: s.int64(13)))
         }
     }

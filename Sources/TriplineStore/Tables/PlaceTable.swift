@@ -84,16 +84,16 @@ extension RebuildTables {
 @dynamicMemberLookup
 public struct PlaceListing: Sendable, Equatable {
     public var row: PlaceRow
-    public var firstUTCOffsetS: Int?
-    public var lastUTCOffsetS: Int?
+    public var firstUTCOffset: UTCOffset?
+    public var lastUTCOffset: UTCOffset?
 
     /// The stored id (a row read back always has one).
     public var id: Int64 { row.id ?? 0 }
 
-    public init(row: PlaceRow, firstUTCOffsetS: Int?, lastUTCOffsetS: Int?) {
+    public init(row: PlaceRow, firstUTCOffset: UTCOffset?, lastUTCOffset: UTCOffset?) {
         self.row = row
-        self.firstUTCOffsetS = firstUTCOffsetS
-        self.lastUTCOffsetS = lastUTCOffsetS
+        self.firstUTCOffset = firstUTCOffset
+        self.lastUTCOffset = lastUTCOffset
     }
 
     public subscript<T>(dynamicMember key: WritableKeyPath<PlaceRow, T>) -> T {
@@ -124,7 +124,8 @@ extension Store {
                 radiusM: s.double(6), visits: s.int(7), totalDwellS: s.int64(8), firstVisitMs: s.optionalInt64(9),
                 lastVisitMs: s.optionalInt64(10), countryCode: s.text(13), country: s.text(14), locality: s.text(15),
                 source: s.text(16) ?? "points")
-            try body(PlaceListing(row: row, firstUTCOffsetS: s.optionalInt64(11).map { Int($0) }, lastUTCOffsetS: s.optionalInt64(12).map { Int($0) }))
+            try body(PlaceListing(row: row, firstUTCOffset: s.optionalInt64(11).map(UTCOffset.init(stored:)),
+                                  lastUTCOffset: s.optionalInt64(12).map(UTCOffset.init(stored:))))
         }
     }
 

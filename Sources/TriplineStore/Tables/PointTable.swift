@@ -379,9 +379,9 @@ public final class PointRangeReader {
     public enum Column {
         /// The recorded UTC offset of the current row, or nil.
         @inline(__always)
-        public static func recordedOffset(_ s: Statement) -> Int32? {
+        public static func recordedOffset(_ s: Statement) -> UTCOffset? {
             let value = s.int64(offset)
-            return value == -2_147_483_648 ? nil : Int32(truncatingIfNeeded: value)
+            return value == -2_147_483_648 ? nil : UTCOffset(stored: value)
         }
 
         public static let time: Int32 = 0, offset: Int32 = 1, lat: Int32 = 2, lon: Int32 = 3, altitude: Int32 = 4
@@ -443,13 +443,13 @@ public final class PointRangeReader {
 /// One fix of `points` as the exports look one up: its time, recorded offset and position.
 public struct Fix: Sendable, Equatable {
     public var timeMs: Int64
-    public var utcOffsetS: Int32?
+    public var utcOffset: UTCOffset?
     public var lat: Double
     public var lon: Double
 
-    public init(timeMs: Int64, utcOffsetS: Int32?, lat: Double, lon: Double) {
+    public init(timeMs: Int64, utcOffset: UTCOffset?, lat: Double, lon: Double) {
         self.timeMs = timeMs
-        self.utcOffsetS = utcOffsetS
+        self.utcOffset = utcOffset
         self.lat = lat
         self.lon = lon
     }
@@ -473,7 +473,7 @@ public final class FixFinder {
         q.reset()
         try q.bind([.integer(keys.lower), .integer(keys.upper)])
         guard try q.step() else { return nil }
-        return Fix(timeMs: q.int64(0), utcOffsetS: q.isNull(1) ? nil : Int32(truncatingIfNeeded: q.int64(1)), lat: q.double(2), lon: q.double(3))
+        return Fix(timeMs: q.int64(0), utcOffset: q.isNull(1) ? nil : UTCOffset(stored: q.int64(1)), lat: q.double(2), lon: q.double(3))
     }
 }
 
@@ -657,7 +657,7 @@ extension Store {
             q.reset()
             q.bindInt(key, at: 1)
             guard try q.step() else { continue }
-            out[ms] = Fix(timeMs: ms, utcOffsetS: q.isNull(0) ? nil : Int32(truncatingIfNeeded: q.int64(0)), lat: q.double(1), lon: q.double(2))
+            out[ms] = Fix(timeMs: ms, utcOffset: q.isNull(0) ? nil : UTCOffset(stored: q.int64(0)), lat: q.double(1), lon: q.double(2))
         }
         return out
     }

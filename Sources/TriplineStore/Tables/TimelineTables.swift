@@ -3,6 +3,8 @@
 // ordinary inserts of ``RebuildTables``; these mark them as the app's (`source = 'app'`, migration 9) and keep
 // Google's place id and activity type, and replace the device's app rows before they are written again.
 
+import TriplineCore
+
 extension RebuildTables {
     /// Deletes a device's visits taken from an app's timeline, and the places only they made (`source = 'app'`; a
     /// place of the fixes that app visits joined keeps its id and is rewritten by the places pass).
@@ -101,7 +103,7 @@ extension Store {
     /// it (ending at or after `fromMs`), by start: start, end, the offset of the start (0 when unknown), and for a trip
     /// its distance and straight-line distance (its distance when unknown); the metrics pass's day sums.
     public func appDaySpans(device: Int64, fromMs: Int64, toMs: Int64) throws
-        -> [(startMs: Int64, endMs: Int64, startUTCOffsetS: Int32, distanceM: Double, lineDistanceM: Double, isTrip: Bool)]
+        -> [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isTrip: Bool)]
     {
         let q = try db.prepare(
             """
@@ -115,8 +117,8 @@ extension Store {
         q.bindInt(device, at: 1)
         q.bindInt(fromMs, at: 2)
         q.bindInt(toMs, at: 3)
-        var rows: [(startMs: Int64, endMs: Int64, startUTCOffsetS: Int32, distanceM: Double, lineDistanceM: Double, isTrip: Bool)] = []
-        while try q.step() { rows.append((q.int64(0), q.int64(1), Int32(truncatingIfNeeded: q.int64(2)), q.double(3), q.double(4), q.int(5) == 1)) }
+        var rows: [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isTrip: Bool)] = []
+        while try q.step() { rows.append((q.int64(0), q.int64(1), UTCOffset(stored: q.int64(2)), q.double(3), q.double(4), q.int(5) == 1)) }
         return rows
     }
 }

@@ -10,8 +10,8 @@ public struct TripRow: Sendable, Equatable {
     public var deviceID: Int64
     public var startMs: Int64
     public var endMs: Int64
-    public var startUTCOffsetS: Int?
-    public var endUTCOffsetS: Int?
+    public var startUTCOffset: UTCOffset?
+    public var endUTCOffset: UTCOffset?
     public var durationS: Double
     public var movingS: Double
     public var distanceM: Double
@@ -39,8 +39,9 @@ public struct TripRow: Sendable, Equatable {
     public var source: String
 
     public init(
-        id: Int64? = nil, deviceID: Int64, startMs: Int64, endMs: Int64, startUTCOffsetS: Int?, endUTCOffsetS: Int?, durationS: Double, movingS: Double,
-        distanceM: Double, avgSpeedMps: Double?, maxSpeedMps: Double?, mode: String, legs: Int, fromVisitID: Int64?, toVisitID: Int64?,
+        id: Int64? = nil, deviceID: Int64, startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset?, endUTCOffset: UTCOffset?,
+        durationS: Double, movingS: Double, distanceM: Double, avgSpeedMps: Double?, maxSpeedMps: Double?, mode: String, legs: Int,
+        fromVisitID: Int64?, toVisitID: Int64?,
         fromPlaceID: Int64?, toPlaceID: Int64?, startLat: Double?, startLon: Double?, endLat: Double?, endLon: Double?, points: Int, gaps: Int,
         lineDistanceM: Double? = nil, distanceMethod: String? = nil, source: String = "points"
     ) {
@@ -51,8 +52,8 @@ public struct TripRow: Sendable, Equatable {
         self.deviceID = deviceID
         self.startMs = startMs
         self.endMs = endMs
-        self.startUTCOffsetS = startUTCOffsetS
-        self.endUTCOffsetS = endUTCOffsetS
+        self.startUTCOffset = startUTCOffset
+        self.endUTCOffset = endUTCOffset
         self.durationS = durationS
         self.movingS = movingS
         self.distanceM = distanceM
@@ -108,8 +109,8 @@ extension RebuildTables {
             VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """)
         return try insert(s, id: r.id, "trips", [
-            .integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .optional(r.startUTCOffsetS.map(Int64.init)),
-            .optional(r.endUTCOffsetS.map(Int64.init)), .real(r.durationS), .real(r.movingS), .real(r.distanceM), .optional(r.avgSpeedMps),
+            .integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .optional(r.startUTCOffset.map(\.seconds64)),
+            .optional(r.endUTCOffset.map(\.seconds64)), .real(r.durationS), .real(r.movingS), .real(r.distanceM), .optional(r.avgSpeedMps),
             .optional(r.maxSpeedMps), .text(r.mode), .integer(Int64(r.legs)), .optional(r.fromVisitID), .optional(r.toVisitID),
             .optional(r.fromPlaceID), .optional(r.toPlaceID), .optional(r.startLat), .optional(r.startLon), .optional(r.endLat),
             .optional(r.endLon), .integer(Int64(r.points)), .integer(Int64(r.gaps)), .optional(r.lineDistanceM),
@@ -187,7 +188,7 @@ extension Store {
         while try s.step() {
             let row = TripRow(
                 id: s.int64(0), deviceID: s.int64(1), startMs: s.int64(2), endMs: s.int64(3),
-                startUTCOffsetS: s.optionalInt64(4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(5).map { Int($0) },
+                startUTCOffset: s.optionalInt64(4).map(UTCOffset.init(stored:)), endUTCOffset: s.optionalInt64(5).map(UTCOffset.init(stored:)),
                 durationS: s.double(6), movingS: s.double(7), distanceM: s.double(8),
                 avgSpeedMps: s.optionalDouble(9), maxSpeedMps: s.optionalDouble(10), mode: s.text(11) ?? "", legs: s.int(12),
                 fromVisitID: s.optionalInt64(26), toVisitID: s.optionalInt64(27), fromPlaceID: s.optionalInt64(13), toPlaceID: s.optionalInt64(14),
@@ -215,7 +216,7 @@ extension Store {
             out.append(
                 TripRow(
                     id: s.int64(0), deviceID: s.int64(1), startMs: s.int64(2), endMs: s.int64(3),
-                    startUTCOffsetS: s.optionalInt64(4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(5).map { Int($0) },
+                    startUTCOffset: s.optionalInt64(4).map(UTCOffset.init(stored:)), endUTCOffset: s.optionalInt64(5).map(UTCOffset.init(stored:)),
                     durationS: s.double(6), movingS: s.double(7), distanceM: s.double(8), avgSpeedMps: s.optionalDouble(9),
                     maxSpeedMps: s.optionalDouble(10), mode: s.text(11) ?? "", legs: s.int(12), fromVisitID: s.optionalInt64(13),
                     toVisitID: s.optionalInt64(14), fromPlaceID: s.optionalInt64(15), toPlaceID: s.optionalInt64(16),
@@ -272,7 +273,7 @@ let tripColumns = """
 func tripRow(_ s: Statement, at k: Int32 = 0) -> TripRow {
     TripRow(
         id: s.int64(k), deviceID: s.int64(k + 1), startMs: s.int64(k + 2), endMs: s.int64(k + 3),
-        startUTCOffsetS: s.optionalInt64(k + 4).map { Int($0) }, endUTCOffsetS: s.optionalInt64(k + 5).map { Int($0) },
+        startUTCOffset: s.optionalInt64(k + 4).map(UTCOffset.init(stored:)), endUTCOffset: s.optionalInt64(k + 5).map(UTCOffset.init(stored:)),
         durationS: s.double(k + 6), movingS: s.double(k + 7), distanceM: s.double(k + 8), avgSpeedMps: s.optionalDouble(k + 9),
         maxSpeedMps: s.optionalDouble(k + 10), mode: s.text(k + 11) ?? "", legs: s.int(k + 12), fromVisitID: s.optionalInt64(k + 13),
         toVisitID: s.optionalInt64(k + 14), fromPlaceID: s.optionalInt64(k + 15), toPlaceID: s.optionalInt64(k + 16),

@@ -11,8 +11,8 @@ public struct VisitRow: Sendable, Equatable {
     public var placeID: Int64?
     public var startMs: Int64
     public var endMs: Int64
-    public var startUTCOffsetS: Int?
-    public var endUTCOffsetS: Int?
+    public var startUTCOffset: UTCOffset?
+    public var endUTCOffset: UTCOffset?
     public var lat: Double
     public var lon: Double
     public var radiusM: Double
@@ -26,7 +26,7 @@ public struct VisitRow: Sendable, Equatable {
     public var source: String
 
     public init(
-        id: Int64? = nil, deviceID: Int64, placeID: Int64?, startMs: Int64, endMs: Int64, startUTCOffsetS: Int?, endUTCOffsetS: Int?,
+        id: Int64? = nil, deviceID: Int64, placeID: Int64?, startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset?, endUTCOffset: UTCOffset?,
         lat: Double, lon: Double, radiusM: Double, points: Int, countryCode: String? = nil, country: String? = nil, locality: String? = nil,
         source: String = "points"
     ) {
@@ -39,8 +39,8 @@ public struct VisitRow: Sendable, Equatable {
         self.placeID = placeID
         self.startMs = startMs
         self.endMs = endMs
-        self.startUTCOffsetS = startUTCOffsetS
-        self.endUTCOffsetS = endUTCOffsetS
+        self.startUTCOffset = startUTCOffset
+        self.endUTCOffset = endUTCOffset
         self.lat = lat
         self.lon = lon
         self.radiusM = radiusM
@@ -51,14 +51,14 @@ public struct VisitRow: Sendable, Equatable {
 extension RebuildTables {
     /// The local offsets of a device's visits that start before `beforeMs`, by visit id, with the times they were
     /// worked out for.
-    public func visitOffsets(device: Int64, beforeMs: Int64) throws -> [Int64: (startMs: Int64, endMs: Int64, start: Int?, end: Int?)] {
+    public func visitOffsets(device: Int64, beforeMs: Int64) throws -> [Int64: (startMs: Int64, endMs: Int64, start: UTCOffset?, end: UTCOffset?)] {
         let q = try db.prepare("SELECT id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s FROM visits WHERE device_id = ? AND start_ms < ?")
         q.reset()
         q.bindInt(device, at: 1)
         q.bindInt(beforeMs, at: 2)
-        var out: [Int64: (startMs: Int64, endMs: Int64, start: Int?, end: Int?)] = [:]
+        var out: [Int64: (startMs: Int64, endMs: Int64, start: UTCOffset?, end: UTCOffset?)] = [:]
         while try q.step() {
-            out[q.int64(0)] = (q.int64(1), q.int64(2), q.isNull(3) ? nil : q.int(3), q.isNull(4) ? nil : q.int(4))
+            out[q.int64(0)] = (q.int64(1), q.int64(2), q.isNull(3) ? nil : UTCOffset(stored: q.int64(3)), q.isNull(4) ? nil : UTCOffset(stored: q.int64(4)))
         }
         return out
     }
@@ -88,7 +88,7 @@ extension RebuildTables {
             VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """)
         try s.bind([.optional(r.id), .integer(r.deviceID), .optional(r.placeID), .integer(r.startMs), .integer(r.endMs),
-                    .optional(r.startUTCOffsetS.map(Int64.init)), .optional(r.endUTCOffsetS.map(Int64.init)), .real(r.lat), .real(r.lon),
+                    .optional(r.startUTCOffset.map(\.seconds64)), .optional(r.endUTCOffset.map(\.seconds64)), .real(r.lat), .real(r.lon),
                     .real(r.radiusM), .integer(Int64(r.points)), .optional(r.countryCode), .optional(r.country), .optional(r.locality)])
         _ = try s.step()
         return db.lastInsertRowID
@@ -135,7 +135,7 @@ extension Store {
         while try s.step() {
             let row = VisitRow(
                 id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), startMs: s.int64(4), endMs: s.int64(5),
-                startUTCOffsetS: s.optionalInt64(6).map { Int($0) }, endUTCOffsetS: s.optionalInt64(7).map { Int($0) },
+                startUTCOffset: s.optionalInt64(6).map(UTCOffset.init(stored:)), endUTCOffset: s.optionalInt64(7).map(UTCOffset.init(stored:)),
                 lat: s.double(8), lon: s.double(9), radiusM: s.double(10), points: s.int(11),
                 countryCode: s.text(12), country: s.text(13), locality: s.text(14), source: s.text(15) ?? "points")
             try body(VisitListing(row: row, placeName: s.text(3)))
@@ -245,7 +245,7 @@ extension VisitRow {
     init(reading s: Statement) {
         self.init(
             id: s.int64(0), deviceID: s.int64(1), placeID: s.optionalInt64(2), startMs: s.int64(3), endMs: s.int64(4),
-            startUTCOffsetS: s.optionalInt64(5).map { Int($0) }, endUTCOffsetS: s.optionalInt64(6).map { Int($0) },
+            startUTCOffset: s.optionalInt64(5).map(UTCOffset.init(stored:)), endUTCOffset: s.optionalInt64(6).map(UTCOffset.init(stored:)),
             lat: s.double(7), lon: s.double(8), radiusM: s.double(9), points: s.int(10), countryCode: s.text(11),
             country: s.text(12), locality: s.text(13), source: s.text(14) ?? "points")
     }

@@ -111,10 +111,10 @@ import TriplineTestSupport
         try exporter.forEachLeg(try exporter.select(RecordFilter())) { leg in
             for (ms, isStart) in [(leg.startMs, true), (leg.endMs, false)] {
                 r.legTimes += 1
-                let shown = exporter.legOffset(leg, atMs: ms, isStart: isStart)
+                let shown = exporter.legOffset(leg, atMs: ms, isStart: isStart)?.seconds
                 let want: Int32?
                 if ms == leg.tripStartMs || ms == leg.tripEndMs {
-                    want = ms == leg.tripStartMs ? leg.tripStartOffset : leg.tripEndOffset  // checked with the trips
+                    want = (ms == leg.tripStartMs ? leg.tripStartOffset : leg.tripEndOffset)?.seconds  // checked with the trips
                 } else {
                     let keys = PointKey.range(device: leg.deviceID, fromMs: max(0, leg.startMs), throughMs: max(0, leg.endMs))
                     near.reset()
@@ -280,7 +280,8 @@ import TriplineTestSupport
         let exporter = try Exporter(store: store)
         var shown: [(mode: String, start: Int32?, end: Int32?)] = []
         try exporter.forEachLeg(try exporter.select(RecordFilter())) { leg in
-            shown.append((leg.mode, exporter.legOffset(leg, atMs: leg.startMs, isStart: true), exporter.legOffset(leg, atMs: leg.endMs, isStart: false)))
+            shown.append((leg.mode, exporter.legOffset(leg, atMs: leg.startMs, isStart: true)?.seconds,
+                          exporter.legOffset(leg, atMs: leg.endMs, isStart: false)?.seconds))
         }
         #expect(shown.first?.start == 3600, "\(shown)")
         #expect(shown.last?.start == -18_000 && shown.last?.end == -18_000, "\(shown)")
