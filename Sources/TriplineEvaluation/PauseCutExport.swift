@@ -14,7 +14,7 @@ extension GeoLifeUser {
     /// a truth trip of the labelled-time rule (labels as written, joined while less than 30 min apart, clipped to their
     /// fixes) holds the whole stay — the traveller was under way, so the stay cuts a labelled trip in two — else 0
     /// (`where`: `edge` when a truth trip starts or ends inside it, `outside` when it lies in unlabelled time).
-    public func pauseRows(_ entries: [PauseLog.Entry], rule: LabelledTimeScores.Rule = .init()) -> [String] {
+    public func pauseRows(_ entries: [PauseCandidate], rule: LabelledTimeScores.Rule = .init()) -> [String] {
         let (truth, _) = LabelledTimeScores.truthTrips(writtenLabels.sorted { $0.startMs < $1.startMs }, fixTimes: times, rule: rule)
         let starts = truth.map(\.startMs)
         var rows: [String] = []

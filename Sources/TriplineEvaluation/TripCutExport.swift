@@ -16,7 +16,7 @@ extension GeoLifeUser {
 
     /// One CSV row per logged candidate (`entries`, from a rebuild of this user with `trips.cut_model` off, so that every
     /// candidate is a trip in the database): the trip of the database it became, judged by the rule.
-    public func tripCutRows(_ entries: [TripCutLog.Entry]) throws -> [String] {
+    public func tripCutRows(_ entries: [TripCutCandidate]) throws -> [String] {
         let found = try store.trips().map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }.sorted { ($0.startMs, $0.endMs) < ($1.startMs, $1.endMs) }
         let outcomes = LabelledTimeScores.outcomes(labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: found)
         let starts = found.map(\.startMs)

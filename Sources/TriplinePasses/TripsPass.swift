@@ -230,7 +230,7 @@ public struct TripsPass: MeasuringPass {
                         w, part, startMs: trip.startMs, endMs: trip.endMs, from: trip.fromStay.map { stays[$0] }, to: trip.toStay.map { stays[$0] },
                         distanceM: trip.distanceM, speeds: speeds(w, part)) {
                         let drop = p.cutModel > 0 && cutModel.isDrift(features)
-                        cutLog?.add(TripCutLog.Entry(startMs: trip.startMs, endMs: trip.endMs, features: features, dropped: drop))
+                        cutLog?.add(TripCutCandidate(startMs: trip.startMs, endMs: trip.endMs, features: features, dropped: drop))
                         if drop { continue }
                     }
                     trips.append(trip)

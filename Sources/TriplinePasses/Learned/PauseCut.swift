@@ -101,7 +101,7 @@ public enum PauseDecision {
                 continue
             }
             let traffic = apply && model.isTraffic(features)
-            log?.add(PauseLog.Entry(startMs: stay.startMs, endMs: stay.endMs, features: features, joined: traffic))
+            log?.add(PauseCandidate(startMs: stay.startMs, endMs: stay.endMs, features: features, joined: traffic))
             if !traffic { out.append(stay) }
         }
         return out
@@ -192,33 +192,12 @@ public enum PauseFeatures {
 
 /// Collects every candidate pause's features during a rebuild (the training export, `evaluate --dump-pauses`): a
 /// development aid, never set by `rebuild`.
-public final class PauseLog: @unchecked Sendable {
-    /// One candidate: the stay's span, its features, and whether the model (when on) joined it into a trip.
-    public struct Entry: Sendable {
-        public var startMs: Int64
-        public var endMs: Int64
-        public var features: [Double]
-        public var joined: Bool
-    }
+public typealias PauseLog = CandidateLog<PauseCandidate>
 
-    private var mutex = pthread_mutex_t()
-    private var rows: [Entry] = []
-
-    public init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-
-    func add(_ entry: Entry) {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        rows.append(entry)
-    }
-
-    /// The candidates logged so far, in time order; the log is emptied.
-    public func take() -> [Entry] {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        let out = rows.sorted { ($0.startMs, $0.endMs) < ($1.startMs, $1.endMs) }
-        rows.removeAll()
-        return out
-    }
+/// One candidate: the stay's span, its features, and whether the model (when on) joined it into a trip.
+public struct PauseCandidate: LoggedCandidate {
+    public var startMs: Int64
+    public var endMs: Int64
+    public var features: [Double]
+    public var joined: Bool
 }

@@ -175,33 +175,12 @@ public enum TripCutFeatures {
 
 /// Collects every candidate's features during a rebuild (the training export, `evaluate --dump-trip-cuts`): a
 /// development aid, never set by `rebuild`.
-public final class TripCutLog: @unchecked Sendable {
-    /// One candidate: its span, its features, and whether the model (when on) dropped it.
-    public struct Entry: Sendable {
-        public var startMs: Int64
-        public var endMs: Int64
-        public var features: [Double]
-        public var dropped: Bool
-    }
+public typealias TripCutLog = CandidateLog<TripCutCandidate>
 
-    private var mutex = pthread_mutex_t()
-    private var rows: [Entry] = []
-
-    public init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-
-    func add(_ entry: Entry) {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        rows.append(entry)
-    }
-
-    /// The candidates logged so far, in time order; the log is emptied.
-    public func take() -> [Entry] {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        let out = rows.sorted { ($0.startMs, $0.endMs) < ($1.startMs, $1.endMs) }
-        rows.removeAll()
-        return out
-    }
+/// One candidate: its span, its features, and whether the model (when on) dropped it.
+public struct TripCutCandidate: LoggedCandidate {
+    public var startMs: Int64
+    public var endMs: Int64
+    public var features: [Double]
+    public var dropped: Bool
 }
