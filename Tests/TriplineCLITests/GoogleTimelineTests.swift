@@ -230,6 +230,21 @@ import TriplineTestSupport
         #expect(score.stdout.contains("precision 1.00, recall 1.00, F1 1.00"), "\(score.stdout)")
     }
 
+    /// `--pass paths` run alone (say after `--set paths.circuity=…`) measures the trips rebuilt from the fixes and
+    /// leaves Google's own trips with the distance Google gave: it once re-measured them along the fixes
+    /// (`distance_method` `app`, `app_path` or `app_line` → `track`). On a fully rebuilt store it changes no trip.
+    @Test func thePathsPassAloneKeepsTheAppsDistances() throws {
+        let (db, store) = try database([("fixes.json", morningFixes()), ("2024_MAY.json", googleDay())])
+        let sql = "SELECT t.id, t.source, t.distance_m, t.distance_method, group_concat(l.distance_m) FROM trips t "
+            + "LEFT JOIN legs l ON l.trip_id = t.id GROUP BY t.id ORDER BY t.id"
+        let full = try rows(store, sql)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM trips WHERE source = 'app' AND distance_method LIKE 'app%'") ?? 0 >= 3, "\(full)")
+        let r = runCLI(["rebuild", "--db", db, "--pass", "paths"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let after = try rows(store, sql)
+        #expect(after == full, "changed: \(after.filter { !full.contains($0) }), before: \(full.filter { !after.contains($0) })")
+    }
+
     /// Google's months imported one at a time, with a rebuild after each (incremental: the restarts app events
     /// trigger), give the rows of one full rebuild, ids included.
     @Test func monthByMonthEqualsFull() throws {

@@ -87,6 +87,8 @@ import TriplineTestSupport
         let file = runCLI(["rebuild", "--db", db, "--config", config])
         #expect(file.status == 64)
         #expect(file.stderr.contains("\(config):4: parameter 'trips.window_s': 'nan' is not a number (allowed: 0 … 3600)"), "\(file.stderr)")
+        let zone = runCLI(["rebuild", "--db", db, "--timezone", "Mars/Base"])
+        #expect(zone.status == 64 && zone.stderr.contains("unknown time zone 'Mars/Base' for --timezone"), "\(zone.stderr)")
         let hostile = runCLI(["rebuild", "--db", db, "--set", "stays.radius_m=\u{1B}[2J"])
         #expect(hostile.status == 64 && !hostile.stderr.contains("\u{1B}"), "\(hostile.stderr)")
         // `evaluate` takes the same parameters and refuses them the same way, before simulating anything.

@@ -1,5 +1,6 @@
 import TriplineCore
 import TriplineEvaluation
+import TriplineGeography
 import TriplinePasses
 import TriplineSimulator
 import TriplineStore
@@ -56,7 +57,13 @@ enum RebuildCommand {
             options.pass = pass
         }
         options.settings = try settings(parsed)
-        options.timeZoneName = parsed.value("timezone")
+        if let zone = parsed.value("timezone") {
+            // A misspelt zone is a bad argument, refused before the database is opened (exit 64).
+            guard LocalZones(overrideName: zone) != nil else {
+                throw UsageError("unknown time zone '\(zone)' for --timezone; use an IANA name such as Europe/Berlin")
+            }
+            options.timeZoneName = zone
+        }
         options.full = parsed.flag("full")
         let path = CommonOptions.databasePath(parsed, context)
         let store = try Store(path: path, create: false)

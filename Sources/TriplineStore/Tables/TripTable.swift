@@ -336,8 +336,9 @@ extension RebuildTables {
         return out
     }
 
-    /// A device's trips (of any source) that start in `fromMs ..< toMs`, with the stays and visits at their ends, by
-    /// start time then id (the paths pass's read).
+    /// A device's trips rebuilt from its fixes (`source` = `points`; the app's own trips keep the distance the app gave,
+    /// the timeline pass) that start in `fromMs ..< toMs`, with the stays and visits at their ends, by start time then id
+    /// (the paths pass's read when it runs alone, `--pass paths`).
     public func tripEnds(device: Int64, startingFromMs fromMs: Int64, beforeMs toMs: Int64) throws -> [TripEnds] {
         let q = try statement(
             """
@@ -345,7 +346,7 @@ extension RebuildTables {
               fv.place_id, tv.place_id, t.from_visit_id IS NOT NULL, t.to_visit_id IS NOT NULL
             FROM trips t LEFT JOIN stays fs ON fs.id = t.from_visit_id LEFT JOIN stays ts ON ts.id = t.to_visit_id
               LEFT JOIN visits fv ON fv.id = t.from_visit_id LEFT JOIN visits tv ON tv.id = t.to_visit_id
-            WHERE t.device_id = ? AND t.start_ms >= ? AND t.start_ms < ? ORDER BY t.start_ms, t.id
+            WHERE t.device_id = ? AND t.start_ms >= ? AND t.start_ms < ? AND t.source = 'points' ORDER BY t.start_ms, t.id
             """)
         q.bindInt(device, at: 1)
         q.bindInt(fromMs, at: 2)
