@@ -13,15 +13,14 @@ import TriplineCore
 /// model learned from), and that does not lie away from a place the traveller leaves and comes back to (the stays
 /// before and after it further apart than ``candidateMinApartM``: an out-and-back stop is a visit). Its features go
 /// through a gradient-boosted ensemble of stumps trained by `scripts/train-pause-cuts.py` on the development GeoLife
-/// users (never the lockbox); a candidate whose probability of traffic is above ``threshold`` is no stay, so the trips
+/// users (never the lockbox); a candidate whose probability of traffic is above its ``StumpEnsemble/threshold`` is no stay, so the trips
 /// on both sides are one (`stays.pause_model` = 1). The shipped ensemble is generated source
 /// (`Generated/PauseCutCoefficients.swift`); `evaluate --pause-model` loads others for held-out scoring.
 public struct PauseModel: Sendable, Equatable {
-    /// The log-odds of traffic before any stump.
-    public var base: Double
-    public var stumps: [TripCutModel.Stump]
-    /// A candidate whose traffic probability is above this joins the trips on both sides.
-    public var threshold: Double
+    public typealias Stump = StumpEnsemble.Stump
+
+    /// The ensemble (base log-odds, stumps, and the threshold above which the decision is yes).
+    public var ensemble: StumpEnsemble
 
     /// Candidates last at most this (seconds): GeoLife's labels join legs less than 30 min apart, and a longer stop
     /// with the traveller still is a visit wherever it lies.
@@ -33,52 +32,22 @@ public struct PauseModel: Sendable, Equatable {
     /// phone's stop seen by three fixes minutes apart is no case the model learned.
     public static let candidateMaxIntervalS = 30.0
 
-    public init(base: Double, stumps: [TripCutModel.Stump], threshold: Double) {
-        self.base = base
-        self.stumps = stumps
-        self.threshold = threshold
+    public init(base: Double, stumps: [Stump], threshold: Double) {
+        ensemble = StumpEnsemble(base: base, stumps: stumps, threshold: threshold)
     }
 
     /// The probability that a candidate with `features` (``PauseFeatures/names`` order) is a pause inside a trip.
-    public func trafficProbability(_ features: [Double]) -> Double {
-        var z = base
-        for s in stumps { z += features[s.feature] <= s.split ? s.left : s.right }
-        return 1 / (1 + exp(-z))
-    }
+    public func trafficProbability(_ features: [Double]) -> Double { ensemble.probability(features) }
 
-    public func isTraffic(_ features: [Double]) -> Bool { trafficProbability(features) > threshold }
+    /// Whether the candidate joins the trips on both sides: its probability is above the ensemble's threshold.
+    public func isTraffic(_ features: [Double]) -> Bool { ensemble.decides(features) }
 
     // MARK: Text form (for `evaluate --pause-model` and the training script)
 
-    /// Reads the text the training script writes: `base x`, `threshold x`, and lines `stump FEATURE SPLIT LEFT RIGHT`
-    /// (FEATURE a name of ``PauseFeatures/names``); `#` starts a comment. Errors name `origin` and the line.
+    /// Reads the text the training script writes (``StumpEnsemble/init(text:origin:featureNames:)``, FEATURE a name of
+    /// ``PauseFeatures/names``). Errors name `origin` and the line.
     public init(text: String, origin: String) throws {
-        var base: Double? = nil, threshold: Double? = nil
-        var stumps: [TripCutModel.Stump] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
-            guard let key = words.first else { continue }
-            func number(_ k: Int) throws -> Double {
-                guard k < words.count, let v = Double(words[k]), v.isFinite else {
-                    throw ModelFileError(origin, line: n + 1, "'\(k < words.count ? words[k] : "")' is not a finite number")
-                }
-                return v
-            }
-            switch key {
-            case "base": base = try number(1)
-            case "threshold": threshold = try number(1)
-            case "stump":
-                guard words.count == 5, let feature = PauseFeatures.names.firstIndex(of: words[1]) else {
-                    throw ModelFileError(origin, line: n + 1, "a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")
-                }
-                stumps.append(TripCutModel.Stump(feature, try number(2), try number(3), try number(4)))
-            default:
-                throw ModelFileError(origin, line: n + 1, "unknown row '\(key)' (rows are base, threshold, stump)")
-            }
-        }
-        guard let base, let threshold else { throw ModelFileError(origin, "a model needs a 'base' and a 'threshold' row") }
-        self.init(base: base, stumps: stumps, threshold: threshold)
+        ensemble = try StumpEnsemble(text: text, origin: origin, featureNames: PauseFeatures.names)
     }
 }
 

@@ -13,26 +13,14 @@ import TriplineCore
 /// ``candidateMaxIntervalS`` apart (median). Its ``TripCutFeatures`` go through a small
 /// gradient-boosted ensemble of stumps (one feature compared with one threshold each) trained by
 /// `scripts/train-trip-cuts.py` on the development GeoLife users (leave-one-user-out; never the lockbox); a candidate
-/// whose probability of drift is above ``threshold`` is no trip (`trips.cut_model` = 1). The shipped ensemble is
+/// whose probability of drift is above its ``StumpEnsemble/threshold`` is no trip (`trips.cut_model` = 1). The shipped ensemble is
 /// generated source (`Generated/TripCutCoefficients.swift`); `evaluate --trip-cut-model` loads others for held-out
 /// scoring.
 public struct TripCutModel: Sendable, Equatable {
-    /// One weak learner: `left` when feature `feature` is at most `split`, else `right` (log-odds).
-    public struct Stump: Sendable, Equatable {
-        public var feature: Int
-        public var split: Double
-        public var left: Double
-        public var right: Double
-        public init(_ feature: Int, _ split: Double, _ left: Double, _ right: Double) {
-            (self.feature, self.split, self.left, self.right) = (feature, split, left, right)
-        }
-    }
+    public typealias Stump = StumpEnsemble.Stump
 
-    /// The log-odds of drift before any stump.
-    public var base: Double
-    public var stumps: [Stump]
-    /// A candidate whose drift probability is above this is dropped.
-    public var threshold: Double
+    /// The ensemble (base log-odds, stumps, and the threshold above which the decision is yes).
+    public var ensemble: StumpEnsemble
 
     /// Candidates: trips whose fixes all stay within this many metres of their first fix (a trip that goes further
     /// is never drift; the labelled-time rule calls drift what never leaves 300 m).
@@ -49,52 +37,21 @@ public struct TripCutModel: Sendable, Equatable {
     public static let candidateMaxIntervalS = 30.0
 
     public init(base: Double, stumps: [Stump], threshold: Double) {
-        self.base = base
-        self.stumps = stumps
-        self.threshold = threshold
+        ensemble = StumpEnsemble(base: base, stumps: stumps, threshold: threshold)
     }
 
     /// The probability that a candidate with `features` (``TripCutFeatures/names`` order) is drift.
-    public func driftProbability(_ features: [Double]) -> Double {
-        var z = base
-        for s in stumps { z += features[s.feature] <= s.split ? s.left : s.right }
-        return 1 / (1 + exp(-z))
-    }
+    public func driftProbability(_ features: [Double]) -> Double { ensemble.probability(features) }
 
-    public func isDrift(_ features: [Double]) -> Bool { driftProbability(features) > threshold }
+    /// Whether the candidate is drift: its probability is above the ensemble's threshold.
+    public func isDrift(_ features: [Double]) -> Bool { ensemble.decides(features) }
 
     // MARK: Text form (for `evaluate --trip-cut-model` and the training script)
 
-    /// Reads the text the training script writes: `base x`, `threshold x`, and any number of lines
-    /// `stump FEATURE SPLIT LEFT RIGHT` (FEATURE a name of ``TripCutFeatures/names``); `#` starts a comment. Errors
-    /// name `origin` and the line.
+    /// Reads the text the training script writes (``StumpEnsemble/init(text:origin:featureNames:)``, FEATURE a name of
+    /// ``TripCutFeatures/names``). Errors name `origin` and the line.
     public init(text: String, origin: String) throws {
-        var base: Double? = nil, threshold: Double? = nil
-        var stumps: [Stump] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
-            guard let key = words.first else { continue }
-            func number(_ k: Int) throws -> Double {
-                guard k < words.count, let v = Double(words[k]), v.isFinite else {
-                    throw ModelFileError(origin, line: n + 1, "'\(k < words.count ? words[k] : "")' is not a finite number")
-                }
-                return v
-            }
-            switch key {
-            case "base": base = try number(1)
-            case "threshold": threshold = try number(1)
-            case "stump":
-                guard words.count == 5, let feature = TripCutFeatures.names.firstIndex(of: words[1]) else {
-                    throw ModelFileError(origin, line: n + 1, "a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")
-                }
-                stumps.append(Stump(feature, try number(2), try number(3), try number(4)))
-            default:
-                throw ModelFileError(origin, line: n + 1, "unknown row '\(key)' (rows are base, threshold, stump)")
-            }
-        }
-        guard let base, let threshold else { throw ModelFileError(origin, "a model needs a 'base' and a 'threshold' row") }
-        self.init(base: base, stumps: stumps, threshold: threshold)
+        ensemble = try StumpEnsemble(text: text, origin: origin, featureNames: TripCutFeatures.names)
     }
 }
 
