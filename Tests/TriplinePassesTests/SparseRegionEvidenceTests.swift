@@ -141,27 +141,4 @@ import TriplineTestSupport
         #expect(try count(store, "SELECT count(*) FROM visits") == 1)
         #expect(try count(store, "SELECT count(*) FROM trips") == 0)
     }
-
-    /// iOS lost the `leave`: `enter` Home, two hours at home (with the far-off wifi fix), a walk of 1.2 km to a café
-    /// and an hour there, the walk back and the next `enter` Home. The first `enter` had no presence at all (its
-    /// presence ended at a `leave`), so the wifi fix split the first home stay; now it is inside from the `enter`
-    /// until a fix says otherwise: home, café, home, with two trips.
-    @Test func anEnterWithoutItsLeaveIsStillPresence() throws {
-        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
-        let firstEnter = b.t
-        homeFixes(&b, hours: 2, offAfter: 1)
-        b.move(1200, bearing: 90, speed: 1.4, every: 120)
-        b.gap(300)
-        b.still(3600, every: 600, drift: 10...30)
-        b.move(1200, bearing: 270, speed: 1.4, every: 120)
-        let secondEnter = b.t
-        homeFixes(&b, hours: 2)
-        let store = try storeWith([("phone", b.points)])
-        try region(store)
-        try transition(store, "enter", at: firstEnter, home.lat, home.lon)
-        try transition(store, "enter", at: secondEnter, home.lat, home.lon)
-        try rebuild(store)
-        #expect(try count(store, "SELECT count(*) FROM visits") == 3)
-        #expect(try count(store, "SELECT count(*) FROM trips") == 2)
-    }
 }

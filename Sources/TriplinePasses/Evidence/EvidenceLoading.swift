@@ -117,21 +117,9 @@ extension EvidencePass {
         }
         // Region presence: enter → leave of one region.
         var entered: [String: (Int64, Double, Double)] = [:]
-        /// An `enter` whose `leave` is not in the archive (it ends, or iOS lost the exit): inside from then on, for
-        /// as long as no fix says otherwise (``StayAmendment/apply(_:)``).
-        func openEnded(_ name: String, _ start: (Int64, Double, Double)) {
-            let region = regions[name]
-            let centre = region.map { ($0.lat, $0.lon) } ?? (start.1, start.2)
-            guard !centre.0.isNaN else { return }
-            evidence.presences.append(Presence(
-                startMs: start.0 - Int64(p.enterLagS * 1000), endMs: Int64.max, lat: centre.0, lon: centre.1,
-                reachM: (region?.radius ?? 150) + p.matchM, region: name, source: "region"))
-        }
         for t in transitions {
             let region = regions[t.region]
             if t.enter {
-                // Two enters of one region without a leave between them: the exit was lost.
-                if let open = entered[t.region] { openEnded(t.region, open) }
                 entered[t.region] = (t.time, t.lat, t.lon)
                 continue
             }
@@ -143,7 +131,14 @@ extension EvidencePass {
                 startMs: start.map { $0.0 - Int64(p.enterLagS * 1000) } ?? Int64.min, endMs: t.time - Int64(p.leaveLagS * 1000),
                 lat: centre.0, lon: centre.1, reachM: reach, region: t.region, source: "region"))
         }
-        for (name, start) in entered { openEnded(name, start) }
+        for (name, start) in entered {
+            let region = regions[name]
+            let centre = region.map { ($0.lat, $0.lon) } ?? (start.1, start.2)
+            guard !centre.0.isNaN else { continue }
+            evidence.presences.append(Presence(
+                startMs: start.0 - Int64(p.enterLagS * 1000), endMs: Int64.max, lat: centre.0, lon: centre.1,
+                reachM: (region?.radius ?? 150) + p.matchM, region: name, source: "region"))
+        }
         // Pauses: at the last kept fix before the pause; departure = resume less the walk out at the next fix's speed.
         for (paused, resume, rlat, rlon) in pauses {
             guard let start = paused ?? pauseStart(w, resume: resume, rlat!, rlon!, p) else { continue }

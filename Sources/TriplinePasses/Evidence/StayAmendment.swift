@@ -201,7 +201,7 @@ struct StayAmendment {
         }
         if e.endMs == Int64.max, let recorded = e.recordedMs { members = members.filter { stays[$0].startMs <= recorded } }
         if e.endMs == Int64.max, var k = members.first {
-            // Open at its end (an `enter` with no `leave` after it: the archive ends, or iOS lost the exit): the stays
+            // Open at its end (an `enter` with no `leave` after it: the archive ends inside the region): the stays
             // after the enter, on as far as nothing in between was further away (a wifi fix 300–500 m off that still
             // says it is in the region split an evening at home into two visits and a one-second trip).
             var run = [k]
