@@ -58,7 +58,10 @@ public struct Rebuild {
     /// (`evidence.proven_stops`).
     /// 15 (issue 23 item 3): a short stay between two trips that the learned stop-or-traffic model calls a pause on
     /// the way is no stay (`stays.pause_model`, `Learned/PauseCut.swift`): the trips on both sides are one.
-    public static let algorithmVersion = 15
+    /// 16 (issue 23 item 4): a region `enter` with no `leave` after it (the archive ends inside the region) joins
+    /// every stay after it that no fix left the region between, not only the first (a wifi fix far off that says it
+    /// is in the region split the stay).
+    public static let algorithmVersion = 16
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

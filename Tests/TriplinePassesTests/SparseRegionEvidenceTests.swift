@@ -108,4 +108,37 @@ import TriplineTestSupport
             if on == 1 { #expect(try count(store, "SELECT count(*) FROM trips") == 2, "out and back") }
         }
     }
+
+    /// Move mode at home: a wifi fix (no speed) every 3 minutes, 15–60 m from home, each saying `inregions: ["Home"]`,
+    /// and among them one fix 450 m off (40 m accuracy) that still says so, as the simulator's and real phones' wifi
+    /// positions do now and then.
+    func homeFixes(_ b: inout TrackBuilder, hours: Double, offAfter: Double? = nil) {
+        let inHome = #"{"inregions":["Home"]}"#
+        var k = 0, n = Int(hours * 20)
+        while k < n {
+            let off = offAfter.map { k == Int($0 * 20) } ?? false
+            let p = Geo.destination(home.lat, home.lon, bearing: Double(k * 137 % 360), distance: off ? 450 : Double(15 + k * 7 % 45))
+            b.points.append(Point(deviceID: 0, timeMs: b.t, lat: p.lat, lon: p.lon, accuracyM: off ? 40 : 30, extra: inHome))
+            b.t += 180_000
+            k += 1
+        }
+        b.lat = home.lat
+        b.lon = home.lon
+    }
+
+    /// The archive ends at home: the `enter` has no `leave` after it. The far-off wifi fix ends the stays pass's stay
+    /// (450 m is more than a stay's excursion), and the region's presence, open at its end, stretched only the first
+    /// of the two stays: an evening at home was two visits and a one-second trip to the wifi fix. The fixes between
+    /// the two stays all say they are at home, so the presence joins them.
+    @Test func aFarWifiFixInTheRegionDoesNotSplitAnOpenStay() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        let enter = b.t
+        homeFixes(&b, hours: 4, offAfter: 2)
+        let store = try storeWith([("phone", b.points)])
+        try region(store)
+        try transition(store, "enter", at: enter, home.lat, home.lon)
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM visits") == 1)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 0)
+    }
 }

@@ -120,10 +120,10 @@ struct StayAmendment {
     }
 
     /// The first kept fix further from presence `e` than its reach after a time, up to the end of `e` (stays of one
-    /// presence join only when there is none); `Int64.max` when there is none.
-    func firstFar(after t: Int64, _ e: Presence) -> Int64 {
+    /// presence join only when there is none) or before `before`; `Int64.max` when there is none.
+    func firstFar(after t: Int64, _ e: Presence, before: Int64 = Int64.max) -> Int64 {
         var i = lowerBound(w.time, t + 1)
-        while i < w.count {
+        while i < w.count && w.time[i] < before {
             if kept(i) && distance(i, e.lat, e.lon, region: e.region) > e.reachM { return w.time[i] }
             if w.time[i] > e.endMs { break }
             i += 1
@@ -200,7 +200,18 @@ struct StayAmendment {
                 && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
         }
         if e.endMs == Int64.max, let recorded = e.recordedMs { members = members.filter { stays[$0].startMs <= recorded } }
-        if e.endMs == Int64.max, let k = members.first { members = [k] }
+        if e.endMs == Int64.max, var k = members.first {
+            // Open at its end (an `enter` with no `leave` after it: the archive ends inside the region): the stays
+            // after the enter, on as far as nothing in between was further away (a wifi fix 300–500 m off that still
+            // says it is in the region split an evening at home into two visits and a one-second trip).
+            var run = [k]
+            while let next = members.first(where: { $0 > k }), next == k + 1,
+                  firstFar(after: stays[k].endMs, e, before: stays[next].startMs) >= stays[next].startMs {
+                run.append(next)
+                k = next
+            }
+            members = run
+        }
         if e.startMs == Int64.min, var k = members.last {
             // Open at its start (a leave with no enter before it): the stays before the leave, back as far as
             // nothing in between was further away.
