@@ -58,7 +58,10 @@ public struct Rebuild {
     /// (`evidence.proven_stops`).
     /// 15 (issue 23 item 3): a short stay between two trips that the learned stop-or-traffic model calls a pause on
     /// the way is no stay (`stays.pause_model`, `Learned/PauseCut.swift`): the trips on both sides are one.
-    public static let algorithmVersion = 15
+    /// 16 (issue 29, sparse phones): a place of lone-fix stays also joins a place up to `places.weak_ahead_m` away when
+    /// that place lies ahead on the lone fix's way, and joins the place of least distance × (1 + deviation / 30°)
+    /// rather than the nearest.
+    public static let algorithmVersion = 16
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
