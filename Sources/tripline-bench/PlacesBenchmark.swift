@@ -162,7 +162,8 @@ enum PlaceLosses {
                 let overlaps = all.filter { min($0.endMs, v.endMs) - max($0.startMs, v.startMs) > 0 }
                     .map { "\(places[$0.placeID]!.kind) \((min($0.endMs, v.endMs) - max($0.startMs, v.startMs)) / 1000)s" }
                 let home = byPlace[v.placeID!]!.map { "\(places[$0.key]!.kind)×\($0.value)" }.sorted().joined(separator: " ")
-                Swift.print("  \(hidden(r) ? "hidden " : "")\(incomplete ? "incomplete" : "")\(incomplete && impure ? "+" : "")\(impure ? "impure" : "") \(name) true \(tp.kind) \(Int(r.durationS))s"
+                let mark = (hidden(r) ? "hidden " : "") + (incomplete ? "incomplete" : "")
+                Swift.print("  \(mark)\(incomplete && impure ? "+" : "")\(impure ? "impure" : "") \(name) true \(tp.kind) \(Int(r.durationS))s"
                     + " | visit \((v.endMs - v.startMs) / 1000)s pts \(v.points) r \(Int(v.radiusM)) d \(Int(Geo.distance(v.lat, v.lon, tp.lat, tp.lon)))m"
                     + " overlaps [\(overlaps.joined(separator: ", "))] | place holds [\(home)]")
             }
