@@ -35,16 +35,21 @@ public struct PlacesPass: Pass {
         /// distance (metres); 0 = off. The largest reach of the development grid (200, 350, 500 m; seeds 1–10) at which
         /// no profile's purity falls below 0.98: a lone fix before a silence lies 180–670 m from where the person was.
         public var weakReachM: Double = 350
+        /// … or within this distance (metres) when that place lies on the way of the lone fix: within 60° of the way
+        /// from the stay before it through the fix (the fix before a silence, on the way to the stop), or from the stay
+        /// after it (a fix just after leaving); 0 = off. Among the places in reach, the one of least distance ×
+        /// (1 + deviation / 30°) is joined, not the nearest.
+        public var weakAheadM: Double = 500
         public init() {}
         public static var keys: Keys {
             ["radius_m": \.radiusM, "merge_max_m": \.mergeMaxM, "scatter_factor": \.scatterFactor, "wall_visits": \.wallVisits,
-             "evidence": \.evidence, "weak_reach_m": \.weakReachM]
+             "evidence": \.evidence, "weak_reach_m": \.weakReachM, "weak_ahead_m": \.weakAheadM]
         }
 
         /// Valid values (docs/PASSES.md, "Valid ranges").
         public static var ranges: Ranges {
             ["radius_m": .distance, "merge_max_m": .distance, "scatter_factor": ParameterRange(0, 10), "wall_visits": ParameterRange(0, 1000),
-             "evidence": ParameterRange(0, 1, whole: true), "weak_reach_m": .distanceOrOff]
+             "evidence": ParameterRange(0, 1, whole: true), "weak_reach_m": .distanceOrOff, "weak_ahead_m": .distanceOrOff]
         }
     }
 
@@ -87,6 +92,9 @@ public struct PlacesPass: Pass {
         /// A place of weak stays only (their position from one or two fixes) joins the nearest place of a stay with
         /// more fixes within this distance (metres); 0 = off.
         var weakReachM: Double = 0
+        /// … or within this distance (metres) when that place lies ahead on the stay's way (``deviation(_:_:_:)``
+        /// at most ``aheadConeDeg``); 0 = off.
+        var weakAheadM: Double = 0
     }
 
     /// Assigns each stay to a place; returns the places (centre, weight, first and last instant) and the place index
@@ -202,20 +210,32 @@ public struct PlacesPass: Pass {
             active = active.filter { parent[$0] == $0 }
         }
         // A place made only of stays whose position one or two fixes gave (a lone fix before a silence, the fix a
-        // region's `leave` published: often on the way, hundreds of metres from where the person was) joins the
-        // nearest place that fixes of a stay showed, within `separation.weakReachM` and with no evidence against it.
+        // region's `leave` published: often on the way, hundreds of metres from where the person was) joins a place
+        // that fixes of a stay showed, with no evidence against it: one within `separation.weakReachM`, or within
+        // `separation.weakAheadM` on the way (``deviation(_:_:_:)``); the one of least distance × (1 + deviation / 30°).
         if separation.weakReachM > 0, let weak {
             var strong = Set<Int>()
             for k in 0..<n where !weak[k] { strong.insert(root(k)) }
             let anchors = active.filter { strong.contains($0) }
+            var members: [Int: [Int]] = [:]
+            for k in 0..<n where weak[k] && !strong.contains(root(k)) { members[root(k), default: []].append(k) }
+            let reach = max(separation.weakReachM, separation.weakAheadM)
             for c in active where !strong.contains(c) {
                 let a = clusters[c]
                 var best = -1
-                var bestD = separation.weakReachM
+                var bestScore = Double.infinity
                 for o in anchors {
                     let b = clusters[o]
                     let d = Geo.distance(a.lat, a.lon, b.lat, b.lon)
-                    if d <= bestD && !apart(a, b) && (best < 0 || d < bestD || o < best) { bestD = d; best = o }
+                    guard d <= reach, !apart(a, b) else { continue }
+                    // The least deviation of any of the place's stays from its way (180°: no way known).
+                    var deviation = 180.0
+                    if separation.weakAheadM > 0 {
+                        for k in members[c] ?? [] { deviation = min(deviation, Self.deviation(stays, k, (b.lat, b.lon))) }
+                    }
+                    guard d <= separation.weakReachM || deviation <= Self.aheadConeDeg else { continue }
+                    let score = d * (1 + deviation / 30)
+                    if score < bestScore || (score == bestScore && o < best) { bestScore = score; best = o }
                 }
                 // The anchor keeps its centre: a lone fix on the way says nothing about where the place is.
                 if best >= 0 { parent[c] = best }
@@ -240,6 +260,32 @@ public struct PlacesPass: Pass {
             assignment.append(p)
         }
         return (places, assignment)
+    }
+
+    /// A place this far off the way (degrees) is not "ahead" (``deviation(_:_:_:)``, `weak_ahead_m`).
+    static let aheadConeDeg = 60.0
+
+    /// How far (degrees, 0–180) a place lies off the way of a stay of one or two fixes (`k`): the angle between the
+    /// way from the stay before it to the stay's fix, continued, and the way from the fix to the place — or the same
+    /// from the stay after it (a fix on the way out of the place). A lone fix before a silence is taken on the way to
+    /// where the person stopped, so the place is ahead of it; a fix just after leaving lies on the way from the place
+    /// to the next stay, so the place is behind it. 180 when neither neighbour is more than 50 m from the fix.
+    static func deviation(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], _ k: Int, _ place: (lat: Double, lon: Double)) -> Double {
+        let s = stays[k]
+        let kx = 111_320 * Geo.cosLatitude(s.lat), ky = 111_320.0
+        func vector(_ lat: Double, _ lon: Double) -> (x: Double, y: Double) { ((lon - s.lon) * kx, (lat - s.lat) * ky) }
+        let toPlace = vector(place.lat, place.lon)
+        guard (toPlace.x * toPlace.x + toPlace.y * toPlace.y) >= 1 else { return 0 }
+        let bearing = Geo.planarBearing(east: toPlace.x, north: toPlace.y)
+        var best = 180.0
+        for j in [k - 1, k + 1] where j >= 0 && j < stays.count {
+            // The way from the neighbour to the fix, continued past it.
+            let from = vector(stays[j].lat, stays[j].lon)
+            guard (from.x * from.x + from.y * from.y) > 50 * 50 else { continue }
+            let turn = abs(Geo.planarBearing(east: -from.x, north: -from.y) - bearing)
+            best = min(best, min(turn, 360 - turn))
+        }
+        return best
     }
 
     /// Each stay's evidence: the wifi network seen on most of its fixes that saw one (at least 2 of them, and more
@@ -393,6 +439,7 @@ public struct PlacesPass: Pass {
         var separation = Separation()
         separation.wallVisits = Int(parameters.wallVisits)
         separation.weakReachM = parameters.weakReachM
+        separation.weakAheadM = parameters.weakAheadM
         let weak = input.stays.map { $0.points < 3 }  // a position from one or two fixes
         var (places, assignment) = Self.cluster(stays, scatter: scatter, radius: parameters.radiusM, maxRadius: parameters.mergeMaxM,
                                                 scatterFactor: parameters.scatterFactor, evidence: evidence,

@@ -61,7 +61,10 @@ public struct Rebuild {
     /// 16 (issue 23 item 4): a region `enter` with no `leave` after it (the archive ends inside the region) joins
     /// every stay after it that no fix left the region between, not only the first (a wifi fix far off that says it
     /// is in the region split the stay).
-    public static let algorithmVersion = 16
+    /// 17 (issue 29, sparse phones): a place of lone-fix stays also joins a place up to `places.weak_ahead_m` away when
+    /// that place lies ahead on the lone fix's way, and joins the place of least distance × (1 + deviation / 30°)
+    /// rather than the nearest.
+    public static let algorithmVersion = 17
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

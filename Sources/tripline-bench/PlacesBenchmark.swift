@@ -123,7 +123,7 @@ enum PlacesBenchmark {
 /// Where purity and completeness are lost (`--details`): every true stay (5 minutes or more) whose rebuilt visit is
 /// not in its true place's most frequent rebuilt place, or whose rebuilt place is mostly another true place's, with
 /// what the rebuilt visit is: which true stays it overlaps (kind, seconds), its fixes, radius and distance from the
-/// true place.
+/// true place; `hidden` marks a true stay that the recorded-stays score leaves out (``Observability/hidden``).
 enum PlaceLosses {
     static func print(_ truth: SimulationTruth, store: Store) throws {
         let places = Dictionary(uniqueKeysWithValues: truth.places.map { ($0.id, $0) })
@@ -133,6 +133,9 @@ enum PlaceLosses {
             let all = truth.stays.filter { $0.device == name }
             let reference = all.filter { $0.durationS >= 300 }
             let visits = try store.visits(device: device).filter { $0.placeID != nil }
+            let records = try store.recordTimes(device: device).sorted()
+            let silences = Observability.hidden(trips: truth.trips.filter { $0.device == name }, stays: all, records: records).silences
+            func hidden(_ s: TruthStay) -> Bool { silences.contains { $0.0 < s.startMs && $0.1 > s.endMs } }
             func match(_ r: TruthStay) -> VisitRow? {
                 var best: (Int64, VisitRow)? = nil
                 for v in visits {
@@ -159,7 +162,8 @@ enum PlaceLosses {
                 let overlaps = all.filter { min($0.endMs, v.endMs) - max($0.startMs, v.startMs) > 0 }
                     .map { "\(places[$0.placeID]!.kind) \((min($0.endMs, v.endMs) - max($0.startMs, v.startMs)) / 1000)s" }
                 let home = byPlace[v.placeID!]!.map { "\(places[$0.key]!.kind)×\($0.value)" }.sorted().joined(separator: " ")
-                Swift.print("  \(incomplete ? "incomplete" : "")\(incomplete && impure ? "+" : "")\(impure ? "impure" : "") \(name) true \(tp.kind) \(Int(r.durationS))s"
+                let mark = (hidden(r) ? "hidden " : "") + (incomplete ? "incomplete" : "")
+                Swift.print("  \(mark)\(incomplete && impure ? "+" : "")\(impure ? "impure" : "") \(name) true \(tp.kind) \(Int(r.durationS))s"
                     + " | visit \((v.endMs - v.startMs) / 1000)s pts \(v.points) r \(Int(v.radiusM)) d \(Int(Geo.distance(v.lat, v.lon, tp.lat, tp.lon)))m"
                     + " overlaps [\(overlaps.joined(separator: ", "))] | place holds [\(home)]")
             }

@@ -179,6 +179,39 @@ import TriplineTestSupport
         #expect(strong.count == 3)
     }
 
+    /// A lone fix is taken on the way to where the person stopped (or just after leaving it): the place it joins is the
+    /// one ahead on its way, from the stay before it (or after it) through the fix, not the nearest. Shop A and shop B
+    /// are 320 m apart, both seen by stays with fixes. A lone fix 420 m short of shop A on the way from home joins
+    /// shop A (without `weak_ahead_m` it is a place of its own: beyond `weak_reach_m`); a lone fix 250 m short of
+    /// shop A on the way from work, with shop B 200 m off to the side, joins shop A (the nearest, shop B, without).
+    @Test func aLoneFixStayJoinsThePlaceAheadOnItsWay() throws {
+        let shopA = at(0, 0), shopB = at(200, 250), home = at(-2000, 0), work = at(0, 2000)
+        let beforeA = at(-420, 0), besideB = at(0, 250)
+        let day: Int64 = 86_400_000, hour: Int64 = 3_600_000
+        let plan: [((Double, Double), Int64, Bool)] = [
+            (shopA, 8, false), (shopB, 9, false), (shopA, day / hour + 8, false), (shopB, day / hour + 9, false),
+            (home, 2 * day / hour + 8, false), (beforeA, 2 * day / hour + 12, true), (home, 2 * day / hour + 14, false),
+            (work, 3 * day / hour + 8, false), (besideB, 3 * day / hour + 12, true), (work, 3 * day / hour + 14, false),
+        ]
+        let stays = plan.map { (lat: $0.0.0, lon: $0.0.1, start: t0 + $0.1 * hour, end: t0 + $0.1 * hour + 1_800_000) }
+        let weak = plan.map(\.2)
+        let scatter = weak.map { $0 ? 75.0 : 15 }
+        let p = PlacesPass.Parameters()
+        func assign(aheadM: Double) -> [Int] {
+            var separation = PlacesPass.Separation()
+            separation.weakReachM = p.weakReachM
+            separation.weakAheadM = aheadM
+            return PlacesPass.cluster(stays, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                      scatterFactor: p.scatterFactor, weak: weak, separation: separation).1
+        }
+        // Places by first stay: shop A 0, shop B 1, home 2, work 3.
+        #expect(assign(aheadM: p.weakAheadM) == [0, 1, 0, 1, 2, 0, 2, 3, 0, 3], "\(assign(aheadM: p.weakAheadM))")
+        #expect(assign(aheadM: 0) == [0, 1, 0, 1, 2, 3, 2, 4, 1, 4], "\(assign(aheadM: 0))")
+        // Behind the way (the fix 420 m past shop A, going on from it): no place ahead, and 420 m is beyond the reach.
+        #expect(PlacesPass.deviation(stays, 5, shopA) < 1 && PlacesPass.deviation(stays, 8, shopB) > 85)
+        #expect(PlacesPass.deviation(stays, 5, home) > 179)
+    }
+
     /// A later stay can join two older places into one (a long drifting stay between two places 140 m apart, both
     /// visited on the first day): rebuilt in small windows, the first day's count of places is that of one window over
     /// everything (the metrics pass counts every day's places again in the last window; before, the first window's
