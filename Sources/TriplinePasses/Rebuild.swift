@@ -58,7 +58,9 @@ public struct Rebuild {
     /// (`evidence.proven_stops`).
     /// 15 (issue 23 item 3): a short stay between two trips that the learned stop-or-traffic model calls a pause on
     /// the way is no stay (`stays.pause_model`, `Learned/PauseCut.swift`): the trips on both sides are one.
-    public static let algorithmVersion = 15
+    /// 16 (issue 23, pieces): a candidate pause whose traveller moved faster than any bicycle in the minute before and
+    /// after it stayed aboard and is no stay (`stays.aboard_mps`, `PauseFeatures.aboard`).
+    public static let algorithmVersion = 16
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
