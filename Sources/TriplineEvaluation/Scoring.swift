@@ -6,7 +6,7 @@ import TriplineStore
 /// Scores a rebuild against ground truth: trips and visits matched one to one by temporal overlap, distances, modes.
 public enum Scoring {
     /// A time interval with an optional payload used by the matcher.
-    public struct Interval: Sendable {
+    public struct Interval: Sendable, Equatable {
         public var startMs: Int64
         public var endMs: Int64
         public init(startMs: Int64, endMs: Int64) {

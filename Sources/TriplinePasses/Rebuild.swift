@@ -64,7 +64,9 @@ public struct Rebuild {
     /// 17 (issue 29, sparse phones): a place of lone-fix stays also joins a place up to `places.weak_ahead_m` away when
     /// that place lies ahead on the lone fix's way, and joins the place of least distance × (1 + deviation / 30°)
     /// rather than the nearest.
-    public static let algorithmVersion = 17
+    /// 18 (issue 23, pieces): a candidate pause whose traveller moved faster than any bicycle in the minute before and
+    /// after it stayed aboard and is no stay (`stays.aboard_mps`, `PauseFeatures.aboard`).
+    public static let algorithmVersion = 18
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -53,13 +53,17 @@ public struct StaysPass: Pass {
         /// A short stay between two trips that the learned model calls a pause on the way (a wait for the bus, a
         /// transfer, a jam) is no stay: the trips on both sides are one (``PauseDecision``; 1 = on, 0 = off).
         public var pauseModel: Double = 1
+        /// A short stay between two trips whose traveller moved faster than this (m/s) in the minute before and the
+        /// minute after it never got off: traffic, no stay (``PauseDecision``; 0 = off). Faster than any bicycle
+        /// (`trips.cycle_max_mps`): a cyclist rides up to the door.
+        public var aboardMps: Double = 7.5
 
         public init() {}
 
         public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
-            "pause_model": \.pauseModel,
+            "pause_model": \.pauseModel, "aboard_mps": \.aboardMps,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): radii and speeds the pass divides by are above 0; the
@@ -70,7 +74,7 @@ public struct StaysPass: Pass {
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
             "sparse_interval_s": .duration, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
-            "pause_model": .flag,
+            "pause_model": .flag, "aboard_mps": .speedOrOff,
         ] }
     }
 
@@ -374,7 +378,8 @@ public struct StaysPass: Pass {
     /// way left out (``PauseDecision``: stop or traffic).
     public static func stays(_ work: DeviceWork, _ p: Parameters, pauseModel: PauseModel = .shipped, pauseLog: PauseLog? = nil) -> [StayRecord] {
         let found = detect(work, p).map { $0.indexed(in: work.time) }
-        let kept = PauseDecision.joinTraffic(work, found, before: work.previousStay, model: pauseModel, apply: p.pauseModel > 0, log: pauseLog)
+        let kept = PauseDecision.joinTraffic(work, found, before: work.previousStay, model: pauseModel, apply: p.pauseModel > 0,
+                                                 aboardMps: p.aboardMps, log: pauseLog)
         return kept.filter { $0.startMs < work.keepFromMs }
     }
 

@@ -45,4 +45,32 @@ import Testing
         #expect(b["rebuilt: piece"] == 6)
         #expect(b.values.reduce(0, +) == 9)  // the fourth ride matched: no miss
     }
+
+    /// The same rides, piece by piece (``LabelledTimeScores/pieces(labels:fixTimes:fixPositions:trips:visits:candidates:rule:)``,
+    /// `evaluate --dump-pieces`): what separates each piece from its sibling. The first ride's two pieces lie either
+    /// side of a 15-min visit inside the bus label that the stop-or-traffic decision saw and kept; the second's of a
+    /// 10-min visit in the gap between the bus and the subway labels, no candidate; the third's of an 8-min silence
+    /// crossed at 8 m/s.
+    @Test func saysWhatSeparatesEachPiece() {
+        let (times, positions) = fixes([(0, 20, 8), (20, 35, 0), (35, 60, 8), (100, 115, 8), (115, 125, 0), (125, 140, 8),
+                                        (200, 212, 8), (220, 230, 8), (300, 330, 8)])
+        let labels = [label(0, 60, "bus"), label(100, 115, "bus"), label(125, 140, "subway"), label(200, 230, "bus"), label(300, 330, "bus")]
+        let trips = [trip(0, 20), trip(35, 60), trip(100, 115), trip(125, 140), trip(200, 212), trip(220, 230), trip(300, 330)]
+        let visits = [LabelledTimeScores.VisitSpan(trip(20, 35), lat: 40, lon: 116.31), LabelledTimeScores.VisitSpan(trip(115, 125), lat: 40, lon: 116.35)]
+        let p = LabelledTimeScores.pieces(labels: labels, fixTimes: times, fixPositions: positions, trips: trips, visits: visits,
+                                          candidates: [(interval: trip(20, 35), joined: false)])
+        #expect(p.map(\.trip) == Array(trips.prefix(6)))
+        guard p.count == 6 else { return }
+        #expect(p[0].siblingAfter && !p[1].siblingAfter)
+        #expect(p[0].visit == visits[0] && p[1].visit == visits[0])
+        #expect(p[0].candidateJoined == false && p[0].visitInLabel && p[0].gapS == 900)
+        #expect(p[0].modeBefore == "bus" && p[0].modeAfter == "bus")
+        #expect(p[0].visitApartM == -1)  // the first visit: no visit before it
+        #expect(p[2].visit == visits[1] && p[2].candidateJoined == nil && !p[2].visitInLabel)
+        #expect(p[2].modeBefore == "bus" && p[2].modeAfter == "subway")
+        #expect(p[4].visit == nil && p[4].gapS == 480)
+        #expect(p[4].gapM > 3700 && p[4].gapM < 3950)  // 8 m/s for 8 min
+        #expect(p[4].extentM > 5500 && p[4].extentM < 5900)  // 12 min at 8 m/s
+        #expect(p[4].inTruthShare == 1 && p[4].truth == trip(200, 230))
+    }
 }

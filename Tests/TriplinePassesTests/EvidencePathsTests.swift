@@ -281,9 +281,10 @@ import TriplineTestSupport
 
     /// Under iOS pauses every stay is short for the stays pass (a few minutes of fixes, then nothing until the phone
     /// leaves). A 4.5-min wait at a bus stop between work and home is then no errand: the long stays "before and
-    /// after" it are yesterday's and tomorrow's home (`stays.errand_reach_s`); with the bound off it was a visit.
+    /// after" it are yesterday's and tomorrow's home (`stays.errand_reach_s`); with the bound off it was a visit (the
+    /// aboard rule off: the bus arrives and leaves at 8 m/s, so `stays.aboard_mps` alone joins the wait too).
     @Test func busStopWaitIsNoErrandBetweenDaysAtHome() throws {
-        for (reach, stops) in [(3600.0, 0), (0.0, 1)] {
+        for (reach, aboard, stops) in [(3600.0, 0.0, 0), (0.0, 0.0, 1), (0.0, 7.5, 0)] {
             var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
             b.still(3600, every: 60, drift: 5...10)  // a long stay at home
             _ = b.move(4000, bearing: 90, speed: 10)
@@ -297,9 +298,9 @@ import TriplineTestSupport
             b.gap(14 * 3600)
             b.still(3600, every: 60, drift: 5...10)
             let store = try storeWith([("phone", b.points)])
-            try rebuild(store, sets: ["stays.errand_reach_s=\(reach)"])
+            try rebuild(store, sets: ["stays.errand_reach_s=\(reach)", "stays.aboard_mps=\(aboard)"])
             #expect(try count(store, "SELECT count(*) FROM stays WHERE start_ms <= \(wait + 60_000) AND end_ms >= \(wait + 200_000) AND end_ms - start_ms < 600000") == stops,
-                    "errand_reach_s \(reach)")
+                    "errand_reach_s \(reach), aboard_mps \(aboard)")
         }
     }
 

@@ -44,10 +44,26 @@ import TriplineTestSupport
         return work(b)
     }
 
-    func stays(_ w: DeviceWork, model: PauseModel = .shipped, on: Bool = true) -> [StayRecord] {
+    /// The stays of `w`; the model's tests leave the aboard rule out (`aboardMps` 0) unless they say otherwise.
+    func stays(_ w: DeviceWork, model: PauseModel = .shipped, on: Bool = true, aboardMps: Double = 0) -> [StayRecord] {
         var p = StaysPass.Parameters()
         p.pauseModel = on ? 1 : 0
+        p.aboardMps = aboardMps
         return StaysPass.stays(w, p, pauseModel: model)
+    }
+
+    /// An hour at home; 4 km north by car at 11 m/s; 12 minutes standing with fixes all through (a jam, or a stop with
+    /// a walk of `walkM` metres to the door and back); 4 km north-east by car; an hour at the destination.
+    func driveWithAStop(walkM: Double, speed: Double = 11) -> DeviceWork {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon, offset: 28_800)
+        b.still(3600, every: 5, drift: 3...10)
+        b.move(4000, bearing: 0, speed: speed, every: 2)
+        if walkM > 0 { b.move(walkM, bearing: 90, speed: 1.3, every: 2) }
+        b.still(720, every: 5, drift: 3...10)
+        if walkM > 0 { b.move(walkM, bearing: 270, speed: 1.3, every: 2) }
+        b.move(4000, bearing: 45, speed: speed, every: 2)
+        b.still(3600, every: 5, drift: 3...10)
+        return work(b)
     }
 
     let always = PauseModel(base: 20, stumps: [], threshold: 0.5)
@@ -77,6 +93,35 @@ import TriplineTestSupport
         #expect(stays(w, model: always).count == 2)
     }
 
+    /// A car that stands 12 minutes with fixes all through, and drives on at its own speed, carried its traveller
+    /// through: with the aboard rule (`stays.aboard_mps`, shipped 7.5 m/s) the stand is no stay, whatever the model
+    /// says (a model that never joins; the shipped one keeps such a stand, probability ~0.1). Without the rule it
+    /// cuts the drive in two.
+    @Test func aStandAboardACarJoinsTheDrives() {
+        let w = driveWithAStop(walkM: 0)
+        #expect(stays(w, model: never).count == 3)
+        let joined = stays(w, model: never, aboardMps: StaysPass.Parameters().aboardMps)
+        #expect(joined.count == 2)
+        let trips = TripsPass.detect(w, stays: joined, TripsPass.Parameters(), MetricsPass.Parameters())
+        #expect(trips.count == 1)
+    }
+
+    /// The same drive with a 100-m walk from the car to the door and back is a stop: the minute before and after the
+    /// stay are on foot, so the aboard rule keeps the visit (a bound below walking pace, 0.5 m/s, would not).
+    @Test func aStopReachedOnFootStays() {
+        let w = driveWithAStop(walkM: 100)
+        #expect(stays(w, model: never, aboardMps: StaysPass.Parameters().aboardMps).count == 3)
+        #expect(stays(w, model: never, aboardMps: 0.5).count == 2)
+    }
+
+    /// A cyclist rides up to the door at 5 m/s: the shipped bound (faster than any bicycle, `trips.cycle_max_mps`)
+    /// keeps the shop visit, which a bound at walking pace (2.4 m/s) would join away.
+    @Test func aBicycleToTheDoorStays() {
+        let w = driveWithAStop(walkM: 0, speed: 5)
+        #expect(stays(w, model: never, aboardMps: StaysPass.Parameters().aboardMps).count == 3)
+        #expect(stays(w, model: never, aboardMps: 2.4).count == 2)
+    }
+
     /// An out-and-back stop (the stays before and after it at one place) is never a candidate: a quick visit.
     @Test func anOutAndBackStopIsNoCandidate() {
         var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon, offset: 28_800)
@@ -98,6 +143,7 @@ import TriplineTestSupport
         let log = PauseLog()
         var p = StaysPass.Parameters()
         p.pauseModel = 0
+        p.aboardMps = 0
         let kept = StaysPass.stays(busWithAWait(), p, pauseLog: log)
         #expect(kept.count == 3)
         let entries = log.take()

@@ -40,6 +40,7 @@ enum EvaluateCommand {
             OptionSpec("dump-trip-cuts", value: "FILE", help: "With --geolife (development): rebuild with trips.cut_model=0 and write every drift candidate's features and its labelled-time outcome to FILE (CSV), the training data of scripts/train-trip-cuts.py."),
             OptionSpec("pause-model", value: "PATH", help: "Development: the stop-or-traffic model from PATH (as scripts/train-pause-cuts.py writes it) instead of the shipped one; with --geolife, PATH may be a folder of one file per user, USER.txt, each trained without that user (held-out scoring)."),
             OptionSpec("dump-pauses", value: "FILE", help: "With --geolife (development): rebuild with stays.pause_model=0 and write every candidate pause's features and where it lies in labelled time to FILE (CSV), the training data of scripts/train-pause-cuts.py."),
+            OptionSpec("dump-pieces", value: "FILE", help: "With --geolife (development): write each rebuilt trip the labelled-time rule calls a piece of a truth trip, and what separates it from its sibling (a visit: its length and kind; a silence), to FILE (CSV)."),
             OptionSpec("mode-model", value: "PATH",
                        help: "With --geolife (development): the learned mode model's coefficients from PATH (scripts/train-modes.py's text form) instead of the shipped ones; a folder holds one file per user, USER.txt, each user scored with its own (a leave-one-user-out fold that never saw it)."),
             OptionSpec("dump-leg-features", value: "FILE",
@@ -90,7 +91,7 @@ enum EvaluateCommand {
             options.settings.pauseModel = try PauseModel(text: text, origin: path)
         }
         let geolife = parsed.values("geolife")
-        for option in ["mode-model", "dump-leg-features", "dump-pauses"] where geolife.isEmpty && parsed.value(option) != nil {
+        for option in ["mode-model", "dump-leg-features", "dump-pauses", "dump-pieces"] where geolife.isEmpty && parsed.value(option) != nil {
             throw UsageError("--\(option) goes with --geolife")
         }
         if !geolife.isEmpty {
@@ -114,6 +115,8 @@ enum EvaluateCommand {
             let pausePath = parsed.value("pause-model")
             let legDump = parsed.value("dump-leg-features")
             var legRows = [GeoLifeUser.legFeatureHeader]
+            let pieceDump = parsed.value("dump-pieces")
+            var pieceRows = [GeoLifeUser.pieceHeader]
             for dir in directories where parsed.flag("lockbox") || !GeoLifeLockbox.contains(userDirectory: dir) {
                 let user = try GeoLifeUser(directory: dir, workDirectory: work)
                 var settings = options.settings
@@ -127,7 +130,7 @@ enum EvaluateCommand {
                     let text = String(decoding: try FileSystem.read(file, limit: 1 << 20), as: UTF8.self)
                     settings.pauseModel = try PauseModel(text: text, origin: file)
                 }
-                let pauseLog = pauseDump != nil ? PauseLog() : nil
+                let pauseLog = pauseDump != nil || pieceDump != nil ? PauseLog() : nil
                 settings.pauseLog = pauseLog
                 let log = dump != nil ? TripCutLog() : nil
                 settings.tripCutLog = log
@@ -138,7 +141,11 @@ enum EvaluateCommand {
                 let legLog = legDump != nil ? LegFeatureLog() : nil
                 let s = try user.score(settings: settings, details: details, modeModel: model, featureLog: legLog)
                 if let log { dumpRows += try user.tripCutRows(log.take()) }
-                if let pauseLog { pauseRows += user.pauseRows(pauseLog.take()) }
+                if let pauseLog {
+                    let candidates = pauseLog.take()
+                    if pauseDump != nil { pauseRows += user.pauseRows(candidates) }
+                    if pieceDump != nil { pieceRows += try user.pieceRows(candidates: candidates) }
+                }
                 if let legLog { legRows += user.legFeatureRows(legLog) }
                 if details {
                     context.stdout.write("GeoLife \(dir): " + s.report + "\n")
@@ -155,6 +162,10 @@ enum EvaluateCommand {
             if let pauseDump {
                 try FileSystem.write(pauseRows.joined(separator: "\n") + "\n", to: pauseDump)
                 context.stdout.write("Wrote \(pauseRows.count - 1) candidate pauses to \(pauseDump)\n")
+            }
+            if let pieceDump {
+                try FileSystem.write(pieceRows.joined(separator: "\n") + "\n", to: pieceDump)
+                context.stdout.write("Wrote \(pieceRows.count - 1) pieces to \(pieceDump)\n")
             }
             if let legDump {
                 try FileSystem.write(legRows.joined(separator: "\n") + "\n", to: legDump)

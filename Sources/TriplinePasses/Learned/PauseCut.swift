@@ -51,15 +51,18 @@ public struct PauseModel: Sendable, Equatable {
     }
 }
 
-/// Stop or traffic, in one place: which of the stays found are pauses on the way (``PauseModel``), and the stays left.
+/// Stop or traffic, in one place: which of the stays found are pauses on the way (``PauseModel``, and the
+/// traveller still aboard: ``PauseFeatures/aboard(_:_:_:minMps:)``), and the stays left.
 public enum PauseDecision {
-    /// `stays` (time order, as the stays pass found them) without the candidates `model` calls traffic; `before` is
-    /// the stay kept before the span (``DeviceWork/previousStay``), a neighbour of the first. With `apply` off every
-    /// stay is kept (`log` still receives every candidate: the training export).
+    /// `stays` (time order, as the stays pass found them) without the candidates `model` calls traffic (when `apply`)
+    /// and those the traveller never left a vehicle at (when `aboardMps` > 0: `stays.aboard_mps`); `before` is the stay
+    /// kept before the span (``DeviceWork/previousStay``), a neighbour of the first. With both off every stay is kept
+    /// (`log` still receives every candidate: the training export).
     public static func joinTraffic(
-        _ w: DeviceWork, _ stays: [StayRecord], before: StayRecord?, model: PauseModel, apply: Bool, log: PauseLog? = nil
+        _ w: DeviceWork, _ stays: [StayRecord], before: StayRecord?, model: PauseModel, apply: Bool, aboardMps: Double = 0,
+        log: PauseLog? = nil
     ) -> [StayRecord] {
-        guard apply || log != nil, !stays.isEmpty else { return stays }
+        guard apply || aboardMps > 0 || log != nil, !stays.isEmpty else { return stays }
         let all = (before.map { [$0] } ?? []) + stays
         let offset = all.count - stays.count
         var out: [StayRecord] = []
@@ -69,7 +72,8 @@ public enum PauseDecision {
                 out.append(stay)
                 continue
             }
-            let traffic = apply && model.isTraffic(features)
+            let traffic = (apply && model.isTraffic(features))
+                || (aboardMps > 0 && PauseFeatures.aboard(w, all, k + offset, minMps: aboardMps))
             log?.add(PauseCandidate(startMs: stay.startMs, endMs: stay.endMs, features: features, joined: traffic))
             if !traffic { out.append(stay) }
         }
@@ -89,6 +93,35 @@ public enum PauseFeatures {
 
     /// How far before and after the stay the speeds are read (milliseconds).
     static let sideMs: Int64 = 300_000
+    /// How far before and after the stay ``aboard(_:_:_:minMps:)`` reads the speeds (milliseconds): the arrival and
+    /// the departure themselves.
+    static let aboardMs: Int64 = 60_000
+
+    /// Whether the traveller stayed aboard a vehicle through the candidate `stays[k]` (a neighbour on both sides; see
+    /// ``compute(_:_:_:)``): the median speed of the kept fixes in the minute before it and in the minute after it
+    /// are both above `minMps` (at least two fixes each side). Whoever stops somewhere gets off and goes to the door:
+    /// the minute before a stop ends at walking pace or standing (the stays pass gives the arrival's moving fixes to
+    /// the trip), and so does the minute after it. A vehicle that stops and goes on at its own speed — a jam, a long
+    /// light, a bus standing at a stop — carried the traveller through.
+    static func aboard(_ w: DeviceWork, _ stays: [StayRecord], _ k: Int, minMps: Double) -> Bool {
+        guard k > 0, k + 1 < stays.count else { return false }
+        let s = stays[k], prev = stays[k - 1], next = stays[k + 1]
+        var before: [Int] = [], after: [Int] = []
+        var i = s.first - 1
+        while i > prev.last, i >= 0, w.time[i] >= s.startMs - aboardMs {
+            if w.flags[i] == 0 { before.append(i) }
+            i -= 1
+        }
+        before.reverse()
+        i = s.last + 1
+        while i < next.first, i < w.count, w.time[i] <= s.endMs + aboardMs {
+            if w.flags[i] == 0 { after.append(i) }
+            i += 1
+        }
+        guard before.count >= 2, after.count >= 2 else { return false }
+        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+        return median(TripsPass.speeds(w, before)) > minMps && median(TripsPass.speeds(w, after)) > minMps
+    }
 
     /// The features of `stays[k]` (time order, indexed in `w`), or nil when it is no candidate (see ``PauseModel``).
     static func compute(_ w: DeviceWork, _ stays: [StayRecord], _ k: Int) -> [Double]? {
