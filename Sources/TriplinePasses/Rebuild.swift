@@ -66,7 +66,9 @@ public struct Rebuild {
     /// rather than the nearest.
     /// 18 (issue 23, pieces): a candidate pause whose traveller moved faster than any bicycle in the minute before and
     /// after it stayed aboard and is no stay (`stays.aboard_mps`, `PauseFeatures.aboard`).
-    public static let algorithmVersion = 18
+    /// 19 (issue 23 item 5, dense visits): an Overland resume after a pause that fixes far from it had already ended
+    /// ends a later, unrecorded pause (the evidence pass's ``EvidencePass/pauseStart(_:resume:_:_:_:)``), not the old one.
+    public static let algorithmVersion = 19
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

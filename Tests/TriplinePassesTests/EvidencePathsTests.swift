@@ -359,6 +359,37 @@ import TriplineTestSupport
         }
     }
 
+    /// A pause at home that no resume ended (the person left; the app recorded again at a café, as in
+    /// ``pauseWithNoResumeEndsAtTheFixElsewhere()``), then the café's fixes stop with no pause in the archive (a
+    /// killed app, a lost batch) and Overland resumes 200 m from the café two hours later: that resume ends the
+    /// café's silence, so the café stay lasts until the person left. (It was spent on the pause at home, which the
+    /// café's fixes had already ended, and the café stay ended at its last fix, two hours early.)
+    @Test func resumeAfterAnEndedPauseEndsTheSilenceBeforeIt() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(900, every: 10, drift: 5...20)
+        let pausedAt = b.t
+        b.gap(3600)
+        b.gap(357, moving: 500, bearing: 90)  // walked to the café: nothing recorded
+        b.gap(60)
+        b.still(900, every: 10, drift: 5...15)
+        let lastFix = b.t - 10_000
+        b.gap(7200)
+        let left = b.t
+        b.gap(143, moving: 200, bearing: 90)  // walking out of the (unrecorded) pause region
+        let resumedAt = b.t, resumeLat = b.lat, resumeLon = b.lon
+        b.move(1500, bearing: 90, speed: 1.4)
+        b.still(1800, every: 60, drift: 5...20)
+        let store = try storeWith([("phone", b.points)])
+        try event(store, "paused_location_updates", at: pausedAt, raw: "{}")
+        try event(store, "exited_pause_region", at: resumedAt, lat: resumeLat, lon: resumeLon, raw: "{\"action\":\"exited_pause_region\"}")
+        try event(store, "resumed_location_updates", at: resumedAt, lat: resumeLat, lon: resumeLon, raw: "{}")
+        try rebuild(store)
+        let cafeEnd = Int64(try double(store, "SELECT end_ms FROM stays WHERE start_ms > \(pausedAt) ORDER BY start_ms LIMIT 1"))
+        #expect(cafeEnd > lastFix + 3_600_000, "the café stay ends \((cafeEnd - lastFix) / 1000) s after its last fix")
+        let departure = Int64(try double(store, "SELECT max(start_ms) FROM trips"))
+        #expect(abs(departure - left) <= 30_000, "departure \((departure - left) / 1000) s from the truth")
+    }
+
     /// A stay at home whose fixes stop for three hours (the app killed) while the person went out and came back.
     /// The iOS visit record says the phone arrived at home 2½ h into the silence: the stay before the silence ends
     /// at its last fix, and a second one begins at the arrival (`evidence.arrival_gap_s`). Off, one stay spans the

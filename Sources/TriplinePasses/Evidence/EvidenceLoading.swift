@@ -85,16 +85,16 @@ extension EvidencePass {
                 if let open = pauseAt { _ = exited(open, before: time) }
                 pauseAt = time
             default:  // resumed / exited pause region (Overland writes both at once)
-                if let start = pauseAt {
-                    if !exited(start, before: time) {
-                        pauses.append((start, time, event.lat, event.lon))
-                    }
-                    pauseAt = nil
+                if let start = pauseAt, !exited(start, before: time) {
+                    pauses.append((start, time, event.lat, event.lon))
                 } else if lastResume != time, let lat = event.lat, let lon = event.lon {
-                    // The pause itself is not in the archive (it began before the first file, its batch was lost, or
-                    // the day began paused): it began at the last fix before the silence (``pauseStart``).
+                    // The pause this resume ends is not in the archive (it began before the first file, its batch
+                    // was lost, or the day began paused), or the pause open was an older one that fixes far from it
+                    // already ended (the app recorded again elsewhere, then paused with no record of it): it began
+                    // at the last fix before the silence (``pauseStart``).
                     pauses.append((nil, time, lat, lon))
                 }
+                pauseAt = nil
                 lastResume = time
             }
         }
