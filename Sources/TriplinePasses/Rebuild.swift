@@ -66,7 +66,10 @@ public struct Rebuild {
     /// rather than the nearest.
     /// 18 (issue 23, pieces): a candidate pause whose traveller moved faster than any bicycle in the minute before and
     /// after it stayed aboard and is no stay (`stays.aboard_mps`, `PauseFeatures.aboard`).
-    public static let algorithmVersion = 18
+    /// 19 (window pace): the device's pace for a trip no fix saw is learnt from the trips seen whole in the day and a
+    /// half before it (`EvidencePass.paceReachMs`), the stored stays of a window's context included, no longer from
+    /// every trip of the window: a windowed or incremental rebuild learns what one over everything learns.
+    public static let algorithmVersion = 19
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -348,7 +351,7 @@ public struct Rebuild {
         let tripsFrom = previous?.endMs ?? processFrom
         // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
         // right after the second-to-last visit of the previous one, as an incremental run would (without its day's
-        // margin), so the result equals one pass over everything but for the evidence pass's learnt pace (docs/PASSES.md);
+        // margin), so the result equals one pass over everything (docs/PASSES.md);
         // the overlap is recomputed and replaced.
         let windowed = options.pass == nil
         var windowSize = options.windowPoints
