@@ -68,7 +68,10 @@ public struct Rebuild {
     /// after it stayed aboard and is no stay (`stays.aboard_mps`, `PauseFeatures.aboard`).
     /// 19 (issue 23 item 5, dense visits): an Overland resume after a pause that fixes far from it had already ended
     /// ends a later, unrecorded pause (the evidence pass's ``EvidencePass/pauseStart(_:resume:_:_:_:)``), not the old one.
-    public static let algorithmVersion = 19
+    /// 20 (window pace): the device's pace for a trip no fix saw is learnt from the trips seen whole in the day and a
+    /// half before it (`EvidencePass.paceReachMs`), the stored stays of a window's context included, no longer from
+    /// every trip of the window: a windowed or incremental rebuild learns what one over everything learns.
+    public static let algorithmVersion = 20
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -350,7 +353,7 @@ public struct Rebuild {
         let tripsFrom = previous?.endMs ?? processFrom
         // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
         // right after the second-to-last visit of the previous one, as an incremental run would (without its day's
-        // margin), so the result equals one pass over everything but for the evidence pass's learnt pace (docs/PASSES.md);
+        // margin), so the result equals one pass over everything (docs/PASSES.md);
         // the overlap is recomputed and replaced.
         let windowed = options.pass == nil
         var windowSize = options.windowPoints

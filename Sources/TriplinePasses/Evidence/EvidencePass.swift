@@ -158,11 +158,15 @@ public struct EvidencePass: Pass {
         /// The span's fixes that name the regions they were in (``Store/regionFixes(device:fromMs:untilMs:)``); read
         /// only when the events name a region (``namesRegions(_:)``).
         public var regionFixes: [RegionFix]
+        /// The stored stays of the context before the span (a window's or an incremental rebuild's), matched to its
+        /// points: the trips between them teach the device's pace (``paceReachMs``); they are never amended.
+        public var context: [StayRecord]
 
-        public init(stays: [StayRecord], events: [EvidenceEvent] = [], regionFixes: [RegionFix] = []) {
+        public init(stays: [StayRecord], events: [EvidenceEvent] = [], regionFixes: [RegionFix] = [], context: [StayRecord] = []) {
             self.stays = stays
             self.events = events
             self.regionFixes = regionFixes
+            self.context = context
         }
     }
 
@@ -179,7 +183,7 @@ public struct EvidencePass: Pass {
     /// (``possible(_:keepFirst:)``).
     public static func amendStays(_ work: DeviceWork, _ input: Input, _ p: Parameters) -> Output {
         let evidence = Self.evidence(work, events: input.events, regionFixes: input.regionFixes, p)
-        let amended = apply(work, stays: input.stays, evidence: evidence, p).filter { $0.startMs < work.keepFromMs || $0 == work.previousStay }
+        let amended = apply(work, stays: input.stays, context: input.context, evidence: evidence, p).filter { $0.startMs < work.keepFromMs || $0 == work.previousStay }
         let keepFirst = work.previousStay != nil && !input.stays.isEmpty ? 1 : 0
         return Output(stays: possible(amended, keepFirst: keepFirst), presences: evidence.presences.count)
     }
@@ -195,7 +199,14 @@ public struct EvidencePass: Pass {
         let to = work.toMs == Int64.max ? Int64.max : work.toMs + Self.eventMarginMs
         let events = try store.evidenceEvents(device: work.deviceID, fromMs: from, toMs: to)
         let fixes = try Self.namesRegions(events) ? store.regionFixes(device: work.deviceID, fromMs: work.fromMs, untilMs: work.toMs) : []
-        let output = Self.amendStays(work, Input(stays: stays, events: events, regionFixes: fixes), parameters)
+        // The stored stays of the loaded context before the span (none in a rebuild over everything).
+        var context: [StayRecord] = []
+        if work.processFromMs > Int64.min, work.fromMs < work.processFromMs {
+            let until = stays.first?.startMs ?? work.processFromMs
+            context = try store.stays(device: work.deviceID, endingAtOrAfterMs: work.fromMs, startingBeforeMs: until)
+                .map { StayRecord($0).indexed(in: work.time) }.filter { $0.endMs < until }
+        }
+        let output = Self.amendStays(work, Input(stays: stays, events: events, regionFixes: fixes, context: context), parameters)
         let keepFirst = work.previousStay != nil && !stays.isEmpty ? 1 : 0
         // Replace this span's stays with the amended ones: the stays pass's span (as it would have cleared it), or the
         // stored stays read.

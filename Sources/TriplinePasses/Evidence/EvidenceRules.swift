@@ -22,7 +22,7 @@ extension EvidencePass {
     /// trips pass carries the trip through the travelled part, `trips.travel_min_mps`). Fixes without a reported speed
     /// (GPX, GeoLife) never count as under way, so those archives are left as they are.
     static func silentArrivals(
-        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         var stays = input
         let gapMs = Int64(p.resumeGapS * 1000), leftMs = Int64(p.loneStayS * 1000)
@@ -49,7 +49,7 @@ extension EvidencePass {
             guard after < w.count, k >= stays.count || after < stays[k].first, w.time[after] - w.time[b] <= 5000 else { continue }
             let d = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
             guard d > p.clusterM else { continue }
-            let arrive = w.time[a] + max(1000, Int64(d / speed(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) * 1000))
+            let arrive = w.time[a] + max(1000, Int64(d / speed(w.lat[a], w.lon[a], w.lat[b], w.lon[b], w.time[a]) * 1000))
             guard w.time[b] - arrive >= leftMs else { continue }
             stays.insert(StayRecord(
                 first: b, last: b, startMs: arrive, endMs: w.time[b], lat: w.lat[b], lon: w.lon[b], radiusM: 0, points: 1,
@@ -78,7 +78,8 @@ extension EvidencePass {
     }
 
     /// Ends, straight-line distance and speed of the trips between consecutive stays that the fixes saw whole: at least 10
-    /// kept fixes, none more than 5 min from the next or from the stays. The device's own pace, for trips no fix saw.
+    /// kept fixes, none more than 5 min from the next or from the stays. The device's own pace, for trips no fix saw
+    /// (``StayAmendment/typicalSpeed(_:_:_:_:at:)``: only those that ended within ``paceReachMs`` before the trip).
     static func observedTrips(_ w: DeviceWork, _ stays: [StayRecord], _ p: Parameters) -> [ObservedTrip] {
         var out: [ObservedTrip] = []
         for k in stays.indices.dropLast() {
@@ -96,7 +97,7 @@ extension EvidencePass {
             // The pace between the first and the last fix (the stays' edges may be estimates: an iOS pause).
             let d = Geo.distance(a.lat, a.lon, b.lat, b.lon), dFix = Geo.distance(w.lat[firstFix], w.lon[firstFix], w.lat[lastFix], w.lon[lastFix])
             let dt = Double(w.time[lastFix] - w.time[firstFix]) / 1000
-            if d > 100 && dFix > 100 && dt > 0 { out.append((a.lat, a.lon, b.lat, b.lon, d, dFix / dt)) }
+            if d > 100 && dFix > 100 && dt > 0 { out.append((a.lat, a.lon, b.lat, b.lon, d, dFix / dt, w.time[lastFix])) }
         }
         return out
     }
@@ -107,7 +108,7 @@ extension EvidencePass {
     /// state: archives without motion states (GPX, GeoLife, OwnTracks) are left as they are. Then the stops such a
     /// silence hid (``silencedStops(_:_:keepFirst:speed:_:)``).
     static func movingResumes(
-        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         var stays = input
         let gapMs = Int64(p.resumeGapS * 1000)
@@ -157,7 +158,7 @@ extension EvidencePass {
     /// less the travel to it at ``travelSpeed(_:_:after:_:)``, or until the next stay's start less the travel at the
     /// device's own pace between the two places (`speed`).
     static func silencedStops(
-        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         var stays = input
         let gapMs = Int64(p.resumeGapS * 1000)
@@ -193,7 +194,7 @@ extension EvidencePass {
                 // The next stay: reached at the device's own pace.
                 let d = Geo.distance(lat, lon, stays[k].lat, stays[k].lon)
                 guard d > p.clusterM else { continue }
-                leave = stays[k].startMs - max(1000, Int64(d / speed(lat, lon, stays[k].lat, stays[k].lon) * 1000))
+                leave = stays[k].startMs - max(1000, Int64(d / speed(lat, lon, stays[k].lat, stays[k].lon, w.time[e]) * 1000))
             } else {
                 guard movingTrackStarts(w, at: j, limit: w.count) else { continue }
                 leave = departure(w, lat, lon, reaching: j, p)

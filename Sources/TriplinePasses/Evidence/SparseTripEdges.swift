@@ -24,7 +24,7 @@ extension EvidencePass {
     /// are left as they are. `edge_pace` = 0 turns it off.
     static func sparseTripEdges(
         _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:],
-        speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+        speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         guard p.edgePace > 0, input.count >= 2 else { return input }
         var stays = input
@@ -36,7 +36,7 @@ extension EvidencePass {
             let pts = sparseFixes(w, from: a.last + 1, to: b.first, p)
             guard let first = pts.first, let last = pts.last else { continue }
             let origin = w.time[a.last], destination = w.time[b.first]
-            let v = pace(w, pts, p) ?? leavePace(w, first, leaves: leaves, p) ?? speed(a.lat, a.lon, b.lat, b.lon)
+            let v = pace(w, pts, p) ?? leavePace(w, first, leaves: leaves, p) ?? speed(a.lat, a.lon, b.lat, b.lon, origin)
             guard v > 0 else { continue }
             // Departure: between the last fix at the origin and the first moving fix.
             let leaveSilence = w.time[first] - origin
@@ -72,7 +72,7 @@ extension EvidencePass {
     /// (`proven_stops`). `edge_pace` = 0 turns it all off.
     static func absentStops(
         _ w: DeviceWork, _ input: [StayRecord], absences: [Presence], keepFirst: Int,
-        leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:], speed: (Double, Double, Double, Double) -> Double, _ p: Parameters
+        leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:], speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         guard p.edgePace > 0, input.count >= 2 else { return input }
         var stays = input
@@ -104,7 +104,7 @@ extension EvidencePass {
             let d = Geo.distance(w.lat[i], w.lon[i], e.lat, e.lon)
             // The trip's pace: a `leave` fix's own (the distance beyond the boundary in the exit's lag), else the device's.
             let firstFix = idx.first { $0 >= 0 } ?? i
-            let v = leavePace(w, firstFix, leaves: leaves, p) ?? speed(e.lat, e.lon, w.lat[i], w.lon[i])
+            let v = leavePace(w, firstFix, leaves: leaves, p) ?? speed(e.lat, e.lon, w.lat[i], w.lon[i], depart)
             let travel = Int64(d / max(0.1, v) * 1000)
             let out = (f == g ? w.time[i] - depart : back - w.time[i]) + travel
             var start = max(times[g], depart + out), end = min(times[g + 1], back - out)

@@ -5,18 +5,29 @@ import TriplineStore
 
 extension EvidencePass {
     /// A trip between two stays that the fixes saw whole (``observedTrips(_:_:_:)``): its ends, straight-line
-    /// distance (metres) and pace (m/s).
-    typealias ObservedTrip = (aLat: Double, aLon: Double, bLat: Double, bLon: Double, distance: Double, speed: Double)
+    /// distance (metres), pace (m/s) and the time of its last fix (ms).
+    typealias ObservedTrip = (aLat: Double, aLon: Double, bLat: Double, bLon: Double, distance: Double, speed: Double, atMs: Int64)
+
+    /// How far back (ms) the device's pace for a trip no fix saw is learnt: from the trips seen whole whose last fix
+    /// lies at most this long before the trip (``StayAmendment/typicalSpeed(_:_:_:_:at:)``). Never from trips after
+    /// it, nor from further back: a window, or an incremental rebuild, sees exactly those trips (its own, and the
+    /// stored stays of the two days of context it loads before its restart point), so it learns the pace one
+    /// rebuild over everything learns (docs/PASSES.md, "How the runner works"). A day and a half leaves half a day of
+    /// the context for the stay before the earliest such trip.
+    public static let paceReachMs: Int64 = 36 * 3_600_000
 
     /// The stays amended by the evidence (the previous window's stay, when there is one, is left as it is), in
-    /// `pace_rounds` rounds: each learns the device's pace from the stays of the one before.
-    public static func apply(_ w: DeviceWork, stays input: [StayRecord], evidence: Evidence, _ p: Parameters) -> [StayRecord] {
-        var observed = observedTrips(w, input, p)
+    /// `pace_rounds` rounds: each learns the device's pace from the stays of the one before. `context`: the stored
+    /// stays before the span (ending before its first stay starts), whose trips teach the pace too and are never
+    /// amended.
+    public static func apply(_ w: DeviceWork, stays input: [StayRecord], context: [StayRecord] = [], evidence: Evidence, _ p: Parameters) -> [StayRecord] {
+        let before = context.filter { s in input.first.map { s.endMs < $0.startMs } ?? true }
+        var observed = observedTrips(w, before + input, p)
         var amended = StayAmendment(w, stays: input, evidence: evidence, observed: observed, p).amended()
         for _ in 1..<max(1, Int(p.paceRounds)) {
-            let again = observedTrips(w, amended, p)
+            let again = observedTrips(w, before + amended, p)
             // The same trips seen whole: the same pace, the same amendments (archives without app events).
-            if again.count == observed.count && zip(again, observed).allSatisfy({ $0.speed == $1.speed && $0.distance == $1.distance }) { break }
+            if again.count == observed.count && zip(again, observed).allSatisfy({ $0.speed == $1.speed && $0.distance == $1.distance && $0.atMs == $1.atMs }) { break }
             observed = again
             amended = StayAmendment(w, stays: input, evidence: evidence, observed: observed, p).amended()
         }
@@ -49,7 +60,7 @@ struct StayAmendment {
 
     let w: DeviceWork
     let evidence: EvidencePass.Evidence
-    /// The trips the fixes saw whole: the device's own pace (``typicalSpeed(_:_:_:_:)``).
+    /// The trips the fixes saw whole: the device's own pace (``typicalSpeed(_:_:_:_:at:)``).
     let observed: [EvidencePass.ObservedTrip]
     let p: EvidencePass.Parameters
     /// 1 when the first stay is the visit an earlier window or rebuild kept (never changed), else 0.
@@ -78,7 +89,7 @@ struct StayAmendment {
             a.apply(e)
         }
         var stays = a.stays
-        let speed = typicalSpeed
+        let speed = { typicalSpeed($0, $1, $2, $3, at: $4) }
         stays = EvidencePass.movingResumes(w, stays, keepFirst: keepFirst, speed: speed, p)
         stays = EvidencePass.silentArrivals(w, stays, keepFirst: keepFirst, speed: speed, p)
         stays = EvidencePass.loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
@@ -99,11 +110,14 @@ struct StayAmendment {
         return d
     }
 
-    /// The device's own straight-line speed between two positions (``EvidencePass/observedTrips(_:_:_:)``): over the
-    /// seen trips between the same two places (either way, ends within `match_m`), else over those of about the same
-    /// length (half to twice, at least three), else `unseen_speed_mps` (`default_speed_mps` under `unseen_walk_max_m`).
-    func typicalSpeed(_ aLat: Double, _ aLon: Double, _ bLat: Double, _ bLon: Double) -> Double {
+    /// The device's own straight-line speed between two positions for a trip at time `at` (ms)
+    /// (``EvidencePass/observedTrips(_:_:_:)``), learnt from the seen trips whose last fix lies in the
+    /// ``EvidencePass/paceReachMs`` up to `at`: over those between the same two places (either way, ends within
+    /// `match_m`), else over those of about the same length (half to twice, at least three), else `unseen_speed_mps`
+    /// (`default_speed_mps` under `unseen_walk_max_m`).
+    func typicalSpeed(_ aLat: Double, _ aLon: Double, _ bLat: Double, _ bLon: Double, at: Int64) -> Double {
         func near(_ lat: Double, _ lon: Double, _ qLat: Double, _ qLon: Double) -> Bool { Geo.distance(lat, lon, qLat, qLon) <= p.matchM }
+        let observed = self.observed.filter { $0.atMs <= at && $0.atMs >= at - EvidencePass.paceReachMs }
         let same = observed.filter { o in
             (near(o.aLat, o.aLon, aLat, aLon) && near(o.bLat, o.bLon, bLat, bLon)) || (near(o.aLat, o.aLon, bLat, bLon) && near(o.bLat, o.bLon, aLat, aLon))
         }.map(\.speed).sorted()
@@ -114,9 +128,10 @@ struct StayAmendment {
         return d < p.unseenWalkMaxM ? p.defaultSpeedMps : p.unseenSpeedMps
     }
 
-    /// The time (ms, at least a second) to cover the way between a stay and a presence at the device's own pace.
-    func unseenTravel(_ s: StayRecord, _ e: Presence) -> Int64 {
-        max(1000, Int64(Geo.distance(s.lat, s.lon, e.lat, e.lon) / typicalSpeed(s.lat, s.lon, e.lat, e.lon) * 1000))
+    /// The time (ms, at least a second) to cover the way between a stay and a presence at the device's own pace (for a
+    /// trip at time `at`).
+    func unseenTravel(_ s: StayRecord, _ e: Presence, at: Int64) -> Int64 {
+        max(1000, Int64(Geo.distance(s.lat, s.lon, e.lat, e.lon) / typicalSpeed(s.lat, s.lon, e.lat, e.lon, at: at) * 1000))
     }
 
     /// The first kept fix further from presence `e` than its reach after a time, up to the end of `e` (stays of one
@@ -276,11 +291,11 @@ struct StayAmendment {
         // a departure or arrival estimated across a silence) gives way: the app says the phone was here.
         // It keeps its own fixes and the travel time between the two places.
         let far = { (t: StayRecord) in Geo.distance(t.lat, t.lon, e.lat, e.lon) > e.reachM }
-        if k > 0, k - 1 >= keepFirst, stays[k - 1].endMs >= start, far(stays[k - 1]), w.time[stays[k - 1].last] < start - unseenTravel(stays[k - 1], e) {
-            stays[k - 1].endMs = start - unseenTravel(stays[k - 1], e)
+        if k > 0, k - 1 >= keepFirst, stays[k - 1].endMs >= start, far(stays[k - 1]), w.time[stays[k - 1].last] < start - unseenTravel(stays[k - 1], e, at: e.startMs) {
+            stays[k - 1].endMs = start - unseenTravel(stays[k - 1], e, at: e.startMs)
         }
-        if k < stays.count, stays[k].startMs <= end, far(stays[k]), w.time[stays[k].first] > end + unseenTravel(stays[k], e) {
-            stays[k].startMs = end + unseenTravel(stays[k], e)
+        if k < stays.count, stays[k].startMs <= end, far(stays[k]), w.time[stays[k].first] > end + unseenTravel(stays[k], e, at: e.startMs) {
+            stays[k].startMs = end + unseenTravel(stays[k], e, at: e.startMs)
         }
         if k > 0 && stays[k - 1].endMs >= start { return }
         if k < stays.count && stays[k].startMs <= end { return }
@@ -301,7 +316,7 @@ struct StayAmendment {
         if k < stays.count && stays[k].first < a { return }
         // The trips to and from it hold no fix either: each takes the time to cover its distance.
         if k > 0 {
-            let end = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - unseenTravel(stays[k - 1], e)))
+            let end = min(stays[k - 1].endMs, max(w.time[stays[k - 1].last], e.startMs - unseenTravel(stays[k - 1], e, at: e.startMs)))
             // The visit an incremental rebuild kept is never changed: the stay goes in after it only when
             // it already ends in time (as it does when an earlier rebuild saw this record).
             if k - 1 < keepFirst {
@@ -310,7 +325,7 @@ struct StayAmendment {
                 stays[k - 1].endMs = end
             }
         }
-        if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], endMs + unseenTravel(stays[k], e))) }
+        if k < stays.count { stays[k].startMs = max(stays[k].startMs, min(w.time[stays[k].first], endMs + unseenTravel(stays[k], e, at: e.startMs))) }
         // Its point indices are those of the fix before it (the trips pass takes the points strictly between
         // two stays, so the fixes after it start the next trip).
         let s = StayRecord(first: a - 1, last: a - 1, startMs: e.startMs, endMs: endMs, lat: e.lat, lon: e.lon, radiusM: 0, points: 0, gapS: (endMs - e.startMs) / 1000)

@@ -110,6 +110,20 @@ extension Store {
 // MARK: Read by the stays and evidence passes
 
 extension Store {
+    /// A device's stays that end at or after `endingAtOrAfterMs` and start before `startingBeforeMs`, in time order
+    /// (the evidence pass learns the device's pace from the trips between the stored stays of its context).
+    public func stays(device: Int64, endingAtOrAfterMs fromMs: Int64, startingBeforeMs untilMs: Int64) throws -> [StayRow] {
+        let q = try db.prepare(
+            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND end_ms >= ? AND start_ms < ? ORDER BY start_ms")
+        try q.bind([.integer(device), .integer(fromMs), .integer(untilMs)])
+        var out: [StayRow] = []
+        while try q.step() {
+            out.append(StayRow(id: q.int64(0), deviceID: device, startMs: q.int64(1), endMs: q.int64(2), lat: q.double(3), lon: q.double(4),
+                               radiusM: q.double(5), points: q.int(6), gapS: q.int64(7)))
+        }
+        return out
+    }
+
     /// A device's stays that start in `fromMs ..< untilMs`, in time order.
     public func stays(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [StayRow] {
         let q = try db.prepare(
