@@ -51,15 +51,7 @@ extension LabelledTimeScores {
         let sortedLabels = labels.sorted { $0.startMs < $1.startMs }
         let (truth, _) = truthTrips(sortedLabels, fixTimes: fixTimes, rule: rule)
         let outcome = outcomes(labels: labels, fixTimes: fixTimes, fixPositions: fixPositions, trips: trips, rule: rule)
-        // Which truth trips each rebuilt trip overlaps, and the reverse.
-        var overlaps: [[Int]] = Array(repeating: [], count: trips.count)
-        var overlapped: [[Int]] = Array(repeating: [], count: truth.count)
-        for (k, f) in trips.enumerated() {
-            for (j, t) in truth.enumerated() where min(f.endMs, t.endMs) > max(f.startMs, t.startMs) {
-                overlaps[k].append(j)
-                overlapped[j].append(k)
-            }
-        }
+        let (overlaps, overlapped) = overlapIndex(trips, truth)
         var matchedTruth = Set<Int>()
         var kept: [Scoring.Interval] = []
         var keptIndex: [Int] = []
@@ -105,5 +97,21 @@ extension LabelledTimeScores {
             }
         }
         return out
+    }
+}
+
+extension LabelledTimeScores {
+    /// Which truth trips each rebuilt trip overlaps (`overlaps[k]`, indices into `truth`), and which rebuilt trips each
+    /// truth trip is overlapped by (`overlapped[j]`, indices into `trips`); both in index order.
+    static func overlapIndex(_ trips: [Scoring.Interval], _ truth: [Scoring.Interval]) -> (overlaps: [[Int]], overlapped: [[Int]]) {
+        var overlaps: [[Int]] = Array(repeating: [], count: trips.count)
+        var overlapped: [[Int]] = Array(repeating: [], count: truth.count)
+        for (k, f) in trips.enumerated() {
+            for (j, t) in truth.enumerated() where min(f.endMs, t.endMs) > max(f.startMs, t.startMs) {
+                overlaps[k].append(j)
+                overlapped[j].append(k)
+            }
+        }
+        return (overlaps, overlapped)
     }
 }

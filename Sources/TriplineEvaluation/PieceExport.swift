@@ -60,14 +60,7 @@ extension LabelledTimeScores {
         let sortedLabels = labels.sorted { $0.startMs < $1.startMs }
         let (truth, _) = truthTrips(sortedLabels, fixTimes: fixTimes, rule: rule)
         let outcome = outcomes(labels: labels, fixTimes: fixTimes, fixPositions: fixPositions, trips: trips, rule: rule)
-        var overlaps: [[Int]] = Array(repeating: [], count: trips.count)
-        var overlapped: [[Int]] = Array(repeating: [], count: truth.count)
-        for (k, f) in trips.enumerated() {
-            for (j, t) in truth.enumerated() where min(f.endMs, t.endMs) > max(f.startMs, t.startMs) {
-                overlaps[k].append(j)
-                overlapped[j].append(k)
-            }
-        }
+        let (overlaps, overlapped) = overlapIndex(trips, truth)
         func fixRange(_ a: Int64, _ b: Int64) -> Range<Int> { lowerBound(fixTimes, a)..<lowerBound(fixTimes, b + 1) }
         func mode(at t: Int64, before: Bool) -> String {
             if let l = sortedLabels.first(where: { $0.startMs <= t && $0.endMs >= t }) { return l.mode }

@@ -68,16 +68,18 @@ extension Store {
     }
 
     private func stays(device: Int64, _ condition: String, _ bound: Int64, _ limit: Int) throws -> [StayRow] {
-        let statement = try db.prepare(
-            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND " + condition + " LIMIT ?")
-        statement.bindInt(device, at: 1)
-        statement.bindInt(bound, at: 2)
-        statement.bindInt(Int64(limit), at: 3)
+        try stayRows(device: device, condition + " LIMIT ?", [.integer(bound), .integer(Int64(limit))])
+    }
+
+    /// The stays of `device` that meet `condition` (SQL after `WHERE device_id = ? AND`, with its own order; `values`
+    /// bind its `?`s in turn): every read of whole stay rows goes through here.
+    fileprivate func stayRows(device: Int64, _ condition: String, _ values: [SQLValue]) throws -> [StayRow] {
+        let q = try db.prepare("SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND " + condition)
+        try q.bind([.integer(device)] + values)
         var rows: [StayRow] = []
-        while try statement.step() {
-            rows.append(StayRow(
-                id: statement.int64(0), deviceID: device, startMs: statement.int64(1), endMs: statement.int64(2), lat: statement.double(3),
-                lon: statement.double(4), radiusM: statement.double(5), points: statement.int(6), gapS: statement.int64(7)))
+        while try q.step() {
+            rows.append(StayRow(id: q.int64(0), deviceID: device, startMs: q.int64(1), endMs: q.int64(2), lat: q.double(3), lon: q.double(4),
+                                radiusM: q.double(5), points: q.int(6), gapS: q.int64(7)))
         }
         return rows
     }
@@ -96,14 +98,7 @@ extension Store {
 extension Store {
     /// Every stay of `device`, by start (the places pass clusters the device's whole history).
     public func stays(device: Int64) throws -> [StayRow] {
-        let q = try db.prepare("SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? ORDER BY start_ms")
-        q.bindInt(device, at: 1)
-        var out: [StayRow] = []
-        while try q.step() {
-            out.append(StayRow(id: q.int64(0), deviceID: device, startMs: q.int64(1), endMs: q.int64(2), lat: q.double(3), lon: q.double(4),
-                               radiusM: q.double(5), points: q.int(6), gapS: q.int64(7)))
-        }
-        return out
+        try stayRows(device: device, "1 ORDER BY start_ms", [])
     }
 }
 
@@ -113,27 +108,11 @@ extension Store {
     /// A device's stays that end at or after `endingAtOrAfterMs` and start before `startingBeforeMs`, in time order
     /// (the evidence pass learns the device's pace from the trips between the stored stays of its context).
     public func stays(device: Int64, endingAtOrAfterMs fromMs: Int64, startingBeforeMs untilMs: Int64) throws -> [StayRow] {
-        let q = try db.prepare(
-            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND end_ms >= ? AND start_ms < ? ORDER BY start_ms")
-        try q.bind([.integer(device), .integer(fromMs), .integer(untilMs)])
-        var out: [StayRow] = []
-        while try q.step() {
-            out.append(StayRow(id: q.int64(0), deviceID: device, startMs: q.int64(1), endMs: q.int64(2), lat: q.double(3), lon: q.double(4),
-                               radiusM: q.double(5), points: q.int(6), gapS: q.int64(7)))
-        }
-        return out
+        try stayRows(device: device, "end_ms >= ? AND start_ms < ? ORDER BY start_ms", [.integer(fromMs), .integer(untilMs)])
     }
 
     /// A device's stays that start in `fromMs ..< untilMs`, in time order.
     public func stays(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [StayRow] {
-        let q = try db.prepare(
-            "SELECT id, start_ms, end_ms, lat, lon, radius_m, points, gap_s FROM stays WHERE device_id = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms")
-        try q.bind([.integer(device), .integer(fromMs), .integer(untilMs)])
-        var out: [StayRow] = []
-        while try q.step() {
-            out.append(StayRow(id: q.int64(0), deviceID: device, startMs: q.int64(1), endMs: q.int64(2), lat: q.double(3), lon: q.double(4),
-                               radiusM: q.double(5), points: q.int(6), gapS: q.int64(7)))
-        }
-        return out
+        try stayRows(device: device, "start_ms >= ? AND start_ms < ? ORDER BY start_ms", [.integer(fromMs), .integer(untilMs)])
     }
 }
