@@ -22,6 +22,7 @@ enum PlacesBenchmark {
         var details = false
         var profiles = SimulationProfile.allCases.map(\.rawValue)
         var takeout = true
+        var keep: String? = nil
         var k = 0
         func value() throws -> String {
             k += 1
@@ -40,6 +41,7 @@ enum PlacesBenchmark {
             case "--people": people = Int(try value()) ?? people
             case "--set": try settings.set(try value(), origin: "--set")
             case "--details": details = true
+            case "--keep": keep = try value()
             case "--profiles":
                 let v = try value()
                 profiles = v.split(separator: ",").map(String.init).filter { $0 != "takeout" }
@@ -48,8 +50,10 @@ enum PlacesBenchmark {
             }
             k += 1
         }
-        let work = try FileSystem.temporaryDirectory(prefix: "tripline-bench-places")
-        defer { FileSystem.removeTree(work) }
+        // `--keep DIR`: each simulated database is left in DIR/<seed>-<profile>/ with its truth.json, for a closer look.
+        let work = try keep ?? FileSystem.temporaryDirectory(prefix: "tripline-bench-places")
+        if keep != nil { try FileSystem.createDirectory(work) }
+        defer { if keep == nil { FileSystem.removeTree(work) } }
         var n = 0
         func fresh() throws -> (String, Store) {
             n += 1
@@ -83,7 +87,8 @@ enum PlacesBenchmark {
                 var config = SimulatorConfig(seed: seed, days: days, people: people)
                 config.profile = profile
                 let result = Simulator(config: config).run()
-                let (_, store) = try fresh()
+                let (dir, store) = try fresh()
+                if keep != nil { try FileSystem.write(SimulationWriter.truthJSON(result), to: dir + "/truth.json"); print("kept \(dir): seed \(seed) \(profile.rawValue)") }
                 _ = try SimulationEvaluation.load(result, into: store)
                 try rebuild(store, zone: result.truth.timeZoneName)
                 let a = try PlaceAgreement.againstTruth(result.truth, store: store), c = try PlaceCrowding.of(store: store)
