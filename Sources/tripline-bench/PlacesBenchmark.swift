@@ -1,6 +1,7 @@
 // Is one place one place (issue 29 item 1, docs/PASSES.md "places"): the rebuilt places against Google's place ids
 // and against the simulator's truth places.
-// `swift run -c release tripline-bench places [--corpus PATH]... [--seeds A-B] [--days N] [--people N] [--set pass.key=v]...`
+// `swift run -c release tripline-bench places [--corpus PATH]... [--seeds A-B] [--days N] [--people N] [--set pass.key=v]...
+//  [--profiles P,...] [--details] [--keep DIR]` (`--keep`: each simulated database and its truth.json stay in DIR/<n>/).
 // Each `--corpus` path (a Google export, a folder of them) is imported alone into a fresh database and rebuilt; its
 // Google visits (place id, time) are the reference. Each seed is simulated in the four profiles (truth places the
 // reference) and as a Google Takeout (`Records.json` fixes every 30 s and Semantic Location History with the truth
