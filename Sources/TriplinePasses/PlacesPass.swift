@@ -40,16 +40,21 @@ public struct PlacesPass: Pass {
         /// after it (a fix just after leaving); 0 = off. Among the places in reach, the one of least distance ×
         /// (1 + deviation / 30°) is joined, not the nearest.
         public var weakAheadM: Double = 500
+        /// 1: a place of lone-fix stays that lie between an OwnTracks region's `leave` and its next `enter` joins no
+        /// place inside the region (``regionAbsences(_:stays:)``); 0 = off (algorithm version 20). Needs `evidence`.
+        public var regions: Double = 1
         public init() {}
         public static var keys: Keys {
             ["radius_m": \.radiusM, "merge_max_m": \.mergeMaxM, "scatter_factor": \.scatterFactor, "wall_visits": \.wallVisits,
-             "evidence": \.evidence, "weak_reach_m": \.weakReachM, "weak_ahead_m": \.weakAheadM]
+             "evidence": \.evidence, "weak_reach_m": \.weakReachM, "weak_ahead_m": \.weakAheadM,
+             "regions": \.regions]
         }
 
         /// Valid values (docs/PASSES.md, "Valid ranges").
         public static var ranges: Ranges {
             ["radius_m": .distance, "merge_max_m": .distance, "scatter_factor": ParameterRange(0, 10), "wall_visits": ParameterRange(0, 1000),
-             "evidence": ParameterRange(0, 1, whole: true), "weak_reach_m": .distanceOrOff, "weak_ahead_m": .distanceOrOff]
+             "evidence": ParameterRange(0, 1, whole: true), "weak_reach_m": .distanceOrOff, "weak_ahead_m": .distanceOrOff,
+             "regions": ParameterRange(0, 1, whole: true)]
         }
     }
 
@@ -95,6 +100,11 @@ public struct PlacesPass: Pass {
         /// … or within this distance (metres) when that place lies ahead on the stay's way (``deviation(_:_:_:)``
         /// at most ``aheadConeDeg``); 0 = off.
         var weakAheadM: Double = 0
+        /// The OwnTracks regions (centre, radius in metres) and, for each stay, the regions it lies outside of: wholly
+        /// between a `leave` of the region and its next `enter` (``regionAbsences(_:stays:)``). A place of such weak
+        /// stays joins no place whose centre lies inside one of those regions. Empty: no regions known.
+        var regions: [(lat: Double, lon: Double, radius: Double)] = []
+        var outside: [[Int]] = []
     }
 
     /// Assigns each stay to a place; returns the places (centre, weight, first and last instant) and the place index
@@ -213,6 +223,17 @@ public struct PlacesPass: Pass {
         // region's `leave` published: often on the way, hundreds of metres from where the person was) joins a place
         // that fixes of a stay showed, with no evidence against it: one within `separation.weakReachM`, or within
         // `separation.weakAheadM` on the way (``deviation(_:_:_:)``); the one of least distance × (1 + deviation / 30°).
+        /// Whether any of `ks` lies outside a region (between its `leave` and next `enter`) that holds the place `b`.
+        func outsideOf(_ ks: [Int], _ b: Cluster) -> Bool {
+            guard !separation.outside.isEmpty else { return false }
+            for k in ks {
+                for r in separation.outside[k] {
+                    let region = separation.regions[r]
+                    if Geo.distance(region.lat, region.lon, b.lat, b.lon) <= region.radius { return true }
+                }
+            }
+            return false
+        }
         if separation.weakReachM > 0, let weak {
             var strong = Set<Int>()
             for k in 0..<n where !weak[k] { strong.insert(root(k)) }
@@ -227,7 +248,7 @@ public struct PlacesPass: Pass {
                 for o in anchors {
                     let b = clusters[o]
                     let d = Geo.distance(a.lat, a.lon, b.lat, b.lon)
-                    guard d <= reach, !apart(a, b) else { continue }
+                    guard d <= reach, !apart(a, b), !outsideOf(members[c] ?? [], b) else { continue }
                     // The least deviation of any of the place's stays from its way (180°: no way known).
                     var deviation = 180.0
                     if separation.weakAheadM > 0 {
@@ -288,6 +309,40 @@ public struct PlacesPass: Pass {
         return best
     }
 
+    /// The OwnTracks regions the app published (`waypoint`: name, centre, radius; 100 m when it gives none) and the
+    /// regions each stay lies outside of: the stay is wholly between a `leave` of the region and the region's next
+    /// `enter` (`events` in time order, ``Store/evidenceEvents(device:fromMs:toMs:)``). iOS reports a crossing 10–150 s
+    /// late, so the span from one report to the other lies outside the region but for at most the `enter`'s delay,
+    /// which a stay ending before the `enter` is reported does not reach into far.
+    static func regionAbsences(_ events: [EvidenceEvent], stays: [(lat: Double, lon: Double, start: Int64, end: Int64)])
+        -> (regions: [(lat: Double, lon: Double, radius: Double)], outside: [[Int]]) {
+        var index: [String: Int] = [:]
+        var regions: [(lat: Double, lon: Double, radius: Double)] = []
+        for e in events where e.kind == "waypoint" {
+            guard let desc = e.desc, let lat = e.lat, let lon = e.lon else { continue }
+            let region = (lat: lat, lon: lon, radius: e.radiusM ?? 100)
+            if let r = index[desc] { regions[r] = region } else { index[desc] = regions.count; regions.append(region) }
+        }
+        var outside = [[Int]](repeating: [], count: stays.count)
+        guard !regions.isEmpty else { return (regions, outside) }
+        let starts = stays.map(\.start)
+        var left: [Int: Int64] = [:]
+        for e in events where e.kind == "transition" {
+            guard let desc = e.desc, let r = index[desc], let kind = e.event else { continue }
+            if kind == "leave" { left[r] = e.timeMs; continue }
+            guard kind == "enter", let from = left.removeValue(forKey: r) else { continue }
+            // The stays starting at or after the `leave` and ending by the `enter`.
+            var lo = 0, hi = starts.count
+            while lo < hi { let m = (lo + hi) / 2; if starts[m] < from { lo = m + 1 } else { hi = m } }
+            var k = lo
+            while k < stays.count && stays[k].start < e.timeMs {
+                if stays[k].end <= e.timeMs { outside[k].append(r) }
+                k += 1
+            }
+        }
+        return (regions, outside)
+    }
+
     /// Each stay's evidence: the wifi network seen on most of its fixes that saw one (at least 2 of them, and more
     /// than any other network), and the app place id of the app visit that overlaps it longest, when that overlap is
     /// at least half of the shorter of the two (`appVisits` in time order).
@@ -333,7 +388,13 @@ public struct PlacesPass: Pass {
         if lastWindow {
             // Wifi seen during each stay (the last window names the places).
             input.ssids = try store.ssidCounts(device: work.deviceID, spans: stays.map { ($0.startMs, $0.endMs) })
-            if parameters.evidence > 0 { input.appVisits = try store.googlePlaceVisits(device: work.deviceID) }
+            if parameters.evidence > 0 {
+                input.appVisits = try store.googlePlaceVisits(device: work.deviceID)
+                if parameters.regions > 0 {
+                    input.regionEvents = try store.evidenceEvents(device: work.deviceID, fromMs: .min, toMs: .max)
+                        .filter { $0.kind == "waypoint" || $0.kind == "transition" }
+                }
+            }
             // The offsets of visits before the span, as stored: their stays and points are as they were, and a zone or
             // parameter change recomputes the device whole (`processFromMs` is then the start), so they are the same.
             if work.processFromMs > Int64.min { input.storedOffsets = try tables.visitOffsets(device: work.deviceID, beforeMs: work.processFromMs) }
@@ -396,6 +457,10 @@ public struct PlacesPass: Pass {
         /// The app's visits of the device with their place ids (Google's), in time order: evidence that keeps two close
         /// places apart; read by the last window only, when `evidence` is on.
         var appVisits: [(placeID: String, startMs: Int64, endMs: Int64)] = []
+        /// The app's region records (OwnTracks `waypoint`s and `transition`s, ``Store/evidenceEvents(device:fromMs:toMs:)``),
+        /// in time order: a stay between a region's `leave` and its next `enter` is not at the region's place; read by
+        /// the last window only, when `evidence` is on.
+        var regionEvents: [EvidenceEvent] = []
     }
 
     /// A visit to write: its row (without its place id) and its place, an index into ``Output/places``.
@@ -440,6 +505,7 @@ public struct PlacesPass: Pass {
         separation.wallVisits = Int(parameters.wallVisits)
         separation.weakReachM = parameters.weakReachM
         separation.weakAheadM = parameters.weakAheadM
+        if evidence != nil && parameters.regions > 0 { (separation.regions, separation.outside) = Self.regionAbsences(input.regionEvents, stays: stays) }
         let weak = input.stays.map { $0.points < 3 }  // a position from one or two fixes
         var (places, assignment) = Self.cluster(stays, scatter: scatter, radius: parameters.radiusM, maxRadius: parameters.mergeMaxM,
                                                 scatterFactor: parameters.scatterFactor, evidence: evidence,

@@ -71,7 +71,10 @@ public struct Rebuild {
     /// 20 (window pace): the device's pace for a trip no fix saw is learnt from the trips seen whole in the day and a
     /// half before it (`EvidencePass.paceReachMs`), the stored stays of a window's context included, no longer from
     /// every trip of the window: a windowed or incremental rebuild learns what one over everything learns.
-    public static let algorithmVersion = 20
+    /// 21 (issue 29, sparse phones): a place of lone-fix stays that lie between an OwnTracks region's `leave` and its
+    /// next `enter` joins no place inside that region (a lunch out seen by one fix 300 m from work, a shop 400 m from
+    /// home: the phone said the person was out of the region).
+    public static let algorithmVersion = 21
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

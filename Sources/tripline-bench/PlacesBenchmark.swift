@@ -1,6 +1,7 @@
 // Is one place one place (issue 29 item 1, docs/PASSES.md "places"): the rebuilt places against Google's place ids
 // and against the simulator's truth places.
-// `swift run -c release tripline-bench places [--corpus PATH]... [--seeds A-B] [--days N] [--people N] [--set pass.key=v]...`
+// `swift run -c release tripline-bench places [--corpus PATH]... [--seeds A-B] [--days N] [--people N] [--set pass.key=v]...
+//  [--profiles P,...] [--details] [--keep DIR]` (`--keep`: each simulated database and its truth.json stay in DIR/<n>/).
 // Each `--corpus` path (a Google export, a folder of them) is imported alone into a fresh database and rebuilt; its
 // Google visits (place id, time) are the reference. Each seed is simulated in the four profiles (truth places the
 // reference) and as a Google Takeout (`Records.json` fixes every 30 s and Semantic Location History with the truth
@@ -22,6 +23,7 @@ enum PlacesBenchmark {
         var details = false
         var profiles = SimulationProfile.allCases.map(\.rawValue)
         var takeout = true
+        var keep: String? = nil
         var k = 0
         func value() throws -> String {
             k += 1
@@ -40,6 +42,7 @@ enum PlacesBenchmark {
             case "--people": people = Int(try value()) ?? people
             case "--set": try settings.set(try value(), origin: "--set")
             case "--details": details = true
+            case "--keep": keep = try value()
             case "--profiles":
                 let v = try value()
                 profiles = v.split(separator: ",").map(String.init).filter { $0 != "takeout" }
@@ -48,8 +51,10 @@ enum PlacesBenchmark {
             }
             k += 1
         }
-        let work = try FileSystem.temporaryDirectory(prefix: "tripline-bench-places")
-        defer { FileSystem.removeTree(work) }
+        // `--keep DIR`: each simulated database is left in DIR/<seed>-<profile>/ with its truth.json, for a closer look.
+        let work = try keep ?? FileSystem.temporaryDirectory(prefix: "tripline-bench-places")
+        if keep != nil { try FileSystem.createDirectory(work) }
+        defer { if keep == nil { FileSystem.removeTree(work) } }
         var n = 0
         func fresh() throws -> (String, Store) {
             n += 1
@@ -83,7 +88,8 @@ enum PlacesBenchmark {
                 var config = SimulatorConfig(seed: seed, days: days, people: people)
                 config.profile = profile
                 let result = Simulator(config: config).run()
-                let (_, store) = try fresh()
+                let (dir, store) = try fresh()
+                if keep != nil { try FileSystem.write(SimulationWriter.truthJSON(result), to: dir + "/truth.json"); print("kept \(dir): seed \(seed) \(profile.rawValue)") }
                 _ = try SimulationEvaluation.load(result, into: store)
                 try rebuild(store, zone: result.truth.timeZoneName)
                 let a = try PlaceAgreement.againstTruth(result.truth, store: store), c = try PlaceCrowding.of(store: store)

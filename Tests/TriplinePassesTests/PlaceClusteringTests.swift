@@ -212,6 +212,47 @@ import TriplineTestSupport
         #expect(PlacesPass.deviation(stays, 5, home) > 179)
     }
 
+    /// A lone fix 280 m from work, taken between the phone's `leave` of the `Work` region and its next `enter` (a
+    /// lunch out, seen once on the way), is not at work: its place joins no place inside the region. The same fix with
+    /// no region record around it joins work (`weak_reach_m`), as it did before the rule; so does a lone fix after a
+    /// `leave` with no `enter` after it.
+    @Test func aLoneFixOutsideARegionJoinsNoPlaceInsideIt() {
+        let work = at(0, 2000), lunchFix = at(280, 2000), eveningFix = at(0, 2280)
+        let day: Int64 = 86_400_000, hour: Int64 = 3_600_000, minute: Int64 = 60_000
+        // Work every day 9–12 and 13–17; day 1: a lone fix 280 m north at 12:10; day 2: one 280 m east at 17:30.
+        var stays: [(lat: Double, lon: Double, start: Int64, end: Int64)] = []
+        var weak: [Bool] = []
+        for d in Int64(0)..<3 {
+            stays.append((work.0, work.1, t0 + d * day + 9 * hour, t0 + d * day + 12 * hour)); weak.append(false)
+            if d == 1 { stays.append((lunchFix.0, lunchFix.1, t0 + d * day + 12 * hour + 10 * minute, t0 + d * day + 12 * hour + 40 * minute)); weak.append(true) }
+            stays.append((work.0, work.1, t0 + d * day + 13 * hour, t0 + d * day + 17 * hour)); weak.append(false)
+            if d == 2 { stays.append((eveningFix.0, eveningFix.1, t0 + d * day + 17 * hour + 30 * minute, t0 + d * day + 18 * hour)); weak.append(true) }
+        }
+        let scatter = weak.map { $0 ? 75.0 : 20 }
+        // The phone's region records: `Work` (150 m) published once; day 1 it leaves at 12:02 and enters at 12:55;
+        // day 2 it enters at 9:00 and leaves at 17:20, with no `enter` after (the archive ends).
+        var events = [EvidenceEvent(kind: "waypoint", timeMs: t0, lat: work.0, lon: work.1, desc: "Work", radiusM: 150)]
+        events.append(EvidenceEvent(kind: "transition", timeMs: t0 + day + 12 * hour + 2 * minute, desc: "Work", event: "leave"))
+        events.append(EvidenceEvent(kind: "transition", timeMs: t0 + day + 12 * hour + 55 * minute, desc: "Work", event: "enter"))
+        events.append(EvidenceEvent(kind: "transition", timeMs: t0 + 2 * day + 9 * hour, desc: "Work", event: "enter"))
+        events.append(EvidenceEvent(kind: "transition", timeMs: t0 + 2 * day + 17 * hour + 20 * minute, desc: "Work", event: "leave"))
+        let p = PlacesPass.Parameters()
+        func assign(_ events: [EvidenceEvent]) -> [Int] {
+            var separation = PlacesPass.Separation()
+            separation.weakReachM = p.weakReachM
+            separation.weakAheadM = p.weakAheadM
+            (separation.regions, separation.outside) = PlacesPass.regionAbsences(events, stays: stays)
+            return PlacesPass.cluster(stays, scatter: scatter, radius: p.radiusM, maxRadius: p.mergeMaxM,
+                                      scatterFactor: p.scatterFactor, weak: weak, separation: separation).1
+        }
+        let (regions, outside) = PlacesPass.regionAbsences(events, stays: stays)
+        #expect(regions.count == 1 && outside.map(\.count) == [0, 0, 0, 1, 0, 0, 0, 0], "\(outside)")
+        // Places by first stay: work 0, the lunch fix 1 (day 1); the evening fix of day 2 (no `enter` after its
+        // `leave`) joins work as before.
+        #expect(assign(events) == [0, 0, 0, 1, 0, 0, 0, 0], "\(assign(events))")
+        #expect(assign([]) == [0, 0, 0, 0, 0, 0, 0, 0], "\(assign([]))")
+    }
+
     /// A later stay can join two older places into one (a long drifting stay between two places 140 m apart, both
     /// visited on the first day): rebuilt in small windows, the first day's count of places is that of one window over
     /// everything (the metrics pass counts every day's places again in the last window; before, the first window's

@@ -127,4 +127,30 @@ import TriplineStore
         #expect(visit(3)?.startUTCOffset == 7200)
         #expect(visit(4) == nil && out.placeOfStay[s[4].id!] == 1 && out.visitCount == 6)
     }
+
+    /// The app's region records reach the clustering (`regions`, docs/PASSES.md "places"): a lone fix 250 m from home,
+    /// between the phone's `leave` of `Home` and its next `enter`, is a place of its own; with `regions` off, or with
+    /// no region records, it joins home (`weak_reach_m`).
+    @Test func aLoneFixBetweenTheHomeRegionsLeaveAndEnterIsNoHomeVisit() {
+        let stays = [Self.stay(0, 0, 7, 0, 0), Self.stay(0, 9, 10, 250, 0, points: 1), Self.stay(0, 11, 23, 10, 5), Self.stay(1, 0, 7, -5, 0)]
+        var input = PlacesPass.Input(stays: stays, edits: [])
+        input.ssids = stays.map { _ in [:] }
+        let leave = Self.t0 + 8 * Self.hour + 50 * 60_000, enter = Self.t0 + 10 * Self.hour + 40 * 60_000
+        input.regionEvents = [
+            EvidenceEvent(kind: "waypoint", timeMs: Self.t0, lat: Self.home.lat, lon: Self.home.lon, desc: "Home", radiusM: 100),
+            EvidenceEvent(kind: "transition", timeMs: leave, desc: "Home", event: "leave"),
+            EvidenceEvent(kind: "transition", timeMs: enter, desc: "Home", event: "enter"),
+        ]
+        func places(_ input: PlacesPass.Input, regions: Double = 1) -> [Int?] {
+            var p = PlacesPass.Parameters()
+            p.regions = regions
+            let out = PlacesPass.placeStays(work(), input, p)
+            return stays.map { out.placeOfStay[$0.id!] }
+        }
+        #expect(places(input) == [0, 1, 0, 0])
+        #expect(places(input, regions: 0) == [0, 0, 0, 0])
+        var none = input
+        none.regionEvents = []
+        #expect(places(none) == [0, 0, 0, 0])
+    }
 }
