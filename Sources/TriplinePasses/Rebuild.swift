@@ -71,7 +71,10 @@ public struct Rebuild {
     /// 20 (window pace): the device's pace for a trip no fix saw is learnt from the trips seen whole in the day and a
     /// half before it (`EvidencePass.paceReachMs`), the stored stays of a window's context included, no longer from
     /// every trip of the window: a windowed or incremental rebuild learns what one over everything learns.
-    public static let algorithmVersion = 20
+    /// 21 (issue 23 item 4, trigger edges): in an OwnTracks phone's significant-changes mode a lone-fix stay whose fix
+    /// came within `still_gap_s` of the fix before it starts no earlier than its fix, and a departure whose next fix is
+    /// the time trigger's lies at least `time_trigger_s` before it (``EvidencePass/triggerEdges(_:_:keepFirst:automatic:crossings:_:)``).
+    public static let algorithmVersion = 21
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
