@@ -30,6 +30,9 @@ import TriplineStore
 ///   before such a silence is a stop (``movingResumes(_:_:keepFirst:speed:_:)``,
 ///   ``silencedStops(_:_:keepFirst:speed:_:)``). Travel times use the median speed of the fixes around a departure
 ///   (``travelSpeed(_:_:after:_:)``), and trips no fix saw the device's own pace (``observedTrips(_:_:_:)``).
+/// - **Triggers** (OwnTracks significant changes, `m:1`): a lone fix published within `still_gap_s` of the one before
+///   it was published while moving, so its stay starts no earlier; a next fix the time trigger published lies at least
+///   `time_trigger_s` after the departure (``triggerEdges(_:_:keepFirst:automatic:crossings:_:)``).
 /// With no app events, no motion states and no such silences (GPX, GeoLife), the stays pass's stays are kept
 /// unchanged.
 public struct EvidencePass: Pass {
