@@ -74,7 +74,10 @@ public struct Rebuild {
     /// 21 (issue 29, sparse phones): a place of lone-fix stays that lie between an OwnTracks region's `leave` and its
     /// next `enter` joins no place inside that region (a lunch out seen by one fix 300 m from work, a shop 400 m from
     /// home: the phone said the person was out of the region).
-    public static let algorithmVersion = 21
+    /// 22 (issue 23 item 4, trigger edges): in an OwnTracks phone's significant-changes mode a lone-fix stay whose fix
+    /// came within `still_gap_s` of the fix before it starts no earlier than its fix, and a departure whose next fix is
+    /// the time trigger's lies at least `time_trigger_s` before it (``EvidencePass/triggerEdges(_:_:keepFirst:automatic:crossings:_:)``).
+    public static let algorithmVersion = 22
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -34,6 +34,10 @@ extension EvidencePass {
         /// reports the exit `leave_lag_s` after the boundary was crossed, so the fix's distance beyond the boundary
         /// was covered in about that time (``EvidencePass/leavePace(_:_:evidence:_:)``).
         public var leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:]
+        /// Point indices of the fixes an OwnTracks phone published in significant-changes mode as automatic updates
+        /// (`m` = 1, no `t`): while the person is still, such a fix comes only with the still timer, 25–75 min after
+        /// the last one, so one that follows another sooner was published while moving (``EvidencePass/triggerEdges(_:_:keepFirst:automatic:crossings:_:)``).
+        public var automatic: Set<Int> = []
         public init() {}
     }
 
@@ -51,8 +55,12 @@ extension EvidencePass {
     /// regions (``Store/regionFixes(device:fromMs:untilMs:)``) as presence intervals, absences, crossings and fixes in
     /// regions.
     // Long by design: one scan of the device's app events and region fixes into the kinds of evidence (absences, presences, pauses, fixes in regions).
-    static func evidence(_ w: DeviceWork, events: [EvidenceEvent], regionFixes: [RegionFix], _ p: Parameters) -> Evidence {
+    static func evidence(_ w: DeviceWork, events: [EvidenceEvent], regionFixes: [RegionFix], significantChanges: [Int64] = [], _ p: Parameters) -> Evidence {
         var evidence = Evidence()
+        for ms in significantChanges {
+            let i = lowerBound(w.time, ms)
+            if i < w.count && w.time[i] == ms { evidence.automatic.insert(i) }
+        }
         var regions: [String: (lat: Double, lon: Double, radius: Double)] = [:]
         var transitions: [(time: Int64, enter: Bool, region: String, lat: Double, lon: Double)] = []
         var pauseAt: Int64? = nil

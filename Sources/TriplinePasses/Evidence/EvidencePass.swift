@@ -30,6 +30,9 @@ import TriplineStore
 ///   before such a silence is a stop (``movingResumes(_:_:keepFirst:speed:_:)``,
 ///   ``silencedStops(_:_:keepFirst:speed:_:)``). Travel times use the median speed of the fixes around a departure
 ///   (``travelSpeed(_:_:after:_:)``), and trips no fix saw the device's own pace (``observedTrips(_:_:_:)``).
+/// - **Triggers** (OwnTracks significant changes, `m:1`): a lone fix published within `still_gap_s` of the one before
+///   it was published while moving, so its stay starts no earlier; a next fix the time trigger published lies at least
+///   `time_trigger_s` after the departure (``triggerEdges(_:_:keepFirst:automatic:crossings:_:)``).
 /// With no app events, no motion states and no such silences (GPX, GeoLife), the stays pass's stays are kept
 /// unchanged.
 public struct EvidencePass: Pass {
@@ -120,6 +123,17 @@ public struct EvidencePass: Pass {
         /// A stop inside a region absence is proven when both fixes around its silence were moving and the silence
         /// outlasts `still_gap_s` by `min_stay_s` (1 = on, 0 = off; ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``).
         public var provenStops: Double = 1
+        /// The edges of stays next to fixes an OwnTracks phone published in significant-changes mode follow its
+        /// triggers (1 = on, 0 = off; ``triggerEdges(_:_:keepFirst:automatic:crossings:_:)``): a lone-fix stay whose fix
+        /// came within `still_gap_s` of the fix before it starts no earlier than its fix, and a departure whose next
+        /// fix came after a silence nearer than `distance_trigger_m` to the last one lies at least `time_trigger_s`
+        /// before that fix.
+        public var triggerEdges: Double = 1
+        /// The distance trigger's shortest displacement (metres): significant changes publish a moving phone once it is
+        /// 400–1200 m from its last fix, so a nearer fix is the time trigger's.
+        public var distanceTriggerM: Double = 400
+        /// The time trigger's shortest delay (seconds): it starts when the person starts moving and fires 4–10 min later.
+        public var timeTriggerS: Double = 240
 
         public init() {}
 
@@ -128,6 +142,7 @@ public struct EvidencePass: Pass {
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
             "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
             "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS, "leave_pace": \.leavePace, "proven_stops": \.provenStops,
+            "trigger_edges": \.triggerEdges, "distance_trigger_m": \.distanceTriggerM, "time_trigger_s": \.timeTriggerS,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): speeds the pass divides distances by are above 0; the
@@ -142,6 +157,7 @@ public struct EvidencePass: Pass {
             "pace_rounds": ParameterRange(1, 10, whole: true),  // each round reruns the amendments
             "edge_pace": ParameterRange(0, 1, whole: true), "edge_min_s": .duration,
             "leave_pace": ParameterRange(0, 1, whole: true), "proven_stops": ParameterRange(0, 1, whole: true),
+            "trigger_edges": ParameterRange(0, 1, whole: true), "distance_trigger_m": .distanceOrOff, "time_trigger_s": .duration,
         ] }
     }
 
@@ -158,14 +174,19 @@ public struct EvidencePass: Pass {
         /// The span's fixes that name the regions they were in (``Store/regionFixes(device:fromMs:untilMs:)``); read
         /// only when the events name a region (``namesRegions(_:)``).
         public var regionFixes: [RegionFix]
+        /// The times of the span's fixes an OwnTracks phone published in significant-changes mode as automatic updates
+        /// (``Store/significantChangeTimes(device:fromMs:untilMs:)``).
+        public var significantChanges: [Int64]
         /// The stored stays of the context before the span (a window's or an incremental rebuild's), matched to its
         /// points: the trips between them teach the device's pace (``paceReachMs``); they are never amended.
         public var context: [StayRecord]
 
-        public init(stays: [StayRecord], events: [EvidenceEvent] = [], regionFixes: [RegionFix] = [], context: [StayRecord] = []) {
+        public init(stays: [StayRecord], events: [EvidenceEvent] = [], regionFixes: [RegionFix] = [], significantChanges: [Int64] = [],
+                    context: [StayRecord] = []) {
             self.stays = stays
             self.events = events
             self.regionFixes = regionFixes
+            self.significantChanges = significantChanges
             self.context = context
         }
     }
@@ -182,7 +203,7 @@ public struct EvidencePass: Pass {
     /// ``DeviceWork/keepFromMs`` left out, those that cannot have happened dropped or shortened
     /// (``possible(_:keepFirst:)``).
     public static func amendStays(_ work: DeviceWork, _ input: Input, _ p: Parameters) -> Output {
-        let evidence = Self.evidence(work, events: input.events, regionFixes: input.regionFixes, p)
+        let evidence = Self.evidence(work, events: input.events, regionFixes: input.regionFixes, significantChanges: input.significantChanges, p)
         let amended = apply(work, stays: input.stays, context: input.context, evidence: evidence, p).filter { $0.startMs < work.keepFromMs || $0 == work.previousStay }
         let keepFirst = work.previousStay != nil && !input.stays.isEmpty ? 1 : 0
         return Output(stays: possible(amended, keepFirst: keepFirst), presences: evidence.presences.count)
@@ -199,6 +220,8 @@ public struct EvidencePass: Pass {
         let to = work.toMs == Int64.max ? Int64.max : work.toMs + Self.eventMarginMs
         let events = try store.evidenceEvents(device: work.deviceID, fromMs: from, toMs: to)
         let fixes = try Self.namesRegions(events) ? store.regionFixes(device: work.deviceID, fromMs: work.fromMs, untilMs: work.toMs) : []
+        let significant = try parameters.triggerEdges > 0
+            ? store.significantChangeTimes(device: work.deviceID, fromMs: work.fromMs, untilMs: work.toMs) : []
         // The stored stays of the loaded context before the span (none in a rebuild over everything).
         var context: [StayRecord] = []
         if work.processFromMs > Int64.min, work.fromMs < work.processFromMs {
@@ -206,7 +229,7 @@ public struct EvidencePass: Pass {
             context = try store.stays(device: work.deviceID, endingAtOrAfterMs: work.fromMs, startingBeforeMs: until)
                 .map { StayRecord($0).indexed(in: work.time) }.filter { $0.endMs < until }
         }
-        let output = Self.amendStays(work, Input(stays: stays, events: events, regionFixes: fixes, context: context), parameters)
+        let output = Self.amendStays(work, Input(stays: stays, events: events, regionFixes: fixes, significantChanges: significant, context: context), parameters)
         let keepFirst = work.previousStay != nil && !stays.isEmpty ? 1 : 0
         // Replace this span's stays with the amended ones: the stays pass's span (as it would have cleared it), or the
         // stored stays read.

@@ -172,3 +172,49 @@ extension EvidencePass {
         return max(p.defaultSpeedMps * 0.5, speeds[speeds.count / 2])
     }
 }
+
+// MARK: - Edges the phone's triggers bound
+
+extension EvidencePass {
+    /// The stay edges an OwnTracks phone's triggers bound in significant-changes mode (issue 23). That mode publishes
+    /// an automatic update (`m` = 1, no `t`) of a still person only with the still timer, 25–75 min after the last
+    /// fix; of a moving one once they are 400–1200 m from the last fix (at least `distance_trigger_m`), or with the
+    /// time trigger, which starts when they start moving and fires 4–10 min later (at least `time_trigger_s`, at most
+    /// `still_gap_s`). So:
+    /// - **A lone fix after a moving one is no arrival**: a stay of one fix (a lone fix before a silence, a stop in a
+    ///   region absence) whose fix is an automatic update at most `still_gap_s` after the kept fix before it was
+    ///   published while the person moved, so the stay starts no earlier than that fix. (Before, it started at the
+    ///   fix before plus the way at the trip's pace, minutes before the person stopped: a 12-minute walk seen by two
+    ///   fixes was rebuilt as 4.)
+    /// - **A departure the time trigger saw**: when the first kept fix after a stay is an automatic update after a
+    ///   silence of at least `still_gap_s` and nearer than `distance_trigger_m` to the stay's last fix, the time
+    ///   trigger published it, at least `time_trigger_s` after the person set off: the stay ends by then (never
+    ///   before its last fix). (Before, the departure was that fix less the way at the trip's pace, a minute or two:
+    ///   the time trigger fires minutes after a walk starts while the walker is still near.)
+    /// Only times change: no stay is added, dropped or moved, and each keeps its fixes. `trigger_edges` = 0 turns it off.
+    static func triggerEdges(
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, automatic: Set<Int>, crossings: Set<Int>, _ p: Parameters
+    ) -> [StayRecord] {
+        guard p.triggerEdges > 0, !automatic.isEmpty else { return input }
+        var stays = input
+        let timerMs = Int64(p.stillGapS * 1000), settleMs = Int64(p.timeTriggerS * 1000)
+        for k in stays.indices where k >= keepFirst {
+            let s = stays[k]
+            guard s.points > 0, s.first >= 0, s.last < w.count, s.first <= s.last else { continue }
+            // Arrival: a stay of one fix the phone published while moving.
+            let i = s.first
+            if s.points == 1, automatic.contains(i), !crossings.contains(i), s.startMs < w.time[i] {
+                let h = w.lastKept(atOrBefore: i - 1)
+                if h >= 0, w.time[i] - w.time[h] <= timerMs { stays[k].startMs = w.time[i] }
+            }
+            // Departure: the next fix is the time trigger's.
+            let f = s.last, g = w.firstKept(atOrAfter: f + 1)
+            guard g < w.count, w.time[g] > s.endMs, k + 1 >= stays.count || w.time[g] < stays[k + 1].startMs,
+                  automatic.contains(g), !crossings.contains(g), w.time[g] - w.time[f] >= timerMs,
+                  Geo.distance(w.lat[f], w.lon[f], w.lat[g], w.lon[g]) < p.distanceTriggerM else { continue }
+            let leave = max(w.time[f] + 1000, w.time[g] - settleMs)
+            if leave < stays[k].endMs { stays[k].endMs = leave }
+        }
+        return stays
+    }
+}

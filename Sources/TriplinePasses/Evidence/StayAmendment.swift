@@ -95,7 +95,8 @@ struct StayAmendment {
         stays = EvidencePass.loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
         stays = EvidencePass.sparseEdges(w, stays, keepFirst: keepFirst, p)
         stays = EvidencePass.sparseTripEdges(w, stays, keepFirst: keepFirst, leaves: evidence.leaves, speed: speed, p)
-        return EvidencePass.absentStops(w, stays, absences: evidence.absences, keepFirst: keepFirst, leaves: evidence.leaves, speed: speed, p)
+        stays = EvidencePass.absentStops(w, stays, absences: evidence.absences, keepFirst: keepFirst, leaves: evidence.leaves, speed: speed, p)
+        return EvidencePass.triggerEdges(w, stays, keepFirst: keepFirst, automatic: evidence.automatic, crossings: evidence.crossings, p)
     }
 
     // MARK: Distances and speeds

@@ -681,6 +681,29 @@ extension Store {
 
 // MARK: Read by the evidence pass
 
+extension Store {
+    /// The times of a device's fixes in `fromMs ..< untilMs` that an OwnTracks phone published in significant-changes
+    /// mode as an automatic location update (`m` = 1 in `extra`, no `trigger`: neither a region event, a ping, a
+    /// response nor a manual publish; docs/SCHEMA.md), in time order. (The `instr` spares the JSON functions the fixes
+    /// whose `extra` cannot name `m`.)
+    public func significantChangeTimes(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [Int64] {
+        let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
+        let q = try db.prepare(
+            """
+            WITH f AS (SELECT key, cold, json_extract(cold, '$.extra') AS extra FROM points_hot
+                       WHERE key BETWEEN ? AND ? AND instr(cold, '\\"m\\"') > 0)
+            SELECT \(PointKey.timeSQL) FROM f
+            WHERE json_extract(cold, '$.trigger') IS NULL
+              AND CASE WHEN json_valid(extra) THEN json_extract(extra, '$.m') = 1 ELSE 0 END
+            ORDER BY key
+            """)
+        try q.bind([.integer(keys.lower), .integer(keys.upper)])
+        var out: [Int64] = []
+        while try q.step() { out.append(q.int64(0)) }
+        return out
+    }
+}
+
 /// A fix that says which OwnTracks regions it was in (`inregions` in `extra`, docs/SCHEMA.md): a read of `points`, as
 /// ``Fix`` is, not a row type of its own.
 public struct RegionFix: Sendable, Equatable {

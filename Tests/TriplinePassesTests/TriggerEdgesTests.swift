@@ -1,0 +1,89 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+import TriplineTestSupport
+
+/// Sparse phones (issue 23, item 4): what the triggers of an OwnTracks phone in significant-changes mode say about the
+/// edges of a trip it saw with two or three fixes (`EvidencePass.triggerEdges`). Still, the mode publishes only with
+/// the still timer (25–75 min after the last fix); moving, once the phone is 400–1200 m from the last fix or by the
+/// time trigger 4–10 min after the person set off. Hand-built tracks: fixes as the mode publishes them (`m:1`, no `t`).
+@Suite struct TriggerEdgesTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+    let home = (lat: 52.5200, lon: 13.4050)
+
+    func event(_ store: Store, _ kind: String, at ms: Int64, lat: Double, lon: Double, raw: String) throws {
+        try store.db.run(
+            "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (1, 1, ?, ?, ?, ?, ?)",
+            [.text(kind), .integer(ms), .real(lat), .real(lon), .text(raw)])
+    }
+
+    /// An automatic significant-changes update (`m:1`, no `t`): a wifi fix without speed, or a GPS fix with one.
+    func fix(_ b: inout TrackBuilder, speed: Double? = nil) {
+        b.points.append(Point(deviceID: 0, timeMs: b.t, lat: b.lat, lon: b.lon, speedMps: speed, accuracyM: speed == nil ? 65 : 8,
+                              extra: #"{"m":1}"#))
+    }
+
+    /// Every fix of the track as the mode publishes it (the still timer's fixes too).
+    func significant(_ points: [Point]) -> [Point] {
+        points.map { var p = $0; p.extra = p.extra ?? #"{"m":1}"#; return p }
+    }
+
+    /// A walk of 11 minutes to a shop 1 km from home, seen by two fixes: the one published with the `Home` region's
+    /// `leave` (`t:"c"`, 341 m out: 241 m beyond the boundary in the exit's 90-second lag, 2.7 m/s) and a wifi fix
+    /// 232 m further 4.5 minutes later (the time trigger: nearer than the distance trigger), then nothing until the
+    /// still timer at the shop half an hour after the arrival. The wifi fix is the last before a silence: a lone-fix
+    /// stay, which the trip reached at the `leave`'s pace 86 s after the exit, three minutes before the fix. But the
+    /// fix came 4.5 minutes after the one before it, so the phone published it while the person moved: the stay
+    /// starts at it.
+    @Test func aLoneFixAMovingPhonePublishedIsNoArrival() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 2400, drift: 10...30)  // fixes at 0, 40, 80 min
+        b.gap(1200)  // the last home fix an hour before the departure
+        b.gap(216, moving: 341, bearing: 90)
+        let leave = b.t, leaveAt = (lat: b.lat, lon: b.lon)
+        b.points.append(Point(deviceID: 0, timeMs: b.t, lat: b.lat, lon: b.lon, accuracyM: 40, trigger: "c", extra: #"{"m":1}"#))
+        b.gap(270, moving: 232, bearing: 90)
+        let second = b.t
+        fix(&b)
+        b.gap(192, moving: 415, bearing: 90)  // arrival at the shop, 988 m out
+        b.gap(1800)
+        b.still(10800, every: 2400, drift: 10...30)
+        for on in [1, 0] {
+            let store = try storeWith([("phone", significant(b.points))])
+            try event(store, "waypoint", at: t0 - 60_000, lat: home.lat, lon: home.lon,
+                      raw: #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":100}"#)
+            try event(store, "transition", at: leave, lat: leaveAt.lat, lon: leaveAt.lon,
+                      raw: #"{"_type":"transition","desc":"Home","event":"leave","t":"c"}"#)
+            try rebuild(store, sets: ["evidence.trigger_edges=\(on)"])
+            let end = Int64(try double(store, "SELECT end_ms FROM trips ORDER BY start_ms LIMIT 1"))
+            #expect((end >= second) == (on == 1), "trigger_edges=\(on): the walk ends \(end - second) ms after its last fix")
+            #expect(try count(store, "SELECT count(*) FROM stays WHERE points = 1 AND start_ms = \(second)") == on)
+        }
+    }
+
+    /// A walk from home whose first fix is a GPS fix 300 m out six minutes after the departure: nearer than the
+    /// distance trigger's 400 m to the last home fix (the still timer's, an hour earlier), so the time trigger
+    /// published it, at least four minutes after the person set off. The trip's pace (the next fix 600 m further five
+    /// minutes later: 2 m/s) put the departure only 150 s before it.
+    @Test func aDepartureTheTimeTriggerSawIsMinutesBeforeItsFix() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 2400, drift: 10...30)
+        b.gap(1200)
+        let departure = b.t
+        b.gap(360, moving: 300, bearing: 90)
+        let first = b.t
+        fix(&b, speed: 1.4)
+        b.gap(300, moving: 600, bearing: 90)
+        fix(&b, speed: 1.6)
+        b.gap(200, moving: 280, bearing: 90)
+        b.gap(1800)
+        b.still(10800, every: 2400, drift: 10...30)
+        for on in [1, 0] {
+            let store = try storeWith([("phone", significant(b.points))])
+            try rebuild(store, sets: ["evidence.trigger_edges=\(on)"])
+            let start = Int64(try double(store, "SELECT start_ms FROM trips ORDER BY start_ms LIMIT 1"))
+            #expect((start <= first - 240_000) == (on == 1), "trigger_edges=\(on): the walk starts \(first - start) ms before its first fix")
+            if on == 1 { #expect(abs(start - departure) <= 150_000) }
+        }
+    }
+}
