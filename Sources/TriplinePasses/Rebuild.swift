@@ -74,7 +74,10 @@ public struct Rebuild {
     /// 21 (issue 29, sparse phones): a place of lone-fix stays that lie between an OwnTracks region's `leave` and its
     /// next `enter` joins no place inside that region (a lunch out seen by one fix 300 m from work, a shop 400 m from
     /// home: the phone said the person was out of the region).
-    public static let algorithmVersion = 21
+    /// 22 (issue 29, sparse phones): a stay's scatter in the places' link distance is at least its centre's
+    /// uncertainty, the mean accuracy its fixes reported over the square root of their number
+    /// (`places.accuracy_factor`): a shop's two stays of three wifi fixes, 36 and 62 m from it, are one place.
+    public static let algorithmVersion = 22
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
