@@ -43,18 +43,22 @@ public struct PlacesPass: Pass {
         /// 1: a place of lone-fix stays that lie between an OwnTracks region's `leave` and its next `enter` joins no
         /// place inside the region (``regionAbsences(_:stays:)``); 0 = off (algorithm version 20). Needs `evidence`.
         public var regions: Double = 1
+        /// A stay of 3 fixes or more has a centre uncertain by about the mean accuracy its fixes reported over the square
+        /// root of their number: its scatter in the link distance is at least this many times that (a stay of 3 fixes
+        /// at 30–65 m is uncertain by tens of metres, a 1-Hz stay's by a metre); 0 = off (algorithm version 21).
+        public var accuracyFactor: Double = 1
         public init() {}
         public static var keys: Keys {
             ["radius_m": \.radiusM, "merge_max_m": \.mergeMaxM, "scatter_factor": \.scatterFactor, "wall_visits": \.wallVisits,
              "evidence": \.evidence, "weak_reach_m": \.weakReachM, "weak_ahead_m": \.weakAheadM,
-             "regions": \.regions]
+             "regions": \.regions, "accuracy_factor": \.accuracyFactor]
         }
 
         /// Valid values (docs/PASSES.md, "Valid ranges").
         public static var ranges: Ranges {
             ["radius_m": .distance, "merge_max_m": .distance, "scatter_factor": ParameterRange(0, 10), "wall_visits": ParameterRange(0, 1000),
              "evidence": ParameterRange(0, 1, whole: true), "weak_reach_m": .distanceOrOff, "weak_ahead_m": .distanceOrOff,
-             "regions": ParameterRange(0, 1, whole: true)]
+             "regions": ParameterRange(0, 1, whole: true), "accuracy_factor": ParameterRange(0, 10)]
         }
     }
 
@@ -388,6 +392,9 @@ public struct PlacesPass: Pass {
         if lastWindow {
             // Wifi seen during each stay (the last window names the places).
             input.ssids = try store.ssidCounts(device: work.deviceID, spans: stays.map { ($0.startMs, $0.endMs) })
+            if parameters.accuracyFactor > 0 {
+                input.accuracies = try store.meanAccuracies(device: work.deviceID, spans: stays.map { ($0.startMs, $0.endMs) })
+            }
             if parameters.evidence > 0 {
                 input.appVisits = try store.googlePlaceVisits(device: work.deviceID)
                 if parameters.regions > 0 {
@@ -439,6 +446,13 @@ public struct PlacesPass: Pass {
                 "with_locality": .count(output.withLocality)]
     }
 
+    /// How far (metres) the centre of a stay of `points` fixes that reported `accuracy` metres on average may lie from
+    /// where the phone was: the accuracy over the square root of the number of fixes (the error of a mean of
+    /// independent fixes). 3 wifi fixes at 65 m: 38 m; 600 GPS fixes at 10 m: 0.4 m.
+    static func centreUncertainty(accuracy: Double, points: Int) -> Double {
+        accuracy / Double(max(points, 1)).squareRoot()
+    }
+
     /// What the places pass reads (``run(_:store:)`` loads it).
     struct Input {
         /// Every stay of the device, by start.
@@ -461,6 +475,9 @@ public struct PlacesPass: Pass {
         /// in time order: a stay between a region's `leave` and its next `enter` is not at the region's place; read by
         /// the last window only, when `evidence` is on.
         var regionEvents: [EvidenceEvent] = []
+        /// The mean accuracy (metres) the fixes of each stay reported, one per stay in order (nil: none reported);
+        /// read by the last window only. Empty: not read (each stay's scatter is then its radius).
+        var accuracies: [Double?] = []
     }
 
     /// A visit to write: its row (without its place id) and its place, an index into ``Output/places``.
@@ -490,7 +507,13 @@ public struct PlacesPass: Pass {
         let stays = input.stays.map { (lat: $0.lat, lon: $0.lon, start: $0.startMs, end: $0.endMs) }
         let ids = input.stays.map { $0.id ?? 0 }
         // A stay's scatter: its own radius, or `radius_m` when it has too few fixes to show one.
-        let scatter = input.stays.map { $0.points >= 3 ? $0.radiusM : max($0.radiusM, parameters.radiusM) }
+        // A stay of few fixes whose reported accuracy is poor has a centre uncertain by more than its fixes' spread
+        // (``centreUncertainty(accuracy:points:)``): its scatter is at least `accuracy_factor` times that.
+        let scatter = input.stays.enumerated().map { k, s in
+            guard s.points >= 3 else { return max(s.radiusM, parameters.radiusM) }
+            guard parameters.accuracyFactor > 0, k < input.accuracies.count, let accuracy = input.accuracies[k] else { return s.radiusM }
+            return max(s.radiusM, parameters.accuracyFactor * Self.centreUncertainty(accuracy: accuracy, points: s.points))
+        }
         // Names (the wifi seen), the evidence that keeps close places apart and the visits before the window are left
         // to the last window of this rebuild, which writes everything again from the clustering of every stay: a later
         // window may join an earlier stay's place to another, so the last window rewrites every place and visit,

@@ -77,7 +77,10 @@ public struct Rebuild {
     /// 22 (issue 23 item 4, trigger edges): in an OwnTracks phone's significant-changes mode a lone-fix stay whose fix
     /// came within `still_gap_s` of the fix before it starts no earlier than its fix, and a departure whose next fix is
     /// the time trigger's lies at least `time_trigger_s` before it (``EvidencePass/triggerEdges(_:_:keepFirst:automatic:crossings:_:)``).
-    public static let algorithmVersion = 22
+    /// 23 (issue 29, sparse phones): a stay's scatter in the places' link distance is at least its centre's
+    /// uncertainty, the mean accuracy its fixes reported over the square root of their number
+    /// (`places.accuracy_factor`): a shop's two stays of three wifi fixes, 36 and 62 m from it, are one place.
+    public static let algorithmVersion = 23
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -153,4 +153,32 @@ import TriplineStore
         none.regionEvents = []
         #expect(places(none) == [0, 0, 0, 0])
     }
+
+    /// A stay's centre is as uncertain as its fixes' accuracy over their number (`accuracy_factor`, docs/PASSES.md
+    /// "places"): a shop's two stays of three wifi fixes at 65 m, 95 m apart with radii of 8 and 13 m (link distance
+    /// 75 + 10.5 m), are one place; the same stays seen by 600 GPS fixes at 10 m stay two, and so do they with
+    /// `accuracy_factor` 0 or with no accuracy read.
+    @Test func aShopsTwoStaysOfThreePoorFixesAreOnePlace() {
+        let stays = [Self.stay(0, 0, 7, 0, 0), Self.stay(0, 9, 10, 500, 36, radius: 8, points: 3),
+                     Self.stay(1, 9, 10, 500, -59, radius: 13, points: 3), Self.stay(1, 18, 23, 10, 5)]
+        var input = PlacesPass.Input(stays: stays, edits: [])
+        input.ssids = stays.map { _ in [:] }
+        input.accuracies = [10, 65, 65, 10]
+        func places(_ input: PlacesPass.Input, factor: Double = 1) -> [Int?] {
+            var p = PlacesPass.Parameters()
+            p.accuracyFactor = factor
+            let out = PlacesPass.placeStays(work(), input, p)
+            return stays.map { out.placeOfStay[$0.id!] }
+        }
+        #expect(places(input) == [0, 1, 1, 0])
+        #expect(places(input, factor: 0) == [0, 1, 2, 0])
+        var unread = input
+        unread.accuracies = []
+        #expect(places(unread) == [0, 1, 2, 0])
+        var dense = input
+        dense.stays[1].points = 600
+        dense.stays[2].points = 600
+        dense.accuracies = [10, 10, 10, 10]
+        #expect(places(dense) == [0, 1, 2, 0])
+    }
 }

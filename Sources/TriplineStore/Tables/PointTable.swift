@@ -647,6 +647,22 @@ extension Store {
         return out
     }
 
+    /// The mean reported horizontal accuracy (metres) of a device's points in each of `spans` (`fromMs ... throughMs`,
+    /// both included) that report one: one value per span, in the order given, nil when none does.
+    public func meanAccuracies(device: Int64, spans: [(fromMs: Int64, throughMs: Int64)]) throws -> [Double?] {
+        let q = try db.prepare("SELECT avg(accuracy_m) FROM points_hot WHERE key BETWEEN ? AND ? AND accuracy_m > 0")
+        var out: [Double?] = []
+        out.reserveCapacity(spans.count)
+        for span in spans {
+            let keys = PointKey.range(device: device, fromMs: span.fromMs, throughMs: span.throughMs)
+            q.reset()
+            q.bindInt(keys.lower, at: 1)
+            q.bindInt(keys.upper, at: 2)
+            out.append(try q.step() && !q.isNull(0) ? q.double(0) : nil)
+        }
+        return out
+    }
+
     /// The fixes of a device taken exactly at each of `times` (those it has), by time: their recorded offsets and
     /// positions.
     public func fixes(device: Int64, at times: [Int64]) throws -> [Int64: Fix] {
