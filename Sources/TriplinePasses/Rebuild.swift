@@ -71,7 +71,9 @@ public struct Rebuild {
     /// 20 (window pace): the device's pace for a trip no fix saw is learnt from the trips seen whole in the day and a
     /// half before it (`EvidencePass.paceReachMs`), the stored stays of a window's context included, no longer from
     /// every trip of the window: a windowed or incremental rebuild learns what one over everything learns.
-    public static let algorithmVersion = 20
+    /// 21 (windows equal): a window restarts right after the third-to-last visit of the one before, not the
+    /// second-to-last, whose end followed the trip to the window's last visit, which the window's end cut short.
+    public static let algorithmVersion = 21
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -352,9 +354,10 @@ public struct Rebuild {
         // Trips are recomputed from the end of the visit kept before the span (the trip leaving it).
         let tripsFrom = previous?.endMs ?? processFrom
         // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
-        // right after the second-to-last visit of the previous one, as an incremental run would (without its day's
-        // margin), so the result equals one pass over everything (docs/PASSES.md);
-        // the overlap is recomputed and replaced.
+        // right after the third-to-last visit of the previous one: the window's end cut its last visit short, and
+        // the visit before that ends where the trip to the cut visit says. The visit kept is followed by one the
+        // cut never reached, as an incremental run's kept visit is (by its day's margin), so the result equals one
+        // pass over everything (docs/PASSES.md); the overlap is recomputed and replaced.
         let windowed = options.pass == nil
         var windowSize = options.windowPoints
         var windowFrom = processFrom
@@ -403,9 +406,9 @@ public struct Rebuild {
             windows += 1
             if end >= toMs { break }
             var next: StayRecord? = nil
-            let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next)
+            let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next, keep: 3)
             if restart == Int64.min || restart <= windowFrom {
-                windowSize *= 2  // no two visits in this window: take a bigger one
+                windowSize *= 2  // no three visits in this window: take a bigger one
                 continue
             }
             windowFrom = restart
