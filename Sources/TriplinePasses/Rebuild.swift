@@ -80,7 +80,10 @@ public struct Rebuild {
     /// 23 (issue 29, sparse phones): a stay's scatter in the places' link distance is at least its centre's
     /// uncertainty, the mean accuracy its fixes reported over the square root of their number
     /// (`places.accuracy_factor`): a shop's two stays of three wifi fixes, 36 and 62 m from it, are one place.
-    public static let algorithmVersion = 23
+    public static let algorithmVersion = 24
+    /// 24 (windows equal): a window restarts right after the third-to-last visit of the one before, not the
+    /// second-to-last, whose end followed the trip to the window's last visit, which the window's end cut short.
+    public static let algorithmVersion = 24
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -361,9 +364,10 @@ public struct Rebuild {
         // Trips are recomputed from the end of the visit kept before the span (the trip leaving it).
         let tripsFrom = previous?.endMs ?? processFrom
         // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
-        // right after the second-to-last visit of the previous one, as an incremental run would (without its day's
-        // margin), so the result equals one pass over everything (docs/PASSES.md);
-        // the overlap is recomputed and replaced.
+        // right after the third-to-last visit of the previous one: the window's end cut its last visit short, and
+        // the visit before that ends where the trip to the cut visit says. The visit kept is followed by one the
+        // cut never reached, as an incremental run's kept visit is (by its day's margin), so the result equals one
+        // pass over everything (docs/PASSES.md); the overlap is recomputed and replaced.
         let windowed = options.pass == nil
         var windowSize = options.windowPoints
         var windowFrom = processFrom
@@ -412,9 +416,9 @@ public struct Rebuild {
             windows += 1
             if end >= toMs { break }
             var next: StayRecord? = nil
-            let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next)
+            let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next, keep: 3)
             if restart == Int64.min || restart <= windowFrom {
-                windowSize *= 2  // no two visits in this window: take a bigger one
+                windowSize *= 2  // no three visits in this window: take a bigger one
                 continue
             }
             windowFrom = restart
