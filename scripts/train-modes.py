@@ -34,6 +34,8 @@ import numpy as np
 
 CLASSES = ["foot", "bicycle", "motorised"]
 PENALTIES = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
+# --model stumps: (rounds, rate) chosen by the inner leave-one-user-out, as the penalty is for the linear model.
+STUMP_CHOICES = [(50, 0.1), (100, 0.1), (200, 0.1), (50, 0.3), (100, 0.3), (200, 0.3)]
 # Features the model may be kept from (--drop; their weights are then written as 0): those that could describe one
 # user's logger or habits rather than how a leg moved — the fix interval is the logger's setting, duration and path
 # length are raw sums that follow one user's commute. Leave-one-user-out says they carry what transfers (issue 23,
@@ -136,6 +138,123 @@ def fit(x, s, penalty, factor=None, mask=None):
     return mean, scale, full
 
 
+# MARK: boosted stumps (--model stumps)
+
+def stump_splits(x):
+    """Each feature's candidate splits: its 2nd..98th percentiles (as scripts/stumps.py), each moved up to halfway to
+    the next larger value of the feature, which splits the training legs the same way but puts no boundary on a
+    value itself: the dump rounds features to six decimals and the pass does not (a fix every second is log 2 =
+    0.69314718… in the pass, 0.693147 in the dump)."""
+    out = []
+    for j in range(x.shape[1]):
+        values = np.unique(x[:, j])
+        cuts = np.unique(np.quantile(x[:, j], np.linspace(0.02, 0.98, 49)))
+        above = np.searchsorted(values, cuts, side="right")
+        cuts = [(c + values[a]) / 2 if a < len(values) else c for c, a in zip(cuts, above)]
+        out.append(np.unique(cuts))
+    return out
+
+
+def fit_stumps(x, s, rounds, rate, l2=1.0):
+    """Softmax gradient boosting: each round, one stump per class (the split of most gain on that class's gradient,
+    Newton leaf values shrunk by `rate`), each leg weighed by its observed labelled hours and aiming at its share of
+    time per class. Deterministic (ties: the first feature, then the first split). Returns (base per class, stumps
+    [(class, feature, split, left, right)] in training order)."""
+    hours = s.sum(axis=1) / 3600.0
+    keep = hours > 0
+    x, s, hours = x[keep], s[keep], hours[keep]
+    y = s / s.sum(axis=1, keepdims=True)
+    n, d = x.shape
+    k = len(CLASSES)
+    prior = (s.sum(axis=0) + 1) / (s.sum() + k)
+    base = np.log(prior)
+    base -= base.mean()
+    f = np.tile(base, (n, 1))
+    splits = stump_splits(x)
+    bins = [np.searchsorted(splits[j], x[:, j], side="left") for j in range(d)]  # x <= splits[j][b] iff bin <= b
+    feature_of = np.concatenate([np.full(len(splits[j]), j) for j in range(d)])
+    split_of = np.concatenate(splits)
+    stumps = []
+    for _ in range(rounds):
+        p = np.exp(f - f.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        g, h = hours[:, None] * (p - y), hours[:, None] * p * (1 - p)
+        gt, ht = g.sum(axis=0), h.sum(axis=0)
+        for c in range(k):
+            gl = np.concatenate([np.cumsum(np.bincount(bins[j], g[:, c], len(splits[j]) + 1))[:len(splits[j])] for j in range(d)])
+            hl = np.concatenate([np.cumsum(np.bincount(bins[j], h[:, c], len(splits[j]) + 1))[:len(splits[j])] for j in range(d)])
+            gain = gl ** 2 / (hl + l2) + (gt[c] - gl) ** 2 / (ht[c] - hl + l2)
+            b = int(np.flatnonzero(gain >= gain.max() - 1e-12)[0])
+            left = -gl[b] / (hl[b] + l2) * rate
+            right = -(gt[c] - gl[b]) / (ht[c] - hl[b] + l2) * rate
+            j = int(feature_of[b])
+            f[:, c] += np.where(x[:, j] <= split_of[b], left, right)
+            stumps.append((c, j, float(split_of[b]), float(left), float(right)))
+    return base, stumps
+
+
+def predict_stumps(model, x, rounds=None):
+    """The class of each row; with `rounds`, of the ensemble's first `rounds` rounds only."""
+    base, stumps = model
+    f = np.tile(base, (len(x), 1))
+    for c, j, split, left, right in stumps[:None if rounds is None else rounds * len(CLASSES)]:
+        f[:, c] += np.where(x[:, j] <= split, left, right)
+    return np.argmax(f, axis=1)
+
+
+def choose_stumps(users, x, s, rules, names):
+    """The (rounds, rate) of STUMP_CHOICES with the best held-out (pooled + macro) / 2 by leave-one-user-out over
+    `users` (one fit of the most rounds per rate; fewer rounds are its first rounds)."""
+    pred = {c: np.zeros(len(x), dtype=int) for c in STUMP_CHOICES}
+    most = max(r for r, _ in STUMP_CHOICES)
+    for u in sorted(set(users)):
+        train = users != u
+        for rate in sorted(set(rt for _, rt in STUMP_CHOICES)):
+            model = fit_stumps(x[train], s[train], most, rate)
+            for r, rt in STUMP_CHOICES:
+                if rt == rate:
+                    pred[(r, rt)][~train] = gated(predict_stumps(model, x[~train], r), rules[~train], x[~train], names)
+    best, best_value = None, -1.0
+    for c in STUMP_CHOICES:
+        value = sum(score(pred[c], s, users)) / 2
+        if value > best_value + 1e-9:
+            best, best_value = c, value
+    return best
+
+
+def stump_text(model, names, choice, users):
+    base, stumps = model
+    out = ["# tripline learned mode model (scripts/train-modes.py): softmax-boosted stumps, %d rounds, rate %g" % choice,
+           "# trained on GeoLife users " + " ".join(sorted(set(users))),
+           "features " + " ".join(names),
+           "base " + " ".join("%r" % float(v) for v in base)]
+    out += ["stump %s %s %r %r %r" % (CLASSES[c], names[j], split, left, right) for c, j, split, left, right in stumps]
+    return "\n".join(out) + "\n"
+
+
+def stump_swift(model, names, choice, users, folds, fixed):
+    base, stumps = model
+    how = "given by --stumps %d,%g" % choice if fixed else "chosen by an inner leave-one-user-out"
+    lines = [
+        "// Generated by scripts/train-modes.py --model stumps: do not edit. The learned mode model (docs/PASSES.md,",
+        "// \"Learned modes\"): softmax-boosted stumps (foot, bicycle, motorised) over ModeFeatures, %d rounds, rate %g" % choice,
+        "// (%s); trained on the legs of the GeoLife development users" % how,
+        "// " + " ".join(sorted(set(users))) + ".",
+        "// Held out (leave-one-user-out%s, observed-time 3-class over the dumped legs): " % (
+            ", every fold with these rounds and rate" if fixed else "") + folds + ".",
+        "",
+        "extension ModeModel {",
+        "    /// The model trained on every development user: base per class, then (class, feature, split, left, right).",
+        "    public static let shipped = ModeModel(",
+        "        bias: [" + ", ".join("%r" % float(v) for v in base) + "],",
+        "        stumps: [",
+    ]
+    lines += ["            .init(%d, %d, %r, %r, %r),  // %s %s" % (c, j, split, left, right, CLASSES[c], names[j])
+              for c, j, split, left, right in stumps]
+    lines += ["        ])", "}", ""]
+    return "\n".join(lines)
+
+
 def predict(model, x):
     mean, scale, w = model
     z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
@@ -236,11 +355,19 @@ def main():
     parser.add_argument("--drop", default=",".join(DROPPED),
                         help="features the model is not given, comma-separated (default: %(default)s; '' for none)")
     parser.add_argument("--no-write", action="store_true", help="print the figures only (no Swift, no text)")
+    parser.add_argument("--model", choices=["linear", "stumps"], default="linear",
+                        help="linear: the multinomial logistic regression (default); stumps: softmax-boosted stumps")
+    parser.add_argument("--stumps", help="with --model stumps: ROUNDS,RATE in every fold and for the final model instead of "
+                        "choosing them by an inner leave-one-user-out")
+    parser.add_argument("--only", help="with --model stumps (development, to run folds in parallel): hold out only these "
+                        "users (comma-separated); prints and writes their folds, no final model")
     parser.add_argument("--penalty", type=float,
                         help="use this L2 penalty in every fold and for the final model instead of choosing it by an inner "
                              "leave-one-user-out (quicker: the nested choice is what the held-out figures report)")
     args = parser.parse_args()
     names, users, rule, x, s = read(args.legs)
+    if args.model == "stumps":
+        return main_stumps(args, names, users, rule, x, s)
     dropped = [f for f in args.drop.split(",") if f]
     for f in dropped:
         if f not in names:
@@ -286,6 +413,56 @@ def main():
         with open(args.text, "w") as f:
             f.write(text(model, names, penalty, users))
     print("wrote " + os.path.relpath(args.swift))
+
+
+def main_stumps(args, names, users, rule, x, s):
+    """--model stumps: the same leave-one-user-out, folds and outputs as the linear model."""
+    fixed = None
+    if args.stumps:
+        r, rate = args.stumps.split(",")
+        fixed = (int(r), float(rate))
+    if args.folds:
+        os.makedirs(args.folds, exist_ok=True)
+    print("%d legs, %d users, %.0f observed labelled minutes; softmax-boosted stumps" % (len(x), len(set(users)), s.sum() / 60))
+    print("%6s %8s %7s %7s %8s" % ("user", "obs_min", "rules", "model", "choice"))
+    rules = rule_classes(rule)
+    held_pred = np.zeros(len(x), dtype=int)
+    only = set(args.only.split(",")) if args.only else None
+    for u in sorted(set(users)):
+        if only is not None and u not in only:
+            continue
+        train, held = users != u, users == u
+        choice = fixed or choose_stumps(users[train], x[train], s[train], rules[train], names)
+        model = fit_stumps(x[train], s[train], *choice)
+        held_pred[held] = gated(predict_stumps(model, x[held]), rules[held], x[held], names)
+        total = s[held].sum()
+        r, m = right(rules[held], s[held]), right(held_pred[held], s[held])
+        print("%6s %8.0f %7.3f %7.3f %8s" % (u, total / 60, r / total if total else 0, m / total if total else 0,
+                                            "%d,%g" % choice), flush=True)
+        if args.folds and not args.no_write:
+            with open(os.path.join(args.folds, u + ".txt"), "w") as f:
+                f.write(stump_text(model, names, choice, users[train]))
+    if only is not None:
+        return 0
+    rp, rm = score(rules, s, users)
+    mp, mm = score(held_pred, s, users)
+    per = [right(held_pred[users == u], s[users == u]) / s[users == u].sum() for u in sorted(set(users)) if s[users == u].sum() > 0]
+    summary = "rules %.3f pooled / %.3f macro, model %.3f / %.3f" % (rp, rm, mp, mm)
+    print("held out: " + summary)
+    print("per-user spread (model): min %.3f, p25 %.3f, median %.3f, sd %.3f" % (
+        min(per), np.percentile(per, 25), np.median(per), np.std(per)))
+    if args.no_write:
+        return 0
+    choice = fixed or choose_stumps(users, x, s, rules, names)
+    model = fit_stumps(x, s, *choice)
+    print("final model: %d rounds, rate %g" % choice)
+    with open(args.swift, "w") as f:
+        f.write(stump_swift(model, names, choice, users, summary, fixed is not None))
+    if args.text:
+        with open(args.text, "w") as f:
+            f.write(stump_text(model, names, choice, users))
+    print("wrote " + os.path.relpath(args.swift))
+    return 0
 
 
 if __name__ == "__main__":

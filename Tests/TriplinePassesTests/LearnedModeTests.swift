@@ -146,4 +146,38 @@ import TriplineTestSupport
         #expect(message(good.replacingOccurrences(of: "motorised 1", with: "car 1")).hasPrefix("m.txt:7: unknown row 'car'"))
         #expect(message(good.replacingOccurrences(of: "scale 1", with: "scale 0")).contains("must be above 0"))
     }
+
+    /// The stump form (`scripts/train-modes.py --model stumps`): each class's base plus its stumps' leaves, so one
+    /// model can say "fast and steady" (two stumps of one class) where a linear score cannot draw the step.
+    @Test func theStumpFormReadsBackAndClassifies() throws {
+        let names = ModeFeatures.names.joined(separator: " ")
+        let text = """
+            # fast and steady is motorised; fast and winding is a bicycle; slow is foot
+            features \(names)
+            base 0 -1 -2
+            stump motorised p85_mps 7.5 0 2.5
+            stump motorised straightness 0.8 -1 1
+            stump bicycle p85_mps 2.4 0 2
+            """
+        let model = try ModeModel(text: text, path: "s.txt")
+        #expect(model.stumps.count == 3 && model.bias == [0, -1, -2] && model.weights.isEmpty)
+        func leg(p85: Double, straightness: Double) -> [Double] {
+            var f = Array(repeating: 0.0, count: ModeFeatures.names.count)
+            f[ModeFeatures.names.firstIndex(of: "p85_mps")!] = p85
+            f[ModeFeatures.names.firstIndex(of: "straightness")!] = straightness
+            return f
+        }
+        #expect(model.classify(leg(p85: 1.3, straightness: 0.95)) == 0)
+        #expect(model.classify(leg(p85: 12, straightness: 0.95)) == 2)  // -2 + 2.5 + 1 = 1.5 > bicycle's 1
+        #expect(model.classify(leg(p85: 12, straightness: 0.5)) == 1)   // -2 + 2.5 - 1 = -0.5 < 1
+        #expect(model.classify(leg(p85: 5, straightness: 0.95)) == 1)
+        #expect(model.scores(leg(p85: 7.5, straightness: 0.8)) == [0, 1, -3])  // at the split: the left leaf
+        func message(_ text: String) -> String {
+            do { _ = try ModeModel(text: text, path: "s.txt"); return "" } catch { return "\(error)" }
+        }
+        #expect(message(text.replacingOccurrences(of: "stump bicycle", with: "stump car")).hasPrefix("s.txt:6: a stump is"))
+        #expect(message(text.replacingOccurrences(of: "p85_mps 2.4 0 2", with: "p85_mps 2.4 0")).hasPrefix("s.txt:6: a stump is"))
+        #expect(message(text.replacingOccurrences(of: "base 0 -1 -2", with: "base 0 -1")).contains("'base' row wants 3"))
+        #expect(message(text + "\nfoot 0").contains("not both"))
+    }
 }
