@@ -71,7 +71,9 @@ public struct Rebuild {
     /// 20 (window pace): the device's pace for a trip no fix saw is learnt from the trips seen whole in the day and a
     /// half before it (`EvidencePass.paceReachMs`), the stored stays of a window's context included, no longer from
     /// every trip of the window: a windowed or incremental rebuild learns what one over everything learns.
-    public static let algorithmVersion = 20
+    /// 21 (walks the labels cannot teach): a trip that is one leg at walking pace with a pedestrian's stops stays a
+    /// walk whatever the learned mode model says (`trips.foot_guard`, ``ModeFeatures/pedestrian(_:walkMaxMps:)``).
+    public static let algorithmVersion = 21
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -102,6 +102,10 @@ public struct TripsPass: MeasuringPass {
         /// speed rules alone (0); see ``learnedClasses`` and docs/PASSES.md, "Learned modes". 2 (development, to
         /// measure the model where it does not decide): on every leg of three fixes or more, whatever its sampling.
         public var modeModel: Double = 1
+        /// A walk the learned model may not turn into a vehicle (1 = on, 0 = off; ``ModeFeatures/pedestrian(_:walkMaxMps:)``):
+        /// the trip's only leg, the rules call it foot, its 95th-percentile speed is below `walk_max_mps`, and its
+        /// stops are a pedestrian's (docs/PASSES.md, "Walks the labels cannot teach").
+        public var footGuard: Double = 1
         /// The learned model's coefficients (not a `--set` key): the shipped ones (`Learned/ModeModel.swift`, generated
         /// by `scripts/train-modes.py`), or others for development (`evaluate --mode-model`).
         public var learnedModes = ModeModel.shipped
@@ -113,7 +117,7 @@ public struct TripsPass: MeasuringPass {
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel,
-            "mode_model": \.modeModel,
+            "mode_model": \.modeModel, "foot_guard": \.footGuard,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): class thresholds are speeds above 0; the windows the pass
@@ -131,6 +135,7 @@ public struct TripsPass: MeasuringPass {
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
             "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag,
             "mode_model": ParameterRange(0, 2, whole: true),  // 2: everywhere (development)
+            "foot_guard": .flag,
         ] }
     }
 
@@ -466,6 +471,9 @@ public struct TripsPass: MeasuringPass {
             }
             guard decides, everywhere || ModeFeatures.learnedSampling(features) else { continue }
             let learned: UInt8 = [1, 3, 4][p.learnedModes.classify(features)]
+            // Physics the labels cannot teach (their walks were deleted upstream): a trip that is one leg at walking
+            // pace throughout, with a pedestrian's stops, was walked, whatever the model learnt of slow vehicles.
+            if r.cls <= 2 && runs.count == 1 && p.footGuard > 0 && ModeFeatures.pedestrian(features, walkMaxMps: p.walkMaxMps) { continue }
             if learned != (r.cls <= 2 ? 1 : r.cls) { out[k].cls = learned }
         }
         var joined: [Run] = []

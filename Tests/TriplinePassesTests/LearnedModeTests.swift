@@ -54,9 +54,11 @@ import TriplineTestSupport
     @Test func theModelDecidesTheLegClass() throws {
         let walk = ride(2000, speed: 1.4)
         #expect(try rebuilt(walk, sets: ["trips.mode_model=0"], model: constant([0, 5, 0])) == ["walk"])
-        #expect(try rebuilt(walk, model: constant([0, 5, 0])) == ["cycle"])
+        // (Without the walk guard, which keeps a one-leg trip at walking pace on foot: `theWalkGuardKeepsWalks`.)
+        #expect(try rebuilt(walk, sets: ["trips.foot_guard=0"], model: constant([0, 5, 0])) == ["cycle"])
         // Motorised: the rules' motorised modes follow (not entered on foot, under rail speed: a car).
-        #expect(try rebuilt(walk, model: constant([0, 0, 5])) == ["car"])
+        #expect(try rebuilt(walk, sets: ["trips.foot_guard=0"], model: constant([0, 0, 5])) == ["car"])
+        #expect(try rebuilt(walk, model: constant([0, 0, 5])) == ["walk"])
         // Fixes with reported speeds (an app's Doppler speeds): not what the model learned from; the rules decide.
         #expect(try rebuilt(walk, model: constant([0, 5, 0]), reportedSpeeds: true) == ["walk"])
         // Fixes two minutes apart: sparser than what the model learned from (ModeFeatures.learnedMaxFixIntervalS).
@@ -97,15 +99,36 @@ import TriplineTestSupport
         #expect(try rebuilt(logged(2000, speed: 1.3, every: 1)) == ["walk"])
     }
 
+    /// Walks the labels cannot teach (docs/PASSES.md, "Walks the labels cannot teach"): every foot minute in the
+    /// GeoLife labels was logged every second, so the shipped model calls a walk logged every 2–10 s a bicycle or a
+    /// car. A trip that is one leg whose speeds stay at walking pace (95th percentile below `walk_max_mps`) with a
+    /// pedestrian's stops (at most a fifth of the time, a minute each on average) stays a walk; a bus crawling in
+    /// traffic between long stops, or a bicycle, is still the model's.
+    @Test func theWalkGuardKeepsWalks() throws {
+        for every in [2, 5, 10] {
+            let walk = logged(2000, speed: 1.3, every: every)
+            #expect(try rebuilt(walk, sets: ["trips.foot_guard=0"]) != ["walk"], "a walk logged every \(every) s, unguarded")
+            #expect(try rebuilt(walk) == ["walk"], "a walk logged every \(every) s")
+        }
+        // Crossings: 30 s every 300 m.
+        let crossings = logged(2400, speed: 1.4, every: 2, stopEvery: 300, stopS: 30)
+        #expect(try rebuilt(crossings, sets: ["trips.foot_guard=0"]) != ["walk"])
+        #expect(try rebuilt(crossings) == ["walk"])
+        // A vehicle at walking pace in a jam, 2 min stopped every 150 m: not a pedestrian's stops.
+        let jam = logged(1500, speed: 1.6, every: 2, stopEvery: 150, stopS: 120)
+        #expect(try rebuilt(jam) == rebuilt(jam, sets: ["trips.foot_guard=0"]))
+        #expect(try rebuilt(logged(5000, speed: 4, every: 5)) == ["cycle"])
+    }
+
     /// `mode_model` = 2 (development) lets the model decide the legs the gate keeps from it: reported speeds, sparse fixes.
     @Test func modeModelTwoDecidesEveryLeg() throws {
         let walk = ride(2000, speed: 1.4)
-        #expect(try rebuilt(walk, sets: ["trips.mode_model=2"], model: constant([0, 5, 0]), reportedSpeeds: true) == ["cycle"])
+        #expect(try rebuilt(walk, sets: ["trips.mode_model=2", "trips.foot_guard=0"], model: constant([0, 5, 0]), reportedSpeeds: true) == ["cycle"])
         var sparse = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.405)
         sparse.still(1800, every: 60)
         sparse.move(3000, bearing: 0, speed: 1.4, every: 120)
         sparse.still(1800, every: 60)
-        #expect(try rebuilt(sparse, sets: ["trips.mode_model=2"], model: constant([0, 5, 0])) == ["cycle"])
+        #expect(try rebuilt(sparse, sets: ["trips.mode_model=2", "trips.foot_guard=0"], model: constant([0, 5, 0])) == ["cycle"])
         #expect(try rebuilt(sparse, sets: ["trips.mode_model=1"], model: constant([0, 5, 0])) == ["walk"])
     }
 
