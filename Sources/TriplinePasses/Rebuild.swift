@@ -73,7 +73,9 @@ public struct Rebuild {
     /// every trip of the window: a windowed or incremental rebuild learns what one over everything learns.
     /// 21 (walks the labels cannot teach): a trip that is one leg at walking pace with a pedestrian's stops stays a
     /// walk whatever the learned mode model says (`trips.foot_guard`, ``ModeFeatures/pedestrian(_:walkMaxMps:)``).
-    public static let algorithmVersion = 21
+    /// 22 (learned modes that do not learn the logger): the speed rules decide every leg's class by default
+    /// (`trips.mode_model` = 0): no variant of the learned model kept GPS loggers' walks and GeoLife 010 and 020.
+    public static let algorithmVersion = 22
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

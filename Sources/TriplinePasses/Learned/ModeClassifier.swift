@@ -23,9 +23,13 @@ public struct ModeModel: Sendable, Equatable {
     }
 
     /// The index into ``classes`` of the highest-scoring class for `features` (``ModeFeatures/names``).
-    public func classify(_ features: [Double]) -> Int {
-        var best = 0, bestScore = -Double.infinity
-        for c in bias.indices {
+    public func classify(_ features: [Double]) -> Int { classify(features, among: Array(bias.indices)) }
+
+    /// The index into ``classes`` of the highest-scoring class for `features` among `candidates` (indices into
+    /// ``classes``, in order; ties: the earlier).
+    public func classify(_ features: [Double], among candidates: [Int]) -> Int {
+        var best = candidates[0], bestScore = -Double.infinity
+        for c in candidates {
             var s = bias[c]
             for f in features.indices { s += weights[c][f] * (features[f] - mean[f]) / scale[f] }
             if s > bestScore { best = c; bestScore = s }

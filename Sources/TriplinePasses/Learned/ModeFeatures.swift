@@ -21,8 +21,8 @@ public enum ModeFeatures {
     /// The model decides only legs whose median fix interval is at most this (seconds): 1,386 of the 1,433 legs it
     /// learned from (all but 184 of 22,828 observed labelled minutes); sparser fixes are outside what it saw.
     public static let learnedMaxFixIntervalS = 60.0
-    /// Whether `features` (``names``) have a median fix interval of at most ``learnedMaxFixIntervalS``.
-    static func learnedSampling(_ features: [Double]) -> Bool { features[fixIntervalIndex] <= log(1 + learnedMaxFixIntervalS) }
+    /// Whether `features` (``names``) have a median fix interval of at most `seconds`.
+    static func sampledWithin(_ features: [Double], seconds: Double) -> Bool { features[fixIntervalIndex] <= log(1 + seconds) }
     /// Whether `features` (``names``) are a pedestrian's: the 95th-percentile moving speed below `walkMaxMps` (the
     /// speeds never leave walking pace but for GPS scatter), at most a fifth of the time still, and stops of at most
     /// a minute on average (crossings, not traffic lights and jams). Physics, not learnt: the GeoLife labels hold 203
