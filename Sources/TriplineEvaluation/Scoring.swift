@@ -156,12 +156,12 @@ public enum SimulationEvaluation {
     }
 
     /// Writes `result` as the apps' archives into `folder` (created; Overland POST bodies under `overland/`,
-    /// OwnTracks Recorder files under `rec/`) and imports them with the ``Importer``, as a user's data arrives: whole
+    /// OwnTracks Recorder files under `rec/`, GPS loggers' GPX under `gpx/`) and imports them with the ``Importer``, as a user's data arrives: whole
     /// seconds and whole km/h where the format has them. ``resolveDevice(_:store:)`` finds the devices it names.
     public static func importArchives(_ result: SimulationResult, into store: Store, folder: String) throws {
         try FileSystem.createDirectory(folder)
         try SimulationWriter.write(result, to: folder)
-        let roots = ["overland", "rec"].map { folder + "/" + $0 }.filter { FileSystem.kind($0) == .directory }
+        let roots = ["overland", "rec", "gpx"].map { folder + "/" + $0 }.filter { FileSystem.kind($0) == .directory }
         _ = try Importer(store: store).importPaths(roots)
     }
 

@@ -132,6 +132,9 @@ public struct PassSettings {
     /// Development only (`evaluate --trip-cut-model`, held-out scoring): coefficients that replace the shipped
     /// ``TripCutModel`` in the trips pass. Never set by `rebuild`.
     public var tripCutModel: TripCutModel? = nil
+    /// Development only (`evaluate --mode-model`, held-out scoring): coefficients that replace the shipped
+    /// ``ModeModel`` in the trips pass. Never set by `rebuild`.
+    public var modeModel: ModeModel? = nil
     /// Development only (`evaluate --dump-trip-cuts`): receives every drift candidate's features.
     public var tripCutLog: TripCutLog? = nil
     /// Development only (`evaluate --pause-model`, held-out scoring): coefficients that replace the shipped

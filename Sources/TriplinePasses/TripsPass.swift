@@ -98,10 +98,24 @@ public struct TripsPass: MeasuringPass {
         /// A candidate trip that never goes 1 km from its first fix is dropped when the learned model calls it drift
         /// (``TripCutModel``; 1 = on, 0 = off).
         public var cutModel: Double = 1
-        /// Each leg's class (foot, bicycle, motorised) from the learned mode model over its features (1), or from the
-        /// speed rules alone (0); see ``learnedClasses`` and docs/PASSES.md, "Learned modes". 2 (development, to
-        /// measure the model where it does not decide): on every leg of three fixes or more, whatever its sampling.
-        public var modeModel: Double = 1
+        /// Each leg's class (foot, bicycle, motorised) from the speed rules alone (0, the default), or from the learned
+        /// mode model over its features where the leg is like GeoLife's (1); see ``learnedClasses`` and
+        /// docs/PASSES.md, "Learned modes" and "Learned modes that do not learn the logger": GPS loggers without
+        /// speeds are GeoLife-like to every gate, and there the model, which never saw a walk logged slower than
+        /// every second, turns walks into vehicles. 2 (development, to measure the model where it does not decide):
+        /// on every leg of three fixes or more, whatever its sampling.
+        public var modeModel: Double = 0
+        /// A walk the learned model may not turn into a vehicle (1 = on, 0 = off; ``ModeFeatures/pedestrian(_:walkMaxMps:)``):
+        /// the trip's only leg, the rules call it foot, its 95th-percentile speed is below `walk_max_mps`, and its
+        /// stops are a pedestrian's (docs/PASSES.md, "Walks the labels cannot teach").
+        public var footGuard: Double = 1
+        /// The learned model decides only legs whose median fix interval is at most this (seconds;
+        /// ``ModeFeatures/learnedMaxFixIntervalS``: sparser fixes are outside what it learned from).
+        public var modelMaxIntervalS: Double = ModeFeatures.learnedMaxFixIntervalS
+        /// On a leg whose median fix interval is above this (seconds), the learned model may not move the leg across
+        /// foot / not foot: a leg the rules call foot stays foot, one they call bicycle or motorised takes the model's
+        /// better of those two (docs/PASSES.md, "Learned modes that do not learn the logger").
+        public var modelFootMaxIntervalS: Double = ModeFeatures.learnedMaxFixIntervalS
         /// The learned model's coefficients (not a `--set` key): the shipped ones (`Learned/ModeModel.swift`, generated
         /// by `scripts/train-modes.py`), or others for development (`evaluate --mode-model`).
         public var learnedModes = ModeModel.shipped
@@ -113,7 +127,8 @@ public struct TripsPass: MeasuringPass {
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel,
-            "mode_model": \.modeModel,
+            "mode_model": \.modeModel, "foot_guard": \.footGuard, "model_max_interval_s": \.modelMaxIntervalS,
+            "model_foot_max_interval_s": \.modelFootMaxIntervalS,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): class thresholds are speeds above 0; the windows the pass
@@ -131,6 +146,7 @@ public struct TripsPass: MeasuringPass {
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
             "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag,
             "mode_model": ParameterRange(0, 2, whole: true),  // 2: everywhere (development)
+            "foot_guard": .flag, "model_max_interval_s": .window, "model_foot_max_interval_s": .window,
         ] }
     }
 
@@ -155,6 +171,7 @@ public struct TripsPass: MeasuringPass {
         try settings.apply(Self.name, to: &p, keys: Parameters.keys)
         self.init(parameters: p, metrics: try MetricsPass(settings: settings).parameters)
         if let model = settings.tripCutModel { cutModel = model }
+        if let model = settings.modeModel { parameters.learnedModes = model }
         cutLog = settings.tripCutLog
     }
 
@@ -441,7 +458,9 @@ public struct TripsPass: MeasuringPass {
     /// reported speed (GeoLife's have none; an app's Doppler speeds jitter from fix to fix where speeds from
     /// displacement over 10 s do not, so its features differ, and the rules decide: simulated 1-Hz walks with
     /// reported speeds became cars), and whose median fix interval is at most
-    /// ``ModeFeatures/learnedMaxFixIntervalS`` (sparse fixes minutes apart are not what it learned from). The rest of ``legMode`` is unchanged: plane, train and bus from the
+    /// `model_max_interval_s` (sparse fixes minutes apart are not what it learned from); on runs sampled sparser than
+    /// `model_foot_max_interval_s` it chooses only between bicycle and motorised, and only where the rules do not say
+    /// foot. The rest of ``legMode`` is unchanged: plane, train and bus from the
     /// motorised leg's speeds and the walks beside it, and Overland's motion states and the app's trip mode over both.
     /// With a ``LegFeatureLog``, every run's features are logged as well (development: the model's training data).
     static func learnedClasses(_ runs: [Run], _ trip: TripRecord, _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double],
@@ -464,8 +483,15 @@ public struct TripsPass: MeasuringPass {
                     endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], ruleClass: ["still", "walk", "run", "cycle", "motorised"][Int(min(r.cls, 4))],
                     features: features, motion: ModeFeatures.motionShares(w, pts, r.a, r.b)))
             }
-            guard decides, everywhere || ModeFeatures.learnedSampling(features) else { continue }
-            let learned: UInt8 = [1, 3, 4][p.learnedModes.classify(features)]
+            guard decides, everywhere || ModeFeatures.sampledWithin(features, seconds: p.modelMaxIntervalS) else { continue }
+            // Where the labels hold no walks (sampled sparser than `model_foot_max_interval_s`), the rules' physics
+            // keep the foot / not-foot call and the model only chooses between bicycle and motorised.
+            let footFree = everywhere || ModeFeatures.sampledWithin(features, seconds: p.modelFootMaxIntervalS)
+            if !footFree && r.cls <= 2 { continue }
+            let learned: UInt8 = [1, 3, 4][footFree ? p.learnedModes.classify(features) : p.learnedModes.classify(features, among: [1, 2])]
+            // Physics the labels cannot teach (their walks were deleted upstream): a trip that is one leg at walking
+            // pace throughout, with a pedestrian's stops, was walked, whatever the model learnt of slow vehicles.
+            if r.cls <= 2 && runs.count == 1 && p.footGuard > 0 && ModeFeatures.pedestrian(features, walkMaxMps: p.walkMaxMps) { continue }
             if learned != (r.cls <= 2 ? 1 : r.cls) { out[k].cls = learned }
         }
         var joined: [Run] = []

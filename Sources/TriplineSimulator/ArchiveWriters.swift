@@ -34,6 +34,7 @@ public enum SimulationWriter {
             case .overland:
                 files += try writeOverland(device, directory: directory, rng: &rng, quirks: options.quirks, deferred: result.config.profile != .classic)
             case .owntracks: files += try writeOwnTracks(device, directory: directory, rng: &rng, quirks: options.quirks)
+            case .logger: files += try writeGPX(device, directory: directory)
             }
         }
         let truthPath = directory + "/truth.json"
@@ -475,6 +476,53 @@ public enum SimulationWriter {
             files.append(path)
         }
         return files
+    }
+
+    // MARK: GPX (GPS loggers)
+
+    /// A GPS logger's tracks as GPX 1.1 files, `gpx/<device>/YYYY-MM-DD.gpx` (one per UTC day, as loggers that start
+    /// a new file each day write them; the folder names the device on import): one `<trk>` per stretch of logging
+    /// (a new one after a silence of more than 10 min), each `<trkpt>` with `ele`, `time` (UTC, whole seconds), and
+    /// the `hdop` and `sat` loggers write; no speed or course.
+    static func writeGPX(_ device: SimulatedDevice, directory: String) throws -> [String] {
+        let dir = directory + "/gpx/" + device.name
+        try FileSystem.createDirectory(dir, inside: directory)
+        var files: [String] = []
+        var k = 0
+        let points = device.points
+        while k < points.count {
+            let day = String(CivilTime.iso8601(ms: points[k].timeMs).prefix(10))
+            var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"Tripline simulator (GPS logger)\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+            var open = false
+            var lastMs = Int64.min
+            while k < points.count, CivilTime.iso8601(ms: points[k].timeMs).hasPrefix(day) {
+                let p = points[k]
+                if !open || p.timeMs - lastMs > 600_000 {
+                    if open { text += "</trkseg></trk>\n" }
+                    text += "<trk><name>\(CivilTime.iso8601(ms: p.timeMs))</name><trkseg>\n"
+                    open = true
+                }
+                text += "<trkpt lat=\"\(number(p.lat, decimals: 7))\" lon=\"\(number(p.lon, decimals: 7))\">"
+                if let e = p.altitudeM { text += "<ele>\(number(e, decimals: 1))</ele>" }
+                text += "<time>\(CivilTime.iso8601(ms: p.timeMs))</time>" + gpxExtras(p.extra) + "</trkpt>\n"
+                lastMs = p.timeMs
+                k += 1
+            }
+            if open { text += "</trkseg></trk>\n" }
+            text += "</gpx>\n"
+            let path = dir + "/" + day + ".gpx"
+            try FileSystem.write(text, to: path)
+            files.append(path)
+        }
+        return files
+    }
+
+    /// `<hdop>` and `<sat>` from a logger fix's `extra` (`{"hdop":1.2,"sat":9}`), in that order.
+    static func gpxExtras(_ extra: String?) -> String {
+        guard let extra, extra.hasPrefix("{\"hdop\":"), let comma = extra.firstIndex(of: ",") else { return "" }
+        let hdop = extra[extra.index(extra.startIndex, offsetBy: 8)..<comma]
+        let sat = extra[extra.index(comma, offsetBy: 7)..<extra.index(before: extra.endIndex)]
+        return "<hdop>\(hdop)</hdop><sat>\(sat)</sat>"
     }
 
     // MARK: truth.json

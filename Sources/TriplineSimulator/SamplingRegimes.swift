@@ -16,6 +16,10 @@ public enum SimulationProfile: String, Sendable, CaseIterable {
     case denseOverland = "dense-overland"
     /// Even people Overland, odd people OwnTracks, each with the regimes of its app (OwnTracks 50 % significant).
     case mixed
+    /// Every person carries a GPS logger or a GPX tracking app (`GPSLogger.swift`): a fix every 1–15 s while it
+    /// logs, no reported speed, accuracy or motion, no app events; logged by hand trip by trip on most days (the stays
+    /// are the silences between tracks), left on all day on the others. Written as GPX files.
+    case logger
 }
 
 /// How one device samples on one day.
@@ -32,6 +36,11 @@ public enum SamplingRegime: String, Sendable, CaseIterable {
     case overlandPauses = "overland-pauses"
     /// Overland with "discard stationary" (the classic model): one fix an hour while still; `visit` records.
     case overlandDiscardStationary = "overland-discard-stationary"
+    /// A GPS logger switched on by hand for each trip and off after it (`GPSLogger.swift`): tracks only, nothing
+    /// while still; late starts, cold-start jumps, forgotten stops and forgotten starts.
+    case loggerTracks = "logger-tracks"
+    /// A GPS logger left on all day: still fixes through a 10–25 m distance filter, indoors often none.
+    case loggerAllDay = "logger-all-day"
 }
 
 extension Simulator {
@@ -48,6 +57,7 @@ extension Simulator {
         switch app(person: person) {
         case .owntracks: return rng.chance(0.5) ? .ownTracksSignificant : .ownTracksMove
         case .overland: return rng.chance(0.75) ? .overlandPauses : .overlandDiscardStationary
+        case .logger: return rng.chance(0.7) ? .loggerTracks : .loggerAllDay
         }
     }
 
@@ -82,8 +92,9 @@ extension Simulator {
         var maker = RegimeFixMaker(sim: self, world: w, person: person, regime: regime, rng: rng, dark: dark)
         // The edges of the archive: the app was started at the beginning (it records as after an arrival), and the
         // archive was taken at the end, when the phone reported where it was (so the last stay is seen to last).
-        maker.startsArchive = day == 0
-        maker.endsArchive = day == config.days - 1
+        // (A GPS logger writes nothing of the kind: its archive is its tracks.)
+        maker.startsArchive = day == 0 && app(person: person) != .logger
+        maker.endsArchive = day == config.days - 1 && app(person: person) != .logger
         if day == 0 && app(person: person) == .owntracks { maker.waypoints(at: dayStart - 600) }
         for (k, seg) in segments.enumerated() {
             switch seg {
@@ -93,11 +104,14 @@ extension Simulator {
                 maker.trip(samples: samples, legs: legs)
             }
         }
-        let archiveEnd = day == config.days - 1 ? Int64((dayEnd - 30).rounded()) * 1000 : Int64.max
+        let archiveEnd = maker.endsArchive ? Int64((dayEnd - 30).rounded()) * 1000 : Int64.max
         func lit(_ ms: Int64) -> Bool {
             if ms == archiveEnd { return true }  // the phone was on when the archive was taken
             let t = Double(ms) / 1000
             return !dark.contains { t >= $0.0 && t < $0.1 }
+        }
+        for g in maker.offGaps {
+            out.gaps.append(TruthGap(device: deviceName(person: person), startMs: Int64(g.0 * 1000), endMs: Int64(g.1 * 1000), kind: "off"))
         }
         out.points = maker.points.filter { lit($0.timeMs) }
         out.events = maker.events.filter { lit($0.timeMs) }
@@ -133,6 +147,10 @@ struct RegimeFixMaker {
     var endsArchive = false
     /// Indoor drift (metres east/north of the place) and its last update.
     var indoor = IndoorDrift(dx: 0, dy: 0, lastT: -1e18)
+    /// GPS loggers (`GPSLogger.swift`): the device's settings and the receiver's state.
+    var logger: LoggerState
+    /// GPS loggers: trips the user forgot to log (truth gaps `off`).
+    var offGaps: [(Double, Double)] = []
 
     init(sim: Simulator, world: Simulator.PersonWorld, person: Int, regime: SamplingRegime, rng: SplitMix64, dark: [(Double, Double)]) {
         self.sim = sim
@@ -146,6 +164,7 @@ struct RegimeFixMaker {
         regions = sim.monitoredRegions(world)
         classic = FixMaker(sim: sim, app: app, rng: SplitMix64.derived(sim.config.seed, UInt64(person), 0x5E63, UInt64(rng.state)), zone: sim.config.timeZone)
         battery = self.rng.uniform(0.4, 1.0)
+        logger = LoggerState(settings: LoggerSettings(seed: sim.config.seed, person: person))
     }
 
     var tid: String { "P\(person + 1)" }
@@ -329,6 +348,8 @@ struct RegimeFixMaker {
                 }
             }
             visitRecord(place: place, start: start, end: end, first: first, last: last)
+        case .loggerTracks, .loggerAllDay:
+            loggerStay(place: place, start: start, end: end, first: first, last: last)
         case .overlandDiscardStationary:
             var into: [Point] = []
             classic.stay(place: place, world: world, start: start, end: end, gaps: dark, farOff: sim.config.farOffFixes, into: &into)
@@ -356,6 +377,7 @@ struct RegimeFixMaker {
         switch regime {
         case .ownTracksSignificant, .ownTracksMove: ownTracksTrip(samples)
         case .overlandPauses, .overlandDiscardStationary: overlandTrip(samples, legs)
+        case .loggerTracks, .loggerAllDay: loggerTrip(samples, legs)
         }
     }
 

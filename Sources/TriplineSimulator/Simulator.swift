@@ -32,7 +32,11 @@ public struct Simulator {
 
     /// The name of person `index`'s device.
     public func deviceName(person: Int) -> String {
-        app(person: person) == .overland ? "overland-\(person + 1)" : "owntracks-\(person + 1)"
+        switch app(person: person) {
+        case .overland: return "overland-\(person + 1)"
+        case .owntracks: return "owntracks-\(person + 1)"
+        case .logger: return "logger-\(person + 1)"
+        }
     }
 
     /// Even-numbered people carry Overland and odd-numbered OwnTracks, except in the single-app profiles.
@@ -40,6 +44,7 @@ public struct Simulator {
         switch config.profile {
         case .sparseOwnTracks: return .owntracks
         case .denseOverland: return .overland
+        case .logger: return .logger
         case .classic, .mixed: return person % 2 == 0 ? .overland : .owntracks
         }
     }

@@ -30,6 +30,8 @@ public enum SimulatedApp: String, Sendable {
     case overland
     /// OwnTracks (iOS, significant-change monitoring): no offsets, reports every few minutes to hours while still.
     case owntracks
+    /// A GPS logger or GPX tracking app: GPX tracks with time, position, elevation, `hdop` and `sat` only.
+    case logger = "gpx"
 }
 
 /// What to simulate. Every field has a default; the seed decides everything else.

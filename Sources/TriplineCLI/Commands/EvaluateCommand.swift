@@ -42,7 +42,9 @@ enum EvaluateCommand {
             OptionSpec("dump-pauses", value: "FILE", help: "With --geolife (development): rebuild with stays.pause_model=0 and write every candidate pause's features and where it lies in labelled time to FILE (CSV), the training data of scripts/train-pause-cuts.py."),
             OptionSpec("dump-pieces", value: "FILE", help: "With --geolife (development): write each rebuilt trip the labelled-time rule calls a piece of a truth trip, and what separates it from its sibling (a visit: its length and kind; a silence), to FILE (CSV)."),
             OptionSpec("mode-model", value: "PATH",
-                       help: "With --geolife (development): the learned mode model's coefficients from PATH (scripts/train-modes.py's text form) instead of the shipped ones; a folder holds one file per user, USER.txt, each user scored with its own (a leave-one-user-out fold that never saw it)."),
+                       help: "Development: the learned mode model's coefficients from PATH (scripts/train-modes.py's "
+                           + "text form) instead of the shipped ones; with --geolife, a folder holds one file per user, "
+                           + "USER.txt, each user scored with its own (a leave-one-user-out fold that never saw it)."),
             OptionSpec("dump-leg-features", value: "FILE",
                        help: "With --geolife (development): write each rebuilt leg's features and the observed labelled seconds inside it per class to FILE (CSV; the training data of scripts/train-modes.py)."),
             OptionSpec("lockbox", help: "With --geolife: also score the users kept back as the final test (GeoLifeLockbox; skipped otherwise, and named)."),
@@ -91,8 +93,14 @@ enum EvaluateCommand {
             options.settings.pauseModel = try PauseModel(text: text, origin: path)
         }
         let geolife = parsed.values("geolife")
-        for option in ["mode-model", "dump-leg-features", "dump-pauses", "dump-pieces"] where geolife.isEmpty && parsed.value(option) != nil {
+        if let path = parsed.value("mode-model"), FileSystem.kind(path) != .directory {
+            options.settings.modeModel = try ModeModel.load(path)
+        }
+        for option in ["dump-leg-features", "dump-pauses", "dump-pieces"] where geolife.isEmpty && parsed.value(option) != nil {
             throw UsageError("--\(option) goes with --geolife")
+        }
+        if let path = parsed.value("mode-model"), geolife.isEmpty, FileSystem.kind(path) == .directory {
+            throw UsageError("--mode-model: a folder of per-user models goes with --geolife; give one file")
         }
         if !geolife.isEmpty {
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")

@@ -163,8 +163,9 @@ enum SimulateCommand {
             discussion: """
                 Simulates --people people (even-numbered carry Overland, odd-numbered OwnTracks) for --days local days
                 from --seed. Writes Overland POST bodies under overland/<device>/, OwnTracks Recorder files under
-                rec/<user>/<device>/YYYY-MM.rec, and truth.json (places, stays, trips with legs and distances, gaps,
-                daily distances). The same seed always gives the same files.
+                rec/<user>/<device>/YYYY-MM.rec (with --profile logger: GPX tracks under gpx/<device>/ instead), and
+                truth.json (places, stays, trips with legs and distances, gaps, daily distances). The same seed always
+                gives the same files.
                 """,
             options: [
                 OptionSpec("out", short: "o", value: "DIR", help: "Directory to write (created if missing)."),

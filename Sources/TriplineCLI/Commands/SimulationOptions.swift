@@ -15,7 +15,7 @@ enum SimulationOptions {
     static let people = OptionSpec("people", value: "N", help: "People, one device each (default 2).")
     static let movingInterval = OptionSpec("moving-interval", value: "S", help: "Seconds between fixes while moving (default 1 = 1 Hz).")
     static let profile = OptionSpec(
-        "profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland or mixed (docs/SIMULATOR.md).")
+        "profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland, mixed or logger (GPS loggers writing GPX without speeds; docs/SIMULATOR.md).")
 
     /// `--seed` (default 1), `--days` (default `days`), `--people` (2), `--moving-interval` (1 s) and `--profile`.
     static func config(_ parsed: ParsedArguments, days: Int) throws -> SimulatorConfig {

@@ -67,9 +67,14 @@ public struct ModeModel: Sendable, Equatable {
     }
 
     /// The index into ``classes`` of the highest-scoring class for `features` (``ModeFeatures/names``).
-    public func classify(_ features: [Double]) -> Int {
-        var best = 0, bestScore = -Double.infinity
-        for (c, s) in scores(features).enumerated() where s > bestScore { best = c; bestScore = s }
+    public func classify(_ features: [Double]) -> Int { classify(features, among: Array(bias.indices)) }
+
+    /// The index into ``classes`` of the highest-scoring class for `features` among `candidates` (indices into
+    /// ``classes``, in order; ties: the earlier).
+    public func classify(_ features: [Double], among candidates: [Int]) -> Int {
+        let all = scores(features)
+        var best = candidates[0], bestScore = -Double.infinity
+        for c in candidates where all[c] > bestScore { best = c; bestScore = all[c] }
         return best
     }
 

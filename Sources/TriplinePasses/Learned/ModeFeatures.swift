@@ -21,8 +21,18 @@ public enum ModeFeatures {
     /// The model decides only legs whose median fix interval is at most this (seconds): 1,386 of the 1,433 legs it
     /// learned from (all but 184 of 22,828 observed labelled minutes); sparser fixes are outside what it saw.
     public static let learnedMaxFixIntervalS = 60.0
-    /// Whether `features` (``names``) have a median fix interval of at most ``learnedMaxFixIntervalS``.
-    static func learnedSampling(_ features: [Double]) -> Bool { features[fixIntervalIndex] <= log(1 + learnedMaxFixIntervalS) }
+    /// Whether `features` (``names``) have a median fix interval of at most `seconds`.
+    static func sampledWithin(_ features: [Double], seconds: Double) -> Bool { features[fixIntervalIndex] <= log(1 + seconds) }
+    /// Whether `features` (``names``) are a pedestrian's: the 95th-percentile moving speed below `walkMaxMps` (the
+    /// speeds never leave walking pace but for GPS scatter), at most a fifth of the time still, and stops of at most
+    /// a minute on average (crossings, not traffic lights and jams). Physics, not learnt: the GeoLife labels hold 203
+    /// foot minutes of 22,828 (docs/PASSES.md, "Walks the labels cannot teach").
+    static func pedestrian(_ features: [Double], walkMaxMps: Double) -> Bool {
+        features[p95Index] < walkMaxMps && features[stillShareIndex] <= 0.2 && features[meanStopIndex] <= log(1 + 60)
+    }
+    private static let p95Index = names.firstIndex(of: "p95_mps")!
+    private static let stillShareIndex = names.firstIndex(of: "still_share")!
+    private static let meanStopIndex = names.firstIndex(of: "log_mean_stop_s")!
     /// Shares of the leg's fixes that carry each motion state (Overland): dumped beside the features, not used by the
     /// model (the GeoLife users it learns from record none; where a leg has them, the rules' motion override decides).
     public static let motionNames = ["motion_walking", "motion_running", "motion_cycling", "motion_driving"]
