@@ -632,33 +632,34 @@ extension Store {
     /// The wifi networks (SSIDs, not empty) a device's points saw in each of `spans` (`fromMs ... throughMs`, both
     /// included), with how many points saw each: one dictionary per span, in the order given.
     public func ssidCounts(device: Int64, spans: [(fromMs: Int64, throughMs: Int64)]) throws -> [[String: Int]] {
-        let q = try db.prepare("SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid")
-        var out: [[String: Int]] = []
-        out.reserveCapacity(spans.count)
-        for span in spans {
-            let keys = PointKey.range(device: device, fromMs: span.fromMs, throughMs: span.throughMs)
-            q.reset()
-            q.bindInt(keys.lower, at: 1)
-            q.bindInt(keys.upper, at: 2)
+        try eachSpan("SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid",
+                     device: device, spans: spans) { q in
             var counts: [String: Int] = [:]
             while try q.step() { counts[q.text(0) ?? "", default: 0] += q.int(1) }
-            out.append(counts)
+            return counts
         }
-        return out
     }
 
     /// The mean reported horizontal accuracy (metres) of a device's points in each of `spans` (`fromMs ... throughMs`,
     /// both included) that report one: one value per span, in the order given, nil when none does.
     public func meanAccuracies(device: Int64, spans: [(fromMs: Int64, throughMs: Int64)]) throws -> [Double?] {
-        let q = try db.prepare("SELECT avg(accuracy_m) FROM points_hot WHERE key BETWEEN ? AND ? AND accuracy_m > 0")
-        var out: [Double?] = []
+        try eachSpan("SELECT avg(accuracy_m) FROM points_hot WHERE key BETWEEN ? AND ? AND accuracy_m > 0",
+                     device: device, spans: spans) { q in try q.step() && !q.isNull(0) ? q.double(0) : nil }
+    }
+
+    /// Runs `sql` (bound to a span's first and last point key) once per span of one device, in the order given, and
+    /// returns what `read` makes of each run's rows.
+    private func eachSpan<T>(_ sql: String, device: Int64, spans: [(fromMs: Int64, throughMs: Int64)],
+                             _ read: (Statement) throws -> T) throws -> [T] {
+        let q = try db.prepare(sql)
+        var out: [T] = []
         out.reserveCapacity(spans.count)
         for span in spans {
             let keys = PointKey.range(device: device, fromMs: span.fromMs, throughMs: span.throughMs)
             q.reset()
             q.bindInt(keys.lower, at: 1)
             q.bindInt(keys.upper, at: 2)
-            out.append(try q.step() && !q.isNull(0) ? q.double(0) : nil)
+            out.append(try read(q))
         }
         return out
     }
