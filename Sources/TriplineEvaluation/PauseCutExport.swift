@@ -85,18 +85,56 @@ extension LabelledTimeScores {
                 }
             }
         }
-        for (k, o) in outcome.enumerated() {
-            switch o {
-            case .matched: continue
-            case .drift: out["rebuilt: drift", default: 0] += 1
-            case .ignored: out["rebuilt: outside labelled time (not scored)", default: 0] += 1
-            case .unmatched:
-                let key = overlaps[k].count > 1 ? "rebuilt: merge" : overlaps[k].count == 1 && overlapped[overlaps[k][0]].count > 1
-                    ? "rebuilt: piece" : "rebuilt: one trip, IoU < 0.5"
-                out[key, default: 0] += 1
-            }
+        for o in outcome where o == .ignored { out["rebuilt: outside labelled time (not scored)", default: 0] += 1 }
+        for kind in falsePositiveKinds(outcome, overlaps: overlaps, overlapped: overlapped).compactMap({ $0 }) {
+            out["rebuilt: " + kind.phrase, default: 0] += 1
         }
         return out
+    }
+
+    /// What kind of false positive a rebuilt trip is under the rule (``breakdown(labels:fixTimes:fixPositions:trips:visits:rule:)``,
+    /// `evaluate --dump-false-positives`).
+    public enum FalsePositive: String, Sendable {
+        /// Outside labelled time, all its fixes within `driftM` of its first.
+        case drift
+        /// Clipped to labelled time, unmatched, on one truth trip that other rebuilt trips overlap too.
+        case piece
+        /// Clipped to labelled time, unmatched, overlapping two truth trips or more.
+        case merge
+        /// Clipped to labelled time, the only rebuilt trip on its truth trip, and IoU < 0.5.
+        case iou
+
+        /// The words of the `misses by kind` line.
+        public var phrase: String {
+            switch self {
+            case .drift: "drift"
+            case .piece: "piece"
+            case .merge: "merge"
+            case .iou: "one trip, IoU < 0.5"
+            }
+        }
+    }
+
+    /// The kind of false positive each of `trips` (sorted by start) is, nil for a matched trip and one outside labelled
+    /// time that moved (not scored).
+    public static func falsePositives(
+        labels: [CorpusReaders.Label], fixTimes: [Int64], fixPositions: [(lat: Double, lon: Double)], trips: [Scoring.Interval], rule: Rule = Rule()
+    ) -> [FalsePositive?] {
+        let (truth, _) = truthTrips(labels.sorted { $0.startMs < $1.startMs }, fixTimes: fixTimes, rule: rule)
+        let outcome = outcomes(labels: labels, fixTimes: fixTimes, fixPositions: fixPositions, trips: trips, rule: rule)
+        let (overlaps, overlapped) = overlapIndex(trips, truth)
+        return falsePositiveKinds(outcome, overlaps: overlaps, overlapped: overlapped)
+    }
+
+    static func falsePositiveKinds(_ outcome: [Outcome], overlaps: [[Int]], overlapped: [[Int]]) -> [FalsePositive?] {
+        outcome.enumerated().map { k, o in
+            switch o {
+            case .matched, .ignored: nil
+            case .drift: .drift
+            case .unmatched:
+                overlaps[k].count > 1 ? .merge : overlaps[k].count == 1 && overlapped[overlaps[k][0]].count > 1 ? .piece : .iou
+            }
+        }
     }
 }
 

@@ -73,4 +73,20 @@ import Testing
         #expect(p[4].extentM > 5500 && p[4].extentM < 5900)  // 12 min at 8 m/s
         #expect(p[4].inTruthShare == 1 && p[4].truth == trip(200, 230))
     }
+    /// Each false positive by kind (``LabelledTimeScores/falsePositives(labels:fixTimes:fixPositions:trips:rule:)``,
+    /// `evaluate --dump-false-positives`): a ride 0–60 rebuilt in two (pieces); one rebuilt trip over two labelled rides
+    /// 100–130 and 200–230 (a merge); a ride 300–330 rebuilt whole (matched); 10 min at 0.3 m/s outside labelled time
+    /// (drift: never 300 m from its first fix); 20 min at 8 m/s outside labelled time (moved: not scored); a ride
+    /// 600–660 rebuilt as its first 20 min only (IoU 1/3).
+    @Test func namesEachFalsePositive() {
+        let (times, positions) = fixes([(0, 20, 8), (35, 60, 8), (100, 130, 8), (200, 230, 8), (300, 330, 8), (400, 410, 0.3),
+                                        (500, 520, 8), (600, 660, 8)])
+        let labels = [label(0, 60, "bus"), label(100, 130, "bus"), label(200, 230, "bus"), label(300, 330, "bus"), label(600, 660, "car")]
+        let trips = [trip(0, 20), trip(35, 60), trip(100, 230), trip(300, 330), trip(400, 410), trip(500, 520), trip(600, 620)]
+        let kinds = LabelledTimeScores.falsePositives(labels: labels, fixTimes: times, fixPositions: positions, trips: trips)
+        #expect(kinds == [.piece, .piece, .merge, nil, .drift, nil, .iou])
+        let b = LabelledTimeScores.breakdown(labels: labels, fixTimes: times, fixPositions: positions, trips: trips, visits: [])
+        #expect(b["rebuilt: piece"] == 2 && b["rebuilt: merge"] == 1 && b["rebuilt: drift"] == 1)
+        #expect(b["rebuilt: one trip, IoU < 0.5"] == 1 && b["rebuilt: outside labelled time (not scored)"] == 1)
+    }
 }

@@ -40,6 +40,7 @@ enum EvaluateCommand {
             OptionSpec("dump-trip-cuts", value: "FILE", help: "With --geolife (development): rebuild with trips.cut_model=0 and write every drift candidate's features and its labelled-time outcome to FILE (CSV), the training data of scripts/train-trip-cuts.py."),
             OptionSpec("pause-model", value: "PATH", help: "Development: the stop-or-traffic model from PATH (as scripts/train-pause-cuts.py writes it) instead of the shipped one; with --geolife, PATH may be a folder of one file per user, USER.txt, each trained without that user (held-out scoring)."),
             OptionSpec("dump-pauses", value: "FILE", help: "With --geolife (development): rebuild with stays.pause_model=0 and write every candidate pause's features and where it lies in labelled time to FILE (CSV), the training data of scripts/train-pause-cuts.py."),
+            OptionSpec("dump-false-positives", value: "FILE", help: "With --geolife (development): write each rebuilt trip the labelled-time rule counts as a false positive (drift, piece, merge, IoU < 0.5), with its duration, extent, sampling and stays, to FILE (CSV)."),
             OptionSpec("dump-pieces", value: "FILE", help: "With --geolife (development): write each rebuilt trip the labelled-time rule calls a piece of a truth trip, and what separates it from its sibling (a visit: its length and kind; a silence), to FILE (CSV)."),
             OptionSpec("mode-model", value: "PATH",
                        help: "Development: the learned mode model's coefficients from PATH (scripts/train-modes.py's "
@@ -96,7 +97,7 @@ enum EvaluateCommand {
         if let path = parsed.value("mode-model"), FileSystem.kind(path) != .directory {
             options.settings.modeModel = try ModeModel.load(path)
         }
-        for option in ["dump-leg-features", "dump-pauses", "dump-pieces"] where geolife.isEmpty && parsed.value(option) != nil {
+        for option in ["dump-leg-features", "dump-pauses", "dump-pieces", "dump-false-positives"] where geolife.isEmpty && parsed.value(option) != nil {
             throw UsageError("--\(option) goes with --geolife")
         }
         if let path = parsed.value("mode-model"), geolife.isEmpty, FileSystem.kind(path) == .directory {
@@ -125,6 +126,8 @@ enum EvaluateCommand {
             var legRows = [GeoLifeUser.legFeatureHeader]
             let pieceDump = parsed.value("dump-pieces")
             var pieceRows = [GeoLifeUser.pieceHeader]
+            let falsePositiveDump = parsed.value("dump-false-positives")
+            var falsePositiveRows = [GeoLifeUser.falsePositiveHeader]
             for dir in directories where parsed.flag("lockbox") || !GeoLifeLockbox.contains(userDirectory: dir) {
                 let user = try GeoLifeUser(directory: dir, workDirectory: work)
                 var settings = options.settings
@@ -155,6 +158,7 @@ enum EvaluateCommand {
                     if pieceDump != nil { pieceRows += try user.pieceRows(candidates: candidates) }
                 }
                 if let legLog { legRows += user.legFeatureRows(legLog) }
+                if falsePositiveDump != nil { falsePositiveRows += try user.falsePositiveRows() }
                 if details {
                     context.stdout.write("GeoLife \(dir): " + s.report + "\n")
                     for line in s.details { context.stdout.write("  " + line + "\n") }
@@ -174,6 +178,10 @@ enum EvaluateCommand {
             if let pieceDump {
                 try FileSystem.write(pieceRows.joined(separator: "\n") + "\n", to: pieceDump)
                 context.stdout.write("Wrote \(pieceRows.count - 1) pieces to \(pieceDump)\n")
+            }
+            if let falsePositiveDump {
+                try FileSystem.write(falsePositiveRows.joined(separator: "\n") + "\n", to: falsePositiveDump)
+                context.stdout.write("Wrote \(falsePositiveRows.count - 1) false positives to \(falsePositiveDump)\n")
             }
             if let legDump {
                 try FileSystem.write(legRows.joined(separator: "\n") + "\n", to: legDump)
