@@ -174,19 +174,20 @@ public struct EvidencePass: Pass {
         /// The span's fixes that name the regions they were in (``Store/regionFixes(device:fromMs:untilMs:)``); read
         /// only when the events name a region (``namesRegions(_:)``).
         public var regionFixes: [RegionFix]
-        /// The times of the span's fixes an OwnTracks phone published in significant-changes mode as automatic updates
-        /// (``Store/significantChangeTimes(device:fromMs:untilMs:)``).
-        public var significantChanges: [Int64]
+        /// Whether the span's fix at a time is one an OwnTracks phone published in significant-changes mode as an
+        /// automatic update (``Store/significantChanges(device:fromMs:untilMs:)``, looked up only for the fixes the
+        /// trigger-edges rule weighs).
+        public var significantChange: (Int64) -> Bool
         /// The stored stays of the context before the span (a window's or an incremental rebuild's), matched to its
         /// points: the trips between them teach the device's pace (``paceReachMs``); they are never amended.
         public var context: [StayRecord]
 
-        public init(stays: [StayRecord], events: [EvidenceEvent] = [], regionFixes: [RegionFix] = [], significantChanges: [Int64] = [],
+        public init(stays: [StayRecord], events: [EvidenceEvent] = [], regionFixes: [RegionFix] = [], significantChange: @escaping (Int64) -> Bool = { _ in false },
                     context: [StayRecord] = []) {
             self.stays = stays
             self.events = events
             self.regionFixes = regionFixes
-            self.significantChanges = significantChanges
+            self.significantChange = significantChange
             self.context = context
         }
     }
@@ -203,7 +204,7 @@ public struct EvidencePass: Pass {
     /// ``DeviceWork/keepFromMs`` left out, those that cannot have happened dropped or shortened
     /// (``possible(_:keepFirst:)``).
     public static func amendStays(_ work: DeviceWork, _ input: Input, _ p: Parameters) -> Output {
-        let evidence = Self.evidence(work, events: input.events, regionFixes: input.regionFixes, significantChanges: input.significantChanges, p)
+        let evidence = Self.evidence(work, events: input.events, regionFixes: input.regionFixes, significantChange: input.significantChange, p)
         let amended = apply(work, stays: input.stays, context: input.context, evidence: evidence, p).filter { $0.startMs < work.keepFromMs || $0 == work.previousStay }
         let keepFirst = work.previousStay != nil && !input.stays.isEmpty ? 1 : 0
         return Output(stays: possible(amended, keepFirst: keepFirst), presences: evidence.presences.count)
@@ -221,7 +222,7 @@ public struct EvidencePass: Pass {
         let events = try store.evidenceEvents(device: work.deviceID, fromMs: from, toMs: to)
         let fixes = try Self.namesRegions(events) ? store.regionFixes(device: work.deviceID, fromMs: work.fromMs, untilMs: work.toMs) : []
         let significant = try parameters.triggerEdges > 0
-            ? store.significantChangeTimes(device: work.deviceID, fromMs: work.fromMs, untilMs: work.toMs) : []
+            ? store.significantChanges(device: work.deviceID, fromMs: work.fromMs, untilMs: work.toMs) : nil
         // The stored stays of the loaded context before the span (none in a rebuild over everything).
         var context: [StayRecord] = []
         if work.processFromMs > Int64.min, work.fromMs < work.processFromMs {
@@ -229,7 +230,10 @@ public struct EvidencePass: Pass {
             context = try store.stays(device: work.deviceID, endingAtOrAfterMs: work.fromMs, startingBeforeMs: until)
                 .map { StayRecord($0).indexed(in: work.time) }.filter { $0.endMs < until }
         }
-        let output = Self.amendStays(work, Input(stays: stays, events: events, regionFixes: fixes, significantChanges: significant, context: context), parameters)
+        let input = Input(stays: stays, events: events, regionFixes: fixes,
+                          significantChange: { significant?.contains(timeMs: $0) ?? false }, context: context)
+        let output = Self.amendStays(work, input, parameters)
+        if let error = significant?.error { throw error }
         let keepFirst = work.previousStay != nil && !stays.isEmpty ? 1 : 0
         // Replace this span's stays with the amended ones: the stays pass's span (as it would have cleared it), or the
         // stored stays read.

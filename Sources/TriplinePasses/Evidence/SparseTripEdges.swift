@@ -193,9 +193,9 @@ extension EvidencePass {
     ///   the time trigger fires minutes after a walk starts while the walker is still near.)
     /// Only times change: no stay is added, dropped or moved, and each keeps its fixes. `trigger_edges` = 0 turns it off.
     static func triggerEdges(
-        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, automatic: Set<Int>, crossings: Set<Int>, _ p: Parameters
+        _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, automatic: (Int) -> Bool, crossings: Set<Int>, _ p: Parameters
     ) -> [StayRecord] {
-        guard p.triggerEdges > 0, !automatic.isEmpty else { return input }
+        guard p.triggerEdges > 0 else { return input }
         var stays = input
         let timerMs = Int64(p.stillGapS * 1000), settleMs = Int64(p.timeTriggerS * 1000)
         for k in stays.indices where k >= keepFirst {
@@ -203,15 +203,16 @@ extension EvidencePass {
             guard s.points > 0, s.first >= 0, s.last < w.count, s.first <= s.last else { continue }
             // Arrival: a stay of one fix the phone published while moving.
             let i = s.first
-            if s.points == 1, automatic.contains(i), !crossings.contains(i), s.startMs < w.time[i] {
+            // (`automatic` last: it may read the fix's record, ``Evidence/automatic``.)
+            if s.points == 1, !crossings.contains(i), s.startMs < w.time[i] {
                 let h = w.lastKept(atOrBefore: i - 1)
-                if h >= 0, w.time[i] - w.time[h] <= timerMs { stays[k].startMs = w.time[i] }
+                if h >= 0, w.time[i] - w.time[h] <= timerMs, automatic(i) { stays[k].startMs = w.time[i] }
             }
             // Departure: the next fix is the time trigger's.
             let f = s.last, g = w.firstKept(atOrAfter: f + 1)
             guard g < w.count, w.time[g] > s.endMs, k + 1 >= stays.count || w.time[g] < stays[k + 1].startMs,
-                  automatic.contains(g), !crossings.contains(g), w.time[g] - w.time[f] >= timerMs,
-                  Geo.distance(w.lat[f], w.lon[f], w.lat[g], w.lon[g]) < p.distanceTriggerM else { continue }
+                  !crossings.contains(g), w.time[g] - w.time[f] >= timerMs,
+                  Geo.distance(w.lat[f], w.lon[f], w.lat[g], w.lon[g]) < p.distanceTriggerM, automatic(g) else { continue }
             let leave = max(w.time[f] + 1000, w.time[g] - settleMs)
             if leave < stays[k].endMs { stays[k].endMs = leave }
         }

@@ -698,27 +698,63 @@ extension Store {
 
 // MARK: Read by the evidence pass
 
-extension Store {
-    /// The times of a device's fixes in `fromMs ..< untilMs` that an OwnTracks phone published in significant-changes
-    /// mode as an automatic location update (`m` = 1 in `extra`, no `trigger`: neither a region event, a ping, a
-    /// response nor a manual publish; docs/SCHEMA.md), in time order. (The `GLOB` spares the JSON functions the fixes
-    /// whose `extra` cannot name `m`; it is `instr(cold, …) > 0` at half the cost: SQLite's `instr` calls `memcmp` at
-    /// every byte of `cold`, its `GLOB` skips to the pattern's first character with `strcspn`. docs/PERFORMANCE.md.)
-    public func significantChangeTimes(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [Int64] {
-        let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
-        let q = try db.prepare(
+/// Whether an OwnTracks phone published a device's fix in significant-changes mode as an automatic location update
+/// (`m` = 1 in `extra`, no `trigger`: neither a region event, a ping, a response nor a manual publish; docs/SCHEMA.md),
+/// looked up by the fix's time, one fix at a time (``Store/significantChanges(device:fromMs:untilMs:)``).
+///
+/// The evidence pass asks this of the few fixes its trigger-edges rule weighs (the first kept fix after a stay, the fix
+/// of a one-fix stay), not of every fix of the span: one primary-key look-up each, remembered, instead of a scan of the
+/// span's rows and their `cold` (that scan cost 9–14 % of a rebuild, docs/PERFORMANCE.md). Used by one thread at a
+/// time, like its connection. A failed read answers false and is kept in ``error`` for the caller to throw.
+public final class SignificantChanges {
+    let statement: Statement
+    let device: Int64
+    let fromMs: Int64
+    let untilMs: Int64
+    var known: [Int64: Bool] = [:]
+    /// The first read that failed, if any.
+    public private(set) var error: (any Error)?
+
+    init(_ db: Database, device: Int64, fromMs: Int64, untilMs: Int64) throws {
+        // The `GLOB` spares the JSON functions a fix whose `cold` cannot name `m` (as `instr(cold, …) > 0`, cheaper).
+        statement = try db.prepare(
             """
-            WITH f AS (SELECT key, cold, json_extract(cold, '$.extra') AS extra FROM points_hot
-                       WHERE key BETWEEN ? AND ? AND cold GLOB '*\\"m\\"*')
-            SELECT \(PointKey.timeSQL) FROM f
+            WITH f AS (SELECT cold, json_extract(cold, '$.extra') AS extra FROM points_hot
+                       WHERE key = ? AND cold GLOB '*\\"m\\"*')
+            SELECT 1 FROM f
             WHERE json_extract(cold, '$.trigger') IS NULL
               AND CASE WHEN json_valid(extra) THEN json_extract(extra, '$.m') = 1 ELSE 0 END
-            ORDER BY key
             """)
-        try q.bind([.integer(keys.lower), .integer(keys.upper)])
-        var out: [Int64] = []
-        while try q.step() { out.append(q.int64(0)) }
-        return out
+        self.device = device
+        self.fromMs = fromMs
+        self.untilMs = untilMs
+    }
+
+    /// Whether the device's fix at `timeMs` is such an update (false outside `fromMs ..< untilMs` and where the device
+    /// has no fix).
+    public func contains(timeMs: Int64) -> Bool {
+        guard timeMs >= fromMs, timeMs < untilMs, let key = PointKey.make(device: device, timeMs: timeMs) else { return false }
+        if let answer = known[timeMs] { return answer }
+        var answer = false
+        do {
+            statement.reset()
+            statement.bindInt(key, at: 1)
+            answer = try statement.step()
+            statement.reset()
+        } catch {
+            statement.reset()
+            if self.error == nil { self.error = error }
+        }
+        known[timeMs] = answer
+        return answer
+    }
+}
+
+extension Store {
+    /// The fixes of a device in `fromMs ..< untilMs` that an OwnTracks phone published in significant-changes mode as
+    /// automatic updates, to be looked up by time (``SignificantChanges``).
+    public func significantChanges(device: Int64, fromMs: Int64, untilMs: Int64) throws -> SignificantChanges {
+        try SignificantChanges(db, device: device, fromMs: fromMs, untilMs: untilMs)
     }
 }
 
@@ -738,7 +774,7 @@ public struct RegionFix: Sendable, Equatable {
 extension Store {
     /// A device's fixes in `fromMs ..< untilMs` whose `extra` lists the regions they were in (`inregions`, an array of
     /// strings), in time order. (`cold` holds `extra` as a JSON string, read by SQLite's JSON functions; the `GLOB`
-    /// (as ``significantChangeTimes(device:fromMs:untilMs:)``'s) only spares them the fixes that cannot have it.)
+    /// (as ``SignificantChanges``'s) only spares them the fixes that cannot have it.)
     public func regionFixes(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [RegionFix] {
         let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
         let q = try db.prepare(
