@@ -88,7 +88,9 @@ public struct Rebuild {
     /// walk whatever the learned mode model says (`trips.foot_guard`, ``ModeFeatures/pedestrian(_:walkMaxMps:)``).
     /// 27 (learned modes that do not learn the logger): the speed rules decide every leg's class by default
     /// (`trips.mode_model` = 0): no variant of the learned model kept GPS loggers' walks and GeoLife 010 and 020.
-    public static let algorithmVersion = 27
+    /// 28 (places complete on sparse phones): a stay at a region that begins inside the region's absence and runs past
+    /// the `enter` begins at the `enter` (`evidence.absence_starts`): a lunch out is no longer part of the work stay.
+    public static let algorithmVersion = 28
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -88,6 +88,70 @@ import TriplineTestSupport
         // Without the record, the two stays are kept.
         #expect(EvidencePass.amendStays(w, EvidencePass.Input(stays: stays), p).stays == stays)
     }
+
+    /// A lunch out (algorithm version 28, `absence_starts`): two hours at home (a fix every 5 min), the `Home` region's
+    /// `leave` at 2 h with its fix 200 m east, nothing until the `enter` at 4 h, then two hours at home; with the
+    /// indices of the `leave` and `enter` fixes.
+    func lunchOut(enterFixEast: Double?) -> (DeviceWork, [EvidenceEvent], leave: Int, enter: Int) {
+        var points: [Point] = []
+        for k in 0..<24 { points.append(Point(deviceID: 0, timeMs: t0 + Int64(k) * 300_000, lat: home.lat, lon: home.lon, speedMps: 0, accuracyM: 10)) }
+        let out = Geo.destination(home.lat, home.lon, bearing: 90, distance: 200)
+        points.append(Point(deviceID: 0, timeMs: t0 + 2 * hour, lat: out.lat, lon: out.lon, accuracyM: 30))
+        let leave = points.count - 1
+        // The fix the `enter` publishes: at home, or (`enterFixEast`) that far east, inside the 100-m region.
+        let back = Geo.destination(home.lat, home.lon, bearing: 90, distance: enterFixEast ?? 0)
+        points.append(Point(deviceID: 0, timeMs: t0 + 4 * hour, lat: back.lat, lon: back.lon, accuracyM: 30))
+        let enter = points.count - 1
+        for k in 1..<24 { points.append(Point(deviceID: 0, timeMs: t0 + 4 * hour + Int64(k) * 300_000, lat: home.lat, lon: home.lon, speedMps: 0, accuracyM: 10)) }
+        let w = EarlyPassesWork.of(points)
+        let events = [
+            EvidenceEvent(kind: "waypoint", timeMs: t0 - 86_400_000, lat: home.lat, lon: home.lon, desc: "Home", radiusM: 100),
+            EvidenceEvent(kind: "transition", timeMs: t0 + 2 * hour, lat: out.lat, lon: out.lon, desc: "Home", event: "leave"),
+            EvidenceEvent(kind: "transition", timeMs: t0 + 4 * hour, lat: back.lat, lon: back.lon, desc: "Home", event: "enter"),
+        ]
+        return (w, events, leave, enter)
+    }
+
+    /// The stay `s` made of fixes `first...last` of `w`, at `lat`, `lon`.
+    func stay(_ w: DeviceWork, _ first: Int, _ last: Int, at lat: Double, _ lon: Double) -> StayRecord {
+        StayRecord(first: first, last: last, startMs: w.time[first], endMs: w.time[last], lat: lat, lon: lon, radiusM: 20,
+                   points: last - first + 1, gapS: 0)
+    }
+
+    /// A stay at the region that begins at the `leave` fix (the stays pass took it for the afternoon at home, 200 m
+    /// off) and runs past the `enter` begins at the `enter`: the phone said the person was out until then. Without the
+    /// rule it begins at the `leave` fix and holds the two hours out.
+    @Test func aStayBeginningInsideAnAbsenceBeginsAtTheEnter() {
+        let (w, events, leave, enter) = lunchOut(enterFixEast: nil)
+        let stays = [stay(w, 0, leave - 1, at: home.lat, home.lon), stay(w, leave, w.count - 1, at: home.lat, home.lon)]
+        var p = EvidencePass.Parameters()
+        let out = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: events), p).stays
+        let atHome = out.filter { Geo.distance($0.lat, $0.lon, home.lat, home.lon) <= 100 }
+        #expect(!atHome.contains { $0.startMs < t0 + 3 * hour && $0.endMs > t0 + 3 * hour })
+        #expect(atHome.last?.startMs == w.time[enter] && atHome.last?.endMs == w.time[w.count - 1])
+        p.absenceStarts = 0
+        let before = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: events), p).stays
+        #expect(before.last?.startMs == w.time[leave])
+    }
+
+    /// A stay wholly between the `leave` and the `enter` (the stays pass's stay of the `leave` fix 200 m east and the
+    /// `enter` fix 80 m east) joins no stay of the region's presence after the `enter`: it stays a stay of its own, out
+    /// of home. Without the rule the presence joins it to the afternoon at home, which then begins at the `leave` fix.
+    @Test func aStayInsideAnAbsenceJoinsNoPresenceOfTheRegion() {
+        let (w, events, leave, enter) = lunchOut(enterFixEast: 80)
+        let mid = Geo.destination(home.lat, home.lon, bearing: 90, distance: 140)
+        let stays = [stay(w, 0, leave - 1, at: home.lat, home.lon), stay(w, leave, enter, at: mid.lat, mid.lon),
+                     stay(w, enter + 1, w.count - 1, at: home.lat, home.lon)]
+        var p = EvidencePass.Parameters()
+        let out = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: events), p).stays
+        #expect(out.count == 3)
+        #expect(out.contains { $0.startMs == w.time[leave] && $0.endMs == w.time[enter] && $0.points == 2 })
+        #expect(out.last.map { $0.startMs > w.time[enter] && $0.endMs == w.time[w.count - 1] } == true)
+        p.absenceStarts = 0
+        let before = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: events), p).stays
+        #expect(before.count == 2)
+        #expect(before.last?.startMs == w.time[leave])
+    }
 }
 
 /// The typed reads that hand the evidence pass the app's records (``Store/evidenceEvents(device:fromMs:toMs:)``) and

@@ -129,6 +129,10 @@ public struct EvidencePass: Pass {
         /// fix came after a silence nearer than `distance_trigger_m` to the last one lies at least `time_trigger_s`
         /// before that fix.
         public var triggerEdges: Double = 1
+        /// A stay at a region that begins inside the region's absence (between its `leave` and the next `enter`) and
+        /// runs past the `enter` begins at the `enter` (1 = on, 0 = off; ``StayAmendment/splitAtAbsences()``): a work
+        /// stay that began at the `leave` fix of a lunch out held the lunch (algorithm version 28).
+        public var absenceStarts: Double = 1
         /// The distance trigger's shortest displacement (metres): significant changes publish a moving phone once it is
         /// 400–1200 m from its last fix, so a nearer fix is the time trigger's.
         public var distanceTriggerM: Double = 400
@@ -143,6 +147,7 @@ public struct EvidencePass: Pass {
             "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
             "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS, "leave_pace": \.leavePace, "proven_stops": \.provenStops,
             "trigger_edges": \.triggerEdges, "distance_trigger_m": \.distanceTriggerM, "time_trigger_s": \.timeTriggerS,
+            "absence_starts": \.absenceStarts,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): speeds the pass divides distances by are above 0; the
@@ -158,6 +163,7 @@ public struct EvidencePass: Pass {
             "edge_pace": ParameterRange(0, 1, whole: true), "edge_min_s": .duration,
             "leave_pace": ParameterRange(0, 1, whole: true), "proven_stops": ParameterRange(0, 1, whole: true),
             "trigger_edges": ParameterRange(0, 1, whole: true), "distance_trigger_m": .distanceOrOff, "time_trigger_s": .duration,
+            "absence_starts": ParameterRange(0, 1, whole: true),
         ] }
     }
 

@@ -170,20 +170,28 @@ struct StayAmendment {
 
     // MARK: Splits
 
-    /// A stay across a leave → enter of its region is two stays with a trip (and maybe more) in between.
+    /// A stay across a leave → enter of its region is two stays with a trip (and maybe more) in between; a stay at the
+    /// region that begins inside the absence (at the `leave` fix itself, or at a fix after it) and runs past the `enter`
+    /// begins at the `enter`: the phone said the person was out of the region until then (`absence_starts`).
     mutating func splitAtAbsences() {
         for e in evidence.absences where e.endMs > processFrom {
-            guard let k = stays.indices.first(where: { k in
-                k >= keepFirst && stays[k].startMs < e.startMs && stays[k].endMs > e.endMs
-                    && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
-            }) else { continue }
-            var a = stays[k], b = stays[k]
-            a.endMs = e.startMs
-            b.startMs = e.endMs
-            a = a.reindexed(in: w)
-            b = b.reindexed(in: w)
-            let parts = [a, b].filter { $0.endMs - $0.startMs >= Int64(p.minStayS * 1000) }
-            stays.replaceSubrange(k...k, with: parts)
+            func there(_ k: Int) -> Bool { Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM }
+            if let k = stays.indices.first(where: { k in k >= keepFirst && stays[k].startMs < e.startMs && stays[k].endMs > e.endMs && there(k) }) {
+                var a = stays[k], b = stays[k]
+                a.endMs = e.startMs
+                b.startMs = e.endMs
+                a = a.reindexed(in: w)
+                b = b.reindexed(in: w)
+                let parts = [a, b].filter { $0.endMs - $0.startMs >= Int64(p.minStayS * 1000) }
+                stays.replaceSubrange(k...k, with: parts)
+            } else if p.absenceStarts > 0, let k = stays.indices.first(where: { k in
+                k >= keepFirst && stays[k].startMs >= e.startMs && stays[k].startMs < e.endMs && stays[k].endMs > e.endMs && there(k)
+            }) {
+                var b = stays[k]
+                b.startMs = e.endMs
+                b = b.reindexed(in: w)
+                stays.replaceSubrange(k...k, with: b.endMs - b.startMs >= Int64(p.minStayS * 1000) ? [b] : [])
+            }
         }
     }
 
@@ -216,6 +224,13 @@ struct StayAmendment {
                 && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
         }
         if e.endMs == Int64.max, let recorded = e.recordedMs { members = members.filter { stays[$0].startMs <= recorded } }
+        if p.absenceStarts > 0, let region = e.region {
+            // A stay wholly between a `leave` of the region and its next `enter` was outside it (a lunch out seen by
+            // the `leave` fix and the `enter` fix): no stay of the region's presence.
+            members = members.filter { k in
+                !evidence.absences.contains { a in a.region == region && a.startMs <= stays[k].startMs && stays[k].endMs <= a.endMs }
+            }
+        }
         if e.endMs == Int64.max, var k = members.first {
             // Open at its end (an `enter` with no `leave` after it: the archive ends inside the region): the stays
             // after the enter, on as far as nothing in between was further away (a wifi fix 300–500 m off that still
