@@ -90,7 +90,10 @@ public struct Rebuild {
     /// (`trips.mode_model` = 0): no variant of the learned model kept GPS loggers' walks and GeoLife 010 and 020.
     /// 28 (places complete on sparse phones): a stay at a region that begins inside the region's absence and runs past
     /// the `enter` begins at the `enter` (`evidence.absence_starts`): a lunch out is no longer part of the work stay.
-    public static let algorithmVersion = 28
+    /// 29 (daily imports equal a full rebuild): an incremental, windowed or `--from` restart keeps no visit of one fix
+    /// or whose fixes span less than `stays.min_duration_s`, none followed by such a visit, and none that a later visit
+    /// within 2 × `stays.merge_m` (nothing further than `stays.excursion_m` between) could still merge with.
+    public static let algorithmVersion = 29
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -502,23 +505,63 @@ public struct Rebuild {
     /// The restart point for new points from `before` on: right after the `keep`-th last visit ending before it, or
     /// an earlier one where the visits after it could still become one stay with it.
     ///
-    /// A visit is kept only where what follows it left its place: a stay that the visit after it lies within
-    /// 2 × `stays.merge_m` of, no more than `stays.max_gap_s` later, may still merge with it once more points arrive (a
-    /// night at home that the end of the earlier data cut into three stays is one stay in a full rebuild), so the
-    /// restart moves back past it, at most `restartReach` visits.
+    /// A visit is kept only where a full rebuild's stays pass passed through its end as the restart does, and where
+    /// the evidence pass made nothing from it in the same run; otherwise the restart moves back past it, at most
+    /// `restartReach` visits (docs/PASSES.md, "Incremental"):
+    /// - a later visit within 2 × `stays.merge_m`, no more than `stays.max_gap_s` after it and with no visit further
+    ///   than `stays.excursion_m` between, may still merge with it (a night at home that the end of the earlier data
+    ///   cut into three stays is one stay in a full rebuild; a work stay the evidence pass split at a region's
+    ///   absence was one stay of the stays pass, whose second piece a restart between them gave a centre of its own);
+    /// - a visit of one fix, or whose fixes span less than `stays.min_duration_s`, is none the stays pass kept on its
+    ///   own (a lone-fix stay, a presence, an errand kept for the stays around it), and neither is one followed by
+    ///   such a visit: the full rebuild's evidence rules made those from the stay before them as amended so far,
+    ///   which a restart reads as finally stored.
     func restartPoint(deviceID: Int64, before: Int64, previous: inout StayRecord?, keep: Int = 2) throws -> Int64 {
         // Latest first.
         let rows = try store.stays(device: deviceID, endingBeforeMs: before, latestFirst: keep + Self.restartReach).map(StayRecord.init(restartRow:))
         let merging = try StaysPass(settings: options.settings).parameters
-        var k = keep - 1
-        if k < rows.count {
-            var after = k > 0 ? rows[k - 1] : try store.stays(device: deviceID, endingAtOrAfterMs: before, limit: 1).first.map(StayRecord.init(restartRow:))
-            while k < rows.count, let next = after, Geo.distance(rows[k].lat, rows[k].lon, next.lat, next.lon) <= 2 * merging.mergeM,
-                  Double(next.startMs - rows[k].endMs) <= merging.maxGapS * 1000, k - (keep - 1) < Self.restartReach {
-                after = rows[k]
-                k += 1
+        // The visits after the candidates, earliest first: the first `keep - 1` rows reversed, then those ending from
+        // `before` on (as many as the scan below may read).
+        var later: [StayRecord]? = nil
+        func visit(after k: Int, _ n: Int) throws -> StayRecord? {
+            if k - n >= 0 { return rows[k - n] }
+            if later == nil {
+                later = try store.stays(device: deviceID, endingAtOrAfterMs: before, limit: Self.restartLookahead).map(StayRecord.init(restartRow:))
             }
+            let j = n - k - 1
+            return j < later!.count ? later![j] : nil
         }
+        /// Whether the full rebuild could have made candidate `k` otherwise than a restart right after it would keep it.
+        func unsafe(_ k: Int) throws -> Bool {
+            let stay = rows[k]
+            // A stay of one fix, or whose fixes span less than `min_duration_s`, is none the stays pass kept on its own:
+            // the evidence pass made it (a lone fix, a region's split, a presence), or the errand rule kept it for the
+            // stays around it. The full rebuild's rules read it with the stays next to it (which came in the same run),
+            // while a restart right after it keeps it as it is (an errand measured from it, a lone fix beside it, …).
+            func weak(_ s: StayRecord) throws -> Bool {
+                guard s.points >= 2, let span = try store.pointSpan(device: deviceID, fromMs: s.startMs, throughMs: s.endMs) else { return true }
+                return Double(span.last - span.first) < merging.minDurationS * 1000
+            }
+            if try weak(stay) { return true }
+            // Likewise the visit right after it: the evidence pass made it (or its edges) from the stay before it as
+            // amended so far, which a restart reads as finally stored.
+            if let next = try visit(after: k, 1), try weak(next) { return true }
+            // A later visit that the stays pass could merge with it: within 2 × `merge_m`, no more than `max_gap_s`
+            // after it, with every visit in between within `excursion_m` of it (the evidence pass may have split one
+            // stay of the stays pass around a region's absence or a lone fix: the pieces after the kept one were one
+            // stay with it, and restarting between them gives the second piece a centre of its own).
+            var n = 1
+            while n <= Self.restartLookahead, let next = try visit(after: k, n) {
+                if Double(next.startMs - stay.endMs) > merging.maxGapS * 1000 { return false }
+                let d = Geo.distance(stay.lat, stay.lon, next.lat, next.lon)
+                if d <= 2 * merging.mergeM { return true }
+                if d > merging.excursionM { return false }
+                n += 1
+            }
+            return false
+        }
+        var k = keep - 1
+        while k < rows.count, k - (keep - 1) < Self.restartReach, try unsafe(k) { k += 1 }
         guard k < rows.count else {
             previous = nil
             return Int64.min
@@ -544,6 +587,10 @@ public struct Rebuild {
     /// How many visits ``restartPoint(deviceID:before:previous:keep:)`` moves back at most (weeks at one place with no
     /// other stay between them are recomputed from the last one it reached).
     static let restartReach = 64
+
+    /// How many visits after a candidate ``restartPoint(deviceID:before:previous:keep:)`` reads at most to find one
+    /// the stays pass could merge with it (a scan that a visit further than `stays.excursion_m` ends first).
+    static let restartLookahead = 16
 
     /// Adds a window's stats to the running totals (numbers summed; with several windows the overlap of each
     /// restart is counted in both windows).

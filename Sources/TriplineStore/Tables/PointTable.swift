@@ -604,6 +604,16 @@ extension Store {
             [.integer(keys.lower), .integer(keys.upper), .integer(importID)]).map(PointKey.time)
     }
 
+    /// The times of the first and last point of `device` with `fromMs <= time <= throughMs` (flagged ones too); nil
+    /// when there is none. Two lookups of the key range, whatever the number of points between.
+    public func pointSpan(device: Int64, fromMs: Int64, throughMs: Int64) throws -> (first: Int64, last: Int64)? {
+        let keys = PointKey.range(device: device, fromMs: max(0, fromMs), throughMs: min(throughMs, PointKey.maxTimeMs))
+        let bounds: [SQLValue] = [.integer(keys.lower), .integer(keys.upper)]
+        guard let first = try db.scalarInt("SELECT min(key) FROM points_hot WHERE key BETWEEN ? AND ?", bounds),
+              let last = try db.scalarInt("SELECT max(key) FROM points_hot WHERE key BETWEEN ? AND ?", bounds) else { return nil }
+        return (PointKey.time(first), PointKey.time(last))
+    }
+
     /// How many points `device` has with `fromMs <= time < untilMs`.
     public func pointCount(device: Int64, fromMs: Int64, untilMs: Int64) throws -> Int {
         let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
