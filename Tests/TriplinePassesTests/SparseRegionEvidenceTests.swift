@@ -145,11 +145,12 @@ import TriplineTestSupport
     /// `Store.regionFixes` reads the same names, in the same order, as a `json_each` of every fix's `inregions` array
     /// (the read before it was made cheaper): plain names (read without `json_each`), escapes, non-ASCII, names with
     /// commas and brackets, elements that are not strings, white space, an empty array, a string that looks like an
-    /// array, an object, a nested `inregions`, a repeated key, `extra` that is not JSON, no `inregions` at all.
+    /// array, an object, a nested `inregions`, a repeated key, `extra` that is not JSON, no `inregions` at all; two
+    /// fixes in a row naming the same regions (read once).
     @Test func regionFixesReadWhatJsonEachReads() throws {
         let extras: [String?] = [
             #"{"m":2,"inregions":["Home"],"tid":"P1"}"#, #"{"inregions":["Home","Work"]}"#, #"{"inregions":[]}"#,
-            #"{"inregions":["Caf\u00e9"]}"#, #"{"inregions":["A\"B","x"]}"#, #"{"inregions":["back\\slash"]}"#, #"{"inregions":["Café ☕","x"]}"#, #"{"inregions":["a,b]","[c"]}"#,
+            #"{"inregions":["Caf\u00e9"]}"#, #"{"tid":"P1","inregions":["Caf\u00e9"]}"#, #"{"inregions":["A\"B","x"]}"#, #"{"inregions":["back\\slash"]}"#, #"{"inregions":["Café ☕","x"]}"#, #"{"inregions":["a,b]","[c"]}"#,
             #"{"inregions":["Home",1,null,true,{"a":"b"},["x"],"Work"]}"#, #"{"inregions":[ "home" , "work" ]}"#,
             #"{"inregions":"Home"}"#, #"{"inregions":"[\"Home\"]"}"#, #"{"inregions":{"0":"Home"}}"#, #"{"x":{"inregions":["No"]}}"#,
             #"{"inregions":["A"],"inregions":["B"]}"#, #"{"inregions":[""]}"#, #"{"inregions":[1,2]}"#, "not JSON { inregions",
@@ -178,7 +179,7 @@ import TriplineTestSupport
             if expected.last?.timeMs == time { expected[expected.count - 1].regions.append(name) } else { expected.append(RegionFix(timeMs: time, regions: [name])) }
         }
         #expect(got == expected)
-        #expect(got.map(\.regions) == [["Home"], ["Home", "Work"], ["Café"], ["A\"B", "x"], ["back\\slash"], ["Café ☕", "x"], ["a,b]", "[c"],
+        #expect(got.map(\.regions) == [["Home"], ["Home", "Work"], ["Café"], ["Café"], ["A\"B", "x"], ["back\\slash"], ["Café ☕", "x"], ["a,b]", "[c"],
                                         ["Home", "Work"], ["home", "work"], ["A"], [""]])
     }
 }

@@ -780,7 +780,7 @@ extension Store {
     /// not once for each use), and the names are the text elements of an array, in order: read here when the array
     /// holds only strings with no escape (SQLite writes them back as read, `["Home","Work"]`, so the bytes between the
     /// quotes are the names), else by `json_each` of that text (``regionNames(_:_:)``). The same rows as a `json_each`
-    /// of every fix's array (the read before 2026-12-04), at two thirds of the cost (docs/PERFORMANCE.md).
+    /// of every fix's array (the read before 2026-12-04), at 56 % of the cost (docs/PERFORMANCE.md).
     public func regionFixes(device: Int64, fromMs: Int64, untilMs: Int64) throws -> [RegionFix] {
         let keys = PointKey.range(device: device, fromMs: fromMs, untilMs: untilMs)
         let q = try db.prepare(
@@ -792,16 +792,21 @@ extension Store {
         try q.bind([.integer(keys.lower), .integer(keys.upper)])
         var out: [RegionFix] = []
         var each: Statement? = nil
+        // The last array read and its names: a phone's consecutive fixes mostly name the same regions.
+        var lastArray: [UInt8] = [], lastNames: [String] = []
         while try q.step() {
             // `->` gives the JSON text of the value: an array, and only an array, begins with `[`.
             guard !q.isNull(1), q.withTextBytes(1, { $0.first == UInt8(ascii: "[") }) else { continue }
-            var names = q.withTextBytes(1) { Self.plainStrings($0) }
-            if names == nil {
-                let text = q.text(1) ?? ""
-                if each == nil { each = try db.prepare("SELECT value FROM json_each(?) WHERE type = 'text' ORDER BY id") }
-                names = try Self.regionNames(each!, text)
+            if !q.withTextBytes(1, { $0.elementsEqual(lastArray) }) {
+                lastArray = q.withTextBytes(1) { Array($0) }
+                if let plain = q.withTextBytes(1, { Self.plainStrings($0) }) {
+                    lastNames = plain
+                } else {
+                    if each == nil { each = try db.prepare("SELECT value FROM json_each(?) WHERE type = 'text' ORDER BY id") }
+                    lastNames = try Self.regionNames(each!, q.text(1) ?? "")
+                }
             }
-            if let names, !names.isEmpty { out.append(RegionFix(timeMs: PointKey.time(q.int64(0)), regions: names)) }
+            if !lastNames.isEmpty { out.append(RegionFix(timeMs: PointKey.time(q.int64(0)), regions: lastNames)) }
         }
         // In key order as scanned; sorted here only if SQLite ever returned them otherwise (an `ORDER BY` cost 4 %).
         if zip(out, out.dropFirst()).contains(where: { $0.timeMs >= $1.timeMs }) { out.sort { $0.timeMs < $1.timeMs } }
