@@ -141,4 +141,45 @@ import TriplineTestSupport
         #expect(try count(store, "SELECT count(*) FROM visits") == 1)
         #expect(try count(store, "SELECT count(*) FROM trips") == 0)
     }
+
+    /// `Store.regionFixes` reads the same names, in the same order, as a `json_each` of every fix's `inregions` array
+    /// (the read before it was made cheaper): plain names (read without `json_each`), escapes, non-ASCII, names with
+    /// commas and brackets, elements that are not strings, white space, an empty array, a string that looks like an
+    /// array, an object, a nested `inregions`, a repeated key, `extra` that is not JSON, no `inregions` at all; two
+    /// fixes in a row naming the same regions (read once).
+    @Test func regionFixesReadWhatJsonEachReads() throws {
+        let extras: [String?] = [
+            #"{"m":2,"inregions":["Home"],"tid":"P1"}"#, #"{"inregions":["Home","Work"]}"#, #"{"inregions":[]}"#,
+            #"{"inregions":["Caf\u00e9"]}"#, #"{"tid":"P1","inregions":["Caf\u00e9"]}"#, #"{"inregions":["A\"B","x"]}"#, #"{"inregions":["back\\slash"]}"#, #"{"inregions":["Café ☕","x"]}"#, #"{"inregions":["a,b]","[c"]}"#,
+            #"{"inregions":["Home",1,null,true,{"a":"b"},["x"],"Work"]}"#, #"{"inregions":[ "home" , "work" ]}"#,
+            #"{"inregions":"Home"}"#, #"{"inregions":"[\"Home\"]"}"#, #"{"inregions":{"0":"Home"}}"#, #"{"x":{"inregions":["No"]}}"#,
+            #"{"inregions":["A"],"inregions":["B"]}"#, #"{"inregions":[""]}"#, #"{"inregions":[1,2]}"#, "not JSON { inregions",
+            #"{"note":"inregions"}"#, #"{"inregions":null}"#, nil,
+        ]
+        let points = extras.enumerated().map { k, extra in
+            Point(deviceID: 0, timeMs: t0 + Int64(k) * 60_000, lat: home.lat, lon: home.lon, accuracyM: 10, extra: extra)
+        }
+        let store = try storeWith([("phone", points)])
+        let got = try store.regionFixes(device: 1, fromMs: t0, untilMs: t0 + Int64(extras.count) * 60_000)
+        let keys = PointKey.range(device: 1, fromMs: t0, untilMs: t0 + Int64(extras.count) * 60_000)
+        let q = try store.db.prepare(
+            """
+            WITH f AS (SELECT key, json_extract(cold, '$.extra') AS extra FROM points_hot
+                       WHERE key BETWEEN ? AND ? AND cold GLOB '*inregions*')
+            SELECT f.key, r.value FROM f,
+              json_each(CASE WHEN json_valid(f.extra) THEN
+                          CASE WHEN json_type(f.extra, '$.inregions') = 'array' THEN json_extract(f.extra, '$.inregions') END END) r
+            WHERE r.type = 'text'
+            ORDER BY f.key, r.id
+            """)
+        try q.bind([.integer(keys.lower), .integer(keys.upper)])
+        var expected: [RegionFix] = []
+        while try q.step() {
+            let time = PointKey.time(q.int64(0)), name = q.text(1) ?? ""
+            if expected.last?.timeMs == time { expected[expected.count - 1].regions.append(name) } else { expected.append(RegionFix(timeMs: time, regions: [name])) }
+        }
+        #expect(got == expected)
+        #expect(got.map(\.regions) == [["Home"], ["Home", "Work"], ["Café"], ["Café"], ["A\"B", "x"], ["back\\slash"], ["Café ☕", "x"], ["a,b]", "[c"],
+                                        ["Home", "Work"], ["home", "work"], ["A"], [""]])
+    }
 }
