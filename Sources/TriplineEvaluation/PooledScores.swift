@@ -75,6 +75,14 @@ public struct PooledScores: Sendable {
     /// POST bodies, OwnTracks `.rec` files: whole seconds, `vel` in whole km/h, rounded coordinates) into the folder
     /// `archives` and imported by the ``Importer``; else its fixes and events are loaded as simulated, exactly.
     public static func run(_ config: SimulatorConfig, path: String, settings: PassSettings = PassSettings(), archives: String? = nil) throws -> SimulationScores {
+        try run(config, path: path, settings: settings, archives: archives, legFeatures: nil).scores
+    }
+
+    /// ``run(_:path:settings:archives:)``, and with `legFeatures` (development, `evaluate --seeds … --dump-leg-features`)
+    /// also the rows of the leg-feature CSV (``SimulationEvaluation/legFeatureRows(_:truth:store:user:)``) for the user
+    /// `legFeatures` names: every rebuilt leg's features and the true leg seconds inside it per class.
+    public static func run(_ config: SimulatorConfig, path: String, settings: PassSettings = PassSettings(), archives: String? = nil,
+                           legFeatures user: String?) throws -> (scores: SimulationScores, legRows: [String]) {
         let result = Simulator(config: config).run()
         let store = try Store(path: path)
         if let archives {
@@ -86,7 +94,11 @@ public struct PooledScores: Sendable {
         options.settings = settings
         options.timeZoneName = "Europe/Berlin"
         options.full = true
+        let log = user != nil ? LegFeatureLog() : nil
+        options.legFeatures = log
         _ = try Rebuild(store: store, options: options).run()
-        return try SimulationEvaluation.score(result.truth, store: store)
+        let scores = try SimulationEvaluation.score(result.truth, store: store)
+        guard let log, let user else { return (scores, []) }
+        return (scores, try SimulationEvaluation.legFeatureRows(log, truth: result.truth, store: store, user: user))
     }
 }

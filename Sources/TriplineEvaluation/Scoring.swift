@@ -1,5 +1,6 @@
 import TriplineCore
 import TriplineImport
+import TriplinePasses
 import TriplineSimulator
 import TriplineStore
 
@@ -255,6 +256,38 @@ public enum SimulationEvaluation {
             tally.endErrors.append(abs(Double(fTrips[f].0.endMs - tTrips[t].endMs)) / 1000)
             if tTrips[t].distanceM > 0 { tally.distErrors.append(abs(fTrips[f].1 - tTrips[t].distanceM) / tTrips[t].distanceM) }
         }
+    }
+
+    /// The leg-feature CSV rows (``GeoLifeUser/legFeatureHeader``, the training data of `scripts/train-modes.py`) of a
+    /// simulated rebuild: one per logged leg (`log`) that overlaps true leg time, with the true seconds inside it per
+    /// class (foot = walk and run, bicycle, motorised: ``TravelMode/coarseClass``, the 3-class score's classes) where
+    /// the GeoLife rows have observed labelled seconds, and the true mode with the most of them as the label.
+    /// `user` names the run (e.g. `sim-SEED`), so that a leave-one-user-out keeps each seed's legs together.
+    public static func legFeatureRows(_ log: LegFeatureLog, truth: SimulationTruth, store: Store, user: String) throws -> [String] {
+        var legsByDevice: [Int64: [TruthLeg]] = [:]
+        for name in Set(truth.trips.map(\.device)).sorted() {
+            guard let id = try resolveDevice(name, store: store) else { continue }
+            legsByDevice[id, default: []] += truth.trips.filter { $0.device == name }.flatMap(\.legs)
+        }
+        for id in legsByDevice.keys { legsByDevice[id]!.sort { $0.startMs < $1.startMs } }
+        let classes = ["foot", "bicycle", "motorized"]
+        var out: [String] = []
+        for leg in log.entries {
+            var seconds = [0.0, 0.0, 0.0]
+            var byMode: [String: Double] = [:]
+            for t in legsByDevice[leg.deviceID] ?? [] where t.startMs < leg.endMs && t.endMs > leg.startMs {
+                let overlap = Double(min(t.endMs, leg.endMs) - max(t.startMs, leg.startMs)) / 1000
+                guard let k = classes.firstIndex(of: t.mode.coarseClass) else { continue }
+                seconds[k] += overlap
+                byMode[t.mode.rawValue, default: 0] += overlap
+            }
+            guard seconds.reduce(0, +) > 0 else { continue }
+            let label = byMode.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? ""
+            let numbers = (leg.features + leg.motion).map { ParameterText.format(($0 * 1e6).rounded() / 1e6) }
+            out.append(([user, String(leg.startMs), String(leg.endMs), leg.ruleClass] + numbers + seconds.map { ParameterText.format($0) } + [label])
+                .joined(separator: ","))
+        }
+        return out
     }
 
     /// Modes: overlap of true legs with rebuilt legs.

@@ -47,7 +47,7 @@ enum EvaluateCommand {
                            + "text form) instead of the shipped ones; with --geolife, a folder holds one file per user, "
                            + "USER.txt, each user scored with its own (a leave-one-user-out fold that never saw it)."),
             OptionSpec("dump-leg-features", value: "FILE",
-                       help: "With --geolife (development): write each rebuilt leg's features and the observed labelled seconds inside it per class to FILE (CSV; the training data of scripts/train-modes.py)."),
+                       help: "With --geolife (development): write each rebuilt leg's features and the observed labelled seconds inside it per class to FILE (CSV; the training data of scripts/train-modes.py). With --seeds: the same CSV for the simulated runs, each leg's seconds per class from the true legs inside it, user sim-SEED."),
             OptionSpec("lockbox", help: "With --geolife: also score the users kept back as the final test (GeoLifeLockbox; skipped otherwise, and named)."),
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("archives", help: "Simulator forms: write the simulation as the apps' archives (Overland bodies, OwnTracks .rec) and import them, as a user's data goes, instead of loading the simulated fixes exactly (one seed: into PATH.archives/ next to --db)."),
@@ -97,8 +97,11 @@ enum EvaluateCommand {
         if let path = parsed.value("mode-model"), FileSystem.kind(path) != .directory {
             options.settings.modeModel = try ModeModel.load(path)
         }
-        for option in ["dump-leg-features", "dump-pauses", "dump-pieces", "dump-false-positives"] where geolife.isEmpty && parsed.value(option) != nil {
+        for option in ["dump-pauses", "dump-pieces", "dump-false-positives"] where geolife.isEmpty && parsed.value(option) != nil {
             throw UsageError("--\(option) goes with --geolife")
+        }
+        if parsed.value("dump-leg-features") != nil && geolife.isEmpty && parsed.value("seeds") == nil {
+            throw UsageError("--dump-leg-features goes with --geolife or --seeds")
         }
         if let path = parsed.value("mode-model"), geolife.isEmpty, FileSystem.kind(path) == .directory {
             throw UsageError("--mode-model: a folder of per-user models goes with --geolife; give one file")
@@ -213,6 +216,8 @@ enum EvaluateCommand {
                 throw UsageError("--seeds wants a range A-B of seeds, not '\(range)'")
             }
             var pooled = PooledScores()
+            let legDump = parsed.value("dump-leg-features")
+            var legRows = [GeoLifeUser.legFeatureHeader]
             // Each seed's database is scratch: removed once scored (the single-seed form keeps its database, or --db).
             let dir = try FileSystem.temporaryDirectory(prefix: "tripline-evaluate")
             defer { FileSystem.removeTree(dir) }
@@ -220,12 +225,18 @@ enum EvaluateCommand {
                 config.seed = seed
                 let path = dir + "/seed-\(seed).sqlite"
                 let archives = parsed.flag("archives") ? dir + "/seed-\(seed)-archives" : nil
-                let s = try PooledScores.run(config, path: path, settings: options.settings, archives: archives)
+                let (s, rows) = try PooledScores.run(config, path: path, settings: options.settings, archives: archives,
+                                                     legFeatures: legDump != nil ? "sim-\(seed)" : nil)
+                legRows += rows
                 if let archives { FileSystem.removeTree(archives) }
                 for suffix in ["", "-wal", "-shm"] { FileSystem.remove(path + suffix) }
                 pooled.add(s)
                 context.stdout.write("seed \(seed): trip F1 \(NumberText.fixed(s.tripF1, decimals: 2)), visit F1 \(NumberText.fixed(s.visitF1, decimals: 2)), trip distance median \(NumberText.fixed(s.medianTripDistanceError * 100, decimals: 2)) %, daily median \(NumberText.fixed(s.medianDailyDistanceError * 100, decimals: 2)) %\n")
                 if parsed.flag("details") { for line in s.details { context.stdout.write("  " + line + "\n") } }
+            }
+            if let legDump {
+                try FileSystem.write(legRows.joined(separator: "\n") + "\n", to: legDump)
+                context.stdout.write("Leg features: \(legRows.count - 1) legs with true leg time written to \(legDump)\n")
             }
             context.stdout.write("\(config.profile.rawValue), seeds \(a)-\(b), \(config.days) days, \(config.people) people, pooled: " + pooled.line + "\n")
             context.stdout.write("  " + pooled.hiddenLine + "\n")

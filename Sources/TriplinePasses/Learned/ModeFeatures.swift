@@ -134,8 +134,8 @@ public enum ModeFeatures {
 }
 
 /// The features of the legs a rebuild made, collected for `--dump-leg-features` (development only; a rebuild without
-/// a log computes no features it does not use). A later window's leg replaces an earlier one with the same start.
-/// A rebuild runs its passes on one thread, so the log needs no lock; give each rebuild its own.
+/// a log computes no features it does not use). A later window's leg replaces an earlier one of the same device with
+/// the same start. A rebuild runs its passes on one thread, so the log needs no lock; give each rebuild its own.
 public final class LegFeatureLog {
     /// One leg as the speed rules made it: its device, span, the rules' class, its features (``ModeFeatures/names``)
     /// and motion shares.
@@ -148,12 +148,16 @@ public final class LegFeatureLog {
         public var motion: [Double]
     }
 
-    private var byStart: [Int64: Entry] = [:]
+    /// Keyed by device and start (a simulation logs several devices in one rebuild).
+    private var byStart: [Key: Entry] = [:]
+    struct Key: Hashable { var deviceID: Int64, startMs: Int64 }
 
     public init() {}
 
-    func add(_ e: Entry) { byStart[e.startMs] = e }
+    func add(_ e: Entry) { byStart[Key(deviceID: e.deviceID, startMs: e.startMs)] = e }
 
-    /// The legs, by start.
-    public var entries: [Entry] { byStart.values.sorted { $0.startMs < $1.startMs } }
+    /// The legs, by start (then device).
+    public var entries: [Entry] {
+        byStart.values.sorted { ($0.startMs, $0.deviceID) < ($1.startMs, $1.deviceID) }
+    }
 }
