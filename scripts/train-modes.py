@@ -19,6 +19,11 @@ accuracy over the dumped legs of the rules (the class the rules gave the leg) an
 users (legs whose fixes are more than a minute apart keep the rules' class, as in the pass), and the per-user spread.
 The penalty is chosen, in each fold and for the final model, by an inner leave-one-user-out on (pooled + macro) / 2.
 
+Simulated GPS loggers as training truth (issue 23, docs/PASSES.md "Learned modes that learn walks too"): give more
+CSVs, e.g. `evaluate --profile logger --seeds 1-10 --days 4 --people 2 --set trips.mode_model=0 --dump-leg-features
+/tmp/sim.csv` (user sim-SEED, true leg seconds per class); their legs are in every fold's training set, weighing
+--sim-weight × the GeoLife legs' observed time in total, and the folds and figures stay the GeoLife users'.
+
 Development options (issue 23, docs/PASSES.md "Modes on people never seen"): --weighting user gives every user the
 same total weight; --drop keeps features from the model (their weights are written as 0); --penalty fixes the penalty
 (no inner choice: quick); --no-write prints the figures only. The defaults are the shipped procedure. Writes the model trained on all users into
@@ -417,7 +422,11 @@ def main():
         SETUP += ", with %d simulated logger runs' legs weighing %g x GeoLife's time" % (len(set(users[sim])), args.sim_weight)
     if args.folds:
         os.makedirs(args.folds, exist_ok=True)
-    print("%d legs, %d users, %.0f observed labelled minutes; %s" % (len(x), len(set(users)), s.sum() / 60, SETUP))
+    if sim.any():
+        print("%d legs (%d simulated), %d GeoLife users, %.0f observed labelled minutes (+ %.0f simulated, as weighted); %s" % (
+            len(x), sim.sum(), len(set(users[~sim])), s[~sim].sum() / 60, s[sim].sum() / 60, SETUP))
+    else:
+        print("%d legs, %d users, %.0f observed labelled minutes; %s" % (len(x), len(set(users)), s.sum() / 60, SETUP))
     print("%6s %8s %7s %7s %8s" % ("user", "obs_min", "rules", "model", "penalty"))
     rules = rule_classes(rule)
     held_pred = np.zeros(len(x), dtype=int)
