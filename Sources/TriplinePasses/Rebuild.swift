@@ -93,7 +93,9 @@ public struct Rebuild {
     /// 29 (daily imports equal a full rebuild): an incremental, windowed or `--from` restart keeps no visit of one fix
     /// or whose fixes span less than `stays.min_duration_s`, none followed by such a visit, and none that a later visit
     /// within 2 × `stays.merge_m` (nothing further than `stays.excursion_m` between) could still merge with.
-    public static let algorithmVersion = 29
+    /// 30 (hand-logged tracks, issue 23): a silence of at least `stays.silence_min_s` between a track that arrived at a
+    /// place and one that left it (fixes without a speed: GPX loggers, GeoLife) is a stay there (`stays.silence_*`).
+    public static let algorithmVersion = 30
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -57,13 +57,30 @@ public struct StaysPass: Pass {
         /// minute after it never got off: traffic, no stay (``PauseDecision``; 0 = off). Faster than any bicycle
         /// (`trips.cycle_max_mps`): a cyclist rides up to the door.
         public var aboardMps: Double = 7.5
+        /// Tracks logged by hand (a GPS logger or a GPX app started and stopped by hand; GeoLife): a silence of at
+        /// least `silence_min_s` between a trip's track that arrived at a place and one that left no further from it
+        /// than this (metres: a cold start's warm-up jump and the GPS error) plus `silence_late_s` at the next track's
+        /// own pace is a stay at the place, until the next track's first fix less the travel to it at that pace — when
+        /// that leaves at least `min_duration_s` (``silences(_:_:_:)``). Only between fixes that report no speed (those
+        /// that do are ``extendIntoSilences(_:_:_:)``'s and the evidence pass's). 0 = off.
+        public var silenceJumpM: Double = 300
+        /// … the longest (seconds) the logger is started after leaving: the next track's first fix lies at most this
+        /// long at its own pace from the place.
+        public var silenceLateS: Double = 300
+        /// … and only silences at least this long (seconds; never shorter than `min_duration_s`): a silence has no
+        /// fix to tell a stop from a wait on the way (a station, a transfer), which the stop-or-traffic model decides
+        /// for stays of up to 30 min that have fixes.
+        public var silenceMinS: Double = 1800
+        /// … and only after a track that ends no faster than this (m/s; median step speed of its last two minutes):
+        /// whoever stops somewhere walks to the door (`trips.walk_max_mps`); faster, the signal was lost under way.
+        public var silenceArriveMps: Double = 2.4
 
         public init() {}
 
         public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
-            "pause_model": \.pauseModel, "aboard_mps": \.aboardMps,
+            "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): radii and speeds the pass divides by are above 0; the
@@ -74,7 +91,7 @@ public struct StaysPass: Pass {
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
             "sparse_interval_s": .duration, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
-            "pause_model": .flag, "aboard_mps": .speedOrOff,
+            "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed,
         ] }
     }
 
@@ -234,7 +251,110 @@ public struct StaysPass: Pass {
                 a = max(next, a + 1)
             }
         }
-        return errands(merge(raw, w, p), w, p)
+        return silences(errands(merge(raw, w, p), w, p), w, p)
+    }
+
+    /// Tracks logged by hand (a GPS logger or a GPX app started at each departure and stopped after each arrival;
+    /// GeoLife's loggers): a stay is the silence between two tracks, and no fix lies inside it. A kept fix `i`, then
+    /// nothing for at least `silence_min_s` (and `min_duration_s`; at most `max_gap_s`), then fix `j`, neither
+    /// reporting a speed, the silence claimed by no stay and no stay beginning at `j`: the traveller was at `i`'s place
+    /// and left it to reach `j` at the next track's own pace `v` (median step speed of its first two minutes). The
+    /// silence is a stay there when
+    /// - both tracks are trips: each runs on (fixes at most a minute apart) beyond `silence_jump_m` of its end at the
+    ///   silence (a track that never leaves a cold start's jump is the logger waking at a place, not a departure), and
+    ///   the track before it ends no faster than `silence_arrive_mps` (median step speed of its last two minutes:
+    ///   whoever stops somewhere walks to the door; faster, the silence is a signal lost under way);
+    /// - `j` lies within `silence_jump_m` + `v` × `silence_late_s` of the place (a cold start's warm-up jump, and a
+    ///   logger started a few minutes after leaving);
+    /// - the time that travel leaves, `j` less `distance / v`, is at least `min_duration_s`; otherwise the pace across
+    ///   the silence says they were moving (an unseen trip), and it stays unclaimed.
+    /// A stay that ends at `i` (within `edge_s`) is extended to the departure (the track conditions on its side are its
+    /// own fixes); else a stay begins at the still fixes the track ended with (those within `unknown_accuracy_m` of `i`).
+    // Long by design: one scan over the silences, each checked against both tracks and the stays around it.
+    static func silences(_ stays: [StayRecord], _ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
+        guard p.silenceJumpM > 0, w.count > 1 else { return stays }
+        let minMs = Int64(p.minDurationS * 1000), maxMs = Int64(p.maxGapS * 1000), edgeMs = Int64(p.edgeS * 1000)
+        let silenceMs = max(minMs, Int64(p.silenceMinS * 1000))
+        let trackMs: Int64 = 60_000, paceMs: Int64 = 120_000
+        /// The median step speed (m/s) of the track from `e` over `paceMs` (forward: after it; else before it), steps of
+        /// at most `trackMs`; nil without a step.
+        func pace(from e: Int, forward: Bool) -> Double? {
+            var steps: [Double] = []
+            var a = e
+            while true {
+                let b = forward ? w.firstKept(atOrAfter: a + 1) : w.lastKept(atOrBefore: a - 1)
+                guard b >= 0, b < w.count, abs(w.time[b] - w.time[e]) <= paceMs else { break }
+                let dt = abs(w.time[b] - w.time[a])
+                if dt > 0 && dt <= trackMs { steps.append(Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) * 1000 / Double(dt)) }
+                a = b
+            }
+            guard !steps.isEmpty else { return nil }
+            steps.sort()
+            return steps[steps.count / 2]
+        }
+        /// Whether the track from `e` (fixes at most `trackMs` apart) reaches further than `silence_jump_m` from it.
+        func leavesJump(from e: Int, forward: Bool) -> Bool {
+            var q = e
+            while true {
+                let r = forward ? w.firstKept(atOrAfter: q + 1) : w.lastKept(atOrBefore: q - 1)
+                guard r >= 0, r < w.count, abs(w.time[r] - w.time[q]) <= trackMs else { return false }
+                if Geo.distance(w.lat[e], w.lon[e], w.lat[r], w.lon[r]) > p.silenceJumpM { return true }
+                q = r
+            }
+        }
+        var out = stays
+        var added: [StayRecord] = []
+        var k = 0  // the first stay that ends after the current fix
+        var i = w.firstKept(atOrAfter: lowerBound(w.time, w.processFromMs))
+        while i < w.count {
+            let j = w.firstKept(atOrAfter: i + 1)
+            guard j < w.count else { break }
+            defer { i = j }
+            let ti = w.time[i], tj = w.time[j]
+            guard tj - ti >= silenceMs, tj - ti <= maxMs, w.speed[i].isNaN, w.speed[j].isNaN else { continue }
+            while k < out.count && out[k].endMs <= ti { k += 1 }
+            // Claimed by a stay already (a cluster across it, an extension), or a stay begins at `j`: the stays pass
+            // saw a place there (or a cold start's jump) and the silence is left to it.
+            if k < out.count && out[k].startMs <= tj { continue }
+            // The stay ending at `i` (trimmed of its last moving fixes), else the track before must be a trip that
+            // arrived at walking pace.
+            let previous = k > 0 && ti - out[k - 1].endMs <= edgeMs ? k - 1 : nil
+            guard let v = pace(from: j, forward: true), leavesJump(from: j, forward: true) else { continue }
+            if previous == nil {
+                guard let arrive = pace(from: i, forward: false), arrive <= p.silenceArriveMps, leavesJump(from: i, forward: false) else { continue }
+            }
+            var lat = w.lat[i], lon = w.lon[i], first = i, n = 1
+            if let previous {
+                lat = out[previous].lat; lon = out[previous].lon
+            } else {
+                var sLat = lat, sLon = lon
+                var q = w.lastKept(atOrBefore: i - 1)
+                while q >= 0 && ti - w.time[q] <= edgeMs && (k == 0 || w.time[q] > out[k - 1].endMs)
+                    && Geo.distance(w.lat[i], w.lon[i], w.lat[q], w.lon[q]) <= p.unknownAccuracyM
+                {
+                    first = q; n += 1; sLat += w.lat[q]; sLon += w.lon[q]
+                    q = w.lastKept(atOrBefore: q - 1)
+                }
+                lat = sLat / Double(n); lon = sLon / Double(n)
+            }
+            let d = Geo.distance(lat, lon, w.lat[j], w.lon[j])
+            guard d <= p.silenceJumpM + v * p.silenceLateS else { continue }
+            let travel = v >= p.movingMps ? Int64(d / v * 1000) : 0
+            let leave = tj - max(travel, 1000)
+            if let previous {
+                guard leave - ti >= minMs else { continue }
+                out[previous].endMs = max(out[previous].endMs, leave)
+                out[previous].gapS = max(out[previous].gapS, (tj - ti) / 1000)
+            } else {
+                let start = w.time[first]
+                guard leave - start >= minMs else { continue }
+                added.append(StayRecord(
+                    first: first, last: i, startMs: start, endMs: leave, lat: lat, lon: lon, radiusM: 0, points: n,
+                    gapS: (tj - ti) / 1000))
+            }
+        }
+        guard !added.isEmpty else { return out }
+        return (out + added).sorted { $0.startMs < $1.startMs }
     }
 
     /// The stay of kept points `s...e` (indices into `kept`), its centre and radius recomputed on them (weighted by

@@ -64,4 +64,66 @@ import TriplineTestSupport
         #expect(stays[1].points == (stays[1].first...stays[1].last).filter { w.flags[$0] == 0 }.count)
         #expect(stays[0] == all[0])
     }
+
+    // MARK: Tracks logged by hand (`silence_*`, algorithm version 30)
+
+    /// A GPX logger's fixes: no speed, no accuracy.
+    static func logged(_ points: [Point]) -> [Point] {
+        points.map { var p = $0; p.speedMps = nil; p.accuracyM = nil; return p }
+    }
+
+    /// A track that arrives at B at `arriveMps` (a still tail of `tail` s at B when > 0), the logger off for `silent` s,
+    /// then a track started after the traveller had left: its first fix `late` m from B, riding on at `leaveMps`.
+    func loggedDay(arriveMps: Double, tail: Int, silent: Int, late: Double, leaveMps: Double) -> (points: [Point], arriveMs: Int64, firstAfterMs: Int64, b: (lat: Double, lon: Double)) {
+        var t = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        t.move(3000, bearing: 80, speed: arriveMps, every: arriveMps > 8 ? 1 : 5)
+        let arrive = t.t, b = (lat: t.lat, lon: t.lon)
+        if tail > 0 { t.still(tail, every: 5, drift: 0...3) }
+        t.gap(silent, moving: late, bearing: 80)
+        let first = t.t + 5000
+        t.move(3000, bearing: 80, speed: leaveMps, every: 5)
+        return (Self.logged(t.points), arrive, first, b)
+    }
+
+    /// The issue-23 case: a ride ends at B (the logger stopped two minutes after the arrival), two hours of silence,
+    /// and the next track starts 360 m on (started 90 s after leaving, at 4 m/s; its first fix 5 s later, 380 m on). The
+    /// silence is a stay at B, from the arrival to the first fix less the 95 s the ride to it took. Without the rule (`silence_jump_m` = 0) there is no
+    /// stay at all: the still tail is too short and the first fix after the silence too far for a cluster.
+    @Test func theSilenceBetweenTwoTracksIsAStay() {
+        let day = loggedDay(arriveMps: 4, tail: 120, silent: 7200, late: 360, leaveMps: 4)
+        let w = EarlyPassesWork.of(day.points)
+        let stays = StaysPass.stays(w, StaysPass.Parameters())
+        #expect(stays.count == 1)
+        if let s = stays.first {
+            #expect(Geo.distance(s.lat, s.lon, day.b.lat, day.b.lon) < 20)
+            #expect(abs(s.startMs - day.arriveMs) <= 30_000)
+            #expect(abs(s.endMs - (day.firstAfterMs - 95_000)) <= 5_000)
+        }
+        var off = StaysPass.Parameters()
+        off.silenceJumpM = 0
+        #expect(StaysPass.stays(EarlyPassesWork.of(day.points), off).isEmpty)
+    }
+
+    /// Signal lost under way: a drive at 14 m/s runs up to a 40-min silence and goes on 500 m further. The track before
+    /// ended faster than anyone reaches a door (`silence_arrive_mps`), so no stay; without that condition there would be one.
+    @Test func aSilenceAfterADriveIsNoStay() {
+        let day = loggedDay(arriveMps: 14, tail: 0, silent: 2400, late: 500, leaveMps: 14)
+        #expect(StaysPass.stays(EarlyPassesWork.of(day.points), StaysPass.Parameters()).isEmpty)
+        var loose = StaysPass.Parameters()
+        loose.silenceArriveMps = 100
+        #expect(StaysPass.stays(EarlyPassesWork.of(day.points), loose).count == 1)
+    }
+
+    /// An unseen trip: after 45 min of silence the next walk starts 4 km away. Even allowing an hour's late start, the
+    /// walk there at its own pace (1.4 m/s: 48 min) leaves no time to stay; after three hours of silence it does.
+    @Test func aSilenceThePaceAcrossItFillsIsNoStay() {
+        var late = StaysPass.Parameters()
+        late.silenceLateS = 3600
+        let short = loggedDay(arriveMps: 1.4, tail: 120, silent: 2700, late: 4000, leaveMps: 1.4)
+        #expect(StaysPass.stays(EarlyPassesWork.of(short.points), StaysPass.Parameters()).isEmpty)
+        #expect(StaysPass.stays(EarlyPassesWork.of(short.points), late).isEmpty)
+        let long = loggedDay(arriveMps: 1.4, tail: 120, silent: 10_800, late: 4000, leaveMps: 1.4)
+        #expect(StaysPass.stays(EarlyPassesWork.of(long.points), StaysPass.Parameters()).isEmpty)
+        #expect(StaysPass.stays(EarlyPassesWork.of(long.points), late).count == 1)
+    }
 }
