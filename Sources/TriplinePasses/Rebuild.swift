@@ -95,7 +95,11 @@ public struct Rebuild {
     /// within 2 × `stays.merge_m` (nothing further than `stays.excursion_m` between) could still merge with.
     /// 30 (hand-logged tracks, issue 23): a silence of at least `stays.silence_min_s` between a track that arrived at a
     /// place and one that left it (fixes without a speed: GPX loggers, GeoLife) is a stay there (`stays.silence_*`).
-    public static let algorithmVersion = 30
+    /// 31 (the restart's leftovers): an Overland pause with no kept fix loaded before it is taken as not in the
+    /// archive (its resume is one without a pause); every run of a presence's stays with nothing far between is joined,
+    /// not only the first; an incremental restart keeps no visit since an app record the old data left open (a
+    /// region entered and not left, a pause not resumed).
+    public static let algorithmVersion = 31
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -352,7 +356,13 @@ public struct Rebuild {
             }
             // Only visits that ended a day before the new points are kept: the end of the earlier data cut the
             // last stays short, and what the evidence pass made of them (arrivals, stops, errands) reaches back hours.
-            processFrom = try restartPoint(deviceID: deviceID, before: earliest - Self.restartMarginMs, previous: &previous)
+            // Nor any visit since an app record that the old data left open (a region entered and not yet left, an
+            // Overland pause not yet resumed): what closes it (or replaces it) may come with the new data, and the
+            // evidence pass then makes the stays since it began otherwise (a night's pause resumed two days later
+            // stretches the stay it began at; a second `enter` drops the first one's presence).
+            var before = earliest - Self.restartMarginMs
+            if let open = try store.openAppRecordMs(device: deviceID, beforeMs: earliest) { before = min(before, open) }
+            processFrom = try restartPoint(deviceID: deviceID, before: before, previous: &previous)
         }
         // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
         // trip leaving it, and later rows, stay as they are); without such a stay, up to the end of the data.

@@ -69,9 +69,17 @@ import TriplineTestSupport
     /// piece got a centre of its own; seed 8 kept a 9-min stop the errand rule had kept for the stays around it, and
     /// measured the next errand from it; mixed seed 5 kept a lone-fix stay, and the next stay started 24 s earlier;
     /// seed 1 kept the visit before a one-fix stay at a region's `leave` fix, which the evidence pass made from that
-    /// visit's end as amended so far, and the restart lost it.
+    /// visit's end as amended so far, and the restart lost it. Dense seeds 41 and 44 and sparse seeds 50 and 31
+    /// differed until algorithm version 30: seed 41 restarted with an Overland pause two and a half days old (no resume
+    /// since) among its events but not its fix, so the pause was never ended and the resume's stay was dropped, where
+    /// the rebuild over everything had found fixes far from it that ended it; seed 50 restarted after a stay 2.8 km
+    /// from home inside a `Home` presence, and joined the stays after it, which the rebuild over everything left apart
+    /// (it joined only the presence's first run); seed 44 kept a stay whose pause was resumed only two days later,
+    /// with new data, and seed 31 a work stay joined by an `enter` that a later `enter` of the same region replaced
+    /// (the restart keeps no visit since an app record the old data left open).
     @Test(arguments: [(SimulationProfile.denseOverland, UInt64(3)), (.sparseOwnTracks, 7), (.mixed, 6), (.sparseOwnTracks, 4),
-                      (.sparseOwnTracks, 8), (.sparseOwnTracks, 1), (.mixed, 5)])
+                      (.sparseOwnTracks, 8), (.sparseOwnTracks, 1), (.mixed, 5), (.denseOverland, 41), (.sparseOwnTracks, 50),
+                      (.denseOverland, 44), (.sparseOwnTracks, 31)])
     func dailyImportsEqualFull(profile: SimulationProfile, seed: UInt64) throws {
         var config = SimulatorConfig(seed: seed, days: 8, people: 2)
         config.profile = profile

@@ -24,6 +24,41 @@ import TriplineTestSupport
         #expect(try store.db.scalarInt("SELECT count(*) FROM app_events") == 4)
     }
 
+    /// The app records an incremental restart must not cut (algorithm version 30): a region whose last transition
+    /// before the new data is an `enter`, and an Overland pause with no resume after it; another device's, a region
+    /// left again, or a pause resumed, are none.
+    @Test func openAppRecordsAreEntersNotLeftAndPausesNotResumed() throws {
+        let (store, _) = try freshStore()
+        try store.db.run("INSERT INTO devices(id, name, source, name_origin, created_ms) VALUES (1, 'a', 'owntracks', 'tid', 0), (2, 'b', 'overland', 'tid', 0)")
+        try store.db.run("INSERT INTO imports(id, path, fingerprint, size, status, started_ms) VALUES (1, 'a', 'x', 1, 'done', 0)")
+        func transition(_ device: Int, _ time: Int, _ region: String, _ event: String) throws {
+            try store.db.run("INSERT INTO app_events(device_id, import_id, kind, time_ms, raw) VALUES (\(device), 1, 'transition', \(time), '\(time) event {\"_type\":\"transition\",\"desc\":\"\(region)\",\"event\":\"\(event)\"}')")
+        }
+        func action(_ device: Int, _ time: Int, _ kind: String) throws {
+            try store.db.run("INSERT INTO app_events(device_id, import_id, kind, time_ms, raw) VALUES (\(device), 1, '\(kind)', \(time), '{}')")
+        }
+        try transition(1, 100, "Home", "enter")
+        try transition(1, 200, "Home", "leave")
+        try transition(1, 300, "Work", "enter")
+        try transition(2, 50, "Home", "enter")
+        #expect(try store.openAppRecordMs(device: 1, beforeMs: 150) == 100, "Home entered, not yet left")
+        #expect(try store.openAppRecordMs(device: 1, beforeMs: 250) == nil, "Home left again")
+        #expect(try store.openAppRecordMs(device: 1, beforeMs: 1000) == 300, "Work entered")
+        try transition(1, 400, "Work", "enter")
+        #expect(try store.openAppRecordMs(device: 1, beforeMs: 1000) == 400, "the last enter")
+        try action(2, 500, "paused_location_updates")
+        try action(2, 600, "resumed_location_updates")
+        try action(2, 700, "paused_location_updates")
+        try action(2, 800, "exited_pause_region")
+        #expect(try store.openAppRecordMs(device: 2, beforeMs: 30) == nil)
+        #expect(try store.openAppRecordMs(device: 2, beforeMs: 550) == 50, "the region entered first")
+        try transition(2, 60, "Home", "leave")
+        #expect(try store.openAppRecordMs(device: 2, beforeMs: 550) == 500, "paused, not resumed")
+        #expect(try store.openAppRecordMs(device: 2, beforeMs: 650) == nil, "resumed")
+        #expect(try store.openAppRecordMs(device: 2, beforeMs: 750) == 700)
+        #expect(try store.openAppRecordMs(device: 2, beforeMs: 900) == nil, "ended by an exit of its region")
+    }
+
     /// Migration 7: imports made before it have no `first_ms`, so the bound on new points' times is unknown until
     /// every import after the last rebuilt one that added points has one; imports that added none do not count.
     @Test func migrationSevenBoundsNewPointsOnlyWhereEveryImportSays() throws {

@@ -93,7 +93,11 @@ extension EvidencePass {
             case "paused_location_updates":
                 // A pause with no resume before this one: ended by a fix far from it, if any (else dropped).
                 if let open = pauseAt { _ = exited(open, before: time) }
-                pauseAt = time
+                // A pause with no kept fix loaded at or before it is one the fixes cannot place: taken as not in the
+                // archive, so the resume after it is one without a pause (``pauseStart``). Its place and whether fixes
+                // far from it ended it lie before the loaded span (an incremental rebuild loads two days before its
+                // restart point, its events a day more), which one rebuild over everything judged with those fixes.
+                pauseAt = w.lastKept(atOrBefore: lowerBound(w.time, time + 1) - 1) >= 0 ? time : nil
             default:  // resumed / exited pause region (Overland writes both at once)
                 if let start = pauseAt, !exited(start, before: time) {
                     pauses.append((start, time, event.lat, event.lon))

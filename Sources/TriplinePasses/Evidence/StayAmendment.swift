@@ -254,7 +254,14 @@ struct StayAmendment {
             members = run
         }
         if !members.isEmpty {
-            join(members, e)
+            // Each run of the presence's stays with nothing further away between them is one stay, the runs after a
+            // far fix as well as the first: a restart inside the presence (the visit kept a far stay between two runs)
+            // sees only the later runs, and joined them where the first run's end left them apart.
+            var rest = members
+            while let first = rest.first {
+                let last = join(rest, e)
+                rest = rest.filter { $0 > last }.map { $0 - (last - first) }
+            }
         } else if e.startMs > Int64.min && e.endMs < Int64.max && e.startMs >= processFrom {
             addStay(e)
         }
@@ -262,7 +269,9 @@ struct StayAmendment {
 
     /// The stays of presence `e` (`members`, from the first) joined while nothing in between was further away, and
     /// stretched over the presence as far as the fixes around them allow (travel-aware, ``bound(_:after:_:_:_:)``).
-    mutating func join(_ members: [Int], _ e: Presence) {
+    /// Returns the index (before the join) of the last stay joined.
+    @discardableResult
+    mutating func join(_ members: [Int], _ e: Presence) -> Int {
         let a = members[0]
         var s = stays[a]
         // Join the presence's stays when nothing in between was further away.
@@ -285,6 +294,7 @@ struct StayAmendment {
         let latest = min(e.endMs, bound(s.endMs, after: true, s.lat, s.lon, e), joinTo + 1 < stays.count ? stays[joinTo + 1].startMs - 1000 : Int64.max)
         if latest > s.endMs && latest < Int64.max / 2 { s.endMs = latest }
         stays.replaceSubrange(a...joinTo, with: [s.reindexed(in: w)])
+        return joinTo
     }
 
     /// No stay yet for presence `e` (closed at both ends, in the recomputed span): one of its own from the still fixes

@@ -113,6 +113,36 @@ extension Store {
             [.integer(device), .integer(importID)])
     }
 
+    /// The earliest start of an app record still open before `beforeMs`, as the evidence pass reads them: a region
+    /// whose last `transition` before then is an `enter` (a presence no `leave` has closed yet), and an Overland
+    /// `paused_location_updates` with no resume (`resumed_location_updates`, `exited_pause_region`) or other pause
+    /// after it before then. A record that later data close (or replace: a second `enter`) changes what the evidence
+    /// pass makes of the stays since it began. Nil when none is open.
+    public func openAppRecordMs(device: Int64, beforeMs: Int64) throws -> Int64? {
+        let enter = try db.scalarInt(
+            """
+            SELECT min(t) FROM (
+              SELECT CASE WHEN json_valid(json) THEN json_extract(json, '$.desc') END AS region,
+                CASE WHEN json_valid(json) THEN json_extract(json, '$.event') END AS event, max(time_ms) AS t
+              FROM (SELECT time_ms, substr(raw, instr(raw, '{')) AS json FROM app_events
+                    WHERE device_id = ? AND kind = 'transition' AND time_ms < ?)
+              GROUP BY region)
+            WHERE region IS NOT NULL AND event = 'enter'
+            """,
+            [.integer(device), .integer(beforeMs)])
+        let paused = try db.scalarInt(
+            "SELECT max(time_ms) FROM app_events WHERE device_id = ? AND kind = 'paused_location_updates' AND time_ms < ?",
+            [.integer(device), .integer(beforeMs)])
+        var pause: Int64? = nil
+        if let paused {
+            let resumed = try db.scalarInt(
+                "SELECT max(time_ms) FROM app_events WHERE device_id = ? AND kind IN ('resumed_location_updates', 'exited_pause_region') AND time_ms >= ? AND time_ms < ?",
+                [.integer(device), .integer(paused), .integer(beforeMs)])
+            if resumed == nil { pause = paused }
+        }
+        return [enter, pause].compactMap { $0 }.min()
+    }
+
     /// The highest import that brought `device` an app event; nil when it has none.
     public func lastAppEventImport(device: Int64) throws -> Int64? {
         try db.scalarInt("SELECT max(import_id) FROM app_events WHERE device_id = ?", [.integer(device)])
