@@ -1,0 +1,110 @@
+import Testing
+import TriplineCore
+@testable import TriplineStore
+import TriplineEvaluation
+import TriplineSimulator
+import TriplineTestSupport
+
+/// The second hostile round (docs/RELIABILITY.md, "Second hostile round"): what a careless or hostile user found in
+/// the options added since issue 21. Each test failed before its fix.
+@Suite struct SecondRoundHoleTests {
+    func simulatedDatabase(_ dir: String, seed: UInt64 = 31) throws -> String {
+        let result = Simulator(config: SimulatorConfig(seed: seed, days: 1, people: 1)).run()
+        let store = try Store(path: dir + "/t.sqlite")
+        try SimulationEvaluation.load(result, into: store)
+        return dir + "/t.sqlite"
+    }
+
+    func storedRadius(_ db: String) throws -> String? {
+        let store = try Store(path: db)
+        let p = try store.db.scalarText("SELECT parameters FROM pass_runs WHERE pass = 'stays' ORDER BY id DESC LIMIT 1") ?? ""
+        return p.split(separator: ",").first { $0.contains("\"radius_m\"") }.map(String.init)
+    }
+
+    /// A key twice in one `--config` file was taken from its last line, silently; `--set` lost to the file; an
+    /// unknown key in a file did not say which line.
+    @Test func configKeysAreGivenOnceAndTheCommandLineWins() throws {
+        let dir = try temporaryDirectory()
+        let db = try simulatedDatabase(dir)
+        let config = dir + "/passes.conf"
+        try FileSystem.write("stays.radius_m = 80\n# again, further down\nstays.radius_m = 100\n", to: config)
+        let twice = runCLI(["rebuild", "--db", db, "--config", config])
+        #expect(twice.status == 64, "\(twice.stderr)")
+        #expect(twice.stderr.contains("passes.conf:3") && twice.stderr.contains("passes.conf:1"), "\(twice.stderr)")
+        #expect(try Store(path: db).db.scalarInt("SELECT count(*) FROM pass_runs") == 0)
+
+        let setTwice = runCLI(["rebuild", "--db", db, "--set", "stays.radius_m=80", "--set", "stays.radius_m=90"])
+        #expect(setTwice.status == 64 && setTwice.stderr.contains("stays.radius_m"), "\(setTwice.stderr)")
+
+        try FileSystem.write("stays.radius_m = 80\n", to: config)
+        let both = runCLI(["rebuild", "--db", db, "--timezone", "UTC", "--set", "stays.radius_m=90", "--config", config])
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(try storedRadius(db) == "\"radius_m\":90")
+
+        try FileSystem.write("# tuning\n\nstays.radius = 80\n", to: config)
+        let unknown = runCLI(["rebuild", "--db", db, "--config", config])
+        #expect(unknown.status == 64 && unknown.stderr.contains("passes.conf:3"), "\(unknown.stderr)")
+        try FileSystem.write("# tuning\nstay.radius_m = 80\n", to: config)
+        let unknownPass = runCLI(["rebuild", "--db", db, "--config", config])
+        #expect(unknownPass.status == 64 && unknownPass.stderr.contains("passes.conf:2"), "\(unknownPass.stderr)")
+    }
+
+    /// `plan -o` wrote the plan over one of the archives it had just planned (the archive lost, the plan naming a
+    /// file that is now the plan).
+    @Test func planRefusesToWriteOverAFileItPlans() throws {
+        let dir = try temporaryDirectory()
+        try FileSystem.createDirectory(dir + "/in/phone")
+        let body = "{\"locations\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[11.5,48.1]},\"properties\":{\"timestamp\":\"2024-05-01T10:00:00Z\",\"device_id\":\"p\"}}]}"
+        try FileSystem.write(body, to: dir + "/in/phone/a.json")
+        try FileSystem.write(body.replacingOccurrences(of: "10:00", with: "11:00"), to: dir + "/in/phone/b.json")
+        for out in [dir + "/in/phone/a.json", dir + "/in/phone/../phone/b.json"] {
+            let r = runCLI(["plan", dir + "/in", "--shards", "2", "-o", out])
+            #expect(r.status == 64, "\(out): \(r.stderr)")
+            #expect(r.stderr.contains("plans"), "\(r.stderr)")
+        }
+        #expect(String(decoding: try FileSystem.read(dir + "/in/phone/a.json"), as: UTF8.self) == body)
+        // A new file beside the archives is fine (the plan is not planned: it is written after the walk).
+        let fine = runCLI(["plan", dir + "/in", "--shards", "2", "-o", dir + "/in/plan.json"])
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
+
+    /// `evaluate --seed S --db PATH` simulated into whatever database PATH was: a user's own database got a
+    /// simulated device and its remembered time zone replaced; a second seed into the same file scored against
+    /// both seeds' fixes (F1 0.00 on seed 2).
+    @Test func evaluateRefusesADatabaseThatAlreadyHoldsData() throws {
+        let dir = try temporaryDirectory()
+        let db = dir + "/mine.sqlite"
+        let first = runCLI(["evaluate", "--seed", "1", "--days", "1", "--people", "1", "--db", db])
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try FileSystem.read(db)
+        let second = runCLI(["evaluate", "--seed", "2", "--days", "1", "--people", "1", "--db", db])
+        #expect(second.status == 64, "\(second.stdout) \(second.stderr)")
+        #expect(second.stderr.contains("mine.sqlite") && second.stderr.contains("already holds"), "\(second.stderr)")
+        #expect(try FileSystem.read(db) == before)
+        // An empty database (made by another command) is fine.
+        let empty = dir + "/empty.sqlite"
+        _ = try Store(path: empty)
+        #expect(runCLI(["evaluate", "--seed", "2", "--days", "1", "--people", "1", "--db", empty]).status == 0)
+    }
+
+    /// `merge` handed a shard's path to `ATTACH` as it was, and Debian's SQLite reads `file:` names as URIs: a shard
+    /// file named `file:other.sqlite` merged `other.sqlite` instead, and `file:new.sqlite` created `new.sqlite`.
+    @Test(.enabled(if: Binary.exists, "needs the built tripline")) func mergeReadsTheShardFileItIsGiven() throws {
+        let dir = try temporaryDirectory()
+        let shard = try simulatedDatabase(try temporaryDirectory(), seed: 32)
+        // `other.sqlite` is a valid shard; the file literally named `file:other.sqlite` is not a database.
+        try FileSystem.write(try FileSystem.read(shard), to: dir + "/other.sqlite")
+        try FileSystem.write("not a database", to: dir + "/file:other.sqlite")
+        let r = try Binary.run(["merge", "--db", "study.sqlite", "file:other.sqlite"], directory: dir)
+        #expect(r.status != 0, "\(r.stdout)")
+        #expect(try Store(path: dir + "/study.sqlite").db.scalarInt("SELECT count(*) FROM devices") == 0)
+        try FileSystem.write("", to: dir + "/file:new.sqlite")
+        _ = try Binary.run(["merge", "--db", "study.sqlite", "file:new.sqlite"], directory: dir)
+        #expect(!FileSystem.exists(dir + "/new.sqlite"))
+        // A shard that is named `file:…` merges.
+        try FileSystem.write(try FileSystem.read(shard), to: dir + "/file:shard.sqlite")
+        let ok = try Binary.run(["merge", "--db", "study.sqlite", "file:shard.sqlite"], directory: dir)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(try Store(path: dir + "/study.sqlite").db.scalarInt("SELECT count(*) FROM devices") == 1)
+    }
+}
