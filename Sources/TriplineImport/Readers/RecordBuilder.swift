@@ -204,11 +204,7 @@ struct RecordBuilder {
             let raw = p.raw(node)
             let first = raw[0]
             guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { return nil }
-            for b in raw where !(b &- UInt8(ascii: "0") < 10 || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b | 0x20 == UInt8(ascii: "e") || b == UInt8(ascii: "+")) {
-                return nil
-            }
-            let v = JSONParser.parseDouble(raw.baseAddress!, raw.count)
-            return v.isFinite ? v : nil
+            return JSONParser.parseDecimalText(raw.baseAddress!, raw.count)
         }
         return nil
     }
