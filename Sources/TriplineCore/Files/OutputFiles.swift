@@ -54,6 +54,22 @@ public enum OutputFiles {
         }
     }
 
+    /// Refuses an output that is one of the files a command reads (the same file however it is spelled: device and
+    /// inode, so symbolic and hard links too): `plan -o` naming an archive it plans would replace the archive with
+    /// the plan. An output that does not exist yet is none of them.
+    /// - Throws: ``FileError`` naming the output and the input it is.
+    public static func checkNotInput(_ output: String, inputs: [String], role: String) throws {
+        var st = stat()
+        guard stat(output, &st) == 0 else { return }
+        let identity = [UInt64(st.st_dev), UInt64(st.st_ino)]
+        for input in inputs {
+            var other = stat()
+            if stat(input, &other) == 0, [UInt64(other.st_dev), UInt64(other.st_ino)] == identity {
+                throw FileError(path: output, reason: "is \(input), one of the files \(role); refusing to write over it: choose another output path")
+            }
+        }
+    }
+
     /// `path` with every symbolic link resolved, or nil when it does not exist.
     static func canonicalPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
