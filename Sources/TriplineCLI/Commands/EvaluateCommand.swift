@@ -79,6 +79,20 @@ enum EvaluateCommand {
         return out + "\n"
     }
 
+    /// One seed simulates into `--db`, rebuilds it whole with its own zone and scores every trip in it: a file that
+    /// already holds devices (the user's own database, or an earlier seed's) would get the simulated device and a
+    /// new remembered zone, and its trips would be scored against this seed's truth. Refused before anything is
+    /// written; a new file or an empty database is fine.
+    static func refuseDatabaseWithData(_ path: String) throws {
+        guard FileSystem.exists(path) else { return }
+        let devices = try Store(path: path, readOnly: true).devices()
+        guard !devices.isEmpty else { return }
+        let names = devices.prefix(3).map { "'" + Terminal.escaped($0.name) + "'" }.joined(separator: ", ")
+            + (devices.count > 3 ? " and \(devices.count - 3) more" : "")
+        throw UsageError("\(Terminal.escaped(path)) already holds devices (\(names)); evaluate simulates into a new or empty "
+            + "database, and would add its device to these and score them all against its truth: give another --db", command: "evaluate")
+    }
+
     // Long: one branch per mode (--geolife, --reitti, --seeds, one seed), each short, sharing the parsed options.
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         var config = try SimulationOptions.config(parsed, days: 7)
@@ -235,6 +249,7 @@ enum EvaluateCommand {
         options.timeZoneName = "Europe/Berlin"
         options.full = true
         let path = try parsed.value("db") ?? (FileSystem.temporaryDirectory(prefix: "tripline-evaluate") + "/evaluate.sqlite")
+        try Self.refuseDatabaseWithData(path)
         let result = Simulator(config: config).run()
         let store = try Store(path: path)
         if parsed.flag("archives") {
