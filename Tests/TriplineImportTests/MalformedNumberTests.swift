@@ -84,3 +84,28 @@ import TriplineTestSupport
         #expect(!out.points.contains { $0.lat == 0 || $0.lon == 0 || $0.lat == 48.1 && $0.lon != 11.5 })
     }
 }
+
+/// A speed or an accuracy no phone reports (OwnTracks `vel` 1e308, `acc` 1e308, Overland accuracies 1e308) was stored
+/// and exported as a 309-digit number in CSV, GPX and GeoJSON, as altitudes were before issue 21. Now the value is
+/// dropped with a `measure_out_of_range` row and the fix is kept.
+@Suite struct AbsurdMeasureTests {
+    @Test func absurdSpeedsAndAccuraciesAreDroppedAndTheFixKept() {
+        let lines = [
+            "{\"_type\":\"location\",\"tid\":\"ot\",\"tst\":1714557600,\"lat\":48.1,\"lon\":11.5,\"acc\":1e308,\"vel\":1e308}",
+            "{\"_type\":\"location\",\"tid\":\"ot\",\"tst\":1714557660,\"lat\":48.1,\"lon\":11.5,\"acc\":65000,\"vel\":900}",
+            "{\"_type\":\"location\",\"tid\":\"ot\",\"tst\":1714557720,\"lat\":48.1,\"lon\":11.5,\"acc\":3e7,\"vel\":4000}",
+        ]
+        let out = parse(lines.joined(separator: "\n") + "\n")
+        #expect(out.points.count == 3)
+        #expect(out.points.map(\.accuracyM) == [nil, 65000, nil])
+        #expect(out.points.map { $0.speedMps.map { ($0 * 3.6).rounded() } } == [nil, 900, nil])
+        #expect(out.rejects.map(\.reason) == [.measureOutOfRange, .measureOutOfRange, .measureOutOfRange, .measureOutOfRange])
+        #expect(out.rejects.map(\.line) == [1, 1, 3, 3])
+
+        let overland = "{\"locations\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[11.5,48.1]},"
+            + "\"properties\":{\"timestamp\":\"2024-05-01T10:00:00Z\",\"horizontal_accuracy\":1e308,\"vertical_accuracy\":1e308,\"device_id\":\"p\"}}]}"
+        let o = parse(overland)
+        #expect(o.points.count == 1 && o.points[0].accuracyM == nil && o.points[0].vAccuracyM == nil)
+        #expect(o.rejects.map(\.reason) == [.measureOutOfRange, .measureOutOfRange])
+    }
+}
