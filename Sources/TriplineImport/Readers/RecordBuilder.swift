@@ -307,6 +307,21 @@ struct RecordBuilder {
             reject(.altitudeOutOfRange, "altitude \(altitude) m is outside \(Int(Validate.altitudeRange.lowerBound)) to "
                    + "\(Int(Validate.altitudeRange.upperBound)) m; the point was kept without it", start: start, end: end)
         }
+        if let speed = point.speedMps, !(speed <= Validate.maxSpeedMps) {
+            point.speedMps = nil
+            reject(.measureOutOfRange, "speed \(speed) m/s is above \(Int(Validate.maxSpeedMps)) m/s; the point was kept without it",
+                   start: start, end: end)
+        }
+        if let accuracy = point.accuracyM, !(accuracy <= Validate.maxAccuracyM) {
+            point.accuracyM = nil
+            reject(.measureOutOfRange, "accuracy \(accuracy) m is above \(Int(Validate.maxAccuracyM)) m; the point was kept without it",
+                   start: start, end: end)
+        }
+        if let accuracy = point.vAccuracyM, !(accuracy <= Validate.maxAccuracyM) {
+            point.vAccuracyM = nil
+            reject(.measureOutOfRange, "vertical accuracy \(accuracy) m is above \(Int(Validate.maxAccuracyM)) m; the point was kept "
+                   + "without it", start: start, end: end)
+        }
         let line = self.line(at: start)
         var position = SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start))
         if coldHere, let coldEncoder, out.cold.count < Int(Int32.max) - 65_536 {
