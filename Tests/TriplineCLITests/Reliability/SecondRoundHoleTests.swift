@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TriplineCore
 @testable import TriplineStore
@@ -106,5 +107,44 @@ import TriplineTestSupport
         let ok = try Binary.run(["merge", "--db", "study.sqlite", "file:shard.sqlite"], directory: dir)
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(try Store(path: dir + "/study.sqlite").db.scalarInt("SELECT count(*) FROM devices") == 1)
+    }
+
+    /// `export --format gpkg` (issue 25) came after issue 21's output rules and missed two of them: `-o` naming the
+    /// database replaced the whole database with a GeoPackage, and the file was always mode 0644 (the umask and a
+    /// replaced file's mode ignored).
+    @Test func geoPackageRefusesTheDatabase() throws {
+        let dir = try temporaryDirectory()
+        let db = try simulatedDatabase(dir)
+        #expect(link(db, dir + "/hard.gpkg") == 0)
+        let before = try FileSystem.read(db)
+        for output in [db, dir + "/./t.sqlite", db + "-wal", db + "-shm", dir + "/hard.gpkg"] {
+            let r = runCLI(["export", "--format", "gpkg", "--db", db, "-o", output])
+            #expect(r.status == 64 && r.stderr.contains("is the database"), "\(output): \(r.stderr)")
+        }
+        #expect(try FileSystem.read(db) == before)
+        #expect(runCLI(["info", "--db", db]).status == 0)
+    }
+
+    @Test(.enabled(if: Binary.exists, "needs the built tripline")) func geoPackageKeepsTheModeAndHonoursTheUmask() throws {
+        let dir = try temporaryDirectory()
+        let db = try simulatedDatabase(dir)
+        func mode(_ path: String) -> mode_t? {
+            var st = stat()
+            return lstat(path, &st) == 0 ? st.st_mode & 0o777 : nil
+        }
+        let replaced = dir + "/old.gpkg"
+        try FileSystem.write("old", to: replaced)
+        chmod(replaced, 0o600)
+        let r = runCLI(["export", "--format", "gpkg", "--db", db, "-o", replaced])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(mode(replaced) == 0o600, "\(String(mode(replaced) ?? 0, radix: 8))")
+        // A new file under umask 077: the umask is the process's own, so the built binary runs through a shell.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "umask 077 && exec \"$0\" \"$@\"", Binary.path, "export", "--format", "gpkg", "--db", db, "-o", dir + "/new.gpkg", "-q"]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(mode(dir + "/new.gpkg") == 0o600, "\(String(mode(dir + "/new.gpkg") ?? 0, radix: 8))")
     }
 }
