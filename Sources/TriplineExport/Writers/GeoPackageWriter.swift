@@ -36,7 +36,9 @@ extension Exporter {
         guard let temporary = OutputFiles.createTemporary(template: "\(directory)/.\(base).tripline-XXXXXX") else {
             throw FileError(path: path, reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
         }
-        fchmod(temporary.descriptor, 0o644)
+        // Created 0666 less the umask; a replaced regular file's mode (and, as root, owner) carried over, as every
+        // other output (docs/RELIABILITY.md, issue 21 hole 6).
+        OutputFiles.keepMode(of: path, on: temporary.descriptor)
         close(temporary.descriptor)
         func discard() {
             unlink(temporary.path)
