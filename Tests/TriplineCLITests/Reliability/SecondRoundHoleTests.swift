@@ -3,6 +3,7 @@ import Testing
 import TriplineCore
 @testable import TriplineStore
 import TriplineEvaluation
+import TriplinePasses
 import TriplineSimulator
 import TriplineTestSupport
 
@@ -146,5 +147,25 @@ import TriplineTestSupport
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         #expect(mode(dir + "/new.gpkg") == 0o600, "\(String(mode(dir + "/new.gpkg") ?? 0, radix: 8))")
+    }
+
+    /// A `--config` file saved on Windows (CRLF line ends, often a byte-order mark) was one line to the reader:
+    /// Swift keeps "\r\n" as one Character, so splitting at "\n" never split it ("'80\x0D\x0Astays.edge_s = 200' is
+    /// not a number"), and the mark made the first key "unknown pass 'stays'". The model files of `evaluate` too.
+    @Test func windowsLineEndsAndAByteOrderMarkAreRead() throws {
+        let dir = try temporaryDirectory()
+        let db = try simulatedDatabase(dir)
+        let config = dir + "/windows.conf"
+        try FileSystem.write("\u{FEFF}# saved by Notepad\r\nstays.radius_m = 80\r\nstays.edge_s = 200\r\n", to: config)
+        let r = runCLI(["rebuild", "--db", db, "--timezone", "UTC", "--config", config])
+        #expect(r.status == 0, "\(r.stderr)")
+        let store = try Store(path: db)
+        let p = try store.db.scalarText("SELECT parameters FROM pass_runs WHERE pass = 'stays' ORDER BY id DESC LIMIT 1") ?? ""
+        #expect(p.contains("\"radius_m\":80") && p.contains("\"edge_s\":200"), "\(p)")
+
+        let unix = "# a model\nbase -1.5\nthreshold 0.6\nstump log_fixes 2.5 0.25 -0.5\n"
+        let windows = "\u{FEFF}" + unix.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try TripCutModel(text: windows, origin: "m.txt") == TripCutModel(text: unix, origin: "m.txt"))
+        #expect(try LeaveOneUserOut.grid("stays.radius_m=80,90\r\nstays.edge_s=100\r\n").count == 2)
     }
 }
