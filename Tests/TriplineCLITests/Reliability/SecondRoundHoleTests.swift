@@ -168,4 +168,36 @@ import TriplineTestSupport
         #expect(try TripCutModel(text: windows, origin: "m.txt") == TripCutModel(text: unix, origin: "m.txt"))
         #expect(try LeaveOneUserOut.grid("stays.radius_m=80,90\r\nstays.edge_s=100\r\n").count == 2)
     }
+
+    /// `evaluate --geolife DIR --dump-… FILE` wrote its CSV over FILE whatever it was: a `.plt` of the corpus it had just
+    /// read (the corpus damaged for every later run), the model file given with `--trip-cut-model`, or another
+    /// dump's file. Refused before any user is read.
+    @Test func evaluateDumpsAreNeverAnInput() throws {
+        let dir = try temporaryDirectory()
+        try FileSystem.createDirectory(dir + "/geolife/010/Trajectory")
+        let plt = dir + "/geolife/010/Trajectory/20081023020000.plt"
+        // Half an hour still, a walk north of 16 minutes, half an hour still; 5 s apart.
+        let text = geoLifeHeader + (0..<600).map { k in
+            let lat = 39.9 + 0.00001 * Double(min(max(k - 200, 0), 200))
+            let s = k * 5
+            return "\(lat),116.3,0,492,39744.1,2008-10-23,02:\(s / 60 < 10 ? "0" : "")\(s / 60):\(s % 60 < 10 ? "0" : "")\(s % 60)\r\n"
+        }.joined()
+        try FileSystem.write(text, to: plt)
+        try FileSystem.write("Start Time\tEnd Time\tTransportation Mode\r\n2008/10/23 02:16:40\t2008/10/23 02:33:20\twalk\r\n",
+                             to: dir + "/geolife/010/labels.txt")
+        try FileSystem.write("base 0\nthreshold 0.5\n", to: dir + "/model.txt")
+        let refused: [[String]] = [
+            ["--dump-trip-cuts", plt],
+            ["--dump-pauses", dir + "/geolife/010/new.csv"],
+            ["--trip-cut-model", dir + "/model.txt", "--dump-trip-cuts", dir + "/model.txt"],
+            ["--dump-pauses", dir + "/d.csv", "--dump-pieces", dir + "/./d.csv"],
+        ]
+        for extra in refused {
+            let r = runCLI(["evaluate", "--geolife", dir + "/geolife"] + extra)
+            #expect(r.status == 64, "\(extra): \(r.stderr)")
+        }
+        #expect(String(decoding: try FileSystem.read(plt), as: UTF8.self) == text)
+        #expect(String(decoding: try FileSystem.read(dir + "/model.txt"), as: UTF8.self) == "base 0\nthreshold 0.5\n")
+        #expect(!FileSystem.exists(dir + "/geolife/010/new.csv") && !FileSystem.exists(dir + "/d.csv"))
+    }
 }
