@@ -79,6 +79,34 @@ enum EvaluateCommand {
         return out + "\n"
     }
 
+    /// The `--dump-…` files of a GeoLife run are written at its end, each over whatever its path held: none may lie
+    /// inside a `--geolife` folder (a `.plt` it reads, or a new file in the corpus), be a model file it reads, or be
+    /// another dump's file. Checked before any user is read.
+    static func checkDumps(_ parsed: ParsedArguments, geolife: [String]) throws {
+        let dumps = ["dump-trip-cuts", "dump-pauses", "dump-pieces", "dump-false-positives", "dump-leg-features"]
+        let models = ["trip-cut-model", "pause-model", "mode-model"].compactMap { parsed.value($0) }
+        var earlier: [(option: String, path: String)] = []
+        do {
+            for option in dumps {
+                guard let path = parsed.value(option) else { continue }
+                try OutputFiles.checkNotInside(path, folders: geolife, role: "the GeoLife corpus --geolife reads")
+                for model in models {
+                    if FileSystem.kind(model) == .directory {
+                        try OutputFiles.checkNotInside(path, folders: [model], role: "a folder of models evaluate reads")
+                    } else if OutputFiles.sameFile(path, model) {
+                        throw FileError(path: path, reason: "is the model file \(model) evaluate reads; choose another output path")
+                    }
+                }
+                if let other = earlier.first(where: { OutputFiles.sameFile($0.path, path) }) {
+                    throw FileError(path: path, reason: "is also the file of --\(other.option); give each dump its own file")
+                }
+                earlier.append((option, path))
+            }
+        } catch let error as FileError {
+            throw UsageError("--dump-…: " + Terminal.escaped(error.description), command: "evaluate")
+        }
+    }
+
     /// One seed simulates into `--db`, rebuilds it whole with its own zone and scores every trip in it: a file that
     /// already holds devices (the user's own database, or an earlier seed's) would get the simulated device and a
     /// new remembered zone, and its trips would be scored against this seed's truth. Refused before anything is
@@ -118,6 +146,7 @@ enum EvaluateCommand {
             throw UsageError("--mode-model: a folder of per-user models goes with --geolife; give one file")
         }
         if !geolife.isEmpty {
+            try Self.checkDumps(parsed, geolife: geolife)
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
             defer { FileSystem.removeTree(work) }
             var all: [RealDataEvaluation.GeoLifeScores] = [], reference: [RealDataEvaluation.GeoLifeScores] = []
