@@ -200,4 +200,36 @@ import TriplineTestSupport
         #expect(String(decoding: try FileSystem.read(dir + "/model.txt"), as: UTF8.self) == "base 0\nthreshold 0.5\n")
         #expect(!FileSystem.exists(dir + "/geolife/010/new.csv") && !FileSystem.exists(dir + "/d.csv"))
     }
+
+    /// A plan file edited by hand (or cut and mended) whose overflow device ids run backwards crashed `import
+    /// --plan` ("Range requires lowerBound <= upperBound"); ids beyond what `points_hot` can hold were only refused
+    /// point by point. A plan is now checked when it is read, naming the file.
+    @Test(.enabled(if: Binary.exists, "needs the built tripline")) func aDamagedPlanIsRefusedNotACrash() throws {
+        let dir = try temporaryDirectory()
+        try FileSystem.createDirectory(dir + "/in/phone")
+        let body = "{\"locations\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[11.5,48.1]},\"properties\":{\"timestamp\":\"2024-05-01T10:00:00Z\",\"device_id\":\"p\"}}]}"
+        try FileSystem.write(body, to: dir + "/in/phone/a.json")
+        #expect(runCLI(["plan", dir + "/in", "--shards", "1", "-o", dir + "/plan.json"]).status == 0)
+        let plan = String(decoding: try FileSystem.read(dir + "/plan.json"), as: UTF8.self)
+        var count = 0
+        func edited(_ from: String, _ to: String) throws -> String {
+            let text = plan.replacingOccurrences(of: from, with: to)
+            #expect(text != plan, "\(from)")
+            count += 1
+            let path = dir + "/edited-\(count).json"
+            try FileSystem.write(text, to: path)
+            return path
+        }
+        let damaged = [
+            try edited("\"overflow_first_device_id\" : 2", "\"overflow_first_device_id\" : 9223372036854775807"),
+            try edited("\"overflow_end_device_id\" : 2097152", "\"overflow_end_device_id\" : -5"),
+            try edited("\"device_ids\" : [\n        1\n      ]", "\"device_ids\" : [\n        4194304\n      ]"),
+        ]
+        for path in damaged {
+            let r = try Binary.run(["import", "--db", dir + "/s.sqlite", "--plan", path, "--shard", "0"])
+            #expect(r.status == 1, "\(path): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(path) && r.stderr.contains("device id"), "\(r.stderr)")
+        }
+        #expect(try Binary.run(["import", "--db", dir + "/s.sqlite", "--plan", dir + "/plan.json", "--shard", "0"]).status == 0)
+    }
 }
