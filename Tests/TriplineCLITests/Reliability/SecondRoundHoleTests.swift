@@ -232,4 +232,43 @@ import TriplineTestSupport
         }
         #expect(try Binary.run(["import", "--db", dir + "/s.sqlite", "--plan", dir + "/plan.json", "--shard", "0"]).status == 0)
     }
+
+    /// `score --truth FILE` with a damaged or hand-edited truth.json: a distance of 1e308 or a time near Int64's
+    /// ends crashed it (Double to Int conversion, overflow), a trip ending before it starts or without its times was
+    /// scored as if true (F1 0.00). The file is now checked when read: each record's times and distances, naming the
+    /// file, the array and the record.
+    @Test(.enabled(if: Binary.exists, "needs the built tripline")) func aDamagedTruthFileIsRefusedNotACrash() throws {
+        let dir = try temporaryDirectory()
+        let result = Simulator(config: SimulatorConfig(seed: 33, days: 1, people: 1)).run()
+        let store = try Store(path: dir + "/t.sqlite")
+        try SimulationEvaluation.load(result, into: store)
+        let truth = SimulationWriter.truthJSON(result)
+        try FileSystem.write(truth, to: dir + "/truth.json")
+        #expect(runCLI(["rebuild", "--db", dir + "/t.sqlite", "--timezone", "Europe/Berlin", "-q"]).status == 0)
+        #expect(try Binary.run(["score", "--db", dir + "/t.sqlite", "--truth", dir + "/truth.json"]).status == 0)
+        // Damage the first trip's record in four ways.
+        let trip = try #require(truth.range(of: "\"trips\""))
+        func damaged(_ key: String, _ value: String, _ n: Int) throws -> String {
+            var text = truth
+            let k = try #require(text.range(of: "\"\(key)\"", range: trip.upperBound..<text.endIndex))
+            if value.isEmpty {
+                text.replaceSubrange(k, with: "\"no_\(key)\"")  // the key missing
+            } else {
+                let valueEnd = try #require(text[k.upperBound...].firstIndex(where: { $0 == "," || $0 == "}" }))
+                text.replaceSubrange(k.upperBound..<valueEnd, with: ":" + value)
+            }
+            let path = dir + "/truth-\(n).json"
+            try FileSystem.write(text, to: path)
+            return path
+        }
+        let files = [
+            try damaged("distance_m", "1e308", 1), try damaged("start_ms", "-9223372036854775808", 2),
+            try damaged("start_ms", "99999999999999", 3), try damaged("end_ms", "", 4),
+        ]
+        for path in files {
+            let r = try Binary.run(["score", "--db", dir + "/t.sqlite", "--truth", path])
+            #expect(r.status == 1, "\(path): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(path) && r.stderr.contains("trips[0]"), "\(r.stderr)")
+        }
+    }
 }
