@@ -271,4 +271,23 @@ import TriplineTestSupport
             #expect(r.stderr.contains(path) && r.stderr.contains("trips[0]"), "\(r.stderr)")
         }
     }
+
+    /// An option given an empty value (a script's unset variable: `--db "$DB"`, `-o "$OUT"`) was taken as absent
+    /// or as a path: `import --db ""` imported into ./tripline.sqlite, and `simulate -o ""` wrote overland/, rec/
+    /// and truth.json at the root of the file system. Every option's value must now be non-empty (exit 64).
+    @Test(.enabled(if: Binary.exists, "needs the built tripline")) func emptyOptionValuesAreRefused() throws {
+        let dir = try temporaryDirectory()
+        let body = "{\"locations\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[11.5,48.1]},\"properties\":{\"timestamp\":\"2024-05-01T10:00:00Z\",\"device_id\":\"p\"}}]}"
+        try FileSystem.write(body, to: dir + "/a.json")
+        let r = try Binary.run(["import", "--db", "", "a.json"], directory: dir)
+        #expect(r.status == 64 && r.stderr.contains("--db"), "\(r.stderr)")
+        #expect(!FileSystem.exists(dir + "/tripline.sqlite"))
+        let db = dir + "/t.sqlite"
+        #expect(runCLI(["import", "--db", db, dir + "/a.json"]).status == 0)
+        for arguments in [["export", "--db", db, "--format", "csv", "-o", ""], ["rebuild", "--db", db, "--config", ""],
+                          ["plan", dir + "/a.json", "--shards", "1", "--out="], ["report", "--db", db, "--device", "", "devices-overview"]] {
+            let e = runCLI(arguments)
+            #expect(e.status == 64 && e.stderr.contains("empty"), "\(arguments): \(e.stderr)")
+        }
+    }
 }
