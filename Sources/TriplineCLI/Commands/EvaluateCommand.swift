@@ -52,7 +52,7 @@ enum EvaluateCommand {
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("archives", help: "Simulator forms: write the simulation as the apps' archives (Overland bodies, OwnTracks .rec) and import them, as a user's data goes, instead of loading the simulated fixes exactly (one seed: into PATH.archives/ next to --db)."),
             OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
-            OptionSpec("db", value: "PATH", help: "One seed: the database to simulate into (default: a new temporary file). --seeds, --geolife and --reitti use scratch databases, removed at the end."),
+            OptionSpec("db", value: "PATH", help: "One seed: the database to simulate into, a new or empty one (default: a new temporary file). --seeds, --geolife and --reitti use scratch databases, removed at the end."),
         ],
         run: run) }
 

@@ -290,4 +290,25 @@ import TriplineTestSupport
             #expect(e.status == 64 && e.stderr.contains("empty"), "\(arguments): \(e.stderr)")
         }
     }
+
+    /// A GeoPackage that fills its disk said "the disk holding the database is full" (SQLite's hint for the database),
+    /// naming neither the output nor the right disk. Now the output is named; the old file stays and no temporary
+    /// file is left.
+    @Test(.enabled(if: FaultTests.canMount, "needs root and permission to mount a tmpfs"))
+    func aGeoPackageThatFillsItsDiskSaysSo() throws {
+        let dir = try temporaryDirectory()
+        let db = try simulatedDatabase(dir)
+        #expect(runCLI(["rebuild", "--db", db, "--timezone", "UTC", "-q"]).status == 0)
+        let mountPoint = dir + "/small"
+        try FileSystem.createDirectory(mountPoint)
+        try #require(FaultTests.shell("mount -t tmpfs -o size=64k tmpfs '\(mountPoint)'") == 0)
+        defer { _ = FaultTests.shell("umount -l '\(mountPoint)'") }
+        let output = mountPoint + "/all.gpkg"
+        try FileSystem.write("old", to: output)
+        let r = runCLI(["export", "--format", "gpkg", "--db", db, "-o", output])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(output) && r.stderr.contains("full") && !r.stderr.contains("holding the database"), "\(r.stderr)")
+        #expect(try FileSystem.list(mountPoint) == ["all.gpkg"])
+        #expect(try FileSystem.read(output) == Array("old".utf8))
+    }
 }
