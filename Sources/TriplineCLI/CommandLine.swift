@@ -177,6 +177,12 @@ public struct CommandSpec {
             guard let value else {
                 throw UsageError("Missing value for '--\(spec.name) <\(spec.valueName!)>'", command: name)
             }
+            // An empty value is a script's unset variable (`--db "$DB"`, `-o "$OUT"`), never a name: taken as absent it
+            // chose the default database, taken as a path it was the current folder or, for `simulate -o ""`, the root.
+            guard !value.isEmpty else {
+                throw UsageError("'--\(spec.name)' was given an empty value (an unset variable?); give a \(spec.valueName!) or leave the option out",
+                                 command: name)
+            }
             if !spec.repeatable, result.options[spec.name] != nil {
                 throw UsageError("Option '--\(spec.name)' given more than once", command: name)
             }

@@ -9,7 +9,7 @@ public enum LeaveOneUserOut {
     /// `#` starts a comment.
     public static func grid(_ text: String) throws -> [[String]] {
         var axes: [[String]] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, raw) in TextLines.split(text).enumerated() {
             var line = Substring(raw)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let t = line.trimmingCharacters(in: " \t\r")

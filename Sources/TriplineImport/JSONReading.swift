@@ -111,6 +111,35 @@ extension JSONParser {
         return JSONParser.parseDouble(base + node.start, node.end - node.start)
     }
 
+    /// A decimal number written as text by a format with no number grammar of its own to check it (GPX attributes
+    /// and elements, GeoLife `.plt` fields, Google's `"geo:LAT,LON"`, JSON numbers given as strings): an optional
+    /// `+` or `-`, digits with at most one `.` (at least one digit), an optional exponent `e`/`E`, an optional sign
+    /// and at least one digit, and nothing else; nil when the bytes are anything else or the value is not finite.
+    /// ``parseDouble(_:_:)`` alone reads what a JSON scanner already checked, so a malformed text read through it
+    /// gives a prefix or 0 (`+48.1` → 0, `.` → 0, `1.2.3` → 1.2).
+    public static func parseDecimalText(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+        var i = 0
+        let plus = n > 0 && p[0] == UInt8(ascii: "+")
+        if n > 0, plus || p[0] == UInt8(ascii: "-") { i = 1 }
+        var digits = 0
+        while i < n, p[i] &- UInt8(ascii: "0") < 10 { i += 1; digits += 1 }
+        if i < n, p[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < n, p[i] &- UInt8(ascii: "0") < 10 { i += 1; digits += 1 }
+        }
+        guard digits > 0 else { return nil }
+        if i < n, p[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < n, p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-") { i += 1 }
+            var exponentDigits = 0
+            while i < n, p[i] &- UInt8(ascii: "0") < 10 { i += 1; exponentDigits += 1 }
+            guard exponentDigits > 0 else { return nil }
+        }
+        guard i == n else { return nil }
+        let v = plus ? parseDouble(p + 1, n - 1) : parseDouble(p, n)
+        return v.isFinite ? v : nil
+    }
+
     /// Parses a JSON number's bytes. Exact (Clinger's fast path) for up to 15 significant digits and small
     /// exponents, else correctly rounded by `strtod`.
     public static func parseDouble(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double {

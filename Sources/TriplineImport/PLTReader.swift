@@ -90,14 +90,7 @@ public struct PLTReader {
             func number(_ f: Int) -> Double? {
                 let (a, b) = fields[f]
                 guard b > a else { return nil }
-                for k in a..<b {
-                    let c = base[k]
-                    if !(c &- UInt8(ascii: "0") < 10 || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+") || c | 0x20 == UInt8(ascii: "e")) {
-                        return nil
-                    }
-                }
-                let v = JSONParser.parseDouble(base + a, b - a)
-                return v.isFinite ? v : nil
+                return JSONParser.parseDecimalText(base + a, b - a)
             }
             guard let lat = number(0), let lon = number(1) else {
                 builder.reject(.invalidCoordinates, "latitude/longitude (fields 1 and 2) are not numbers", start: lineStart, end: e)

@@ -45,6 +45,9 @@ public enum RejectReason: String, Sendable, CaseIterable {
     case invalidLine = "invalid_line"
     /// An altitude outside ``Validate/altitudeRange``: the point is kept without it, and this row says what was dropped.
     case altitudeOutOfRange = "altitude_out_of_range"
+    /// A speed above ``Validate/maxSpeedMps`` or an accuracy above ``Validate/maxAccuracyM``: the point is kept
+    /// without it, and this row says what was dropped.
+    case measureOutOfRange = "measure_out_of_range"
 }
 
 /// A record that was not imported: where it was, why, and what it looked like.
@@ -195,6 +198,14 @@ enum Validate {
     /// Altitudes a fix can have, in metres: from below the deepest ocean floor (−11,000 m) to the edge of space
     /// (100 km; balloons reach 40 km, airliners 13 km). Anything else is a broken value, not a place.
     static let altitudeRange: ClosedRange<Double> = -12_000...100_000
+
+    /// The fastest speed a fix may report, in m/s (3,600 km/h; an airliner flies at 250 m/s): the GPX and Overland
+    /// readers' bound. Above it the value is broken (`vel` 1e308 would be a 309-digit number in every export).
+    static let maxSpeedMps = 1_000.0
+
+    /// The largest accuracy (horizontal or vertical) a fix may report, in metres: half the Earth's circumference, so
+    /// no position error can be larger.
+    static let maxAccuracyM = 20_000_000.0
 
     /// The first failed check of a fix's time and position, or nil when it is acceptable.
     @inline(__always)

@@ -93,6 +93,21 @@ public struct ShardPlan: Codable, Sendable, Equatable {
         guard plan.units.allSatisfy({ (0..<plan.shards.count).contains($0.shard) }) else {
             throw FileError(path: path, reason: "a unit names a shard the plan does not have")
         }
+        // Device ids as `plan` gives them: each within what `points_hot` can hold (0 … maxDeviceID), each shard's
+        // overflow ids a forward range of them. A plan edited by hand or damaged is refused here, naming the file,
+        // instead of crashing on a backward range or failing point by point.
+        for shard in plan.shards {
+            guard 0 <= shard.overflowFirst, shard.overflowFirst <= shard.overflowEnd, shard.overflowEnd <= maxDeviceID + 1 else {
+                throw FileError(path: path, reason: "shard \(shard.shard)'s overflow device ids \(shard.overflowFirst) … \(shard.overflowEnd) "
+                    + "are not a range of device ids 0 … \(maxDeviceID + 1); write the plan again with `tripline plan`")
+            }
+        }
+        for unit in plan.units {
+            if let bad = unit.deviceIDs.first(where: { !(1...maxDeviceID).contains($0) }) {
+                throw FileError(path: path, reason: "unit '\(Terminal.escaped(unit.name))' has device id \(bad), outside 1 … \(maxDeviceID); "
+                    + "write the plan again with `tripline plan`")
+            }
+        }
         return plan
     }
 

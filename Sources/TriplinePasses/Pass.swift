@@ -95,6 +95,9 @@ public enum PassSettingsError: Error, CustomStringConvertible, Equatable {
     case undeclaredRange(key: String)
     /// The value of `key` is not a finite number within its range; `origin` says where it was set.
     case badValue(key: String, origin: String?, reason: String)
+    /// `key` is set a second time at `origin` where one place sets it (a `--config` file, or `--set`); `first` is
+    /// where it was set before.
+    case repeatedKey(key: String, origin: String, first: String)
 
     public var description: String {
         switch self {
@@ -104,6 +107,19 @@ public enum PassSettingsError: Error, CustomStringConvertible, Equatable {
         case .unknownParameter(let key, let pass, let known): return "unknown parameter '\(key)'; \(pass) has: \(known.joined(separator: ", "))"
         case .undeclaredRange(let key): return "parameter '\(key)' declares no range"
         case .badValue(_, let origin, let reason): return (origin.map { $0 + ": " } ?? "") + reason
+        case .repeatedKey(let key, let origin, let first):
+            return "\(origin): '\(key)' is already set (\(first)); give each parameter once"
+        }
+    }
+
+    /// ``description``, led by where the key was set (`FILE:LINE`, `--set`) when the case does not say it itself:
+    /// an unknown pass or parameter names the line that holds it.
+    public func located(_ origins: [String: String]) -> String {
+        switch self {
+        case .unknownPass(_, let key?), .unknownParameter(let key, _, _):
+            return origins[key].map { $0 + ": " + description } ?? description
+        default:
+            return description
         }
     }
 }
@@ -154,9 +170,18 @@ public struct PassSettings {
     }
 
     /// Reads a config file: one `pass.key = value` per line; `#` starts a comment; blank lines are skipped.
+    /// A key given twice in the file is an error naming both lines (which one was meant cannot be known).
     public mutating func load(file path: String) throws {
         let text = String(decoding: try FileSystem.read(path, limit: 1 << 20), as: UTF8.self)
-        for (line, assignment) in ParameterText.lines(text) { try set(assignment, origin: "\(path):\(line)") }
+        var seen: [String: String] = [:]
+        for (line, assignment) in ParameterText.lines(text) {
+            let origin = "\(path):\(line)"
+            if case .success(let parsed) = ParameterText.assignment(assignment) {
+                if let first = seen[parsed.key] { throw PassSettingsError.repeatedKey(key: parsed.key, origin: origin, first: first) }
+                seen[parsed.key] = origin
+            }
+            try set(assignment, origin: origin)
+        }
     }
 
     /// Applies the settings for `pass` to a parameters value through its key table; unknown keys, values that are

@@ -35,7 +35,50 @@ public enum TruthFile {
         }
         t.gaps = try array("gaps").map { TruthGap(device: str($0, "device"), startMs: i64($0, "start_ms"), endMs: i64($0, "end_ms"), kind: str($0, "kind")) }
         t.days = try array("days").map { TruthDay(device: str($0, "device"), date: str($0, "date"), distanceM: dbl($0, "distance_m"), trips: Int(i64($0, "trips"))) }
+        try check(root, path: path)
         return t
+    }
+
+    /// The times the store can hold (`points_hot` keeps 42 bits of milliseconds: 1970 to 2109).
+    static let timeRange: ClosedRange<Int64> = 0...((1 << 42) - 1)
+    /// Distances a truth can hold, in metres (a million kilometres: far beyond any day's travel).
+    static let distanceRange: ClosedRange<Double> = 0...1e9
+
+    /// Each stay, trip, leg and gap has whole-millisecond `start_ms` ≤ `end_ms` within ``timeRange``; each trip, leg
+    /// and day a finite `distance_m` within ``distanceRange``. A damaged or hand-edited file is refused, naming the
+    /// file, the array and the record (`trips[3]`), instead of crashing the scorer (a distance of 1e308, a time at
+    /// Int64's ends) or being scored as if it were true (a trip that ends before it starts, a missing time read as 0).
+    static func check(_ root: [String: Any], path: String) throws {
+        func fail(_ record: String, _ message: String) -> TruthFileError { TruthFileError("\(path): \(record): \(message)") }
+        func time(_ o: [String: Any], _ key: String, _ record: String) throws -> Int64 {
+            // Times up to 2^42 are exact as doubles.
+            guard let v = (o[key] as? NSNumber)?.doubleValue, v == v.rounded(),
+                  v >= Double(timeRange.lowerBound), v <= Double(timeRange.upperBound) else {
+                throw fail(record, "'\(key)' must be whole milliseconds from \(timeRange.lowerBound) to \(timeRange.upperBound), not \(o[key].map { "\($0)" } ?? "missing")")
+            }
+            return Int64(v)
+        }
+        func span(_ o: [String: Any], _ record: String) throws {
+            let start = try time(o, "start_ms", record), end = try time(o, "end_ms", record)
+            guard start <= end else { throw fail(record, "ends (\(end)) before it starts (\(start))") }
+        }
+        func distance(_ o: [String: Any], _ record: String) throws {
+            guard let n = o["distance_m"] as? NSNumber, distanceRange.contains(n.doubleValue) else {
+                throw fail(record, "'distance_m' must be a number of metres from 0 to \(Int(distanceRange.upperBound)), not \(o["distance_m"].map { "\($0)" } ?? "missing")")
+            }
+        }
+        let records = { (key: String) in (root[key] as? [[String: Any]]) ?? [] }
+        for (i, o) in records("stays").enumerated() { try span(o, "stays[\(i)]") }
+        for (i, o) in records("gaps").enumerated() { try span(o, "gaps[\(i)]") }
+        for (i, o) in records("days").enumerated() { try distance(o, "days[\(i)]") }
+        for (i, o) in records("trips").enumerated() {
+            try span(o, "trips[\(i)]")
+            try distance(o, "trips[\(i)]")
+            for (j, leg) in ((o["legs"] as? [[String: Any]]) ?? []).enumerated() {
+                try span(leg, "trips[\(i)].legs[\(j)]")
+                try distance(leg, "trips[\(i)].legs[\(j)]")
+            }
+        }
     }
 }
 

@@ -30,6 +30,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// Another connection holds the lock (`SQLITE_BUSY`).
     public var isBusy: Bool { primaryCode == SQLITE_BUSY }
 
-    /// The database or its disk is full (`SQLITE_FULL`): for the tests that fill it, which need no SQLite constant.
-    var isFull: Bool { primaryCode == SQLITE_FULL }
+    /// The database or its disk is full (`SQLITE_FULL`): for the tests that fill it and the GeoPackage export (which
+    /// names its own file), neither of which may import SQLite's constants.
+    public var isFull: Bool { primaryCode == SQLITE_FULL }
 }

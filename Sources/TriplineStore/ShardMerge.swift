@@ -54,7 +54,9 @@ public enum ShardMerge {
         guard FileSystem.kind(shard) == .file else { throw FileError(path: shard, reason: FileSystem.statFailure(shard) ?? "not a file") }
         let found: Int
         do {
-            try db.run("ATTACH DATABASE ? AS shard", [.text(shard)])
+            // The file's own name as a URI of Tripline's making (``Database/fileURI(_:)``): SQLite built with
+            // SQLITE_USE_URI reads a name starting `file:` as a URI, so `file:x.sqlite?mode=ro` attached `x.sqlite`.
+            try db.run("ATTACH DATABASE ? AS shard", [.text(Database.fileURI(shard))])
             found = Int(try db.scalarInt("PRAGMA shard.user_version") ?? 0)
         } catch let error as DatabaseError {
             try? db.execute("DETACH DATABASE shard")

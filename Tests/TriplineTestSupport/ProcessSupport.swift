@@ -47,8 +47,9 @@ package enum Binary {
     /// Starts the binary. With `unprivileged`, as user/group 65534 via `setpriv` when this process is root (else as
     /// the current, already unprivileged user).
     package static func start(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
-                      stdout: Any? = nil, stderr: Any? = nil, stdin: Any? = nil) throws -> Process {
+                      stdout: Any? = nil, stderr: Any? = nil, stdin: Any? = nil, directory: String? = nil) throws -> Process {
         let p = Process()
+        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if unprivileged && isRoot {
             p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             p.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", try sharedCopy()] + arguments
@@ -112,14 +113,14 @@ package enum Binary {
 
     /// Runs the binary to its end (killing it after `timeout` seconds) and collects its output.
     package static func run(_ arguments: [String], unprivileged: Bool = false, environment: [String: String] = [:],
-                    timeout: Double = 60) throws -> Result {
+                    timeout: Double = 60, directory: String? = nil) throws -> Result {
         let dir = try temporaryDirectory()
         let outPath = dir + "/stdout", errPath = dir + "/stderr"
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let p = try start(arguments, unprivileged: unprivileged, environment: environment, stdout: out, stderr: err)
+        let p = try start(arguments, unprivileged: unprivileged, environment: environment, stdout: out, stderr: err, directory: directory)
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
         while p.isRunning {

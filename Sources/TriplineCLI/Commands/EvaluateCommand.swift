@@ -52,7 +52,7 @@ enum EvaluateCommand {
             OptionSpec("reitti", value: "DIR", help: "Instead: score the reitti GPX days in DIR (gpx/ + EXPECTED_*.csv)."),
             OptionSpec("archives", help: "Simulator forms: write the simulation as the apps' archives (Overland bodies, OwnTracks .rec) and import them, as a user's data goes, instead of loading the simulated fixes exactly (one seed: into PATH.archives/ next to --db)."),
             OptionSpec("details", help: "Also list unmatched trips and visits and trips off by more than 5 % in distance."),
-            OptionSpec("db", value: "PATH", help: "One seed: the database to simulate into (default: a new temporary file). --seeds, --geolife and --reitti use scratch databases, removed at the end."),
+            OptionSpec("db", value: "PATH", help: "One seed: the database to simulate into, a new or empty one (default: a new temporary file). --seeds, --geolife and --reitti use scratch databases, removed at the end."),
         ],
         run: run) }
 
@@ -77,6 +77,48 @@ enum EvaluateCommand {
         out += "pooled confusion (label class → rebuilt class, minutes):"
         for (k, v) in pool.confusion.sorted(by: { $0.key < $1.key }) where v >= 60 { out += " \(k) \(Int(v / 60));" }
         return out + "\n"
+    }
+
+    /// The `--dump-…` files of a GeoLife run are written at its end, each over whatever its path held: none may lie
+    /// inside a `--geolife` folder (a `.plt` it reads, or a new file in the corpus), be a model file it reads, or be
+    /// another dump's file. Checked before any user is read.
+    static func checkDumps(_ parsed: ParsedArguments, geolife: [String]) throws {
+        let dumps = ["dump-trip-cuts", "dump-pauses", "dump-pieces", "dump-false-positives", "dump-leg-features"]
+        let models = ["trip-cut-model", "pause-model", "mode-model"].compactMap { parsed.value($0) }
+        var earlier: [(option: String, path: String)] = []
+        do {
+            for option in dumps {
+                guard let path = parsed.value(option) else { continue }
+                try OutputFiles.checkNotInside(path, folders: geolife, role: "the GeoLife corpus --geolife reads")
+                for model in models {
+                    if FileSystem.kind(model) == .directory {
+                        try OutputFiles.checkNotInside(path, folders: [model], role: "a folder of models evaluate reads")
+                    } else if OutputFiles.sameFile(path, model) {
+                        throw FileError(path: path, reason: "is the model file \(model) evaluate reads; choose another output path")
+                    }
+                }
+                if let other = earlier.first(where: { OutputFiles.sameFile($0.path, path) }) {
+                    throw FileError(path: path, reason: "is also the file of --\(other.option); give each dump its own file")
+                }
+                earlier.append((option, path))
+            }
+        } catch let error as FileError {
+            throw UsageError("--dump-…: " + Terminal.escaped(error.description), command: "evaluate")
+        }
+    }
+
+    /// One seed simulates into `--db`, rebuilds it whole with its own zone and scores every trip in it: a file that
+    /// already holds devices (the user's own database, or an earlier seed's) would get the simulated device and a
+    /// new remembered zone, and its trips would be scored against this seed's truth. Refused before anything is
+    /// written; a new file or an empty database is fine.
+    static func refuseDatabaseWithData(_ path: String) throws {
+        guard FileSystem.exists(path) else { return }
+        let devices = try Store(path: path, readOnly: true).devices()
+        guard !devices.isEmpty else { return }
+        let names = devices.prefix(3).map { "'" + Terminal.escaped($0.name) + "'" }.joined(separator: ", ")
+            + (devices.count > 3 ? " and \(devices.count - 3) more" : "")
+        throw UsageError("\(Terminal.escaped(path)) already holds devices (\(names)); evaluate simulates into a new or empty "
+            + "database, and would add its device to these and score them all against its truth: give another --db", command: "evaluate")
     }
 
     // Long: one branch per mode (--geolife, --reitti, --seeds, one seed), each short, sharing the parsed options.
@@ -107,6 +149,7 @@ enum EvaluateCommand {
             throw UsageError("--mode-model: a folder of per-user models goes with --geolife; give one file")
         }
         if !geolife.isEmpty {
+            try Self.checkDumps(parsed, geolife: geolife)
             let work = try FileSystem.temporaryDirectory(prefix: "tripline-geolife")
             defer { FileSystem.removeTree(work) }
             var all: [RealDataEvaluation.GeoLifeScores] = [], reference: [RealDataEvaluation.GeoLifeScores] = []
@@ -246,6 +289,7 @@ enum EvaluateCommand {
         options.timeZoneName = "Europe/Berlin"
         options.full = true
         let path = try parsed.value("db") ?? (FileSystem.temporaryDirectory(prefix: "tripline-evaluate") + "/evaluate.sqlite")
+        try Self.refuseDatabaseWithData(path)
         let result = Simulator(config: config).run()
         let store = try Store(path: path)
         if parsed.flag("archives") {

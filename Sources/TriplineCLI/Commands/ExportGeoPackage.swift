@@ -18,7 +18,9 @@ enum ExportGeoPackage {
             throw UsageError("A GeoPackage is a SQLite file, not a stream: give the file to write with '--output FILE.gpkg'", command: "export")
         }
         let filter = try CommonOptions.filter(parsed, command: "export")
-        let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
+        let database = CommonOptions.databasePath(parsed, context)
+        try CommonOptions.checkOutput(output, database: database, command: "export")
+        let store = try Store.forReading(path: database)
         let result: GeoPackageResult
         do {
             // One snapshot for every read: a rebuild committing meanwhile never mixes into the file.

@@ -41,6 +41,14 @@ enum PlanCommand {
             let word = problem.status == .failed ? "Error" : "skipped"
             context.stderr.write("\(word): \(Terminal.escaped(problem.path)): \(Terminal.escaped(problem.message ?? ""))\n")
         }
+        if let out = parsed.value("out"), out != "-", !out.isEmpty {
+            do {
+                let files = parsed.positionals + result.plan.units.flatMap(\.files)
+                try OutputFiles.checkNotInput(out, inputs: files, role: "it plans")
+            } catch let error as FileError {
+                throw UsageError(Terminal.escaped(error.description), command: "plan")
+            }
+        }
         let destination = try ExportDestination(path: parsed.value("out"), stdout: context.stdout)
         do {
             try destination.writer.append(raw: try result.plan.json())

@@ -117,16 +117,23 @@ extension RebuildCommand {
     /// interleaved in one device (the track went to another source of at least `interleavedMin` fixes and came back
     /// at least twice), or bad fixes.
     /// The pass parameters of `--set` and `--config`, checked against every pass (names and ranges): a bad one is a
-    /// usage error (exit 64) naming it, in every command that takes them.
+    /// usage error (exit 64) naming it and where it was set, in every command that takes them. Each key is given
+    /// once in the file and once among the `--set`s; a `--set` overrides the file's line (the command line wins).
     static func settings(_ parsed: ParsedArguments) throws -> PassSettings {
         var settings = PassSettings()
         do {
-            for s in parsed.values("set") { try settings.set(s, origin: "--set") }
             if let file = parsed.value("config") { try settings.load(file: file) }
+            var given: Set<String> = []
+            for s in parsed.values("set") {
+                if case .success(let assignment) = ParameterText.assignment(s), !given.insert(assignment.key).inserted {
+                    throw PassSettingsError.repeatedKey(key: assignment.key, origin: "--set", first: "an earlier --set")
+                }
+                try settings.set(s, origin: "--set")
+            }
             try settings.validate()
             for name in Rebuild.passOrder { _ = try Rebuild.makePass(name, settings: settings) }
         } catch let error as PassSettingsError {
-            throw UsageError(error.description)
+            throw UsageError(error.located(settings.origins))
         }
         return settings
     }

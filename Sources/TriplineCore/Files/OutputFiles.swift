@@ -54,6 +54,43 @@ public enum OutputFiles {
         }
     }
 
+    /// Refuses an output that is one of the files a command reads (the same file however it is spelled: device and
+    /// inode, so symbolic and hard links too): `plan -o` naming an archive it plans would replace the archive with
+    /// the plan. An output that does not exist yet is none of them.
+    /// - Throws: ``FileError`` naming the output and the input it is.
+    public static func checkNotInput(_ output: String, inputs: [String], role: String) throws {
+        var st = stat()
+        guard stat(output, &st) == 0 else { return }
+        let identity = [UInt64(st.st_dev), UInt64(st.st_ino)]
+        for input in inputs {
+            var other = stat()
+            if stat(input, &other) == 0, [UInt64(other.st_dev), UInt64(other.st_ino)] == identity {
+                throw FileError(path: output, reason: "is \(input), one of the files \(role); refusing to write over it: choose another output path")
+            }
+        }
+    }
+
+    /// Refuses an output inside one of `folders` (compared with links resolved): a command that reads a whole folder
+    /// (`evaluate --geolife DIR`) never writes into it, where the file would damage or join what it reads.
+    /// - Throws: ``FileError`` naming the output and the folder.
+    public static func checkNotInside(_ output: String, folders: [String], role: String) throws {
+        guard let name = canonicalName(output) else { return }
+        for folder in folders {
+            guard let root = canonicalPath(folder) else { continue }
+            if name == root || name.hasPrefix(root == "/" ? "/" : root + "/") {
+                throw FileError(path: output, reason: "is inside \(folder), \(role); refusing to write there: choose another output path")
+            }
+        }
+    }
+
+    /// Whether two paths name one file, however spelled: the same name with the folder's links resolved (a file that
+    /// does not exist yet), or the same device and inode.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        if let x = canonicalName(a), let y = canonicalName(b), x == y { return true }
+        var sa = stat(), sb = stat()
+        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
     /// `path` with every symbolic link resolved, or nil when it does not exist.
     static func canonicalPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

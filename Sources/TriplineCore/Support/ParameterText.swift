@@ -68,7 +68,7 @@ public enum ParameterText {
     /// skipped; each with its 1-based line number.
     public static func lines(_ text: String) -> [(line: Int, text: String)] {
         var out: [(Int, String)] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, raw) in TextLines.split(text).enumerated() {
             var line = Substring(raw)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let trimmed = line.trimmingCharacters(in: " \t\r")

@@ -36,7 +36,9 @@ extension Exporter {
         guard let temporary = OutputFiles.createTemporary(template: "\(directory)/.\(base).tripline-XXXXXX") else {
             throw FileError(path: path, reason: "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
         }
-        fchmod(temporary.descriptor, 0o644)
+        // Created 0666 less the umask; a replaced regular file's mode (and, as root, owner) carried over, as every
+        // other output (docs/RELIABILITY.md, issue 21 hole 6).
+        OutputFiles.keepMode(of: path, on: temporary.descriptor)
         close(temporary.descriptor)
         func discard() {
             unlink(temporary.path)
@@ -57,6 +59,12 @@ extension Exporter {
             guard rename(temporary.path, path) == 0 else { throw FileError(path: path, errno: errno) }
             OutputFiles.unregister(temporary.token)
             return GeoPackageResult(layers: layers, bytes: Int(bytes))
+        } catch let error as DatabaseError where error.isFull {
+            // Only the GeoPackage is written here (the database is read): the full disk is the output's, and SQLite's
+            // own hint would speak of the database.
+            discard()
+            throw FileError(path: path, reason: "the disk is full, so the GeoPackage was not written (free some space and run "
+                            + "the command again; a file that was there is unchanged)")
         } catch {
             discard()
             throw error

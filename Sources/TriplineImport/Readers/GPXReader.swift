@@ -149,12 +149,12 @@ public struct GPXReader {
                             continue
                         }
                         switch name {
-                        case "ele": f.ele = Double(value)
+                        case "ele": f.ele = parseNumber(value)
                         case "time":
                             f.timeText = value
                             f.time = Timestamp.parseISO8601(value)
-                        case "speed": f.speed = Double(value)
-                        case "course": f.course = Double(value)
+                        case "speed": f.speed = parseNumber(value)
+                        case "course": f.course = parseNumber(value)
                         case "hdop", "vdop", "pdop", "sat", "src", "fix", "name", "sym", "type", "desc":
                             if !value.isEmpty { f.extras.append((name, value)) }
                         default: break
@@ -333,15 +333,18 @@ public struct GPXReader {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// An `xsd:decimal` (or a double in decimal form) as GPX writes coordinates and `ele`: XML white space around
+    /// it is allowed (the schema collapses it); anything but a whole decimal number is nil
+    /// (``JSONParser/parseDecimalText(_:_:)``), never a prefix of it or 0.
     func parseNumber(_ text: String) -> Double? {
         var text = text
         return text.withUTF8 { buf -> Double? in
-            guard !buf.isEmpty else { return nil }
-            for b in buf where !(b &- UInt8(ascii: "0") < 10 || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b | 0x20 == UInt8(ascii: "e")) {
-                return nil
-            }
-            let v = JSONParser.parseDouble(buf.baseAddress!, buf.count)
-            return v.isFinite ? v : nil
+            var a = 0, b = buf.count
+            func space(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+            while a < b, space(buf[a]) { a += 1 }
+            while b > a, space(buf[b - 1]) { b -= 1 }
+            guard b > a else { return nil }
+            return JSONParser.parseDecimalText(buf.baseAddress! + a, b - a)
         }
     }
 }

@@ -204,11 +204,7 @@ struct RecordBuilder {
             let raw = p.raw(node)
             let first = raw[0]
             guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { return nil }
-            for b in raw where !(b &- UInt8(ascii: "0") < 10 || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b | 0x20 == UInt8(ascii: "e") || b == UInt8(ascii: "+")) {
-                return nil
-            }
-            let v = JSONParser.parseDouble(raw.baseAddress!, raw.count)
-            return v.isFinite ? v : nil
+            return JSONParser.parseDecimalText(raw.baseAddress!, raw.count)
         }
         return nil
     }
@@ -310,6 +306,21 @@ struct RecordBuilder {
             point.altitudeM = nil
             reject(.altitudeOutOfRange, "altitude \(altitude) m is outside \(Int(Validate.altitudeRange.lowerBound)) to "
                    + "\(Int(Validate.altitudeRange.upperBound)) m; the point was kept without it", start: start, end: end)
+        }
+        if let speed = point.speedMps, !(speed <= Validate.maxSpeedMps) {
+            point.speedMps = nil
+            reject(.measureOutOfRange, "speed \(speed) m/s is above \(Int(Validate.maxSpeedMps)) m/s; the point was kept without it",
+                   start: start, end: end)
+        }
+        if let accuracy = point.accuracyM, !(accuracy <= Validate.maxAccuracyM) {
+            point.accuracyM = nil
+            reject(.measureOutOfRange, "accuracy \(accuracy) m is above \(Int(Validate.maxAccuracyM)) m; the point was kept without it",
+                   start: start, end: end)
+        }
+        if let accuracy = point.vAccuracyM, !(accuracy <= Validate.maxAccuracyM) {
+            point.vAccuracyM = nil
+            reject(.measureOutOfRange, "vertical accuracy \(accuracy) m is above \(Int(Validate.maxAccuracyM)) m; the point was kept "
+                   + "without it", start: start, end: end)
         }
         let line = self.line(at: start)
         var position = SourcePosition(line: Int32(clamping: line), byteOffset: Int64(start), length: Int32(clamping: end - start))

@@ -147,12 +147,11 @@ extension RecordBuilder {
                 guard b &- UInt8(ascii: "0") < 10 || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") || b == UInt8(ascii: ".") else { break }
                 i += 1
             }
-            guard i > s, i - s < 40 else { return nil }
-            let v = JSONParser.parseDouble(bytes.baseAddress! + s, i - s)
+            guard i > s, i - s < 40, let v = JSONParser.parseDecimalText(bytes.baseAddress! + s, i - s) else { return nil }
             // A degree sign (U+00B0, C2 B0 in UTF-8) may follow.
             if i + 1 < n, bytes[i] == 0xC2, bytes[i + 1] == 0xB0 { i += 2 }
             while i < n, bytes[i] == 0x20 { i += 1 }
-            return v.isFinite ? v : nil
+            return v
         }
         guard let lat = number(), i < n, bytes[i] == UInt8(ascii: ",") else { return nil }
         i += 1

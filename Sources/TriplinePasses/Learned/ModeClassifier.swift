@@ -86,7 +86,7 @@ public struct ModeModel: Sendable, Equatable {
     public init(text: String, path: String) throws {
         var rows: [String: [String]] = [:]
         var stumps: [Stump] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, raw) in TextLines.split(text).enumerated() {
             var line = Substring(raw)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)

@@ -1,3 +1,5 @@
+import TriplineCore
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -48,7 +50,7 @@ public struct StumpEnsemble: Sendable, Equatable {
     public init(text: String, origin: String, featureNames: [String]) throws {
         var base: Double? = nil, threshold: Double? = nil
         var stumps: [Stump] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, raw) in TextLines.split(text).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
             guard let key = words.first else { continue }
