@@ -93,7 +93,11 @@ public struct Rebuild {
     /// 29 (daily imports equal a full rebuild): an incremental, windowed or `--from` restart keeps no visit of one fix
     /// or whose fixes span less than `stays.min_duration_s`, none followed by such a visit, and none that a later visit
     /// within 2 × `stays.merge_m` (nothing further than `stays.excursion_m` between) could still merge with.
-    public static let algorithmVersion = 29
+    /// 30 (places complete on sparse phones): a stop in a region absence takes the `leave` fix's pace only when the fix
+    /// lies beyond the region's edge by more than twice its accuracy, else the device's (`evidence.absent_pace`); the
+    /// sparse trips' arrival estimate never moves a stay at a region back into an absence of that region that ended
+    /// before the stay began (`evidence.enter_bound`).
+    public static let algorithmVersion = 30
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
