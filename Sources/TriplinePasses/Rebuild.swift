@@ -99,7 +99,11 @@ public struct Rebuild {
     /// archive (its resume is one without a pause); every run of a presence's stays with nothing far between is joined,
     /// not only the first; an incremental restart keeps no visit since an app record the old data left open (a
     /// region entered and not left, a pause not resumed).
-    public static let algorithmVersion = 31
+    /// 32 (places complete on sparse phones): a stop in a region absence takes the `leave` fix's pace only when the fix
+    /// lies beyond the region's edge by more than twice its accuracy, else the device's (`evidence.absent_pace`); the
+    /// sparse trips' arrival estimate never moves a stay at a region back into an absence of that region that ended
+    /// before the stay began (`evidence.enter_bound`).
+    public static let algorithmVersion = 32
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

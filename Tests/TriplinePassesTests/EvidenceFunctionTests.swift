@@ -152,6 +152,76 @@ import TriplineTestSupport
         #expect(before.count == 2)
         #expect(before.last?.startMs == w.time[leave])
     }
+
+    /// A lunch in a region's absence (algorithm version 30, `absent_pace`): two hours at home, the exit reported with
+    /// a fix 150 m out (50 m beyond the 100-m edge, 59 m accuracy), a moving fix 350 m out (1.5 m/s) 143 s later, 1,720
+    /// silent seconds (the walk on, the lunch, the walk back), then the `enter` fix 90 m out and two hours at home. The
+    /// exit's fix lies within its own accuracy of the edge, so it tells no pace and the trips take the device's (1.4
+    /// m/s): 554 s each way leave a stop of 916 s at the moving fix. Taken at its floor (0.7 m/s) each way took 804 s
+    /// and left 416 s, less than `lone_stay_s`: no stop.
+    @Test func aLeaveFixWithinItsAccuracyOfTheEdgeGivesTheAbsentStopNoPace() {
+        var points: [Point] = []
+        for k in 0..<24 { points.append(Point(deviceID: 0, timeMs: t0 + Int64(k) * 300_000, lat: home.lat, lon: home.lon, speedMps: 0, accuracyM: 10)) }
+        let depart = t0 + 2 * hour
+        let out = [(161_000, 150.0, 59.0, nil), (304_000, 350, 13, 1.5), (2_024_000, 90, 18, nil)] as [(Int64, Double, Double, Double?)]
+        for (at, east, accuracy, speed) in out {
+            let q = Geo.destination(home.lat, home.lon, bearing: 90, distance: east)
+            points.append(Point(deviceID: 0, timeMs: depart + at, lat: q.lat, lon: q.lon, speedMps: speed, accuracyM: accuracy))
+        }
+        let leave = 24, enter = 26
+        for k in 1...24 { points.append(Point(deviceID: 0, timeMs: depart + 2_024_000 + Int64(k) * 300_000, lat: home.lat, lon: home.lon, speedMps: 0, accuracyM: 10)) }
+        let w = EarlyPassesWork.of(points)
+        var before = stay(w, 0, 23, at: home.lat, home.lon)
+        before.endMs = depart
+        let stays = [before, stay(w, enter, w.count - 1, at: home.lat, home.lon)]
+        let absence = EvidencePass.Presence(startMs: w.time[leave] - 90_000, endMs: w.time[enter], lat: home.lat, lon: home.lon,
+                                            reachM: 100 + 75, region: "Home", source: "absence")
+        var p = EvidencePass.Parameters()
+        let stops = {
+            EvidencePass.absentStops(w, stays, absences: [absence], keepFirst: 0, leaves: [leave: (home.lat, home.lon, 100)],
+                                     speed: { _, _, _, _, _ in 1.4 }, p)
+        }
+        let on = stops()
+        #expect(on.count == 3)
+        if on.count == 3 {
+            #expect(on[1].first == leave + 1)
+            #expect(abs(on[1].startMs - (depart + 554_000)) <= 1000 && abs(on[1].endMs - (w.time[enter] - 554_000)) <= 1000)
+        }
+        p.absentPace = 0
+        #expect(stops().count == 2)
+    }
+
+    /// A stay at a region that began at the region's `enter` (algorithm version 30, `enter_bound`): two hours at
+    /// home, a walk out seen by two fixes 300 and 600 m east (5 min apart: 1 m/s), nothing for 115 min, then the `enter`
+    /// fix at home and two hours there; the absence ends a minute before the `enter` fix. The sparse trip's arrival
+    /// estimate (the last moving fix plus 600 m at 1 m/s, 2 h 15) lies inside the absence, so the afternoon keeps its
+    /// start at the absence's end; without the rule it begins at 2 h 15, over the time the phone said the person was out.
+    @Test func aSparseArrivalStopsAtTheEnterOfTheStaysRegion() {
+        var points: [Point] = []
+        for k in 0..<24 { points.append(Point(deviceID: 0, timeMs: t0 + Int64(k) * 300_000, lat: home.lat, lon: home.lon, speedMps: 0, accuracyM: 10)) }
+        for (k, east) in [300.0, 600].enumerated() {
+            let q = Geo.destination(home.lat, home.lon, bearing: 90, distance: east)
+            points.append(Point(deviceID: 0, timeMs: t0 + 2 * hour + Int64(k) * 300_000, lat: q.lat, lon: q.lon, accuracyM: 30))
+        }
+        let lastMoving = points.count - 1
+        for k in 0..<24 { points.append(Point(deviceID: 0, timeMs: t0 + 4 * hour + Int64(k) * 300_000, lat: home.lat, lon: home.lon, speedMps: 0, accuracyM: 10)) }
+        let w = EarlyPassesWork.of(points)
+        let stays = [stay(w, 0, 23, at: home.lat, home.lon), stay(w, lastMoving + 1, w.count - 1, at: home.lat, home.lon)]
+        let absence = EvidencePass.Presence(startMs: t0 + 2 * hour - 90_000, endMs: t0 + 4 * hour - 60_000, lat: home.lat, lon: home.lon,
+                                            reachM: 100 + 75, region: "Home", source: "absence")
+        var p = EvidencePass.Parameters()
+        let edges = { (absences: [EvidencePass.Presence]) in
+            EvidencePass.sparseTripEdges(w, stays, keepFirst: 0, absences: absences, speed: { _, _, _, _, _ in 1 }, p)
+        }
+        let estimate = w.time[lastMoving] + 600_000  // (to the second: 600 m at the fixes' pace)
+        #expect(edges([absence])[1].startMs == absence.endMs)
+        // An absence of another region (1 km off) bounds nothing; nor does the rule when it is off.
+        var elsewhere = absence
+        (elsewhere.lat, elsewhere.lon) = Geo.destination(home.lat, home.lon, bearing: 0, distance: 1000)
+        #expect(abs(edges([elsewhere])[1].startMs - estimate) < 1000)
+        p.enterBound = 0
+        #expect(abs(edges([absence])[1].startMs - estimate) < 1000)
+    }
 }
 
 /// The typed reads that hand the evidence pass the app's records (``Store/evidenceEvents(device:fromMs:toMs:)``) and

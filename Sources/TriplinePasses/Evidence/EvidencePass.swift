@@ -133,6 +133,15 @@ public struct EvidencePass: Pass {
         /// runs past the `enter` begins at the `enter` (1 = on, 0 = off; ``StayAmendment/splitAtAbsences()``): a work
         /// stay that began at the `leave` fix of a lunch out held the lunch (algorithm version 28).
         public var absenceStarts: Double = 1
+        /// The trips out and back of a stop in a region absence take a `leave` fix's pace only when the fix resolves
+        /// it (beyond the region's edge by more than twice its accuracy, and above the floor of half of
+        /// `default_speed_mps`), else the device's pace (1 = on, 0 = off: the `leave` fix's pace whenever it lies
+        /// beyond the edge; ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``, algorithm version 30).
+        public var absentPace: Double = 1
+        /// The sparse trips' arrival estimate never moves a stay at a region back into an absence of that region that
+        /// ended (`enter`) before the stay began (1 = on, 0 = off; ``sparseTripEdges(_:_:keepFirst:leaves:absences:speed:_:)``,
+        /// algorithm version 30).
+        public var enterBound: Double = 1
         /// The distance trigger's shortest displacement (metres): significant changes publish a moving phone once it is
         /// 400–1200 m from its last fix, so a nearer fix is the time trigger's.
         public var distanceTriggerM: Double = 400
@@ -147,7 +156,7 @@ public struct EvidencePass: Pass {
             "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
             "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS, "leave_pace": \.leavePace, "proven_stops": \.provenStops,
             "trigger_edges": \.triggerEdges, "distance_trigger_m": \.distanceTriggerM, "time_trigger_s": \.timeTriggerS,
-            "absence_starts": \.absenceStarts,
+            "absence_starts": \.absenceStarts, "absent_pace": \.absentPace, "enter_bound": \.enterBound,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): speeds the pass divides distances by are above 0; the
@@ -163,7 +172,8 @@ public struct EvidencePass: Pass {
             "edge_pace": ParameterRange(0, 1, whole: true), "edge_min_s": .duration,
             "leave_pace": ParameterRange(0, 1, whole: true), "proven_stops": ParameterRange(0, 1, whole: true),
             "trigger_edges": ParameterRange(0, 1, whole: true), "distance_trigger_m": .distanceOrOff, "time_trigger_s": .duration,
-            "absence_starts": ParameterRange(0, 1, whole: true),
+            "absence_starts": ParameterRange(0, 1, whole: true), "absent_pace": ParameterRange(0, 1, whole: true),
+            "enter_bound": ParameterRange(0, 1, whole: true),
         ] }
     }
 

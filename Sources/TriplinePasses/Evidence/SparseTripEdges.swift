@@ -21,10 +21,13 @@ extension EvidencePass {
     /// whose pace is 8). A trip with no pace of its own whose first fix is a region `leave`'s takes that fix's pace
     /// (``leavePace(_:_:leaves:_:)``). Only between stays whose fixes in between are sparse (median interval at least
     /// `sparse_interval_s`) and silences of at least `edge_min_s`; dense tracks and archives without such silences
-    /// are left as they are. `edge_pace` = 0 turns it off.
+    /// are left as they are. An arrival at a region's stay that began at or after the end of one of the region's
+    /// `absences` (its `enter`) stays at or after that end: the phone said the person was out of the region until then
+    /// (a lunch out whose afternoon at work an arrival estimate moved back over the lunch; `enter_bound`, algorithm
+    /// version 30). `edge_pace` = 0 turns it off.
     static func sparseTripEdges(
         _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:],
-        speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
+        absences: [Presence] = [], speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
     ) -> [StayRecord] {
         guard p.edgePace > 0, input.count >= 2 else { return input }
         var stays = input
@@ -49,7 +52,12 @@ extension EvidencePass {
             let arriveSilence = destination - w.time[last]
             if k + 1 >= keepFirst, arriveSilence >= minSilenceMs, arriveSilence <= gapMs {
                 let travel = Int64(Geo.distance(b.lat, b.lon, w.lat[last], w.lon[last]) / v * 1000)
-                let arrive = max(min(w.time[last] + travel, destination - 1000, b.endMs), w.time[last] + 1000)
+                var arrive = max(min(w.time[last] + travel, destination - 1000, b.endMs), w.time[last] + 1000)
+                if p.enterBound > 0 {
+                    // Never back into an absence of the stay's own region that ended (`enter`) before the stay began.
+                    for e in absences where e.endMs <= b.startMs && e.endMs > arrive && e.startMs < b.startMs
+                        && Geo.distance(b.lat, b.lon, e.lat, e.lon) <= e.reachM { arrive = e.endMs }
+                }
                 stays[k + 1].startMs = arrive
             }
         }
@@ -65,7 +73,8 @@ extension EvidencePass {
     /// the time to cover its distance from the region again at the device's pace (a fix seen on the way lies about
     /// half way: the first fix of a short walk is often the region's own `leave`, 100–300 m out). A stay at the region
     /// that starts inside the absence starts at the `enter` (the phone said it was away). The trips' pace is the
-    /// `leave` fix's when the absence's first fix is it (``leavePace(_:_:leaves:_:)``), else the device's. When that
+    /// `leave` fix's when the absence's first fix is it and lies beyond the region's edge by more than twice its
+    /// accuracy (``leavePace(_:_:leaves:_:resolved:)``; `absent_pace`), else the device's. When that
     /// estimate leaves less than `lone_stay_s` but both fixes around the silence moved and the silence outlasts
     /// `still_gap_s` by `min_stay_s` (the time trigger fires at least that often while the person moves), the stop is
     /// proven: at the farther fix, from it to the other fix less the way between them at their reported speeds
@@ -102,9 +111,11 @@ extension EvidencePass {
             }) else { continue }
             let i = idx[f]
             let d = Geo.distance(w.lat[i], w.lon[i], e.lat, e.lon)
-            // The trip's pace: a `leave` fix's own (the distance beyond the boundary in the exit's lag), else the device's.
+            // The trips' pace: a `leave` fix's own when the fix resolves it (``leavePace(_:_:leaves:_:resolved:)``), else
+            // the device's. A fix within its own accuracy of the edge tells no pace: its floor made a 350-m lunch walk
+            // 13 minutes each way and left no stop (`absent_pace`, algorithm version 30).
             let firstFix = idx.first { $0 >= 0 } ?? i
-            let v = leavePace(w, firstFix, leaves: leaves, p) ?? speed(e.lat, e.lon, w.lat[i], w.lon[i], depart)
+            let v = leavePace(w, firstFix, leaves: leaves, p, resolved: p.absentPace > 0) ?? speed(e.lat, e.lon, w.lat[i], w.lon[i], depart)
             let travel = Int64(d / max(0.1, v) * 1000)
             let out = (f == g ? w.time[i] - depart : back - w.time[i]) + travel
             var start = max(times[g], depart + out), end = min(times[g + 1], back - out)
@@ -132,11 +143,21 @@ extension EvidencePass {
     /// crossed the boundary, and the fix published with it lies where they were then, so the way from the boundary to
     /// that fix took about that long (a bicycle 600 m from home when the exit of a 100-m region is reported has
     /// ridden 500 m in 90 s: 5.6 m/s, where a walking pace put the departure 8 minutes early). Nil when `i` is no
-    /// `leave` fix, or the fix lies inside its region; at least half of `default_speed_mps`.
-    static func leavePace(_ w: DeviceWork, _ i: Int, leaves: [Int: (lat: Double, lon: Double, radius: Double)], _ p: Parameters) -> Double? {
+    /// `leave` fix, or the fix lies inside its region; at least half of `default_speed_mps`. `resolved`: nil too when
+    /// the fix lies less than twice its reported accuracy beyond the edge, or the pace would be below that floor (the
+    /// stops in a region absence, ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``).
+    static func leavePace(_ w: DeviceWork, _ i: Int, leaves: [Int: (lat: Double, lon: Double, radius: Double)], _ p: Parameters,
+                          resolved: Bool = false) -> Double? {
         guard p.leavePace > 0, p.leaveLagS > 0, let region = leaves[i] else { return nil }
         let beyond = Geo.distance(region.lat, region.lon, w.lat[i], w.lon[i]) - region.radius
         guard beyond > 0 else { return nil }
+        if resolved {
+            // The fix's position is known to about its accuracy (iOS: a radius of roughly one standard deviation), so
+            // the distance beyond the edge, and the pace, are measured only when it exceeds twice that; and a pace
+            // below the floor is none.
+            let accuracy = i < w.accuracy.count ? w.accuracy[i] : .nan
+            guard accuracy.isNaN || beyond > 2 * accuracy, beyond / p.leaveLagS > p.defaultSpeedMps * 0.5 else { return nil }
+        }
         return max(p.defaultSpeedMps * 0.5, beyond / p.leaveLagS)
     }
 

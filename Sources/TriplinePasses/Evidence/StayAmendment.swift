@@ -94,7 +94,7 @@ struct StayAmendment {
         stays = EvidencePass.silentArrivals(w, stays, keepFirst: keepFirst, speed: speed, p)
         stays = EvidencePass.loneFixStays(w, stays, keepFirst: keepFirst, crossings: evidence.crossings, p)
         stays = EvidencePass.sparseEdges(w, stays, keepFirst: keepFirst, p)
-        stays = EvidencePass.sparseTripEdges(w, stays, keepFirst: keepFirst, leaves: evidence.leaves, speed: speed, p)
+        stays = EvidencePass.sparseTripEdges(w, stays, keepFirst: keepFirst, leaves: evidence.leaves, absences: evidence.absences, speed: speed, p)
         stays = EvidencePass.absentStops(w, stays, absences: evidence.absences, keepFirst: keepFirst, leaves: evidence.leaves, speed: speed, p)
         return EvidencePass.triggerEdges(w, stays, keepFirst: keepFirst, automatic: evidence.automatic, crossings: evidence.crossings, p)
     }
