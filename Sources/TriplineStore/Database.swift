@@ -1,4 +1,5 @@
 import CSQLite
+import TriplineCore
 
 /// One connection to a SQLite database file.
 ///
@@ -40,6 +41,10 @@ public final class Database {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
+            // SQLite says only "unable to open database file" for a folder (`--db ~/Documents`): say what it is.
+            if path != ":memory:", FileSystem.kind(path) == .directory {
+                throw DatabaseError(code: rc, message: "cannot open \(path): it is a folder, not a database file", sql: nil)
+            }
             throw DatabaseError(code: rc, message: "cannot open \(path): \(message)", sql: nil)
         }
         handle = db

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
@@ -97,6 +98,21 @@ import TriplineTestSupport
             #expect(try store.db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?", [.text(table)]) == 1, "table \(table)")
         }
         #expect(try store.db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type='view' AND name='points'") == 1)
+    }
+
+    /// `--db ~/Documents` (a folder): the error says it is a folder, not SQLite's bare "unable to open database file";
+    /// for reading too, and nothing is written into the folder.
+    @Test func aFolderAsTheDatabaseSaysItIsAFolder() throws {
+        let dir = try temporaryDirectory()
+        for open in [{ _ = try Store(path: dir) }, { _ = try Store(path: dir, readOnly: true) }] as [() throws -> Void] {
+            do {
+                try open()
+                Issue.record("a folder opened as a database")
+            } catch let error as DatabaseError {
+                #expect(error.description.contains("\(dir): it is a folder, not a database file"), "\(error.description)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 
     @Test func reopeningKeepsDataAndVersion() throws {
