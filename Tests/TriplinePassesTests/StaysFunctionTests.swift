@@ -126,4 +126,35 @@ import TriplineTestSupport
         #expect(StaysPass.stays(EarlyPassesWork.of(long.points), StaysPass.Parameters()).isEmpty)
         #expect(StaysPass.stays(EarlyPassesWork.of(long.points), late).count == 1)
     }
+
+    /// A person asleep at home (issue 23, `silence_wake_m`, algorithm version 33): a ride ends at B (the logger stopped
+    /// two minutes after the arrival), ten hours of silence, then the logger, left on all the next day, wakes at B
+    /// after a cold start (its first fix 200 m off, converging in 20 s) and writes a still fix every two minutes for 40
+    /// minutes before the ride away. The stay that begins after the silence is one stay from the arrival: nothing
+    /// says the person left. Without the rule (`silence_wake_m` = 0) the evening is no stay (the still tail is too
+    /// short; the sparse still fixes are no track that leaves, so the silence rule left it to the morning's stay).
+    @Test func aSilenceEndingInAStayAtThePlaceIsThatStay() {
+        var t = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        t.move(3000, bearing: 80, speed: 4, every: 5)
+        let arrive = t.t, b = (lat: t.lat, lon: t.lon)
+        t.still(120, every: 5, drift: 0...3)
+        t.gap(36_000, moving: 250, bearing: 80)
+        let woke = t.t
+        t.move(250, bearing: 260, speed: 10, every: 5)
+        t.still(2400, every: 120, drift: 0...15)
+        let leave = t.t
+        t.move(3000, bearing: 80, speed: 4, every: 5)
+        let points = Self.logged(t.points)
+        let stays = StaysPass.stays(EarlyPassesWork.of(points), StaysPass.Parameters())
+        #expect(stays.count == 1)
+        if let s = stays.first {
+            #expect(Geo.distance(s.lat, s.lon, b.lat, b.lon) < 30)
+            #expect(abs(s.startMs - arrive) <= 30_000)
+            #expect(abs(s.endMs - leave) <= 150_000)
+        }
+        var off = StaysPass.Parameters()
+        off.silenceWakeM = 0
+        let before = StaysPass.stays(EarlyPassesWork.of(points), off)
+        #expect(before.count == 1 && before.allSatisfy { $0.startMs > woke })
+    }
 }
