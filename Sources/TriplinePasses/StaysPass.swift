@@ -319,23 +319,21 @@ public struct StaysPass: Pass {
             while k < out.count && out[k].endMs <= ti { k += 1 }
             // Claimed by a stay already (a cluster across it, an extension): the silence is left to it.
             if k < out.count && out[k].startMs <= ti { continue }
-            // A stay begins at `j` (the logger woke where the person was: a logger left on all day, started at home
-            // before the first departure): the silence is a stay there only if the track before arrived at that place
-            // (below); else the stays pass saw a place there (or a cold start's jump) and the silence is left to it.
             // The stay ending at `i` (trimmed of its last moving fixes), else the track before must be a trip that
-            // arrived at walking pace.
+            // arrived (below).
             let previous = k > 0 && ti - out[k - 1].endMs <= edgeMs ? k - 1 : nil
+            // The next track is a trip that left the place; else a stay begins at `j` (or within `edge_s` of it, its
+            // first fixes trimmed): the logger woke where the person was (left on all day, started at home before the
+            // first departure), and the silence is that stay if the track before arrived at its place (`waking`,
+            // `silence_wake_m`); else the stays pass saw a place there (or a cold start's jump) and it is left to it.
             var v = 0.0
             var waking: Int? = nil
             if !(k < out.count && out[k].startMs <= tj), let pj = pace(from: j, forward: true), leavesJump(from: j, forward: true) {
                 v = pj
             } else if p.silenceWakeM > 0, previous == nil, k < out.count, out[k].startMs <= tj + edgeMs {
-                waking = k  // a stay begins at `j` (or within `edge_s` of it, its first fixes trimmed)
+                waking = k
             } else {
                 continue
-            }
-            if previous == nil {
-                guard let arrive = pace(from: i, forward: false), arrive <= p.silenceArriveMps, leavesJump(from: i, forward: false) else { continue }
             }
             var lat = w.lat[i], lon = w.lon[i], first = i, n = 1
             if let previous {
@@ -350,6 +348,13 @@ public struct StaysPass: Pass {
                     q = w.lastKept(atOrBefore: q - 1)
                 }
                 lat = sLat / Double(n); lon = sLon / Double(n)
+                // The track before ends at `i`, or, when `i` is a lone fix more than a minute after the rest (a signal
+                // lost indoors; a logger left on writes a still fix only once it drifted 10–25 m), at the still fixes
+                // it ended with. It arrived: it ends no faster than walking, or it stood still at the place (those
+                // fixes) for two minutes before the silence (version 33: a run, a ride right up to the door).
+                let end = pace(from: i, forward: false) == nil ? first : i
+                guard let arrive = pace(from: end, forward: false), arrive <= p.silenceArriveMps || ti - w.time[first] >= paceMs,
+                      leavesJump(from: end, forward: false) else { continue }
             }
             if let waking {
                 // The person arrived at the place the logger woke at and never moved: one stay from the arrival.
