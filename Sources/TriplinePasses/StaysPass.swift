@@ -72,7 +72,8 @@ public struct StaysPass: Pass {
         /// for stays of up to 30 min that have fixes.
         public var silenceMinS: Double = 1800
         /// … and only after a track that ends no faster than this (m/s; median step speed of its last two minutes):
-        /// whoever stops somewhere walks to the door (`trips.walk_max_mps`); faster, the signal was lost under way.
+        /// whoever stops somewhere walks to the door (`trips.walk_max_mps`); faster, the signal was lost under way —
+        /// unless it stood still at the place for the two minutes before the silence (a run, a ride up to the door).
         public var silenceArriveMps: Double = 2.4
         /// … and when a stay begins at the fix after the silence (the logger woke where the person was) whose centre
         /// lies within this many metres of the place the track before ended, the silence is that stay, from the
@@ -274,6 +275,10 @@ public struct StaysPass: Pass {
     ///   the silence says they were moving (an unseen trip), and it stays unclaimed.
     /// A stay that ends at `i` (within `edge_s`) is extended to the departure (the track conditions on its side are its
     /// own fixes); else a stay begins at the still fixes the track ended with (those within `unknown_accuracy_m` of `i`).
+    /// Algorithm version 33: a silence that ends in a stay (one beginning within `edge_s` of `j`, no trip leaving from
+    /// `j`: the logger woke where the person was) is that stay from `i` when its centre lies within `silence_wake_m` of
+    /// the place the track before ended; that track arrived also when it stood still there (those still fixes) for the
+    /// two minutes before the silence, and a lone `i` more than a minute after the rest is judged with them.
     // Long by design: one scan over the silences, each checked against both tracks and the stays around it.
     static func silences(_ stays: [StayRecord], _ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
         guard p.silenceJumpM > 0, w.count > 1 else { return stays }
