@@ -103,7 +103,11 @@ public struct Rebuild {
     /// lies beyond the region's edge by more than twice its accuracy, else the device's (`evidence.absent_pace`); the
     /// sparse trips' arrival estimate never moves a stay at a region back into an absence of that region that ended
     /// before the stay began (`evidence.enter_bound`).
-    public static let algorithmVersion = 32
+    /// 33 (the ends of logged stretches, issue 23): a silence that ends in a stay at the place the track before arrived
+    /// at is that stay from the track's end (`stays.silence_wake_m`: a logger left on all day wakes at home); a track
+    /// that stood still at the place for two minutes before the silence arrived, whatever its pace, and a lone last
+    /// fix more than a minute after the rest (a signal lost indoors) no longer hides the track's arrival.
+    public static let algorithmVersion = 33
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

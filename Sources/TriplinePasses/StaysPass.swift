@@ -72,15 +72,20 @@ public struct StaysPass: Pass {
         /// for stays of up to 30 min that have fixes.
         public var silenceMinS: Double = 1800
         /// … and only after a track that ends no faster than this (m/s; median step speed of its last two minutes):
-        /// whoever stops somewhere walks to the door (`trips.walk_max_mps`); faster, the signal was lost under way.
+        /// whoever stops somewhere walks to the door (`trips.walk_max_mps`); faster, the signal was lost under way —
+        /// unless it stood still at the place for the two minutes before the silence (a run, a ride up to the door).
         public var silenceArriveMps: Double = 2.4
+        /// … and when a stay begins at the fix after the silence (the logger woke where the person was) whose centre
+        /// lies within this many metres of the place the track before ended, the silence is that stay, from the
+        /// arrival (a person asleep at home between a day logged by hand and a day logged all day). 0 = off.
+        public var silenceWakeM: Double = 120
 
         public init() {}
 
         public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
-            "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps,
+            "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): radii and speeds the pass divides by are above 0; the
@@ -91,7 +96,7 @@ public struct StaysPass: Pass {
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
             "sparse_interval_s": .duration, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
-            "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed,
+            "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff,
         ] }
     }
 
@@ -270,6 +275,10 @@ public struct StaysPass: Pass {
     ///   the silence says they were moving (an unseen trip), and it stays unclaimed.
     /// A stay that ends at `i` (within `edge_s`) is extended to the departure (the track conditions on its side are its
     /// own fixes); else a stay begins at the still fixes the track ended with (those within `unknown_accuracy_m` of `i`).
+    /// Algorithm version 33: a silence that ends in a stay (one beginning within `edge_s` of `j`, no trip leaving from
+    /// `j`: the logger woke where the person was) is that stay from `i` when its centre lies within `silence_wake_m` of
+    /// the place the track before ended; that track arrived also when it stood still there (those still fixes) for the
+    /// two minutes before the silence, and a lone `i` more than a minute after the rest is judged with them.
     // Long by design: one scan over the silences, each checked against both tracks and the stays around it.
     static func silences(_ stays: [StayRecord], _ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
         guard p.silenceJumpM > 0, w.count > 1 else { return stays }
@@ -313,15 +322,23 @@ public struct StaysPass: Pass {
             let ti = w.time[i], tj = w.time[j]
             guard tj - ti >= silenceMs, tj - ti <= maxMs, w.speed[i].isNaN, w.speed[j].isNaN else { continue }
             while k < out.count && out[k].endMs <= ti { k += 1 }
-            // Claimed by a stay already (a cluster across it, an extension), or a stay begins at `j`: the stays pass
-            // saw a place there (or a cold start's jump) and the silence is left to it.
-            if k < out.count && out[k].startMs <= tj { continue }
+            // Claimed by a stay already (a cluster across it, an extension): the silence is left to it.
+            if k < out.count && out[k].startMs <= ti { continue }
             // The stay ending at `i` (trimmed of its last moving fixes), else the track before must be a trip that
-            // arrived at walking pace.
+            // arrived (below).
             let previous = k > 0 && ti - out[k - 1].endMs <= edgeMs ? k - 1 : nil
-            guard let v = pace(from: j, forward: true), leavesJump(from: j, forward: true) else { continue }
-            if previous == nil {
-                guard let arrive = pace(from: i, forward: false), arrive <= p.silenceArriveMps, leavesJump(from: i, forward: false) else { continue }
+            // The next track is a trip that left the place; else a stay begins at `j` (or within `edge_s` of it, its
+            // first fixes trimmed): the logger woke where the person was (left on all day, started at home before the
+            // first departure), and the silence is that stay if the track before arrived at its place (`waking`,
+            // `silence_wake_m`); else the stays pass saw a place there (or a cold start's jump) and it is left to it.
+            var v = 0.0
+            var waking: Int? = nil
+            if !(k < out.count && out[k].startMs <= tj), let pj = pace(from: j, forward: true), leavesJump(from: j, forward: true) {
+                v = pj
+            } else if p.silenceWakeM > 0, previous == nil, k < out.count, out[k].startMs <= tj + edgeMs {
+                waking = k
+            } else {
+                continue
             }
             var lat = w.lat[i], lon = w.lon[i], first = i, n = 1
             if let previous {
@@ -336,6 +353,22 @@ public struct StaysPass: Pass {
                     q = w.lastKept(atOrBefore: q - 1)
                 }
                 lat = sLat / Double(n); lon = sLon / Double(n)
+                // The track before ends at `i`, or, when `i` is a lone fix more than a minute after the rest (a signal
+                // lost indoors; a logger left on writes a still fix only once it drifted 10–25 m), at the still fixes
+                // it ended with. It arrived: it ends no faster than walking, or it stood still at the place (those
+                // fixes) for two minutes before the silence (version 33: a run, a ride right up to the door).
+                let end = pace(from: i, forward: false) == nil ? first : i
+                guard let arrive = pace(from: end, forward: false), arrive <= p.silenceArriveMps || ti - w.time[first] >= paceMs,
+                      leavesJump(from: end, forward: false) else { continue }
+            }
+            if let waking {
+                // The person arrived at the place the logger woke at and never moved: one stay from the arrival.
+                guard Geo.distance(lat, lon, out[waking].lat, out[waking].lon) <= p.silenceWakeM else { continue }
+                out[waking].startMs = ti
+                out[waking].first = i
+                out[waking].points += 1
+                out[waking].gapS = max(out[waking].gapS, (tj - ti) / 1000)
+                continue
             }
             let d = Geo.distance(lat, lon, w.lat[j], w.lon[j])
             guard d <= p.silenceJumpM + v * p.silenceLateS else { continue }

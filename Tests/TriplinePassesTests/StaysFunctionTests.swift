@@ -126,4 +126,56 @@ import TriplineTestSupport
         #expect(StaysPass.stays(EarlyPassesWork.of(long.points), StaysPass.Parameters()).isEmpty)
         #expect(StaysPass.stays(EarlyPassesWork.of(long.points), late).count == 1)
     }
+
+    /// A person asleep at home (issue 23, `silence_wake_m`, algorithm version 33): a ride ends at B (the logger stopped
+    /// two minutes after the arrival), ten hours of silence, then the logger, left on all the next day, wakes at B
+    /// after a cold start (its first fix 200 m off, converging in 20 s) and writes a still fix every two minutes for 40
+    /// minutes before the ride away. The stay that begins after the silence is one stay from the track's last fix (the
+    /// still tail stays the trip's, as it was): nothing says the person left. Without the rule (`silence_wake_m` = 0) the evening is no stay (the still tail is too
+    /// short; the sparse still fixes are no track that leaves, so the silence rule left it to the morning's stay).
+    @Test func aSilenceEndingInAStayAtThePlaceIsThatStay() {
+        var t = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        t.move(3000, bearing: 80, speed: 4, every: 5)
+        let arrive = t.t, b = (lat: t.lat, lon: t.lon)
+        t.still(120, every: 5, drift: 0...3)
+        t.gap(36_000, moving: 250, bearing: 80)
+        let woke = t.t
+        t.move(250, bearing: 260, speed: 10, every: 5)
+        t.still(2400, every: 120, drift: 0...15)
+        let leave = t.t
+        t.move(3000, bearing: 80, speed: 4, every: 5)
+        let points = Self.logged(t.points)
+        let stays = StaysPass.stays(EarlyPassesWork.of(points), StaysPass.Parameters())
+        #expect(stays.count == 1)
+        if let s = stays.first {
+            #expect(Geo.distance(s.lat, s.lon, b.lat, b.lon) < 30)
+            #expect(s.startMs >= arrive && s.startMs <= arrive + 120_000)
+            #expect(abs(s.endMs - leave) <= 150_000)
+        }
+        var off = StaysPass.Parameters()
+        off.silenceWakeM = 0
+        let before = StaysPass.stays(EarlyPassesWork.of(points), off)
+        #expect(before.count == 1 && before.allSatisfy { $0.startMs > woke })
+    }
+
+    /// A run up to the door (issue 23, algorithm version 33): a run at 3 m/s ends at B, and the logger, left on,
+    /// writes a still fix only every 80 s (once it drifted) until the signal is lost indoors; ten hours later a ride
+    /// leaves B, the logger started 200 m on. The track before ends faster than walking, but it stood still at B for
+    /// more than two minutes before the silence: a stay at B from the arrival. Before version 33 the arrival was
+    /// judged at the last fix alone (no step of a minute or less in its last two minutes: no pace, no stay) and by
+    /// its pace (a run: no stay).
+    @Test func aRunThatStoodStillAtTheDoorArrived() {
+        var t = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        t.move(3000, bearing: 80, speed: 3, every: 5)
+        let arrive = t.t, b = (lat: t.lat, lon: t.lon)
+        t.still(240, every: 80, drift: 0...10)
+        t.gap(36_000, moving: 200, bearing: 80)
+        t.move(3000, bearing: 80, speed: 4, every: 5)
+        let stays = StaysPass.stays(EarlyPassesWork.of(Self.logged(t.points)), StaysPass.Parameters())
+        #expect(stays.count == 1)
+        if let s = stays.first {
+            #expect(Geo.distance(s.lat, s.lon, b.lat, b.lon) < 30)
+            #expect(abs(s.startMs - arrive) <= 30_000)
+        }
+    }
 }
