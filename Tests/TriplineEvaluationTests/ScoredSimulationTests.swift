@@ -70,7 +70,7 @@ import TriplineTestSupport
     /// measured the next errand from it; mixed seed 5 kept a lone-fix stay, and the next stay started 24 s earlier;
     /// seed 1 kept the visit before a one-fix stay at a region's `leave` fix, which the evidence pass made from that
     /// visit's end as amended so far, and the restart lost it. Dense seeds 41 and 44 and sparse seeds 50 and 31
-    /// differed until algorithm version 30: seed 41 restarted with an Overland pause two and a half days old (no resume
+    /// differed until algorithm version 31: seed 41 restarted with an Overland pause two and a half days old (no resume
     /// since) among its events but not its fix, so the pause was never ended and the resume's stay was dropped, where
     /// the rebuild over everything had found fixes far from it that ended it; seed 50 restarted after a stay 2.8 km
     /// from home inside a `Home` presence, and joined the stays after it, which the rebuild over everything left apart

@@ -153,7 +153,7 @@ import TriplineTestSupport
         #expect(before.last?.startMs == w.time[leave])
     }
 
-    /// A lunch in a region's absence (algorithm version 30, `absent_pace`): two hours at home, the exit reported with
+    /// A lunch in a region's absence (algorithm version 32, `absent_pace`): two hours at home, the exit reported with
     /// a fix 150 m out (50 m beyond the 100-m edge, 59 m accuracy), a moving fix 350 m out (1.5 m/s) 143 s later, 1,720
     /// silent seconds (the walk on, the lunch, the walk back), then the `enter` fix 90 m out and two hours at home. The
     /// exit's fix lies within its own accuracy of the edge, so it tells no pace and the trips take the device's (1.4
@@ -191,7 +191,7 @@ import TriplineTestSupport
         #expect(stops().count == 2)
     }
 
-    /// A stay at a region that began at the region's `enter` (algorithm version 30, `enter_bound`): two hours at
+    /// A stay at a region that began at the region's `enter` (algorithm version 32, `enter_bound`): two hours at
     /// home, a walk out seen by two fixes 300 and 600 m east (5 min apart: 1 m/s), nothing for 115 min, then the `enter`
     /// fix at home and two hours there; the absence ends a minute before the `enter` fix. The sparse trip's arrival
     /// estimate (the last moving fix plus 600 m at 1 m/s, 2 h 15) lies inside the absence, so the afternoon keeps its

@@ -25,7 +25,7 @@ import TriplineTestSupport
         #expect(try store.db.scalarInt("SELECT count(*) FROM app_events") == 4)
     }
 
-    /// The app records an incremental restart must not cut (algorithm version 30): a region whose last transition
+    /// The app records an incremental restart must not cut (algorithm version 31): a region whose last transition
     /// before the new data is an `enter`, and an Overland pause with no resume after it; another device's, a region
     /// left again, or a pause resumed, are none.
     @Test func openAppRecordsAreEntersNotLeftAndPausesNotResumed() throws {

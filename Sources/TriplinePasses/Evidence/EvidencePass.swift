@@ -136,11 +136,11 @@ public struct EvidencePass: Pass {
         /// The trips out and back of a stop in a region absence take a `leave` fix's pace only when the fix resolves
         /// it (beyond the region's edge by more than twice its accuracy, and above the floor of half of
         /// `default_speed_mps`), else the device's pace (1 = on, 0 = off: the `leave` fix's pace whenever it lies
-        /// beyond the edge; ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``, algorithm version 30).
+        /// beyond the edge; ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``, algorithm version 32).
         public var absentPace: Double = 1
         /// The sparse trips' arrival estimate never moves a stay at a region back into an absence of that region that
         /// ended (`enter`) before the stay began (1 = on, 0 = off; ``sparseTripEdges(_:_:keepFirst:leaves:absences:speed:_:)``,
-        /// algorithm version 30).
+        /// algorithm version 32).
         public var enterBound: Double = 1
         /// The distance trigger's shortest displacement (metres): significant changes publish a moving phone once it is
         /// 400–1200 m from its last fix, so a nearer fix is the time trigger's.

@@ -24,7 +24,7 @@ extension EvidencePass {
     /// are left as they are. An arrival at a region's stay that began at or after the end of one of the region's
     /// `absences` (its `enter`) stays at or after that end: the phone said the person was out of the region until then
     /// (a lunch out whose afternoon at work an arrival estimate moved back over the lunch; `enter_bound`, algorithm
-    /// version 30). `edge_pace` = 0 turns it off.
+    /// version 32). `edge_pace` = 0 turns it off.
     static func sparseTripEdges(
         _ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:],
         absences: [Presence] = [], speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
@@ -113,7 +113,7 @@ extension EvidencePass {
             let d = Geo.distance(w.lat[i], w.lon[i], e.lat, e.lon)
             // The trips' pace: a `leave` fix's own when the fix resolves it (``leavePace(_:_:leaves:_:resolved:)``), else
             // the device's. A fix within its own accuracy of the edge tells no pace: its floor made a 350-m lunch walk
-            // 13 minutes each way and left no stop (`absent_pace`, algorithm version 30).
+            // 13 minutes each way and left no stop (`absent_pace`, algorithm version 32).
             let firstFix = idx.first { $0 >= 0 } ?? i
             let v = leavePace(w, firstFix, leaves: leaves, p, resolved: p.absentPace > 0) ?? speed(e.lat, e.lon, w.lat[i], w.lon[i], depart)
             let travel = Int64(d / max(0.1, v) * 1000)
