@@ -165,10 +165,17 @@ public struct CleanPass: Pass {
         return (flags, returns, secondSource)
     }
 
+    /// The columns ``reachable(_:_:_:_:)`` reads, taken out of the work once: a read of a class's array property checks
+    /// exclusivity at run time on every access (four `swift_beginAccess` calls a fix, a third of the pass's time).
+    struct Fixes {
+        let time: [Int64], lat: [Double], lon: [Double], accuracy: [Double]
+        init(_ w: DeviceWork) { (time, lat, lon, accuracy) = (w.time, w.lat, w.lon, w.accuracy) }
+    }
+
     /// Whether a vehicle could have gone from kept fix `a` to kept fix `b` (later): their straight line, less both
     /// accuracies (`unknown_accuracy_m` for a fix that reports none), at most `max_mps` × the time between them.
     @inline(__always)
-    static func reachable(_ w: DeviceWork, _ a: Int, _ b: Int, _ p: Parameters) -> Bool {
+    static func reachable(_ w: Fixes, _ a: Int, _ b: Int, _ p: Parameters) -> Bool {
         let seconds = max(0.001, Double(w.time[b] - w.time[a]) / 1000)
         let ra = w.accuracy[a].isNaN ? p.unknownAccuracyM : w.accuracy[a], rb = w.accuracy[b].isNaN ? p.unknownAccuracyM : w.accuracy[b]
         let reach = p.maxMps * seconds + ra + rb
@@ -178,7 +185,14 @@ public struct CleanPass: Pass {
         let dLat = abs(w.lat[b] - w.lat[a]) * 111_195
         if dLat > reach { return false }
         let dLon = abs(w.lon[b] - w.lon[a])
-        if dLon < 180 && (dLat + dLon * 111_195 * Geo.cosLatitude(w.lat[a])) * 1.0001 <= reach { return true }
+        if dLon < 180 {
+            // The same bound with the cosine taken as 1 is never smaller (a product with a factor at most 1 rounds to
+            // at most the other factor), so what it accepts the bound with the cosine accepts too: the next fix of
+            // the track costs no cosine.
+            let east = dLon * 111_195
+            if (dLat + east) * 1.0001 <= reach { return true }
+            if (dLat + east * Geo.cosLatitude(w.lat[a])) * 1.0001 <= reach { return true }
+        }
         return Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) <= reach
     }
 
@@ -191,30 +205,56 @@ public struct CleanPass: Pass {
     /// Only the `activeSources` most recently used sources are tried.
     /// - Complexity: O(n × activeSources × sourceMemory).
     static func sources(_ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [Int32] {
+        let fixes = Fixes(w)
+        let memory = sourceMemory
         var source = [Int32](repeating: 0, count: kept.count)
-        var recent: [[Int]] = []  // per source, its last fixes (at most `sourceMemory`, oldest first)
+        // Per source `s`, its last fixes (at most `sourceMemory`, oldest first) in `recent[s * memory ..< s * memory +
+        // recentCount[s]]`: one flat array, not an array per source (whose appends and removals cost more than the rule).
+        var recent: [Int] = []
+        var recentCount: [Int] = []
         var active: [Int] = []  // sources, most recently used last
+        active.reserveCapacity(activeSources + 1)
         for (k, i) in kept.enumerated() {
             var best = -1, bestD = Double.infinity
             if active.count == 1 {
-                // One source (the usual case): it takes the fix when any of its last fixes reaches it.
-                if recent[active[0]].reversed().contains(where: { reachable(w, $0, i, p) }) { best = active[0] }
+                // One source (the usual case): it takes the fix when any of its last fixes reaches it (newest first).
+                let s = active[0], base = s * memory
+                var q = recentCount[s] - 1
+                while q >= 0 {
+                    if reachable(fixes, recent[base + q], i, p) { best = s; break }
+                    q -= 1
+                }
             } else {
                 for s in active.reversed() {
-                    for j in recent[s].reversed() where reachable(w, j, i, p) {
-                        let d = Geo.distance(w.lat[j], w.lon[j], w.lat[i], w.lon[i])
-                        if d < bestD { (best, bestD) = (s, d) }
+                    let base = s * memory
+                    var q = recentCount[s] - 1
+                    while q >= 0 {
+                        let j = recent[base + q]
+                        if reachable(fixes, j, i, p) {
+                            let d = Geo.distance(fixes.lat[j], fixes.lon[j], fixes.lat[i], fixes.lon[i])
+                            if d < bestD { (best, bestD) = (s, d) }
+                        }
+                        q -= 1
                     }
                 }
             }
             if best < 0 {
-                best = recent.count
-                recent.append([i])
+                best = recentCount.count
+                recent.append(i)
+                for _ in 1..<max(1, memory) { recent.append(-1) }
+                recentCount.append(1)
                 active.append(best)
                 if active.count > activeSources { active.removeFirst() }
             } else {
-                recent[best].append(i)
-                if recent[best].count > sourceMemory { recent[best].removeFirst() }
+                let base = best * memory, n = recentCount[best]
+                if n < memory {
+                    recent[base + n] = i
+                    recentCount[best] = n + 1
+                } else {
+                    // The oldest fix leaves.
+                    for q in 0..<(memory - 1) { recent[base + q] = recent[base + q + 1] }
+                    recent[base + memory - 1] = i
+                }
                 if active.last != best {
                     active.removeAll { $0 == best }
                     active.append(best)

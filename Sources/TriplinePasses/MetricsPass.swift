@@ -131,18 +131,42 @@ public struct MetricsPass: Pass {
             var leg = 0
             var cachedDay = Int.min
             var cachedMs = Int64.min
+            // The sums of the open day (and leg) are kept in locals and stored when the day or the leg changes: the
+            // same additions in the same order as adding to the dictionaries fix by fix (three hashed look-ups a fix),
+            // and a key is stored only where that would have made it (`nil`: no increment yet).
+            var openDay = Int.min, openLeg = 0
+            var legSum: Double? = nil, lineSum: Double? = nil, movingSum: Double? = nil
+            let time = work.time  // once: a class's array property checks exclusivity at run time on every read
             for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 {
-                let t = work.time[i]
+                let t = time[i]
                 while leg + 1 < legs.count && t > legs[leg].end { leg += 1 }
                 if t != cachedMs {
                     cachedDay = localDay(t, work.localOffset(i))
                     cachedMs = t
                 }
-                if inc[k] > 0 {
-                    perLeg[leg][cachedDay, default: 0] += inc[k]
-                    lineByDay[cachedDay, default: 0] += inc[k]
+                if cachedDay != openDay || leg != openLeg {
+                    if openDay != Int.min, let v = legSum { perLeg[openLeg][openDay] = v }
+                    if cachedDay != openDay {
+                        if openDay != Int.min {
+                            if let v = lineSum { lineByDay[openDay] = v }
+                            if let v = movingSum { movingByDay[openDay] = v }
+                        }
+                        lineSum = lineByDay[cachedDay]
+                        movingSum = movingByDay[cachedDay]
+                    }
+                    legSum = perLeg[leg][cachedDay]
+                    (openDay, openLeg) = (cachedDay, leg)
                 }
-                movingByDay[cachedDay, default: 0] += mov[k]
+                if inc[k] > 0 {
+                    legSum = (legSum ?? 0) + inc[k]
+                    lineSum = (lineSum ?? 0) + inc[k]
+                }
+                movingSum = (movingSum ?? 0) + mov[k]
+            }
+            if openDay != Int.min {
+                if let v = legSum { perLeg[openLeg][openDay] = v }
+                if let v = lineSum { lineByDay[openDay] = v }
+                if let v = movingSum { movingByDay[openDay] = v }
             }
             for (n, l) in legs.enumerated() where l.metres > 0 {
                 let line = perLeg[n].values.reduce(0, +)

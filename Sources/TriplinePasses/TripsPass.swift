@@ -287,18 +287,38 @@ public struct TripsPass: MeasuringPass {
     /// then: a flight's fixes give the flight's pace). Nil when there is neither a reported speed nor two fixes apart
     /// in time.
     static func maxSpeed(_ w: DeviceWork, _ pts: [Int]) -> Double? {
+        // The columns once (a class's array property checks exclusivity at run time on every read).
+        let time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
         var best = -1.0
-        for i in pts where !w.speed[i].isNaN && w.speed[i] >= 0 { best = max(best, w.speed[i]) }
+        for i in pts where !speed[i].isNaN && speed[i] >= 0 { best = max(best, speed[i]) }
         let m = pts.count
         guard m >= 2 else { return best >= 0 ? best : nil }
+        // A chord that cannot beat the best speed so far needs no haversine (the result is the same): its length is at
+        // most that of the straight way in latitude and longitude between its fixes, whose metres east are those of
+        // the degrees of longitude at the lowest latitude that way passes (the fixes' lowest, or the equator when
+        // they lie on both sides of it); 0.1 % above, for the rounding of the haversine and the cosine.
+        var south = Double.infinity, north = -Double.infinity
+        for i in pts {
+            south = min(south, lat[i])
+            north = max(north, lat[i])
+        }
+        let bounded = south >= -90 && north <= 90  // every latitude a number on the sphere
+        let lowest = south <= 0 && north >= 0 ? 0 : min(abs(south), abs(north))
+        let eastFactor = bounded ? Geo.cosLatitude(lowest) : 1
         var b = 1
         for a in 0..<(m - 1) {
             if b <= a { b = a + 1 }
-            while b < m - 1 && w.time[pts[b]] - w.time[pts[a]] < 10_000 { b += 1 }
-            let ms = w.time[pts[b]] - w.time[pts[a]]
+            while b < m - 1 && time[pts[b]] - time[pts[a]] < 10_000 { b += 1 }
+            let ms = time[pts[b]] - time[pts[a]]
             // A span shorter than 10 s counts only when it is all there is.
             guard ms >= 10_000 || (a == 0 && b == m - 1 && ms > 0) else { continue }
-            best = max(best, Geo.distance(w.lat[pts[a]], w.lon[pts[a]], w.lat[pts[b]], w.lon[pts[b]]) / (Double(ms) / 1000))
+            let i = pts[a], j = pts[b]
+            if bounded {
+                let dLat = lat[j] - lat[i], dLon = (lon[j] - lon[i]) * eastFactor
+                let way = (dLat * dLat + dLon * dLon).squareRoot() * Geo.metresPerDegree * 1.001 + 0.001
+                if way / (Double(ms) / 1000) <= best { continue }
+            }
+            best = max(best, Geo.distance(lat[i], lon[i], lat[j], lon[j]) / (Double(ms) / 1000))
         }
         return best >= 0 ? best : nil
     }
@@ -372,15 +392,16 @@ public struct TripsPass: MeasuringPass {
         deque.reserveCapacity(64)
         var head = 0
         var right = 0
+        let time = w.time  // once: a class's array property checks exclusivity at run time on every read
         for k in 0..<m {
-            while right < m && w.time[pts[right]] <= w.time[pts[k]] + win {
+            while right < m && time[pts[right]] <= time[pts[k]] + win {
                 while deque.count > head && (highest ? values[deque.last!] <= values[right] : values[deque.last!] >= values[right]) {
                     deque.removeLast()
                 }
                 deque.append(right)
                 right += 1
             }
-            while w.time[pts[deque[head]]] < w.time[pts[k]] - win { head += 1 }
+            while time[pts[deque[head]]] < time[pts[k]] - win { head += 1 }
             out[k] = values[deque[head]]
         }
         return out
