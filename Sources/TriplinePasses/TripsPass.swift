@@ -95,18 +95,11 @@ public struct TripsPass: MeasuringPass {
         public var cycleSteadyP50MaxMps: Double = 8
         /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
         public var profileWalk: Double = 1
-        /// A leg the rules call foot whose fixes hold a speed at or above `cycle_max_mps` for at least this long
-        /// (seconds) is a motor vehicle in traffic; with `foot_hold_bicycle` on, one that holds `run_max_mps` that long
-        /// is a bicycle. Nobody on foot holds a runner's top pace for 20 s; the speeds are displacements over at least
-        /// 10 s, so one bad fix lifts about 10 s of them (docs/PASSES.md, "Vehicles the rules call walks"). 0 = off.
-        public var footHoldS: Double = 0
-        /// Whether ``footHoldS`` also makes a bicycle of a foot leg held above `run_max_mps` (1) or only a motor
-        /// vehicle of one held above `cycle_max_mps` (0).
-        public var footHoldBicycle: Double = 0
-        /// Development (round 2): the hold counts only consecutive fixes at most this far apart (seconds; 0 = any), and
-        /// the motor vehicle's held speed (m/s; 0 = `cycle_max_mps`).
-        public var footHoldMaxGapS: Double = 0
-        public var footHoldMotorMps: Double = 0
+        /// A leg the rules call foot between two motorised legs of one trip whose fixes are not a pedestrian's
+        /// (``ModeFeatures/pedestrian(_:walkMaxMps:)``: steady walking pace, short stops) is the vehicle crawling and
+        /// standing in traffic: the three join as one motorised leg (1 = on, 0 = off; docs/PASSES.md, "Vehicles the
+        /// rules call walks").
+        public var crawlJoin: Double = 1
         /// A candidate trip that never goes 1 km from its first fix is dropped when the learned model calls it drift
         /// (``TripCutModel``; 1 = on, 0 = off).
         public var cutModel: Double = 1
@@ -140,7 +133,7 @@ public struct TripsPass: MeasuringPass {
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel,
             "mode_model": \.modeModel, "foot_guard": \.footGuard, "model_max_interval_s": \.modelMaxIntervalS,
-            "model_foot_max_interval_s": \.modelFootMaxIntervalS, "foot_hold_s": \.footHoldS, "foot_hold_bicycle": \.footHoldBicycle, "foot_hold_max_gap_s": \.footHoldMaxGapS, "foot_hold_motor_mps": \.footHoldMotorMps,
+            "model_foot_max_interval_s": \.modelFootMaxIntervalS, "crawl_join": \.crawlJoin,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): class thresholds are speeds above 0; the windows the pass
@@ -159,7 +152,7 @@ public struct TripsPass: MeasuringPass {
             "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag,
             "mode_model": ParameterRange(0, 2, whole: true),  // 2: everywhere (development)
             "foot_guard": .flag, "model_max_interval_s": .window, "model_foot_max_interval_s": .window,
-            "foot_hold_s": .window, "foot_hold_bicycle": .flag, "foot_hold_max_gap_s": .window, "foot_hold_motor_mps": .speedOrOff,
+            "crawl_join": .flag,
         ] }
     }
 
@@ -461,46 +454,27 @@ public struct TripsPass: MeasuringPass {
         return out
     }
 
-    /// The longest time (ms) the fixes of run `a...b` hold a speed of at least `mps` without a break: from the first
-    /// to the last of consecutive fixes at or above it.
-    static func longestHold(_ w: DeviceWork, _ pts: [Int], _ v: [Double], _ a: Int, _ b: Int, atLeast mps: Double, maxGapMs: Int64 = 0) -> Int64 {
-        var best: Int64 = 0
-        var since: Int64? = nil
-        for q in a...b {
-            if maxGapMs > 0 && q > a && w.time[pts[q]] - w.time[pts[q - 1]] > maxGapMs { since = nil }
-            if v[q] >= mps {
-                let t = w.time[pts[q]]
-                if since == nil { since = t }
-                best = max(best, t - since!)
-            } else {
-                since = nil
-            }
-        }
-        return best
-    }
-
-    /// Legs the rules call foot (walk or run) that hold a speed no one on foot keeps (docs/PASSES.md, "Vehicles the
-    /// rules call walks"): at or above `cycle_max_mps` for `foot_hold_s`, a motor vehicle in traffic — its bursts
-    /// were shorter than `min_leg_s` and joined the crawl around them; else, with `foot_hold_bicycle`, at or above
-    /// `run_max_mps` that long, a bicycle. Neighbours of one class then join (not across a silence).
-    static func heldSpeedClasses(_ runs: [Run], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ p: Parameters,
-                                 _ silenceBefore: (Int) -> Bool) -> [Run] {
-        let holdMs = Int64(p.footHoldS * 1000)
+    /// A leg the rules call foot between two motorised legs of one trip (no silence longer than `leg_gap_s` at
+    /// either end) whose fixes are not a pedestrian's (``ModeFeatures/pedestrian(_:walkMaxMps:)``: steady walking pace,
+    /// short stops) is the vehicle crawling and standing in traffic: the three become one motorised leg.
+    static func crawlsJoined(_ runs: [Run], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double], _ p: Parameters,
+                             _ silenceBefore: (Int) -> Bool) -> [Run] {
+        guard runs.count >= 3 else { return runs }
         var out = runs
-        for k in out.indices where out[k].cls == 1 || out[k].cls == 2 {
+        var k = 1
+        while k < out.count - 1 {
             let r = out[k]
-            let gap = Int64(p.footHoldMaxGapS * 1000)
-            if longestHold(w, pts, v, r.a, r.b, atLeast: p.footHoldMotorMps > 0 ? p.footHoldMotorMps : p.cycleMaxMps, maxGapMs: gap) >= holdMs {
-                out[k].cls = 4
-            } else if p.footHoldBicycle > 0 && longestHold(w, pts, v, r.a, r.b, atLeast: p.runMaxMps, maxGapMs: gap) >= holdMs {
-                out[k].cls = 3
+            if r.cls <= 2 && out[k - 1].cls == 4 && out[k + 1].cls == 4 && !silenceBefore(r.a) && !silenceBefore(out[k + 1].a) {
+                let features = ModeFeatures.compute(w, pts, v, inc, r.a, r.b, ruleClass: r.cls, stillMps: p.stillMps)
+                if !ModeFeatures.pedestrian(features, walkMaxMps: p.walkMaxMps) {
+                    out[k - 1].b = out[k + 1].b
+                    out.removeSubrange(k...(k + 1))
+                    continue
+                }
             }
+            k += 1
         }
-        var joined: [Run] = []
-        for r in out {
-            if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
-        }
-        return joined
+        return out
     }
 
     /// Points `a...b` (indices into the trip's `pts`) of one speed class.
@@ -752,7 +726,7 @@ public struct TripsPass: MeasuringPass {
             }
         }
         if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, inc, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
-        if p.footHoldS > 0 && paced == nil { runs = heldSpeedClasses(runs, w, pts, v, p, silenceBefore) }
+        if p.crawlJoin > 0 && paced == nil { runs = crawlsJoined(runs, w, pts, v, inc, p, silenceBefore) }
         if paced == nil && (p.modeModel > 0 || p.featureLog != nil) { runs = learnedClasses(runs, trip, w, pts, v, inc, p, silenceBefore) }
         // Modes per run.
         var legs: [LegRecord] = []
