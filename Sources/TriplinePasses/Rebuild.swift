@@ -107,7 +107,10 @@ public struct Rebuild {
     /// at is that stay from the track's end (`stays.silence_wake_m`: a logger left on all day wakes at home); a track
     /// that stood still at the place for two minutes before the silence arrived, whatever its pace, and a lone last
     /// fix more than a minute after the rest (a signal lost indoors) no longer hides the track's arrival.
-    public static let algorithmVersion = 33
+    /// 34 (vehicles the rules call walks, issue 23): a leg the rules call foot between two motorised legs of one trip
+    /// whose fixes are not a pedestrian's (stop-and-go, or leaving walking pace) is the vehicle in traffic and joins
+    /// them (`trips.crawl_join`).
+    public static let algorithmVersion = 34
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

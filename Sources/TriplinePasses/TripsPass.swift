@@ -95,6 +95,11 @@ public struct TripsPass: MeasuringPass {
         public var cycleSteadyP50MaxMps: Double = 8
         /// A vehicle leg whose 85th percentile is below `walk_max_mps` is a walk (GPS scatter, not a vehicle).
         public var profileWalk: Double = 1
+        /// A leg the rules call foot between two motorised legs of one trip whose fixes are not a pedestrian's
+        /// (``ModeFeatures/pedestrian(_:walkMaxMps:)``: steady walking pace, short stops) is the vehicle crawling and
+        /// standing in traffic: the three join as one motorised leg (1 = on, 0 = off; docs/PASSES.md, "Vehicles the
+        /// rules call walks").
+        public var crawlJoin: Double = 1
         /// A candidate trip that never goes 1 km from its first fix is dropped when the learned model calls it drift
         /// (``TripCutModel``; 1 = on, 0 = off).
         public var cutModel: Double = 1
@@ -128,7 +133,7 @@ public struct TripsPass: MeasuringPass {
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel,
             "mode_model": \.modeModel, "foot_guard": \.footGuard, "model_max_interval_s": \.modelMaxIntervalS,
-            "model_foot_max_interval_s": \.modelFootMaxIntervalS,
+            "model_foot_max_interval_s": \.modelFootMaxIntervalS, "crawl_join": \.crawlJoin,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): class thresholds are speeds above 0; the windows the pass
@@ -147,6 +152,7 @@ public struct TripsPass: MeasuringPass {
             "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag,
             "mode_model": ParameterRange(0, 2, whole: true),  // 2: everywhere (development)
             "foot_guard": .flag, "model_max_interval_s": .window, "model_foot_max_interval_s": .window,
+            "crawl_join": .flag,
         ] }
     }
 
@@ -469,6 +475,29 @@ public struct TripsPass: MeasuringPass {
         return out
     }
 
+    /// A leg the rules call foot between two motorised legs of one trip (no silence longer than `leg_gap_s` at
+    /// either end) whose fixes are not a pedestrian's (``ModeFeatures/pedestrian(_:walkMaxMps:)``: steady walking pace,
+    /// short stops) is the vehicle crawling and standing in traffic: the three become one motorised leg.
+    static func crawlsJoined(_ runs: [Run], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double], _ p: Parameters,
+                             _ silenceBefore: (Int) -> Bool) -> [Run] {
+        guard runs.count >= 3 else { return runs }
+        var out = runs
+        var k = 1
+        while k < out.count - 1 {
+            let r = out[k]
+            if r.cls <= 2 && out[k - 1].cls == 4 && out[k + 1].cls == 4 && !silenceBefore(r.a) && !silenceBefore(out[k + 1].a) {
+                let features = ModeFeatures.compute(w, pts, v, inc, r.a, r.b, ruleClass: r.cls, stillMps: p.stillMps)
+                if !ModeFeatures.pedestrian(features, walkMaxMps: p.walkMaxMps) {
+                    out[k - 1].b = out[k + 1].b
+                    out.removeSubrange(k...(k + 1))
+                    continue
+                }
+            }
+            k += 1
+        }
+        return out
+    }
+
     /// Points `a...b` (indices into the trip's `pts`) of one speed class.
     struct Run { var a: Int; var b: Int; var cls: UInt8 }
 
@@ -718,6 +747,7 @@ public struct TripsPass: MeasuringPass {
             }
         }
         if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, inc, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
+        if p.crawlJoin > 0 && paced == nil { runs = crawlsJoined(runs, w, pts, v, inc, p, silenceBefore) }
         if paced == nil && (p.modeModel > 0 || p.featureLog != nil) { runs = learnedClasses(runs, trip, w, pts, v, inc, p, silenceBefore) }
         // Modes per run.
         var legs: [LegRecord] = []

@@ -1,5 +1,6 @@
 import Testing
 @testable import TriplineStore
+import TriplineCore
 import TriplineTestSupport
 
 /// Modes from a leg's whole speed profile (trips.profile): hand-made rides shaped like the failures reported in issue 10.
@@ -92,6 +93,44 @@ import TriplineTestSupport
         try rebuild(store)
         let l = try legs(store)
         #expect(l.map(\.mode) == ["car"], "\(l)")
+    }
+
+    /// A car in a Beijing-style jam (issue 23, `crawl_join`, algorithm version 34): between two drives, 9 minutes of
+    /// stop-and-go at walking pace — 40-s stands, then 80 m at 1.5 m/s, over 600 m, more than `transfer_min_m` — with no
+    /// reported speed (a GPS logger). The rules call the crawl a walk (so the drives around it became public transport
+    /// entered on foot); a walker does not stand half the time in stops of 40 s, so it is the car: one car leg. A
+    /// steady transfer walk of the same length between the same drives stays a walk.
+    @Test func crawlBetweenTwoDrivesIsTheCarAWalkIsAWalk() throws {
+        func trip(crawl: Bool) -> [Point] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(1800, every: 60)
+            b.move(5000, bearing: 0, speed: 12)
+            if crawl {
+                for _ in 0..<8 {
+                    b.still(40, every: 1)
+                    b.move(80, bearing: 0, speed: 1.5)
+                }
+            } else {
+                b.move(640, bearing: 0, speed: 1.4)
+            }
+            b.move(5000, bearing: 0, speed: 12)
+            b.still(1800, every: 60)
+            // A logger: no reported speed.
+            return b.points.map { var p = $0; p.speedMps = nil; return p }
+        }
+        for join in [1, 0] {
+            let store = try storeWith([("jam", trip(crawl: true)), ("transfer", trip(crawl: false))])
+            try rebuild(store, sets: ["trips.crawl_join=\(join)"])
+            func modes(_ device: String) throws -> String? {
+                try store.db.scalarText("SELECT group_concat(mode, ',') FROM (SELECT l.mode FROM legs l JOIN devices d ON d.id = l.device_id WHERE d.name = '\(device)' ORDER BY l.start_ms)")
+            }
+            if join == 1 {
+                #expect(try modes("jam") == "car")
+            } else {
+                #expect(try modes("jam")?.contains("walk") == true, "without the rule the crawl is a walk")
+            }
+            #expect(try modes("transfer")?.split(separator: ",").contains("walk") == true, "a steady walk between drives stays a walk")
+        }
     }
 
     /// An even 3.1 m/s ride from one place to another is a slow bicycle commute (GeoLife 020's 26 Sep ride was "run");
