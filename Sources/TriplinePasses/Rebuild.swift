@@ -107,7 +107,10 @@ public struct Rebuild {
     /// at is that stay from the track's end (`stays.silence_wake_m`: a logger left on all day wakes at home); a track
     /// that stood still at the place for two minutes before the silence arrived, whatever its pace, and a lone last
     /// fix more than a minute after the rest (a signal lost indoors) no longer hides the track's arrival.
-    public static let algorithmVersion = 33
+    /// 34 (place names are text to show): an imported name (Google's place name or address, an OwnTracks region, a wifi
+    /// network) has its control characters replaced by spaces instead of being cut at a NUL, and one of only white
+    /// space names nothing (the next rule names the place) instead of naming it blank.
+    public static let algorithmVersion = 34
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
