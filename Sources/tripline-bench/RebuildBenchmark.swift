@@ -113,7 +113,8 @@ enum RebuildBenchmark {
         let imports = ImportTable(store)
         try store.transaction {
             let importID = try imports.begin(path: "enter.json", size: 0, fingerprint: "bench-open-enter")
-            let raw = "{\"_type\":\"transition\",\"tst\":\(fix.timeMs / 1000),\"lat\":\(fix.lat),\"lon\":\(fix.lon),\"event\":\"enter\",\"desc\":\"bench\",\"t\":\"c\"}"
+            let raw = "{\"_type\":\"transition\",\"tst\":\(fix.timeMs / 1000),\"lat\":\(fix.lat),\"lon\":\(fix.lon),"
+                + "\"event\":\"enter\",\"desc\":\"bench\",\"t\":\"c\"}"
             try AppEventTable(store).insert(AppEventRow(deviceID: id, importID: importID, kind: .transition, timeMs: fix.timeMs, lat: fix.lat,
                                                         lon: fix.lon, raw: raw))
             try imports.finish(ImportTable.Finished(

@@ -58,7 +58,9 @@ import Testing
         #expect(error(trip.read, trip.text.replacingOccurrences(of: "end 5", with: "end 5 5"))?.line == 7)
         #expect(error(trip.read, trip.text.replacingOccurrences(of: "threshold 0.6\n", with: "threshold 0.6\nbase 2\n")
             .replacingOccurrences(of: "end 5", with: "end 6")) == ModelFileError("m.txt", line: 4, "a second 'base' row"))
-        #expect(error(trip.read, "") == ModelFileError("m.txt", "no 'end N' row after the last row (0 rows): the file is cut short, or was written before model files ended with their count of rows (add 'end 0' if it is whole)"))
+        let empty = "no 'end N' row after the last row (0 rows): the file is cut short, or was written before model files ended "
+            + "with their count of rows (add 'end 0' if it is whole)"
+        #expect(error(trip.read, "") == ModelFileError("m.txt", empty))
         // Comments, blank lines and Windows line ends are not rows.
         try trip.read(trip.text.replacingOccurrences(of: "\n", with: "\r\n\r\n# a note\r\n"))
         let m = try TripCutModel(text: trip.text, origin: "m.txt")

@@ -10,8 +10,9 @@ public enum NameText {
     public static func describe(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        let names: [UInt32: String] = [0: "NUL", 7: "bell", 8: "backspace", 9: "tab", 10: "line feed", 13: "carriage return",
-                                       0x1B: "ESC", 0x7F: "DEL"]
+        let names: [UInt32: String] = [
+            0: "NUL", 7: "bell", 8: "backspace", 9: "tab", 10: "line feed", 13: "carriage return", 0x1B: "ESC", 0x7F: "DEL",
+        ]
         return names[scalar.value].map { code + " (" + $0 + ")" } ?? code
     }
 

@@ -99,7 +99,8 @@ public struct ModeModel: Sendable, Equatable {
                 continue
             }
             guard ["features", "mean", "scale", "base"].contains(key) || Self.classes.contains(key) else {
-                throw ModelFileError(path, line: row.line, "unknown row '\(key)' (features, mean, scale, \(Self.classes.joined(separator: ", ")); base, stump; end)")
+                let classes = Self.classes.joined(separator: ", ")
+                throw ModelFileError(path, line: row.line, "unknown row '\(key)' (features, mean, scale, \(classes); base, stump; end)")
             }
             guard rows[key] == nil else { throw ModelFileError(path, line: row.line, "a second '\(key)' row") }
             rows[key] = Array(fields.dropFirst())

@@ -61,9 +61,9 @@ public enum ModelFileRows {
             rows.append(Row(line: n + 1, words: words))
         }
         guard end != nil else {
-            throw ModelFileError(origin, line: last > 0 ? last : nil,
-                                 "no 'end N' row after the last row (\(rows.count) rows): the file is cut short, or was written "
-                                     + "before model files ended with their count of rows (add 'end \(rows.count)' if it is whole)")
+            let reason = "no 'end N' row after the last row (\(rows.count) rows): the file is cut short, or was written before "
+                + "model files ended with their count of rows (add 'end \(rows.count)' if it is whole)"
+            throw ModelFileError(origin, line: last > 0 ? last : nil, reason)
         }
         return rows
     }

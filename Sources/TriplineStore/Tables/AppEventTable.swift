@@ -254,7 +254,8 @@ extension Store {
             let placeID = (q.text(4) ?? q.text(5) ?? q.text(6)).flatMap { $0.isEmpty ? nil : $0 }
             out.append(
                 GoogleVisitSegment(startMs: q.int64(0), endMs: q.int64(1), lat: q.optionalDouble(2), lon: q.optionalDouble(3), placeID: placeID,
-                                   name: NameText.jsonString(q.text(7)), address: NameText.jsonString(q.text(8)), semanticType: q.text(9) ?? q.text(10),
+                                   name: NameText.jsonString(q.text(7)), address: NameText.jsonString(q.text(8)),
+                                   semanticType: q.text(9) ?? q.text(10),
                                    hierarchyLevel: q.text(11).flatMap { Double($0) }))
         }
         return out
