@@ -20,8 +20,8 @@ public struct ModelFileError: Error, CustomStringConvertible, Equatable {
 
 /// The rows of a model file's text form, checked whole: `#` starts a comment, blank lines are skipped, and the last
 /// row is `end N`, N the number of rows above it (comments and blank lines not counted). The count makes a file cut
-/// short (at a line end, or inside a number) an error instead of a smaller model: without it, a fold file cut after
-/// its 40th of 60 stumps read as a 40-stump model.
+/// short (at a line end, or inside a number) an error instead of a smaller model: without it, a file cut after any
+/// stump row read as the stumps above the cut.
 public enum ModelFileRows {
     /// One row: its 1-based line and its words (split at spaces and tabs).
     public struct Row: Sendable, Equatable {
