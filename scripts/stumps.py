@@ -90,7 +90,14 @@ def model_text(model, names, threshold, type_name, script, trained_on):
     lines = [f"# {type_name}: {len(stumps)} boosted stumps, written by {script}; trained on {trained_on}",
              f"base {base!r}", f"threshold {threshold!r}"]
     lines += [f"stump {names[j]} {c!r} {vl!r} {vr!r}" for j, c, vl, vr in stumps]
-    return "\n".join(lines) + "\n"
+    return with_end(lines)
+
+
+def with_end(lines):
+    """`lines` as a model file: then the last row `end N`, N the rows above it (comments not counted), which the
+    reader (ModelFileRows) checks so that a file cut short is refused rather than read as a smaller model."""
+    rows = sum(1 for line in lines if line.split("#", 1)[0].strip())
+    return "\n".join(lines + [f"end {rows}"]) + "\n"
 
 
 def swift_source(model, names, users, accuracy, threshold, type_name, script, command, summary):

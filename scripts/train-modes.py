@@ -37,6 +37,8 @@ import sys
 
 import numpy as np
 
+from stumps import with_end
+
 CLASSES = ["foot", "bicycle", "motorised"]
 PENALTIES = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 # --model stumps: (rounds, rate) chosen by the inner leave-one-user-out, as the penalty is for the linear model.
@@ -239,7 +241,7 @@ def stump_text(model, names, choice, users):
            "features " + " ".join(names),
            "base " + " ".join("%r" % float(v) for v in base)]
     out += ["stump %s %s %r %r %r" % (CLASSES[c], names[j], split, left, right) for c, j, split, left, right in stumps]
-    return "\n".join(out) + "\n"
+    return with_end(out)
 
 
 def stump_swift(model, names, choice, users, folds, fixed):
@@ -331,7 +333,7 @@ def text(model, names, penalty, users):
            "scale " + " ".join(f(v) for v in scale)]
     for c, name in enumerate(CLASSES):
         out.append(name + " " + " ".join(f(v) for v in w[:, c]))
-    return "\n".join(out) + "\n"
+    return with_end(out)
 
 
 def swift(model, names, penalty, users, folds):

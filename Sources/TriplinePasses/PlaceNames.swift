@@ -112,7 +112,7 @@ enum PlaceNames {
         for g in input.googleVisits {
             if let level = g.hierarchyLevel, level > 0 { continue }  // a visit inside another one
             let semantic = TimelinePass.semanticName(g.semanticType)
-            let label = semantic ?? [g.name, g.address].compactMap { $0?.trimmingCharacters(in: " \t\r\n") }.first { !$0.isEmpty }
+            let label = semantic ?? NameText.imported(g.name) ?? NameText.imported(g.address)
             guard let label else { continue }
             for (visit, o) in overlapping(g.startMs, g.endMs) {
                 guard let k = index[visit.place], Geo.distance(visit.lat, visit.lon, g.lat, g.lon) <= max(joinM, places[k].radius) else { continue }
@@ -122,7 +122,7 @@ enum PlaceNames {
         // OwnTracks: a transition into a region during a visit (its position at the place), a waypoint (a region the
         // user defined) whose circle holds the place's centre.
         for o in input.ownTracks {
-            guard let desc = o.desc?.trimmingCharacters(in: " \t\r\n"), !desc.isEmpty, let lat = o.lat, let lon = o.lon else { continue }
+            guard let desc = NameText.imported(o.desc), let lat = o.lat, let lon = o.lon else { continue }
             if o.kind == "waypoint" {
                 let reach = max(joinM, o.radiusM ?? 0)
                 for k in places.indices where Geo.distance(places[k].lat, places[k].lon, lat, lon) <= reach {
@@ -155,7 +155,7 @@ enum PlaceNames {
         }
         // 4. and 5.
         for k in places.indices where names[k] == nil {
-            if let ssid = places[k].ssid, !ssid.isEmpty {
+            if let ssid = NameText.imported(places[k].ssid) {
                 names[k] = ssid
                 rules["wifi", default: 0] += 1
                 continue

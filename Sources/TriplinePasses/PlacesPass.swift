@@ -560,8 +560,9 @@ public struct PlacesPass: Pass {
             let whereIs = Self.whereIs(centre.lat, centre.lon)
             // A readable default: the wifi network's own name, else `near <locality>`, else the coordinates; the
             // user's name wins.
-            let name = userNames[p] ?? ssid ?? whereIs.locality.map { "near " + $0 + whereIs.offset } ?? Self.coordinateName(centre.lat, centre.lon)
-            if ssid != nil { output.namedByWifi += 1 }
+            let wifi = NameText.imported(ssid)
+            let name = userNames[p] ?? wifi ?? whereIs.locality.map { "near " + $0 + whereIs.offset } ?? Self.coordinateName(centre.lat, centre.lon)
+            if wifi != nil { output.namedByWifi += 1 }
             if whereIs.locality != nil { output.withLocality += 1 }
             output.places.append(
                 PlaceRow(id: StableID.make(.place, device: work.deviceID, startMs: stays[founder[p]].start), deviceID: work.deviceID,

@@ -110,7 +110,10 @@ public struct Rebuild {
     /// 34 (vehicles the rules call walks, issue 23): a leg the rules call foot between two motorised legs of one trip
     /// whose fixes are not a pedestrian's (stop-and-go, or leaving walking pace) is the vehicle in traffic and joins
     /// them (`trips.crawl_join`).
-    public static let algorithmVersion = 34
+    /// 35 (place names are text to show): an imported name (Google's place name or address, an OwnTracks region, a wifi
+    /// network) has its control characters replaced by spaces instead of being cut at a NUL, and one of only white
+    /// space names nothing (the next rule names the place) instead of naming it blank.
+    public static let algorithmVersion = 35
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -285,7 +285,7 @@ public struct TimelinePass: Pass {
             if k == nil {
                 let whereIs = PlacesPass.whereIs(lat, lon)
                 let semantic = Self.semanticName(s.semanticType)
-                let name = [s.name, s.address].compactMap { $0?.trimmingCharacters(in: " \t\r\n") }.first { !$0.isEmpty } ?? semantic
+                let name = NameText.imported(s.name) ?? NameText.imported(s.address) ?? semantic
                     ?? whereIs.locality.map { "near " + $0 + whereIs.offset } ?? PlacesPass.coordinateName(lat, lon)
                 output.places.append(
                     (PlaceRow(id: StableID.make(.place, device: device, startMs: start), deviceID: device, name: name, ssid: nil, lat: lat,

@@ -16,13 +16,17 @@ import TriplineSimulator
 /// Options: `--points N` (default 1000000), `--seed S` (default 1), `--db PATH` (default a temporary file),
 /// `--runs N` (default 3; the best run is reported), `--reuse` (keep the points already in `--db`), `--daily N` (after
 /// the full runs, N more simulated days, each imported on its own and followed by an incremental rebuild, as a server
-/// that receives Overland's batches is used; reports each rebuild's time and the points it loaded).
+/// that receives Overland's batches is used; reports each rebuild's time and the points it loaded), `--open-enter D`
+/// (with `--daily`: first store an OwnTracks region `enter` with no `leave`, D simulated days before the first daily
+/// day, at the device's position then: a region whose last transition is an `enter` holds every incremental restart
+/// at or before it, docs/PERFORMANCE.md).
 enum RebuildBenchmark {
     static func run(_ args: [String]) throws {
         var target = 1_000_000, seed: UInt64 = 1, runs = 3
         var path: String? = nil
         var reuse = false
         var daily = 0
+        var openEnter: Int? = nil
         var options = BenchOptions(args)
         while let option = options.next() {
             switch option {
@@ -32,6 +36,7 @@ enum RebuildBenchmark {
             case "--db": path = options.value() ?? ""
             case "--reuse": reuse = true
             case "--daily": daily = options.value(or: daily)
+            case "--open-enter": openEnter = options.value(or: 0)
             default: print("unknown option \(option)"); exit(64)
             }
         }
@@ -96,7 +101,27 @@ enum RebuildBenchmark {
             print("run \(run): \(fixed(elapsed, 3)) s wall (\(Int(Double(total) / elapsed)) points/s), \(fixed(cpu, 3)) s CPU (\(Int(Double(total) / cpu)) points/s)  [\(summary)]")
         }
         print("rebuild: \(total) points, best \(fixed(best, 3)) s wall = \(Int(Double(total) / best)) points/s, best \(fixed(bestCPU, 3)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSKiB() / 1024) MiB")
+        if daily > 0, let openEnter { try storeOpenEnter(store: store, sim: sim, day: max(0, day - openEnter)) }
         if daily > 0 { try dailyRebuilds(store: store, sim: sim, firstDay: day, days: daily) }
+    }
+
+    /// `--open-enter`: an OwnTracks `enter` of a region at the first fix of simulated day `day`, with no `leave`, in
+    /// an import of its own (the first daily rebuild reads it as new).
+    static func storeOpenEnter(store: Store, sim: Simulator, day: Int) throws {
+        guard let fix = sim.dayPoints(person: 0, day: day).first else { return }
+        let id = try store.deviceID(named: "bench", source: "overland", origin: .benchmark)
+        let imports = ImportTable(store)
+        try store.transaction {
+            let importID = try imports.begin(path: "enter.json", size: 0, fingerprint: "bench-open-enter")
+            let raw = "{\"_type\":\"transition\",\"tst\":\(fix.timeMs / 1000),\"lat\":\(fix.lat),\"lon\":\(fix.lon),"
+                + "\"event\":\"enter\",\"desc\":\"bench\",\"t\":\"c\"}"
+            try AppEventTable(store).insert(AppEventRow(deviceID: id, importID: importID, kind: .transition, timeMs: fix.timeMs, lat: fix.lat,
+                                                        lon: fix.lon, raw: raw))
+            try imports.finish(ImportTable.Finished(
+                id: importID, format: "bench", creator: nil, deviceID: id, pointsNew: 0, pointsDuplicate: 0, rejected: 0, events: 1,
+                message: "", firstMs: nil))
+        }
+        print("open enter: day \(day), \(CivilTime.iso8601(ms: fix.timeMs, offset: UTCOffset(seconds: 0)))")
     }
 
     /// `--daily`: one more simulated day at a time, each its own import, then an incremental rebuild.

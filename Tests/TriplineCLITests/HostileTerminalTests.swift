@@ -79,7 +79,12 @@ import TriplineTestSupport
         var places: [Int64] = []
         while try ids.step() { places.append(ids.int64(0)) }
         #expect(places.count >= 2)
-        let renamed = runCLI(["places", "--db", db, "rename", String(places[0]), "home\u{1B}[8m", "\u{202E}x"])
+        // A control character in a name the user gives is refused (its message names it, not echoes it); a
+        // right-to-left override is no control character: it is kept, and escaped on the terminal.
+        let refused = runCLI(["places", "--db", db, "rename", String(places[0]), "home\u{1B}[8m", "\u{202E}x"])
+        #expect(refused.status == 64 && refused.stderr.contains("U+001B (ESC)"), "\(refused.stderr)")
+        Self.check(refused, "places rename (refused)")
+        let renamed = runCLI(["places", "--db", db, "rename", String(places[0]), "home[8m", "\u{202E}x"])
         #expect(renamed.status == 0, "\(renamed.stderr)")
         Self.check(renamed, "places rename")
         let merged = runCLI(["places", "--db", db, "merge", String(places[1]), String(places[0])])

@@ -160,11 +160,11 @@ import TriplineTestSupport
 
     /// The text form the training script writes reads back to the same model; errors name the file and line.
     @Test func textForm() throws {
-        let text = "# comment\nbase -1.5\nthreshold 0.5\nstump log_duration_s 6.5 0.25 -0.5\n"
+        let text = "# comment\nbase -1.5\nthreshold 0.5\nstump log_duration_s 6.5 0.25 -0.5\nend 3\n"
         let m = try PauseModel(text: text, origin: "m.txt")
         #expect(m == PauseModel(base: -1.5, stumps: [.init(0, 6.5, 0.25, -0.5)], threshold: 0.5))
         #expect(throws: ModelFileError("m.txt", line: 3, "a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")) {
-            try PauseModel(text: "base 0\nthreshold 0.5\nstump nonsense 1 2 3\n", origin: "m.txt")
+            try PauseModel(text: "base 0\nthreshold 0.5\nstump nonsense 1 2 3\nend 3\n", origin: "m.txt")
         }
     }
 }

@@ -85,16 +85,16 @@ import TriplineTestSupport
 
     /// The text form `evaluate --trip-cut-model` reads: errors name the file and line.
     @Test func modelText() throws {
-        let m = try TripCutModel(text: "# a comment\nbase -1.5\nthreshold 0.6\nstump log_fixes 2.5 0.25 -0.5\n", origin: "m.txt")
+        let m = try TripCutModel(text: "# a comment\nbase -1.5\nthreshold 0.6\nstump log_fixes 2.5 0.25 -0.5\nend 3\n", origin: "m.txt")
         #expect(m == TripCutModel(base: -1.5, stumps: [.init(1, 2.5, 0.25, -0.5)], threshold: 0.6))
-        #expect(throws: ModelFileError.self) { try TripCutModel(text: "base 1\nthreshold x\n", origin: "m.txt") }
+        #expect(throws: ModelFileError.self) { try TripCutModel(text: "base 1\nthreshold x\nend 2\n", origin: "m.txt") }
         do {
-            _ = try TripCutModel(text: "base 0\nthreshold 0.5\nstump no_such 1 2 3\n", origin: "m.txt")
+            _ = try TripCutModel(text: "base 0\nthreshold 0.5\nstump no_such 1 2 3\nend 3\n", origin: "m.txt")
             Issue.record("an unknown feature was accepted")
         } catch let e as ModelFileError {
             #expect(e.path == "m.txt" && e.line == 3, "\(e)")
             #expect(e.description.hasPrefix("m.txt:3: "), "\(e)")
         }
-        #expect(throws: ModelFileError.self) { try TripCutModel(text: "stump log_fixes 1 2 3\n", origin: "m.txt") }
+        #expect(throws: ModelFileError.self) { try TripCutModel(text: "stump log_fixes 1 2 3\nend 1\n", origin: "m.txt") }
     }
 }

@@ -59,8 +59,11 @@ enum PlacesCommand {
         var done: String
         switch action {
         case "rename":
-            let name = values.dropFirst().joined(separator: " ").trimmingCharacters(in: " \t")
-            guard !name.isEmpty else { throw UsageError("the new name must not be empty", command: "places") }
+            // A name is text to show: refused when only white space (shown blank) or with a control character (a NUL
+            // cut it, a line end or ESC broke the tables); white space at its ends is dropped.
+            let given = values.dropFirst().joined(separator: " ")
+            let name = NameText.trimmed(given)
+            if let problem = NameText.userNameProblem(name.isEmpty ? given : name) { throw UsageError(problem, command: "places") }
             row.action = .rename
             row.name = name
             done = "Renamed place \(edited.id) (\(Terminal.escaped(edited.name))) to \(Terminal.escaped(name))"

@@ -81,29 +81,28 @@ public struct ModeModel: Sendable, Equatable {
     /// Reads the text form `scripts/train-modes.py` writes beside the Swift source (for `evaluate --mode-model`, to
     /// score coefficients that were not shipped, such as each leave-one-user-out fold's): a line `features NAME…`, then
     /// either the linear form, `mean V…`, `scale V…` and one `CLASS BIAS W…` per class, or the stump form, `base
-    /// B…` (one per class) and any number of `stump CLASS FEATURE SPLIT LEFT RIGHT`; `#` starts a comment. The features
-    /// must be ``ModeFeatures/names`` in order.
+    /// B…` (one per class) and any number of `stump CLASS FEATURE SPLIT LEFT RIGHT`; last `end N`, N the number of rows
+    /// above it (``ModelFileRows``: a file cut short is refused); `#` starts a comment. The features must be
+    /// ``ModeFeatures/names`` in order.
     public init(text: String, path: String) throws {
         var rows: [String: [String]] = [:]
         var stumps: [Stump] = []
-        for (n, raw) in TextLines.split(text).enumerated() {
-            var line = Substring(raw)
-            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
-            guard let key = fields.first else { continue }
+        for row in try ModelFileRows.read(text, origin: path) {
+            let fields = row.words, key = fields[0]
             if key == "stump" {
                 let values = fields.count == 6 ? fields[3...].compactMap { Double($0) }.filter { $0.isFinite } : []
                 guard let c = Self.classes.firstIndex(of: fields.count == 6 ? fields[1] : ""),
                       let f = ModeFeatures.names.firstIndex(of: fields[2]), values.count == 3 else {
-                    throw ModelFileError(path, line: n + 1, "a stump is 'stump CLASS FEATURE SPLIT LEFT RIGHT' with a known class and feature")
+                    throw ModelFileError(path, line: row.line, "a stump is 'stump CLASS FEATURE SPLIT LEFT RIGHT' with a known class and feature")
                 }
                 stumps.append(Stump(c, f, values[0], values[1], values[2]))
                 continue
             }
             guard ["features", "mean", "scale", "base"].contains(key) || Self.classes.contains(key) else {
-                throw ModelFileError(path, line: n + 1, "unknown row '\(key)' (features, mean, scale, \(Self.classes.joined(separator: ", ")); base, stump)")
+                let classes = Self.classes.joined(separator: ", ")
+                throw ModelFileError(path, line: row.line, "unknown row '\(key)' (features, mean, scale, \(classes); base, stump; end)")
             }
-            guard rows[key] == nil else { throw ModelFileError(path, line: n + 1, "a second '\(key)' row") }
+            guard rows[key] == nil else { throw ModelFileError(path, line: row.line, "a second '\(key)' row") }
             rows[key] = Array(fields.dropFirst())
         }
         let count = ModeFeatures.names.count

@@ -44,32 +44,34 @@ public struct StumpEnsemble: Sendable, Equatable {
 
     // MARK: Text form (for `evaluate --trip-cut-model`, `--pause-model` and the training scripts)
 
-    /// Reads the text the training scripts write: `base x`, `threshold x`, and any number of lines
-    /// `stump FEATURE SPLIT LEFT RIGHT` (FEATURE one of `featureNames`); `#` starts a comment. Errors name `origin`
-    /// and the line.
+    /// Reads the text the training scripts write: `base x`, `threshold x` (once each), any number of lines
+    /// `stump FEATURE SPLIT LEFT RIGHT` (FEATURE one of `featureNames`), and last `end N`, N the number of rows above
+    /// it (``ModelFileRows``: a file cut short is refused, not read as fewer stumps); `#` starts a comment. Errors name
+    /// `origin` and the line.
     public init(text: String, origin: String, featureNames: [String]) throws {
         var base: Double? = nil, threshold: Double? = nil
         var stumps: [Stump] = []
-        for (n, raw) in TextLines.split(text).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
-            guard let key = words.first else { continue }
+        for row in try ModelFileRows.read(text, origin: origin) {
+            let words = row.words, key = words[0]
             func number(_ k: Int) throws -> Double {
                 guard k < words.count, let v = Double(words[k]), v.isFinite else {
-                    throw ModelFileError(origin, line: n + 1, "'\(k < words.count ? words[k] : "")' is not a finite number")
+                    throw ModelFileError(origin, line: row.line, "'\(k < words.count ? words[k] : "")' is not a finite number")
                 }
                 return v
             }
             switch key {
-            case "base": base = try number(1)
-            case "threshold": threshold = try number(1)
+            case "base", "threshold":
+                guard (key == "base" ? base : threshold) == nil else {
+                    throw ModelFileError(origin, line: row.line, "a second '\(key)' row")
+                }
+                if key == "base" { base = try number(1) } else { threshold = try number(1) }
             case "stump":
                 guard words.count == 5, let feature = featureNames.firstIndex(of: words[1]) else {
-                    throw ModelFileError(origin, line: n + 1, "a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")
+                    throw ModelFileError(origin, line: row.line, "a stump is 'stump FEATURE SPLIT LEFT RIGHT' with a known feature name")
                 }
                 stumps.append(Stump(feature, try number(2), try number(3), try number(4)))
             default:
-                throw ModelFileError(origin, line: n + 1, "unknown row '\(key)' (rows are base, threshold, stump)")
+                throw ModelFileError(origin, line: row.line, "unknown row '\(key)' (rows are base, threshold, stump, end)")
             }
         }
         guard let base, let threshold else { throw ModelFileError(origin, "a model needs a 'base' and a 'threshold' row") }

@@ -230,12 +230,18 @@ extension Store {
         "CASE WHEN json_valid(e.raw) THEN CAST(json_extract(e.raw, '\(path)') AS TEXT) END"
     }
 
+    /// A JSON value of each row's `raw` as JSON text (``NameText/jsonString(_:)`` reads a string of it whole, where
+    /// `json_extract` cuts it at an escaped NUL).
+    private static func rawJSON(_ path: String) -> String {
+        "CASE WHEN json_valid(e.raw) THEN e.raw -> '\(path)' END"
+    }
+
     /// A device's Google visits that start in `fromMs ..< toMs` and last, in time order.
     public func googleVisitSegments(device: Int64, fromMs: Int64, toMs: Int64) throws -> [GoogleVisitSegment] {
-        let fields = [
-            "$.placeVisit.location.placeId", "$.visit.topCandidate.placeId", "$.visit.topCandidate.placeID", "$.placeVisit.location.name",
-            "$.placeVisit.location.address", "$.placeVisit.location.semanticType", "$.visit.topCandidate.semanticType", "$.visit.hierarchyLevel",
-        ].map(Self.rawText).joined(separator: ", ")
+        let fields = (["$.placeVisit.location.placeId", "$.visit.topCandidate.placeId", "$.visit.topCandidate.placeID"].map(Self.rawText)
+            + ["$.placeVisit.location.name", "$.placeVisit.location.address"].map(Self.rawJSON)
+            + ["$.placeVisit.location.semanticType", "$.visit.topCandidate.semanticType", "$.visit.hierarchyLevel"].map(Self.rawText))
+            .joined(separator: ", ")
         let q = try db.prepare(
             """
             SELECT e.start_ms, e.end_ms, e.lat, e.lon, \(fields) FROM app_events e JOIN imports i ON i.id = e.import_id
@@ -248,7 +254,8 @@ extension Store {
             let placeID = (q.text(4) ?? q.text(5) ?? q.text(6)).flatMap { $0.isEmpty ? nil : $0 }
             out.append(
                 GoogleVisitSegment(startMs: q.int64(0), endMs: q.int64(1), lat: q.optionalDouble(2), lon: q.optionalDouble(3), placeID: placeID,
-                                   name: q.text(7), address: q.text(8), semanticType: q.text(9) ?? q.text(10),
+                                   name: NameText.jsonString(q.text(7)), address: NameText.jsonString(q.text(8)),
+                                   semanticType: q.text(9) ?? q.text(10),
                                    hierarchyLevel: q.text(11).flatMap { Double($0) }))
         }
         return out
@@ -313,7 +320,7 @@ extension Store {
             """
             SELECT e.start_ms, e.end_ms, e.lat, e.lon,
               coalesce(json_extract(e.raw, '$.placeVisit.location.semanticType'), json_extract(e.raw, '$.visit.topCandidate.semanticType')),
-              json_extract(e.raw, '$.placeVisit.location.name'), json_extract(e.raw, '$.placeVisit.location.address'),
+              e.raw -> '$.placeVisit.location.name', e.raw -> '$.placeVisit.location.address',
               json_extract(e.raw, '$.visit.hierarchyLevel')
             FROM app_events e JOIN imports i ON i.id = e.import_id
             WHERE e.device_id = ? AND e.kind = 'visit' AND i.format LIKE '%google/%' AND e.end_ms > e.start_ms
@@ -323,7 +330,8 @@ extension Store {
         g.bindInt(device, at: 1)
         var out: [(startMs: Int64, endMs: Int64, lat: Double, lon: Double, semanticType: String?, name: String?, address: String?, hierarchyLevel: Double?)] = []
         while try g.step() {
-            out.append((g.int64(0), g.int64(1), g.double(2), g.double(3), g.text(4), g.text(5), g.text(6), g.isNull(7) ? nil : g.double(7)))
+            out.append((g.int64(0), g.int64(1), g.double(2), g.double(3), g.text(4), NameText.jsonString(g.text(5)), NameText.jsonString(g.text(6)),
+                        g.isNull(7) ? nil : g.double(7)))
         }
         return out
     }
@@ -336,14 +344,15 @@ extension Store {
     {
         let o = try db.prepare(
             """
-            SELECT kind, time_ms, lat, lon, json_extract(raw, '$.desc'), json_extract(raw, '$.event'), json_extract(raw, '$.rad')
+            SELECT kind, time_ms, lat, lon, raw -> '$.desc', json_extract(raw, '$.event'), json_extract(raw, '$.rad')
             FROM app_events WHERE device_id = ? AND kind IN ('transition', 'waypoint') AND json_valid(raw)
             ORDER BY time_ms, raw
             """)
         o.bindInt(device, at: 1)
         var out: [(kind: String?, timeMs: Int64?, lat: Double?, lon: Double?, desc: String?, event: String?, radiusM: Double?)] = []
         while try o.step() {
-            out.append((o.text(0), o.optionalInt64(1), o.optionalDouble(2), o.optionalDouble(3), o.text(4), o.text(5), o.isNull(6) ? nil : o.double(6)))
+            out.append((o.text(0), o.optionalInt64(1), o.optionalDouble(2), o.optionalDouble(3), NameText.jsonString(o.text(4)), o.text(5),
+                        o.isNull(6) ? nil : o.double(6)))
         }
         return out
     }

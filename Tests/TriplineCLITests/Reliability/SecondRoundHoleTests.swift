@@ -163,7 +163,7 @@ import TriplineTestSupport
         let p = try store.db.scalarText("SELECT parameters FROM pass_runs WHERE pass = 'stays' ORDER BY id DESC LIMIT 1") ?? ""
         #expect(p.contains("\"radius_m\":80") && p.contains("\"edge_s\":200"), "\(p)")
 
-        let unix = "# a model\nbase -1.5\nthreshold 0.6\nstump log_fixes 2.5 0.25 -0.5\n"
+        let unix = "# a model\nbase -1.5\nthreshold 0.6\nstump log_fixes 2.5 0.25 -0.5\nend 3\n"
         let windows = "\u{FEFF}" + unix.replacingOccurrences(of: "\n", with: "\r\n")
         #expect(try TripCutModel(text: windows, origin: "m.txt") == TripCutModel(text: unix, origin: "m.txt"))
         #expect(try LeaveOneUserOut.grid("stays.radius_m=80,90\r\nstays.edge_s=100\r\n").count == 2)
@@ -185,7 +185,7 @@ import TriplineTestSupport
         try FileSystem.write(text, to: plt)
         try FileSystem.write("Start Time\tEnd Time\tTransportation Mode\r\n2008/10/23 02:16:40\t2008/10/23 02:33:20\twalk\r\n",
                              to: dir + "/geolife/010/labels.txt")
-        try FileSystem.write("base 0\nthreshold 0.5\n", to: dir + "/model.txt")
+        try FileSystem.write("base 0\nthreshold 0.5\nend 2\n", to: dir + "/model.txt")
         let refused: [[String]] = [
             ["--dump-trip-cuts", plt],
             ["--dump-pauses", dir + "/geolife/010/new.csv"],
@@ -197,7 +197,7 @@ import TriplineTestSupport
             #expect(r.status == 64, "\(extra): \(r.stderr)")
         }
         #expect(String(decoding: try FileSystem.read(plt), as: UTF8.self) == text)
-        #expect(String(decoding: try FileSystem.read(dir + "/model.txt"), as: UTF8.self) == "base 0\nthreshold 0.5\n")
+        #expect(String(decoding: try FileSystem.read(dir + "/model.txt"), as: UTF8.self) == "base 0\nthreshold 0.5\nend 2\n")
         #expect(!FileSystem.exists(dir + "/geolife/010/new.csv") && !FileSystem.exists(dir + "/d.csv"))
     }
 
