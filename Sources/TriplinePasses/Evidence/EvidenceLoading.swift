@@ -153,7 +153,10 @@ extension EvidencePass {
             let centre = region.map { ($0.lat, $0.lon) } ?? (start.1, start.2)
             guard !centre.0.isNaN else { return }
             let reach = (region?.radius ?? 150) + p.matchM
+            // (Up to the last kept fix before the far one: when the person left in the silence between them is the
+            // stays' own edges' to estimate.)
             let end = far(name, centre, reach, after: start.0, before: next, last: false)
+                .map { max(start.0, w.time[max(0, w.lastKept(atOrBefore: lowerBound(w.time, $0) - 1))]) }
             guard end != nil || open else { return }
             evidence.presences.append(Presence(
                 startMs: start.0 - Int64(p.enterLagS * 1000), endMs: end ?? Int64.max, lat: centre.0, lon: centre.1,
@@ -176,7 +179,7 @@ extension EvidencePass {
             var startMs = start.map { $0.0 - Int64(p.enterLagS * 1000) } ?? Int64.min
             if let start, let lastFar = far(t.region, centre, reach, after: start.0, before: endMs, last: true) {
                 appendEntered(t.region, start, until: endMs, open: false)
-                startMs = lastFar
+                startMs = min(endMs, w.time[min(w.count - 1, w.firstKept(atOrAfter: lowerBound(w.time, lastFar) + 1))])
             }
             evidence.presences.append(Presence(
                 startMs: startMs, endMs: endMs, lat: centre.0, lon: centre.1, reachM: reach, region: t.region, source: "region"))
