@@ -114,9 +114,9 @@ public struct Rebuild {
     /// network) has its control characters replaced by spaces instead of being cut at a NUL, and one of only white
     /// space names nothing (the next rule names the place) instead of naming it blank.
     /// 36 (a region entered and left with a far fix in between is two presences): a kept fix clearly outside an OwnTracks
-    /// region between its `enter` and `leave` (or the next `enter`, or none yet) ends the `enter`'s presence at the first
-    /// such fix and begins the `leave`'s at the last one; an incremental restart reaches back to the last far fix after
-    /// an open `enter`, not to the `enter` itself.
+    /// region between its `enter` and `leave` (or the next `enter`, or none yet) ends the `enter`'s presence at the kept
+    /// fix before the first such fix and begins the `leave`'s at the kept fix after the last one; an incremental restart
+    /// reaches back to the last far fix after an open `enter`, not to the `enter` itself.
     public static let algorithmVersion = 36
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
@@ -535,8 +535,8 @@ public struct Rebuild {
     /// The earliest start of what the new data may change among the app records the old data left open
     /// (``Store/openPauseMs(device:beforeMs:)``, ``Store/openEnters(device:beforeMs:)``): a pause with no resume
     /// before `beforeMs`; a region entered and not left, from the last far fix after its `enter` before `before`
-    /// (``EvidencePass/farFix(_:inRegion:region:_:_:reach:after:before:last:_:)``: a `leave` or `enter` that comes later
-    /// begins a presence there, and the `enter`'s own ended at the first one), else from the `enter` itself.
+    /// (``EvidencePass/farFix(_:inRegion:region:_:_:reach:after:before:last:_:)``: a `leave` that comes later
+    /// begins a presence after it, and the `enter`'s own ended before the first one), else from the `enter` itself.
     /// Nil when none is open.
     func openRecordMs(deviceID: Int64, beforeMs: Int64, before: Int64, zones: LocalZones) throws -> Int64? {
         var open = try store.openPauseMs(device: deviceID, beforeMs: beforeMs)

@@ -226,7 +226,7 @@ import TriplineTestSupport
 
     /// An OwnTracks `Home` entered on the first day and left only on the fifth, with three days 3 km away in between
     /// (a night at home among them) that the phone recorded but whose transitions it missed. The fixes far from home
-    /// end the `enter`'s presence at the first of them and begin the `leave`'s at the last (algorithm version 36), so
+    /// end the `enter`'s presence before the first of them and begin the `leave`'s after the last (algorithm version 36), so
     /// the rebuild after the import that brings the `leave` restarts after the last far fix before the new points,
     /// not at the `enter` four days back (`Rebuild.openRecordMs`), and equals one rebuild over everything. Before, the
     /// restart was held at the `enter`: a `leave` closed the presence and joined every run of home stays since.

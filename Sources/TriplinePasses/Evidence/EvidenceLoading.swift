@@ -141,9 +141,10 @@ extension EvidencePass {
         }
         // Region presence: enter → leave of one region. A kept fix further away than the region's reach between them
         // (``farFix(_:inRegion:region:_:_:reach:after:before:last:_:)``) says the phone missed the transitions and
-        // the person left: the `enter`'s presence ends at the first such fix, the `leave`'s begins at the last one
-        // (algorithm version 36). So does an `enter` with a far fix after it whatever follows (another `enter`, or
-        // nothing yet): what a later `leave` or `enter` makes of it never reaches back past the last far fix.
+        // the person left: the `enter`'s presence ends at the last kept fix before the first such fix, the `leave`'s
+        // begins at the first kept fix after the last one (algorithm version 36). So does an `enter` with a far fix
+        // after it whatever follows (another `enter`, or nothing yet): what a later `leave` or `enter` makes of it
+        // never reaches back past the last far fix (the incremental restart, ``Rebuild/openRecordMs``).
         var entered: [String: (Int64, Double, Double)] = [:]
         func far(_ name: String, _ centre: (Double, Double), _ reach: Double, after: Int64, before: Int64, last: Bool) -> Int64? {
             farFix(w, inRegion: evidence.inRegion, region: name, centre.0, centre.1, reach: reach, after: after, before: before, last: last, p)
