@@ -113,7 +113,11 @@ public struct Rebuild {
     /// 35 (place names are text to show): an imported name (Google's place name or address, an OwnTracks region, a wifi
     /// network) has its control characters replaced by spaces instead of being cut at a NUL, and one of only white
     /// space names nothing (the next rule names the place) instead of naming it blank.
-    public static let algorithmVersion = 35
+    /// 36 (a region entered and left with a far fix in between is two presences): a kept fix clearly outside an OwnTracks
+    /// region between its `enter` and `leave` (or the next `enter`, or none yet) ends the `enter`'s presence at the kept
+    /// fix before the first such fix and begins the `leave`'s at the kept fix after the last one; an incremental restart
+    /// reaches back to the last far fix after an open `enter`, not to the `enter` itself.
+    public static let algorithmVersion = 36
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -375,7 +379,7 @@ public struct Rebuild {
             // evidence pass then makes the stays since it began otherwise (a night's pause resumed two days later
             // stretches the stay it began at; a second `enter` drops the first one's presence).
             var before = earliest - Self.restartMarginMs
-            if let open = try store.openAppRecordMs(device: deviceID, beforeMs: earliest) { before = min(before, open) }
+            if let open = try openRecordMs(deviceID: deviceID, beforeMs: earliest, before: before, zones: zones) { before = min(before, open) }
             processFrom = try restartPoint(deviceID: deviceID, before: before, previous: &previous)
         }
         // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
@@ -526,6 +530,54 @@ public struct Rebuild {
         let matches = try store.appTripMatchCounts(device: deviceID, fromMs: fromMs, untilMs: toMs)
         out["apptrips"] = ["app_trips": .count(matches.appTrips), "matched": .count(matches.matched)]
         return out
+    }
+
+    /// The earliest start of what the new data may change among the app records the old data left open
+    /// (``Store/openPauseMs(device:beforeMs:)``, ``Store/openEnters(device:beforeMs:)``): a pause with no resume
+    /// before `beforeMs`; a region entered and not left, from the last far fix after its `enter` before `before`
+    /// (``EvidencePass/farFix(_:inRegion:region:_:_:reach:after:before:last:_:)``: a `leave` that comes later
+    /// begins a presence after it, and the `enter`'s own ended before the first one), else from the `enter` itself.
+    /// Nil when none is open.
+    func openRecordMs(deviceID: Int64, beforeMs: Int64, before: Int64, zones: LocalZones) throws -> Int64? {
+        var open = try store.openPauseMs(device: deviceID, beforeMs: beforeMs)
+        let enters = try store.openEnters(device: deviceID, beforeMs: beforeMs)
+        guard !enters.isEmpty else { return open }
+        let p = try EvidencePass(settings: options.settings).parameters
+        // The regions' positions as the evidence pass reads them (every waypoint, the last one of a name winning).
+        var regions: [String: (lat: Double, lon: Double, radius: Double)] = [:]
+        for e in try store.evidenceEvents(device: deviceID, fromMs: 0, toMs: 0) where e.kind == "waypoint" {
+            if let desc = e.desc, let lat = e.lat, let lon = e.lon { regions[desc] = (lat, lon, e.radiusM ?? 100) }
+        }
+        // Each scanned span is loaded with `margin` of fixes on both sides, so that a far fix's neighbours (which
+        // may make it an outlier) are read as the evidence pass reads them.
+        let margin = Int64(p.outlierS * 1000) + 1
+        for (name, enterMs, lat, lon) in enters {
+            var from = enterMs
+            // (A region with no waypoint: centred on its `enter`, 150 m, as the evidence pass takes it.)
+            if let region = regions[name] ?? lat.flatMap({ lat in lon.map { (lat, $0, 150) } }) {
+                var hi = before - margin
+                scan: while hi > enterMs {
+                    let lo = max(enterMs, hi - 86_400_000)
+                    let w = DeviceWork(deviceID: deviceID, fromMs: lo - margin, toMs: hi + margin, processFromMs: lo, zones: zones)
+                    try w.loadPoints(store: store)
+                    try w.loadFlags(store: store)
+                    var inRegion: [Int: (lat: Double, lon: Double)] = [:]
+                    for fix in try store.regionFixes(device: deviceID, fromMs: w.fromMs, untilMs: w.toMs) {
+                        let i = lowerBound(w.time, fix.timeMs)
+                        guard i < w.count, w.time[i] == fix.timeMs else { continue }
+                        if let named = fix.regions.first(where: { regions[$0] != nil }), let c = regions[named] { inRegion[i] = (c.lat, c.lon) }
+                    }
+                    if let far = EvidencePass.farFix(w, inRegion: inRegion, region: name, region.lat, region.lon, reach: region.radius + p.matchM,
+                                                     after: max(enterMs, lo - 1), before: hi, last: true, p) {
+                        from = far
+                        break scan
+                    }
+                    hi = lo
+                }
+            }
+            open = min(open ?? from, from)
+        }
+        return open
     }
 
     /// The restart point for new points from `before` on: right after the `keep`-th last visit ending before it, or

@@ -224,6 +224,69 @@ import TriplineTestSupport
         }
     }
 
+    /// An OwnTracks `Home` entered on the first day and left only on the fifth, with three days 3 km away in between
+    /// (a night at home among them) that the phone recorded but whose transitions it missed. The fixes far from home
+    /// end the `enter`'s presence before the first of them and begin the `leave`'s after the last (algorithm version 36), so
+    /// the rebuild after the import that brings the `leave` restarts after the last far fix before the new points,
+    /// not at the `enter` four days back (`Rebuild.openRecordMs`), and equals one rebuild over everything. Before, the
+    /// restart was held at the `enter`: a `leave` closed the presence and joined every run of home stays since.
+    @Test func aRegionLeftDaysAfterItsEnterRestartsAfterTheLastFarFix() throws {
+        let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+        let home = (lat: 52.52, lon: 13.405)
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        let enter = b.t
+        b.still(4 * 3600, every: 1800, drift: 5...30)
+        b.gap(600, moving: 3000, bearing: 0)
+        b.gap(1800)
+        b.still(30 * 3600, every: 2400, drift: 5...30)  // away
+        b.gap(600, moving: 3000, bearing: 180)
+        b.gap(3600)
+        b.still(10 * 3600, every: 1800, drift: 5...30)  // a night at home, no transition recorded
+        b.gap(600, moving: 3000, bearing: 0)
+        b.gap(1800)
+        b.still(40 * 3600, every: 2400, drift: 5...30)  // away again
+        let lastAway = b.t - 2_400_000
+        b.gap(600, moving: 3000, bearing: 180)
+        b.gap(3600)
+        b.still(20 * 3600, every: 1800, drift: 5...30)  // home, no `enter` recorded
+        b.gap(120, moving: 300, bearing: 90)
+        let leave = b.t
+        b.points.append(Point(deviceID: 0, timeMs: b.t, lat: b.lat, lon: b.lon, accuracyM: 30))  // the `leave`'s t:"c" fix
+        b.gap(600, moving: 4000, bearing: 90)
+        b.still(4 * 3600, every: 1800, drift: 5...30)
+        let cut = leave - 6 * 3_600_000
+        func load(_ store: Store, _ points: [Point], importID: Int64, enter withEnter: Bool, leave withLeave: Bool) throws {
+            let id = try store.deviceID(named: "phone", source: "test", origin: .other("test"))
+            try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = importID; return p })
+            func event(_ kind: String, _ ms: Int64, _ raw: String) throws {
+                try store.db.run("INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (?, ?, ?, ?, 52.52, 13.405, ?)",
+                                 [.integer(id), .integer(importID), .text(kind), .integer(ms), .text(raw)])
+            }
+            if withEnter {
+                try event("waypoint", t0 - 60_000, #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":100}"#)
+                try event("transition", enter, #"{"_type":"transition","desc":"Home","event":"enter","t":"c"}"#)
+            }
+            if withLeave { try event("transition", leave, #"{"_type":"transition","desc":"Home","event":"leave","t":"c"}"#) }
+        }
+        var options = Rebuild.Options()
+        options.timeZoneName = "UTC"
+        let inc = try Store(path: try temporaryDirectory() + "/inc.sqlite")
+        try load(inc, b.points.filter { $0.timeMs < cut }, importID: 1, enter: true, leave: false)
+        _ = try Rebuild(store: inc, options: options).run()
+        try load(inc, b.points.filter { $0.timeMs >= cut }, importID: 2, enter: false, leave: true)
+        let reports = try Rebuild(store: inc, options: options).run()
+        let full = try Store(path: try temporaryDirectory() + "/full.sqlite")
+        try load(full, b.points, importID: 1, enter: true, leave: true)
+        try rebuild(full, timezone: "UTC")
+        let span = reports.first { $0.pass == "stays" }?.span.0 ?? Int64.min
+        // (Two visits before the last far fix a day before the new points: after the first stay away, 34 h after the `enter`.)
+        #expect(span > enter + 86_400_000 && span < lastAway, "restarted days after the enter, before the last far fix: \(span == Int64.min ? "from the start" : "\(span - t0) ms")")
+        #expect(try count(full, "SELECT count(*) FROM visits WHERE start_ms > \(lastAway) AND start_ms < \(leave)") == 1, "one evening at home")
+        for (sql, what) in Self.comparisons {
+            #expect(try rows(inc, sql) == rows(full, sql), "\(what) differ")
+        }
+    }
+
     /// `rebuild --from --to` over days already rebuilt changes nothing (the span's edges are handled like an
     /// incremental restart and a kept stay).
     @Test func dateRangeRebuildEqualsFull() throws {

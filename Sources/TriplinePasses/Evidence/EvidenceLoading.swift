@@ -129,11 +129,46 @@ extension EvidencePass {
                 if !t.enter, let region = regions[t.region] { evidence.leaves[i] = (region.lat, region.lon, region.radius) }
             }
         }
-        // Region presence: enter → leave of one region.
+        // Fixes that say which region they are in: at the centre of the first region they name that has a position.
+        if !regions.isEmpty {
+            for fix in regionFixes {
+                let i = lowerBound(w.time, fix.timeMs)
+                guard i < w.count, w.time[i] == fix.timeMs else { continue }
+                for name in fix.regions {
+                    if let region = regions[name] { evidence.inRegion[i] = (region.lat, region.lon); break }
+                }
+            }
+        }
+        // Region presence: enter → leave of one region. A kept fix further away than the region's reach between them
+        // (``farFix(_:inRegion:region:_:_:reach:after:before:last:_:)``) says the phone missed the transitions and
+        // the person left: the `enter`'s presence ends at the last kept fix before the first such fix, the `leave`'s
+        // begins at the first kept fix after the last one (algorithm version 36). So does an `enter` with a far fix
+        // after it whatever follows (another `enter`, or nothing yet): what a later `leave` or `enter` makes of it
+        // never reaches back past the last far fix (the incremental restart, ``Rebuild/openRecordMs``).
         var entered: [String: (Int64, Double, Double)] = [:]
+        func far(_ name: String, _ centre: (Double, Double), _ reach: Double, after: Int64, before: Int64, last: Bool) -> Int64? {
+            farFix(w, inRegion: evidence.inRegion, region: name, centre.0, centre.1, reach: reach, after: after, before: before, last: last, p)
+        }
+        func appendEntered(_ name: String, _ start: (Int64, Double, Double), until next: Int64, open: Bool) {
+            let region = regions[name]
+            let centre = region.map { ($0.lat, $0.lon) } ?? (start.1, start.2)
+            guard !centre.0.isNaN else { return }
+            let reach = (region?.radius ?? 150) + p.matchM
+            // (Up to the last kept fix before the far one: when the person left in the silence between them is the
+            // stays' own edges' to estimate.)
+            let end = far(name, centre, reach, after: start.0, before: next, last: false)
+                .map { max(start.0, w.time[max(0, w.lastKept(atOrBefore: lowerBound(w.time, $0) - 1))]) }
+            guard end != nil || open else { return }
+            evidence.presences.append(Presence(
+                startMs: start.0 - Int64(p.enterLagS * 1000), endMs: end ?? Int64.max, lat: centre.0, lon: centre.1,
+                reachM: reach, region: name, source: "region"))
+        }
         for t in transitions {
             let region = regions[t.region]
             if t.enter {
+                // An `enter` after an `enter` (iOS lost the exit): the first one's presence up to its first far fix,
+                // else none.
+                if let first = entered[t.region] { appendEntered(t.region, first, until: t.time, open: false) }
                 entered[t.region] = (t.time, t.lat, t.lon)
                 continue
             }
@@ -141,18 +176,16 @@ extension EvidencePass {
             let centre = region.map { ($0.lat, $0.lon) } ?? (t.lat, t.lon)
             guard !centre.0.isNaN else { continue }
             let reach = (region?.radius ?? 150) + p.matchM
+            let endMs = t.time - Int64(p.leaveLagS * 1000)
+            var startMs = start.map { $0.0 - Int64(p.enterLagS * 1000) } ?? Int64.min
+            if let start, let lastFar = far(t.region, centre, reach, after: start.0, before: endMs, last: true) {
+                appendEntered(t.region, start, until: endMs, open: false)
+                startMs = min(endMs, w.time[min(w.count - 1, w.firstKept(atOrAfter: lowerBound(w.time, lastFar) + 1))])
+            }
             evidence.presences.append(Presence(
-                startMs: start.map { $0.0 - Int64(p.enterLagS * 1000) } ?? Int64.min, endMs: t.time - Int64(p.leaveLagS * 1000),
-                lat: centre.0, lon: centre.1, reachM: reach, region: t.region, source: "region"))
+                startMs: startMs, endMs: endMs, lat: centre.0, lon: centre.1, reachM: reach, region: t.region, source: "region"))
         }
-        for (name, start) in entered {
-            let region = regions[name]
-            let centre = region.map { ($0.lat, $0.lon) } ?? (start.1, start.2)
-            guard !centre.0.isNaN else { continue }
-            evidence.presences.append(Presence(
-                startMs: start.0 - Int64(p.enterLagS * 1000), endMs: Int64.max, lat: centre.0, lon: centre.1,
-                reachM: (region?.radius ?? 150) + p.matchM, region: name, source: "region"))
-        }
+        for (name, start) in entered { appendEntered(name, start, until: Int64.max, open: true) }
         // Pauses: at the last kept fix before the pause; departure = resume less the walk out at the next fix's speed.
         for (paused, resume, rlat, rlon) in pauses {
             guard let start = paused ?? pauseStart(w, resume: resume, rlat!, rlon!, p) else { continue }
@@ -183,17 +216,35 @@ extension EvidencePass {
                 reachM: p.matchM, region: nil, source: "pause"))
         }
         evidence.presences.sort { $0.startMs != $1.startMs ? $0.startMs < $1.startMs : $0.endMs < $1.endMs }
-        // Fixes that say which region they are in: at the centre of the first region they name that has a position.
-        if !regions.isEmpty {
-            for fix in regionFixes {
-                let i = lowerBound(w.time, fix.timeMs)
-                guard i < w.count, w.time[i] == fix.timeMs else { continue }
-                for name in fix.regions {
-                    if let region = regions[name] { evidence.inRegion[i] = (region.lat, region.lon); break }
-                }
-            }
-        }
         return evidence
+    }
+
+    /// The distance (metres) of fix `i` from a position, as the presences weigh it: a fix inside the named region
+    /// (`inregions`) counts as at its centre, and a still fix far off between two near ones (``outlier(_:_:_:_:_:)``)
+    /// as there.
+    static func regionDistance(_ w: DeviceWork, inRegion: [Int: (lat: Double, lon: Double)], _ i: Int, _ lat: Double, _ lon: Double,
+                               region: String?, _ p: Parameters) -> Double {
+        if region != nil, let c = inRegion[i], Geo.distance(c.lat, c.lon, lat, lon) < 1 { return 0 }
+        let d = Geo.distance(w.lat[i], w.lon[i], lat, lon)
+        if d > p.matchM && outlier(w, i, lat, lon, p) { return 0 }
+        return d
+    }
+
+    /// The time of the first (or with `last`, the last) kept fix after `after` and before `before` further than
+    /// `reach` from a region's centre (``regionDistance(_:inRegion:_:_:_:region:_:)``): a fix clearly outside the
+    /// region. Nil when there is none among the loaded fixes.
+    static func farFix(_ w: DeviceWork, inRegion: [Int: (lat: Double, lon: Double)], region: String, _ lat: Double, _ lon: Double,
+                       reach: Double, after: Int64, before: Int64, last: Bool, _ p: Parameters) -> Int64? {
+        let a = lowerBound(w.time, after + 1), b = lowerBound(w.time, before)
+        guard a < b else { return nil }
+        func isFar(_ i: Int) -> Bool { w.flags[i] == 0 && regionDistance(w, inRegion: inRegion, i, lat, lon, region: region, p) > reach }
+        if last {
+            var i = b - 1
+            while i >= a { if isFar(i) { return w.time[i] }; i -= 1 }
+        } else {
+            for i in a..<b where isFar(i) { return w.time[i] }
+        }
+        return nil
     }
 
     /// Where a resume with no pause before it began: at the last kept fix before it, when that fix was still, a silence

@@ -105,10 +105,7 @@ struct StayAmendment {
 
     /// Distance of fix `i` from a position; a fix inside the named region counts as at its centre.
     func distance(_ i: Int, _ lat: Double, _ lon: Double, region: String?) -> Double {
-        if region != nil, let c = evidence.inRegion[i], Geo.distance(c.lat, c.lon, lat, lon) < 1 { return 0 }
-        let d = Geo.distance(w.lat[i], w.lon[i], lat, lon)
-        if d > p.matchM && EvidencePass.outlier(w, i, lat, lon, p) { return 0 }
-        return d
+        EvidencePass.regionDistance(w, inRegion: evidence.inRegion, i, lat, lon, region: region, p)
     }
 
     /// The device's own straight-line speed between two positions for a trip at time `at` (ms)

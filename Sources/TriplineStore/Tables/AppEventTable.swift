@@ -119,28 +119,43 @@ extension Store {
     /// after it before then. A record that later data close (or replace: a second `enter`) changes what the evidence
     /// pass makes of the stays since it began. Nil when none is open.
     public func openAppRecordMs(device: Int64, beforeMs: Int64) throws -> Int64? {
-        let enter = try db.scalarInt(
+        let enter = try openEnters(device: device, beforeMs: beforeMs).map(\.timeMs).min()
+        return [enter, try openPauseMs(device: device, beforeMs: beforeMs)].compactMap { $0 }.min()
+    }
+
+    /// The regions whose last `transition` before `beforeMs` is an `enter`, with that `enter`'s time and position, by
+    /// region name.
+    public func openEnters(device: Int64, beforeMs: Int64) throws -> [(region: String, timeMs: Int64, lat: Double?, lon: Double?)] {
+        let q = try db.prepare(
             """
-            SELECT min(t) FROM (
+            SELECT region, t, lat, lon FROM (
               SELECT CASE WHEN json_valid(json) THEN json_extract(json, '$.desc') END AS region,
-                CASE WHEN json_valid(json) THEN json_extract(json, '$.event') END AS event, max(time_ms) AS t
-              FROM (SELECT time_ms, substr(raw, instr(raw, '{')) AS json FROM app_events
+                CASE WHEN json_valid(json) THEN json_extract(json, '$.event') END AS event, max(time_ms) AS t, lat, lon
+              FROM (SELECT time_ms, lat, lon, substr(raw, instr(raw, '{')) AS json FROM app_events
                     WHERE device_id = ? AND kind = 'transition' AND time_ms < ?)
               GROUP BY region)
             WHERE region IS NOT NULL AND event = 'enter'
-            """,
-            [.integer(device), .integer(beforeMs)])
+            ORDER BY region
+            """)
+        try q.bind([.integer(device), .integer(beforeMs)])
+        var out: [(region: String, timeMs: Int64, lat: Double?, lon: Double?)] = []
+        while try q.step() {
+            if let region = q.text(0) { out.append((region, q.int64(1), q.isNull(2) ? nil : q.double(2), q.isNull(3) ? nil : q.double(3))) }
+        }
+        return out
+    }
+
+    /// The start of an Overland `paused_location_updates` with no resume (`resumed_location_updates`,
+    /// `exited_pause_region`) or other pause after it before `beforeMs`; nil when there is none.
+    public func openPauseMs(device: Int64, beforeMs: Int64) throws -> Int64? {
         let paused = try db.scalarInt(
             "SELECT max(time_ms) FROM app_events WHERE device_id = ? AND kind = 'paused_location_updates' AND time_ms < ?",
             [.integer(device), .integer(beforeMs)])
-        var pause: Int64? = nil
-        if let paused {
-            let resumed = try db.scalarInt(
-                "SELECT max(time_ms) FROM app_events WHERE device_id = ? AND kind IN ('resumed_location_updates', 'exited_pause_region') AND time_ms >= ? AND time_ms < ?",
-                [.integer(device), .integer(paused), .integer(beforeMs)])
-            if resumed == nil { pause = paused }
-        }
-        return [enter, pause].compactMap { $0 }.min()
+        guard let paused else { return nil }
+        let resumed = try db.scalarInt(
+            "SELECT max(time_ms) FROM app_events WHERE device_id = ? AND kind IN ('resumed_location_updates', 'exited_pause_region') AND time_ms >= ? AND time_ms < ?",
+            [.integer(device), .integer(paused), .integer(beforeMs)])
+        return resumed == nil ? paused : nil
     }
 
     /// The highest import that brought `device` an app event; nil when it has none.
