@@ -391,9 +391,13 @@ public struct PlacesPass: Pass {
         let tables = RebuildTables(store)
         if lastWindow {
             // Wifi seen during each stay (the last window names the places).
-            input.ssids = try store.ssidCounts(device: work.deviceID, spans: stays.map { ($0.startMs, $0.endMs) })
+            // Wifi and reported accuracy of each stay's fixes: both read span by span when both are wanted (the second
+            // read of a span finds its pages cached; docs/PERFORMANCE.md, "Ten years").
+            let spans = stays.map { ($0.startMs, $0.endMs) }
             if parameters.accuracyFactor > 0 {
-                input.accuracies = try store.meanAccuracies(device: work.deviceID, spans: stays.map { ($0.startMs, $0.endMs) })
+                (input.ssids, input.accuracies) = try store.ssidCountsAndMeanAccuracies(device: work.deviceID, spans: spans)
+            } else {
+                input.ssids = try store.ssidCounts(device: work.deviceID, spans: spans)
             }
             if parameters.evidence > 0 {
                 input.appVisits = try store.googlePlaceVisits(device: work.deviceID)

@@ -120,12 +120,18 @@ public struct TimelinePass: Pass {
         let tripsFrom = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
         let tripsTo = work.replaceToMs
         try tables.deleteAppTrips(device: device, startingFromMs: tripsFrom, toMs: tripsTo)
-        let input = Input(
-            pointVisits: try store.visitsInOrder(device: device), trips: try store.tripSpans(device: device), places: try store.places(device: device),
-            visits: try store.googleVisitSegments(device: device, fromMs: Int64.min, toMs: Int64.max),
-            activities: try store.googleActivitySegments(device: device, fromMs: tripsFrom, toMs: tripsTo), edits: try store.placeEdits(device: device))
-
-        let output = Self.fill(work, input, parameters)
+        // Google's records first: without a visit or an activity of Google's to place, ``fill(_:_:_:)`` adds nothing
+        // whatever the fixes made (the user's edits reach only places Google's visits founded), so the device's every
+        // visit, trip and place is not read (a phone with no Google history, each window and each daily rebuild).
+        let visits = try store.googleVisitSegments(device: device, fromMs: Int64.min, toMs: Int64.max)
+        let activities = try store.googleActivitySegments(device: device, fromMs: tripsFrom, toMs: tripsTo)
+        var output = Output()
+        if !visits.isEmpty || !activities.isEmpty {
+            let input = Input(
+                pointVisits: try store.visitsInOrder(device: device), trips: try store.tripSpans(device: device), places: try store.places(device: device),
+                visits: visits, activities: activities, edits: try store.placeEdits(device: device))
+            output = Self.fill(work, input, parameters)
+        }
 
         // The rows, under the ids the store gives them (a stable id already taken moves on to the next free one).
         var placeIDs: [Int64] = []

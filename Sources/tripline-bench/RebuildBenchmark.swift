@@ -14,7 +14,8 @@ import TriplineSimulator
 /// and the peak resident memory (VmHWM).
 ///
 /// Options: `--points N` (default 1000000), `--seed S` (default 1), `--db PATH` (default a temporary file),
-/// `--runs N` (default 3; the best run is reported), `--reuse` (keep the points already in `--db`), `--daily N` (after
+/// `--runs N` (default 3; the best run is reported; 0 with `--reuse --daily`: no full rebuild, the stored results are
+/// current), `--reuse` (keep the points already in `--db`), `--daily N` (after
 /// the full runs, N more simulated days, each imported on its own and followed by an incremental rebuild, as a server
 /// that receives Overland's batches is used; reports each rebuild's time and the points it loaded), `--open-enter D`
 /// (with `--daily`: first store an OwnTracks region `enter` with no `leave`, D simulated days before the first daily
@@ -86,7 +87,9 @@ enum RebuildBenchmark {
         print("generated \(total) points (\(day) simulated days) in \(fixed(generated, 3)) s; VmHWM after loading \(afterLoad / 1024) MiB")
         var best = Double.infinity
         var bestCPU = Double.infinity
-        for run in 1...max(1, runs) {
+        // `--runs 0` with `--reuse --daily N`: straight to the daily rebuilds (the stored results are those of the points).
+        let fullRuns = runs == 0 && reuse && daily > 0 ? 0 : max(1, runs)
+        for run in stride(from: 1, through: fullRuns, by: 1) {
             var options = Rebuild.Options()
             options.full = true
             options.timeZoneName = "Europe/Berlin"
@@ -100,7 +103,7 @@ enum RebuildBenchmark {
             let summary = reports.map { "\($0.pass ?? "up to date"): " + $0.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }.joined(separator: "; ")
             print("run \(run): \(fixed(elapsed, 3)) s wall (\(Int(Double(total) / elapsed)) points/s), \(fixed(cpu, 3)) s CPU (\(Int(Double(total) / cpu)) points/s)  [\(summary)]")
         }
-        print("rebuild: \(total) points, best \(fixed(best, 3)) s wall = \(Int(Double(total) / best)) points/s, best \(fixed(bestCPU, 3)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSKiB() / 1024) MiB")
+        if fullRuns > 0 { print("rebuild: \(total) points, best \(fixed(best, 3)) s wall = \(Int(Double(total) / best)) points/s, best \(fixed(bestCPU, 3)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSKiB() / 1024) MiB") }
         if daily > 0, let openEnter { try storeOpenEnter(store: store, sim: sim, day: max(0, day - openEnter)) }
         if daily > 0 { try dailyRebuilds(store: store, sim: sim, firstDay: day, days: daily) }
     }

@@ -56,6 +56,24 @@ import TriplineStore
                                   activities: activities, edits: edits)
     }
 
+    /// Without a visit or an activity of Google's, the pass adds nothing whatever the fixes made, the user's edits of
+    /// their places included: what lets `run` skip reading the device's visits, trips and places then
+    /// (docs/PERFORMANCE.md, "Ten years"). Fails if an edit of a place of the fixes, or the fixes' own rows, ever
+    /// produce output here.
+    @Test func noGoogleRecordsAddNothing() {
+        var input = Self.input(edits: [
+            PlaceEditRow(id: 1, deviceID: Self.device, action: .rename, lat: Self.home.lat, lon: Self.home.lon, name: "Castle", createdMs: 1),
+            PlaceEditRow(id: 2, deviceID: Self.device, action: .merge, lat: Self.home.lat, lon: Self.home.lon, intoLat: Self.cafe.lat,
+                         intoLon: Self.cafe.lon, createdMs: 2),
+            PlaceEditRow(id: 3, deviceID: Self.device, action: .forget, lat: Self.home.lat, lon: Self.home.lon, createdMs: 3),
+        ])
+        input.visits = []
+        input.activities = []
+        let out = TimelinePass.fill(work(), input, TimelinePass.Parameters())
+        #expect(out.places.isEmpty && out.visits.isEmpty && out.edits.isEmpty && out.trips.isEmpty)
+        #expect(out.visitCount == 0 && out.distanceM == 0)
+    }
+
     @Test func googlesSegmentsFillWhatTheFixesLeft() {
         let out = TimelinePass.fill(work(), Self.input(), TimelinePass.Parameters())
         // One place founded, under Google's name and place id; three visits.

@@ -60,6 +60,33 @@ import TriplineTestSupport
         #expect(try store.openAppRecordMs(device: 2, beforeMs: 900) == nil, "ended by an exit of its region")
     }
 
+    /// The places pass's read of each stay's wifi and mean accuracy span by span gives what the two reads over every
+    /// span give: the right span's counts and mean, nil for a span with no accuracy, empty for one with no wifi.
+    @Test func ssidCountsAndMeanAccuraciesReadSpanBySpan() throws {
+        let (store, _) = try freshStore()
+        let device = try store.deviceID(named: "phone", source: "overland", origin: .deviceID)
+        let t0: Int64 = 1_700_000_000_000
+        var points: [Point] = []
+        for k in 0..<40 {
+            let ssid: String? = k < 10 ? "Home" : k < 15 ? "" : k < 20 ? nil : k % 3 == 0 ? "Cafe" : "Shop"
+            let accuracy: Double? = k >= 10 && k < 20 ? nil : Double(k % 7) * 4.5 + 0.1
+            points.append(Point(deviceID: device, timeMs: t0 + Int64(k) * 1000, lat: 50, lon: 8, accuracyM: accuracy, ssid: ssid))
+        }
+        try store.transaction { _ = try store.insertPoints(points) }
+        let spans: [(fromMs: Int64, throughMs: Int64)] = [
+            (t0, t0 + 9_000), (t0 + 10_000, t0 + 19_000), (t0 + 20_000, t0 + 39_000), (t0 + 5_000, t0 + 24_000), (t0 + 50_000, t0 + 60_000),
+        ]
+        let both = try store.ssidCountsAndMeanAccuracies(device: device, spans: spans)
+        #expect(both.ssids == (try store.ssidCounts(device: device, spans: spans)))
+        #expect(both.accuracies == (try store.meanAccuracies(device: device, spans: spans)))
+        #expect(both.ssids[0] == ["Home": 10])
+        #expect(both.ssids[1].isEmpty && both.accuracies[1] == nil, "no wifi, no accuracy")
+        #expect(both.ssids[2] == ["Cafe": 7, "Shop": 13])
+        #expect(both.ssids[3] == ["Home": 5, "Cafe": 2, "Shop": 3])
+        #expect(both.ssids[4].isEmpty && both.accuracies[4] == nil, "no points")
+        #expect(both.accuracies[0] != both.accuracies[2])
+    }
+
     /// Migration 7: imports made before it have no `first_ms`, so the bound on new points' times is unknown until
     /// every import after the last rebuilt one that added points has one; imports that added none do not count.
     @Test func migrationSevenBoundsNewPointsOnlyWhereEveryImportSays() throws {

@@ -642,20 +642,48 @@ extension Store {
     /// The wifi networks (SSIDs, not empty) a device's points saw in each of `spans` (`fromMs ... throughMs`, both
     /// included), with how many points saw each: one dictionary per span, in the order given.
     public func ssidCounts(device: Int64, spans: [(fromMs: Int64, throughMs: Int64)]) throws -> [[String: Int]] {
-        try eachSpan("SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid",
-                     device: device, spans: spans) { q in
-            var counts: [String: Int] = [:]
-            while try q.step() { counts[q.text(0) ?? "", default: 0] += q.int(1) }
-            return counts
-        }
+        try eachSpan(Self.ssidCountSQL, device: device, spans: spans, Self.readSSIDCounts)
     }
 
     /// The mean reported horizontal accuracy (metres) of a device's points in each of `spans` (`fromMs ... throughMs`,
     /// both included) that report one: one value per span, in the order given, nil when none does.
     public func meanAccuracies(device: Int64, spans: [(fromMs: Int64, throughMs: Int64)]) throws -> [Double?] {
-        try eachSpan("SELECT avg(accuracy_m) FROM points_hot WHERE key BETWEEN ? AND ? AND accuracy_m > 0",
-                     device: device, spans: spans) { q in try q.step() && !q.isNull(0) ? q.double(0) : nil }
+        try eachSpan(Self.meanAccuracySQL, device: device, spans: spans, Self.readMeanAccuracy)
     }
+
+    /// ``ssidCounts(device:spans:)`` and ``meanAccuracies(device:spans:)`` of the same spans, read span by span: the
+    /// two statements are the same, each run on a span right after the other, so the second finds the span's pages in
+    /// SQLite's page cache (read one after the other over a device's every stay, each read them all from the file).
+    public func ssidCountsAndMeanAccuracies(device: Int64, spans: [(fromMs: Int64, throughMs: Int64)]) throws
+        -> (ssids: [[String: Int]], accuracies: [Double?]) {
+        let ssid = try db.prepare(Self.ssidCountSQL)
+        let accuracy = try db.prepare(Self.meanAccuracySQL)
+        var ssids: [[String: Int]] = [], accuracies: [Double?] = []
+        ssids.reserveCapacity(spans.count)
+        accuracies.reserveCapacity(spans.count)
+        for span in spans {
+            let keys = PointKey.range(device: device, fromMs: span.fromMs, throughMs: span.throughMs)
+            for q in [ssid, accuracy] {
+                q.reset()
+                q.bindInt(keys.lower, at: 1)
+                q.bindInt(keys.upper, at: 2)
+            }
+            ssids.append(try Self.readSSIDCounts(ssid))
+            accuracies.append(try Self.readMeanAccuracy(accuracy))
+        }
+        return (ssids, accuracies)
+    }
+
+    static let ssidCountSQL = "SELECT ssid, count(*) FROM points_hot WHERE key BETWEEN ? AND ? AND ssid IS NOT NULL AND ssid != '' GROUP BY ssid"
+    static let meanAccuracySQL = "SELECT avg(accuracy_m) FROM points_hot WHERE key BETWEEN ? AND ? AND accuracy_m > 0"
+
+    static func readSSIDCounts(_ q: Statement) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        while try q.step() { counts[q.text(0) ?? "", default: 0] += q.int(1) }
+        return counts
+    }
+
+    static func readMeanAccuracy(_ q: Statement) throws -> Double? { try q.step() && !q.isNull(0) ? q.double(0) : nil }
 
     /// Runs `sql` (bound to a span's first and last point key) once per span of one device, in the order given, and
     /// returns what `read` makes of each run's rows.

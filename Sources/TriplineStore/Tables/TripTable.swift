@@ -130,6 +130,8 @@ extension RebuildTables {
 
     /// Points the device's trips at the places their visits now belong to (the places pass rewrites every place; a
     /// trip outside the span it recomputes keeps its visits, whose place may have changed, merged or been forgotten).
+    /// Only the trips whose place changes are written: the rest already point where they would be pointed (a rewrite
+    /// of every trip cost a daily rebuild of six years 14 ms, and each window of a full one as much).
     public func refreshTripPlaces(device: Int64) throws {
         try db.run(
             """
@@ -137,6 +139,8 @@ extension RebuildTables {
               from_place_id = (SELECT place_id FROM visits v WHERE v.id = trips.from_visit_id),
               to_place_id = (SELECT place_id FROM visits v WHERE v.id = trips.to_visit_id)
             WHERE device_id = ?
+              AND (from_place_id IS NOT (SELECT place_id FROM visits v WHERE v.id = trips.from_visit_id)
+                   OR to_place_id IS NOT (SELECT place_id FROM visits v WHERE v.id = trips.to_visit_id))
             """, [.integer(device)])
     }
 }
