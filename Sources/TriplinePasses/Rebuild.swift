@@ -567,8 +567,10 @@ public struct Rebuild {
                         guard i < w.count, w.time[i] == fix.timeMs else { continue }
                         if let named = fix.regions.first(where: { regions[$0] != nil }), let c = regions[named] { inRegion[i] = (c.lat, c.lon) }
                     }
-                    if let far = EvidencePass.farFix(w, inRegion: inRegion, region: name, region.lat, region.lon, reach: region.radius + p.matchM,
-                                                     after: max(enterMs, lo - 1), before: hi, last: true, p) {
+                    if let far = EvidencePass.farFix(
+                        w, inRegion: inRegion, region: name, region.lat, region.lon, reach: region.radius + p.matchM,
+                        after: max(enterMs, lo - 1), before: hi, last: true, p
+                    ) {
                         from = far
                         break scan
                     }

@@ -103,7 +103,10 @@ enum RebuildBenchmark {
             let summary = reports.map { "\($0.pass ?? "up to date"): " + $0.stats.map { "\($0.0) \($0.1)" }.joined(separator: ", ") }.joined(separator: "; ")
             print("run \(run): \(fixed(elapsed, 3)) s wall (\(Int(Double(total) / elapsed)) points/s), \(fixed(cpu, 3)) s CPU (\(Int(Double(total) / cpu)) points/s)  [\(summary)]")
         }
-        if fullRuns > 0 { print("rebuild: \(total) points, best \(fixed(best, 3)) s wall = \(Int(Double(total) / best)) points/s, best \(fixed(bestCPU, 3)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSKiB() / 1024) MiB") }
+        if fullRuns > 0 {
+            print("rebuild: \(total) points, best \(fixed(best, 3)) s wall = \(Int(Double(total) / best)) points/s, "
+                + "best \(fixed(bestCPU, 3)) s CPU = \(Int(Double(total) / bestCPU)) points/s; peak RSS (VmHWM) \(peakRSSKiB() / 1024) MiB")
+        }
         if daily > 0, let openEnter { try storeOpenEnter(store: store, sim: sim, day: max(0, day - openEnter)) }
         if daily > 0 { try dailyRebuilds(store: store, sim: sim, firstDay: day, days: daily) }
     }

@@ -259,8 +259,9 @@ import TriplineTestSupport
             let id = try store.deviceID(named: "phone", source: "test", origin: .other("test"))
             try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = importID; return p })
             func event(_ kind: String, _ ms: Int64, _ raw: String) throws {
-                try store.db.run("INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (?, ?, ?, ?, 52.52, 13.405, ?)",
-                                 [.integer(id), .integer(importID), .text(kind), .integer(ms), .text(raw)])
+                try store.db.run(
+                    "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (?, ?, ?, ?, 52.52, 13.405, ?)",
+                    [.integer(id), .integer(importID), .text(kind), .integer(ms), .text(raw)])
             }
             if withEnter {
                 try event("waypoint", t0 - 60_000, #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":100}"#)
@@ -280,7 +281,8 @@ import TriplineTestSupport
         try rebuild(full, timezone: "UTC")
         let span = reports.first { $0.pass == "stays" }?.span.0 ?? Int64.min
         // (Two visits before the last far fix a day before the new points: after the first stay away, 34 h after the `enter`.)
-        #expect(span > enter + 86_400_000 && span < lastAway, "restarted days after the enter, before the last far fix: \(span == Int64.min ? "from the start" : "\(span - t0) ms")")
+        let restarted = span == Int64.min ? "from the start" : "\(span - t0) ms"
+        #expect(span > enter + 86_400_000 && span < lastAway, "restarted days after the enter, before the last far fix: \(restarted)")
         #expect(try count(full, "SELECT count(*) FROM visits WHERE start_ms > \(lastAway) AND start_ms < \(leave)") == 1, "one evening at home")
         for (sql, what) in Self.comparisons {
             #expect(try rows(inc, sql) == rows(full, sql), "\(what) differ")

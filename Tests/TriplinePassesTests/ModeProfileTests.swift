@@ -122,7 +122,9 @@ import TriplineTestSupport
             let store = try storeWith([("jam", trip(crawl: true)), ("transfer", trip(crawl: false))])
             try rebuild(store, sets: ["trips.crawl_join=\(join)"])
             func modes(_ device: String) throws -> String? {
-                try store.db.scalarText("SELECT group_concat(mode, ',') FROM (SELECT l.mode FROM legs l JOIN devices d ON d.id = l.device_id WHERE d.name = '\(device)' ORDER BY l.start_ms)")
+                try store.db.scalarText(
+                    "SELECT group_concat(mode, ',') FROM (SELECT l.mode FROM legs l JOIN devices d ON d.id = l.device_id "
+                        + "WHERE d.name = '\(device)' ORDER BY l.start_ms)")
             }
             if join == 1 {
                 #expect(try modes("jam") == "car")

@@ -144,7 +144,9 @@ import TriplineGeography
                     if fromA { ka += 1 } else { kb += 1 }
                 }
                 for w in [a, mixed] {
-                    for p in [CleanPass.Parameters(), { var p = CleanPass.Parameters(); p.maxMps = 5; return p }()] {
+                    var slow = CleanPass.Parameters()
+                    slow.maxMps = 5
+                    for p in [CleanPass.Parameters(), slow] {
                         let kept = Array(0..<w.count)
                         let fast = CleanPass.sources(w, kept, p), plain = Self.plainSources(w, kept, p)
                         #expect(fast == plain, "start \(lat), \(lon), step \(stepM) m, \(w.count) fixes, max_mps \(p.maxMps)")
