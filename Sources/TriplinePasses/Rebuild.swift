@@ -544,12 +544,9 @@ public struct Rebuild {
         guard !enters.isEmpty else { return open }
         let p = try EvidencePass(settings: options.settings).parameters
         // The regions' positions as the evidence pass reads them (every waypoint, the last one of a name winning).
-        var regions: [String: (lat: Double, lon: Double, radius: Double)] = [:]
-        for e in try store.evidenceEvents(device: deviceID, fromMs: 0, toMs: 0) where e.kind == "waypoint" {
-            if let desc = e.desc, let lat = e.lat, let lon = e.lon { regions[desc] = (lat, lon, e.radiusM ?? 100) }
-        }
+        let regions = EvidencePass.regionPositions(try store.evidenceEvents(device: deviceID, fromMs: 0, toMs: 0))
         // Each scanned span is loaded with `margin` of fixes on both sides, so that a far fix's neighbours (which
-        // may make it an outlier) are read as the evidence pass reads them.
+        // may make it an outlier) are read as the evidence pass reads them (``EvidencePass/storedFixes``).
         let margin = Int64(p.outlierS * 1000) + 1
         for (name, enterMs, lat, lon) in enters {
             var from = enterMs
@@ -558,15 +555,8 @@ public struct Rebuild {
                 var hi = before - margin
                 scan: while hi > enterMs {
                     let lo = max(enterMs, hi - 86_400_000)
-                    let w = DeviceWork(deviceID: deviceID, fromMs: lo - margin, toMs: hi + margin, processFromMs: lo, zones: zones)
-                    try w.loadPoints(store: store)
-                    try w.loadFlags(store: store)
-                    var inRegion: [Int: (lat: Double, lon: Double)] = [:]
-                    for fix in try store.regionFixes(device: deviceID, fromMs: w.fromMs, untilMs: w.toMs) {
-                        let i = lowerBound(w.time, fix.timeMs)
-                        guard i < w.count, w.time[i] == fix.timeMs else { continue }
-                        if let named = fix.regions.first(where: { regions[$0] != nil }), let c = regions[named] { inRegion[i] = (c.lat, c.lon) }
-                    }
+                    let (w, inRegion) = try EvidencePass.storedFixes(
+                        store: store, deviceID: deviceID, fromMs: lo, toMs: hi, regions: regions, zones: zones, p)
                     if let far = EvidencePass.farFix(
                         w, inRegion: inRegion, region: name, region.lat, region.lon, reach: region.radius + p.matchM,
                         after: max(enterMs, lo - 1), before: hi, last: true, p

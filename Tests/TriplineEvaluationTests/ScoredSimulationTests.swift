@@ -289,6 +289,72 @@ import TriplineTestSupport
         }
     }
 
+    /// An OwnTracks `Home` entered and left a few hours later without a `leave` (six hours 3 km away, the transitions
+    /// missed), then three days at two spots 360 m apart within the region (no fix far from it, no `enter`), a second
+    /// trip away, and home again. The rebuild after the next import restarts two visits before the last far fix (the
+    /// second trip, `Rebuild.openRecordMs`), so its points begin two days before that, after the first trip, while its
+    /// app events begin a day earlier still, with the `enter`. The rebuild over everything ends the `enter`'s presence
+    /// before the first trip; the incremental one took the first far fix among its loaded points (the second trip) and
+    /// stretched the presence over the stays of its span. It now asks the store for a far fix between the `enter`
+    /// and its first loaded point (`EvidencePass.earlyFarFixes`) and equals the rebuild over everything.
+    @Test func anEnterBeforeTheLoadedPointsEndsAtItsFirstStoredFarFix() throws {
+        let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+        let centre = (lat: 52.52, lon: 13.405)
+        let west = Geo.destination(centre.lat, centre.lon, bearing: 270, distance: 180)
+        var b = TrackBuilder(startMs: t0, lat: west.lat, lon: west.lon)
+        let enter = b.t
+        b.still(4 * 3600, every: 1800, drift: 5...30)
+        b.gap(600, moving: 3000, bearing: 0)
+        b.still(6 * 3600, every: 1800, drift: 5...30)  // away, no `leave` recorded
+        let firstAway = b.t
+        b.gap(600, moving: 3000, bearing: 180)
+        b.gap(3000)
+        for k in 0..<6 {  // west and east of the centre in turn: 360 m apart, each 180 m from it (the region reaches 250 m)
+            b.still(9 * 3600, every: 1800, drift: 5...30)
+            b.gap(300, moving: 360, bearing: k % 2 == 0 ? 90 : 270)
+        }
+        b.still(9 * 3600, every: 1800, drift: 5...30)
+        b.gap(600, moving: 3000, bearing: 0)
+        b.still(8 * 3600, every: 1800, drift: 5...30)  // away again
+        let lastAway = b.t - 1_800_000
+        b.gap(600, moving: 3000, bearing: 180)
+        b.gap(600)
+        for k in 0..<4 {
+            b.still(9 * 3600, every: 1800, drift: 5...30)
+            b.gap(300, moving: 360, bearing: k % 2 == 0 ? 90 : 270)
+        }
+        let cut = lastAway + 26 * 3_600_000
+        func load(_ store: Store, _ points: [Point], importID: Int64, enter withEnter: Bool) throws {
+            let id = try store.deviceID(named: "phone", source: "test", origin: .other("test"))
+            try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = importID; return p })
+            if withEnter {
+                for (kind, ms, raw) in [("waypoint", t0 - 60_000, #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":100}"#),
+                                        ("transition", enter, #"{"_type":"transition","desc":"Home","event":"enter","t":"c"}"#)] {
+                    try store.db.run(
+                        "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (?, ?, ?, ?, 52.52, 13.405, ?)",
+                        [.integer(id), .integer(importID), .text(kind), .integer(ms), .text(raw)])
+                }
+            }
+        }
+        var options = Rebuild.Options()
+        options.timeZoneName = "UTC"
+        let inc = try Store(path: try temporaryDirectory() + "/inc.sqlite")
+        try load(inc, b.points.filter { $0.timeMs < cut }, importID: 1, enter: true)
+        _ = try Rebuild(store: inc, options: options).run()
+        try load(inc, b.points.filter { $0.timeMs >= cut }, importID: 2, enter: false)
+        let reports = try Rebuild(store: inc, options: options).run()
+        let full = try Store(path: try temporaryDirectory() + "/full.sqlite")
+        try load(full, b.points, importID: 1, enter: true)
+        try rebuild(full, timezone: "UTC")
+        // The `enter` lies among the events the restart loads (a day before its points) but before its points.
+        let span = reports.first { $0.pass == "stays" }?.span.0 ?? Int64.min
+        let restarted = span == Int64.min ? "from the start" : "\(span - t0) ms"
+        #expect(span - 2 * 86_400_000 > firstAway && span - 3 * 86_400_000 < enter && span < lastAway, "restarted: \(restarted)")
+        for (sql, what) in Self.comparisons {
+            #expect(try rows(inc, sql) == rows(full, sql), "\(what) differ")
+        }
+    }
+
     /// `rebuild --from --to` over days already rebuilt changes nothing (the span's edges are handled like an
     /// incremental restart and a kept stay).
     @Test func dateRangeRebuildEqualsFull() throws {

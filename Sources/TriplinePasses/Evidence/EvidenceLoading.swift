@@ -1,4 +1,5 @@
 import TriplineCore
+import TriplineGeography
 import TriplineStore
 
 // MARK: - Reading the evidence
@@ -58,7 +59,8 @@ extension EvidencePass {
     /// regions.
     // Long by design: one scan of the device's app events and region fixes into the kinds of evidence (absences, presences, pauses, fixes in regions).
     static func evidence(
-        _ w: DeviceWork, events: [EvidenceEvent], regionFixes: [RegionFix], significantChange: @escaping (Int64) -> Bool = { _ in false }, _ p: Parameters
+        _ w: DeviceWork, events: [EvidenceEvent], regionFixes: [RegionFix], significantChange: @escaping (Int64) -> Bool = { _ in false },
+        earlier: EarlierFixes? = nil, _ p: Parameters
     ) -> Evidence {
         var evidence = Evidence()
         let time = w.time, count = w.count
@@ -156,7 +158,9 @@ extension EvidencePass {
             let reach = (region?.radius ?? 150) + p.matchM
             // (Up to the last kept fix before the far one: when the person left in the silence between them is the
             // stays' own edges' to estimate.)
-            let end = far(name, centre, reach, after: start.0, before: next, last: false)
+            // (An `enter` before the loaded points: its first far fix among the stored ones before them, if any.)
+            let end = earlier?.far(name, centre, reach, after: start.0, before: next, last: false, p).map { max(start.0, $0.edge ?? start.0) }
+                ?? far(name, centre, reach, after: start.0, before: next, last: false)
                 .map { max(start.0, w.time[max(0, w.lastKept(atOrBefore: lowerBound(w.time, $0) - 1))]) }
             guard end != nil || open else { return }
             evidence.presences.append(Presence(
@@ -178,9 +182,19 @@ extension EvidencePass {
             let reach = (region?.radius ?? 150) + p.matchM
             let endMs = t.time - Int64(p.leaveLagS * 1000)
             var startMs = start.map { $0.0 - Int64(p.enterLagS * 1000) } ?? Int64.min
-            if let start, let lastFar = far(t.region, centre, reach, after: start.0, before: endMs, last: true) {
-                appendEntered(t.region, start, until: endMs, open: false)
-                startMs = min(endMs, w.time[min(w.count - 1, w.firstKept(atOrAfter: lowerBound(w.time, lastFar) + 1))])
+            if let start {
+                // The last far fix among the loaded fixes, else among the stored ones before them (an `enter` before the
+                // loaded points): the presence begins at the first kept fix after it.
+                var next: Int64? = nil
+                if let lastFar = far(t.region, centre, reach, after: start.0, before: endMs, last: true) {
+                    next = w.time[min(w.count - 1, w.firstKept(atOrAfter: lowerBound(w.time, lastFar) + 1))]
+                } else if let lastFar = earlier?.far(t.region, centre, reach, after: start.0, before: endMs, last: true, p) {
+                    next = lastFar.edge ?? w.time[min(w.count - 1, w.firstKept(atOrAfter: lowerBound(w.time, lastFar.at + 1)))]
+                }
+                if let next {
+                    appendEntered(t.region, start, until: endMs, open: false)
+                    startMs = min(endMs, next)
+                }
             }
             evidence.presences.append(Presence(
                 startMs: startMs, endMs: endMs, lat: centre.0, lon: centre.1, reachM: reach, region: t.region, source: "region"))
@@ -245,6 +259,75 @@ extension EvidencePass {
             for i in a..<b where isFar(i) { return w.time[i] }
         }
         return nil
+    }
+
+    /// The stored fixes between the earliest `enter` read before an incremental rebuild's loaded points and the first
+    /// of them (the events are read a day before the points, ``eventMarginMs``): the rebuild over everything judges an
+    /// `enter`'s first far fix (and a `leave`'s last one) among them, so an incremental one asks them too, as
+    /// ``Rebuild/openRecordMs`` judges its restart (their stored clean flags and `inregions`). Without them, an `enter`
+    /// that the person left in that gap took its first far fix from the loaded points, a later one, and its presence
+    /// reached into the span (``evidence(_:events:regionFixes:significantChange:earlier:_:)``).
+    struct EarlierFixes {
+        let w: DeviceWork
+        let inRegion: [Int: (lat: Double, lon: Double)]
+        /// The first loaded point's bound (``DeviceWork/fromMs``): only fixes before it are judged here.
+        let untilMs: Int64
+
+        /// The first (or `last`) far fix after `after` and before `before` among these fixes before `untilMs`
+        /// (``farFix(_:inRegion:region:_:_:reach:after:before:last:_:)``) and its edge: the last kept fix before it
+        /// (first) or the first kept fix after it (`last`), nil when there is none among them.
+        func far(_ region: String, _ centre: (Double, Double), _ reach: Double, after: Int64, before: Int64, last: Bool,
+                 _ p: Parameters) -> (at: Int64, edge: Int64?)? {
+            guard after < untilMs, let at = farFix(w, inRegion: inRegion, region: region, centre.0, centre.1, reach: reach, after: after,
+                                                   before: min(before, untilMs), last: last, p) else { return nil }
+            let i = lowerBound(w.time, at)
+            if last {
+                let j = w.firstKept(atOrAfter: i + 1)
+                return (at, j < w.count && w.time[j] < untilMs ? w.time[j] : nil)
+            }
+            let j = w.lastKept(atOrBefore: i - 1)
+            return (at, j >= 0 ? w.time[j] : nil)
+        }
+
+        /// The stored fixes from the earliest `enter` among `events` before `work`'s loaded points up to them; nil
+        /// when there is none (a rebuild over everything, or no such `enter`).
+        static func load(_ work: DeviceWork, events: [EvidenceEvent], store: Store, _ p: Parameters) throws -> EarlierFixes? {
+            guard work.fromMs > Int64.min,
+                  let first = events.first(where: { $0.kind == "transition" && $0.event == "enter" && $0.desc != nil }),
+                  first.timeMs < work.fromMs else { return nil }
+            let (w, inRegion) = try storedFixes(
+                store: store, deviceID: work.deviceID, fromMs: first.timeMs, toMs: work.fromMs, regions: regionPositions(events), zones: work.zones, p)
+            return EarlierFixes(w: w, inRegion: inRegion, untilMs: work.fromMs)
+        }
+    }
+
+    /// The regions' positions and radii as the evidence pass reads them (every `waypoint`, the last one of a name winning).
+    static func regionPositions(_ events: [EvidenceEvent]) -> [String: (lat: Double, lon: Double, radius: Double)] {
+        var regions: [String: (lat: Double, lon: Double, radius: Double)] = [:]
+        for e in events where e.kind == "waypoint" {
+            if let desc = e.desc, let lat = e.lat, let lon = e.lon { regions[desc] = (lat, lon, e.radiusM ?? 100) }
+        }
+        return regions
+    }
+
+    /// A device's stored fixes from `fromMs` to `toMs`, with their stored clean flags and the centres of the regions
+    /// they name (`inregions`, the first with a position), loaded with `outlier_s` more on both sides so that a far
+    /// fix's neighbours (which may make it an outlier) are read as the evidence pass reads them.
+    static func storedFixes(
+        store: Store, deviceID: Int64, fromMs: Int64, toMs: Int64, regions: [String: (lat: Double, lon: Double, radius: Double)],
+        zones: LocalZones, _ p: Parameters
+    ) throws -> (DeviceWork, [Int: (lat: Double, lon: Double)]) {
+        let margin = Int64(p.outlierS * 1000) + 1
+        let w = DeviceWork(deviceID: deviceID, fromMs: fromMs - margin, toMs: toMs + margin, processFromMs: fromMs, zones: zones)
+        try w.loadPoints(store: store)
+        try w.loadFlags(store: store)
+        var inRegion: [Int: (lat: Double, lon: Double)] = [:]
+        for fix in try store.regionFixes(device: deviceID, fromMs: w.fromMs, untilMs: w.toMs) {
+            let i = lowerBound(w.time, fix.timeMs)
+            guard i < w.count, w.time[i] == fix.timeMs else { continue }
+            if let named = fix.regions.first(where: { regions[$0] != nil }), let c = regions[named] { inRegion[i] = (c.lat, c.lon) }
+        }
+        return (w, inRegion)
     }
 
     /// Where a resume with no pause before it began: at the last kept fix before it, when that fix was still, a silence

@@ -197,6 +197,9 @@ public struct EvidencePass: Pass {
         /// The stored stays of the context before the span (a window's or an incremental rebuild's), matched to its
         /// points: the trips between them teach the device's pace (``paceReachMs``); they are never amended.
         public var context: [StayRecord]
+        /// The stored fixes between an `enter` read before the span's loaded points and the first of them
+        /// (``EarlierFixes``); nil when there is none.
+        var earlier: EarlierFixes? = nil
 
         public init(stays: [StayRecord], events: [EvidenceEvent] = [], regionFixes: [RegionFix] = [], significantChange: @escaping (Int64) -> Bool = { _ in false },
                     context: [StayRecord] = []) {
@@ -220,7 +223,8 @@ public struct EvidencePass: Pass {
     /// ``DeviceWork/keepFromMs`` left out, those that cannot have happened dropped or shortened
     /// (``possible(_:keepFirst:)``).
     public static func amendStays(_ work: DeviceWork, _ input: Input, _ p: Parameters) -> Output {
-        let evidence = Self.evidence(work, events: input.events, regionFixes: input.regionFixes, significantChange: input.significantChange, p)
+        let evidence = Self.evidence(
+            work, events: input.events, regionFixes: input.regionFixes, significantChange: input.significantChange, earlier: input.earlier, p)
         let amended = apply(work, stays: input.stays, context: input.context, evidence: evidence, p).filter { $0.startMs < work.keepFromMs || $0 == work.previousStay }
         let keepFirst = work.previousStay != nil && !input.stays.isEmpty ? 1 : 0
         return Output(stays: possible(amended, keepFirst: keepFirst), presences: evidence.presences.count)
@@ -246,8 +250,9 @@ public struct EvidencePass: Pass {
             context = try store.stays(device: work.deviceID, endingAtOrAfterMs: work.fromMs, startingBeforeMs: until)
                 .map { StayRecord($0).indexed(in: work.time) }.filter { $0.endMs < until }
         }
-        let input = Input(stays: stays, events: events, regionFixes: fixes,
+        var input = Input(stays: stays, events: events, regionFixes: fixes,
                           significantChange: { significant?.contains(timeMs: $0) ?? false }, context: context)
+        input.earlier = try EarlierFixes.load(work, events: events, store: store, parameters)
         let output = Self.amendStays(work, input, parameters)
         if let error = significant?.error { throw error }
         let keepFirst = work.previousStay != nil && !stays.isEmpty ? 1 : 0
