@@ -328,8 +328,9 @@ import TriplineTestSupport
             let id = try store.deviceID(named: "phone", source: "test", origin: .other("test"))
             try store.insertPoints(points.map { var p = $0; p.deviceID = id; p.importID = importID; return p })
             if withEnter {
-                for (kind, ms, raw) in [("waypoint", t0 - 60_000, #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":100}"#),
-                                        ("transition", enter, #"{"_type":"transition","desc":"Home","event":"enter","t":"c"}"#)] {
+                let waypoint = #"{"_type":"waypoint","desc":"Home","lat":52.52,"lon":13.405,"rad":100}"#
+                let entered = #"{"_type":"transition","desc":"Home","event":"enter","t":"c"}"#
+                for (kind, ms, raw) in [("waypoint", t0 - 60_000, waypoint), ("transition", enter, entered)] {
                     try store.db.run(
                         "INSERT INTO app_events(device_id, import_id, kind, time_ms, lat, lon, raw) VALUES (?, ?, ?, ?, 52.52, 13.405, ?)",
                         [.integer(id), .integer(importID), .text(kind), .integer(ms), .text(raw)])

@@ -278,8 +278,10 @@ extension EvidencePass {
         /// (first) or the first kept fix after it (`last`), nil when there is none among them.
         func far(_ region: String, _ centre: (Double, Double), _ reach: Double, after: Int64, before: Int64, last: Bool,
                  _ p: Parameters) -> (at: Int64, edge: Int64?)? {
-            guard after < untilMs, let at = farFix(w, inRegion: inRegion, region: region, centre.0, centre.1, reach: reach, after: after,
-                                                   before: min(before, untilMs), last: last, p) else { return nil }
+            guard after < untilMs else { return nil }
+            let cut = min(before, untilMs)
+            guard let at = farFix(w, inRegion: inRegion, region: region, centre.0, centre.1, reach: reach, after: after, before: cut, last: last, p)
+            else { return nil }
             let i = lowerBound(w.time, at)
             if last {
                 let j = w.firstKept(atOrAfter: i + 1)
