@@ -32,8 +32,11 @@ public struct CleanPass: Pass {
         /// Points with a reported accuracy worse than this (metres) are left out. 200 m keeps indoor drift
         /// (20–100 m) and drops wifi/cell fixes (1–3 km).
         public var maxAccuracyM: Double = 200
-        /// An out-and-back jump must be this far (metres) from both neighbours.
-        public var jumpMinM: Double = 300
+        /// An out-and-back jump must be this far (metres) from both neighbours: beyond indoor drift (20–80 m) and a
+        /// receiver's multipath wander, so a still device's fix this far off and back faster than a car is a bad fix
+        /// (150 m since algorithm version 37, 300 before: a GPS logger left on indoors writes each 80–400-m glitch and
+        /// the fix back a second later; docs/PASSES.md, "Glitches of loggers left on indoors").
+        public var jumpMinM: Double = 150
         /// … and reached at more than this speed (m/s) — faster than a car, slower than any real teleport.
         public var jumpSpeedMps: Double = 60
         /// … while the neighbours are within this share of the jump distance of each other.

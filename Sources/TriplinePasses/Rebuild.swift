@@ -117,7 +117,9 @@ public struct Rebuild {
     /// region between its `enter` and `leave` (or the next `enter`, or none yet) ends the `enter`'s presence at the kept
     /// fix before the first such fix and begins the `leave`'s at the kept fix after the last one; an incremental restart
     /// reaches back to the last far fix after an open `enter`, not to the `enter` itself.
-    public static let algorithmVersion = 36
+    /// 37 (glitches of loggers left on indoors, issue 23): an out-and-back jump (reached or left faster than a car,
+    /// its neighbours close together) is flagged from 150 m off both neighbours (`clean.jump_min_m`, 300 before).
+    public static let algorithmVersion = 37
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

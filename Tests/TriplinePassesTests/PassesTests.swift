@@ -130,6 +130,30 @@ import TriplineTestSupport
         #expect(try count(store, "SELECT count(*) FROM trips") == 0)
     }
 
+    /// A GPS logger left on indoors (GPX: no speed, no accuracy) writes a fix whenever the drift moved 25 m, and each
+    /// glitch 250 m off together with the fix back a second later. The glitches are out-and-back jumps (flagged), so
+    /// the hours there are one stay and no trip; with version 36's 300-m minimum they were kept and cut the stay.
+    @Test func loggerGlitchesIndoorsAreJumps() throws {
+        var points: [Point] = []
+        var t = t0
+        for k in 0..<120 {
+            let d = Geo.destination(home.lat, home.lon, bearing: Double(k * 67 % 360), distance: 20 + Double(k * 13 % 40))
+            points.append(Point(deviceID: 0, timeMs: t, lat: d.lat, lon: d.lon))
+            if k % 8 == 4 {
+                let g = Geo.destination(home.lat, home.lon, bearing: Double(k * 29 % 360), distance: 250)
+                points.append(Point(deviceID: 0, timeMs: t + 50_000, lat: g.lat, lon: g.lon))
+                let back = Geo.destination(home.lat, home.lon, bearing: Double(k * 67 % 360), distance: 30)
+                points.append(Point(deviceID: 0, timeMs: t + 51_000, lat: back.lat, lon: back.lon))
+            }
+            t += 60_000
+        }
+        let store = try storeWith([("logger", points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM point_flags WHERE flags & 2 != 0") == 15)
+        #expect(try count(store, "SELECT count(*) FROM stays") == 1)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 0)
+    }
+
     @Test func walkBusWalkIsOneTripWithThreeLegs() throws {
         var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
         b.still(1800, every: 300)
