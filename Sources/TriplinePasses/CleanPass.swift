@@ -41,11 +41,6 @@ public struct CleanPass: Pass {
         public var jumpSpeedMps: Double = 60
         /// … while the neighbours are within this share of the jump distance of each other.
         public var jumpReturnRatio: Double = 0.35
-        /// … or, slower than that, when a leg out or back is longer than any traveller could cover in its time at
-        /// this acceleration (m/s²) from the speed of the step before the jump's earlier neighbour (out) or after its
-        /// later one (back): a logger writing every 5 s leaves a glitch 285 m off at 54 m/s, a still device's
-        /// neighbours cannot (algorithm version 38; docs/PASSES.md, "Slower glitches of loggers"). 0 = off.
-        public var jumpAccelMps2: Double = 5
         /// Points closer than this (ms) to the previous kept point are duplicates.
         public var duplicateMs: Double = 500
         /// A point without a reported speed between two that report standing still (below `still_mps`, at most
@@ -70,7 +65,7 @@ public struct CleanPass: Pass {
 
         public static var keys: Keys { [
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
-            "jump_return_ratio": \.jumpReturnRatio, "jump_accel_mps2": \.jumpAccelMps2, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
+            "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
             "still_jump_s": \.stillJumpS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
             "timeline_path": \.timelinePath,
         ] }
@@ -80,7 +75,6 @@ public struct CleanPass: Pass {
             "max_accuracy_m": .distanceOrOff,  // 0 drops every fix that reports an accuracy; beyond 1000 km nothing is dropped
             "jump_min_m": .distance, "jump_speed_mps": .speed,
             "jump_return_ratio": .share,  // a share of the jump distance
-            "jump_accel_mps2": ParameterRange(0, 100),  // 0 = off; 10 g is beyond any traveller
             "duplicate_ms": ParameterRange(0, 3_600_000),  // 0 (only the same instant) to an hour
             "still_jump_min_m": .distanceOrOff,  // 0 = off
             "still_jump_s": .duration, "still_mps": .speedOrOff,
@@ -168,26 +162,7 @@ public struct CleanPass: Pass {
                 if dac > p.jumpReturnRatio * min(dab, dbc) { continue }
                 let tin = max(1, Double(work.time[b] - work.time[a]) / 1000)
                 let tout = max(1, Double(work.time[c] - work.time[b]) / 1000)
-                if still || dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps {
-                    flags[b] |= Flag.jump
-                } else if p.jumpAccelMps2 > 0 {
-                    // The speed of the step before a (after c): the traveller's speed on the way there (from there).
-                    // Out of that speed, accelerating at most jump_accel_mps2, a leg covers at most v t + a t² / 2.
-                    var out = false, back = false
-                    if k >= 2 {
-                        let z = kept[k - 2]
-                        let t = max(1, Double(work.time[a] - work.time[z]) / 1000)
-                        let v = Geo.distance(work.lat[z], work.lon[z], work.lat[a], work.lon[a]) / t
-                        out = dab > v * tin + 0.5 * p.jumpAccelMps2 * tin * tin
-                    }
-                    if k + 2 < kept.count {
-                        let d = kept[k + 2]
-                        let t = max(1, Double(work.time[d] - work.time[c]) / 1000)
-                        let v = Geo.distance(work.lat[c], work.lon[c], work.lat[d], work.lon[d]) / t
-                        back = dbc > v * tout + 0.5 * p.jumpAccelMps2 * tout * tout
-                    }
-                    if out || back { flags[b] |= Flag.jump }
-                }
+                if still || dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps { flags[b] |= Flag.jump }
             }
         }
         return (flags, returns, secondSource)
