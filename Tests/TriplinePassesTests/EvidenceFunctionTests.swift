@@ -57,6 +57,35 @@ import TriplineTestSupport
         #expect(EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: regionEvents()), p).stays.count == 1)
     }
 
+    /// Missed transitions (algorithm version 36): the `Home` region entered at the start and left only at the end,
+    /// with an hour 3 km east between (kept fixes far outside the region). The phone missed a `leave` and an `enter`:
+    /// that is two presences, the `enter`'s up to the last fix at home before the trip and the `leave`'s from the first
+    /// one after it, not one presence over the trip; the stay away keeps its own times.
+    @Test func aFarFixBetweenAnEnterAndItsLeaveEndsThePresence() {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 300)
+        let left = b.t
+        b.move(3000, bearing: 90, speed: 10, every: 10)
+        b.still(3600, every: 300)
+        b.move(3000, bearing: 270, speed: 10, every: 10)
+        let back = b.t
+        b.still(7200, every: 300)
+        let w = EarlyPassesWork.of(b.points)
+        let stays = StaysPass.stays(w, StaysPass.Parameters())
+        #expect(stays.count == 3)
+        let events = [
+            EvidenceEvent(kind: "waypoint", timeMs: t0 - 86_400_000, lat: home.lat, lon: home.lon, desc: "Home", radiusM: 100),
+            EvidenceEvent(kind: "transition", timeMs: t0, lat: home.lat, lon: home.lon, desc: "Home", event: "enter"),
+            EvidenceEvent(kind: "transition", timeMs: b.t, lat: home.lat, lon: home.lon, desc: "Home", event: "leave"),
+        ]
+        let out = EvidencePass.amendStays(w, EvidencePass.Input(stays: stays, events: events), EvidencePass.Parameters())
+        #expect(out.presences == 2)
+        #expect(out.stays.count == 3)
+        guard out.stays.count == 3, stays.count == 3 else { return }
+        #expect(out.stays[0].endMs <= left && out.stays[2].startMs >= back)
+        #expect(out.stays[1] == stays[1])
+    }
+
     /// An iOS visit 3 km east of home while the phone was dead (no fix from 2 h, at home, to 4 h, at work 3 km north):
     /// a stay without fixes from the visit's arrival until the first fix at work less the way there at the fix's pace
     /// (none reported: `default_speed_mps`; iOS reports departures late); the stays around it keep their fixes.
