@@ -19,8 +19,9 @@ extension RealAnswerInvariantTests {
 
     /// Invariants a user would assume that the rebuild does not keep today: counted and printed (the corpus figures),
     /// not asserted (docs/PASSES.md, "Invariants not kept"):
-    /// - a leg's average speed (distance over duration) above its trip's maximum: the leg's distance is its share of
-    ///   the trip's path estimate (crossed silences' straight lines included), the maximum is fix to fix;
+    /// - a leg's average speed (distance over duration) above its trip's maximum: 4 corpus legs of trips whose
+    ///   distance is the paths pass's circuity estimate, far above their straight lines; the maximum is fix to fix
+    ///   (6 before algorithm version 38, when a leg also held the hop into its first fix);
     /// - a device's days' moving time short of its trips': a day counts fix-to-fix moving time only, a trip also its
     ///   crossed silences and connectors (documented in docs/PASSES.md, metrics).
     static let measuredOnly = ["leg avg ≤ trip max", "device days moving = trips"]
