@@ -119,7 +119,9 @@ public struct Rebuild {
     /// reaches back to the last far fix after an open `enter`, not to the `enter` itself.
     /// 37 (glitches of loggers left on indoors, issue 23): an out-and-back jump (reached or left faster than a car,
     /// its neighbours close together) is flagged from 150 m off both neighbours (`clean.jump_min_m`, 300 before).
-    public static let algorithmVersion = 37
+    /// 38 (a leg's way is that of its time): a leg's distance counts the hop out of its last fix to the next leg's first
+    ///    (within its time), not the hop into its first (the leg before's time); no leg's average above its trip's maximum.
+    public static let algorithmVersion = 38
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -79,4 +79,35 @@ import TriplineStore
         let loose = TripsPass.record(open, w)
         #expect(loose.first == back.first && loose.last == back.last)
     }
+
+    /// A walk, 10 minutes without a fix in which the phone went 9 km (a car), then the car's 4 minutes: the hop across
+    /// the silence is the walk leg's way (its time runs to the car's first fix), not the car's, so no leg is faster
+    /// on average than the trip ever was (algorithm version 38; before, the car leg held 12.6 km in its 240 s,
+    /// 52 m/s, with a maximum of 15).
+    @Test func theHopBeforeALegIsTheLegBeforesWay() throws {
+        var track = FixTrack()
+        track.still(from: t0, count: 60, everyS: 60, at: (0, 0))
+        let walkStart = t0 + 3_600_000
+        track.east(from: walkStart, fromLon: 0, mps: 1.4, seconds: 600, everyS: 5)
+        let carStart = track.time.last! + 600_000, carLon = track.lon.last! + 9_000 / FixTrack.metresPerDegree
+        track.east(from: carStart, fromLon: carLon, mps: 15, seconds: 240, everyS: 5)
+        let b = (0.0, track.lon.last!)
+        track.still(from: track.time.last! + 60_000, count: 60, everyS: 60, at: b)
+        let w = track.work
+        let arrive = lowerBound(w.time, carStart + 241_000)
+        let stays = [
+            StayRecord(first: 0, last: 59, startMs: w.time[0], endMs: w.time[59], lat: 0, lon: 0, radiusM: 10, points: 60, gapS: 60, id: 101, placeID: 7),
+            StayRecord(first: arrive, last: w.count - 1, startMs: w.time[arrive], endMs: w.time[w.count - 1], lat: b.0, lon: b.1, radiusM: 10,
+                       points: w.count - arrive, gapS: 60, id: 102, placeID: 8),
+        ]
+        let out = TripsPass.assemble(w, stays: stays, TripsPass.Parameters(), MetricsPass.Parameters())
+        try #require(out.trips.count == 1)
+        let trip = out.trips[0], top = try #require(trip.row.maxSpeedMps)
+        let legs = trip.legs.map { "\($0.mode) \(Int($0.distanceM)) m in \(($0.endMs - $0.startMs) / 1000) s" }
+        try #require(trip.legs.count == 2, "\(legs)")
+        #expect(trip.legs[1].startMs == carStart, "\(legs)")
+        #expect(abs(trip.legs[1].distanceM - 3_600) < 100, "\(legs)")
+        for leg in trip.legs { #expect(leg.distanceM / (Double(leg.endMs - leg.startMs) / 1000) <= top, "\(legs), maximum \(top)") }
+        #expect(abs(trip.legs.reduce(0) { $0 + $1.distanceM } - trip.distanceM) < 1, "\(legs), trip \(trip.distanceM)")
+    }
 }

@@ -96,7 +96,7 @@ import TriplineTestSupport
     }
 
     /// The units of the corpus, each imported alone into a fresh database: every file (not the labels, provenance and
-    /// expected-results files), and every GeoLife user (a folder with `Trajectory/`) as a sample of up to
+    /// expected-results files), and every GeoLife user but the lockbox's (``GeoLifeLockbox``, never read) (a folder with `Trajectory/`) as a sample of up to
     /// `pltSample` of its `.plt` files, evenly spread over its sorted names: all of GeoLife (1,478 files, 500,000+
     /// points in 37 users) would take minutes in a debug build.
     static let pltSample = 3
@@ -107,6 +107,7 @@ import TriplineTestSupport
         for file in FileSystem.walk(root, onError: { _ in }) {
             let rel = String(file.dropFirst(root.count + 1))
             if file.hasSuffix(".plt"), let range = file.range(of: "/Trajectory/") {
+                if GeoLifeLockbox.contains(userDirectory: String(file[..<range.lowerBound])) { continue }  // never read
                 users[String(file[..<range.lowerBound]), default: []].append(file)
                 continue
             }
