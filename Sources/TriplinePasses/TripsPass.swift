@@ -103,6 +103,11 @@ public struct TripsPass: MeasuringPass {
         /// A candidate trip that never goes 1 km from its first fix is dropped when the learned model calls it drift
         /// (``TripCutModel``; 1 = on, 0 = off).
         public var cutModel: Double = 1
+        /// A candidate whose fixes keep a vehicle's pace (`walk_max_mps`, measured over a minute, ``RideGuard``) for at
+        /// least this long (seconds) is a ride, whatever the drift-or-walk model says (0 = off): a GPS jump out and
+        /// back within a minute draws under 180 s of such windows (tried, not shipped: docs/PASSES.md, "Rides the
+        /// drift model dropped").
+        public var rideGuardS: Double = 180
         /// Each leg's class (foot, bicycle, motorised) from the speed rules alone (0, the default), or from the learned
         /// mode model over its features where the leg is like GeoLife's (1); see ``learnedClasses`` and
         /// docs/PASSES.md, "Learned modes" and "Learned modes that do not learn the logger": GPS loggers without
@@ -131,7 +136,7 @@ public struct TripsPass: MeasuringPass {
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
-            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
             "mode_model": \.modeModel, "foot_guard": \.footGuard, "model_max_interval_s": \.modelMaxIntervalS,
             "model_foot_max_interval_s": \.modelFootMaxIntervalS, "crawl_join": \.crawlJoin,
         ] }
@@ -149,7 +154,7 @@ public struct TripsPass: MeasuringPass {
             "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
             "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
-            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag,
+            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag, "ride_guard_s": .window,
             "mode_model": ParameterRange(0, 2, whole: true),  // 2: everywhere (development)
             "foot_guard": .flag, "model_max_interval_s": .window, "model_foot_max_interval_s": .window,
             "crawl_join": .flag,
@@ -253,6 +258,7 @@ public struct TripsPass: MeasuringPass {
                         w, part, startMs: trip.startMs, endMs: trip.endMs, from: trip.fromStay.map { stays[$0] }, to: trip.toStay.map { stays[$0] },
                         distanceM: trip.distanceM, speeds: speeds(w, part)) {
                         let drop = p.cutModel > 0 && cutModel.isDrift(features)
+                            && !(p.rideGuardS > 0 && RideGuard.sustainedS(w, part, paceMps: p.walkMaxMps) >= p.rideGuardS)
                         cutLog?.add(TripCutCandidate(startMs: trip.startMs, endMs: trip.endMs, features: features, dropped: drop))
                         if drop { continue }
                     }

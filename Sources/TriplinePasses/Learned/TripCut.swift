@@ -141,3 +141,46 @@ public struct TripCutCandidate: LoggedCandidate {
     public var features: [Double]
     public var dropped: Bool
 }
+
+/// The physical guard in front of ``TripCutModel`` (`trips.ride_guard_s`): how long the candidate's fixes sustain a
+/// vehicle's pace measured over a minute — the displacement from each fix to the first fix at least
+/// ``windowS`` later, over that time. GPS drift at a stay can draw a long jittery path, but over a minute it comes
+/// back where it was; a bicycle ride moves ~240 m a minute, minute after minute, even when it loops round the block.
+public enum RideGuard {
+    /// The window (seconds) over which the displacement is measured.
+    public static let windowS = 60.0
+    /// A window whose end fix is further than this (seconds) from its start crosses a silence: no measure.
+    public static let windowMaxS = 120.0
+
+    /// The longest stretch (seconds, from the first fast window's start to the last one's end) in which every window
+    /// of the fixes `pts` (time order, at least ``windowS`` long and at most ``windowMaxS``) moves at `paceMps` or
+    /// more; 0 when no window does.
+    public static func sustainedS(_ w: DeviceWork, _ pts: [Int], paceMps: Double) -> Double {
+        let windowMs = Int64(windowS * 1000), maxMs = Int64(windowMaxS * 1000)
+        var best: Int64 = 0
+        var runStart: Int64 = -1, runEnd: Int64 = -1
+        var j = 0
+        for k in 0..<pts.count {
+            let i = pts[k]
+            if j <= k { j = k + 1 }
+            while j < pts.count && w.time[pts[j]] - w.time[i] < windowMs { j += 1 }
+            var fast = false
+            if j < pts.count {
+                let dt = w.time[pts[j]] - w.time[i]
+                if dt <= maxMs {
+                    let d = Geo.distance(w.lat[i], w.lon[i], w.lat[pts[j]], w.lon[pts[j]])
+                    fast = d >= paceMps * Double(dt) / 1000
+                }
+            }
+            if fast {
+                if runStart < 0 { runStart = w.time[i] }
+                runEnd = w.time[pts[j]]
+                best = max(best, runEnd - runStart)
+            } else {
+                runStart = -1
+            }
+            if j >= pts.count { break }
+        }
+        return Double(best) / 1000
+    }
+}
