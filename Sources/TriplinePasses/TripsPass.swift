@@ -105,7 +105,7 @@ public struct TripsPass: MeasuringPass {
         public var cutModel: Double = 1
         /// A candidate whose fixes keep a vehicle's pace (`walk_max_mps`, measured over a minute, ``RideGuard``) for at
         /// least this long (seconds) is a ride, whatever the drift-or-walk model says (0 = off): a GPS jump out and
-        /// back within a minute draws under 180 s of such windows (tried, not shipped: docs/PASSES.md, "Rides the
+        /// back within a minute draws under 180 s of such windows (algorithm version 41; docs/PASSES.md, "Rides the
         /// drift model dropped").
         public var rideGuardS: Double = 180
         /// Each leg's class (foot, bicycle, motorised) from the speed rules alone (0, the default), or from the learned
