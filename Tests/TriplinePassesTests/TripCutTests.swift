@@ -83,6 +83,69 @@ import TriplineTestSupport
         #expect(entries.allSatisfy { $0.features.count == TripCutFeatures.names.count && !$0.dropped })
     }
 
+    /// A model that calls drift every candidate (all of whose fixes stay within 1 km of the first), as the shipped
+    /// model, fitted on GeoLife 097's day-long labels, calls that user's loop rides.
+    let everyCandidateIsDrift = TripCutModel(base: 0, stumps: [.init(TripCutFeatures.names.firstIndex(of: "log_max_from_first_m")!, 6.909, 20, -20)], threshold: 0.5)
+
+    /// Home for an hour (a fix a minute), `away`, home again; GeoLife-like fixes (no reported speed or accuracy).
+    func homeAnd(_ away: (inout TrackBuilder) -> Void) -> (all: [Point], away: [Point]) {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(3600, every: 60, drift: 5...15)
+        let first = b.points.count
+        away(&b)
+        let last = b.points.count
+        b.still(3600, every: 60, drift: 5...15)
+        let all = b.points.map { var p = $0; p.speedMps = nil; p.accuracyM = nil; return p }
+        return (all, Array(all[first..<last]))
+    }
+
+    func trips(_ points: [Point], _ model: TripCutModel, sets: [String]) throws -> Int {
+        let store = try storeWith([("phone", points)])
+        var options = Rebuild.Options()
+        options.timeZoneName = "UTC"
+        options.full = true
+        for s in sets { try options.settings.set(s, origin: "test") }
+        options.settings.tripCutModel = model
+        _ = try Rebuild(store: store, options: options).run()
+        return try count(store, "SELECT count(*) FROM trips")
+    }
+
+    /// The longest stretch of 60-s windows at `walk_max_mps` (2.4 m/s) or more over `points` (``RideGuard``).
+    func sustained(_ points: [Point]) -> Double {
+        var track = FixTrack()
+        for p in points { track.add(p.timeMs, p.lat, p.lon) }
+        return RideGuard.sustainedS(track.work, Array(points.indices), paceMps: 2.4)
+    }
+
+    /// Algorithm version 41 (`trips.ride_guard_s`, docs/PASSES.md "Rides the drift model dropped"): a bicycle ride
+    /// round a 300-m block at 4 m/s (5 min, a fix a second, never 430 m from home) is a candidate the model calls
+    /// drift; it holds a vehicle's pace over every minute, so it is kept as a trip whatever the model says.
+    @Test func aRideRoundTheBlockIsNoDrift() throws {
+        let ride = homeAnd { b in for bearing in [0.0, 90, 180, 270] { b.move(300, bearing: bearing, speed: 4, every: 1) } }
+        #expect(sustained(ride.away) >= 280, "\(sustained(ride.away))")
+        #expect(try trips(ride.all, everyCandidateIsDrift, sets: ["trips.cut_model=0"]) == 1)
+        #expect(try trips(ride.all, everyCandidateIsDrift, sets: ["trips.ride_guard_s=0"]) == 0)
+        #expect(try trips(ride.all, everyCandidateIsDrift, sets: []) == 1)
+    }
+
+    /// GPS drift at home logged every second (a 10-min wander round the block at 1 m/s, as in ``day()``) with one
+    /// jump out and back in the middle (200 m out in 25 s, back in 25 s): the jump makes the windows that straddle it
+    /// fast, but one jump of D < 60 s draws at most D + 120 < 180 s of them, so the model still drops the drift.
+    @Test func oneJumpOutAndBackIsStillDrift() throws {
+        let drift = homeAnd { b in
+            for bearing in [80.0, 100, 90] { b.move(95, bearing: bearing, speed: 1.0, every: 1) }
+            b.move(200, bearing: 0, speed: 8, every: 1)
+            b.move(200, bearing: 180, speed: 8, every: 1)
+            for bearing in [260.0, 280, 270] { b.move(95, bearing: bearing, speed: 1.0, every: 1) }
+        }
+        let s = sustained(drift.away)
+        #expect(s > 60 && s < 180, "\(s)")
+        #expect(try trips(drift.all, everyCandidateIsDrift, sets: ["trips.cut_model=0"]) == 1)
+        #expect(try trips(drift.all, everyCandidateIsDrift, sets: []) == 0)
+        // A guard short enough to count the jump's windows would keep it: the bound is what the 180 s is for.
+        #expect(try trips(drift.all, everyCandidateIsDrift, sets: ["trips.ride_guard_s=60"]) == 1)
+    }
+
     /// The text form `evaluate --trip-cut-model` reads: errors name the file and line.
     @Test func modelText() throws {
         let m = try TripCutModel(text: "# a comment\nbase -1.5\nthreshold 0.6\nstump log_fixes 2.5 0.25 -0.5\nend 3\n", origin: "m.txt")
