@@ -76,6 +76,14 @@ import TriplineStore
         #expect(tally.moving == [day: 4800])
     }
 
+    /// The metrics pass takes the trips pass's `split_gap_s` (a silence counts for the days as for the trip).
+    @Test func theDaysTakeTheTripsSplitGap() throws {
+        var settings = PassSettings()
+        try settings.set("trips.split_gap_s=2400", origin: "test")
+        #expect(try MetricsPass(settings: settings).splitGapS == 2400)
+        #expect(try MetricsPass(settings: PassSettings()).splitGapS == TripsPass.Parameters().splitGapS)
+    }
+
     /// A trip across midnight inside a silence: the stretch from the stay left to its first fix (2 km: it counts), the
     /// fixes, the silence, and no stretch to the stay reached (as far as the last fix): split at midnight, and the days
     /// add up to the trip. A trip no fix saw is under way all along, split at midnight too.
