@@ -29,8 +29,20 @@ public struct MetricsPass: Pass {
     }
 
     public var parameters: Parameters
+    /// The trips pass's `split_gap_s`: the silences a trip crosses count towards its days' moving time as they do
+    /// towards the trip's (``TripsPass/movingStretches(startMs:endMs:_:_:_:unseen:ends:splitGapS:)``).
+    public var splitGapS: Double = TripsPass.Parameters().splitGapS
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        self.init(parameters: p)
+        var trips = TripsPass.Parameters()
+        try settings.apply(TripsPass.name, to: &trips, keys: TripsPass.Parameters.keys)
+        splitGapS = trips.splitGapS
+    }
 
     /// Per-point distance increments along `pts` (indices of kept points in order), and the number of unbridged gaps.
     /// - Complexity: O(pts.count).
@@ -71,11 +83,20 @@ public struct MetricsPass: Pass {
         return (inc, moving, gaps)
     }
 
-    /// A trip as the metrics pass spreads it over local days: its span and point range (``TripsPass/interior``) and
-    /// its legs (which add up to its distance after the paths pass).
+    /// A trip as the metrics pass spreads it over local days: its span and point range (``TripsPass/interior``), its
+    /// legs (which add up to its distance after the paths pass), and the centres of the stays it left and reached
+    /// (whose connectors count towards its moving time when long enough).
     public struct Trip: Sendable, Equatable {
         public var trip: TripRecord
         public var legs: [LegRow]
+        public var fromStay: Coordinate? = nil
+        public var toStay: Coordinate? = nil
+    }
+
+    /// A stay's centre.
+    public struct Coordinate: Sendable, Equatable {
+        public var lat: Double, lon: Double
+        public init(_ lat: Double, _ lon: Double) { (self.lat, self.lon) = (lat, lon) }
     }
 
     /// The span's day totals while counting, keyed by local day number (days since 1970-01-01), and the first local
@@ -101,7 +122,7 @@ public struct MetricsPass: Pass {
     /// trip counts per day, and the offset of each day (that of its first kept fix; a day without one that a leg
     /// crosses, at the leg's).
     // About 80 lines: the per-trip day sums share the day dictionaries (day offsets and visits per day are apart).
-    static func tally(_ work: DeviceWork, _ trips: [Trip], _ parameters: Parameters) -> Tally {
+    static func tally(_ work: DeviceWork, _ trips: [Trip], _ parameters: Parameters, splitGapS: Double = TripsPass.Parameters().splitGapS) -> Tally {
         let firstDate = Self.firstDate(work)
         // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
         @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int { Self.localDay(ms, offset) }
@@ -117,6 +138,26 @@ public struct MetricsPass: Pass {
         var offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
         /// Days without a kept fix that a leg's time crosses get a row too, at the offset the leg gave them.
         var silentDayOffset: [Int: Int32] = [:]
+        /// Spreads `amount` over `start ..< end` by time on each local day, local midnights at the offset where it
+        /// began (a leg no fix saw, a stretch under way no fix saw).
+        func byTime(_ start: Int64, _ end: Int64, _ amount: Double, into sums: inout [Int: Double]) {
+            let j = min(max(lowerBound(work.time, start), 0), work.count - 1)
+            let offset = work.count > 0 ? work.localOffset(atMs: start, latitude: work.lat[j], longitude: work.lon[j]) : 0
+            let first = localDay(start, offset), last = localDay(max(start, end - 1), offset)
+            if first == last || end <= start {
+                sums[first, default: 0] += amount
+                if offsetByDay[first] == nil { silentDayOffset[first] = offset }
+                return
+            }
+            var from = start
+            for day in first...last {
+                let midnight = day == last ? end : Int64(day + 1) * 86_400_000 - Int64(offset) * 1000
+                let to = min(max(midnight, from), end)
+                sums[day, default: 0] += amount * Double(to - from) / Double(end - start)
+                if offsetByDay[day] == nil { silentDayOffset[day] = offset }
+                from = to
+            }
+        }
         for item in trips {
             let trip = item.trip
             var pts: [Int] = []
@@ -175,22 +216,15 @@ public struct MetricsPass: Pass {
                     continue
                 }
                 // No increment: by time, local midnights at the offset where the leg began.
-                let j = min(max(lowerBound(work.time, l.start), 0), work.count - 1)
-                let offset = work.count > 0 ? work.localOffset(atMs: l.start, latitude: work.lat[j], longitude: work.lon[j]) : 0
-                let first = localDay(l.start, offset), last = localDay(max(l.start, l.end - 1), offset)
-                if first == last || l.end <= l.start {
-                    distanceByDay[first, default: 0] += l.metres
-                    if offsetByDay[first] == nil { silentDayOffset[first] = offset }
-                    continue
-                }
-                var from = l.start
-                for day in first...last {
-                    let midnight = day == last ? l.end : Int64(day + 1) * 86_400_000 - Int64(offset) * 1000
-                    let to = min(max(midnight, from), l.end)
-                    distanceByDay[day, default: 0] += l.metres * Double(to - from) / Double(l.end - l.start)
-                    if offsetByDay[day] == nil { silentDayOffset[day] = offset }
-                    from = to
-                }
+                byTime(l.start, l.end, l.metres, into: &distanceByDay)
+            }
+            // Moving time as the trip counts it (one rule, ``TripsPass/movingStretches``): the time between fixes at
+            // ≥ `moving_mps` went to the day of its fix above; the silences it crossed, the connectors that count and a
+            // trip no fix saw, by their time on each day. So the days add up to the trips' moving time.
+            let from = item.fromStay.map { ($0.lat, $0.lon) }, to = item.toStay.map { ($0.lat, $0.lon) }
+            for s in TripsPass.movingStretches(startMs: trip.startMs, endMs: trip.endMs, work, pts, mov, unseen: Self.unseen(work, item),
+                                               ends: (from, to), splitGapS: splitGapS) where s.fix == nil {
+                byTime(s.from, s.to, Double(s.to - s.from) / 1000, into: &movingByDay)
             }
             if trip.first < work.count {
                 tripsByDay[localDay(trip.startMs, work.localOffset(trip.first)), default: 0] += 1
@@ -201,6 +235,19 @@ public struct MetricsPass: Pass {
             if (firstDate.isEmpty || date >= firstDate) && (work.lastDate.map { date <= $0 } ?? true) { offsetByDay[day] = offset }
         }
         return Tally(firstDate: firstDate, offsets: offsetByDay, distance: distanceByDay, line: lineByDay, moving: movingByDay, trips: tripsByDay)
+    }
+
+    /// Whether the trips pass saw no fix of `item` (``TripsPass/detect``: no kept fix between the stay it left and the
+    /// one it reached, so that it runs from the one's end to the other's start): no kept fix strictly inside its span.
+    static func unseen(_ work: DeviceWork, _ item: Trip) -> Bool {
+        let t = item.trip
+        guard t.row.fromVisitID != nil, t.row.toVisitID != nil else { return false }
+        var i = lowerBound(work.time, t.startMs + 1)
+        while i < work.count && work.time[i] < t.endMs {
+            if work.flags[i] == 0 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The day rows of a tally (with Google's own trips and visits added, ``TimelinePass``), with each day's visits
@@ -228,8 +275,13 @@ public struct MetricsPass: Pass {
     /// The span's trips for the metrics pass, from the table: every trip rebuilt from fixes that starts in the span,
     /// those before the recomputed part too (they count towards their whole local days), with its legs.
     static func load(_ work: DeviceWork, _ tables: RebuildTables) throws -> [Trip] {
-        try tables.pointTrips(device: work.deviceID, startingFromMs: work.fromMs, beforeMs: work.toMs).map { row in
-            Trip(trip: TripsPass.record(row, work), legs: try tables.legs(ofTrip: row.id ?? 0))
+        var ends: [Int64: TripEnds] = [:]
+        for e in try tables.tripEnds(device: work.deviceID, startingFromMs: work.fromMs, beforeMs: work.toMs) { ends[e.id] = e }
+        return try tables.pointTrips(device: work.deviceID, startingFromMs: work.fromMs, beforeMs: work.toMs).map { row in
+            let e = row.id.flatMap { ends[$0] }
+            return Trip(trip: TripsPass.record(row, work), legs: try tables.legs(ofTrip: row.id ?? 0),
+                        fromStay: e.flatMap { e in e.fromLat.flatMap { lat in e.fromLon.map { Coordinate(lat, $0) } } },
+                        toStay: e.flatMap { e in e.toLat.flatMap { lat in e.toLon.map { Coordinate(lat, $0) } } })
         }
     }
 
@@ -237,7 +289,7 @@ public struct MetricsPass: Pass {
         try work.ensureFlags(store: store)
         let tables = RebuildTables(store)
         // Always from the table: trips before the recomputed span count towards their whole local days too.
-        var tally = Self.tally(work, try Self.load(work, tables), parameters)
+        var tally = Self.tally(work, try Self.load(work, tables), parameters, splitGapS: splitGapS)
         // Google's own trips and visits where the fixes made nothing (the timeline pass).
         try TimelinePass.addDays(work, store: store, firstDate: tally.firstDate, offsets: &tally.offsets, distance: &tally.distance, line: &tally.line,
                                  moving: &tally.moving, trips: &tally.trips)

@@ -121,9 +121,11 @@ public struct Rebuild {
     /// its neighbours close together) is flagged from 150 m off both neighbours (`clean.jump_min_m`, 300 before).
     /// 38 (a leg's way is that of its time): a leg's distance counts the hop out of its last fix to the next leg's first
     ///    (within its time), not the hop into its first (the leg before's time); no leg's average above its trip's maximum.
-    /// 41 (rides the drift model dropped, issue 23): a candidate trip that keeps a vehicle's pace (`walk_max_mps`) over
+    /// 39 (a day's moving time is its trips'): the days count the silences a trip crosses, its counted connectors and
+    ///    a trip no fix saw by their time on each local day, as the trip counts them (days' moving time = trips').
+    /// 40 (rides the drift model dropped, issue 23): a candidate trip that keeps a vehicle's pace (`walk_max_mps`) over
     ///    60-s windows for 3 min is a ride, whatever the drift-or-walk model says (`trips.ride_guard_s`, ``RideGuard``).
-    public static let algorithmVersion = 41
+    public static let algorithmVersion = 40
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -105,7 +105,7 @@ public struct TripsPass: MeasuringPass {
         public var cutModel: Double = 1
         /// A candidate whose fixes keep a vehicle's pace (`walk_max_mps`, measured over a minute, ``RideGuard``) for at
         /// least this long (seconds) is a ride, whatever the drift-or-walk model says (0 = off): a GPS jump out and
-        /// back within a minute draws under 180 s of such windows (algorithm version 41; docs/PASSES.md, "Rides the
+        /// back within a minute draws under 180 s of such windows (algorithm version 40; docs/PASSES.md, "Rides the
         /// drift model dropped").
         public var rideGuardS: Double = 180
         /// Each leg's class (foot, bicycle, motorised) from the speed rules alone (0, the default), or from the learned
@@ -346,22 +346,37 @@ public struct TripsPass: MeasuringPass {
     static func movingTime(_ trip: TripRecord, _ w: DeviceWork, _ pts: [Int], _ moving: [Double], unseen: Bool,
                            ends: (from: (Double, Double)?, to: (Double, Double)?), _ p: Parameters) -> Double {
         let duration = Double(trip.endMs - trip.startMs) / 1000
-        if unseen || pts.isEmpty { return unseen ? duration : 0 }
-        let splitMs = Int64(p.splitGapS * 1000)
+        if unseen { return duration }
         var ms: Int64 = 0
-        func add(_ a: Int64, _ b: Int64) {
-            let lo = max(a, trip.startMs), hi = min(b, trip.endMs)
-            if hi > lo { ms += hi - lo }
+        for s in movingStretches(startMs: trip.startMs, endMs: trip.endMs, w, pts, moving, unseen: false, ends: ends, splitGapS: p.splitGapS) {
+            ms += s.to - s.from
         }
-        for k in 1..<max(1, pts.count) {
-            let a = w.time[pts[k - 1]], b = w.time[pts[k]]
-            if moving[k] > 0 || b - a > splitMs { add(a, b) }
+        return min(duration, Double(ms) / 1000)
+    }
+
+    /// The stretches of a trip from `startMs` to `endMs` under way, as ``movingTime`` counts them (one rule for the
+    /// trip and for its local days, ``MetricsPass``): each from and to (ms, clipped to the trip), with the position in
+    /// `pts` of the fix it ends at when it is time between consecutive fixes at ≥ `metrics.moving_mps` (`moving`);
+    /// nil for a crossed silence, a counted connector and a trip no fix saw (`unseen`, under way all along).
+    static func movingStretches(startMs: Int64, endMs: Int64, _ w: DeviceWork, _ pts: [Int], _ moving: [Double], unseen: Bool,
+                                ends: (from: (Double, Double)?, to: (Double, Double)?), splitGapS: Double) -> [(from: Int64, to: Int64, fix: Int?)] {
+        if unseen { return endMs > startMs ? [(startMs, endMs, nil)] : [] }
+        guard !pts.isEmpty else { return [] }
+        let splitMs = Int64(splitGapS * 1000)
+        var out: [(from: Int64, to: Int64, fix: Int?)] = []
+        func add(_ a: Int64, _ b: Int64, _ fix: Int?) {
+            let lo = max(a, startMs), hi = min(b, endMs)
+            if hi > lo { out.append((lo, hi, fix)) }
         }
         let connectorM = PathsPass.Parameters().connectorMinM
         let first = pts[0], last = pts[pts.count - 1]
-        if let from = ends.from, Geo.distance(from.0, from.1, w.lat[first], w.lon[first]) >= connectorM { add(trip.startMs, w.time[first]) }
-        if let to = ends.to, Geo.distance(w.lat[last], w.lon[last], to.0, to.1) >= connectorM { add(w.time[last], trip.endMs) }
-        return min(duration, Double(ms) / 1000)
+        if let from = ends.from, Geo.distance(from.0, from.1, w.lat[first], w.lon[first]) >= connectorM { add(startMs, w.time[first], nil) }
+        for k in 1..<max(1, pts.count) {
+            let a = w.time[pts[k - 1]], b = w.time[pts[k]]
+            if moving[k] > 0 { add(a, b, k) } else if b - a > splitMs { add(a, b, nil) }
+        }
+        if let to = ends.to, Geo.distance(w.lat[last], w.lon[last], to.0, to.1) >= connectorM { add(w.time[last], endMs, nil) }
+        return out
     }
 
     /// The kept points `pts` between two stays cut at silences longer than `split_gap_s`, except those the traveller

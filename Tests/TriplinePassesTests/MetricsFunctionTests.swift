@@ -51,6 +51,72 @@ import TriplineStore
         #expect(tally.line.isEmpty)  // no increment: one silence longer than bridge_max_s
     }
 
+    /// A trip's moving time (``TripsPass/movingTime``) of the fixes of `w`, all kept, between stays at `from` and `to`.
+    func tripMoving(_ trip: TripRecord, _ w: DeviceWork, from: MetricsPass.Coordinate?, to: MetricsPass.Coordinate?, unseen: Bool = false) -> Double {
+        let pts = Array(trip.first...trip.last)
+        let (_, moving, _) = MetricsPass.increments(w, pts, MetricsPass.Parameters())
+        return TripsPass.movingTime(trip, w, pts, moving, unseen: unseen, ends: (from.map { ($0.lat, $0.lon) }, to.map { ($0.lat, $0.lon) }),
+                                    TripsPass.Parameters())
+    }
+
+    /// A silence the trip crosses (an hour without a fix, longer than `trips.split_gap_s`) is moving time of the trip,
+    /// and so of its day (algorithm version 39; before, the day had the 1,200 s between fixes only).
+    @Test func aCrossedSilenceIsMovingTimeOfItsDay() throws {
+        var track = FixTrack()
+        let ten = midnight + 10 * 3_600_000
+        track.east(from: ten, fromLon: 0, mps: 5, seconds: 600, everyS: 10)
+        track.east(from: ten + 4_200_000, fromLon: 0.3, mps: 5, seconds: 600, everyS: 10)
+        let w = track.work
+        let trip = TripRecord(first: 0, last: w.count - 1, startMs: w.time[0], endMs: w.time[w.count - 1], fromStay: nil, toStay: nil)
+        let leg = LegRow(tripID: 9, leg: 0, deviceID: 1, mode: "car", modeSource: "speed", startMs: trip.startMs, endMs: trip.endMs,
+                         distanceM: 40_000, durationS: 4800, points: w.count)
+        let tally = MetricsPass.tally(w, [MetricsPass.Trip(trip: trip, legs: [leg])], MetricsPass.Parameters())
+        let day = MetricsPass.localDay(ten, 0)
+        #expect(tripMoving(trip, w, from: nil, to: nil) == 4800)
+        #expect(tally.moving == [day: 4800])
+    }
+
+    /// The metrics pass takes the trips pass's `split_gap_s` (a silence counts for the days as for the trip).
+    @Test func theDaysTakeTheTripsSplitGap() throws {
+        var settings = PassSettings()
+        try settings.set("trips.split_gap_s=2400", origin: "test")
+        #expect(try MetricsPass(settings: settings).splitGapS == 2400)
+        #expect(try MetricsPass(settings: PassSettings()).splitGapS == TripsPass.Parameters().splitGapS)
+    }
+
+    /// A trip across midnight inside a silence: the stretch from the stay left to its first fix (2 km: it counts), the
+    /// fixes, the silence, and no stretch to the stay reached (as far as the last fix): split at midnight, and the days
+    /// add up to the trip. A trip no fix saw is under way all along, split at midnight too.
+    @Test func aSilenceAcrossMidnightSplitsAtMidnight() throws {
+        var track = FixTrack()
+        let eleven = midnight - 3_600_000
+        track.east(from: eleven, fromLon: 0, mps: 5, seconds: 1800, everyS: 10)
+        track.east(from: midnight + 1_800_000, fromLon: 0.4, mps: 5, seconds: 1800, everyS: 10)
+        let w = track.work
+        var trip = TripRecord(first: 0, last: w.count - 1, startMs: eleven - 600_000, endMs: w.time[w.count - 1] + 600_000, fromStay: nil, toStay: nil)
+        (trip.row.fromVisitID, trip.row.toVisitID) = (1, 2)
+        let from = MetricsPass.Coordinate(0, -2000 / FixTrack.metresPerDegree), to = MetricsPass.Coordinate(0, w.lon[w.count - 1])
+        let leg = LegRow(tripID: 9, leg: 0, deviceID: 1, mode: "car", modeSource: "speed", startMs: trip.startMs, endMs: trip.endMs,
+                         distanceM: 50_000, durationS: 9000, points: w.count)
+        let item = MetricsPass.Trip(trip: trip, legs: [leg], fromStay: from, toStay: to)
+        let tally = MetricsPass.tally(w, [item], MetricsPass.Parameters())
+        let first = MetricsPass.localDay(midnight - 1, 0)
+        #expect(tripMoving(trip, w, from: from, to: to) == 7800)
+        #expect(tally.moving == [first: 600 + 1800 + 1800, first + 1: 1800 + 1800])
+        #expect(!MetricsPass.unseen(w, item))
+
+        // Two stays' edge fixes at 23:00 and 01:00 and nothing in between: the trip ran from the one to the other.
+        var edges = FixTrack()
+        edges.add(eleven, 0, 0)
+        edges.add(midnight + 3_600_000, 0, 0.5)
+        let e = edges.work
+        var unseen = TripRecord(first: 1, last: 1, startMs: eleven, endMs: midnight + 3_600_000, fromStay: nil, toStay: nil)
+        (unseen.row.fromVisitID, unseen.row.toVisitID) = (1, 2)
+        let silent = MetricsPass.Trip(trip: unseen, legs: [], fromStay: MetricsPass.Coordinate(0, 0), toStay: MetricsPass.Coordinate(0, 0.5))
+        #expect(MetricsPass.unseen(e, silent))
+        #expect(MetricsPass.tally(e, [silent], MetricsPass.Parameters()).moving == [first: 3600, first + 1: 3600])
+    }
+
     @Test func dayRowsCountVisitsAndPlaces() throws {
         let (w, trip) = ride()
         let tally = MetricsPass.tally(w, [trip], MetricsPass.Parameters())

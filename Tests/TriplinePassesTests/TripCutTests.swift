@@ -117,7 +117,7 @@ import TriplineTestSupport
         return RideGuard.sustainedS(track.work, Array(points.indices), paceMps: 2.4)
     }
 
-    /// Algorithm version 41 (`trips.ride_guard_s`, docs/PASSES.md "Rides the drift model dropped"): a bicycle ride
+    /// Algorithm version 40 (`trips.ride_guard_s`, docs/PASSES.md "Rides the drift model dropped"): a bicycle ride
     /// round a 300-m block at 4 m/s (5 min, a fix a second, never 430 m from home) is a candidate the model calls
     /// drift; it holds a vehicle's pace over every minute, so it is kept as a trip whatever the model says.
     @Test func aRideRoundTheBlockIsNoDrift() throws {

@@ -23,13 +23,14 @@ import TriplineTestSupport
 /// - and those of ``checkMore(_:_:)`` (``moreNames``): a trip's legs tile it (no gap, no overlap: their durations
 ///   add up to its); a device's visits and trips never overlap; distances, durations, speeds and radii are finite and
 ///   not negative; a day counts the trips and visits that start on it, its moving time fits in 25 h and its distance
-///   in the trips that touch it; a device's days add up to its trips' distance; every stored point was new to one
-///   import and every stored reject has a reason; the GeoJSON, CSV, GPX and GeoPackage exports carry as many trips,
-///   legs, visits, places and days as the database, and CSV the same distances;
+///   in the trips that touch it; a device's days add up to its trips' distance and moving time; every stored point
+///   was new to one import and every stored reject has a reason; the GeoJSON, CSV, GPX and GeoPackage exports carry
+///   as many trips, legs, visits, places and days as the database, and CSV the same distances;
 /// - a rebuild of unchanged data (again, `--full`) and an import in two halves with a rebuild after each change no
 ///   row and no id (`rebuildsAgreeWithEachOtherAndKeepTheirIDs`).
-/// Two invariants a user would assume are not kept today and are only counted (``measuredOnly``). SampleData is
-/// checked too (always: it is in the repository); the GeoLife lockbox users are never read.
+/// One invariant a user would assume is not kept today (a leg's average above its trip's maximum) is only counted
+/// (``measuredOnly``). SampleData is checked too (always: it is in the repository); the GeoLife lockbox users are
+/// never read.
 /// GeoLife users (not the lockbox's, ``GeoLifeLockbox``) are sampled: their first `geoLifeFiles` trajectory files (a user has up to a few hundred), so the
 /// suite stays within about a minute in a debug build.
 @Suite(.serialized) struct RealAnswerInvariantTests {
