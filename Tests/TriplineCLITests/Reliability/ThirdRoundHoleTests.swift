@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+import TriplineTestSupport
+
+/// The third hostile round (docs/RELIABILITY.md, "Third hostile round"): the release binary attacked again after
+/// issue 21's holes were closed. Each test failed before its fix.
+@Suite struct ThirdRoundHoleTests {
+    /// A database with a few points of one device, in a fresh folder.
+    func smallDatabase() throws -> (dir: String, db: String) {
+        let dir = try temporaryDirectory()
+        let store = try Store(path: dir + "/t.sqlite")
+        let features = (0..<50).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8 + Double($0) / 1e4) }
+        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
+        _ = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/in.json"])
+        return (dir, dir + "/t.sqlite")
+    }
+
+    /// `demo --out D` where `D/sample-data` is a link to a folder elsewhere: the demo removed that folder's
+    /// `overland/`, `rec/` and `truth.json` and wrote the sample there (simulate refuses such a link; the demo gave the
+    /// linked folder as simulate's own output, whose links are the user's).
+    @Test func demoDoesNotDeleteOrWriteThroughALinkedSampleFolder() throws {
+        let dir = try temporaryDirectory()
+        let out = dir + "/out", elsewhere = dir + "/elsewhere"
+        try FileSystem.createDirectory(out)
+        try FileSystem.createDirectory(elsewhere + "/overland")
+        try FileSystem.write("precious\n", to: elsewhere + "/overland/mine.json")
+        try FileSystem.write("precious\n", to: elsewhere + "/truth.json")
+        #expect(symlink(elsewhere, out + "/sample-data") == 0)
+        let r = runCLI(["demo", "--out", out])
+        #expect(r.status != 0 && r.stderr.contains("sample-data") && r.stderr.contains("symbolic link"), "\(r.status) \(r.stderr)")
+        #expect(try FileSystem.list(elsewhere) == ["overland", "truth.json"], "written through the link")
+        #expect(try FileSystem.read(elsewhere + "/overland/mine.json") == Array("precious\n".utf8))
+        #expect(try FileSystem.read(elsewhere + "/truth.json") == Array("precious\n".utf8))
+    }
+}
