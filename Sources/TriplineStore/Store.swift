@@ -72,6 +72,11 @@ public final class Store {
         if !create || readOnly {
             if !FileSystem.exists(path) { throw StoreError.missing(path: path) }
         }
+        if path != ":memory:", let what = Store.notAFile(path) {
+            // SQLite opens a device as an empty database and creates `PATH-journal` beside it (`--db /dev/null`, as
+            // root, made /dev/null-journal), then fails with "disk I/O error"; a FIFO fails the same way.
+            throw StoreError.notADatabase(path: path, reason: "it is \(what), not a database file; nothing was written")
+        }
         db = try Database(path: path, readOnly: readOnly, create: create)
         // SQLite silently opens a file it may not write read-only; say so before anything is attempted.
         if requireWritable && !readOnly && db.isReadOnly {
@@ -90,6 +95,19 @@ public final class Store {
             throw StoreError.readOnly(path: path, reason: "its folder is not writable, and SQLite must create \(path)-wal and \(path)-shm beside it")
         } catch let error as DatabaseError where error.primaryCode == SQLITE_READONLY {
             throw StoreError.readOnly(path: path, reason: error.message)
+        }
+    }
+
+    /// What is at `path` when it is neither a regular file nor a folder (SQLite names a folder itself): "a device",
+    /// "a named pipe (FIFO)" or "a socket"; nil for a regular file, a folder or nothing.
+    static func notAFile(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFSOCK: return "a socket"
+        default: return "a device"
         }
     }
 

@@ -35,4 +35,23 @@ import TriplineTestSupport
         #expect(try FileSystem.read(elsewhere + "/overland/mine.json") == Array("precious\n".utf8))
         #expect(try FileSystem.read(elsewhere + "/truth.json") == Array("precious\n".utf8))
     }
+
+    /// `--db` naming a device or a FIFO: SQLite opened `/dev/null` as an empty database and, run as root, created
+    /// `/dev/null-journal` beside it before failing with "disk I/O error" (naming no file). Now refused before SQLite
+    /// opens it, naming the file and what it is.
+    @Test func aDatabasePathThatIsADeviceOrAPipeIsRefusedBeforeSQLiteOpensIt() throws {
+        let dir = try temporaryDirectory()
+        let fifo = dir + "/pipe.sqlite"
+        try #require(mkfifo(fifo, 0o644) == 0)
+        for (path, what) in [("/dev/null", "a device"), (fifo, "a named pipe (FIFO)")] {
+            for command in [["info"], ["rebuild"], ["export", "--what", "points", "--format", "csv", "-o", "-"]] {
+                let r = runCLI(command + ["--db", path])
+                #expect(r.status == 1, "\(command[0]) \(path): \(r.status) \(r.stderr)")
+                #expect(r.stderr.contains(path) && r.stderr.contains("is \(what), not a database file"), "\(command[0]) \(path): \(r.stderr)")
+            }
+            #expect(!FileSystem.exists(path + "-journal") && !FileSystem.exists(path + "-wal"))
+        }
+        #expect(throws: StoreError.self) { _ = try Store(path: "/dev/zero") }
+        #expect(!FileSystem.exists("/dev/zero-journal"))
+    }
 }
