@@ -14,6 +14,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case notADatabase(path: String, reason: String)
     /// The database file does not exist and may not be created (read-only commands).
     case missing(path: String)
+    /// The file is a SQLite database, but damaged (cut short, or overwritten in places).
+    case damaged(path: String, reason: String)
     /// A command that writes was given a database it may not write (file permissions, a read-only folder or mount).
     case readOnly(path: String, reason: String)
     /// A point whose device id or time does not fit `points_hot.key` (device ids up to 2^21 − 1, times
@@ -29,6 +31,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
                 + "It was written by a newer Tripline; upgrade tripline to use it. The file was not changed."
         case .notADatabase(let path, let reason):
             return "\(path) is not a Tripline database: \(reason)"
+        case .damaged(let path, let reason):
+            return "\(path) is damaged (SQLite: \(reason)): it was cut short or overwritten. Nothing was changed; "
+                + "restore it from a backup, or import the archives into a new database"
         case .missing(let path):
             return "no database at \(path); run 'tripline import' first (or pass --db PATH)"
         case .readOnly(let path, let reason):
@@ -95,6 +100,9 @@ public final class Store {
             throw StoreError.readOnly(path: path, reason: "its folder is not writable, and SQLite must create \(path)-wal and \(path)-shm beside it")
         } catch let error as DatabaseError where error.primaryCode == SQLITE_READONLY {
             throw StoreError.readOnly(path: path, reason: error.message)
+        } catch let error as DatabaseError where error.primaryCode == SQLITE_CORRUPT {
+            // A file cut short (a copy stopped mid-way) or overwritten in its middle: SQLite's message names no file.
+            throw StoreError.damaged(path: path, reason: error.message)
         }
     }
 

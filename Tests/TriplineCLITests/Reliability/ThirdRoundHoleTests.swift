@@ -54,4 +54,18 @@ import TriplineTestSupport
         #expect(throws: StoreError.self) { _ = try Store(path: "/dev/zero") }
         #expect(!FileSystem.exists("/dev/zero-journal"))
     }
+
+    /// A database cut short (a copy stopped mid-way, a full disk while copying) or overwritten in its middle said
+    /// "SQLite error 11: database disk image is malformed (while running: PRAGMA user_version)", naming no file.
+    @Test func aDamagedDatabaseIsNamedAndCalledDamaged() throws {
+        let (dir, db) = try smallDatabase()
+        let bytes = try FileSystem.read(db)
+        try #require(bytes.count > 3 * Store.pageSize)
+        try FileSystem.write(Array(bytes.prefix(Store.pageSize + 100)), to: dir + "/cut.sqlite")
+        for command in [["info"], ["rebuild"], ["export", "--what", "points", "--format", "csv", "-o", "-"]] {
+            let r = runCLI(command + ["--db", dir + "/cut.sqlite"])
+            #expect(r.status == 1, "\(command[0]): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(dir + "/cut.sqlite") && r.stderr.contains("damaged"), "\(command[0]): \(r.stderr)")
+        }
+    }
 }
