@@ -16,6 +16,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case missing(path: String)
     /// The file is a SQLite database, but damaged (cut short, or overwritten in places).
     case damaged(path: String, reason: String)
+    /// SQLite could not open the database (a reason of Tripline's words where SQLite's name no file).
+    case cannotOpen(path: String, reason: String)
     /// A command that writes was given a database it may not write (file permissions, a read-only folder or mount).
     case readOnly(path: String, reason: String)
     /// A point whose device id or time does not fit `points_hot.key` (device ids up to 2^21 − 1, times
@@ -34,6 +36,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case .damaged(let path, let reason):
             return "\(path) is damaged (SQLite: \(reason)): it was cut short or overwritten. Nothing was changed; "
                 + "restore it from a backup, or import the archives into a new database"
+        case .cannotOpen(let path, let reason):
+            return "cannot open \(path): \(reason)"
         case .missing(let path):
             return "no database at \(path); run 'tripline import' first (or pass --db PATH)"
         case .readOnly(let path, let reason):
@@ -103,7 +107,22 @@ public final class Store {
         } catch let error as DatabaseError where error.primaryCode == SQLITE_CORRUPT {
             // A file cut short (a copy stopped mid-way) or overwritten in its middle: SQLite's message names no file.
             throw StoreError.damaged(path: path, reason: error.message)
+        } catch let error as DatabaseError where error.primaryCode == SQLITE_CANTOPEN {
+            throw StoreError.cannotOpen(path: path, reason: Store.linkedCompanion(path).map {
+                "\($0) is a symbolic link, which SQLite refuses to follow (a file planted beside the database?); "
+                    + "remove the link if nothing of yours is in it"
+            } ?? error.message)
         }
+    }
+
+    /// The first of `PATH-wal`, `PATH-shm` and `PATH-journal` that is a symbolic link: SQLite will not open the
+    /// database through one ("unable to open database file", naming no file).
+    static func linkedCompanion(_ path: String) -> String? {
+        for suffix in ["-wal", "-shm", "-journal"] {
+            var st = stat()
+            if lstat(path + suffix, &st) == 0, st.st_mode & S_IFMT == S_IFLNK { return path + suffix }
+        }
+        return nil
     }
 
     /// What is at `path` when it is neither a regular file nor a folder (SQLite names a folder itself): "a device",

@@ -68,4 +68,16 @@ import TriplineTestSupport
             #expect(r.stderr.contains(dir + "/cut.sqlite") && r.stderr.contains("damaged"), "\(command[0]): \(r.stderr)")
         }
     }
+
+    /// The `-wal` of the database is a symbolic link (planted in a shared folder): SQLite refuses it, and the
+    /// command said only "SQLite error 14: unable to open database file (while running: PRAGMA user_version)".
+    @Test func aLinkedWALFileIsNamed() throws {
+        let (dir, db) = try smallDatabase()
+        try FileSystem.write("precious\n", to: dir + "/victim")
+        #expect(symlink(dir + "/victim", db + "-wal") == 0)
+        let r = runCLI(["rebuild", "--db", db])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains(db + "-wal") && r.stderr.contains("symbolic link"), "\(r.stderr)")
+        #expect(try FileSystem.read(dir + "/victim") == Array("precious\n".utf8))
+    }
 }
