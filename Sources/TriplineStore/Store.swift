@@ -18,6 +18,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case damaged(path: String, reason: String)
     /// SQLite could not open the database (a reason of Tripline's words where SQLite's name no file).
     case cannotOpen(path: String, reason: String)
+    /// A command that may not create the database was given an empty file (no Tripline database yet).
+    case empty(path: String)
     /// A command that writes was given a database it may not write (file permissions, a read-only folder or mount).
     case readOnly(path: String, reason: String)
     /// A point whose device id or time does not fit `points_hot.key` (device ids up to 2^21 − 1, times
@@ -38,6 +40,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
                 + "restore it from a backup, or import the archives into a new database"
         case .cannotOpen(let path, let reason):
             return "cannot open \(path): \(reason)"
+        case .empty(let path):
+            return "\(path) is an empty file, not a Tripline database yet; run 'tripline import' into it first (nothing was written)"
         case .missing(let path):
             return "no database at \(path); run 'tripline import' first (or pass --db PATH)"
         case .readOnly(let path, let reason):
@@ -80,6 +84,12 @@ public final class Store {
     public init(path: String, create: Bool = true, readOnly: Bool = false, requireWritable: Bool = false) throws {
         if !create || readOnly {
             if !FileSystem.exists(path) { throw StoreError.missing(path: path) }
+            // An empty file is no database yet, as a missing one is: opening it would write a whole schema into it
+            // (`info --db notes.txt` made an empty file 512 KiB). Unless a new database's first pages are still in
+            // its `-wal` (another process is creating it).
+            if path != ":memory:", FileSystem.kind(path) == .file, FileSystem.size(path) == 0, (FileSystem.size(path + "-wal") ?? 0) == 0 {
+                throw StoreError.empty(path: path)
+            }
         }
         if path != ":memory:", let what = Store.notAFile(path) {
             // SQLite opens a device as an empty database and creates `PATH-journal` beside it (`--db /dev/null`, as

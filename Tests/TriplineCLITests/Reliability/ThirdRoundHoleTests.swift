@@ -80,4 +80,30 @@ import TriplineTestSupport
         #expect(r.stderr.contains(db + "-wal") && r.stderr.contains("symbolic link"), "\(r.stderr)")
         #expect(try FileSystem.read(dir + "/victim") == Array("precious\n".utf8))
     }
+
+    /// A command that only reads (`info`, `export`, `map`, `report`, `places`) given an empty file wrote a whole
+    /// Tripline schema into it (0 → 512 KiB): `info --db notes.txt` changed the user's file. A missing file was
+    /// already refused ("no database at …"); an empty one now is too, and stays empty.
+    @Test func readingCommandsLeaveAnEmptyFileEmpty() throws {
+        let dir = try temporaryDirectory()
+        let empty = dir + "/empty.sqlite"
+        let commands: [[String]] = [
+            ["info"], ["export", "--what", "points", "--format", "csv", "-o", "-"], ["map", "-o", dir + "/m.html"],
+            ["report", "daily-summary", "--format", "csv"], ["places"],
+        ]
+        for command in commands {
+            try FileSystem.write([UInt8](), to: empty)
+            let r = runCLI(command + ["--db", empty])
+            #expect(r.status == 1, "\(command[0]): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(empty) && r.stderr.contains("empty"), "\(command[0]): \(r.stderr)")
+            #expect(FileSystem.size(empty) == 0, "\(command[0]) wrote into the empty file")
+            #expect(!FileSystem.exists(empty + "-wal"), "\(command[0])")
+        }
+        // A command that writes makes the empty file a database, as before.
+        let features = (0..<5).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8) }
+        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
+        let r = runCLI(["import", dir + "/in.json", "--db", empty])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Store(path: empty).schemaVersion() == Schema.currentVersion)
+    }
 }
