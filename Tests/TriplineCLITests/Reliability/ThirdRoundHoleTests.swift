@@ -106,4 +106,14 @@ import TriplineTestSupport
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try Store(path: empty).schemaVersion() == Schema.currentVersion)
     }
+
+    /// `evaluate --seed S --db FILE` with an empty FILE (`mktemp`): refused as "schema version 0 is older than 10;
+    /// open it once without read-only access to upgrade", though a new file is what evaluate asks for.
+    @Test func evaluateTakesAnEmptyFileAsANewDatabase() throws {
+        let dir = try temporaryDirectory()
+        try FileSystem.write([UInt8](), to: dir + "/eval.sqlite")
+        let r = runCLI(["evaluate", "--seed", "1", "--days", "1", "--people", "1", "--db", dir + "/eval.sqlite"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Store(path: dir + "/eval.sqlite").devices().count == 1)
+    }
 }
