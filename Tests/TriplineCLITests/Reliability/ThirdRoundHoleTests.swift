@@ -116,4 +116,24 @@ import TriplineTestSupport
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try Store(path: dir + "/eval.sqlite").devices().count == 1)
     }
+
+    /// `plan -o tripline.sqlite` (the database every other command would use) or `-o shard-0.sqlite` replaced the
+    /// database with the plan's JSON, exit 0: export, map and demo refuse the database as an output; plan did not.
+    @Test func planRefusesToWriteOverADatabase() throws {
+        let (dir, db) = try smallDatabase()
+        let before = try FileSystem.read(db)
+        try FileSystem.createDirectory(dir + "/in/phone")
+        try FileSystem.write(try FileSystem.read(dir + "/in.json"), to: dir + "/in/phone/a.json")
+        let shard = dir + "/shard-0.sqlite"
+        try FileSystem.write(before, to: shard)
+        for (out, env) in [(db, ["TRIPLINE_DB": db]), (db + "-wal", ["TRIPLINE_DB": db]), (shard, [:])] {
+            let r = runCLI(["plan", dir + "/in", "--shards", "2", "-o", out], environment: env)
+            #expect(r.status == 64, "\(out): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(out) && (r.stderr.contains("is the database") || r.stderr.contains("is a SQLite database")), "\(r.stderr)")
+        }
+        #expect(try FileSystem.read(db) == before)
+        #expect(try FileSystem.read(shard) == before)
+        let fine = runCLI(["plan", dir + "/in", "--shards", "2", "-o", dir + "/plan.json"], environment: ["TRIPLINE_DB": db])
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
 }
