@@ -136,4 +136,14 @@ import TriplineTestSupport
         let fine = runCLI(["plan", dir + "/in", "--shards", "2", "-o", dir + "/plan.json"], environment: ["TRIPLINE_DB": db])
         #expect(fine.status == 0, "\(fine.stderr)")
     }
+
+    /// `score --truth /dev/zero` read for ever: memory grew until, after a minute, the process died trying to
+    /// allocate 35 GB.
+    @Test func scoreRefusesAnEndlessTruthFile() throws {
+        try #require(Binary.exists, "build the tripline binary first (swift build)")
+        let (_, db) = try smallDatabase()
+        let endless = try Binary.run(["score", "--db", db, "--truth", "/dev/zero"], timeout: 60)
+        #expect(!endless.timedOut, "score read /dev/zero for ever")
+        #expect(endless.status == 1 && endless.stderr.contains("/dev/zero") && endless.stderr.contains("endless"), "\(endless.stderr)")
+    }
 }
