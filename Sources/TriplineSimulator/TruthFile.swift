@@ -12,7 +12,15 @@ public enum TruthFile {
 
     public static func read(_ path: String) throws -> SimulationTruth {
         let bytes = try FileSystem.read(path, limit: sizeLimit)
-        guard let root = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(bytes))
+        } catch {
+            // Foundation's own text ("Error Domain=NSCocoaErrorDomain Code=3840 …") named neither the file nor the place.
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "it does not parse"
+            throw TruthFileError("\(path): not valid JSON (\(detail)); is this a truth.json from 'tripline simulate'?")
+        }
+        guard let root = parsed as? [String: Any] else {
             throw TruthFileError("\(path): not a JSON object")
         }
         func array(_ key: String) throws -> [[String: Any]] {

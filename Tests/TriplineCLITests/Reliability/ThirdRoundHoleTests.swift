@@ -146,4 +146,15 @@ import TriplineTestSupport
         #expect(!endless.timedOut, "score read /dev/zero for ever")
         #expect(endless.status == 1 && endless.stderr.contains("/dev/zero") && endless.stderr.contains("endless"), "\(endless.stderr)")
     }
+
+    /// A truth file that is not JSON (the database given by mistake) said "Error Domain=NSCocoaErrorDomain Code=3840
+    /// "The data is not in the correct format."", naming no file and no place.
+    @Test func scoreNamesATruthFileThatIsNotJSON() throws {
+        let (dir, db) = try smallDatabase()
+        try FileSystem.write("SQLite format 3\u{0}\u{1}\u{2}", to: dir + "/truth.json")
+        let r = runCLI(["score", "--db", db, "--truth", dir + "/truth.json"])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains(dir + "/truth.json") && r.stderr.contains("not valid JSON") && !r.stderr.contains("NSCocoaErrorDomain"), "\(r.stderr)")
+        #expect(r.stderr.contains("character 0"), "\(r.stderr)")
+    }
 }
