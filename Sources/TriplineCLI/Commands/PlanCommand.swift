@@ -55,7 +55,8 @@ enum PlanCommand {
             // no database of its own, so it refuses the one the other commands would use and any SQLite file.
             try CommonOptions.checkOutput(out, database: CommonOptions.databasePath(parsed, context), command: "plan")
             if isSQLiteFile(out) {
-                throw UsageError("\(Terminal.escaped(out)): is a SQLite database; refusing to replace it with a plan: choose another output path", command: "plan")
+                throw UsageError(
+                    "\(Terminal.escaped(out)): is a SQLite database; refusing to replace it with a plan: choose another output path", command: "plan")
             }
         }
         let destination = try ExportDestination(path: parsed.value("out"), stdout: context.stdout)
