@@ -64,7 +64,12 @@ extension Importer {
             }
             switch FileSystem.kind(path) {
             case .directory:
-                let folder = FileSystem.baseName(path)
+                var folder = FileSystem.baseName(path)
+                if folder == "." || folder == ".." {
+                    // `cd phone && tripline import .`: the folder's own name, not `.` (two phones each imported from
+                    // inside its folder became one device `.`).
+                    folder = Importer.realPath(path).map { FileSystem.baseName($0) } ?? folder
+                }
                 let walk = FileSystem.walkEntries(path)
                 for error in walk.errors {
                     failures.append(FileSummary(path: error.path, status: .failed, message: error.reason))

@@ -5,9 +5,22 @@ import TriplineCore
 
 /// Reads `truth.json` as written by ``SimulationWriter`` (Foundation's JSON parser, once, at the edge).
 public enum TruthFile {
+    /// The largest truth.json read. The demo's sample writes about 2.2 KB a person-day (13 KB for 2 people × 3 days), so
+    /// 512 MiB is some 240,000 person-days. A larger file (or an endless one: `score --truth /dev/zero` read until
+    /// the process died) is refused.
+    public static let sizeLimit = 512 << 20
+
     public static func read(_ path: String) throws -> SimulationTruth {
-        let bytes = try FileSystem.read(path)
-        guard let root = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+        let bytes = try FileSystem.read(path, limit: sizeLimit)
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(bytes))
+        } catch {
+            // Foundation's own text ("Error Domain=NSCocoaErrorDomain Code=3840 …") named neither the file nor the place.
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "it does not parse"
+            throw TruthFileError("\(path): not valid JSON (\(detail)); is this a truth.json from 'tripline simulate'?")
+        }
+        guard let root = parsed as? [String: Any] else {
             throw TruthFileError("\(path): not a JSON object")
         }
         func array(_ key: String) throws -> [[String: Any]] {

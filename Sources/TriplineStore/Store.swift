@@ -14,6 +14,12 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case notADatabase(path: String, reason: String)
     /// The database file does not exist and may not be created (read-only commands).
     case missing(path: String)
+    /// The file is a SQLite database, but damaged (cut short, or overwritten in places).
+    case damaged(path: String, reason: String)
+    /// SQLite could not open the database (a reason of Tripline's words where SQLite's name no file).
+    case cannotOpen(path: String, reason: String)
+    /// A command that may not create the database was given an empty file (no Tripline database yet).
+    case empty(path: String)
     /// A command that writes was given a database it may not write (file permissions, a read-only folder or mount).
     case readOnly(path: String, reason: String)
     /// A point whose device id or time does not fit `points_hot.key` (device ids up to 2^21 − 1, times
@@ -29,6 +35,13 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
                 + "It was written by a newer Tripline; upgrade tripline to use it. The file was not changed."
         case .notADatabase(let path, let reason):
             return "\(path) is not a Tripline database: \(reason)"
+        case .damaged(let path, let reason):
+            return "\(path) is damaged (SQLite: \(reason)): it was cut short or overwritten. Nothing was changed; "
+                + "restore it from a backup, or import the archives into a new database"
+        case .cannotOpen(let path, let reason):
+            return "cannot open \(path): \(reason)"
+        case .empty(let path):
+            return "\(path) is an empty file, not a Tripline database yet; run 'tripline import' into it first (nothing was written)"
         case .missing(let path):
             return "no database at \(path); run 'tripline import' first (or pass --db PATH)"
         case .readOnly(let path, let reason):
@@ -71,6 +84,17 @@ public final class Store {
     public init(path: String, create: Bool = true, readOnly: Bool = false, requireWritable: Bool = false) throws {
         if !create || readOnly {
             if !FileSystem.exists(path) { throw StoreError.missing(path: path) }
+            // An empty file is no database yet, as a missing one is: opening it would write a whole schema into it
+            // (`info --db notes.txt` made an empty file 512 KiB). Unless a new database's first pages are still in
+            // its `-wal` (another process is creating it).
+            if path != ":memory:", FileSystem.kind(path) == .file, FileSystem.size(path) == 0, (FileSystem.size(path + "-wal") ?? 0) == 0 {
+                throw StoreError.empty(path: path)
+            }
+        }
+        if path != ":memory:", let what = Store.notAFile(path) {
+            // SQLite opens a device as an empty database and creates `PATH-journal` beside it (`--db /dev/null`, as
+            // root, made /dev/null-journal), then fails with "disk I/O error"; a FIFO fails the same way.
+            throw StoreError.notADatabase(path: path, reason: "it is \(what), not a database file; nothing was written")
         }
         db = try Database(path: path, readOnly: readOnly, create: create)
         // SQLite silently opens a file it may not write read-only; say so before anything is attempted.
@@ -90,6 +114,37 @@ public final class Store {
             throw StoreError.readOnly(path: path, reason: "its folder is not writable, and SQLite must create \(path)-wal and \(path)-shm beside it")
         } catch let error as DatabaseError where error.primaryCode == SQLITE_READONLY {
             throw StoreError.readOnly(path: path, reason: error.message)
+        } catch let error as DatabaseError where error.primaryCode == SQLITE_CORRUPT {
+            // A file cut short (a copy stopped mid-way) or overwritten in its middle: SQLite's message names no file.
+            throw StoreError.damaged(path: path, reason: error.message)
+        } catch let error as DatabaseError where error.primaryCode == SQLITE_CANTOPEN {
+            throw StoreError.cannotOpen(path: path, reason: Store.linkedCompanion(path).map {
+                "\($0) is a symbolic link, which SQLite refuses to follow (a file planted beside the database?); "
+                    + "remove the link if nothing of yours is in it"
+            } ?? error.message)
+        }
+    }
+
+    /// The first of `PATH-wal`, `PATH-shm` and `PATH-journal` that is a symbolic link: SQLite will not open the
+    /// database through one ("unable to open database file", naming no file).
+    static func linkedCompanion(_ path: String) -> String? {
+        for suffix in ["-wal", "-shm", "-journal"] {
+            var st = stat()
+            if lstat(path + suffix, &st) == 0, st.st_mode & S_IFMT == S_IFLNK { return path + suffix }
+        }
+        return nil
+    }
+
+    /// What is at `path` when it is neither a regular file nor a folder (SQLite names a folder itself): "a device",
+    /// "a named pipe (FIFO)" or "a socket"; nil for a regular file, a folder or nothing.
+    static func notAFile(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFSOCK: return "a socket"
+        default: return "a device"
         }
     }
 

@@ -99,6 +99,26 @@ import TriplineTestSupport
 
     /// A command's `--json` output may reach a terminal too: what would act there is written as JSON's own `\u`
     /// escapes, so a JSON reader still gets the name as it is.
+    /// Output file names reached the terminal raw in the lines that report them ("Exported 3 trips as csv to …",
+    /// "… as a GeoPackage to …", "Wrote … (map)"), while `plan` and every error escaped them: a name made from an
+    /// archive's entry (`-o "out/$name.csv"` in a script) carried its controls to the terminal.
+    @Test func outputNamesAreEscapedInTheLinesThatReportThem() throws {
+        let db = try Self.database()
+        #expect(runCLI(["rebuild", "--db", db, "--timezone", "UTC", "-q"]).status == 0)
+        let dir = try temporaryDirectory()
+        let name = "out\u{1B}]0;pwned\u{07}\u{9B}2J\u{202E}"
+        for arguments in [
+            ["export", "--db", db, "--format", "csv", "--what", "trips", "-o", dir + "/" + name + ".csv"],
+            ["export", "--db", db, "--format", "gpkg", "-o", dir + "/" + name + ".gpkg"],
+            ["map", "--db", db, "-o", dir + "/" + name + ".html"],
+        ] {
+            let r = runCLI(arguments)
+            #expect(r.status == 0, "\(arguments[0]): \(r.stderr)")
+            #expect((r.stdout + r.stderr).contains("out\\x1B]0;pwned"), "\(arguments): \(r.stdout) \(r.stderr)")
+            Self.check(r, arguments[0] + " " + arguments[2])
+        }
+    }
+
     @Test func jsonOutputsEscapeWhatWouldAct() throws {
         let db = try Self.database()
         for arguments in [["rebuild", "--json"], ["info", "--json"], ["places", "--json"]] {

@@ -28,6 +28,22 @@ import TriplineTestSupport
         #expect(try importer.importPaths([dir + "/copy.json"]).files[0].status == .skipped)
     }
 
+    /// A folder given as `.` or `..` (`cd phone && tripline import .`) named its device `.` or `..`: two phones each
+    /// imported from inside its own folder became one device `.`, their fixes interleaved. The folder's own name is
+    /// used, as for any other spelling of it.
+    @Test func aFolderGivenAsDotIsNamedByItsRealName() throws {
+        let (store, dir) = try freshStore()
+        try write("x", dir + "/phone-a/batch.json")
+        try FileSystem.createDirectory(dir + "/phone-b/sub")
+        let importer = Importer(store: store, options: ImportOptions(nowMs: testNow))
+        for (given, name) in [(dir + "/phone-a/.", "phone-a"), (dir + "/phone-b/sub/..", "phone-b"), (dir + "/phone-a/./", "phone-a")] {
+            if given.contains("phone-b") { try write("x", dir + "/phone-b/batch.json") }
+            let (jobs, failures) = importer.jobs([given])
+            #expect(failures.isEmpty && jobs.count == 1, "\(given): \(failures)")
+            #expect(jobs.first?.fallback.name == name, "\(given): \(jobs.first?.fallback.name ?? "-")")
+        }
+    }
+
     /// An event whose file holds no point (so no device row names it) is kept without a device; the same event in a
     /// second file (another export of the same messages) is not stored twice.
     @Test func eventsWithoutADeviceAreStoredOnce() throws {

@@ -46,12 +46,15 @@ enum DemoCommand {
         return (config, SimulationWriter.Options(quirks: true))
     }
 
-    /// Writes the sample archives and their truth into `directory` (emptied of a previous sample first).
-    static func writeSample(to directory: String) throws {
+    /// Writes the sample archives and their truth into `directory` (emptied of a previous sample first). With `root`
+    /// (the user's `--out`), no existing folder below `root` on the way may be a symbolic link: `OUT/sample-data`
+    /// linked elsewhere would have the previous sample's `overland/`, `rec/` and `truth.json` removed there, and the
+    /// new one written there.
+    static func writeSample(to directory: String, inside root: String? = nil) throws {
+        try FileSystem.createDirectory(directory, inside: root)
         for name in ["overland", "rec", "truth.json"] where FileSystem.exists(directory + "/" + name) {
             FileSystem.removeTree(directory + "/" + name)
         }
-        try FileSystem.createDirectory(directory)
         let sample = DemoCommand.sample
         _ = try SimulationWriter.write(Simulator(config: sample.config).run(), to: directory, options: sample.options)
     }
@@ -68,7 +71,7 @@ enum DemoCommand {
             data = out + "/sample-data"
             context.stdout.write("== Write the sample archives (the simulator, as SampleData/ was made)\n")
             context.stdout.write("$ tripline simulate --out \(shellQuoted(data)) --days 3 --seed 7 --moving-interval 5 --quirks\n")
-            try writeSample(to: data)
+            try writeSample(to: data, inside: out)
         }
         let db = out + "/tripline.sqlite"
 

@@ -112,7 +112,8 @@ enum EvaluateCommand {
     /// new remembered zone, and its trips would be scored against this seed's truth. Refused before anything is
     /// written; a new file or an empty database is fine.
     static func refuseDatabaseWithData(_ path: String) throws {
-        guard FileSystem.exists(path) else { return }
+        // An empty file (`touch eval.sqlite`, `mktemp`) is a new database too.
+        guard FileSystem.exists(path), FileSystem.size(path) != 0 || (FileSystem.size(path + "-wal") ?? 0) != 0 else { return }
         let devices = try Store(path: path, readOnly: true).devices()
         guard !devices.isEmpty else { return }
         let names = devices.prefix(3).map { "'" + Terminal.escaped($0.name) + "'" }.joined(separator: ", ")

@@ -55,7 +55,7 @@ enum ExportCommand {
         } catch let error as ExportError {
             throw CommandFailure(error.description)
         }
-        let destination = (output == nil || output == "-") ? "standard output" : output!
+        let destination = (output == nil || output == "-") ? "standard output" : Terminal.escaped(output!)
         if parsed.flag("quiet") {
             // Nothing but errors.
         } else if result.records == 0 {

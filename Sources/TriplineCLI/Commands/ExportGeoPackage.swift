@@ -32,7 +32,7 @@ enum ExportGeoPackage {
         }
         if !parsed.flag("quiet") {
             let layers = result.layers.map { "\($0.records) \($0.kind.rawValue)" }.joined(separator: ", ")
-            context.stderr.write("Exported \(layers) as a GeoPackage to \(output) (\(result.bytes) bytes).\n")
+            context.stderr.write("Exported \(layers) as a GeoPackage to \(Terminal.escaped(output)) (\(result.bytes) bytes).\n")
             if result.layers.contains(where: { $0.kind != .points && $0.records == 0 }),
                 let note = try CommonOptions.notRebuiltNote(store, device: filter.device)
             {

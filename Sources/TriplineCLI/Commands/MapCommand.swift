@@ -69,7 +69,8 @@ enum MapCommand {
                     + "\"points_read\":\(document.pointsRead),\"vertices\":\(document.verticesWritten),\"skipped\":\(document.skipped),"
                     + "\"seconds\":\(NumberText.fixed(seconds, decimals: 3))}\n")
         } else if !parsed.flag("quiet") {
-            var line = "Wrote \(toStdout ? "standard output" : path) (\(sizeText(document.bytes.count))): \(document.tripsDrawn) trips and \(document.visitsDrawn) visits drawn"
+            let shown = toStdout ? "standard output" : Terminal.escaped(path)
+            var line = "Wrote \(shown) (\(sizeText(document.bytes.count))): \(document.tripsDrawn) trips and \(document.visitsDrawn) visits drawn"
             if document.tripsDrawn < document.tripsSelected {
                 line += " (\(document.tripsSelected - document.tripsDrawn) trips without any coordinates left out)"
             }

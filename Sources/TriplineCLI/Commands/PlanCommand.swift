@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import TriplineCore
 import TriplineImport
 
@@ -48,6 +51,13 @@ enum PlanCommand {
             } catch let error as FileError {
                 throw UsageError(Terminal.escaped(error.description), command: "plan")
             }
+            // `plan -o tripline.sqlite` (or a shard's database) replaced the database with the plan's JSON: plan has
+            // no database of its own, so it refuses the one the other commands would use and any SQLite file.
+            try CommonOptions.checkOutput(out, database: CommonOptions.databasePath(parsed, context), command: "plan")
+            if isSQLiteFile(out) {
+                throw UsageError(
+                    "\(Terminal.escaped(out)): is a SQLite database; refusing to replace it with a plan: choose another output path", command: "plan")
+            }
         }
         let destination = try ExportDestination(path: parsed.value("out"), stdout: context.stdout)
         do {
@@ -65,6 +75,17 @@ enum PlanCommand {
         }
         let failed = result.problems.contains { $0.status == .failed }
         return failed ? TriplineCLI.Exit.failure : TriplineCLI.Exit.success
+    }
+
+    /// Whether `path` is a regular file that starts with SQLite's header (`SQLite format 3` and a NUL).
+    static func isSQLiteFile(_ path: String) -> Bool {
+        guard FileSystem.kind(path) == .file else { return false }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 16)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+        return n == 16 && head == Array("SQLite format 3\u{0}".utf8)
     }
 
     /// `import`'s `--plan FILE --shard K`: the plan and shard, or nil for a plain import (checked against paths).

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplineImport
+import TriplineTestSupport
+
+/// The third hostile round (docs/RELIABILITY.md, "Third hostile round"): the release binary attacked again after
+/// issue 21's holes were closed. Each test failed before its fix.
+@Suite struct ThirdRoundHoleTests {
+    /// A database with a few points of one device, in a fresh folder.
+    func smallDatabase() throws -> (dir: String, db: String) {
+        let dir = try temporaryDirectory()
+        let store = try Store(path: dir + "/t.sqlite")
+        let features = (0..<50).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8 + Double($0) / 1e4) }
+        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
+        _ = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/in.json"])
+        return (dir, dir + "/t.sqlite")
+    }
+
+    /// `demo --out D` where `D/sample-data` is a link to a folder elsewhere: the demo removed that folder's
+    /// `overland/`, `rec/` and `truth.json` and wrote the sample there (simulate refuses such a link; the demo gave the
+    /// linked folder as simulate's own output, whose links are the user's).
+    @Test func demoDoesNotDeleteOrWriteThroughALinkedSampleFolder() throws {
+        let dir = try temporaryDirectory()
+        let out = dir + "/out", elsewhere = dir + "/elsewhere"
+        try FileSystem.createDirectory(out)
+        try FileSystem.createDirectory(elsewhere + "/overland")
+        try FileSystem.write("precious\n", to: elsewhere + "/overland/mine.json")
+        try FileSystem.write("precious\n", to: elsewhere + "/truth.json")
+        #expect(symlink(elsewhere, out + "/sample-data") == 0)
+        let r = runCLI(["demo", "--out", out])
+        #expect(r.status != 0 && r.stderr.contains("sample-data") && r.stderr.contains("symbolic link"), "\(r.status) \(r.stderr)")
+        #expect(try FileSystem.list(elsewhere) == ["overland", "truth.json"], "written through the link")
+        #expect(try FileSystem.read(elsewhere + "/overland/mine.json") == Array("precious\n".utf8))
+        #expect(try FileSystem.read(elsewhere + "/truth.json") == Array("precious\n".utf8))
+    }
+
+    /// `--db` naming a device or a FIFO: SQLite opened `/dev/null` as an empty database and, run as root, created
+    /// `/dev/null-journal` beside it before failing with "disk I/O error" (naming no file). Now refused before SQLite
+    /// opens it, naming the file and what it is.
+    @Test func aDatabasePathThatIsADeviceOrAPipeIsRefusedBeforeSQLiteOpensIt() throws {
+        let dir = try temporaryDirectory()
+        let fifo = dir + "/pipe.sqlite"
+        try #require(mkfifo(fifo, 0o644) == 0)
+        for (path, what) in [("/dev/null", "a device"), (fifo, "a named pipe (FIFO)")] {
+            for command in [["info"], ["rebuild"], ["export", "--what", "points", "--format", "csv", "-o", "-"]] {
+                let r = runCLI(command + ["--db", path])
+                #expect(r.status == 1, "\(command[0]) \(path): \(r.status) \(r.stderr)")
+                #expect(r.stderr.contains(path) && r.stderr.contains("is \(what), not a database file"), "\(command[0]) \(path): \(r.stderr)")
+            }
+            #expect(!FileSystem.exists(path + "-journal") && !FileSystem.exists(path + "-wal"))
+        }
+        #expect(throws: StoreError.self) { _ = try Store(path: "/dev/zero") }
+        #expect(!FileSystem.exists("/dev/zero-journal"))
+    }
+
+    /// A database cut short (a copy stopped mid-way, a full disk while copying) or overwritten in its middle said
+    /// "SQLite error 11: database disk image is malformed (while running: PRAGMA user_version)", naming no file.
+    @Test func aDamagedDatabaseIsNamedAndCalledDamaged() throws {
+        let (dir, db) = try smallDatabase()
+        let bytes = try FileSystem.read(db)
+        try #require(bytes.count > 3 * Store.pageSize)
+        try FileSystem.write(Array(bytes.prefix(Store.pageSize + 100)), to: dir + "/cut.sqlite")
+        for command in [["info"], ["rebuild"], ["export", "--what", "points", "--format", "csv", "-o", "-"]] {
+            let r = runCLI(command + ["--db", dir + "/cut.sqlite"])
+            #expect(r.status == 1, "\(command[0]): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(dir + "/cut.sqlite") && r.stderr.contains("damaged"), "\(command[0]): \(r.stderr)")
+        }
+    }
+
+    /// The `-wal` of the database is a symbolic link (planted in a shared folder): SQLite refuses it, and the
+    /// command said only "SQLite error 14: unable to open database file (while running: PRAGMA user_version)".
+    @Test func aLinkedWALFileIsNamed() throws {
+        let (dir, db) = try smallDatabase()
+        try FileSystem.write("precious\n", to: dir + "/victim")
+        #expect(symlink(dir + "/victim", db + "-wal") == 0)
+        let r = runCLI(["rebuild", "--db", db])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains(db + "-wal") && r.stderr.contains("symbolic link"), "\(r.stderr)")
+        #expect(try FileSystem.read(dir + "/victim") == Array("precious\n".utf8))
+    }
+
+    /// A command that only reads (`info`, `export`, `map`, `report`, `places`) given an empty file wrote a whole
+    /// Tripline schema into it (0 → 512 KiB): `info --db notes.txt` changed the user's file. A missing file was
+    /// already refused ("no database at …"); an empty one now is too, and stays empty.
+    @Test func readingCommandsLeaveAnEmptyFileEmpty() throws {
+        let dir = try temporaryDirectory()
+        let empty = dir + "/empty.sqlite"
+        let commands: [[String]] = [
+            ["info"], ["export", "--what", "points", "--format", "csv", "-o", "-"], ["map", "-o", dir + "/m.html"],
+            ["report", "daily-summary", "--format", "csv"], ["places"],
+        ]
+        for command in commands {
+            try FileSystem.write([UInt8](), to: empty)
+            let r = runCLI(command + ["--db", empty])
+            #expect(r.status == 1, "\(command[0]): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(empty) && r.stderr.contains("empty"), "\(command[0]): \(r.stderr)")
+            #expect(FileSystem.size(empty) == 0, "\(command[0]) wrote into the empty file")
+            #expect(!FileSystem.exists(empty + "-wal"), "\(command[0])")
+        }
+        // A command that writes makes the empty file a database, as before.
+        let features = (0..<5).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8) }
+        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
+        let r = runCLI(["import", dir + "/in.json", "--db", empty])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Store(path: empty).schemaVersion() == Schema.currentVersion)
+    }
+
+    /// `evaluate --seed S --db FILE` with an empty FILE (`mktemp`): refused as "schema version 0 is older than 10;
+    /// open it once without read-only access to upgrade", though a new file is what evaluate asks for.
+    @Test func evaluateTakesAnEmptyFileAsANewDatabase() throws {
+        let dir = try temporaryDirectory()
+        try FileSystem.write([UInt8](), to: dir + "/eval.sqlite")
+        let r = runCLI(["evaluate", "--seed", "1", "--days", "1", "--people", "1", "--db", dir + "/eval.sqlite"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Store(path: dir + "/eval.sqlite").devices().count == 1)
+    }
+
+    /// `plan -o tripline.sqlite` (the database every other command would use) or `-o shard-0.sqlite` replaced the
+    /// database with the plan's JSON, exit 0: export, map and demo refuse the database as an output; plan did not.
+    @Test func planRefusesToWriteOverADatabase() throws {
+        let (dir, db) = try smallDatabase()
+        let before = try FileSystem.read(db)
+        try FileSystem.createDirectory(dir + "/in/phone")
+        try FileSystem.write(try FileSystem.read(dir + "/in.json"), to: dir + "/in/phone/a.json")
+        let shard = dir + "/shard-0.sqlite"
+        try FileSystem.write(before, to: shard)
+        for (out, env) in [(db, ["TRIPLINE_DB": db]), (db + "-wal", ["TRIPLINE_DB": db]), (shard, [:])] {
+            let r = runCLI(["plan", dir + "/in", "--shards", "2", "-o", out], environment: env)
+            #expect(r.status == 64, "\(out): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(out) && (r.stderr.contains("is the database") || r.stderr.contains("is a SQLite database")), "\(r.stderr)")
+        }
+        #expect(try FileSystem.read(db) == before)
+        #expect(try FileSystem.read(shard) == before)
+        let fine = runCLI(["plan", dir + "/in", "--shards", "2", "-o", dir + "/plan.json"], environment: ["TRIPLINE_DB": db])
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
+
+    /// `score --truth /dev/zero` read for ever: memory grew until, after a minute, the process died trying to
+    /// allocate 35 GB.
+    @Test func scoreRefusesAnEndlessTruthFile() throws {
+        try #require(Binary.exists, "build the tripline binary first (swift build)")
+        let (_, db) = try smallDatabase()
+        let endless = try Binary.run(["score", "--db", db, "--truth", "/dev/zero"], timeout: 60)
+        #expect(!endless.timedOut, "score read /dev/zero for ever")
+        #expect(endless.status == 1 && endless.stderr.contains("/dev/zero") && endless.stderr.contains("endless"), "\(endless.stderr)")
+    }
+
+    /// A truth file that is not JSON (the database given by mistake) said "Error Domain=NSCocoaErrorDomain Code=3840
+    /// "The data is not in the correct format."", naming no file and no place.
+    @Test func scoreNamesATruthFileThatIsNotJSON() throws {
+        let (dir, db) = try smallDatabase()
+        try FileSystem.write("SQLite format 3\u{0}\u{1}\u{2}", to: dir + "/truth.json")
+        let r = runCLI(["score", "--db", db, "--truth", dir + "/truth.json"])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains(dir + "/truth.json") && r.stderr.contains("not valid JSON") && !r.stderr.contains("NSCocoaErrorDomain"), "\(r.stderr)")
+        #expect(r.stderr.contains("character 0"), "\(r.stderr)")
+    }
+}
