@@ -121,7 +121,10 @@ public struct Rebuild {
     /// its neighbours close together) is flagged from 150 m off both neighbours (`clean.jump_min_m`, 300 before).
     /// 38 (a leg's way is that of its time): a leg's distance counts the hop out of its last fix to the next leg's first
     ///    (within its time), not the hop into its first (the leg before's time); no leg's average above its trip's maximum.
-    public static let algorithmVersion = 38
+    /// 39 (a leg's distance is that of its own time): the paths pass gives each leg its own straight lines plus the
+    ///    circuity extras found in its span (a connector to the first or last leg) instead of a share of the trip's
+    ///    estimate by straight lines; a trip's maximum speed is never below any of its legs' averages.
+    public static let algorithmVersion = 39
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -28,7 +28,7 @@ import TriplineTestSupport
 ///   legs, visits, places and days as the database, and CSV the same distances;
 /// - a rebuild of unchanged data (again, `--full`) and an import in two halves with a rebuild after each change no
 ///   row and no id (`rebuildsAgreeWithEachOtherAndKeepTheirIDs`).
-/// Two invariants a user would assume are not kept today and are only counted (``measuredOnly``). SampleData is
+/// One invariant a user would assume is not kept today and is only counted (``measuredOnly``). SampleData is
 /// checked too (always: it is in the repository); the GeoLife lockbox users are never read.
 /// GeoLife users (not the lockbox's, ``GeoLifeLockbox``) are sampled: their first `geoLifeFiles` trajectory files (a user has up to a few hundred), so the
 /// suite stays within about a minute in a debug build.
