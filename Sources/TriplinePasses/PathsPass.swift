@@ -83,17 +83,42 @@ public struct PathsPass: MeasuringPass {
         1 + (p.circuity - 1) * min(1, length / max(p.circuitySpanM, 1))
     }
 
-    /// The circuity estimate of one trip: (estimate, whether any sparse stretch was found).
+    /// Where a trip's way lies, piece by piece, for its legs (``apply(_:to:legs:)``): each at the time of the fix it
+    /// leaves (a leg holds the hop out of each of its fixes, algorithm version 38); `Int64.min` is the stretch from the
+    /// place left to the first fix (the first leg's), `Int64.max` the one from the last fix to the place reached (the
+    /// last leg's).
+    public struct Piece: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            /// A straight-line increment between fixes (as the metrics pass counts them), or a connector's straight line.
+            case line
+            /// The straight line over a silence longer than `metrics.bridge_max_s`: a leg's only when it is the
+            /// silence's own leg (``TripsPass/crossedSilences``: `mode_source` `none`, or a flight by its pace).
+            case silence
+            /// The circuity estimate's extra over a straight stretch.
+            case extra
+        }
+        public var atMs: Int64
+        public var metres: Double
+        public var kind: Kind
+        public init(atMs: Int64, metres: Double, kind: Kind) {
+            self.atMs = atMs
+            self.metres = metres
+            self.kind = kind
+        }
+    }
+
+    /// The circuity estimate of one trip: (estimate, whether any sparse stretch was found, where its extras lie).
     static func estimate(
         _ w: DeviceWork, _ pts: [Int], line: Double, from: (Double, Double)?, to: (Double, Double)?, _ p: Parameters, _ mp: MetricsPass.Parameters
-    ) -> (Double, Bool) {
+    ) -> (Double, Bool, [Piece]) {
         guard let first = pts.first, let last = pts.last else {
-            guard let from, let to else { return (line, false) }
+            guard let from, let to else { return (line, false, []) }
             let d = Geo.distance(from.0, from.1, to.0, to.1)
-            return (max(line, d * factor(d, p)), true)
+            return (max(line, d * factor(d, p)), true, [])
         }
         var extra = 0.0
         var sparse = false
+        var extras: [Piece] = []
         let bridgeMs = Int64(mp.bridgeMaxS * 1000)
         var intervals: [Int64] = []
         for k in 1..<max(1, pts.count) { intervals.append(w.time[pts[k]] - w.time[pts[k - 1]]) }
@@ -106,18 +131,48 @@ public struct PathsPass: MeasuringPass {
             let d = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
             if d >= p.sparseStepM && d / (Double(dt) / 1000) < p.straightMps {
                 extra += d * (factor(d, p) - 1)
+                extras.append(Piece(atMs: w.time[a], metres: d * (factor(d, p) - 1), kind: .extra))
                 sparse = true
             }
         }
-        for (place, fix) in [(from, first), (to, last)] {
+        for (place, fix, at) in [(from, first, Int64.min), (to, last, Int64.max)] {
             guard let place else { continue }
             let d = Geo.distance(place.0, place.1, w.lat[fix], w.lon[fix])
             if d >= p.connectorMinM {
                 extra += d * factor(d, p)
+                // The connector's straight line is among the trip's pieces of line (``pieces``); its circuity here.
+                extras.append(Piece(atMs: at, metres: d * (factor(d, p) - 1), kind: .extra))
                 sparse = true
             }
         }
-        return (line + extra, sparse)
+        return (line + extra, sparse, extras)
+    }
+
+    /// The straight-line pieces of a trip's way (fixes `pts`): each increment between fixes as the metrics pass counts
+    /// it (``MetricsPass/increments``, the trips pass's legs' figure) at the time of the fix it leaves, each silence
+    /// longer than `metrics.bridge_max_s` (no increment) with its straight line, and the connectors of at least
+    /// `connector_min_m` between the places and the first and last fix.
+    static func pieces(
+        _ w: DeviceWork, _ pts: [Int], from: (Double, Double)?, to: (Double, Double)?, _ p: Parameters, _ mp: MetricsPass.Parameters
+    ) -> [Piece] {
+        guard let first = pts.first, let last = pts.last else { return [] }
+        var out: [Piece] = []
+        let inc = MetricsPass.increments(w, pts, mp).inc
+        let bridgeMs = Int64(mp.bridgeMaxS * 1000)
+        for k in 1..<max(1, pts.count) {
+            let a = pts[k - 1], b = pts[k]
+            if w.time[b] - w.time[a] > bridgeMs {
+                out.append(Piece(atMs: w.time[a], metres: Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]), kind: .silence))
+            } else if inc[k] > 0 {
+                out.append(Piece(atMs: w.time[a], metres: inc[k], kind: .line))
+            }
+        }
+        for (place, fix, at) in [(from, first, Int64.min), (to, last, Int64.max)] {
+            guard let place else { continue }
+            let d = Geo.distance(place.0, place.1, w.lat[fix], w.lon[fix])
+            if d >= p.connectorMinM { out.append(Piece(atMs: at, metres: d, kind: .line)) }
+        }
+        return out
     }
 
     /// What the paths pass found for one trip: the distance to store, the straight-line figure it started from, and
@@ -127,6 +182,9 @@ public struct PathsPass: MeasuringPass {
         public var distanceM: Double
         public var lineDistanceM: Double
         public var method: String
+        /// Where the way lies (``Piece``): its straight lines, and the circuity's extras when the method is
+        /// `circuity` (a `history` distance has no place: the legs share it by their straight lines).
+        public var pieces: [Piece] = []
     }
 
     /// Measures `trips` (by start time, as ``RebuildTables/tripEnds(device:startingFromMs:beforeMs:)`` reads them)
@@ -150,7 +208,7 @@ public struct PathsPass: MeasuringPass {
             var pts: [Int] = []
             if first <= last { for i in first...last where work.flags[i] == 0 { pts.append(i) } }
             let from = r.fromLat.flatMap { lat in r.fromLon.map { (lat, $0) } }, to = r.toLat.flatMap { lat in r.toLon.map { (lat, $0) } }
-            var (distance, sparse) = Self.estimate(work, pts, line: r.lineDistanceM, from: from, to: to, p, mp)
+            var (distance, sparse, extras) = Self.estimate(work, pts, line: r.lineDistanceM, from: from, to: to, p, mp)
             var method = sparse ? "circuity" : "track"
             if sparse, let a = r.fromPlaceID, let b = r.toPlaceID, a != b {
                 let pair = PlacePair(a, b)
@@ -165,11 +223,13 @@ public struct PathsPass: MeasuringPass {
                     if median >= p.historyMinRatio * r.lineDistanceM {
                         distance = median
                         method = "history"
+                        extras = []
                     }
                 }
             }
             if method == "track", let a = r.fromPlaceID, let b = r.toPlaceID { measured[PlacePair(a, b), default: []].append((r.startMs, distance)) }
-            out.append(Measured(id: r.id, distanceM: distance, lineDistanceM: r.lineDistanceM, method: method))
+            let pieces = Self.pieces(work, pts, from: from, to: to, p, mp) + extras
+            out.append(Measured(id: r.id, distanceM: distance, lineDistanceM: r.lineDistanceM, method: method, pieces: pieces))
         }
         return out
     }
@@ -190,18 +250,55 @@ public struct PathsPass: MeasuringPass {
     }
 
     /// A trip's row and its legs' rows with the distance measured (`m`): the trip's distance, straight lines, method and
-    /// speeds (``TripRow/setDistance(_:lineDistanceM:method:)``), and one distance for the legs: each keeps its share of
-    /// the legs' straight-line sum; legs that cover no distance at all (a trip no fix saw) share it by duration, else
-    /// the first leg takes it. Applied again it changes nothing.
+    /// speeds (``TripRow/setDistance(_:lineDistanceM:method:)``), and one distance for the legs. Each leg takes the
+    /// pieces of the way in its span (``Piece``: a leg holds the hop out of each of its fixes, the first leg the
+    /// stretch from the place left, the last the one to the place reached): its straight lines, and under `circuity`
+    /// the extras found there; then all are scaled to add up to the trip's distance (a `history` distance, which has
+    /// no place, is so shared by the straight lines). Without pieces (a trip no fix saw, or rows measured before) each
+    /// leg keeps its share of the legs' distances; legs that cover no distance at all share it by duration, else the
+    /// first leg takes it. Then the trip's maximum is raised to any leg's average (the highest speed over any part is
+    /// at least the mean over that part). Applied again it changes nothing.
     static func apply(_ m: Measured, to trip: inout TripRow, legs: inout [LegRow]) {
         trip.setDistance(m.distanceM, lineDistanceM: m.lineDistanceM, method: m.method)
         guard !legs.isEmpty else { return }
-        var metres = 0.0, seconds = 0.0
-        for leg in legs {
+        var weights = [Double](repeating: 0, count: legs.count)
+        /// The leg whose span holds `t`: the last starting at or before it (the first leg before them all).
+        func holder(_ t: Int64) -> Int {
+            if t == .min { return 0 }
+            if t == .max { return legs.count - 1 }
+            var lo = 0, hi = legs.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if legs[mid].startMs <= t { lo = mid + 1 } else { hi = mid }
+            }
+            return max(0, lo - 1)
+        }
+        for piece in m.pieces {
+            let k = holder(piece.atMs)
+            switch piece.kind {
+            case .line: weights[k] += piece.metres
+            case .extra: if m.method == "circuity" { weights[k] += piece.metres }
+            case .silence:
+                // The trips pass counts a silence's straight line only in the silence's own leg.
+                if legs[k].modeSource == "none" || (legs[k].mode == "plane" && legs[k].modeSource == "pace") { weights[k] += piece.metres }
+            }
+        }
+        var metres = 0.0, seconds = 0.0, weighed = 0.0
+        for (k, leg) in legs.enumerated() {
             metres += leg.distanceM
             seconds += leg.durationS
+            weighed += weights[k]
         }
-        if metres > 0 {
+        if weighed > 0 {
+            let scale = m.distanceM / weighed
+            var sum = 0.0, largest = 0
+            for k in legs.indices {
+                legs[k].distanceM = weights[k] * scale
+                sum += legs[k].distanceM
+                if weights[k] > weights[largest] { largest = k }
+            }
+            legs[largest].distanceM = max(0, legs[largest].distanceM + (m.distanceM - sum))  // the rounding, to the longest
+        } else if metres > 0 {
             let scale = m.distanceM / metres
             for k in legs.indices { legs[k].distanceM *= scale }
         } else if seconds > 0 {
@@ -209,6 +306,9 @@ public struct PathsPass: MeasuringPass {
             for k in legs.indices { legs[k].distanceM = legs[k].durationS * perSecond }
         } else {
             for k in legs.indices { legs[k].distanceM = legs[k].leg == 0 ? m.distanceM : 0 }
+        }
+        for leg in legs where leg.durationS > 0 {
+            trip.maxSpeedMps = max(trip.maxSpeedMps ?? 0, leg.distanceM / leg.durationS)
         }
     }
 

@@ -125,7 +125,10 @@ public struct Rebuild {
     ///    a trip no fix saw by their time on each local day, as the trip counts them (days' moving time = trips').
     /// 40 (rides the drift model dropped, issue 23): a candidate trip that keeps a vehicle's pace (`walk_max_mps`) over
     ///    60-s windows for 3 min is a ride, whatever the drift-or-walk model says (`trips.ride_guard_s`, ``RideGuard``).
-    public static let algorithmVersion = 40
+    /// 41 (a leg's distance is that of its own time): the paths pass gives each leg its own straight lines plus the
+    ///    circuity extras found in its span (a connector to the first or last leg) instead of a share of the trip's
+    ///    estimate by straight lines; a trip's maximum speed is never below any of its legs' averages.
+    public static let algorithmVersion = 41
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -29,9 +29,11 @@ import TriplineStore
         var asked: [(Int64, Int64)] = []
         let out = PathsPass.measure(w, trips, storedHistory: { asked.append(($0, $1)); return [] }, PathsPass.Parameters(), MetricsPass.Parameters())
         try #require(out.count == 2)
-        #expect(out[0] == PathsPass.Measured(id: 1, distanceM: 3000, lineDistanceM: 3000, method: "track"))
+        #expect(out[0].id == 1 && out[0].distanceM == 3000 && out[0].lineDistanceM == 3000 && out[0].method == "track")
         // The ride back is sparse: the ride there, measured in this run between the same two places, is its history.
-        #expect(out[1] == PathsPass.Measured(id: 2, distanceM: 3000, lineDistanceM: 2990, method: "history"))
+        #expect(out[1].id == 2 && out[1].distanceM == 3000 && out[1].lineDistanceM == 2990 && out[1].method == "history")
+        // A history distance has no place: its pieces are the straight lines alone.
+        #expect(out[1].pieces.allSatisfy { $0.kind != .extra })
         #expect(asked.count == 1 && asked[0] == (2, 1))
     }
 
@@ -92,8 +94,9 @@ import TriplineStore
         var legs = [leg(0, 250, 100), leg(1, 750, 500)]
         PathsPass.apply(measured, to: &trip, legs: &legs)
         #expect(trip.distanceM == 1500 && trip.lineDistanceM == 1000 && trip.distanceMethod == "circuity")
-        #expect(trip.avgSpeedMps == 3 && trip.maxSpeedMps == 3)  // the maximum is never below the average
+        #expect(trip.avgSpeedMps == 3)
         #expect(legs.map(\.distanceM) == [375, 1125])
+        #expect(trip.maxSpeedMps == 3.75)  // the maximum is never below the trip's average, nor a leg's (375 m in 100 s)
         var again = legs
         PathsPass.apply(measured, to: &trip, legs: &again)
         #expect(again == legs)  // applied again it changes nothing
@@ -106,6 +109,81 @@ import TriplineStore
         var still = trip
         still.movingS = 0
         PathsPass.apply(measured, to: &still, legs: &instant)
-        #expect(still.avgSpeedMps == nil && still.maxSpeedMps == 3)
+        #expect(still.avgSpeedMps == nil && still.maxSpeedMps == 3.75)
+    }
+
+    /// A leg of trip 1 for ``PathsPass/apply(_:to:legs:)``.
+    func leg(_ n: Int, _ startMs: Int64, _ endMs: Int64, _ metres: Double, mode: String = "walk") -> LegRow {
+        LegRow(tripID: 1, leg: n, deviceID: 1, mode: mode, modeSource: "speed", startMs: startMs, endMs: endMs, distanceM: metres,
+               durationS: Double(endMs - startMs) / 1000, points: 2)
+    }
+
+    func row(_ startMs: Int64, _ endMs: Int64, line: Double, max: Double) -> TripRow {
+        TripRow(
+            id: 1, deviceID: 1, startMs: startMs, endMs: endMs, startUTCOffset: 0, endUTCOffset: 0, durationS: Double(endMs - startMs) / 1000,
+            movingS: Double(endMs - startMs) / 1000, distanceM: line, avgSpeedMps: 1, maxSpeedMps: max, mode: "car", legs: 2, fromVisitID: nil,
+            toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: 0, startLon: 0, endLat: 0, endLon: 0, points: 10, gaps: 0)
+    }
+
+    /// A trip that left its place 20 km before its first fix (a connector, 20 min of silence): the connector and its
+    /// circuity are the first leg's, not shared with a walk at the end by the legs' straight lines (GeoLife 112: an
+    /// 1,180-km connector spread over three legs put the first at 32.3 m/s in a trip whose maximum was 30.6); the
+    /// trip's maximum is raised to the first leg's average.
+    @Test func aConnectorIsTheFirstLegs() throws {
+        let m = FixTrack.metresPerDegree
+        var track = FixTrack()
+        let first = t0 + 1_200_000
+        for k in 0...4 { track.add(first + Int64(k) * 120_000, 0, (20_000 + 600 * Double(k)) / m) }  // leg 0: 600-m chords
+        let walk = first + 600_000
+        for k in 0...5 { track.add(walk + Int64(k) * 120_000, 0, (22_500 + 100 * Double(k)) / m) }  // leg 1: 100-m steps
+        let end = walk + 600_001  // the trip ends a millisecond after its last fix (``TripsPass/holdFixes``)
+        let trip = TripEnds(id: 1, startMs: t0, endMs: end, lineDistanceM: 3000, fromLat: 0, fromLon: 0, toLat: 0, toLon: 23_000 / m,
+                            fromPlaceID: nil, toPlaceID: nil, hasFromVisit: true, hasToVisit: true)
+        let out = PathsPass.measure(track.work, [trip], storedHistory: { _, _ in [] }, PathsPass.Parameters(), MetricsPass.Parameters())
+        try #require(out.count == 1 && out[0].method == "circuity")
+        // 3,000 m of straight lines, four 600-m chords × 1.09, the 20-km connector × 1.12.
+        #expect(abs(out[0].distanceM - (3000 + 4 * 54 + 22_400)) < 1)
+        var row = row(t0, end, line: 3000, max: 10)
+        var legs = [leg(0, t0, walk, 2500, mode: "car"), leg(1, walk, end, 500)]
+        PathsPass.apply(out[0], to: &row, legs: &legs)
+        #expect(abs(legs[1].distanceM - 500) < 0.5)  // the walk keeps its own way (proportionally: 4,269 m)
+        #expect(abs(legs[0].distanceM - (2500 + 216 + 22_400)) < 0.5)
+        #expect(abs(legs[0].distanceM + legs[1].distanceM - out[0].distanceM) < 1e-9)
+        #expect(row.maxSpeedMps == legs[0].distanceM / legs[0].durationS)  // 13.95 m/s, above the fixes' 10
+        var again = legs
+        PathsPass.apply(out[0], to: &row, legs: &again)
+        #expect(again == legs)
+    }
+
+    /// A trip of three legs whose middle one alone has long chords: the circuity of those chords is that leg's; the
+    /// walks before and after keep their straight lines.
+    @Test func aSegmentsExtraIsItsLegs() throws {
+        let m = FixTrack.metresPerDegree
+        var track = FixTrack()
+        for k in 0...5 { track.add(t0 + Int64(k) * 60_000, 0, 100 * Double(k) / m) }  // leg 0: walk to 500 m
+        let ride = t0 + 360_000
+        for k in 0...4 { track.add(ride + Int64(k) * 60_000, 0, (600 + 600 * Double(k)) / m) }  // leg 1: 600-m chords
+        let walk = ride + 300_000
+        for k in 0...5 { track.add(walk + Int64(k) * 60_000, 0, (3100 + 100 * Double(k)) / m) }  // leg 2: walk to 3,600 m
+        let end = walk + 300_000
+        let trip = TripEnds(id: 1, startMs: t0, endMs: end, lineDistanceM: 3600, fromLat: 0, fromLon: 0, toLat: 0, toLon: 3600 / m,
+                            fromPlaceID: nil, toPlaceID: nil, hasFromVisit: false, hasToVisit: false)
+        let out = PathsPass.measure(track.work, [trip], storedHistory: { _, _ in [] }, PathsPass.Parameters(), MetricsPass.Parameters())
+        try #require(out.count == 1 && out[0].method == "circuity")
+        #expect(abs(out[0].distanceM - (3600 + 4 * 54)) < 0.5)
+        var row = row(t0, end, line: 3600, max: 10)
+        var legs = [leg(0, t0, ride, 600), leg(1, ride, walk, 2500, mode: "car"), leg(2, walk, end, 500)]
+        PathsPass.apply(out[0], to: &row, legs: &legs)
+        #expect(abs(legs[0].distanceM - 600) < 0.5 && abs(legs[2].distanceM - 500) < 0.5)  // proportionally 636 and 530
+        #expect(abs(legs[1].distanceM - 2716) < 0.5)
+        #expect(abs(legs.reduce(0) { $0 + $1.distanceM } - out[0].distanceM) < 1e-9)
+        // A history distance (no place) is shared by the straight lines.
+        var history = out[0]
+        history.method = "history"
+        history.distanceM = 7200
+        history.pieces.removeAll { $0.kind == .extra }
+        var shared = [leg(0, t0, ride, 600), leg(1, ride, walk, 2500, mode: "car"), leg(2, walk, end, 500)]
+        PathsPass.apply(history, to: &row, legs: &shared)
+        #expect(abs(shared[0].distanceM - 1200) < 1 && abs(shared[1].distanceM - 5000) < 1 && abs(shared[2].distanceM - 1000) < 1)
     }
 }
