@@ -182,8 +182,9 @@ public struct PathsPass: MeasuringPass {
         public var distanceM: Double
         public var lineDistanceM: Double
         public var method: String
-        /// Where the way lies (``Piece``): its straight lines, and the circuity's extras when the method is
-        /// `circuity` (a `history` distance has no place: the legs share it by their straight lines).
+        /// Where the way lies (``Piece``), for a `circuity` estimate only: its straight lines and the circuity's extras
+        /// (a `track` trip's legs hold their own straight lines already; a `history` distance has no place: the legs
+        /// share it by their straight lines).
         public var pieces: [Piece] = []
     }
 
@@ -228,7 +229,9 @@ public struct PathsPass: MeasuringPass {
                 }
             }
             if method == "track", let a = r.fromPlaceID, let b = r.toPlaceID { measured[PlacePair(a, b), default: []].append((r.startMs, distance)) }
-            let pieces = Self.pieces(work, pts, from: from, to: to, p, mp) + extras
+            // Only a `circuity` estimate has extras with a place; `track` legs already hold their own straight lines
+            // (the trips pass's, the same increments) and a `history` distance is shared by them: no pieces needed.
+            let pieces = method == "circuity" ? Self.pieces(work, pts, from: from, to: to, p, mp) + extras : []
             out.append(Measured(id: r.id, distanceM: distance, lineDistanceM: r.lineDistanceM, method: method, pieces: pieces))
         }
         return out
@@ -254,7 +257,8 @@ public struct PathsPass: MeasuringPass {
     /// pieces of the way in its span (``Piece``: a leg holds the hop out of each of its fixes, the first leg the
     /// stretch from the place left, the last the one to the place reached): its straight lines, and under `circuity`
     /// the extras found there; then all are scaled to add up to the trip's distance (a `history` distance, which has
-    /// no place, is so shared by the straight lines). Without pieces (a trip no fix saw, or rows measured before) each
+    /// no place, is so shared by the straight lines). Without pieces (a `track` or `history` trip, whose legs' own
+    /// straight lines are the shares; a trip no fix saw; rows measured before) each
     /// leg keeps its share of the legs' distances; legs that cover no distance at all share it by duration, else the
     /// first leg takes it. Then the trip's maximum is raised to any leg's average (the highest speed over any part is
     /// at least the mean over that part). Applied again it changes nothing.
