@@ -358,8 +358,10 @@ public struct TripsPass: MeasuringPass {
     /// trip and for its local days, ``MetricsPass``): each from and to (ms, clipped to the trip), with the position in
     /// `pts` of the fix it ends at when it is time between consecutive fixes at ≥ `metrics.moving_mps` (`moving`);
     /// nil for a crossed silence, a counted connector and a trip no fix saw (`unseen`, under way all along).
-    static func movingStretches(startMs: Int64, endMs: Int64, _ w: DeviceWork, _ pts: [Int], _ moving: [Double], unseen: Bool,
-                                ends: (from: (Double, Double)?, to: (Double, Double)?), splitGapS: Double) -> [(from: Int64, to: Int64, fix: Int?)] {
+    static func movingStretches(
+        startMs: Int64, endMs: Int64, _ w: DeviceWork, _ pts: [Int], _ moving: [Double], unseen: Bool,
+        ends: (from: (Double, Double)?, to: (Double, Double)?), splitGapS: Double
+    ) -> [(from: Int64, to: Int64, fix: Int?)] {
         if unseen { return endMs > startMs ? [(startMs, endMs, nil)] : [] }
         guard !pts.isEmpty else { return [] }
         let splitMs = Int64(splitGapS * 1000)

@@ -85,7 +85,8 @@ import TriplineTestSupport
 
     /// A model that calls drift every candidate (all of whose fixes stay within 1 km of the first), as the shipped
     /// model, fitted on GeoLife 097's day-long labels, calls that user's loop rides.
-    let everyCandidateIsDrift = TripCutModel(base: 0, stumps: [.init(TripCutFeatures.names.firstIndex(of: "log_max_from_first_m")!, 6.909, 20, -20)], threshold: 0.5)
+    let everyCandidateIsDrift = TripCutModel(
+        base: 0, stumps: [.init(TripCutFeatures.names.firstIndex(of: "log_max_from_first_m")!, 6.909, 20, -20)], threshold: 0.5)
 
     /// Home for an hour (a fix a minute), `away`, home again; GeoLife-like fixes (no reported speed or accuracy).
     func homeAnd(_ away: (inout TrackBuilder) -> Void) -> (all: [Point], away: [Point]) {

@@ -104,7 +104,9 @@ extension RealAnswerInvariantTests {
             c[0] += broken
             c[1] += n
             r.more["finite ≥ 0"] = c
-            if broken > 0 && r.examples.count < 6 { r.examples.append("finite ≥ 0: \(broken) \(table) rows with a negative or non-finite \(columns.joined(separator: "/"))") }
+            if broken > 0 && r.examples.count < 6 {
+                r.examples.append("finite ≥ 0: \(broken) \(table) rows with a negative or non-finite \(columns.joined(separator: "/"))")
+            }
         }
 
         // Days: a day counts the trips and visits that start on it (local date at the start's offset); its moving
@@ -114,8 +116,9 @@ extension RealAnswerInvariantTests {
         let dq = try db.prepare("SELECT device_id, date, distance_m, moving_s, trips, visits, utc_offset_s FROM days")
         while try dq.step() {
             guard let day = CivilTime.parseDate(dq.text(1) ?? "") else { continue }
-            days[dq.int64(0), default: [:]][day] = Day(distance: dq.double(2), moving: dq.double(3), trips: Int(dq.int64(4)), visits: Int(dq.int64(5)),
-                                                         offset: dq.isNull(6) ? nil : Int32(dq.int64(6)))
+            days[dq.int64(0), default: [:]][day] = Day(
+                distance: dq.double(2), moving: dq.double(3), trips: Int(dq.int64(4)), visits: Int(dq.int64(5)),
+                offset: dq.isNull(6) ? nil : Int32(dq.int64(6)))
         }
         var counted: [Int64: [Int: Day]] = [:]  // trips and visits starting on each day; distance of trips touching it
         var perDevice: [Int64: (km: Double, moving: Double)] = [:]
@@ -190,8 +193,10 @@ extension RealAnswerInvariantTests {
             let rows = try count(store, "SELECT count(*) FROM \(table)")
             let csv = CSVText.rows(try text(kind, .csv))
             let header = csv.first ?? []
-            var shown: [(String, Int)] = [("csv", csv.count - 1), ("geojson", occurrences("\"type\":\"Feature\"", in: try text(kind, .geojson))),
-                                          ("gpkg", Int(try layers.scalarInt("SELECT count(*) FROM \"\(table)\"") ?? -1))]
+            var shown: [(String, Int)] = [
+                ("csv", csv.count - 1), ("geojson", occurrences("\"type\":\"Feature\"", in: try text(kind, .geojson))),
+                ("gpkg", Int(try layers.scalarInt("SELECT count(*) FROM \"\(table)\"") ?? -1)),
+            ]
             if kind != .days {
                 let gpx = try text(kind, .gpx)
                 shown.append(("gpx", kind == .visits || kind == .places ? occurrences("<wpt ", in: gpx) : occurrences("<trk>", in: gpx)))
@@ -327,7 +332,9 @@ extension RealAnswerInvariantTests {
                 let r = runCLI(["rebuild", "--db", copy, "--quiet"] + again + unit.options)
                 try #require(r.status == 0, "\(unit.name): \(r.stderr)")
                 let d = try Self.difference(db, copy)
-                if d.rows > 0 { broken.append("\(unit.name), rebuild \(again.joined()) again: \(d.rows) rows differ, e.g. \(d.examples.joined(separator: "; "))") }
+                if d.rows > 0 {
+                    broken.append("\(unit.name), rebuild \(again.joined()) again: \(d.rows) rows differ, e.g. \(d.examples.joined(separator: "; "))")
+                }
             }
             if unit.files.count >= 2 {
                 split += 1
@@ -343,13 +350,16 @@ extension RealAnswerInvariantTests {
                 reversed += r.rows > 0 ? 1 : 0
                 reversedBytes += bytes ? 0 : 1
                 if r.rows > 0 || !bytes {
-                    let devices = try ShardMergeTests.rows(db, "SELECT id, name FROM devices ORDER BY id") + ["≠"] + ShardMergeTests.rows(back, "SELECT id, name FROM devices ORDER BY id")
-                    reordered.append("\(unit.name): \(r.rows) rows differ with ids, \(idFree) tables without ids\(bytes ? "" : ", CSV exports differ"); devices \(devices.joined(separator: " "))")
+                    let listing = "SELECT id, name FROM devices ORDER BY id"
+                    let devices = try ShardMergeTests.rows(db, listing) + ["≠"] + ShardMergeTests.rows(back, listing)
+                    reordered.append(
+                        "\(unit.name): \(r.rows) rows differ with ids, \(idFree) tables without ids\(bytes ? "" : ", CSV exports differ"); "
+                            + "devices \(devices.joined(separator: " "))")
                 }
             }
         }
-        print("rebuild agreement: \(units) databases, \(split) imported in halves too; imported in reverse order: \(reversed) differ in rows, \(reversedBytes) in export bytes (measured, not asserted)\n  "
-              + reordered.joined(separator: "\n  "))
+        print("rebuild agreement: \(units) databases, \(split) imported in halves too; imported in reverse order: \(reversed) differ in rows, "
+              + "\(reversedBytes) in export bytes (measured, not asserted)\n  " + reordered.joined(separator: "\n  "))
         #expect(units >= (Corpus.available ? 20 : 1))
         #expect(broken.isEmpty, "\(broken.count) rebuilds disagree:\n\(broken.joined(separator: "\n"))")
     }
@@ -365,7 +375,10 @@ extension RealAnswerInvariantTests {
         try #require(!clean.broken, "\(clean)")
         let breaks: [(String, String)] = [
             ("legs tile trip", "UPDATE legs SET start_ms = start_ms + 1000 WHERE (trip_id, leg) = (SELECT trip_id, max(leg) FROM legs WHERE leg > 0)"),
-            ("no overlap", "INSERT INTO visits(device_id, start_ms, end_ms, lat, lon, radius_m, points, start_utc_offset_s, end_utc_offset_s) SELECT device_id, start_ms + 1000, start_ms + 2000, start_lat, start_lon, 10, 1, start_utc_offset_s, start_utc_offset_s FROM trips ORDER BY id LIMIT 1"),
+            ("no overlap",
+             "INSERT INTO visits(device_id, start_ms, end_ms, lat, lon, radius_m, points, start_utc_offset_s, end_utc_offset_s) "
+                + "SELECT device_id, start_ms + 1000, start_ms + 2000, start_lat, start_lon, 10, 1, start_utc_offset_s, start_utc_offset_s "
+                + "FROM trips ORDER BY id LIMIT 1"),
             ("finite ≥ 0", "UPDATE places SET radius_m = -1 WHERE id = (SELECT min(id) FROM places)"),
             ("day trips/visits", "UPDATE days SET trips = trips + 1 WHERE rowid = (SELECT min(rowid) FROM days)"),
             ("day moving ≤ 25 h", "UPDATE days SET moving_s = 100000 WHERE rowid = (SELECT min(rowid) FROM days)"),
