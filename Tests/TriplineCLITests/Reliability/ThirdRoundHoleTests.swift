@@ -157,4 +157,17 @@ import TriplineTestSupport
         #expect(r.stderr.contains(dir + "/truth.json") && r.stderr.contains("not valid JSON") && !r.stderr.contains("NSCocoaErrorDomain"), "\(r.stderr)")
         #expect(r.stderr.contains("character 0"), "\(r.stderr)")
     }
+
+    /// `merge --db new.sqlite new.sqlite` created an empty new.sqlite (opening the study creates it) before refusing
+    /// the study as its own shard; a missing shard did the same. Now every shard is checked first.
+    @Test func mergeRefusesBeforeCreatingTheStudy() throws {
+        let dir = try temporaryDirectory()
+        let study = dir + "/new.sqlite"
+        for shards in [[study], [dir + "/./new.sqlite"], [dir + "/missing.sqlite"]] {
+            let r = runCLI(["merge", "--db", study] + shards)
+            #expect(r.status == 1, "\(shards): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(shards[0]), "\(r.stderr)")
+            #expect(!FileSystem.exists(study) && !FileSystem.exists(study + "-wal"), "\(shards): the study was created")
+        }
+    }
 }
