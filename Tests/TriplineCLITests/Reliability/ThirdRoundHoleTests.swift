@@ -170,4 +170,24 @@ import TriplineTestSupport
             #expect(!FileSystem.exists(study) && !FileSystem.exists(study + "-wal"), "\(shards): the study was created")
         }
     }
+
+    /// `import --plan /dev/zero` read up to 2 GiB before refusing the plan; a FIFO waited for a writer, a folder
+    /// failed reading. A plan that is not a regular file is now refused at once, naming what it is, and a file
+    /// larger than ``ShardPlan/sizeLimit`` (512 MiB) is not read.
+    @Test func importRefusesAPlanThatIsNotAFileOrTooLarge() throws {
+        let dir = try temporaryDirectory()
+        let fifo = dir + "/plan.fifo"
+        try #require(mkfifo(fifo, 0o644) == 0)
+        for (path, what) in [("/dev/zero", "a device"), (fifo, "a named pipe (FIFO)"), (dir, "a folder")] {
+            let r = runCLI(["import", "--plan", path, "--shard", "0", "--db", dir + "/t.sqlite"])
+            #expect(r.status == 1, "\(path): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(path) && r.stderr.contains("is \(what), not a shard plan"), "\(path): \(r.stderr)")
+        }
+        // A sparse file one byte over the limit: refused by its size, before a byte is read.
+        let big = dir + "/big.json"
+        try FileSystem.write("{", to: big)
+        #expect(truncate(big, off_t(ShardPlan.sizeLimit + 1)) == 0)
+        let r = runCLI(["import", "--plan", big, "--shard", "0", "--db", dir + "/t.sqlite"])
+        #expect(r.status == 1 && r.stderr.contains(big) && r.stderr.contains("larger than any shard plan"), "\(r.stderr)")
+    }
 }
