@@ -81,15 +81,17 @@ import TriplineTestSupport
         #expect(try FileSystem.read(dir + "/victim") == Array("precious\n".utf8))
     }
 
-    /// A command that only reads (`info`, `export`, `map`, `report`, `places`) given an empty file wrote a whole
+    /// A command that only reads (`info`, `export`, `map`, `report`, `places`, `score`) given an empty file wrote a whole
     /// Tripline schema into it (0 → 512 KiB): `info --db notes.txt` changed the user's file. A missing file was
     /// already refused ("no database at …"); an empty one now is too, and stays empty.
     @Test func readingCommandsLeaveAnEmptyFileEmpty() throws {
         let dir = try temporaryDirectory()
         let empty = dir + "/empty.sqlite"
+        // `score` shares the path (``Store/forReading(path:)``) once its truth file is read: a real one.
+        #expect(runCLI(["simulate", "--out", dir + "/sim", "--days", "1", "--people", "1"]).status == 0)
         let commands: [[String]] = [
             ["info"], ["export", "--what", "points", "--format", "csv", "-o", "-"], ["map", "-o", dir + "/m.html"],
-            ["report", "daily-summary", "--format", "csv"], ["places"],
+            ["report", "daily-summary", "--format", "csv"], ["places"], ["score", "--truth", dir + "/sim/truth.json"],
         ]
         for command in commands {
             try FileSystem.write([UInt8](), to: empty)
