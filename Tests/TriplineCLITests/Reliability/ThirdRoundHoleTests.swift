@@ -192,4 +192,23 @@ import TriplineTestSupport
         let r = runCLI(["import", "--plan", big, "--shard", "0", "--db", dir + "/t.sqlite"])
         #expect(r.status == 1 && r.stderr.contains(big) && r.stderr.contains("larger than any shard plan"), "\(r.stderr)")
     }
+
+    /// `simulate --start 9999-12-31` (or `1970-01-01`) wrote archives whose every fix `import` rejects (more than a day
+    /// after the import, before 2000) and a truth.json `score` refuses. Now refused, naming both days.
+    @Test func simulateRefusesDaysImportWouldReject() throws {
+        let dir = try temporaryDirectory()
+        let today = CivilTime.date(day: Int(CivilTime.floorDiv(Clock.nowMs(), 86_400_000)))
+        for (start, days, names) in [
+            ("9999-12-31", "3", ["10000-01-02", today]), ("1970-01-01", "1", ["1970-01-01", "2000-01-02"]),
+            ("2000-01-01", "1", ["2000-01-01", "2000-01-02"]), (today, "2", [today]),
+        ] {
+            let r = runCLI(["simulate", "--out", dir + "/sim", "--start", start, "--days", days, "--people", "1"])
+            #expect(r.status == 64, "\(start): \(r.status) \(r.stderr)")
+            #expect(names.allSatisfy { r.stderr.contains($0) } && r.stderr.contains("'import' accepts"), "\(start): \(r.stderr)")
+            #expect(!FileSystem.exists(dir + "/sim"), "\(start): written")
+        }
+        // The first and the last day import takes whole are simulated.
+        #expect(runCLI(["simulate", "--out", dir + "/first", "--start", "2000-01-02", "--days", "1", "--people", "1"]).status == 0)
+        #expect(runCLI(["simulate", "--out", dir + "/last", "--start", today, "--days", "1", "--people", "1"]).status == 0)
+    }
 }
