@@ -211,4 +211,23 @@ import TriplineTestSupport
         #expect(runCLI(["simulate", "--out", dir + "/first", "--start", "2000-01-02", "--days", "1", "--people", "1"]).status == 0)
         #expect(runCLI(["simulate", "--out", dir + "/last", "--start", today, "--days", "1", "--people", "1"]).status == 0)
     }
+
+    /// `import --device` took a name of any length (100,000 characters were stored, exported on every line and shown).
+    /// Now at most 255 bytes, a folder name's length; longer is a usage error naming the length, before the database
+    /// is opened.
+    @Test func importRefusesAnOverlongDeviceName() throws {
+        let dir = try temporaryDirectory()
+        let features = (0..<5).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8, device: "") }
+        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
+        for name in [String(repeating: "x", count: 256), String(repeating: "é", count: 128), String(repeating: "y", count: 100_000)] {
+            let r = runCLI(["import", dir + "/in.json", "--device", name, "--db", dir + "/t.sqlite"])
+            #expect(r.status == 64, "\(r.status) \(r.stderr.prefix(200))")
+            #expect(r.stderr.contains("--device is \(name.utf8.count) bytes long") && r.stderr.contains("at most 255 bytes"), "\(r.stderr.prefix(200))")
+            #expect(!FileSystem.exists(dir + "/t.sqlite"))
+        }
+        let longest = String(repeating: "x", count: 255)
+        let r = runCLI(["import", dir + "/in.json", "--device", longest, "--db", dir + "/t.sqlite"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Store(path: dir + "/t.sqlite").devices().map(\.name) == [longest])
+    }
 }
