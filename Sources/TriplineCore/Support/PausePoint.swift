@@ -19,6 +19,7 @@
 ///   writer);
 /// - `export.temporary.created`: an export (or a map) to a file has created its hidden temporary file beside the
 ///   target, before it writes anything.
+/// - `query.running`: `query` or `report` has set Ctrl-C to stop its SQL, before the first statement runs.
 public enum PausePoint {
     /// The moment named by `TRIPLINE_PAUSE_AT`, read once.
     static let wanted: String? = getenv("TRIPLINE_PAUSE_AT").map { String(cString: $0) }

@@ -230,4 +230,79 @@ import TriplineTestSupport
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try Store(path: dir + "/t.sqlite").devices().map(\.name) == [longest])
     }
+
+    /// `query` with `WITH RECURSIVE` without an end ran until SIGINT's default action killed it: no message, and the
+    /// rows already computed were lost. Now Ctrl-C stops the SQL through SQLite's interrupt: a message naming the file,
+    /// exit 130, the database unchanged. The process is held (``PausePoint``) where Ctrl-C has been set to stop the
+    /// query, so the signal arrives at a known moment; the query then starts and stops at once.
+    @Test func ctrlCStopsAnEndlessQuery() throws {
+        try #require(Binary.exists, "build the tripline binary first (swift build)")
+        let (dir, db) = try smallDatabase()
+        let before = try databasePicture(db)
+        let sql = dir + "/endless.sql"
+        try FileSystem.write("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n", to: sql)
+        // Started with posix_spawn and a clean signal state, as `HoleTests.anInterruptedExportLeavesNoTemporaryFile`:
+        // Foundation's Process may start children with SIGINT ignored, which would hide what a user's Ctrl-C does.
+        let arguments = [Binary.path, "query", sql, "--db", db, "--format", "csv"]
+        var input: [Int32] = [0, 0], errors: [Int32] = [0, 0]
+        try #require(pipe(&input) == 0 && pipe(&errors) == 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        for fd in input + errors { posix_spawn_file_actions_addclose(&actions, fd) }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("TRIPLINE_PAUSE_AT=query.running")]
+        var e = environ
+        while let variable = e.pointee {
+            if !String(cString: variable).hasPrefix("TRIPLINE_PAUSE_AT=") { environment.append(strdup(variable)) }
+            e += 1
+        }
+        environment.append(nil)
+        defer { for v in environment { free(v) } }
+        var pid: pid_t = 0
+        try #require(posix_spawn(&pid, Binary.path, &actions, &attributes, &argv, &environment) == 0)
+        close(input[0])
+        close(errors[1])
+        defer { close(errors[0]) }
+        var said: [UInt8] = []
+        var byte: UInt8 = 0
+        while !String(decoding: said, as: UTF8.self).contains("paused at query.running\n"), read(errors[0], &byte, 1) == 1 {
+            said.append(byte)
+        }
+        var status: Int32 = 0
+        guard String(decoding: said, as: UTF8.self).contains("paused at query.running\n") else {
+            close(input[1])
+            waitpid(pid, &status, 0)
+            Issue.record("the query ended without reaching query.running: \(String(decoding: said, as: UTF8.self))")
+            return
+        }
+        // Ctrl-C at the pause, then let it go on: the endless statement starts and is stopped at once.
+        kill(pid, SIGINT)
+        _ = write(input[1], "\n", 1)
+        close(input[1])
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }  // a guard against a hang, not a timing
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        said = []
+        while read(errors[0], &byte, 1) == 1 { said.append(byte) }
+        waitpid(pid, &status, 0)
+        watchdog.cancel()
+        let stderr = String(decoding: said, as: UTF8.self)
+        #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 130, "status \(status): \(stderr)")
+        #expect(stderr.contains(sql) && stderr.contains("interrupted (Ctrl-C)") && stderr.contains("nothing was changed"), "\(stderr)")
+        #expect(try databasePicture(db) == before)
+    }
 }
