@@ -53,12 +53,15 @@ public final class QueryConnection {
         sigaction(SIGINT, nil, &current)
         let ignored = current.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) == 1 } ?? false  // SIG_IGN
         if !ignored { sigaction(SIGINT, &action, &QueryInterrupt.previous) }
-        sqlite3_progress_handler(db.handle, 10_000, { _ in QueryInterrupt.flag != 0 ? 1 : 0 }, nil)
+        sqlite3_progress_handler(db.handle, 10_000, { _ in
+            if QueryInterrupt.flag != 0 { return 1 }
+            PausePoint.reach("query.running")  // a statement is running inside SQLite (tests send Ctrl-C here)
+            return QueryInterrupt.flag != 0 ? 1 : 0
+        }, nil)
         defer {
             sqlite3_progress_handler(db.handle, 0, nil, nil)
             if !ignored { sigaction(SIGINT, &QueryInterrupt.previous, nil) }
         }
-        PausePoint.reach("query.running")
         do {
             let result = try db.readTransaction(body)
             if QueryInterrupt.flag != 0 { throw QueryInterrupted() }
@@ -71,8 +74,12 @@ public final class QueryConnection {
 
     /// Prepares and hands over each statement of `script` in turn (see ``Database/forEachStatement(in:_:)``); a
     /// statement that would write anything but the query's own `TEMP` tables is refused before it runs.
+    /// After Ctrl-C no further statement starts (a short one would finish before the progress handler is called).
     public func forEachStatement(in script: String, _ body: (Statement, Int) throws -> Void) throws {
-        try db.forEachStatement(in: script, body)
+        try db.forEachStatement(in: script) { statement, line in
+            if QueryInterrupt.flag != 0 { throw QueryInterrupted() }
+            try body(statement, line)
+        }
     }
 
     /// Runs a statement of Tripline's own that returns no rows, through the same checks as a query's (so it may

@@ -233,14 +233,14 @@ import TriplineTestSupport
 
     /// `query` with `WITH RECURSIVE` without an end ran until SIGINT's default action killed it: no message, and the
     /// rows already computed were lost. Now Ctrl-C stops the SQL through SQLite's interrupt: a message naming the file,
-    /// exit 130, the database unchanged. The process is held (``PausePoint``) where Ctrl-C has been set to stop the
-    /// query, so the signal arrives at a known moment; the query then starts and stops at once.
+    /// exit 130, the database unchanged. The process is held (``PausePoint`` `query.running`) inside the endless
+    /// statement, so the signal arrives at a known moment; let go, the statement stops at once.
     @Test func ctrlCStopsAnEndlessQuery() throws {
         try #require(Binary.exists, "build the tripline binary first (swift build)")
         let (dir, db) = try smallDatabase()
         let before = try databasePicture(db)
         let sql = dir + "/endless.sql"
-        try FileSystem.write("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n", to: sql)
+        try FileSystem.write("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c; SELECT 1;\n", to: sql)
         // Started with posix_spawn and a clean signal state, as `HoleTests.anInterruptedExportLeavesNoTemporaryFile`:
         // Foundation's Process may start children with SIGINT ignored, which would hide what a user's Ctrl-C does.
         let arguments = [Binary.path, "query", sql, "--db", db, "--format", "csv"]
@@ -290,7 +290,7 @@ import TriplineTestSupport
             Issue.record("the query ended without reaching query.running: \(String(decoding: said, as: UTF8.self))")
             return
         }
-        // Ctrl-C at the pause, then let it go on: the endless statement starts and is stopped at once.
+        // Ctrl-C at the pause, inside the running statement, then let it go on: SQLite stops it.
         kill(pid, SIGINT)
         _ = write(input[1], "\n", 1)
         close(input[1])
