@@ -11,6 +11,8 @@ public enum TriplineCLI {
         public static let success: Int32 = 0
         public static let failure: Int32 = 1
         public static let usage: Int32 = 64
+        /// Stopped by Ctrl-C (128 + SIGINT, as a shell reports a process that SIGINT ended): `query` and `report`.
+        public static let interrupted: Int32 = 130
     }
 
     /// Every subcommand, in the order `--help` lists them. Each lives in its own file under `CLI/`.

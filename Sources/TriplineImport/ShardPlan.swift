@@ -77,10 +77,31 @@ public struct ShardPlan: Codable, Sendable, Equatable {
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
     }
 
+    /// The largest plan file read: 512 MiB (as ``TruthFile``'s). Measured: a plan of 100,000 files, each its own
+    /// device, is 23 MB (230 bytes a file; 100,000 files of 100 devices, 5.5 MB), so the most devices a database
+    /// holds (2^21, ``PointKey/maxDeviceID``) plan in about 480 MB; anything larger is not a plan and is not read.
+    public static let sizeLimit = 512 << 20
+
     /// Reads a plan file.
     /// - Throws: ``FileError`` naming the file when it cannot be read or is not a plan of this version.
     public static func read(_ path: String) throws -> ShardPlan {
-        let bytes = try FileSystem.read(path, limit: 1 << 31)
+        // A plan is a regular file `tripline plan` wrote: a device, a FIFO or a folder is refused before it is read
+        // (`--plan /dev/zero` read 2 GiB before refusing), and a file larger than any plan is not read at all.
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw FileError(path: path, errno: errno) }
+        let what: String?
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: what = nil
+        case S_IFDIR: what = "a folder"
+        case S_IFIFO: what = "a named pipe (FIFO)"
+        case S_IFSOCK: what = "a socket"
+        default: what = "a device"
+        }
+        if let what { throw FileError(path: path, reason: "is \(what), not a shard plan (a file written by `tripline plan`); not read") }
+        guard Int(st.st_size) <= sizeLimit else {
+            throw FileError(path: path, reason: "is \(st.st_size) bytes, larger than any shard plan (at most \(sizeLimit >> 20) MiB); not read")
+        }
+        let bytes = try FileSystem.read(path, limit: sizeLimit)
         let plan: ShardPlan
         do {
             plan = try JSONDecoder().decode(ShardPlan.self, from: Data(bytes))

@@ -19,7 +19,7 @@ enum ImportCommand {
         arguments: [ArgumentSpec("path", optional: true, variadic: true, help: "Files or folders to import; - reads standard input.")],
         options: [
             CommonOptions.db,
-            OptionSpec("device", value: "NAME", help: "Device name for records that carry none (default: the folder or file name)."),
+            OptionSpec("device", value: "NAME", help: "Device name for records that carry none (default: the folder or file name; at most 255 bytes)."),
             OptionSpec("plan", value: "FILE", help: "Import one shard of a plan written by 'tripline plan' (with --shard; no paths)."),
             OptionSpec("shard", value: "K", help: "The shard of --plan to import, from 0 (docs/SCALING.md)."),
             CommonOptions.quiet, CommonOptions.json,
@@ -27,10 +27,20 @@ enum ImportCommand {
         run: run)
     }
 
+    /// The longest `--device` taken, in UTF-8 bytes: a folder's name (`NAME_MAX`, 255 bytes), the name a device gets
+    /// when `--device` is not given, so every device name a user chooses could also have come from a folder. It is
+    /// stored in `devices.name` and written on every line of a CSV export, every GeoJSON feature and the map's legend;
+    /// 100,000 characters were taken and shown before.
+    static let maxDeviceNameBytes = 255
+
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let quiet = parsed.flag("quiet")
         let json = parsed.flag("json")
         let shard = try PlanCommand.shardArgument(parsed)
+        if let device = parsed.value("device"), device.utf8.count > maxDeviceNameBytes {
+            throw UsageError("--device is \(device.utf8.count) bytes long; a device name is at most \(maxDeviceNameBytes) bytes "
+                + "(as long as a folder's name, which names a device when --device is not given)", command: "import")
+        }
         let store = try Store(path: CommonOptions.databasePath(parsed, context), requireWritable: true)
         let importer = Importer(store: store, options: ImportOptions(device: parsed.value("device")))
         let showProgress = context.stderr.isTerminal && !quiet && !json

@@ -24,7 +24,14 @@ enum MergeCommand {
     }
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let store = try Store(path: CommonOptions.databasePath(parsed, context), requireWritable: true)
+        let path = CommonOptions.databasePath(parsed, context)
+        // Every shard checked before the study is opened: opening it creates it, so `merge --db new.sqlite
+        // new.sqlite` (or a missing shard) left an empty new.sqlite behind its refusal.
+        for shard in parsed.positionals {
+            if OutputFiles.sameFile(shard, path) { throw ShardError.sameFile(path: shard) }
+            guard FileSystem.kind(shard) == .file else { throw FileError(path: shard, reason: FileSystem.statFailure(shard) ?? "not a file") }
+        }
+        let store = try Store(path: path, requireWritable: true)
         let resultsOnly = parsed.flag("results-only")
         for shard in parsed.positionals {
             let s = try ShardMerge.merge(shard: shard, into: store, resultsOnly: resultsOnly)

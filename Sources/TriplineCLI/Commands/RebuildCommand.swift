@@ -1,6 +1,7 @@
 import TriplineCore
 import TriplineEvaluation
 import TriplineGeography
+import TriplineImport
 import TriplinePasses
 import TriplineSimulator
 import TriplineStore
@@ -164,6 +165,25 @@ enum SimulateCommand {
     /// The largest `--days × --people` (two people for a year, and a margin): about 4 GB at most.
     static let maxPersonDays = 800
 
+    /// Refuses simulated days whose fixes `import` would reject every one of: before 2000-01-01 UTC
+    /// (``Timestamp/earliestMs``) or more than a day after the import. `--start 9999-12-31` wrote archives and a
+    /// truth.json that nothing could use. The people live at UTC+1/+2, so a local day runs from 22:00 UTC the day
+    /// before to 23:00 UTC: the first day may be 2000-01-02 at the earliest, the last today (UTC) at the latest.
+    static func checkImportable(start: Int, days: Int, nowMs: Int64 = Clock.nowMs()) throws {
+        let first = Int(Timestamp.earliestMs / 86_400_000) + 1
+        let today = Int(CivilTime.floorDiv(nowMs, 86_400_000))
+        let last = start + days - 1
+        if start < first {
+            throw UsageError("--start \(CivilTime.date(day: start)) is before \(CivilTime.date(day: first)), the first day whose fixes "
+                + "'import' accepts (it rejects fixes before 2000-01-01 UTC); start later", command: "simulate")
+        }
+        if last > today {
+            throw UsageError("--start \(CivilTime.date(day: start)) with --days \(days) ends on \(CivilTime.date(day: last)), after "
+                + "\(CivilTime.date(day: today)), the last day whose fixes 'import' accepts today (it rejects fixes more than a day "
+                + "after the import); start earlier", command: "simulate")
+        }
+    }
+
     static var spec: CommandSpec {
         CommandSpec(
             name: "simulate",
@@ -204,6 +224,7 @@ enum SimulateCommand {
             throw UsageError("--days × --people is at most \(SimulateCommand.maxPersonDays) person-days (the simulation is held in memory, "
                 + "about 5 MB a person-day); simulate fewer days, or several runs with --start and --seed", command: "simulate")
         }
+        try checkImportable(start: config.startDay, days: config.days)
         let result = Simulator(config: config).run()
         try FileSystem.createDirectory(out)
         var files = try SimulationWriter.write(result, to: out, options: SimulationWriter.Options(quirks: parsed.flag("quirks")))

@@ -33,7 +33,8 @@ enum ReportCommand {
             discussion: """
                 Runs every statement of FILE in turn and prints the rows of those that return any. The file may use \
                 the parameters :from, :to, :device and :timezone, and the functions tripline_local_date(time_ms, \
-                utc_offset_s) and tripline_local_time(time_ms, utc_offset_s). The database is opened read-only.
+                utc_offset_s) and tripline_local_time(time_ms, utc_offset_s). The database is opened read-only. \
+                There is no time limit: Ctrl-C stops a query that runs too long (exit 130; nothing is changed).
                 """,
             arguments: [ArgumentSpec("file", help: "The .sql file to run ('-' for standard input).")],
             options: [CommonOptions.from, CommonOptions.to, CommonOptions.device, formatOption, CommonOptions.db],
@@ -114,6 +115,11 @@ enum ReportCommand {
             try ReportRunner(store: store).run(
                 query, parameters: ReportParameters(filter: filter),
                 to: makeReportSink(format, out: out))
+        } catch let error as QueryInterrupted {
+            // Ctrl-C while the SQL ran: the rows so far are shown, then why it stopped; 130 as a shell reports it.
+            try? out.flush()
+            context.stderr.write("Error: \(Terminal.message("\(query.source): \(error)"))\n")
+            return TriplineCLI.Exit.interrupted
         } catch let error as ReportError {
             try? out.flush()  // show the rows written so far; the report's own error is the one to report
             throw CommandFailure(error.message)

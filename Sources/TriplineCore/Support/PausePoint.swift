@@ -19,6 +19,8 @@
 ///   writer);
 /// - `export.temporary.created`: an export (or a map) to a file has created its hidden temporary file beside the
 ///   target, before it writes anything.
+/// - `query.running`: a statement of `query` or `report` is running inside SQLite (its progress handler was called),
+///   with Ctrl-C set to stop it.
 public enum PausePoint {
     /// The moment named by `TRIPLINE_PAUSE_AT`, read once.
     static let wanted: String? = getenv("TRIPLINE_PAUSE_AT").map { String(cString: $0) }

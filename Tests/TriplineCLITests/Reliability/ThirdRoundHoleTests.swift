@@ -81,15 +81,17 @@ import TriplineTestSupport
         #expect(try FileSystem.read(dir + "/victim") == Array("precious\n".utf8))
     }
 
-    /// A command that only reads (`info`, `export`, `map`, `report`, `places`) given an empty file wrote a whole
+    /// A command that only reads (`info`, `export`, `map`, `report`, `places`, `score`) given an empty file wrote a whole
     /// Tripline schema into it (0 → 512 KiB): `info --db notes.txt` changed the user's file. A missing file was
     /// already refused ("no database at …"); an empty one now is too, and stays empty.
     @Test func readingCommandsLeaveAnEmptyFileEmpty() throws {
         let dir = try temporaryDirectory()
         let empty = dir + "/empty.sqlite"
+        // `score` shares the path (``Store/forReading(path:)``) once its truth file is read: a real one.
+        #expect(runCLI(["simulate", "--out", dir + "/sim", "--days", "1", "--people", "1"]).status == 0)
         let commands: [[String]] = [
             ["info"], ["export", "--what", "points", "--format", "csv", "-o", "-"], ["map", "-o", dir + "/m.html"],
-            ["report", "daily-summary", "--format", "csv"], ["places"],
+            ["report", "daily-summary", "--format", "csv"], ["places"], ["score", "--truth", dir + "/sim/truth.json"],
         ]
         for command in commands {
             try FileSystem.write([UInt8](), to: empty)
@@ -156,5 +158,151 @@ import TriplineTestSupport
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.stderr.contains(dir + "/truth.json") && r.stderr.contains("not valid JSON") && !r.stderr.contains("NSCocoaErrorDomain"), "\(r.stderr)")
         #expect(r.stderr.contains("character 0"), "\(r.stderr)")
+    }
+
+    /// `merge --db new.sqlite new.sqlite` created an empty new.sqlite (opening the study creates it) before refusing
+    /// the study as its own shard; a missing shard did the same. Now every shard is checked first.
+    @Test func mergeRefusesBeforeCreatingTheStudy() throws {
+        let dir = try temporaryDirectory()
+        let study = dir + "/new.sqlite"
+        for shards in [[study], [dir + "/./new.sqlite"], [dir + "/missing.sqlite"]] {
+            let r = runCLI(["merge", "--db", study] + shards)
+            #expect(r.status == 1, "\(shards): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(shards[0]), "\(r.stderr)")
+            #expect(!FileSystem.exists(study) && !FileSystem.exists(study + "-wal"), "\(shards): the study was created")
+        }
+    }
+
+    /// `import --plan /dev/zero` read up to 2 GiB before refusing the plan; a FIFO waited for a writer, a folder
+    /// failed reading. A plan that is not a regular file is now refused at once, naming what it is, and a file
+    /// larger than ``ShardPlan/sizeLimit`` (512 MiB) is not read.
+    @Test func importRefusesAPlanThatIsNotAFileOrTooLarge() throws {
+        let dir = try temporaryDirectory()
+        let fifo = dir + "/plan.fifo"
+        try #require(mkfifo(fifo, 0o644) == 0)
+        for (path, what) in [("/dev/zero", "a device"), (fifo, "a named pipe (FIFO)"), (dir, "a folder")] {
+            let r = runCLI(["import", "--plan", path, "--shard", "0", "--db", dir + "/t.sqlite"])
+            #expect(r.status == 1, "\(path): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(path) && r.stderr.contains("is \(what), not a shard plan"), "\(path): \(r.stderr)")
+        }
+        // A sparse file one byte over the limit: refused by its size, before a byte is read.
+        let big = dir + "/big.json"
+        try FileSystem.write("{", to: big)
+        #expect(truncate(big, off_t(ShardPlan.sizeLimit + 1)) == 0)
+        let r = runCLI(["import", "--plan", big, "--shard", "0", "--db", dir + "/t.sqlite"])
+        #expect(r.status == 1 && r.stderr.contains(big) && r.stderr.contains("larger than any shard plan"), "\(r.stderr)")
+    }
+
+    /// `simulate --start 9999-12-31` (or `1970-01-01`) wrote archives whose every fix `import` rejects (more than a day
+    /// after the import, before 2000) and a truth.json `score` refuses. Now refused, naming both days.
+    @Test func simulateRefusesDaysImportWouldReject() throws {
+        let dir = try temporaryDirectory()
+        let today = CivilTime.date(day: Int(CivilTime.floorDiv(Clock.nowMs(), 86_400_000)))
+        for (start, days, names) in [
+            ("9999-12-31", "3", ["10000-01-02", today]), ("1970-01-01", "1", ["1970-01-01", "2000-01-02"]),
+            ("2000-01-01", "1", ["2000-01-01", "2000-01-02"]), (today, "2", [today]),
+        ] {
+            let r = runCLI(["simulate", "--out", dir + "/sim", "--start", start, "--days", days, "--people", "1"])
+            #expect(r.status == 64, "\(start): \(r.status) \(r.stderr)")
+            #expect(names.allSatisfy { r.stderr.contains($0) } && r.stderr.contains("'import' accepts"), "\(start): \(r.stderr)")
+            #expect(!FileSystem.exists(dir + "/sim"), "\(start): written")
+        }
+        // The first and the last day import takes whole are simulated.
+        #expect(runCLI(["simulate", "--out", dir + "/first", "--start", "2000-01-02", "--days", "1", "--people", "1"]).status == 0)
+        #expect(runCLI(["simulate", "--out", dir + "/last", "--start", today, "--days", "1", "--people", "1"]).status == 0)
+    }
+
+    /// `import --device` took a name of any length (100,000 characters were stored, exported on every line and shown).
+    /// Now at most 255 bytes, a folder name's length; longer is a usage error naming the length, before the database
+    /// is opened.
+    @Test func importRefusesAnOverlongDeviceName() throws {
+        let dir = try temporaryDirectory()
+        let features = (0..<5).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8, device: "") }
+        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
+        for name in [String(repeating: "x", count: 256), String(repeating: "é", count: 128), String(repeating: "y", count: 100_000)] {
+            let r = runCLI(["import", dir + "/in.json", "--device", name, "--db", dir + "/t.sqlite"])
+            #expect(r.status == 64, "\(r.status) \(r.stderr.prefix(200))")
+            #expect(r.stderr.contains("--device is \(name.utf8.count) bytes long") && r.stderr.contains("at most 255 bytes"), "\(r.stderr.prefix(200))")
+            #expect(!FileSystem.exists(dir + "/t.sqlite"))
+        }
+        let longest = String(repeating: "x", count: 255)
+        let r = runCLI(["import", dir + "/in.json", "--device", longest, "--db", dir + "/t.sqlite"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Store(path: dir + "/t.sqlite").devices().map(\.name) == [longest])
+    }
+
+    /// `query` with `WITH RECURSIVE` without an end ran until SIGINT's default action killed it: no message, and the
+    /// rows already computed were lost. Now Ctrl-C stops the SQL through SQLite's interrupt: a message naming the file,
+    /// exit 130, the database unchanged. The process is held (``PausePoint`` `query.running`) inside the endless
+    /// statement, so the signal arrives at a known moment; let go, the statement stops at once.
+    @Test func ctrlCStopsAnEndlessQuery() throws {
+        try #require(Binary.exists, "build the tripline binary first (swift build)")
+        let (dir, db) = try smallDatabase()
+        let before = try databasePicture(db)
+        let sql = dir + "/endless.sql"
+        try FileSystem.write("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c; SELECT 1;\n", to: sql)
+        // Started with posix_spawn and a clean signal state, as `HoleTests.anInterruptedExportLeavesNoTemporaryFile`:
+        // Foundation's Process may start children with SIGINT ignored, which would hide what a user's Ctrl-C does.
+        let arguments = [Binary.path, "query", sql, "--db", db, "--format", "csv"]
+        var input: [Int32] = [0, 0], errors: [Int32] = [0, 0]
+        try #require(pipe(&input) == 0 && pipe(&errors) == 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        for fd in input + errors { posix_spawn_file_actions_addclose(&actions, fd) }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("TRIPLINE_PAUSE_AT=query.running")]
+        var e = environ
+        while let variable = e.pointee {
+            if !String(cString: variable).hasPrefix("TRIPLINE_PAUSE_AT=") { environment.append(strdup(variable)) }
+            e += 1
+        }
+        environment.append(nil)
+        defer { for v in environment { free(v) } }
+        var pid: pid_t = 0
+        try #require(posix_spawn(&pid, Binary.path, &actions, &attributes, &argv, &environment) == 0)
+        close(input[0])
+        close(errors[1])
+        defer { close(errors[0]) }
+        var said: [UInt8] = []
+        var byte: UInt8 = 0
+        while !String(decoding: said, as: UTF8.self).contains("paused at query.running\n"), read(errors[0], &byte, 1) == 1 {
+            said.append(byte)
+        }
+        var status: Int32 = 0
+        guard String(decoding: said, as: UTF8.self).contains("paused at query.running\n") else {
+            close(input[1])
+            waitpid(pid, &status, 0)
+            Issue.record("the query ended without reaching query.running: \(String(decoding: said, as: UTF8.self))")
+            return
+        }
+        // Ctrl-C at the pause, inside the running statement, then let it go on: SQLite stops it.
+        kill(pid, SIGINT)
+        _ = write(input[1], "\n", 1)
+        close(input[1])
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }  // a guard against a hang, not a timing
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        said = []
+        while read(errors[0], &byte, 1) == 1 { said.append(byte) }
+        waitpid(pid, &status, 0)
+        watchdog.cancel()
+        let stderr = String(decoding: said, as: UTF8.self)
+        #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 130, "status \(status): \(stderr)")
+        #expect(stderr.contains(sql) && stderr.contains("interrupted (Ctrl-C)") && stderr.contains("nothing was changed"), "\(stderr)")
+        #expect(try databasePicture(db) == before)
     }
 }
