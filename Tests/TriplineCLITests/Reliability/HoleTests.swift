@@ -7,16 +7,6 @@ import TriplineTestSupport
 
 /// The crash and security holes of issue 12, each closed and tested.
 @Suite(.serialized) struct HoleTests {
-    /// A database with a few points of one device, in a fresh folder.
-    func smallDatabase() throws -> (String, String) {
-        let dir = try temporaryDirectory()
-        let store = try Store(path: dir + "/t.sqlite")
-        let features = (0..<50).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8 + Double($0) / 1e4) }
-        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
-        _ = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/in.json"])
-        return (dir, dir + "/t.sqlite")
-    }
-
     // MARK: A file that shrinks while it is read
 
     @Test func aMappedFileThatShrinksReadsAsZerosAndIsReported() throws {
@@ -268,4 +258,15 @@ import TriplineTestSupport
         let r2 = runCLI(["simulate", "-o", "/nonexistent/out", "--days", "9223372036854775807", "--people", "9"])
         #expect(r2.status == 64)
     }
+}
+
+/// A database of 50 Overland fixes of one device, in a fresh folder: (the folder, the database), for the hole suites
+/// (``HoleTests``, ``OutputHoleTests``, ``ThirdRoundHoleTests``).
+func smallDatabase() throws -> (dir: String, db: String) {
+    let dir = try temporaryDirectory()
+    let store = try Store(path: dir + "/t.sqlite")
+    let features = (0..<50).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8 + Double($0) / 1e4) }
+    try FileSystem.write(overlandBody(features), to: dir + "/in.json")
+    _ = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/in.json"])
+    return (dir, dir + "/t.sqlite")
 }

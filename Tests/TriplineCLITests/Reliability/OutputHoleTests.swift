@@ -9,16 +9,6 @@ import TriplineTestSupport
 /// file's mode, never through a link), how `--db` is read, read-only commands on a read-only database, negative
 /// schema versions, and FIFOs given where a file is read.
 @Suite(.serialized) struct OutputHoleTests {
-    /// A database with a few points of one device, in a fresh folder.
-    func smallDatabase() throws -> (dir: String, db: String) {
-        let dir = try temporaryDirectory()
-        let store = try Store(path: dir + "/t.sqlite")
-        let features = (0..<50).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8 + Double($0) / 1e4) }
-        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
-        _ = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/in.json"])
-        return (dir, dir + "/t.sqlite")
-    }
-
     func mode(_ path: String) -> mode_t? {
         var st = stat()
         return lstat(path, &st) == 0 ? st.st_mode & 0o7777 : nil

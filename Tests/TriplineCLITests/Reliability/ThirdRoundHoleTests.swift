@@ -8,16 +8,6 @@ import TriplineTestSupport
 /// The third hostile round (docs/RELIABILITY.md, "Third hostile round"): the release binary attacked again after
 /// issue 21's holes were closed. Each test failed before its fix.
 @Suite struct ThirdRoundHoleTests {
-    /// A database with a few points of one device, in a fresh folder.
-    func smallDatabase() throws -> (dir: String, db: String) {
-        let dir = try temporaryDirectory()
-        let store = try Store(path: dir + "/t.sqlite")
-        let features = (0..<50).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8 + Double($0) / 1e4) }
-        try FileSystem.write(overlandBody(features), to: dir + "/in.json")
-        _ = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/in.json"])
-        return (dir, dir + "/t.sqlite")
-    }
-
     /// `demo --out D` where `D/sample-data` is a link to a folder elsewhere: the demo removed that folder's
     /// `overland/`, `rec/` and `truth.json` and wrote the sample there (simulate refuses such a link; the demo gave the
     /// linked folder as simulate's own output, whose links are the user's).
