@@ -165,55 +165,16 @@ import TriplineTestSupport
         // It stops at the PausePoint `export.temporary.created` (docs/RELIABILITY.md): its standard input and error
         // are pipes, the marker is read from one and the pause would be ended through the other.
         let arguments = [Binary.path, "export", "--what", "points", "--format", "geojson", "--db", dir + "/t.sqlite", "-o", out + "/points.geojson"]
-        var input: [Int32] = [0, 0], errors: [Int32] = [0, 0]
-        try #require(pipe(&input) == 0 && pipe(&errors) == 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        for fd in input + errors { posix_spawn_file_actions_addclose(&actions, fd) }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("TRIPLINE_PAUSE_AT=export.temporary.created")]
-        var e = environ
-        while let variable = e.pointee {
-            if !String(cString: variable).hasPrefix("TRIPLINE_PAUSE_AT=") { environment.append(strdup(variable)) }
-            e += 1
-        }
-        environment.append(nil)
-        defer { for v in environment { free(v) } }
-        var pid: pid_t = 0
-        try #require(posix_spawn(&pid, Binary.path, &actions, &attributes, &argv, &environment) == 0)
-        close(input[0])
-        close(errors[1])
-        defer { close(input[1]) }
-        // Wait for the marker: the export has created its hidden temporary file and written nothing yet.
-        var said: [UInt8] = []
-        var byte: UInt8 = 0
-        while !String(decoding: said, as: UTF8.self).contains("paused at export.temporary.created\n"), read(errors[0], &byte, 1) == 1 {
-            said.append(byte)
-        }
-        close(errors[0])
+        let paused = try spawnPaused(arguments, at: "export.temporary.created")
+        defer { close(paused.input) }
+        close(paused.errors)
         var status: Int32 = 0
-        guard String(decoding: said, as: UTF8.self).contains("paused at export.temporary.created\n") else {
-            waitpid(pid, &status, 0)
-            Issue.record("the export ended without reaching export.temporary.created: \(String(decoding: said, as: UTF8.self))")
+        guard paused.reached else {
+            waitpid(paused.pid, &status, 0)
+            Issue.record("the export ended without reaching export.temporary.created: \(paused.said)")
             return
         }
+        let pid = paused.pid
         #expect(try FileSystem.list(out).contains { $0.hasPrefix(".points.geojson.tripline-") }, "the temporary file exists at the pause")
         kill(pid, SIGINT)
         waitpid(pid, &status, 0)
@@ -269,4 +230,55 @@ func smallDatabase() throws -> (dir: String, db: String) {
     try FileSystem.write(overlandBody(features), to: dir + "/in.json")
     _ = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/in.json"])
     return (dir, dir + "/t.sqlite")
+}
+
+/// A `tripline` process (`arguments`, the binary first) started with posix_spawn and a clean signal state (nothing
+/// blocked, SIGINT and SIGTERM at their defaults: Foundation's Process and a shell's background jobs may start
+/// children with SIGINT ignored or signals blocked, which would hide what a user's Ctrl-C does), held at the
+/// ``PausePoint`` `pause` (docs/RELIABILITY.md). Returns once it said "paused at PAUSE" on its standard error, or
+/// ended without: its pid, the write end of its standard input (a line there lets it go on), the read end of its
+/// standard error, whether it reached the pause and what it said until then.
+func spawnPaused(_ arguments: [String], at pause: String) throws -> (pid: pid_t, input: Int32, errors: Int32, reached: Bool, said: String) {
+    var input: [Int32] = [0, 0], errors: [Int32] = [0, 0]
+    try #require(pipe(&input) == 0 && pipe(&errors) == 0)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t(), defaults = sigset_t()
+    sigemptyset(&none)
+    sigemptyset(&defaults)
+    sigaddset(&defaults, SIGINT)
+    sigaddset(&defaults, SIGTERM)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+    for fd in input + errors { posix_spawn_file_actions_addclose(&actions, fd) }
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { for a in argv { free(a) } }
+    var environment: [UnsafeMutablePointer<CChar>?] = [strdup("TRIPLINE_PAUSE_AT=" + pause)]
+    var e = environ
+    while let variable = e.pointee {
+        if !String(cString: variable).hasPrefix("TRIPLINE_PAUSE_AT=") { environment.append(strdup(variable)) }
+        e += 1
+    }
+    environment.append(nil)
+    defer { for v in environment { free(v) } }
+    var pid: pid_t = 0
+    try #require(posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, &environment) == 0)
+    close(input[0])
+    close(errors[1])
+    var said: [UInt8] = []
+    var byte: UInt8 = 0
+    let marker = "paused at \(pause)\n"
+    while !String(decoding: said, as: UTF8.self).contains(marker), read(errors[0], &byte, 1) == 1 {
+        said.append(byte)
+    }
+    let text = String(decoding: said, as: UTF8.self)
+    return (pid, input[1], errors[0], text.contains(marker), text)
 }

@@ -231,63 +231,28 @@ import TriplineTestSupport
         let before = try databasePicture(db)
         let sql = dir + "/endless.sql"
         try FileSystem.write("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c; SELECT 1;\n", to: sql)
-        // Started with posix_spawn and a clean signal state, as `HoleTests.anInterruptedExportLeavesNoTemporaryFile`:
-        // Foundation's Process may start children with SIGINT ignored, which would hide what a user's Ctrl-C does.
+        // Started with a clean signal state (``spawnPaused(_:at:)``): Foundation's Process may start children with SIGINT
+        // ignored, which would hide what a user's Ctrl-C does.
         let arguments = [Binary.path, "query", sql, "--db", db, "--format", "csv"]
-        var input: [Int32] = [0, 0], errors: [Int32] = [0, 0]
-        try #require(pipe(&input) == 0 && pipe(&errors) == 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), defaults = sigset_t()
-        sigemptyset(&none)
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        for fd in input + errors { posix_spawn_file_actions_addclose(&actions, fd) }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("TRIPLINE_PAUSE_AT=query.running")]
-        var e = environ
-        while let variable = e.pointee {
-            if !String(cString: variable).hasPrefix("TRIPLINE_PAUSE_AT=") { environment.append(strdup(variable)) }
-            e += 1
-        }
-        environment.append(nil)
-        defer { for v in environment { free(v) } }
-        var pid: pid_t = 0
-        try #require(posix_spawn(&pid, Binary.path, &actions, &attributes, &argv, &environment) == 0)
-        close(input[0])
-        close(errors[1])
-        defer { close(errors[0]) }
-        var said: [UInt8] = []
-        var byte: UInt8 = 0
-        while !String(decoding: said, as: UTF8.self).contains("paused at query.running\n"), read(errors[0], &byte, 1) == 1 {
-            said.append(byte)
-        }
+        let paused = try spawnPaused(arguments, at: "query.running")
+        let pid = paused.pid
+        defer { close(paused.errors) }
         var status: Int32 = 0
-        guard String(decoding: said, as: UTF8.self).contains("paused at query.running\n") else {
-            close(input[1])
+        guard paused.reached else {
+            close(paused.input)
             waitpid(pid, &status, 0)
-            Issue.record("the query ended without reaching query.running: \(String(decoding: said, as: UTF8.self))")
+            Issue.record("the query ended without reaching query.running: \(paused.said)")
             return
         }
         // Ctrl-C at the pause, inside the running statement, then let it go on: SQLite stops it.
         kill(pid, SIGINT)
-        _ = write(input[1], "\n", 1)
-        close(input[1])
+        _ = write(paused.input, "\n", 1)
+        close(paused.input)
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }  // a guard against a hang, not a timing
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
-        said = []
-        while read(errors[0], &byte, 1) == 1 { said.append(byte) }
+        var said: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(paused.errors, &byte, 1) == 1 { said.append(byte) }
         waitpid(pid, &status, 0)
         watchdog.cancel()
         let stderr = String(decoding: said, as: UTF8.self)
