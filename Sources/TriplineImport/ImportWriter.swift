@@ -34,6 +34,21 @@ final class Writer {
     /// The current file's rejects past those kept, by reason in the order first seen: the first of them, and how many.
     var uncounted: [(first: RejectRecord, count: Int)] = []
     var uncountedIndex: [RejectReason: Int] = [:]
+    /// The current file's path, and the `done` imports of every path before this run (read at the first reject of
+    /// the run): a file read again, a Recorder `.rec` that grew, holds the bad records an earlier import stored.
+    var path = ""
+    var donePaths: [String: [Int64]]?
+    /// The rejects earlier imports of the current file's path stored (nil until its first reject): each kept row by
+    /// where it is, why and its excerpt; and, by reason, the rejects a counted row stood for past its first (``RecordedPast``).
+    var recorded: (rows: Set<RecordedKey>, past: [String: RecordedPast])?
+    struct RecordedKey: Hashable {
+        var offset: Int64, reason: String, excerpt: String?
+    }
+    /// Rejects of one reason an earlier import counted in one row past its first: those after `from` are skipped until
+    /// `left` are (the file grew at its end, so they come first).
+    struct RecordedPast {
+        var from: Int64, left: Int64
+    }
 
     init(store: Store, onWait: ((String) -> Void)?) throws {
         self.store = store
@@ -69,6 +84,8 @@ final class Writer {
             return nil
         }
         importID = try imports.begin(path: path, size: size, fingerprint: fingerprint)
+        self.path = path
+        recorded = nil
         deviceIDs.removeAll()
         devices.removeAll()
         pendingEvents.removeAll()
@@ -164,6 +181,7 @@ final class Writer {
     /// Stores a reject: one row each for the file's first ``rejectsKept``, then only counted by reason (a file of
     /// millions of bad records must not make millions of rows and a WAL as large; ``writeUncounted()``).
     func reject(_ r: RejectRecord, file: inout FileSummary) throws {
+        if try alreadyRecorded(r) { return }
         file.rejected += 1
         if keptRejects < rejectsKept {
             keptRejects += 1
@@ -174,6 +192,33 @@ final class Writer {
             uncountedIndex[r.reason] = uncounted.count
             uncounted.append((r, 1))
         }
+    }
+
+    /// Whether an earlier import of this path stored `r` already (the same bad record read again when the file grew or
+    /// was given again after its import row was forgotten): it is not stored or counted twice. Earlier imports are read
+    /// at the file's first reject only, and `imports` once a run.
+    func alreadyRecorded(_ r: RejectRecord) throws -> Bool {
+        if recorded == nil {
+            if donePaths == nil { donePaths = try store.doneImportIDsByPath() }
+            let earlier = (donePaths?[path] ?? []).filter { $0 != importID }
+            var rows = Set<RecordedKey>(), past: [String: RecordedPast] = [:]
+            for e in try store.recordedRejects(importIDs: earlier) {
+                rows.insert(RecordedKey(offset: e.byteOffset, reason: e.reason, excerpt: e.excerpt))
+                if e.records > 1 {
+                    let p = past[e.reason] ?? RecordedPast(from: e.byteOffset, left: 0)
+                    past[e.reason] = RecordedPast(from: min(p.from, e.byteOffset), left: p.left + e.records - 1)
+                }
+            }
+            recorded = (rows, past)
+        }
+        guard let known = recorded else { return false }
+        if known.rows.contains(RecordedKey(offset: Int64(r.byteOffset), reason: r.reason.rawValue, excerpt: r.excerpt)) { return true }
+        if var p = known.past[r.reason.rawValue], p.left > 0, Int64(r.byteOffset) > p.from {
+            p.left -= 1
+            recorded?.past[r.reason.rawValue] = p
+            return true
+        }
+        return false
     }
 
     /// One row per reason for the rejects past those kept: `records` says how many it stands for, so

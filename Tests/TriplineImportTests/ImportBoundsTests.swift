@@ -243,6 +243,42 @@ import TriplineTestSupport
         #expect(try store.db.scalarInt("SELECT line FROM rejects WHERE reason = 'null_island' AND records > 1") == 11)
     }
 
+    /// A Recorder `.rec` that grew since its import (the Recorder appends to the month's file; a nightly import reads
+    /// it whole again, its fingerprint changed): the bad record an earlier import stored is not stored or counted a
+    /// second time; the new one is. Before, every import of the growing file logged its old bad records again.
+    @Test func aFileThatGrewDoesNotLogItsOldRejectsAgain() throws {
+        let (store, dir) = try freshStore()
+        let path = dir + "/2024-01.rec"
+        let bad = "2024-01-01T00:00:00Z\t*                 \t{\"_type\":\"location\",\"lat\":\n"
+        try FileSystem.write(Self.rec(5) + bad + Self.rec(5, from: 5), to: path)
+        let first = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([path])
+        #expect(first.pointsNew == 10 && first.rejected == 1)
+        try FileSystem.write(Self.rec(5) + bad + Self.rec(5, from: 5) + Self.rec(3, from: 10) + "not a Recorder line\n", to: path)
+        let second = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([path])
+        #expect(second.pointsNew == 3 && second.pointsDuplicate == 10 && second.rejected == 1)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM rejects") == 2)
+        #expect(try store.rejectCountsByReason().reduce(0) { $0 + $1.1 } == 2)
+        // The same file under another path is another file: its rejects are its own.
+        try FileSystem.write(Self.rec(5) + bad + Self.rec(5, from: 5) + Self.rec(3, from: 10) + "not a Recorder line\n" + Self.rec(1, from: 13), to: dir + "/copy.rec")
+        let copy = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/copy.rec"])
+        #expect(copy.rejected == 2)
+    }
+
+    /// The same for rejects an earlier import counted in one row past those it kept: those it counted are skipped
+    /// (they come first: the file grew at its end), the new ones counted.
+    @Test func aFileThatGrewCountsOnlyItsNewRejectsPastThoseKept() throws {
+        let (store, dir) = try freshStore()
+        var lines = ""
+        for i in 0..<30 { lines += "{\"_type\":\"location\",\"lat\":0,\"lon\":0,\"tst\":\(1_704_067_200 + i),\"tid\":\"ph\"}\n" }
+        try FileSystem.write(lines, to: dir + "/bad.json")
+        let options = ImportOptions(nowMs: testNow, rejectsKeptPerFile: 10)
+        #expect(try Importer(store: store, options: options).importPaths([dir + "/bad.json"]).rejected == 30)
+        for i in 30..<37 { lines += "{\"_type\":\"location\",\"lat\":0,\"lon\":0,\"tst\":\(1_704_067_200 + i),\"tid\":\"ph\"}\n" }
+        try FileSystem.write(lines, to: dir + "/bad.json")
+        #expect(try Importer(store: store, options: options).importPaths([dir + "/bad.json"]).rejected == 7)
+        #expect(try store.db.scalarInt("SELECT sum(records) FROM rejects WHERE reason = 'null_island'") == 37)
+    }
+
     @Test func millionsOfBadRecordsDoNotGrowTheDatabaseOrTheWAL() throws {
         let (store, dir) = try freshStore()
         var lines = ""

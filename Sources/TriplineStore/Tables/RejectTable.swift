@@ -34,6 +34,38 @@ extension Store {
     }
 }
 
+/// A reject an earlier import stored (``Store/recordedRejects(importIDs:)``): where it was, why, its excerpt, and how
+/// many rejects the row stands for.
+public struct RecordedReject: Sendable, Hashable {
+    public var byteOffset: Int64
+    public var reason: String
+    public var excerpt: String?
+    public var records: Int64
+}
+
+extension Store {
+    /// The ids of the `done` imports of each path: what a file read again (a Recorder `.rec` that grew, so its
+    /// fingerprint changed) was imported as before. One read of `imports` for a whole run.
+    public func doneImportIDsByPath() throws -> [String: [Int64]] {
+        let q = try db.prepare("SELECT path, id FROM imports WHERE status = 'done' ORDER BY id")
+        var out: [String: [Int64]] = [:]
+        while try q.step() { out[q.text(0) ?? "", default: []].append(q.int64(1)) }
+        return out
+    }
+
+    /// The rejects the imports `importIDs` stored, by import (`rejects_import`).
+    public func recordedRejects(importIDs: [Int64]) throws -> [RecordedReject] {
+        let q = try db.prepare("SELECT byte_offset, reason, excerpt, records FROM rejects WHERE import_id = ? ORDER BY byte_offset, id")
+        var out: [RecordedReject] = []
+        for id in importIDs {
+            q.reset()
+            q.bindInt(id, at: 1)
+            while try q.step() { out.append(RecordedReject(byteOffset: q.int64(0), reason: q.text(1) ?? "", excerpt: q.text(2), records: q.int64(3))) }
+        }
+        return out
+    }
+}
+
 /// One `rejects` row as the import's summary lists it.
 public struct RejectSummary: Sendable, Equatable {
     /// The line in the file, when the format has lines.
