@@ -259,7 +259,8 @@ import TriplineTestSupport
         #expect(try store.db.scalarInt("SELECT count(*) FROM rejects") == 2)
         #expect(try store.rejectCountsByReason().reduce(0) { $0 + $1.1 } == 2)
         // The same file under another path is another file: its rejects are its own.
-        try FileSystem.write(Self.rec(5) + bad + Self.rec(5, from: 5) + Self.rec(3, from: 10) + "not a Recorder line\n" + Self.rec(1, from: 13), to: dir + "/copy.rec")
+        let grown = Self.rec(5) + bad + Self.rec(5, from: 5) + Self.rec(3, from: 10) + "not a Recorder line\n"
+        try FileSystem.write(grown + Self.rec(1, from: 13), to: dir + "/copy.rec")
         let copy = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/copy.rec"])
         #expect(copy.rejected == 2)
     }
