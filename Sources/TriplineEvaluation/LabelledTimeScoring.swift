@@ -32,6 +32,11 @@ public struct LabelledTimeScores: Sendable, Equatable {
     public var observedS = 0.0, rightS = 0.0
     /// The oracle's pieces and matches.
     public var oracleFound = 0, oracleMatched = 0
+    /// The stop oracles', one per ``Rule/stopMinS``: the oracle's pieces cut again at every stop of at least that long
+    /// a phone sees (``stopPieces``).
+    public var stopOracleFound: [Int] = [], stopOracleMatched: [Int] = []
+    /// Each stop oracle's shortest stop, in seconds (``Rule/stopMinS``).
+    public var stopOracleMinS: [Double] = []
     /// Observed labelled seconds by the label's class and what became of them (issue 23, "where modes are lost"):
     /// `CLASS/right`; `CLASS/wrong` (the leg holds labelled time of this class only, yet says another class);
     /// `CLASS/mixed` (wrong, and the leg also holds at least a minute of another labelled class: a mode change inside
@@ -46,6 +51,9 @@ public struct LabelledTimeScores: Sendable, Equatable {
     public var f1: Double { Scoring.prf(matched: matched, truth: truthTrips, found: found).f1 }
     public var modeAccuracy: Double { observedS > 0 ? rightS / observedS : 0 }
     public var oracleF1: Double { Scoring.prf(matched: oracleMatched, truth: truthTrips, found: oracleFound).f1 }
+    public var stopOracleF1: [Double] {
+        zip(stopOracleMatched, stopOracleFound).map { Scoring.prf(matched: $0, truth: truthTrips, found: $1).f1 }
+    }
 
     /// The rule's constants (see the type's comment).
     public struct Rule: Sendable {
@@ -53,6 +61,10 @@ public struct LabelledTimeScores: Sendable, Equatable {
         public var driftM: Double = 300
         public var observedGapS: Double = 300
         public var oraclePaceMps: Double = 5
+        /// The stop oracles' stay points: within 200 m for at least 30 min (Li et al., 2008, GeoLife's own papers), and
+        /// for at least 10 min (Tripline's visit minimum, `stays.min_duration_s`; reitti's and the simulator's too).
+        public var stopRadiusM: Double = 200
+        public var stopMinS: [Double] = [1800, 600]
         public init() {}
     }
 
@@ -119,25 +131,62 @@ public struct LabelledTimeScores: Sendable, Equatable {
             }
             s.modeLosses[cls + "/" + outcome, default: 0] += gap
         }
-        // 5. The oracle: each truth trip's fixes, cut at silences it cannot see through.
-        var pieces: [Scoring.Interval] = []
-        for range in truthFixes {
-            var start = range.lowerBound
-            for i in range.dropFirst() {
-                let gapS = Double(fixTimes[i] - fixTimes[i - 1]) / 1000
-                guard gapS >= rule.joinGapS else { continue }
-                let a = fixPositions[i - 1], b = fixPositions[i]
-                if Geo.distance(a.lat, a.lon, b.lat, b.lon) >= rule.oraclePaceMps * gapS { continue }
-                if i - 1 > start { pieces.append(Scoring.Interval(startMs: fixTimes[start], endMs: fixTimes[i - 1])) }
-                start = i
-            }
-            if range.upperBound - 1 > start { pieces.append(Scoring.Interval(startMs: fixTimes[start], endMs: fixTimes[range.upperBound - 1])) }
+        // 5. The oracle: each truth trip's fixes, cut at silences it cannot see through; and the stop oracle, which
+        // also cuts them at the stops a phone sees (``stopPieces``).
+        let silencePieces = truthFixes.flatMap { oraclePieces($0, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule) }
+        func score(_ pieces: [Range<Int>]) -> (found: Int, matched: Int) {
+            var oracle = LabelledTimeScores()
+            let intervals = pieces.map { Scoring.Interval(startMs: fixTimes[$0.lowerBound], endMs: fixTimes[$0.upperBound - 1]) }
+            let clipped = clip(intervals, to: truth, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule, scores: &oracle)
+            return (oracle.found, Scoring.match(truth: truth, found: clipped).count)
         }
-        var oracle = LabelledTimeScores()
-        let oracleClipped = clip(pieces, to: truth, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule, scores: &oracle)
-        s.oracleFound = oracle.found
-        s.oracleMatched = Scoring.match(truth: truth, found: oracleClipped).count
+        (s.oracleFound, s.oracleMatched) = score(silencePieces)
+        for minS in rule.stopMinS {
+            let (found, matched) = score(silencePieces.flatMap { stopPieces($0, minS: minS, fixTimes: fixTimes, fixPositions: fixPositions, rule: rule) })
+            s.stopOracleFound.append(found)
+            s.stopOracleMatched.append(matched)
+            s.stopOracleMinS.append(minS)
+        }
         return s
+    }
+
+    /// The oracle's pieces of one truth trip's fixes (`range`, at least one): cut at each silence of `joinGapS` or more
+    /// whose straight-line pace is under `oraclePaceMps`; a piece of a single fix is dropped.
+    static func oraclePieces(_ range: Range<Int>, fixTimes: [Int64], fixPositions: [(lat: Double, lon: Double)], rule: Rule) -> [Range<Int>] {
+        var pieces: [Range<Int>] = []
+        var start = range.lowerBound
+        for i in range.dropFirst() {
+            let gapS = Double(fixTimes[i] - fixTimes[i - 1]) / 1000
+            guard gapS >= rule.joinGapS else { continue }
+            let a = fixPositions[i - 1], b = fixPositions[i]
+            if Geo.distance(a.lat, a.lon, b.lat, b.lon) >= rule.oraclePaceMps * gapS { continue }
+            if i - 1 > start { pieces.append(start..<i) }
+            start = i
+        }
+        if range.upperBound - 1 > start { pieces.append(start..<range.upperBound) }
+        return pieces
+    }
+
+    /// One oracle piece (`range`) cut again at the stops inside it: the stay points of GeoLife's own papers (Li et al.,
+    /// 2008: from a fix, the following fixes within `stopRadiusM` of it for at least `minS`). Each stop is left out
+    /// from its first fix (the arrival) to its last (the departure); a piece of a single fix is dropped.
+    static func stopPieces(_ range: Range<Int>, minS: Double, fixTimes: [Int64], fixPositions: [(lat: Double, lon: Double)], rule: Rule) -> [Range<Int>] {
+        var pieces: [Range<Int>] = []
+        var start = range.lowerBound, i = range.lowerBound
+        while i < range.upperBound {
+            var j = i + 1
+            let a = fixPositions[i]
+            while j < range.upperBound && Geo.distance(a.lat, a.lon, fixPositions[j].lat, fixPositions[j].lon) <= rule.stopRadiusM { j += 1 }
+            if Double(fixTimes[j - 1] - fixTimes[i]) / 1000 >= minS {
+                if i > start { pieces.append(start..<(i + 1)) }
+                start = j - 1
+                i = j
+            } else {
+                i += 1
+            }
+        }
+        if range.upperBound - 1 > start { pieces.append(start..<range.upperBound) }
+        return pieces
     }
 
     /// Truth trips (rule 1): `sortedLabels` joined while less than `joinGapS` apart, each clipped to its first and last
@@ -253,6 +302,15 @@ public struct LabelledTimeScores: Sendable, Equatable {
             s.rightS += u.rightS
             s.oracleFound += u.oracleFound
             s.oracleMatched += u.oracleMatched
+            for (k, found) in u.stopOracleFound.enumerated() {
+                if s.stopOracleFound.count <= k {
+                    s.stopOracleFound.append(0)
+                    s.stopOracleMatched.append(0)
+                    s.stopOracleMinS.append(u.stopOracleMinS[k])
+                }
+                s.stopOracleFound[k] += found
+                s.stopOracleMatched[k] += u.stopOracleMatched[k]
+            }
             for (k, v) in u.modeLosses { s.modeLosses[k, default: 0] += v }
         }
         return s
@@ -263,7 +321,16 @@ public struct LabelledTimeScores: Sendable, Equatable {
         func f(_ v: Double) -> String { NumberText.fixed(v, decimals: 3) }
         return "labelled-time trips: truth \(truthTrips), rebuilt \(found) (\(driftFound) drift), matched \(matched): "
             + "P \(f(precision)) R \(f(recall)) F1 \(f(f1)); oracle F1 \(f(oracleF1)) (\(f(oracleF1 > 0 ? f1 / oracleF1 : 0)) of it); "
+            + stopOracleText
             + "3-class on observed time \(f(modeAccuracy)) (\(Int(observedS / 60)) min)"
+    }
+
+    /// The stop oracles' F1, each with the share of it reached: `stop oracle ≥ 30 min F1 0.891 (0.905 of it); …`.
+    var stopOracleText: String {
+        func f(_ v: Double) -> String { NumberText.fixed(v, decimals: 3) }
+        return zip(stopOracleMinS, stopOracleF1).map { minS, oracle in
+            "stop oracle ≥ \(Int(minS / 60)) min F1 \(f(oracle)) (\(f(oracle > 0 ? f1 / oracle : 0)) of it); "
+        }.joined()
     }
 
     /// One line: ``modeLosses`` in minutes.

@@ -140,6 +140,31 @@ import Testing
         #expect(through.oracleF1 == 1)
     }
 
+    /// The stop oracles cut a truth trip where it stood within 200 m for at least their stop length (30 min, then 10
+    /// min): a 20-min stop with fixes all through cuts only the 10-min oracle's trip; a 40-min stop cuts both; a crawl
+    /// (1 m/s for 20 min: 1.2 km) cuts neither. The oracle itself cuts none of them (no silence).
+    @Test func theStopOraclesCutAtStops() {
+        func scored(stopMinutes: Int64, mps: Double) -> LabelledTimeScores {
+            var track = Track()
+            track.add(0, 20, mps: 8)
+            track.add(20, 20 + stopMinutes, mps: mps)
+            track.add(20 + stopMinutes, 40 + stopMinutes, mps: 8)
+            return LabelledTimeScores.score(
+                labels: [label(0, 40 + stopMinutes, "bus")], fixTimes: track.times, fixPositions: track.positions, trips: [], legs: [])
+        }
+        let short = scored(stopMinutes: 20, mps: 0)
+        #expect(short.stopOracleMinS == [1800, 600])
+        #expect(short.oracleFound == 1 && short.oracleMatched == 1)
+        #expect(short.stopOracleFound == [1, 2] && short.stopOracleMatched == [1, 0], "two 20-min pieces of a 60-min trip: neither reaches IoU 0.5")
+        let long = scored(stopMinutes: 40, mps: 0)
+        #expect(long.oracleFound == 1 && long.stopOracleFound == [2, 2] && long.stopOracleMatched == [0, 0])
+        let crawl = scored(stopMinutes: 20, mps: 1)
+        #expect(crawl.stopOracleFound == [1, 1] && crawl.stopOracleMatched == [1, 1])
+        #expect(crawl.stopOracleF1 == [1, 1])
+        let pooled = LabelledTimeScores.pooled([short, long, crawl])
+        #expect(pooled.stopOracleFound == [4, 5] && pooled.stopOracleMatched == [2, 1] && pooled.stopOracleMinS == [1800, 600])
+    }
+
     /// Pooling sums counts and seconds before the ratios.
     @Test func poolingSumsCounts() {
         var a = LabelledTimeScores(), b = LabelledTimeScores()
