@@ -298,8 +298,15 @@ final class Writer {
         try imports.finish(ImportTable.Finished(
             id: importID, format: file.format, creator: creator, deviceID: Set(ids).count == 1 ? ids[0] : nil,
             pointsNew: file.pointsNew, pointsDuplicate: file.pointsDuplicate, rejected: file.rejected, events: file.events,
-            message: file.devices.map { "device '\($0.name)' (from \($0.origin))" }.joined(separator: "; "), firstMs: file.firstNewMs))
+            message: devicesMessage(file.devices), firstMs: file.firstNewMs))
         inTransaction = false
         try store.commit()
+    }
+
+    /// The `imports.message` naming a file's devices: the first ten, then how many more (a file can name thousands).
+    func devicesMessage(_ devices: [ParsedDevice]) -> String {
+        var text = devices.prefix(10).map { "device '\($0.name)' (from \($0.origin))" }.joined(separator: "; ")
+        if devices.count > 10 { text += "; and \(devices.count - 10) more devices" }
+        return text
     }
 }

@@ -79,6 +79,30 @@ public struct ParsedDevice: Sendable, Equatable, Hashable {
         self.origin = origin
         self.tid = tid
     }
+
+    /// The longest device name stored, in UTF-8 bytes (`--device` is refused beyond it).
+    public static let maxNameBytes = 255
+
+    /// `name` as stored: unchanged up to ``maxNameBytes``; a longer name (a file can say anything) becomes its first
+    /// whole characters, `…` and 16 hex digits of a 64-bit FNV-1a hash of the whole name, 255 bytes at most, so two
+    /// long names that differ anywhere stay two devices and the same name always gives the same device.
+    public static func storedName(_ name: String) -> String {
+        let bytes = name.utf8
+        guard bytes.count > maxNameBytes else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        let digits = String(hash, radix: 16)
+        let suffix = "…" + String(repeating: "0", count: 16 - digits.count) + digits
+        var prefix = ""
+        var used = 0
+        for c in name.unicodeScalars {
+            let n = String(c).utf8.count
+            if used + n > maxNameBytes - suffix.utf8.count { break }
+            prefix.unicodeScalars.append(c)
+            used += n
+        }
+        return prefix + suffix
+    }
 }
 
 /// A non-location record kept in `app_events`: the row it becomes, read and written through its fields
@@ -144,12 +168,25 @@ public struct ParseOutput: Sendable {
 
     public init() {}
 
-    /// Index of `device`, adding it when new. - Complexity: O(devices), which is tiny.
+    /// Index of `device`, adding it when new, its name cut to ``ParsedDevice/maxNameBytes``
+    /// (``ParsedDevice/storedName(_:)``). A hash of the names, so a file naming 100,000 devices stays linear.
     public mutating func deviceIndex(_ device: ParsedDevice) -> Int {
-        if let i = devices.firstIndex(where: { $0.name == device.name }) { return i }
+        var device = device
+        device.name = ParsedDevice.storedName(device.name)
+        if indexedCount != devices.count {  // `devices` was set from outside
+            indexByName = Dictionary(devices.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            indexedCount = devices.count
+        }
+        if let i = indexByName[device.name] { return i }
         devices.append(device)
+        indexByName[device.name] = devices.count - 1
+        indexedCount = devices.count
         return devices.count - 1
     }
+
+    /// ``devices`` by name (``deviceIndex(_:)``), and how many of them it holds.
+    private var indexByName: [String: Int] = [:]
+    private var indexedCount = 0
 }
 
 /// What the reader needs to know beyond the bytes.

@@ -49,6 +49,17 @@ import TriplineTestSupport
         #expect(line.contains("evil\\x1B]0;owned\\x07.json") && line.contains("dev\\x1B[2J"))
     }
 
+    /// A file naming thousands of devices gets one line naming the first ten and counting the rest, not a line
+    /// naming them all (a 20,000-device file printed a 700-KB line).
+    @Test func aFileOfManyDevicesIsOneShortLine() {
+        var file = FileSummary(path: "many.json", status: .imported)
+        file.devices = (0..<12).map { ParsedDevice(name: "d\($0)", source: "overland", origin: .deviceID) }
+        let line = ImportCommand.describe(file)
+        #expect(line.contains("device 'd9'") && !line.contains("device 'd10'") && line.hasSuffix(" and 2 more devices (`tripline info`)"), "\(line)")
+        file.devices.removeLast(2)
+        #expect(!ImportCommand.describe(file).contains("more devices"))
+    }
+
     /// A folder of GeoLife users (the data set's `Data/<user>/Trajectory/*.plt`) gives one device a user: two users
     /// recording at the same second at other places are not one device's clashing duplicates.
     @Test func userFoldersAreDevices() throws {

@@ -295,6 +295,55 @@ import TriplineTestSupport
         #expect(ImportOptions().rejectsKeptPerFile == 10_000)
     }
 
+    // MARK: Device names a file gives
+
+    /// A file may name any device: a name over 255 bytes (the `--device` bound) is stored cut to 255 bytes of whole
+    /// characters with a hash of the whole name, so two names that differ only past the cut stay two devices, the same
+    /// name is the same device in every file, and every point is kept. Before, a 100,000-byte `device_id` was stored as
+    /// it came (the `info` table and every export's device column carried it).
+    @Test func longDeviceNamesAreCutAndStayApart() throws {
+        let (store, dir) = try freshStore()
+        let long = String(repeating: "ü", count: 200)  // 400 bytes: the cut must fall between whole characters
+        let a = long + "-a", b = long + "-b", short = String(repeating: "x", count: 255)
+        var features: [String] = []
+        for (k, device) in [a, b, short].enumerated() {
+            features.append(overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64(k) * 1000), lat: 50, lon: 8, device: device))
+        }
+        try FileSystem.write(overlandBody(features), to: dir + "/one.json")
+        try FileSystem.write(overlandBody([overlandFeature(CivilTime.iso8601(ms: 1_704_067_300_000), lat: 50, lon: 8, device: a)]), to: dir + "/two.json")
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/one.json", dir + "/two.json"])
+        #expect(s.pointsNew == 4 && s.rejected == 0)
+        let q = try store.db.prepare("SELECT name FROM devices ORDER BY name")
+        var names: [String] = []
+        while try q.step() { names.append(q.text(0) ?? "") }
+        #expect(names.count == 3, "\(names.map(\.utf8.count))")
+        #expect(names.allSatisfy { $0.utf8.count <= 255 })
+        #expect(names.contains(short), "a name of exactly 255 bytes is kept as it is")
+        let cut = names.filter { $0 != short }
+        #expect(cut.allSatisfy { $0.hasPrefix(String(repeating: "ü", count: 10)) && $0.contains("…") })
+        #expect(ParsedDevice.storedName(a) == ParsedDevice.storedName(a) && ParsedDevice.storedName(a) != ParsedDevice.storedName(b))
+        #expect(try store.db.scalarInt("SELECT count(*) FROM points p JOIN devices d ON d.id = p.device_id WHERE d.name = ?",
+                                       [.text(ParsedDevice.storedName(a))]) == 2, "both files' points of the long name are one device")
+    }
+
+    /// A file naming many devices: each a device (found by a hash of the names, not a scan of those seen), and the
+    /// import's message names the first ten and counts the rest.
+    @Test func aFileNamingManyDevicesIsSummarised() throws {
+        let (store, dir) = try freshStore()
+        let features = (0..<3000).map { overlandFeature(CivilTime.iso8601(ms: 1_704_067_200_000 + Int64($0) * 1000), lat: 50, lon: 8, device: "d\($0)") }
+        try FileSystem.write(overlandBody(features), to: dir + "/many.json")
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/many.json"])
+        #expect(s.pointsNew == 3000)
+        #expect(try store.db.scalarInt("SELECT count(*) FROM devices") == 3000)
+        let message = try store.db.scalarText("SELECT message FROM imports") ?? ""
+        #expect(message.hasPrefix("device 'd0' (from ") && message.hasSuffix("; and 2990 more devices"), "\(message.prefix(300))")
+        var out = ParseOutput()
+        #expect(out.deviceIndex(ParsedDevice(name: "a", source: "overland", origin: .deviceID)) == 0)
+        out.devices.append(ParsedDevice(name: "b", source: "overland", origin: .deviceID))  // set from outside: found too
+        #expect(out.deviceIndex(ParsedDevice(name: "b", source: "overland", origin: .deviceID)) == 1)
+        #expect(out.deviceIndex(ParsedDevice(name: "c", source: "overland", origin: .deviceID)) == 2 && out.devices.count == 3)
+    }
+
     // MARK: 15. Small ones
 
     @Test func randomBytesAfterTheLocationsKeyAreDamagedNotValidJSON() {

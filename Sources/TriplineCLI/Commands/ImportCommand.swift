@@ -31,7 +31,7 @@ enum ImportCommand {
     /// when `--device` is not given, so every device name a user chooses could also have come from a folder. It is
     /// stored in `devices.name` and written on every line of a CSV export, every GeoJSON feature and the map's legend;
     /// 100,000 characters were taken and shown before.
-    static let maxDeviceNameBytes = 255
+    static let maxDeviceNameBytes = ParsedDevice.maxNameBytes
 
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let quiet = parsed.flag("quiet")
@@ -98,6 +98,9 @@ enum ImportCommand {
         return summary.failed > 0 ? TriplineCLI.Exit.failure : TriplineCLI.Exit.success
     }
 
+    /// How many of a file's devices its line names (a file can name thousands).
+    static let listedDevices = 10
+
     static func describe(_ file: FileSummary) -> String {
         switch file.status {
         // Paths, device names and messages come from files: control characters are shown, never sent raw.
@@ -107,7 +110,9 @@ enum ImportCommand {
             var text = "imported  \(Terminal.escaped(file.path)) [\(file.format ?? "?")]: \(file.pointsNew) new, \(file.pointsDuplicate) duplicate, \(file.rejected) rejected"
             if file.events > 0 { text += ", \(file.events) app events" }
             if !file.devices.isEmpty {
-                text += "; " + file.devices.map { "device '\(Terminal.escaped($0.name))' (\(originText($0.origin)))" }.joined(separator: ", ")
+                text += "; " + file.devices.prefix(listedDevices).map { "device '\(Terminal.escaped($0.name))' (\(originText($0.origin)))" }
+                    .joined(separator: ", ")
+                if file.devices.count > listedDevices { text += " and \(file.devices.count - listedDevices) more devices (`tripline info`)" }
             }
             if let message = file.message { text += "; " + Terminal.escaped(message) }
             return text
