@@ -171,22 +171,29 @@ public struct ParseOutput: Sendable {
     /// Index of `device`, adding it when new, its name cut to ``ParsedDevice/maxNameBytes``
     /// (``ParsedDevice/storedName(_:)``). A hash of the names, so a file naming 100,000 devices stays linear.
     public mutating func deviceIndex(_ device: ParsedDevice) -> Int {
+        // Most records name the device the record before them named.
+        if lastIndex < devices.count && devices[lastIndex].name == device.name { return lastIndex }
         var device = device
         device.name = ParsedDevice.storedName(device.name)
         if indexedCount != devices.count {  // `devices` was set from outside
             indexByName = Dictionary(devices.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
             indexedCount = devices.count
         }
-        if let i = indexByName[device.name] { return i }
+        if let i = indexByName[device.name] {
+            lastIndex = i
+            return i
+        }
         devices.append(device)
         indexByName[device.name] = devices.count - 1
         indexedCount = devices.count
-        return devices.count - 1
+        lastIndex = devices.count - 1
+        return lastIndex
     }
 
-    /// ``devices`` by name (``deviceIndex(_:)``), and how many of them it holds.
+    /// ``devices`` by name (``deviceIndex(_:)``), how many of them it holds, and the last one found.
     private var indexByName: [String: Int] = [:]
     private var indexedCount = 0
+    private var lastIndex = 0
 }
 
 /// What the reader needs to know beyond the bytes.
