@@ -193,6 +193,14 @@ import TriplineTestSupport
         #expect(device.stderr.contains("no device named 'watch' (known devices: phone, tablet)"))
         let date = runCLI(["report", "daily-summary", "--db", db, "--from", "2024-02-30"])
         #expect(date.status == 64)
+        // SQL text where the query file goes (as sqlite3 takes it): the error says how to give it.
+        let text = runCLI(["query", "SELECT count(*) FROM trips", "--db", db])
+        #expect(text.status == 1)
+        #expect(text.stderr.contains("echo 'SELECT count(*) FROM trips' | tripline query -"), "\(text.stderr)")
+        let quoted = runCLI(["query", "SELECT name FROM devices WHERE name = 'x'", "--db", db])
+        #expect(quoted.stderr.contains("echo 'SELECT …' | tripline query -"), "\(quoted.stderr)")
+        let missing = runCLI(["query", "nosuch.sql", "--db", db])
+        #expect(missing.status == 1 && !missing.stderr.contains("echo"), "a missing file is named, no SQL hint")
     }
 }
 

@@ -88,7 +88,14 @@ enum ReportCommand {
             // Bounded: `query /dev/zero` or an endless pipe must not fill memory.
             bytes = path == "-" ? try FileSystem.readAll(fd: 0, path: "standard input", limit: 16 << 20) : try FileSystem.read(path, limit: 16 << 20)
         } catch let error as FileError {
-            throw CommandFailure("cannot read the query: \(error)")
+            var message = "cannot read the query: \(error)"
+            // `tripline query "SELECT …"`, as sqlite3 takes it: say how to give SQL text.
+            if !FileSystem.exists(path), path.contains(where: { $0 == " " || $0 == "\n" }) {
+                let plain = path.count <= 60 && path.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0 != "'" && $0.value != 0x7F }
+                let shown = plain ? path : "SELECT …"
+                message += "\n'query' runs a .sql file; to run SQL text, give it on standard input: echo '\(shown)' | tripline query -"
+            }
+            throw CommandFailure(message)
         }
         let name = FileSystem.baseName(path)
         let query = ReportQuery(name: name, sql: String(decoding: bytes, as: UTF8.self), source: path == "-" ? "standard input" : path)
