@@ -198,7 +198,7 @@ import TriplineTestSupport
         #expect(text.status == 1)
         #expect(text.stderr.contains("echo 'SELECT count(*) FROM trips' | tripline query -"), "\(text.stderr)")
         let quoted = runCLI(["query", "SELECT name FROM devices WHERE name = 'x'", "--db", db])
-        #expect(quoted.stderr.contains("echo 'SELECT …' | tripline query -"), "\(quoted.stderr)")
+        #expect(quoted.stderr.contains("echo '<your SQL>' | tripline query -"), "\(quoted.stderr)")
         let missing = runCLI(["query", "nosuch.sql", "--db", db])
         #expect(missing.status == 1 && !missing.stderr.contains("echo"), "a missing file is named, no SQL hint")
     }

@@ -92,7 +92,7 @@ enum ReportCommand {
             // `tripline query "SELECT …"`, as sqlite3 takes it: say how to give SQL text.
             if !FileSystem.exists(path), path.contains(where: { $0 == " " || $0 == "\n" }) {
                 let plain = path.count <= 60 && path.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0 != "'" && $0.value != 0x7F }
-                let shown = plain ? path : "SELECT …"
+                let shown = plain ? path : "<your SQL>"
                 message += "\n'query' runs a .sql file; to run SQL text, give it on standard input: echo '\(shown)' | tripline query -"
             }
             throw CommandFailure(message)
