@@ -322,8 +322,8 @@ import TriplineTestSupport
         let cut = names.filter { $0 != short }
         #expect(cut.allSatisfy { $0.hasPrefix(String(repeating: "ü", count: 10)) && $0.contains("…") })
         #expect(ParsedDevice.storedName(a) == ParsedDevice.storedName(a) && ParsedDevice.storedName(a) != ParsedDevice.storedName(b))
-        #expect(try store.db.scalarInt("SELECT count(*) FROM points p JOIN devices d ON d.id = p.device_id WHERE d.name = ?",
-                                       [.text(ParsedDevice.storedName(a))]) == 2, "both files' points of the long name are one device")
+        let sql = "SELECT count(*) FROM points p JOIN devices d ON d.id = p.device_id WHERE d.name = ?"
+        #expect(try store.db.scalarInt(sql, [.text(ParsedDevice.storedName(a))]) == 2, "both files' points of the long name are one device")
     }
 
     /// A file naming many devices: each a device (found by a hash of the names, not a scan of those seen), and the
