@@ -86,7 +86,11 @@ public enum ShardMerge {
             let zo = try next("privacy_zones")
             let stay = mapped("stay"), trip = mapped("trip"), place = mapped("place")
             summary.devices = try copy(db, "devices", [:])
-            try db.execute("INSERT OR IGNORE INTO main.settings(key, value) SELECT key, value FROM shard.settings WHERE key NOT LIKE 'merge.%'")
+            // Not the shard's merge records nor its plan record (``ShardPlanRecord``): the study's own say what it merged.
+            try db.execute("""
+                INSERT OR IGNORE INTO main.settings(key, value) SELECT key, value FROM shard.settings
+                WHERE key NOT LIKE 'merge.%' AND key NOT LIKE 'plan.%'
+                """)
             summary.imports = try copy(db, "imports", ["id": "s.id + \(io)"])
             _ = try copy(db, "rejects", ["id": "s.id + \(ro)", "import_id": "s.import_id + \(io)"])
             _ = try copy(db, "app_events", ["id": "s.id + \(eo)", "import_id": "s.import_id + \(io)"])

@@ -53,6 +53,8 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
     case sameFile(path: String)
     /// The shard's setting (the `--timezone` of its rebuild) differs from the study's.
     case settingConflict(shard: String, key: String, value: String, study: String)
+    /// `import --plan` into a database that records another plan or another shard.
+    case otherPlan(database: String, recorded: String, given: String)
 
     public var description: String {
         switch self {
@@ -70,6 +72,8 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(path) is the study database itself, not a shard"
         case .settingConflict(let shard, let key, let value, let study):
             return "\(shard): setting '\(key)' is '\(value)' there but '\(study)' in the study; rebuild every shard with the same --timezone"
+        case .otherPlan(let database, let recorded, let given):
+            return "\(database) holds \(recorded), not \(given); import each shard of a plan into its own database"
         }
     }
 }

@@ -352,4 +352,24 @@ import TriplineTestSupport
             #expect(try Self.rows(study, sql) == Self.rows(clean, sql), "\(sql)")
         }
     }
+
+    /// `import --plan --shard K` records the plan's digest, K, N and the shard's files in the shard's `settings`,
+    /// and that every planned file was read; another shard or plan imported into the same database is refused.
+    @Test func aShardRecordsItsPlanAndShard() throws {
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 2)
+        let plan = try ShardPlan.read(dir + "/plan.json")
+        #expect(plan.digest == ShardPlanRecord.digest(try FileSystem.read(dir + "/plan.json")) && plan.digest.count == 16)
+        for (k, shard) in shards.enumerated() {
+            let record = try #require(try ShardPlanRecord.read(try Store(path: shard, create: false).db))
+            #expect(record == ShardPlanRecord(digest: plan.digest, shard: k, shards: 2, files: plan.orderedFiles(ofShard: k), complete: true))
+            #expect(!record.files.isEmpty)
+        }
+        let other = runCLI(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "1", "--db", shards[0]])
+        #expect(other.status == 1 && other.stderr.contains("\(shards[0]) holds shard 0 of plan \(plan.digest) (2 shards), not shard 1"),
+                "\(other.stderr)")
+        // The plan's own records stay in the shards: the study's settings equal one machine's (mergedShardsEqualOneMachine).
+        _ = try run(["merge", "--quiet", "--db", dir + "/study.sqlite"] + shards)
+        #expect(try Self.texts(dir + "/study.sqlite", "SELECT count(*) FROM settings WHERE key LIKE 'plan.%'") == ["0"])
+    }
 }
