@@ -1,4 +1,5 @@
 import TriplineCore
+import TriplinePasses
 import TriplineStore
 
 /// `tripline merge`: fold shard databases into one study database (docs/SCALING.md).
@@ -10,9 +11,11 @@ enum MergeCommand {
             Copies each shard's devices, imports, rejects, app events, points and flags and every rebuilt table, keeping
             device, stay, visit, trip and place ids, so the merged devices are up to date and reports, exports and the
             map run across the study. One transaction per shard: a kill leaves the study as it was before that shard.
-            A shard merged before is recognised and changes nothing; a shard holding a device the study already has,
-            of another schema version, or rebuilt with another --timezone is refused. --results-only leaves the points
-            and their flags in the shards (for studies whose points do not fit one file).
+            A shard merged before is recognised and changes nothing. Refused before anything is written, naming the
+            shard: a shard whose import --plan did not read every planned file, a device not rebuilt since its last
+            import, shards of different plans, a device the study already has, another schema version, another
+            --timezone. --results-only leaves the points and their flags in the shards (for studies whose points do
+            not fit one file).
             """,
         arguments: [ArgumentSpec("shard", variadic: true, help: "Shard databases, merged in the order given.")],
         options: [
@@ -31,6 +34,8 @@ enum MergeCommand {
             if OutputFiles.sameFile(shard, path) { throw ShardError.sameFile(path: shard) }
             guard FileSystem.kind(shard) == .file else { throw FileError(path: shard, reason: FileSystem.statFailure(shard) ?? "not a file") }
         }
+        // Each shard's plan record, import and rebuild checked before anything is written (docs/SCALING.md).
+        _ = try ShardMerge.check(shards: parsed.positionals, algorithmVersion: Rebuild.algorithmVersion)
         let store = try Store(path: path, requireWritable: true)
         let resultsOnly = parsed.flag("results-only")
         for shard in parsed.positionals {

@@ -5,6 +5,7 @@ import Testing
 @testable import TriplineImport
 @testable import TriplineSimulator
 @testable import TriplineCLI
+@testable import TriplinePasses
 import TriplineTestSupport
 
 /// `tripline plan`, `import --plan --shard` and `tripline merge` (docs/SCALING.md): a study split into shards,
@@ -298,6 +299,14 @@ import TriplineTestSupport
         paused?.kill()
         let partial = try Self.texts(killed, "SELECT count(*) FROM imports")
         #expect(partial == ["2"], "two files committed, the third rolled back: \(partial)")
+        // Merged as it is (rebuilt, even), the half-imported shard is refused, naming it and the first file not read.
+        _ = try run(["rebuild", "--quiet", "--db", killed, "--timezone", Self.zone])
+        let planned = try ShardPlan.read(dir + "/plan.json").orderedFiles(ofShard: 0)
+        let refused = runCLI(["merge", "--db", dir + "/refused.sqlite", killed])
+        #expect(refused.status == 1, "\(refused.stdout)")
+        #expect(refused.stderr.contains("\(killed): its import of shard 0 of plan") && refused.stderr.contains("did not finish: "
+            + "\(planned.count - 2) of its \(planned.count) planned files not read, the first '\(planned[2])'"), "\(refused.stderr)")
+        #expect(!FileSystem.exists(dir + "/refused.sqlite"), "nothing written: the study not even created")
         _ = try run(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "0", "--db", killed])
         _ = try run(["rebuild", "--quiet", "--db", killed, "--timezone", Self.zone])
         _ = try run(["merge", "--quiet", "--db", dir + "/a.sqlite"] + clean)
@@ -371,5 +380,81 @@ import TriplineTestSupport
         // The plan's own records stay in the shards: the study's settings equal one machine's (mergedShardsEqualOneMachine).
         _ = try run(["merge", "--quiet", "--db", dir + "/study.sqlite"] + shards)
         #expect(try Self.texts(dir + "/study.sqlite", "SELECT count(*) FROM settings WHERE key LIKE 'plan.%'") == ["0"])
+    }
+
+    /// A planned file gone before its shard was imported: the import fails and leaves the shard incomplete, which
+    /// the merge refuses before writing anything, naming the shard and the file.
+    @Test func aShardMissingAPlannedFileIsRefused() throws {
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 2)
+        let plan = try ShardPlan.read(dir + "/plan.json")
+        let files = plan.orderedFiles(ofShard: 1)
+        try FileSystem.write(try FileSystem.read(files[1]), to: dir + "/kept")
+        FileSystem.remove(files[1])
+        let partial = dir + "/partial-1.sqlite"
+        let imported = runCLI(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "1", "--db", partial])
+        #expect(imported.status == 1, "a planned file gone is a failure")
+        _ = try run(["rebuild", "--quiet", "--db", partial, "--timezone", Self.zone])
+        let study = dir + "/study.sqlite"
+        _ = try run(["merge", "--quiet", "--db", study, shards[0]])
+        let before = try Self.everything(study)
+        let r = runCLI(["merge", "--db", study, partial])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("\(partial): its import of shard 1 of plan \(plan.digest) (2 shards) did not finish"), "\(r.stderr)")
+        #expect(try Self.everything(study) == before, "nothing of the refused shard written")
+        // The file back and the import run again: the shard is complete and merges.
+        try FileSystem.write(try FileSystem.read(dir + "/kept"), to: files[1])
+        _ = try run(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "1", "--db", partial])
+        _ = try run(["rebuild", "--quiet", "--db", partial, "--timezone", Self.zone])
+        _ = try run(["merge", "--quiet", "--db", study, partial])
+    }
+
+    /// A shard with a device not rebuilt since its last import, or rebuilt by another algorithm version, is refused
+    /// before anything is written, naming the shard and the device.
+    @Test func aShardNotRebuiltIsRefused() throws {
+        let (dir, paths) = try writeStudy()
+        _ = try run(["plan", "--shards", "1", "-o", dir + "/plan.json"] + paths)
+        let shard = dir + "/shard-0.sqlite", study = dir + "/study.sqlite"
+        _ = try run(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "0", "--db", shard])
+        let never = runCLI(["merge", "--db", study, shard])
+        #expect(never.status == 1 && never.stderr.contains("\(shard): device '") && never.stderr.contains("' was never rebuilt (and "),
+                "\(never.stderr)")
+        #expect(!FileSystem.exists(study), "nothing written")
+        _ = try run(["rebuild", "--quiet", "--db", shard, "--timezone", Self.zone])
+        let db = try Store(path: shard, create: false).db
+        let first = try #require(try Self.texts(shard, "SELECT name FROM devices ORDER BY name").first)
+        // Points imported after the rebuild (its record one import behind), then results of another algorithm version.
+        try db.execute("UPDATE rebuild_state SET last_import_id = last_import_id - 1 WHERE device_id = (SELECT min(id) FROM devices WHERE name = '\(first)')")
+        let waiting = runCLI(["merge", "--db", study, shard])
+        #expect(waiting.status == 1 && waiting.stderr.contains("\(shard): device '\(first)' has points or app events imported since its last rebuild"),
+                "\(waiting.stderr)")
+        _ = try run(["rebuild", "--quiet", "--db", shard, "--timezone", Self.zone])
+        try db.execute("UPDATE rebuild_state SET algorithm_version = algorithm_version - 1")
+        let old = runCLI(["merge", "--db", study, shard])
+        #expect(old.status == 1 && old.stderr.contains("was rebuilt by algorithm version \(Rebuild.algorithmVersion - 1)"), "\(old.stderr)")
+        #expect(!FileSystem.exists(study), "nothing written")
+        _ = try run(["rebuild", "--quiet", "--db", shard, "--timezone", Self.zone])
+        _ = try run(["merge", "--quiet", "--db", study, shard])
+    }
+
+    /// Shards of two plans are refused: given to one merge (before anything is written), or a shard of another plan
+    /// than the study's merged shards.
+    @Test func shardsOfTwoPlansAreRefused() throws {
+        let (dir, paths) = try writeStudy()
+        let a = try shards(dir, paths, count: 2)
+        try FileSystem.createDirectory(dir + "/b")
+        let b = try shards(dir + "/b", paths, count: 3)
+        let planA = try ShardPlan.read(dir + "/plan.json"), planB = try ShardPlan.read(dir + "/b/plan.json")
+        #expect(planA.digest != planB.digest)
+        let study = dir + "/study.sqlite"
+        let both = runCLI(["merge", "--db", study, a[0], b[1]])
+        let named = "\(b[1]): it holds shard 1 of plan \(planB.digest) (3 shards), but \(a[0]) holds shard 0 of plan \(planA.digest)"
+        #expect(both.status == 1 && both.stderr.contains(named), "\(both.stderr)")
+        #expect(!FileSystem.exists(study), "nothing written")
+        _ = try run(["merge", "--quiet", "--db", study, a[0]])
+        let before = try Self.everything(study)
+        let later = runCLI(["merge", "--db", study, b[1]])
+        #expect(later.status == 1 && later.stderr.contains("the study holds shards of plan \(planA.digest)"), "\(later.stderr)")
+        #expect(try Self.everything(study) == before)
     }
 }
