@@ -19,7 +19,7 @@ import TriplineCore
 ///   order kept), so `rebuild_state.last_import_id` still marks what each device's results have seen: a merged
 ///   device is up to date.
 ///
-/// Checked first, every shard before the study is opened (``check(shards:algorithmVersion:)``): a shard whose
+/// Checked first, every shard before the study is opened (``check(shards:algorithmVersion:plan:)``): a shard whose
 /// `import --plan` did not read every planned file (``ShardPlanRecord``), a device not up to date, shards of two plans.
 ///
 /// Idempotent: a digest of the shard (devices, imports, rebuild state, row counts) is kept in `settings` as
@@ -52,7 +52,7 @@ public enum ShardMerge {
     /// - Throws: ``ShardError`` (another schema version, a device already in the study, clashing device ids or
     ///   settings, the study itself); ``DatabaseError`` naming the file when it is no SQLite database.
     public static func merge(shard: String, into store: Store, resultsOnly: Bool) throws -> MergeSummary {
-        // The checks of ``check(shards:algorithmVersion:)`` come first (`tripline merge` runs them on every shard
+        // The checks of ``check(shards:algorithmVersion:plan:)`` come first (`tripline merge` runs them on every shard
         // before opening the study); this merges one shard.
         let db = store.db
         if let a = realPath(shard), let b = realPath(store.path), a == b { throw ShardError.sameFile(path: shard) }
@@ -110,7 +110,7 @@ public enum ShardMerge {
             // A shard's remembered privacy zones hold for the study too (their centres are copied, not looked up).
             _ = try copy(db, "privacy_zones", ["id": "s.id + \(zo)", "place_id": place("s.place_id")])
             let ids = try column(db, "SELECT id FROM shard.devices ORDER BY id").joined(separator: ",")
-            // The shard's path, its device ids and, for a shard of a plan, "<plan digest> <K> <N>".
+            // The shard's path, its device ids and, for a shard of a plan, "<plan digest> <K> <N>" (`merge --plan`).
             let planLine = plan.map { "\n\($0.digest) \($0.shard) \($0.shards)" } ?? ""
             try db.run("INSERT INTO main.settings(key, value) VALUES (?, ?)", [.text("merge.shard." + digest), .text(shard + "\n" + ids + planLine)])
             for kind in ["stay", "trip", "place"] { try db.execute("DROP TABLE temp.merge_\(kind)") }
@@ -138,15 +138,26 @@ public enum ShardMerge {
         }
     }
 
+    /// What a plan says of the shards a merge is given (`merge --plan`): its digest and shard count.
+    public struct ExpectedPlan: Sendable {
+        public var digest: String
+        public var shards: Int
+        public init(digest: String, shards: Int) {
+            self.digest = digest
+            self.shards = shards
+        }
+    }
+
     /// Checks every shard before anything is written (`tripline merge` runs it before opening the study), in the
     /// order given, and refuses, naming the shard file:
     /// - a file that is no Tripline database or of another schema version;
     /// - a shard whose `import --plan` did not go through every planned file (its ``ShardPlanRecord`` not complete);
     /// - a device whose results are not up to date: never rebuilt, points or app events imported since its last
     ///   rebuild (as `tripline info` counts them waiting), or rebuilt by another `algorithmVersion`;
-    /// - a shard of another plan than the shards before it.
+    /// - a shard of another plan than the shards before it, or than `plan` when given (a shard with no plan record
+    ///   too, then).
     /// Returns each shard's plan record (nil: the database was not imported with `--plan`).
-    public static func check(shards: [String], algorithmVersion: Int) throws -> [ShardPlanRecord?] {
+    public static func check(shards: [String], algorithmVersion: Int, plan: ExpectedPlan?) throws -> [ShardPlanRecord?] {
         let db = try Database(path: ":memory:")
         var records: [ShardPlanRecord?] = []
         var first: (shard: String, record: ShardPlanRecord)? = nil
@@ -154,6 +165,16 @@ public enum ShardMerge {
             try attach(db, shard, expected: Schema.currentVersion)
             defer { try? db.execute("DETACH DATABASE shard") }
             let record = try ShardPlanRecord.read(db, schema: "shard")
+            if let plan {
+                guard let record else {
+                    throw ShardError.planMismatch(shard: shard, found: "it was not imported with `import --plan`",
+                                                  expected: "the merge was given plan \(plan.digest)")
+                }
+                guard record.digest == plan.digest, record.shards == plan.shards else {
+                    let given = "the merge was given plan \(plan.digest) (\(plan.shards) shards)"
+                    throw ShardError.planMismatch(shard: shard, found: "it holds \(record.described)", expected: given)
+                }
+            }
             if let record {
                 if let first, first.record.digest != record.digest {
                     throw ShardError.planMismatch(shard: shard, found: "it holds \(record.described)",
@@ -179,7 +200,7 @@ public enum ShardMerge {
                                            planned: record.files.count, first: first)
     }
 
-    /// Refuses a shard with a device that is not up to date (``check(shards:algorithmVersion:)``). Reads
+    /// Refuses a shard with a device that is not up to date (``check(shards:algorithmVersion:plan:)``). Reads
     /// `imports` after each device's last rebuilt import, and points only for a file of several devices.
     static func checkRebuilt(_ db: Database, shard: String, algorithmVersion: Int) throws {
         var stale: [(name: String, why: String)] = []
@@ -242,6 +263,12 @@ public enum ShardMerge {
             out.append((String(parts[0]), String(plan[0]), k, n))
         }
         return out
+    }
+
+    /// The shards 0 … N−1 of `plan` not merged into `store` (now or by an earlier merge), in order.
+    public static func missingShards(of plan: ExpectedPlan, in store: Store) throws -> [Int] {
+        let merged = Set(try mergedShards(store.db).filter { $0.digest == plan.digest }.map(\.shard))
+        return (0..<plan.shards).filter { !merged.contains($0) }
     }
 
     /// Refuses a shard holding a device the study has (by name), or a device id the study gives another device.

@@ -1,4 +1,5 @@
 import TriplineCore
+import TriplineImport
 import TriplinePasses
 import TriplineStore
 
@@ -14,12 +15,14 @@ enum MergeCommand {
             A shard merged before is recognised and changes nothing. Refused before anything is written, naming the
             shard: a shard whose import --plan did not read every planned file, a device not rebuilt since its last
             import, shards of different plans, a device the study already has, another schema version, another
-            --timezone. --results-only leaves the points and their flags in the shards (for studies whose points do
-            not fit one file).
+            --timezone. --plan checks the shards are the plan's and, after merging, that the study holds every shard
+            of it (exit 1 naming the missing ones; run again with them to complete the study). --results-only leaves
+            the points and their flags in the shards (for studies whose points do not fit one file).
             """,
         arguments: [ArgumentSpec("shard", variadic: true, help: "Shard databases, merged in the order given.")],
         options: [
             CommonOptions.db,
+            OptionSpec("plan", value: "FILE", help: "The plan the shards were imported from: after merging, every shard of it must be in the study."),
             OptionSpec("results-only", help: "Leave out points and point flags; merge everything else."),
             CommonOptions.quiet,
         ],
@@ -35,7 +38,9 @@ enum MergeCommand {
             guard FileSystem.kind(shard) == .file else { throw FileError(path: shard, reason: FileSystem.statFailure(shard) ?? "not a file") }
         }
         // Each shard's plan record, import and rebuild checked before anything is written (docs/SCALING.md).
-        _ = try ShardMerge.check(shards: parsed.positionals, algorithmVersion: Rebuild.algorithmVersion)
+        let plan = try parsed.value("plan").map { try ShardPlan.read($0) }
+        let expected = plan.map { ShardMerge.ExpectedPlan(digest: $0.digest, shards: $0.shards.count) }
+        _ = try ShardMerge.check(shards: parsed.positionals, algorithmVersion: Rebuild.algorithmVersion, plan: expected)
         let store = try Store(path: path, requireWritable: true)
         let resultsOnly = parsed.flag("results-only")
         for shard in parsed.positionals {
@@ -51,6 +56,13 @@ enum MergeCommand {
                 if s.movedIDs > 0 { line += "; \(s.movedIDs) stable ids taken by other devices moved to the next free id" }
                 context.stdout.write(line + "\n")
             }
+        }
+        if let expected {
+            let missing = try ShardMerge.missingShards(of: expected, in: store)
+            if !missing.isEmpty {
+                throw ShardError.missingShards(study: store.path, plan: expected.digest, shards: missing, total: expected.shards)
+            }
+            if !parsed.flag("quiet") { context.stdout.write("the study holds all \(expected.shards) shards of plan \(expected.digest)\n") }
         }
         return TriplineCLI.Exit.success
     }

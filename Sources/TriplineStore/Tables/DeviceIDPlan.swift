@@ -60,8 +60,11 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
     /// A shard device whose results are not up to date (points or app events imported since its last rebuild, or
     /// results of another algorithm version).
     case notRebuilt(shard: String, device: String, why: String, others: Int)
-    /// Two shards (or a shard and the study's earlier merges) of different plans.
+    /// Two shards (or a shard and the study's earlier merges) of different plans, or a shard not of the `--plan`
+    /// given.
     case planMismatch(shard: String, found: String, expected: String)
+    /// `merge --plan`: shards of the plan that are not in the study after the merge.
+    case missingShards(study: String, plan: String, shards: [Int], total: Int)
 
     public var description: String {
         switch self {
@@ -89,6 +92,10 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
                 + "; run `tripline rebuild --db \(shard)` (with the study's --timezone) before merging it"
         case .planMismatch(let shard, let found, let expected):
             return "\(shard): \(found), but \(expected); merge the shards of one plan into one study"
+        case .missingShards(let study, let plan, let shards, let total):
+            return "\(study) lacks \(shards.count) of the \(total) shards of plan \(plan): shard"
+                + (shards.count == 1 ? " " : "s ") + shards.map(String.init).joined(separator: ", ")
+                + "; merge them into it (the shards merged stay merged)"
         }
     }
 }

@@ -438,7 +438,7 @@ import TriplineTestSupport
     }
 
     /// Shards of two plans are refused: given to one merge (before anything is written), or a shard of another plan
-    /// than the study's merged shards.
+    /// than the study's merged shards; with `--plan`, a shard of another plan or of none.
     @Test func shardsOfTwoPlansAreRefused() throws {
         let (dir, paths) = try writeStudy()
         let a = try shards(dir, paths, count: 2)
@@ -456,5 +456,31 @@ import TriplineTestSupport
         let later = runCLI(["merge", "--db", study, b[1]])
         #expect(later.status == 1 && later.stderr.contains("the study holds shards of plan \(planA.digest)"), "\(later.stderr)")
         #expect(try Self.everything(study) == before)
+        let given = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", b[0]])
+        #expect(given.status == 1 && given.stderr.contains("\(b[0]): it holds shard 0 of plan \(planB.digest)"), "\(given.stderr)")
+        let single = try single(dir, paths)
+        let none = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", single])
+        #expect(none.status == 1 && none.stderr.contains("\(single): it was not imported with `import --plan`"), "\(none.stderr)")
+        #expect(try Self.everything(study) == before)
+    }
+
+    /// `merge --plan`: shards left out are named and the merge exits 1, keeping what it merged; merging the missing
+    /// ones completes the study to what one merge of every shard gives.
+    @Test func mergeWithPlanNamesTheMissingShards() throws {
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 3)
+        let plan = try ShardPlan.read(dir + "/plan.json")
+        let study = dir + "/study.sqlite", clean = dir + "/clean.sqlite"
+        let all = try run(["merge", "--db", clean, "--plan", dir + "/plan.json"] + shards)
+        #expect(all.contains("the study holds all 3 shards of plan \(plan.digest)"), "\(all)")
+        let partial = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", shards[2], shards[0]])
+        #expect(partial.status == 1 && partial.stderr.contains("\(study) lacks 1 of the 3 shards of plan \(plan.digest): shard 1;"), "\(partial.stderr)")
+        #expect(try Self.texts(study, "SELECT count(*) FROM devices") != ["0"], "the shards given stay merged")
+        let none = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", shards[0]])
+        #expect(none.status == 1 && none.stderr.contains("shard 1;"), "merged before, still lacking shard 1: \(none.stderr)")
+        _ = try run(["merge", "--quiet", "--db", study, "--plan", dir + "/plan.json", shards[1]])
+        for sql in Self.contentQueries {
+            #expect(try Self.rows(study, sql) == Self.rows(clean, sql), "\(sql)")
+        }
     }
 }
