@@ -201,7 +201,7 @@ public enum ShardMerge {
     }
 
     /// Refuses a shard with a device that is not up to date (``check(shards:algorithmVersion:plan:)``). Reads
-    /// `imports` after each device's last rebuilt import, and points only for a file of several devices.
+    /// `imports` after each device's last rebuilt import, and its points only after a file of several devices.
     static func checkRebuilt(_ db: Database, shard: String, algorithmVersion: Int) throws {
         var stale: [(name: String, why: String)] = []
         let devices = try db.prepare("""
@@ -214,19 +214,21 @@ public enum ShardMerge {
                 stale.append((name, "was rebuilt by algorithm version \(version), this Tripline's is \(algorithmVersion)"))
                 continue
             }
-            var waiting = false
+            // Files after its last rebuilt import that added points: one of this device alone means waiting; files of
+            // several devices (no `imports.device_id`) need one look at its points from the earliest one's first on.
             let imports = try db.prepare("""
-                SELECT id, device_id, first_ms FROM shard.imports WHERE id > ? AND status = 'done' AND points_new > 0
-                  AND (device_id = ? OR device_id IS NULL) ORDER BY id
+                SELECT coalesce(max(device_id IS NOT NULL), 0), min(CASE WHEN device_id IS NULL THEN coalesce(first_ms, 0) END)
+                FROM shard.imports WHERE id > ? AND status = 'done' AND points_new > 0 AND (device_id = ? OR device_id IS NULL)
                 """)
             try imports.bind([.integer(last), .integer(id)])
-            while !waiting, try imports.step() {
-                if imports.optionalInt64(1) != nil {
+            var waiting = false
+            if try imports.step() {
+                if imports.int(0) != 0 {
                     waiting = true
-                } else {
-                    let keys = PointKey.range(device: id, fromMs: imports.optionalInt64(2) ?? 0, throughMs: PointKey.maxTimeMs)
-                    let sql = "SELECT 1 FROM shard.points_hot WHERE key BETWEEN ? AND ? AND import_id = ? LIMIT 1"
-                    waiting = try db.scalarInt(sql, [.integer(keys.lower), .integer(keys.upper), .integer(imports.int64(0))]) != nil
+                } else if let from = imports.optionalInt64(1) {
+                    let keys = PointKey.range(device: id, fromMs: from, throughMs: PointKey.maxTimeMs)
+                    let sql = "SELECT 1 FROM shard.points_hot WHERE key BETWEEN ? AND ? AND import_id > ? LIMIT 1"
+                    waiting = try db.scalarInt(sql, [.integer(keys.lower), .integer(keys.upper), .integer(last)]) != nil
                 }
             }
             // App events a rebuild reads, as `tripline info` counts them waiting.

@@ -337,6 +337,15 @@ import TriplineTestSupport
         #expect(p1.deviceIDs == [1])
         let shard = shards[p1.shard]
         #expect(try Self.texts(shard, "SELECT id || ' ' || name FROM devices ORDER BY name") == ["1 a", "\(plan.shards[p1.shard].overflowFirst) b"])
+        // A file of two devices has no `imports.device_id`: whether its points wait for a rebuild is read from the points.
+        #expect(try Self.texts(shard, "SELECT count(*) FROM imports WHERE device_id IS NULL AND points_new > 0") == ["1"])
+        let stale = dir + "/stale.sqlite"
+        try FileSystem.write(try FileSystem.read(shard), to: stale)
+        try Store(path: stale, create: false).db.execute(
+            "UPDATE rebuild_state SET last_import_id = NULL WHERE device_id = (SELECT id FROM devices WHERE name = 'b')")
+        let refused = runCLI(["merge", "--db", dir + "/refused.sqlite", stale])
+        #expect(refused.status == 1 && refused.stderr.contains("\(stale): device 'b' has points or app events imported since its last rebuild"),
+                "\(refused.stderr)")
         _ = try run(["merge", "--quiet", "--db", dir + "/study.sqlite"] + shards)
         #expect(try Self.texts(dir + "/study.sqlite", "SELECT id || ' ' || name FROM devices ORDER BY id")
             == ["1 a", "2 c", "\(plan.shards[p1.shard].overflowFirst) b"])
