@@ -61,6 +61,9 @@ public struct ShardPlan: Codable, Sendable, Equatable {
     public var paths: [String]
     public var shards: [Shard]
     public var units: [Unit]
+    /// The digest of the plan file's bytes (``ShardPlanRecord/digest(_:)``), set by ``read(_:)``: a shard's import
+    /// records it, and `merge` tells plans apart by it. Not part of the file.
+    public var digest = ""
 
     enum CodingKeys: String, CodingKey {
         case version = "tripline_plan"
@@ -102,7 +105,7 @@ public struct ShardPlan: Codable, Sendable, Equatable {
             throw FileError(path: path, reason: "is \(st.st_size) bytes, larger than any shard plan (at most \(sizeLimit >> 20) MiB); not read")
         }
         let bytes = try FileSystem.read(path, limit: sizeLimit)
-        let plan: ShardPlan
+        var plan: ShardPlan
         do {
             plan = try JSONDecoder().decode(ShardPlan.self, from: Data(bytes))
         } catch {
@@ -111,6 +114,7 @@ public struct ShardPlan: Codable, Sendable, Equatable {
         guard plan.version == formatVersion else {
             throw FileError(path: path, reason: "a shard plan of version \(plan.version); this Tripline reads version \(formatVersion)")
         }
+        plan.digest = ShardPlanRecord.digest(bytes)
         guard plan.units.allSatisfy({ (0..<plan.shards.count).contains($0.shard) }) else {
             throw FileError(path: path, reason: "a unit names a shard the plan does not have")
         }
@@ -145,6 +149,12 @@ public struct ShardPlan: Codable, Sendable, Equatable {
     /// The files of shard `k`.
     public func files(ofShard k: Int) -> Set<String> {
         Set(units.lazy.filter { $0.shard == k }.flatMap(\.files))
+    }
+
+    /// The files of shard `k` in the order `import --plan` reads them: its units in plan order, each unit's files
+    /// in walk order.
+    public func orderedFiles(ofShard k: Int) -> [String] {
+        units.filter { $0.shard == k }.flatMap(\.files)
     }
 
     /// Plans `jobs` (in the importer's walk order) into `count` shards.
@@ -250,8 +260,16 @@ extension Importer {
     /// Imports shard `shard` of `plan`: walks the plan's paths as `import` does (so every file keeps the device name
     /// a single-machine import gives it) and imports the shard's files unit by unit, its new devices taking the
     /// plan's ids. Files of the shard no longer there are failures; files the plan does not list are left alone.
-    /// - Throws: ``DatabaseError`` as ``importPaths(_:)``; ``ShardError/deviceIDsExhausted(end:)``.
+    ///
+    /// The database records the plan's digest, the shard and the shard's files before the first file
+    /// (``ShardPlanRecord``), and that the import is complete once every planned file was read (imported, skipped as
+    /// imported before or as no location archive, or recorded `failed`); `merge` refuses a shard without that mark.
+    /// - Throws: ``DatabaseError`` as ``importPaths(_:)``; ``ShardError/deviceIDsExhausted(end:)``;
+    ///   ``ShardError/otherPlan(database:recorded:given:)`` when the database holds another plan's or shard's record.
     public func importShard(_ plan: ShardPlan, shard: Int) throws -> ImportSummary {
+        let record = ShardPlanRecord(digest: plan.digest, shard: shard, shards: plan.shards.count, files: plan.orderedFiles(ofShard: shard))
+        try record.begin(in: store)
+        var missing = 0
         let (all, walkFailures) = jobs(plan.paths)
         var byPath: [String: Job] = [:]
         for job in all { byPath[job.path] = job }
@@ -267,6 +285,7 @@ extension Importer {
                 if let job = byPath[file] {
                     jobs.append(job)
                 } else {
+                    missing += 1
                     failures.append(FileSummary(path: file, status: .failed, message: "listed in the plan but no longer found under \(plan.paths.joined(separator: ", "))"))
                 }
             }
@@ -282,6 +301,7 @@ extension Importer {
             let summary = try importJobs([], failures: failures)
             total.files += summary.files
         }
+        if missing == 0 { try record.markComplete(in: store) }
         return total
     }
 }

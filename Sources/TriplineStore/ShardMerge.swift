@@ -19,6 +19,9 @@ import TriplineCore
 ///   order kept), so `rebuild_state.last_import_id` still marks what each device's results have seen: a merged
 ///   device is up to date.
 ///
+/// Checked first, every shard before the study is opened (``check(shards:algorithmVersion:plan:)``): a shard whose
+/// `import --plan` did not read every planned file (``ShardPlanRecord``), a device not up to date, shards of two plans.
+///
 /// Idempotent: a digest of the shard (devices, imports, rebuild state, row counts) is kept in `settings` as
 /// `merge.shard.<digest>`; merging the same shard again does nothing.
 public enum ShardMerge {
@@ -49,22 +52,14 @@ public enum ShardMerge {
     /// - Throws: ``ShardError`` (another schema version, a device already in the study, clashing device ids or
     ///   settings, the study itself); ``DatabaseError`` naming the file when it is no SQLite database.
     public static func merge(shard: String, into store: Store, resultsOnly: Bool) throws -> MergeSummary {
+        // The checks of ``check(shards:algorithmVersion:plan:)`` come first (`tripline merge` runs them on every shard
+        // before opening the study); this merges one shard.
         let db = store.db
         if let a = realPath(shard), let b = realPath(store.path), a == b { throw ShardError.sameFile(path: shard) }
         guard FileSystem.kind(shard) == .file else { throw FileError(path: shard, reason: FileSystem.statFailure(shard) ?? "not a file") }
-        let found: Int
-        do {
-            // The file's own name as a URI of Tripline's making (``Database/fileURI(_:)``): SQLite built with
-            // SQLITE_USE_URI reads a name starting `file:` as a URI, so `file:x.sqlite?mode=ro` attached `x.sqlite`.
-            try db.run("ATTACH DATABASE ? AS shard", [.text(Database.fileURI(shard))])
-            found = Int(try db.scalarInt("PRAGMA shard.user_version") ?? 0)
-        } catch let error as DatabaseError {
-            try? db.execute("DETACH DATABASE shard")
-            throw FileError(path: shard, reason: "not a Tripline database: \(error.message)")
-        }
+        try attach(db, shard, expected: Int(try db.scalarInt("PRAGMA main.user_version") ?? 0))
         defer { try? db.execute("DETACH DATABASE shard") }
-        let expected = Int(try db.scalarInt("PRAGMA main.user_version") ?? 0)
-        guard found == expected else { throw ShardError.schemaMismatch(shard: shard, found: found, expected: expected) }
+        let plan = try ShardPlanRecord.read(db, schema: "shard")
 
         var summary = MergeSummary(shard: shard)
         let digest = try self.digest(db, resultsOnly: resultsOnly)
@@ -73,6 +68,7 @@ public enum ShardMerge {
                 summary.alreadyMerged = true
                 return summary
             }
+            try checkStudyPlan(db, shard: shard, plan: plan)
             try checkDevices(db, shard: shard)
             if let clash = try row(db, """
                 SELECT s.value, m.value FROM shard.settings s JOIN main.settings m ON m.key = s.key
@@ -86,7 +82,11 @@ public enum ShardMerge {
             let zo = try next("privacy_zones")
             let stay = mapped("stay"), trip = mapped("trip"), place = mapped("place")
             summary.devices = try copy(db, "devices", [:])
-            try db.execute("INSERT OR IGNORE INTO main.settings(key, value) SELECT key, value FROM shard.settings WHERE key NOT LIKE 'merge.%'")
+            // Not the shard's merge records nor its plan record (``ShardPlanRecord``): the study's own say what it merged.
+            try db.execute("""
+                INSERT OR IGNORE INTO main.settings(key, value) SELECT key, value FROM shard.settings
+                WHERE key NOT LIKE 'merge.%' AND key NOT LIKE 'plan.%'
+                """)
             summary.imports = try copy(db, "imports", ["id": "s.id + \(io)"])
             _ = try copy(db, "rejects", ["id": "s.id + \(ro)", "import_id": "s.import_id + \(io)"])
             _ = try copy(db, "app_events", ["id": "s.id + \(eo)", "import_id": "s.import_id + \(io)"])
@@ -110,11 +110,167 @@ public enum ShardMerge {
             // A shard's remembered privacy zones hold for the study too (their centres are copied, not looked up).
             _ = try copy(db, "privacy_zones", ["id": "s.id + \(zo)", "place_id": place("s.place_id")])
             let ids = try column(db, "SELECT id FROM shard.devices ORDER BY id").joined(separator: ",")
-            try db.run("INSERT INTO main.settings(key, value) VALUES (?, ?)", [.text("merge.shard." + digest), .text(shard + "\n" + ids)])
+            // The shard's path, its device ids and, for a shard of a plan, "<plan digest> <K> <N>" (`merge --plan`).
+            let planLine = plan.map { "\n\($0.digest) \($0.shard) \($0.shards)" } ?? ""
+            try db.run("INSERT INTO main.settings(key, value) VALUES (?, ?)", [.text("merge.shard." + digest), .text(shard + "\n" + ids + planLine)])
             for kind in ["stay", "trip", "place"] { try db.execute("DROP TABLE temp.merge_\(kind)") }
             PausePoint.reach("merge.\(FileSystem.baseName(shard)).written")
             return summary
         }
+    }
+
+    /// Attaches `shard` as schema `shard` of `db` (read only by the merge), refusing a file that is no SQLite
+    /// database or is of another schema version than `expected`; detached again when refused.
+    static func attach(_ db: Database, _ shard: String, expected: Int) throws {
+        let found: Int
+        do {
+            // The file's own name as a URI of Tripline's making (``Database/fileURI(_:)``): SQLite built with
+            // SQLITE_USE_URI reads a name starting `file:` as a URI, so `file:x.sqlite?mode=ro` attached `x.sqlite`.
+            try db.run("ATTACH DATABASE ? AS shard", [.text(Database.fileURI(shard))])
+            found = Int(try db.scalarInt("PRAGMA shard.user_version") ?? 0)
+        } catch let error as DatabaseError {
+            try? db.execute("DETACH DATABASE shard")
+            throw FileError(path: shard, reason: "not a Tripline database: \(error.message)")
+        }
+        guard found == expected else {
+            try? db.execute("DETACH DATABASE shard")
+            throw ShardError.schemaMismatch(shard: shard, found: found, expected: expected)
+        }
+    }
+
+    /// What a plan says of the shards a merge is given (`merge --plan`): its digest and shard count.
+    public struct ExpectedPlan: Sendable {
+        public var digest: String
+        public var shards: Int
+        public init(digest: String, shards: Int) {
+            self.digest = digest
+            self.shards = shards
+        }
+    }
+
+    /// Checks every shard before anything is written (`tripline merge` runs it before opening the study), in the
+    /// order given, and refuses, naming the shard file:
+    /// - a file that is no Tripline database or of another schema version;
+    /// - a shard whose `import --plan` did not go through every planned file (its ``ShardPlanRecord`` not complete);
+    /// - a device whose results are not up to date: never rebuilt, points or app events imported since its last
+    ///   rebuild (as `tripline info` counts them waiting), or rebuilt by another `algorithmVersion`;
+    /// - a shard of another plan than the shards before it, or than `plan` when given (a shard with no plan record
+    ///   too, then).
+    /// Returns each shard's plan record (nil: the database was not imported with `--plan`).
+    public static func check(shards: [String], algorithmVersion: Int, plan: ExpectedPlan?) throws -> [ShardPlanRecord?] {
+        let db = try Database(path: ":memory:")
+        var records: [ShardPlanRecord?] = []
+        var first: (shard: String, record: ShardPlanRecord)? = nil
+        for shard in shards {
+            try attach(db, shard, expected: Schema.currentVersion)
+            defer { try? db.execute("DETACH DATABASE shard") }
+            let record = try ShardPlanRecord.read(db, schema: "shard")
+            if let plan {
+                guard let record else {
+                    throw ShardError.planMismatch(shard: shard, found: "it was not imported with `import --plan`",
+                                                  expected: "the merge was given plan \(plan.digest)")
+                }
+                guard record.digest == plan.digest, record.shards == plan.shards else {
+                    let given = "the merge was given plan \(plan.digest) (\(plan.shards) shards)"
+                    throw ShardError.planMismatch(shard: shard, found: "it holds \(record.described)", expected: given)
+                }
+            }
+            if let record {
+                if let first, first.record.digest != record.digest {
+                    throw ShardError.planMismatch(shard: shard, found: "it holds \(record.described)",
+                                                  expected: "\(first.shard) holds \(first.record.described)")
+                }
+                if first == nil { first = (shard, record) }
+                if !record.complete { throw incomplete(db, shard: shard, record: record) }
+            }
+            try checkRebuilt(db, shard: shard, algorithmVersion: algorithmVersion)
+            records.append(record)
+        }
+        return records
+    }
+
+    /// The refusal of a shard whose import did not finish: the planned files not reached, in the order the import
+    /// reads them (after the last planned file that has a row in `imports`: files passed over, such as a README or a
+    /// copy of another file, leave none, so those just before a kill count as not reached; re-running is harmless).
+    static func incomplete(_ db: Database, shard: String, record: ShardPlanRecord) -> ShardError {
+        let imported = Set((try? column(db, "SELECT path FROM shard.imports")) ?? [])
+        let reached = (record.files.lastIndex { imported.contains($0) } ?? -1) + 1
+        let first = reached < record.files.count ? "'" + Terminal.escaped(record.files[reached]) + "'" : "unknown"
+        return ShardError.incompleteImport(shard: shard, record: record.described, missing: record.files.count - reached,
+                                           planned: record.files.count, first: first)
+    }
+
+    /// Refuses a shard with a device that is not up to date (``check(shards:algorithmVersion:plan:)``). Reads
+    /// `imports` after each device's last rebuilt import, and its points only after a file of several devices.
+    static func checkRebuilt(_ db: Database, shard: String, algorithmVersion: Int) throws {
+        var stale: [(name: String, why: String)] = []
+        let devices = try db.prepare("""
+            SELECT d.id, d.name, r.device_id IS NOT NULL, coalesce(r.last_import_id, -1), r.algorithm_version
+            FROM shard.devices d LEFT JOIN shard.rebuild_state r ON r.device_id = d.id ORDER BY d.name
+            """)
+        while try devices.step() {
+            let (id, name, rebuilt, last) = (devices.int64(0), devices.text(1) ?? "", devices.int(2) != 0, devices.int64(3))
+            if rebuilt, let version = devices.optionalInt64(4), version != Int64(algorithmVersion) {
+                stale.append((name, "was rebuilt by algorithm version \(version), this Tripline's is \(algorithmVersion)"))
+                continue
+            }
+            // Files after its last rebuilt import that added points: one of this device alone means waiting; files of
+            // several devices (no `imports.device_id`) need one look at its points from the earliest one's first on.
+            let imports = try db.prepare("""
+                SELECT coalesce(max(device_id IS NOT NULL), 0), min(CASE WHEN device_id IS NULL THEN coalesce(first_ms, 0) END)
+                FROM shard.imports WHERE id > ? AND status = 'done' AND points_new > 0 AND (device_id = ? OR device_id IS NULL)
+                """)
+            try imports.bind([.integer(last), .integer(id)])
+            var waiting = false
+            if try imports.step() {
+                if imports.int(0) != 0 {
+                    waiting = true
+                } else if let from = imports.optionalInt64(1) {
+                    let keys = PointKey.range(device: id, fromMs: from, throughMs: PointKey.maxTimeMs)
+                    let sql = "SELECT 1 FROM shard.points_hot WHERE key BETWEEN ? AND ? AND import_id > ? LIMIT 1"
+                    waiting = try db.scalarInt(sql, [.integer(keys.lower), .integer(keys.upper), .integer(last)]) != nil
+                }
+            }
+            // App events a rebuild reads, as `tripline info` counts them waiting.
+            waiting = try waiting || db.scalarInt("""
+                SELECT 1 FROM shard.app_events e WHERE e.device_id = ? AND e.import_id > ? AND e.kind != 'waypoint'
+                  AND coalesce(e.time_ms, e.start_ms) IS NOT NULL LIMIT 1
+                """, [.integer(id), .integer(last)]) != nil
+            if waiting {
+                stale.append((name, rebuilt ? "has points or app events imported since its last rebuild" : "was never rebuilt"))
+            }
+        }
+        if let firstStale = stale.first {
+            throw ShardError.notRebuilt(shard: shard, device: Terminal.escaped(firstStale.name), why: firstStale.why, others: stale.count - 1)
+        }
+    }
+
+    /// Refuses a shard of a plan other than the one the study's earlier merges came from.
+    static func checkStudyPlan(_ db: Database, shard: String, plan: ShardPlanRecord?) throws {
+        guard let plan else { return }
+        for (path, digest, _, _) in try mergedShards(db) where digest != plan.digest {
+            throw ShardError.planMismatch(shard: shard, found: "it holds \(plan.described)",
+                                          expected: "the study holds shards of plan \(digest) (\(path) was merged)")
+        }
+    }
+
+    /// The study's merged shards of a plan (`merge.shard.*` records): path, plan digest, shard and shard count.
+    static func mergedShards(_ db: Database) throws -> [(path: String, digest: String, shard: Int, shards: Int)] {
+        var out: [(String, String, Int, Int)] = []
+        for value in try column(db, "SELECT value FROM main.settings WHERE key LIKE 'merge.shard.%' ORDER BY key") {
+            let parts = value.split(separator: "\n", omittingEmptySubsequences: false)
+            guard parts.count >= 3 else { continue }
+            let plan = parts[2].split(separator: " ")
+            guard plan.count == 3, let k = Int(plan[1]), let n = Int(plan[2]) else { continue }
+            out.append((String(parts[0]), String(plan[0]), k, n))
+        }
+        return out
+    }
+
+    /// The shards 0 … N−1 of `plan` not merged into `store` (now or by an earlier merge), in order.
+    public static func missingShards(of plan: ExpectedPlan, in store: Store) throws -> [Int] {
+        let merged = Set(try mergedShards(store.db).filter { $0.digest == plan.digest }.map(\.shard))
+        return (0..<plan.shards).filter { !merged.contains($0) }
     }
 
     /// Refuses a shard holding a device the study has (by name), or a device id the study gives another device.
@@ -125,7 +281,7 @@ public enum ShardMerge {
             let q = try db.prepare("SELECT value FROM main.settings WHERE key LIKE 'merge.shard.%' ORDER BY key")
             while try q.step() {
                 let parts = (q.text(0) ?? "").split(separator: "\n", omittingEmptySubsequences: false)
-                if parts.count == 2, parts[1].split(separator: ",").contains(Substring(dup[1])) {
+                if parts.count >= 2, parts[1].split(separator: ",").contains(Substring(dup[1])) {
                     if parts[0] == shard { throw ShardError.changedShard(shard: shard, mergedFrom: String(parts[0])) }
                     from = String(parts[0])
                 }

@@ -53,6 +53,18 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
     case sameFile(path: String)
     /// The shard's setting (the `--timezone` of its rebuild) differs from the study's.
     case settingConflict(shard: String, key: String, value: String, study: String)
+    /// `import --plan` into a database that records another plan or another shard.
+    case otherPlan(database: String, recorded: String, given: String)
+    /// A shard whose `import --plan` did not go through every planned file: how many were not reached, the first.
+    case incompleteImport(shard: String, record: String, missing: Int, planned: Int, first: String)
+    /// A shard device whose results are not up to date (points or app events imported since its last rebuild, or
+    /// results of another algorithm version).
+    case notRebuilt(shard: String, device: String, why: String, others: Int)
+    /// Two shards (or a shard and the study's earlier merges) of different plans, or a shard not of the `--plan`
+    /// given.
+    case planMismatch(shard: String, found: String, expected: String)
+    /// `merge --plan`: shards of the plan that are not in the study after the merge.
+    case missingShards(study: String, plan: String, shards: [Int], total: Int)
 
     public var description: String {
         switch self {
@@ -70,6 +82,20 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(path) is the study database itself, not a shard"
         case .settingConflict(let shard, let key, let value, let study):
             return "\(shard): setting '\(key)' is '\(value)' there but '\(study)' in the study; rebuild every shard with the same --timezone"
+        case .otherPlan(let database, let recorded, let given):
+            return "\(database) holds \(recorded), not \(given); import each shard of a plan into its own database"
+        case .incompleteImport(let shard, let record, let missing, let planned, let first):
+            return "\(shard): its import of \(record) did not finish: \(missing) of its \(planned) planned files not read, the first "
+                + "\(first); run `tripline import --plan PLAN --shard K --db \(shard)` again (it completes the shard), then `rebuild` it"
+        case .notRebuilt(let shard, let device, let why, let others):
+            return "\(shard): device '\(device)' \(why)" + (others > 0 ? " (and \(others) more devices)" : "")
+                + "; run `tripline rebuild --db \(shard)` (with the study's --timezone) before merging it"
+        case .planMismatch(let shard, let found, let expected):
+            return "\(shard): \(found), but \(expected); merge the shards of one plan into one study"
+        case .missingShards(let study, let plan, let shards, let total):
+            return "\(study) lacks \(shards.count) of the \(total) shards of plan \(plan): shard"
+                + (shards.count == 1 ? " " : "s ") + shards.map(String.init).joined(separator: ", ")
+                + "; merge them into it (the shards merged stay merged)"
         }
     }
 }

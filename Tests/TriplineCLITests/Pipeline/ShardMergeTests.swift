@@ -5,6 +5,7 @@ import Testing
 @testable import TriplineImport
 @testable import TriplineSimulator
 @testable import TriplineCLI
+@testable import TriplinePasses
 import TriplineTestSupport
 
 /// `tripline plan`, `import --plan --shard` and `tripline merge` (docs/SCALING.md): a study split into shards,
@@ -298,6 +299,14 @@ import TriplineTestSupport
         paused?.kill()
         let partial = try Self.texts(killed, "SELECT count(*) FROM imports")
         #expect(partial == ["2"], "two files committed, the third rolled back: \(partial)")
+        // Merged as it is (rebuilt, even), the half-imported shard is refused, naming it and the first file not read.
+        _ = try run(["rebuild", "--quiet", "--db", killed, "--timezone", Self.zone])
+        let planned = try ShardPlan.read(dir + "/plan.json").orderedFiles(ofShard: 0)
+        let refused = runCLI(["merge", "--db", dir + "/refused.sqlite", killed])
+        #expect(refused.status == 1, "\(refused.stdout)")
+        #expect(refused.stderr.contains("\(killed): its import of shard 0 of plan") && refused.stderr.contains("did not finish: "
+            + "\(planned.count - 2) of its \(planned.count) planned files not read, the first '\(planned[2])'"), "\(refused.stderr)")
+        #expect(!FileSystem.exists(dir + "/refused.sqlite"), "nothing written: the study not even created")
         _ = try run(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "0", "--db", killed])
         _ = try run(["rebuild", "--quiet", "--db", killed, "--timezone", Self.zone])
         _ = try run(["merge", "--quiet", "--db", dir + "/a.sqlite"] + clean)
@@ -328,6 +337,15 @@ import TriplineTestSupport
         #expect(p1.deviceIDs == [1])
         let shard = shards[p1.shard]
         #expect(try Self.texts(shard, "SELECT id || ' ' || name FROM devices ORDER BY name") == ["1 a", "\(plan.shards[p1.shard].overflowFirst) b"])
+        // A file of two devices has no `imports.device_id`: whether its points wait for a rebuild is read from the points.
+        #expect(try Self.texts(shard, "SELECT count(*) FROM imports WHERE device_id IS NULL AND points_new > 0") == ["1"])
+        let stale = dir + "/stale.sqlite"
+        try FileSystem.write(try FileSystem.read(shard), to: stale)
+        try Store(path: stale, create: false).db.execute(
+            "UPDATE rebuild_state SET last_import_id = NULL WHERE device_id = (SELECT id FROM devices WHERE name = 'b')")
+        let refused = runCLI(["merge", "--db", dir + "/refused.sqlite", stale])
+        #expect(refused.status == 1 && refused.stderr.contains("\(stale): device 'b' has points or app events imported since its last rebuild"),
+                "\(refused.stderr)")
         _ = try run(["merge", "--quiet", "--db", dir + "/study.sqlite"] + shards)
         #expect(try Self.texts(dir + "/study.sqlite", "SELECT id || ' ' || name FROM devices ORDER BY id")
             == ["1 a", "2 c", "\(plan.shards[p1.shard].overflowFirst) b"])
@@ -348,6 +366,128 @@ import TriplineTestSupport
         paused?.kill()
         #expect(try Self.everything(study) == before, "nothing of shard 1 visible after the kill")
         _ = try run(["merge", "--quiet", "--db", study] + shards)
+        for sql in Self.contentQueries {
+            #expect(try Self.rows(study, sql) == Self.rows(clean, sql), "\(sql)")
+        }
+    }
+
+    /// `import --plan --shard K` records the plan's digest, K, N and the shard's files in the shard's `settings`,
+    /// and that every planned file was read; another shard or plan imported into the same database is refused.
+    @Test func aShardRecordsItsPlanAndShard() throws {
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 2)
+        let plan = try ShardPlan.read(dir + "/plan.json")
+        #expect(plan.digest == ShardPlanRecord.digest(try FileSystem.read(dir + "/plan.json")) && plan.digest.count == 16)
+        for (k, shard) in shards.enumerated() {
+            let record = try #require(try ShardPlanRecord.read(try Store(path: shard, create: false).db))
+            #expect(record == ShardPlanRecord(digest: plan.digest, shard: k, shards: 2, files: plan.orderedFiles(ofShard: k), complete: true))
+            #expect(!record.files.isEmpty)
+        }
+        let other = runCLI(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "1", "--db", shards[0]])
+        #expect(other.status == 1 && other.stderr.contains("\(shards[0]) holds shard 0 of plan \(plan.digest) (2 shards), not shard 1"),
+                "\(other.stderr)")
+        // The plan's own records stay in the shards: the study's settings equal one machine's (mergedShardsEqualOneMachine).
+        _ = try run(["merge", "--quiet", "--db", dir + "/study.sqlite"] + shards)
+        #expect(try Self.texts(dir + "/study.sqlite", "SELECT count(*) FROM settings WHERE key LIKE 'plan.%'") == ["0"])
+    }
+
+    /// A planned file gone before its shard was imported: the import fails and leaves the shard incomplete, which
+    /// the merge refuses before writing anything, naming the shard and the file.
+    @Test func aShardMissingAPlannedFileIsRefused() throws {
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 2)
+        let plan = try ShardPlan.read(dir + "/plan.json")
+        let files = plan.orderedFiles(ofShard: 1)
+        try FileSystem.write(try FileSystem.read(files[1]), to: dir + "/kept")
+        FileSystem.remove(files[1])
+        let partial = dir + "/partial-1.sqlite"
+        let imported = runCLI(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "1", "--db", partial])
+        #expect(imported.status == 1, "a planned file gone is a failure")
+        _ = try run(["rebuild", "--quiet", "--db", partial, "--timezone", Self.zone])
+        let study = dir + "/study.sqlite"
+        _ = try run(["merge", "--quiet", "--db", study, shards[0]])
+        let before = try Self.everything(study)
+        let r = runCLI(["merge", "--db", study, partial])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("\(partial): its import of shard 1 of plan \(plan.digest) (2 shards) did not finish"), "\(r.stderr)")
+        #expect(try Self.everything(study) == before, "nothing of the refused shard written")
+        // The file back and the import run again: the shard is complete and merges.
+        try FileSystem.write(try FileSystem.read(dir + "/kept"), to: files[1])
+        _ = try run(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "1", "--db", partial])
+        _ = try run(["rebuild", "--quiet", "--db", partial, "--timezone", Self.zone])
+        _ = try run(["merge", "--quiet", "--db", study, partial])
+    }
+
+    /// A shard with a device not rebuilt since its last import, or rebuilt by another algorithm version, is refused
+    /// before anything is written, naming the shard and the device.
+    @Test func aShardNotRebuiltIsRefused() throws {
+        let (dir, paths) = try writeStudy()
+        _ = try run(["plan", "--shards", "1", "-o", dir + "/plan.json"] + paths)
+        let shard = dir + "/shard-0.sqlite", study = dir + "/study.sqlite"
+        _ = try run(["import", "--quiet", "--plan", dir + "/plan.json", "--shard", "0", "--db", shard])
+        let never = runCLI(["merge", "--db", study, shard])
+        #expect(never.status == 1 && never.stderr.contains("\(shard): device '") && never.stderr.contains("' was never rebuilt (and "),
+                "\(never.stderr)")
+        #expect(!FileSystem.exists(study), "nothing written")
+        _ = try run(["rebuild", "--quiet", "--db", shard, "--timezone", Self.zone])
+        let db = try Store(path: shard, create: false).db
+        let first = try #require(try Self.texts(shard, "SELECT name FROM devices ORDER BY name").first)
+        // Points imported after the rebuild (its record one import behind), then results of another algorithm version.
+        try db.execute("UPDATE rebuild_state SET last_import_id = last_import_id - 1 WHERE device_id = (SELECT min(id) FROM devices WHERE name = '\(first)')")
+        let waiting = runCLI(["merge", "--db", study, shard])
+        #expect(waiting.status == 1 && waiting.stderr.contains("\(shard): device '\(first)' has points or app events imported since its last rebuild"),
+                "\(waiting.stderr)")
+        _ = try run(["rebuild", "--quiet", "--db", shard, "--timezone", Self.zone])
+        try db.execute("UPDATE rebuild_state SET algorithm_version = algorithm_version - 1")
+        let old = runCLI(["merge", "--db", study, shard])
+        #expect(old.status == 1 && old.stderr.contains("was rebuilt by algorithm version \(Rebuild.algorithmVersion - 1)"), "\(old.stderr)")
+        #expect(!FileSystem.exists(study), "nothing written")
+        _ = try run(["rebuild", "--quiet", "--db", shard, "--timezone", Self.zone])
+        _ = try run(["merge", "--quiet", "--db", study, shard])
+    }
+
+    /// Shards of two plans are refused: given to one merge (before anything is written), or a shard of another plan
+    /// than the study's merged shards; with `--plan`, a shard of another plan or of none.
+    @Test func shardsOfTwoPlansAreRefused() throws {
+        let (dir, paths) = try writeStudy()
+        let a = try shards(dir, paths, count: 2)
+        try FileSystem.createDirectory(dir + "/b")
+        let b = try shards(dir + "/b", paths, count: 3)
+        let planA = try ShardPlan.read(dir + "/plan.json"), planB = try ShardPlan.read(dir + "/b/plan.json")
+        #expect(planA.digest != planB.digest)
+        let study = dir + "/study.sqlite"
+        let both = runCLI(["merge", "--db", study, a[0], b[1]])
+        let named = "\(b[1]): it holds shard 1 of plan \(planB.digest) (3 shards), but \(a[0]) holds shard 0 of plan \(planA.digest)"
+        #expect(both.status == 1 && both.stderr.contains(named), "\(both.stderr)")
+        #expect(!FileSystem.exists(study), "nothing written")
+        _ = try run(["merge", "--quiet", "--db", study, a[0]])
+        let before = try Self.everything(study)
+        let later = runCLI(["merge", "--db", study, b[1]])
+        #expect(later.status == 1 && later.stderr.contains("the study holds shards of plan \(planA.digest)"), "\(later.stderr)")
+        #expect(try Self.everything(study) == before)
+        let given = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", b[0]])
+        #expect(given.status == 1 && given.stderr.contains("\(b[0]): it holds shard 0 of plan \(planB.digest)"), "\(given.stderr)")
+        let single = try single(dir, paths)
+        let none = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", single])
+        #expect(none.status == 1 && none.stderr.contains("\(single): it was not imported with `import --plan`"), "\(none.stderr)")
+        #expect(try Self.everything(study) == before)
+    }
+
+    /// `merge --plan`: shards left out are named and the merge exits 1, keeping what it merged; merging the missing
+    /// ones completes the study to what one merge of every shard gives.
+    @Test func mergeWithPlanNamesTheMissingShards() throws {
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 3)
+        let plan = try ShardPlan.read(dir + "/plan.json")
+        let study = dir + "/study.sqlite", clean = dir + "/clean.sqlite"
+        let all = try run(["merge", "--db", clean, "--plan", dir + "/plan.json"] + shards)
+        #expect(all.contains("the study holds all 3 shards of plan \(plan.digest)"), "\(all)")
+        let partial = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", shards[2], shards[0]])
+        #expect(partial.status == 1 && partial.stderr.contains("\(study) lacks 1 of the 3 shards of plan \(plan.digest): shard 1;"), "\(partial.stderr)")
+        #expect(try Self.texts(study, "SELECT count(*) FROM devices") != ["0"], "the shards given stay merged")
+        let none = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", shards[0]])
+        #expect(none.status == 1 && none.stderr.contains("shard 1;"), "merged before, still lacking shard 1: \(none.stderr)")
+        _ = try run(["merge", "--quiet", "--db", study, "--plan", dir + "/plan.json", shards[1]])
         for sql in Self.contentQueries {
             #expect(try Self.rows(study, sql) == Self.rows(clean, sql), "\(sql)")
         }

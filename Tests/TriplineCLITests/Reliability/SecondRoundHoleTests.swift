@@ -94,6 +94,8 @@ import TriplineTestSupport
     @Test(.enabled(if: Binary.exists, "needs the built tripline")) func mergeReadsTheShardFileItIsGiven() throws {
         let dir = try temporaryDirectory()
         let shard = try simulatedDatabase(try temporaryDirectory(), seed: 32)
+        // Rebuilt: the merge refuses a shard whose devices are not (docs/SCALING.md).
+        #expect(runCLI(["rebuild", "--quiet", "--db", shard]).status == 0)
         // `other.sqlite` is a valid shard; the file literally named `file:other.sqlite` is not a database.
         try FileSystem.write(try FileSystem.read(shard), to: dir + "/other.sqlite")
         try FileSystem.write("not a database", to: dir + "/file:other.sqlite")
