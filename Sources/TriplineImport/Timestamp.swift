@@ -22,7 +22,7 @@ public enum Timestamp {
     /// fractional digits (truncated to milliseconds), no zone (read as UTC). Leading/trailing spaces are allowed.
     ///
     /// Returns nil for anything else, including impossible dates (`2023-02-30`), hours above 23, minutes
-    /// above 59, seconds above 60 and offsets beyond ±18 hours. A leap second `:60` is read as the next second.
+    /// above 59, seconds above 60 and offsets beyond ±18 hours. A leap second `:60` is read as the minute's last millisecond (`:59.999`).
     /// - Complexity: O(n), no allocation.
     // Long by design: one left-to-right scan of the fields over one cursor (the fixed-position fast form and the
     // general one share the range checks, the fraction and the zone); it runs once for every point imported.
@@ -96,6 +96,12 @@ public enum Timestamp {
             let fraction = fractionMillis(p, &i, n)
             guard fraction.digits > 0 else { return nil }
             millis = Int(fraction.ms)
+        }
+        if second == 60 {
+            // A leap second (`23:59:60`, as GPS receivers write it at the end of 2016) is the last instant of its
+            // minute, not the next minute's first: the fix written at `00:00:00` one second later stays its own point.
+            second = 59
+            millis = 999
         }
         var offset: Int32? = nil
         if i + 1 < n, p[i] == 0x20, p[i + 1] == UInt8(ascii: "+") || p[i + 1] == UInt8(ascii: "-") || p[i + 1] == UInt8(ascii: "Z") {

@@ -344,6 +344,18 @@ import TriplineTestSupport
         #expect(out.deviceIndex(ParsedDevice(name: "c", source: "overland", origin: .deviceID)) == 2 && out.devices.count == 3)
     }
 
+    /// A GPS logger's track over the leap second of 2016: the fix at `23:59:60` and the one at `00:00:00` are two
+    /// points. Before, `:60` was read as the next second and the `00:00:00` fix was rejected as a conflicting duplicate.
+    @Test func aLeapSecondIsNotTheNextMinute() throws {
+        let (store, dir) = try freshStore()
+        let times = ["2016-12-31T23:59:59Z", "2016-12-31T23:59:60Z", "2017-01-01T00:00:00Z", "2017-01-01T00:00:01Z"]
+        let points = times.enumerated().map { "<trkpt lat=\"52.50\($0.offset)\" lon=\"13.4\"><time>\($0.element)</time></trkpt>" }
+        try FileSystem.write("<gpx version=\"1.1\" creator=\"t\"><trk><trkseg>" + points.joined() + "</trkseg></trk></gpx>", to: dir + "/leap.gpx")
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/leap.gpx"])
+        #expect(s.pointsNew == 4 && s.rejected == 0)
+        #expect(try store.db.scalarInt("SELECT time_ms FROM points WHERE lat = 52.501") == 1_483_228_799_999)
+    }
+
     // MARK: 15. Small ones
 
     @Test func randomBytesAfterTheLocationsKeyAreDamagedNotValidJSON() {
