@@ -103,10 +103,11 @@ public struct PLTReader {
                 let mo = PLTReader.digits(base + da + 5, 2), let d = PLTReader.digits(base + da + 8, 2),
                 let hh = PLTReader.digits(base + ta, 2), base[ta + 2] == UInt8(ascii: ":"), let mm = PLTReader.digits(base + ta + 3, 2),
                 base[ta + 5] == UInt8(ascii: ":"), let ss = PLTReader.digits(base + ta + 6, 2),
-                (1...12).contains(mo), (1...31).contains(d), hh < 24, mm < 60, ss < 61
+                (1...12).contains(mo), d >= 1, d <= CivilTime.daysInMonth(year: y, month: mo), hh < 24, mm < 60, ss < 61
             {
                 let days = CivilTime.daysFromCivil(year: y, month: mo, day: d)
-                timeMs = Int64(days) * 86_400_000 + Int64(hh * 3600 + mm * 60 + ss) * 1000
+                // A leap second (`:60`) is the minute's last millisecond, as `Timestamp.parseISO8601` reads it.
+                timeMs = Int64(days) * 86_400_000 + Int64(hh * 3600 + mm * 60 + min(ss, 59)) * 1000 + (ss == 60 ? 999 : 0)
             } else if da == db && ta == tb, let days = number(4) {
                 // No date/time text: the day number (days since 1899-12-30).
                 timeMs = Int64(((days - 25_569) * 86_400_000).rounded())

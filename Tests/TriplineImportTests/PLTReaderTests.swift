@@ -26,6 +26,19 @@ import TriplineTestSupport
         #expect(out.devices[Int(out.points[0].deviceID)].source == "geolife")
     }
 
+    /// A leap second is the minute's last millisecond (the fix at `00:00:00` after it stays a point), and a date the
+    /// calendar does not have (`2008-02-30`) is an invalid time, not March 1st.
+    @Test func leapSecondsAndImpossibleDates() {
+        let text = Self.header
+            + "39.98,116.31,0,492,0,2016-12-31,23:59:60\r\n"
+            + "39.99,116.31,0,492,0,2017-01-01,00:00:00\r\n"
+            + "39.98,116.31,0,492,0,2008-02-30,02:53:22\r\n"
+            + "39.98,116.31,0,492,0,2008-02-29,02:53:22\r\n"
+        let out = FormatDetector.parse(Array(text.utf8), context: .memory(device: "u"))
+        #expect(out.points.map(\.timeMs) == [1_483_228_799_999, 1_483_228_800_000, 1_204_253_602_000])
+        #expect(out.rejects.map(\.reason) == [.invalidTime] && out.rejects.map(\.line) == [9])
+    }
+
     @Test func headerOnlyIsEmpty() {
         let out = FormatDetector.parse(Array(Self.header.utf8), context: .memory())
         #expect(out.format == "geolife-plt")
