@@ -7,6 +7,8 @@ import TriplineStore
 /// The runner loads the points with one ordered statement; passes share this instead of re-reading.
 public final class DeviceWork {
     public let deviceID: Int64
+    /// The key the device's stable ids are mixed from (``StableID/deviceKey(name:)``: from its name, not its id).
+    public let deviceKey: UInt64
     /// The span rebuilt: points with `fromMs <= time_ms < toMs`.
     public let fromMs: Int64
     /// End of the span (exclusive); lowered by a window's load when it stops at its point limit.
@@ -67,8 +69,9 @@ public final class DeviceWork {
         return j
     }
 
-    init(deviceID: Int64, fromMs: Int64, toMs: Int64, processFromMs: Int64, zones: LocalZones) {
+    init(deviceID: Int64, deviceKey: UInt64, fromMs: Int64, toMs: Int64, processFromMs: Int64, zones: LocalZones) {
         self.deviceID = deviceID
+        self.deviceKey = deviceKey
         self.fromMs = fromMs
         self.processFromMs = processFromMs
         self.toMs = toMs
@@ -140,7 +143,7 @@ public final class DeviceWork {
 public struct StayRecord: Sendable, Equatable {
     public var first: Int  // index of its first point in DeviceWork
     public var last: Int
-    /// The stay as it is stored. Its device and stable id are set when it is stored (``row(device:)``); until then
+    /// The stay as it is stored. Its device and stable id are set when it is stored (``row(device:key:)``); until then
     /// the device is 0 and `id` nil.
     public var stay: StayRow
     public var placeID: Int64 = 0
@@ -183,10 +186,11 @@ public struct StayRecord: Sendable, Equatable {
         return s
     }
 
-    /// The row to store the stay as, under its stable id (from the device and its start, so it survives rebuilds).
-    func row(device: Int64) -> StayRow {
+    /// The row to store the stay as, under its stable id (from the device's key and its start, so it survives
+    /// rebuilds and does not depend on the order devices were imported in).
+    func row(device: Int64, key: UInt64) -> StayRow {
         var row = stay
-        row.id = StableID.make(.stay, device: device, startMs: startMs)
+        row.id = StableID.make(.stay, deviceKey: key, startMs: startMs)
         row.deviceID = device
         return row
     }

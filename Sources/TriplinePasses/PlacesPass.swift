@@ -569,7 +569,7 @@ public struct PlacesPass: Pass {
             if wifi != nil { output.namedByWifi += 1 }
             if whereIs.locality != nil { output.withLocality += 1 }
             output.places.append(
-                PlaceRow(id: StableID.make(.place, device: work.deviceID, startMs: stays[founder[p]].start), deviceID: work.deviceID,
+                PlaceRow(id: StableID.make(.place, deviceKey: work.deviceKey, startMs: stays[founder[p]].start), deviceID: work.deviceID,
                          name: name, ssid: ssid, lat: centre.lat, lon: centre.lon, radiusM: t.radius, visits: t.visits,
                          totalDwellS: Int64(t.dwell.rounded()), firstVisitMs: t.first, lastVisitMs: t.last,
                          countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality))

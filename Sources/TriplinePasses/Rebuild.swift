@@ -128,7 +128,9 @@ public struct Rebuild {
     /// 41 (a leg's distance is that of its own time): the paths pass gives each leg its own straight lines plus the
     ///    circuity extras found in its span (a connector to the first or last leg) instead of a share of the trip's
     ///    estimate by straight lines; a trip's maximum speed is never below any of its legs' averages.
-    public static let algorithmVersion = 41
+    /// 42 (ids from the device's name): stay, visit, trip and place ids mix the device's name (``StableID/deviceKey(name:)``),
+    ///    not its database id, so they do not depend on the order the devices were imported in.
+    public static let algorithmVersion = 42
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -353,6 +355,8 @@ public struct Rebuild {
         parameters: [(String, String)], parameterJSON: String
     ) throws -> [Report] {
         var reports: [Report] = []
+        // The stable ids of the device's records are mixed from its name, not its id (docs/PASSES.md "Stable ids").
+        let deviceKey = StableID.deviceKey(name: name)
         let state = try state(of: deviceID)
         // Stale results (built with other parameters, another zone or older code) are recomputed whole; a single
         // `--pass` run is explicit and records its own parameters instead.
@@ -390,7 +394,9 @@ public struct Rebuild {
             // evidence pass then makes the stays since it began otherwise (a night's pause resumed two days later
             // stretches the stay it began at; a second `enter` drops the first one's presence).
             var before = earliest - Self.restartMarginMs
-            if let open = try openRecordMs(deviceID: deviceID, beforeMs: earliest, before: before, zones: zones) { before = min(before, open) }
+            if let open = try openRecordMs(deviceID: deviceID, deviceKey: deviceKey, beforeMs: earliest, before: before, zones: zones) {
+                before = min(before, open)
+            }
             processFrom = try restartPoint(deviceID: deviceID, before: before, previous: &previous)
         }
         // `--to`: recompute up to the end of the stored stay that contains or follows the end of that day (the
@@ -428,7 +434,7 @@ public struct Rebuild {
         var maxImport = Int64.min
         while true {
             let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
-            let work = DeviceWork(deviceID: deviceID, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
+            let work = DeviceWork(deviceID: deviceID, deviceKey: deviceKey, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
             let loadStarted = Clock.monotonic()
             // One ordered statement per window; a window that hits its point limit ends after its last point.
             try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
@@ -549,7 +555,7 @@ public struct Rebuild {
     /// (``EvidencePass/farFix(_:inRegion:region:_:_:reach:after:before:last:_:)``: a `leave` that comes later
     /// begins a presence after it, and the `enter`'s own ended before the first one), else from the `enter` itself.
     /// Nil when none is open.
-    func openRecordMs(deviceID: Int64, beforeMs: Int64, before: Int64, zones: LocalZones) throws -> Int64? {
+    func openRecordMs(deviceID: Int64, deviceKey: UInt64, beforeMs: Int64, before: Int64, zones: LocalZones) throws -> Int64? {
         var open = try store.openPauseMs(device: deviceID, beforeMs: beforeMs)
         let enters = try store.openEnters(device: deviceID, beforeMs: beforeMs)
         guard !enters.isEmpty else { return open }
@@ -567,7 +573,7 @@ public struct Rebuild {
                 scan: while hi > enterMs {
                     let lo = max(enterMs, hi - 86_400_000)
                     let (w, inRegion) = try EvidencePass.storedFixes(
-                        store: store, deviceID: deviceID, fromMs: lo, toMs: hi, regions: regions, zones: zones, p)
+                        store: store, deviceID: deviceID, deviceKey: deviceKey, fromMs: lo, toMs: hi, regions: regions, zones: zones, p)
                     if let far = EvidencePass.farFix(
                         w, inRegion: inRegion, region: name, region.lat, region.lon, reach: region.radius + p.matchM,
                         after: max(enterMs, lo - 1), before: hi, last: true, p

@@ -545,7 +545,7 @@ public struct StaysPass: Pass {
             let tables = RebuildTables(store)
             try tables.deleteStays(device: work.deviceID, fromMs: max(work.fromMs, work.processFromMs), toMs: work.replaceToMs)
             for k in out.indices {
-                out[k].id = try tables.insert(out[k].row(device: work.deviceID))
+                out[k].id = try tables.insert(out[k].row(device: work.deviceID, key: work.deviceKey))
             }
         }
         work.stays = (work.previousStay.map { [$0] } ?? []) + out

@@ -245,6 +245,7 @@ public struct TimelinePass: Pass {
     /// visits and trips, and the user's edits of the places they founded.
     static func fill(_ work: DeviceWork, _ input: Input, _ parameters: Parameters) -> Output {
         let device = work.deviceID
+        let key = work.deviceKey
         var output = Output()
         // What the fixes made (and Google's trips kept from before the span) claims its time first.
         var claims = Claims()
@@ -294,7 +295,7 @@ public struct TimelinePass: Pass {
                 let name = NameText.imported(s.name) ?? NameText.imported(s.address) ?? semantic
                     ?? whereIs.locality.map { "near " + $0 + whereIs.offset } ?? PlacesPass.coordinateName(lat, lon)
                 output.places.append(
-                    (PlaceRow(id: StableID.make(.place, device: device, startMs: start), deviceID: device, name: name, ssid: nil, lat: lat,
+                    (PlaceRow(id: StableID.make(.place, deviceKey: key, startMs: start), deviceID: device, name: name, ssid: nil, lat: lat,
                               lon: lon, radiusM: 0, visits: 0, totalDwellS: 0, firstVisitMs: nil, lastVisitMs: nil,
                               countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality),
                      appID))
@@ -303,7 +304,7 @@ public struct TimelinePass: Pass {
             }
             if let appID, placeOfAppID[appID] == nil { placeOfAppID[appID] = k! }
             let whereIs = PlacesPass.whereIs(lat, lon)
-            let id = StableID.make(.appVisit, device: device, startMs: start)
+            let id = StableID.make(.appVisit, deviceKey: key, startMs: start)
             output.visits.append(
                 (VisitRow(id: id, deviceID: device, placeID: nil, startMs: start, endMs: end,
                           startUTCOffset: UTCOffset(seconds: work.zones.offset(atMs: start, latitude: lat, longitude: lon)),
@@ -416,7 +417,7 @@ public struct TimelinePass: Pass {
             let startOffset = work.zones.offset(atMs: start, latitude: here?.0 ?? .nan, longitude: here?.1 ?? .nan)
             let endOffset = work.zones.offset(atMs: end, latitude: there?.0 ?? .nan, longitude: there?.1 ?? .nan)
             output.trips.append(
-                (TripRow(id: StableID.make(.trip, device: device, startMs: start), deviceID: device, startMs: start, endMs: end,
+                (TripRow(id: StableID.make(.trip, deviceKey: key, startMs: start), deviceID: device, startMs: start, endMs: end,
                          startUTCOffset: UTCOffset(seconds: startOffset), endUTCOffset: UTCOffset(seconds: endOffset), durationS: duration, movingS: duration,
                          distanceM: distance, avgSpeedMps: duration > 0 ? distance / duration : nil, maxSpeedMps: nil, mode: mode, legs: 1,
                          fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: a?.0, startLon: a?.1,

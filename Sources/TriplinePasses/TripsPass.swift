@@ -948,7 +948,7 @@ public struct TripsPass: MeasuringPass {
                 atMs: t.startMs, latitude: t.fromStay.map { stays[$0].lat } ?? work.lat[t.first], longitude: t.fromStay.map { stays[$0].lon } ?? work.lon[t.first])
             let endOffset = work.localOffset(
                 atMs: t.endMs, latitude: t.toStay.map { stays[$0].lat } ?? work.lat[t.last], longitude: t.toStay.map { stays[$0].lon } ?? work.lon[t.last])
-            let id = StableID.make(.trip, device: work.deviceID, startMs: t.startMs)
+            let id = StableID.make(.trip, deviceKey: work.deviceKey, startMs: t.startMs)
             var row = t.row
             row.id = id
             row.deviceID = work.deviceID

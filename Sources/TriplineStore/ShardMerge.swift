@@ -12,8 +12,8 @@ import TriplineCore
 /// Ids:
 /// - Device ids are kept: the plan gave every shard its own (``DeviceIDPlan``). A device already in the study
 ///   (by name) or an id naming another device there stops the merge, before anything is written.
-/// - Stay, visit, trip and place ids are kept: ``StableID`` mixes the device id and the start, so two shards'
-///   ids differ unless their 53-bit mixes collide; a colliding row takes the next free id, as a rebuild on one
+/// - Stay, visit, trip and place ids are kept: ``StableID`` mixes the device's name (unique in the study) and the
+///   start, so two shards' ids differ unless their 53-bit mixes collide; a colliding row takes the next free id, as a rebuild on one
 ///   machine does, and the rows referring to it follow (``MergeSummary/movedIDs``).
 /// - Import, reject, app event, pass run and place edit ids are numbered on after the study's own (the shard's
 ///   order kept), so `rebuild_state.last_import_id` still marks what each device's results have seen: a merged

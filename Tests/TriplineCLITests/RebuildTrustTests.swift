@@ -276,12 +276,16 @@ func count(_ path: String, _ sql: String) throws -> Int64 {
     }
 
     @Test func stableIDsAreDeterministicAndSafeInJSON() {
-        let a = StableID.make(.trip, device: 1, startMs: 1_711_700_000_000)
-        #expect(a == StableID.make(.trip, device: 1, startMs: 1_711_700_000_000))
-        #expect(a != StableID.make(.stay, device: 1, startMs: 1_711_700_000_000))
-        #expect(a != StableID.make(.trip, device: 2, startMs: 1_711_700_000_000))
+        let one = StableID.deviceKey(name: "overland-1"), two = StableID.deviceKey(name: "overland-2")
+        #expect(one == StableID.deviceKey(name: "overland-1") && one != two)
+        // Names by their bytes: two spellings of "é" (Swift's `==` calls them equal) are two devices.
+        #expect(StableID.deviceKey(name: "caf\u{E9}") != StableID.deviceKey(name: "cafe\u{301}"))
+        let a = StableID.make(.trip, deviceKey: one, startMs: 1_711_700_000_000)
+        #expect(a == StableID.make(.trip, deviceKey: one, startMs: 1_711_700_000_000))
+        #expect(a != StableID.make(.stay, deviceKey: one, startMs: 1_711_700_000_000))
+        #expect(a != StableID.make(.trip, deviceKey: two, startMs: 1_711_700_000_000))
         for ms in stride(from: Int64(0), to: 1_000_000, by: 997) {
-            let id = StableID.make(.place, device: 3, startMs: ms)
+            let id = StableID.make(.place, deviceKey: StableID.deviceKey(name: "rec"), startMs: ms)
             #expect(id > 0 && id < (1 << 53))
         }
     }

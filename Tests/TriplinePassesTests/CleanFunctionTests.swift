@@ -10,7 +10,7 @@ import TriplineTestSupport
 enum EarlyPassesWork {
     /// `points` (in time order) as a ``DeviceWork`` with no flag set; `processFromMs` as a rebuild that restarts there.
     static func of(_ points: [Point], processFromMs: Int64 = Int64.min) -> DeviceWork {
-        let w = DeviceWork(deviceID: 1, fromMs: Int64.min, toMs: Int64.max, processFromMs: processFromMs, zones: LocalZones())
+        let w = DeviceWork(deviceID: 1, deviceKey: testDeviceKey, fromMs: Int64.min, toMs: Int64.max, processFromMs: processFromMs, zones: LocalZones())
         w.time = points.map(\.timeMs)
         w.lat = points.map(\.lat)
         w.lon = points.map(\.lon)

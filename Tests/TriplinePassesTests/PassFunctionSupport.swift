@@ -1,5 +1,9 @@
 import TriplineGeography
+import TriplineCore
 @testable import TriplinePasses
+
+/// The key of the pass function tests' device (named "phone"), which their stable ids are mixed from.
+let testDeviceKey = StableID.deviceKey(name: "phone")
 
 /// Fixes for the pass function tests, built in memory (no database): `DeviceWork` columns at UTC offset 0, every
 /// fix kept (clean flag 0), no accuracy, speed, motion or app mode.
@@ -33,7 +37,7 @@ struct FixTrack {
     }
 
     var work: DeviceWork {
-        let w = DeviceWork(deviceID: 1, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
+        let w = DeviceWork(deviceID: 1, deviceKey: testDeviceKey, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
         w.time = time
         w.lat = lat
         w.lon = lon

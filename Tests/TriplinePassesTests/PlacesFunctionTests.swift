@@ -21,7 +21,7 @@ import TriplineStore
     static func stay(_ day: Int64, _ from: Int64, _ to: Int64, _ north: Double, _ east: Double, radius: Double = 30, points: Int = 40) -> StayRow {
         let p = at(north, east)
         let start = t0 + day * 86_400_000 + from * hour
-        return StayRow(id: StableID.make(.stay, device: device, startMs: start), deviceID: device, startMs: start,
+        return StayRow(id: StableID.make(.stay, deviceKey: testDeviceKey, startMs: start), deviceID: device, startMs: start,
                        endMs: t0 + day * 86_400_000 + to * hour, lat: p.lat, lon: p.lon, radiusM: radius, points: points, gapS: 0)
     }
 
@@ -36,7 +36,7 @@ import TriplineStore
     ]
 
     func work(windowsFollow: Bool = false) -> DeviceWork {
-        let w = DeviceWork(deviceID: Self.device, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
+        let w = DeviceWork(deviceID: Self.device, deviceKey: testDeviceKey, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
         w.windowsFollow = windowsFollow
         return w
     }
@@ -56,7 +56,7 @@ import TriplineStore
         #expect(out.places.count == 3)
         #expect(placeOf(out) == [0, 1, 0, 2, 1, 0])
         // A place's id is derived from its first stay; its totals are its stays'.
-        #expect(out.places.map(\.id) == [0, 1, 3].map { StableID.make(.place, device: Self.device, startMs: Self.stays[$0].startMs) })
+        #expect(out.places.map(\.id) == [0, 1, 3].map { StableID.make(.place, deviceKey: testDeviceKey, startMs: Self.stays[$0].startMs) })
         #expect(out.places[0].visits == 3 && out.places[1].visits == 2 && out.places[2].visits == 1)
         #expect(out.places[0].totalDwellS == (7 + 5 + 6) * 3600)
         #expect(out.places[0].firstVisitMs == Self.stays[0].startMs && out.places[0].lastVisitMs == Self.stays[5].endMs)

@@ -131,7 +131,7 @@ import TriplineTestSupport
     /// The kept points of one device as the passes see them.
     func workOf(_ points: [Point]) throws -> DeviceWork {
         let store = try storeWith([("phone", points)])
-        let w = DeviceWork(deviceID: 1, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
+        let w = DeviceWork(deviceID: 1, deviceKey: testDeviceKey, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
         try w.loadPoints(store: store)
         w.flags = CleanPass.flags(w, CleanPass.Parameters())
         w.flagsLoaded = true

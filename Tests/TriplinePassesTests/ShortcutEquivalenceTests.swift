@@ -12,7 +12,7 @@ import TriplineGeography
     /// A random track of `n` fixes from (`lat`, `lon`): steps of up to `stepM` metres every 1–30 s (some 0 s apart, as
     /// duplicates are), some with a reported speed (the highest speed starts from them), some with none.
     static func track(_ rng: inout SplitMix64, n: Int, lat: Double, lon: Double, stepM: Double, speeds: Bool) -> DeviceWork {
-        let w = DeviceWork(deviceID: 1, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
+        let w = DeviceWork(deviceID: 1, deviceKey: testDeviceKey, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
         var t: Int64 = 1_717_200_000_000, la = lat, lo = lon
         for _ in 0..<n {
             w.time.append(t)
@@ -127,7 +127,7 @@ import TriplineGeography
                 // other continents in between.
                 let a = Self.track(&rng, n: 300, lat: lat, lon: lon, stepM: stepM, speeds: false)
                 let b = Self.track(&rng, n: 300, lat: -lat / 2, lon: lon > 0 ? lon - 120 : lon + 120, stepM: stepM, speeds: false)
-                let mixed = DeviceWork(deviceID: 1, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
+                let mixed = DeviceWork(deviceID: 1, deviceKey: testDeviceKey, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
                 var ka = 0, kb = 0
                 while ka < 300 || kb < 300 {
                     let fromA = kb >= 300 || (ka < 300 && (rng.chance(0.6) || a.time[ka] <= b.time[kb]))

@@ -21,7 +21,7 @@ import TriplineStore
     static let home = east(0), cafe = east(1), shop = east(2)
     static let homePlace: Int64 = 900, morning: Int64 = 501
 
-    func work() -> DeviceWork { DeviceWork(deviceID: Self.device, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones()) }
+    func work() -> DeviceWork { DeviceWork(deviceID: Self.device, deviceKey: testDeviceKey, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones()) }
 
     static func visit(_ start: Int64, _ end: Int64, _ p: (lat: Double, lon: Double), placeID: String? = nil, name: String? = nil,
                       level: Double? = nil) -> GoogleVisitSegment {
@@ -79,7 +79,7 @@ import TriplineStore
         // One place founded, under Google's name and place id; three visits.
         #expect(out.places.count == 1)
         #expect(out.places.first?.row.name == "Cafe Luna" && out.places.first?.appPlaceID == "gCafe")
-        #expect(out.places.first?.row.id == StableID.make(.place, device: Self.device, startMs: Self.at(12, 20)))
+        #expect(out.places.first?.row.id == StableID.make(.place, deviceKey: testDeviceKey, startMs: Self.at(12, 20)))
         #expect(out.visits.map(\.row.startMs) == [Self.at(12, 20), Self.at(15), Self.at(17)])
         #expect(out.visits.map(\.place) == [.added(0), .added(0), .stored(Self.homePlace)])
         #expect(out.visits.map(\.appPlaceID) == ["gCafe", "gCafe", nil])

@@ -33,7 +33,7 @@ import TriplineStore
         #expect(trip.startMs >= stays[0].endMs && trip.endMs <= stays[1].startMs)
         #expect(abs(trip.distanceM - 3000) < 150, "\(trip.distanceM)")
         // The row: its stable id, its visits and places (place 0 is none), its fixes, its speeds.
-        #expect(row.id == StableID.make(.trip, device: 1, startMs: trip.startMs) && trip.id == row.id)
+        #expect(row.id == StableID.make(.trip, deviceKey: testDeviceKey, startMs: trip.startMs) && trip.id == row.id)
         #expect(row.fromVisitID == 101 && row.toVisitID == 102 && row.fromPlaceID == 7 && row.toPlaceID == nil)
         #expect(row.startMs == trip.startMs && row.endMs == trip.endMs && row.distanceM == trip.distanceM && row.movingS == trip.movingS)
         #expect(row.points == trip.last - trip.first + 1 && row.startLon == w.lon[trip.first] && row.endLon == w.lon[trip.last])

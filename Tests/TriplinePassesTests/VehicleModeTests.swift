@@ -52,7 +52,7 @@ import TriplineTestSupport
     /// The rule itself: a run is sparse when the median interval between its fixes exceeds the bound; a single fix
     /// shows nothing; 0 turns it off.
     @Test func sparseIsTheMedianInterval() throws {
-        let work = DeviceWork(deviceID: 1, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
+        let work = DeviceWork(deviceID: 1, deviceKey: testDeviceKey, fromMs: 0, toMs: Int64.max, processFromMs: 0, zones: LocalZones())
         work.time = [0, 5000, 10000, 50000, 90000, 130000]  // intervals 5, 5, 40, 40, 40 s
         let pts = Array(0..<work.count)
         var p = TripsPass.Parameters()

@@ -1,11 +1,25 @@
 /// Deterministic row ids for rebuilt records: the same device and start give the same id in every rebuild, so a
 /// trip, visit or place can be referred to over time (exports, reports, `tripline places rename ID`).
 ///
-/// The id is a 64-bit mix (SplitMix64 finaliser) of a kind tag, the device id and the start time, cut to 53 bits so it
-/// survives JSON readers that hold numbers as doubles (JavaScript's `Number.MAX_SAFE_INTEGER` is 2^53 − 1), and never 0.
-/// Two records of one kind and device never share a start, so ids differ unless the 53-bit mixes collide (about one
-/// chance in 10^5 for a million records); the writer then takes the next free id (`RebuildTables`).
+/// The id is a 64-bit mix (SplitMix64 finaliser) of a kind tag, the device's key (``deviceKey(name:)``, from its
+/// name) and the start time, cut to 53 bits so it survives JSON readers that hold numbers as doubles (JavaScript's
+/// `Number.MAX_SAFE_INTEGER` is 2^53 − 1), and never 0. The device enters by its name, not its database id (the order
+/// devices were first imported in), so the same files imported in any order, or in shards and merged, give the same
+/// ids. Two records of one kind and device never share a start, so ids differ unless the 53-bit mixes collide (about
+/// one chance in 10^5 for a million records); the writer then takes the next free id (`RebuildTables`).
 public enum StableID {
+    /// The key a device's ids are mixed from: 64-bit FNV-1a of its name's UTF-8, through the SplitMix64 finaliser.
+    /// Names are unique in a database and in a merged study; two names sharing a key (about n² / 2⁶⁵ for n devices)
+    /// only make their records of equal start collide, which the writers resolve as any collision.
+    public static func deviceKey(name: String) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in name.utf8 {
+            h ^= UInt64(byte)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        return mix(h)
+    }
+
     /// What the id names; part of the mix, so a trip and a stay starting together get different ids.
     public enum Kind: UInt64, Sendable {
         case stay = 1  // a visit has its stay's id
@@ -15,9 +29,10 @@ public enum StableID {
         case appVisit = 4
     }
 
-    public static func make(_ kind: Kind, device: Int64, startMs: Int64) -> Int64 {
+    /// The id of a record of `kind` of the device whose key is `deviceKey` (``deviceKey(name:)``) starting at `startMs`.
+    public static func make(_ kind: Kind, deviceKey: UInt64, startMs: Int64) -> Int64 {
         var h = mix(kind.rawValue &* 0x9E37_79B9_7F4A_7C15)
-        h = mix(h ^ UInt64(bitPattern: device))
+        h = mix(h ^ deviceKey)
         h = mix(h ^ UInt64(bitPattern: startMs))
         let id = Int64(h & ((1 << 53) - 1))
         return id == 0 ? 1 : id

@@ -91,7 +91,7 @@ struct MapPage {
         for trip in selection.trips { ids.insert(trip.deviceID) }
         for visit in selection.visits { ids.insert(visit.deviceID) }
         for entry in selection.dayDeviceDistances { ids.insert(entry.deviceID) }
-        deviceOrder = ids.sorted { (selection.deviceNamesByID[$0] ?? "", $0) < (selection.deviceNamesByID[$1] ?? "", $1) }
+        deviceOrder = Store.idsByName(selection.deviceNamesByID).filter(ids.contains)
         for (k, id) in deviceOrder.enumerated() { deviceIndex[id] = k }
 
         // Modes by total time (legs, or the trip itself when it has none), then by name.

@@ -133,7 +133,7 @@ struct MapLoader {
         try loadVisits(&selection, filter, device: device)
         if let privacy { hidePrivateVisits(&selection, privacy) }
         try loadPlaces(&selection)
-        let perDevice = try dayDistances(filter: filter, device: device, trips: selection.trips, skipped: &selection.skipped)
+        let perDevice = try dayDistances(filter: filter, device: device, trips: selection.trips, names: selection.deviceNamesByID, skipped: &selection.skipped)
         selection.dayDeviceDistances = perDevice
         var totals: [Int: Double] = [:]
         for entry in perDevice { totals[entry.day, default: 0] += entry.metres }
@@ -267,12 +267,15 @@ struct MapLoader {
     }
 
     /// Distance per local day and device: the `days` table when it has rows for the selection, else the trips'
-    /// distances summed by the local day they start on; by day, then device id.
-    func dayDistances(filter: RecordFilter, device: Int64?, trips: [MapTrip], skipped: inout Int) throws -> [(day: Int, deviceID: Int64, metres: Double)] {
+    /// distances summed by the local day they start on; by day, then device name (``Store/idsByName(_:)``).
+    func dayDistances(filter: RecordFilter, device: Int64?, trips: [MapTrip], names: [Int64: String], skipped: inout Int) throws
+        -> [(day: Int, deviceID: Int64, metres: Double)] {
+        let rank = Dictionary(uniqueKeysWithValues: Store.idsByName(names).enumerated().map { ($1, $0) })
         struct Key: Hashable, Comparable {
             var day: Int
             var device: Int64
-            static func < (a: Key, b: Key) -> Bool { (a.day, a.device) < (b.day, b.device) }
+            var rank: Int
+            static func < (a: Key, b: Key) -> Bool { (a.day, a.rank, a.device) < (b.day, b.rank, b.device) }
         }
         var totals: [Key: Double] = [:]
         try store.forEachDay(device: device, fromDate: nil, toDate: nil) { row in
@@ -281,10 +284,10 @@ struct MapLoader {
                 skipped += 1
                 return
             }
-            totals[Key(day: day, device: row.deviceID), default: 0] += row.distanceM
+            totals[Key(day: day, device: row.deviceID, rank: rank[row.deviceID] ?? Int.max), default: 0] += row.distanceM
         }
         if totals.isEmpty {
-            for trip in trips { totals[Key(day: trip.day, device: trip.deviceID), default: 0] += trip.distanceM }
+            for trip in trips { totals[Key(day: trip.day, device: trip.deviceID, rank: rank[trip.deviceID] ?? Int.max), default: 0] += trip.distanceM }
         }
         return totals.keys.sorted().map { ($0.day, $0.device, totals[$0]!) }
     }

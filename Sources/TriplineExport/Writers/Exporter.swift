@@ -57,8 +57,9 @@ public enum ExportError: Error, CustomStringConvertible, Sendable, Equatable {
 ///
 /// Line geometry (trips, legs) comes from `points` of the trip's device between its start and end, without flagged
 /// points (`point_flags.flags != 0`), broken at gaps longer than ``ExportParameters/gapSeconds``.
-/// Everything is ordered (trips by start, then id; points by device id, then time), so the same database always
-/// gives the same bytes.
+/// Everything is ordered (trips by start, then id; points by device name, then time; days by date, then device name),
+/// so the same database always gives the same bytes, and the same files imported in any order give the same bytes
+/// (ids are mixed from device names, ``StableID``).
 public final class Exporter {
     public let store: Store
     public let parameters: ExportParameters
@@ -223,7 +224,7 @@ public final class Exporter {
         }
     }
 
-    /// Daily totals, by date then device id.
+    /// Daily totals, by date then device name.
     func forEachDay(_ selection: Selection, _ body: (DayRow) throws -> Void) throws {
         try store.forEachDay(
             device: selection.deviceID, fromDate: selection.fromDay.map { CivilTime.date(day: $0) },
@@ -275,10 +276,11 @@ public final class Exporter {
         return count
     }
 
-    /// Device ids with points, in id order (restricted to the selection's device).
+    /// Device ids with points, in the order of their names (``Store/idsByName(_:)``; restricted to the selection's
+    /// device), so the order the devices were imported in does not show.
     func pointDevices(_ selection: Selection) throws -> [Int64] {
         if let id = selection.deviceID { return [id] }
-        return deviceNames.keys.sorted()
+        return Store.idsByName(deviceNames)
     }
 
     /// A reusable reader of one device's points in a time window, merged with their flags, that passes over the

@@ -298,7 +298,7 @@ extension EvidencePass {
                   let first = events.first(where: { $0.kind == "transition" && $0.event == "enter" && $0.desc != nil }),
                   first.timeMs < work.fromMs else { return nil }
             let (w, inRegion) = try storedFixes(
-                store: store, deviceID: work.deviceID, fromMs: first.timeMs, toMs: work.fromMs, regions: regionPositions(events), zones: work.zones, p)
+                store: store, deviceID: work.deviceID, deviceKey: work.deviceKey, fromMs: first.timeMs, toMs: work.fromMs, regions: regionPositions(events), zones: work.zones, p)
             return EarlierFixes(w: w, inRegion: inRegion, untilMs: work.fromMs)
         }
     }
@@ -316,11 +316,11 @@ extension EvidencePass {
     /// they name (`inregions`, the first with a position), loaded with `outlier_s` more on both sides so that a far
     /// fix's neighbours (which may make it an outlier) are read as the evidence pass reads them.
     static func storedFixes(
-        store: Store, deviceID: Int64, fromMs: Int64, toMs: Int64, regions: [String: (lat: Double, lon: Double, radius: Double)],
+        store: Store, deviceID: Int64, deviceKey: UInt64, fromMs: Int64, toMs: Int64, regions: [String: (lat: Double, lon: Double, radius: Double)],
         zones: LocalZones, _ p: Parameters
     ) throws -> (DeviceWork, [Int: (lat: Double, lon: Double)]) {
         let margin = Int64(p.outlierS * 1000) + 1
-        let w = DeviceWork(deviceID: deviceID, fromMs: fromMs - margin, toMs: toMs + margin, processFromMs: fromMs, zones: zones)
+        let w = DeviceWork(deviceID: deviceID, deviceKey: deviceKey, fromMs: fromMs - margin, toMs: toMs + margin, processFromMs: fromMs, zones: zones)
         try w.loadPoints(store: store)
         try w.loadFlags(store: store)
         var inRegion: [Int: (lat: Double, lon: Double)] = [:]

@@ -268,7 +268,7 @@ public struct EvidencePass: Pass {
         }
         var out = output.stays
         for k in out.indices where k >= keepFirst {
-            out[k].id = try tables.insert(out[k].row(device: work.deviceID))
+            out[k].id = try tables.insert(out[k].row(device: work.deviceID, key: work.deviceKey))
         }
         // Point ranges from the times, as the next rebuild reads them back (``StayRecord/indexed(in:)``).
         for k in out.indices where k >= keepFirst { out[k] = out[k].indexed(in: work.time) }

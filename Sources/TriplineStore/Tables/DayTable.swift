@@ -53,13 +53,14 @@ extension RebuildTables {
 
 extension Store {
     /// The day totals of `device` (every device when nil) from `fromDate` to `toDate` (`YYYY-MM-DD`, inclusive; nil:
-    /// unbounded), by date then device id.
+    /// unbounded), by date then device name (not id: the order devices were imported in does not show).
     public func forEachDay(device: Int64?, fromDate: String?, toDate: String?, _ body: (DayRow) throws -> Void) throws {
         let s = try db.prepare(
             """
-            SELECT device_id, date, distance_m, moving_s, trips, visits, places, line_distance_m, utc_offset_s FROM days
-            WHERE (?1 IS NULL OR device_id = ?1) AND (?2 IS NULL OR date >= ?2) AND (?3 IS NULL OR date <= ?3)
-            ORDER BY date, device_id
+            SELECT d.device_id, d.date, d.distance_m, d.moving_s, d.trips, d.visits, d.places, d.line_distance_m, d.utc_offset_s
+            FROM days d JOIN devices dev ON dev.id = d.device_id
+            WHERE (?1 IS NULL OR d.device_id = ?1) AND (?2 IS NULL OR d.date >= ?2) AND (?3 IS NULL OR d.date <= ?3)
+            ORDER BY d.date, dev.name
             """)
         s.bindInt(device, at: 1)
         s.bindText(fromDate, at: 2)

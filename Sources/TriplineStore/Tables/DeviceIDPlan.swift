@@ -3,8 +3,9 @@ import TriplineCore
 /// The ids a shard's import gives the devices it creates (docs/SCALING.md, "Device ids").
 ///
 /// A single-machine import numbers devices 1, 2, 3, … in the order it first meets them. A shard imports only part
-/// of the input, so its own numbering would start at 1 again: ids would collide between shards, and the stable ids
-/// of stays, visits, trips and places (``StableID``, a mix of the device id and the start) with them. The plan
+/// of the input, so its own numbering would start at 1 again: ids would collide between shards (and the point keys,
+/// `device_id << 42 | time_ms`, with them; the stable ids of stays, visits, trips and places, ``StableID``, mix the
+/// device's name, not its id, and do not depend on it). The plan
 /// (`tripline plan`) therefore fixes the ids: each device unit gets the id a single-machine import of the same paths
 /// gives it when every unit is one device (its rank in the walk), and a device beyond that (a folder holding two
 /// phones) takes an id from the shard's own overflow range, which no other shard uses.

@@ -54,9 +54,19 @@ extension Store {
         return names
     }
 
-    /// Every device's name, sorted by name.
+    /// Every device's name, sorted by name (``idsByName(_:)``).
     public func sortedDeviceNames() throws -> [String] {
-        try deviceNames().values.sorted()
+        let names = try deviceNames()
+        return Self.idsByName(names).map { names[$0] ?? "" }
+    }
+
+    /// The ids of `names` in the order of the names' UTF-8 bytes, as SQLite's `ORDER BY name` sorts them: the order
+    /// exports, reports and the map list devices in, so the order devices were imported in (their ids) never shows.
+    /// By bytes, not Swift's `<`, which calls two spellings of "é" equal (names are unique by their bytes).
+    public static func idsByName(_ names: [Int64: String]) -> [Int64] {
+        names.map { (id: $0.key, name: Array($0.value.utf8)) }
+            .sorted { $0.name.lexicographicallyPrecedes($1.name) || ($0.name == $1.name && $0.id < $1.id) }
+            .map(\.id)
     }
 
     /// The id of the device named `name`.
