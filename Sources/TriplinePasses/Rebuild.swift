@@ -325,7 +325,10 @@ public struct Rebuild {
             }
             passes[k] = places
         }
-        var devices = try store.devices()
+        // Devices in name order, as exports list them: the order they were imported in (their ids) never shows.
+        var devices = try store.devices().sorted {
+            Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) || ($0.name == $1.name && $0.id < $1.id)
+        }
         if let wanted = options.filter.device {
             devices = [(try store.deviceID(named: wanted), wanted)]
         }

@@ -73,6 +73,12 @@ import TriplineTestSupport
         #expect(order == ["overland-1", "pixel", "person2/iphone"].map { "text(\"\($0)\")" }, "\(order)")
         #expect(try ShardMergeTests.rows(reversed, devices) == order.reversed())
         #expect(try ShardMergeTests.rows(separately, devices) == order.reversed())
+        // `rebuild` reports its devices in name order too, whatever their ids.
+        for db in [inOrder, reversed] {
+            let r = runCLI(["rebuild", "--full", "--db", db, "--timezone", Self.simulation.truth.timeZoneName])
+            let named = r.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") && $0.hasSuffix("(all points)") }
+            #expect(named == ["overland-1 (all points)", "person2/iphone (all points)", "pixel (all points)"], "\(r.stdout)")
+        }
         // Every kind of id is there, Google's too (the timeline pass's visits, places and trips).
         let sources = "SELECT source, count(*) FROM visits GROUP BY 1 UNION ALL SELECT 'trips ' || source, count(*) FROM trips GROUP BY 1 ORDER BY 1"
         let kinds = try ShardMergeTests.rows(inOrder, sources)
