@@ -108,14 +108,10 @@ extension JSONParser {
 
     func keyHash(_ tape: JSONTape, _ k: Int) -> UInt64 {
         let node = tape.nodes[k]
-        if node.flags & JSONNode.Flags.escaped != 0 {
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325
-            for b in decodedBytes(node) { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-            return h
-        }
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for i in node.start..<node.end { h = (h ^ UInt64(base[i])) &* 0x100_0000_01b3 }
-        return h
+        if node.flags & JSONNode.Flags.escaped != 0 { return FNV1a.hash(decodedBytes(node)) }
+        var h = FNV1a()
+        for i in node.start..<node.end { h.add(base[i]) }
+        return h.value
     }
 
     func sameKey(_ tape: JSONTape, _ a: Int, _ b: Int) -> Bool {

@@ -89,10 +89,7 @@ public struct ParsedDevice: Sendable, Equatable, Hashable {
     public static func storedName(_ name: String) -> String {
         let bytes = name.utf8
         guard bytes.count > maxNameBytes else { return name }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
-        let digits = String(hash, radix: 16)
-        let suffix = "…" + String(repeating: "0", count: 16 - digits.count) + digits
+        let suffix = "…" + FNV1a.hex(bytes)
         var prefix = ""
         var used = 0
         for c in name.unicodeScalars {

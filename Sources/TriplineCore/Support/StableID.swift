@@ -11,14 +11,7 @@ public enum StableID {
     /// The key a device's ids are mixed from: 64-bit FNV-1a of its name's UTF-8, through the SplitMix64 finaliser.
     /// Names are unique in a database and in a merged study; two names sharing a key (about n² / 2⁶⁵ for n devices)
     /// only make their records of equal start collide, which the writers resolve as any collision.
-    public static func deviceKey(name: String) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in name.utf8 {
-            h ^= UInt64(byte)
-            h = h &* 0x0000_0100_0000_01B3
-        }
-        return mix(h)
-    }
+    public static func deviceKey(name: String) -> UInt64 { mix(FNV1a.hash(name.utf8)) }
 
     /// What the id names; part of the mix, so a trip and a stay starting together get different ids.
     public enum Kind: UInt64, Sendable {

@@ -31,15 +31,7 @@ public struct ShardPlanRecord: Sendable, Equatable {
     public static let keys = ["plan.digest", "plan.shard", "plan.shards", "plan.files", "plan.complete"]
 
     /// The digest of a plan file's bytes: 64-bit FNV-1a, 16 hex digits (it tells plans apart; not cryptographic).
-    public static func digest(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    public static func digest(_ bytes: [UInt8]) -> String { FNV1a.hex(bytes) }
 
     /// "shard K of plan D (N shards)", for messages.
     public var described: String { "shard \(shard) of plan \(digest) (\(shards) shards)" }
