@@ -181,7 +181,7 @@ public enum ShardMerge {
                                                   expected: "\(first.shard) holds \(first.record.described)")
                 }
                 if first == nil { first = (shard, record) }
-                if !record.complete { throw incomplete(db, shard: shard, record: record) }
+                if !record.complete { throw try incomplete(db, shard: shard, record: record) }
             }
             try checkRebuilt(db, shard: shard, algorithmVersion: algorithmVersion)
             records.append(record)
@@ -192,8 +192,8 @@ public enum ShardMerge {
     /// The refusal of a shard whose import did not finish: the planned files not reached, in the order the import
     /// reads them (after the last planned file that has a row in `imports`: files passed over, such as a README or a
     /// copy of another file, leave none, so those just before a kill count as not reached; re-running is harmless).
-    static func incomplete(_ db: Database, shard: String, record: ShardPlanRecord) -> ShardError {
-        let imported = Set((try? column(db, "SELECT path FROM shard.imports")) ?? [])
+    static func incomplete(_ db: Database, shard: String, record: ShardPlanRecord) throws -> ShardError {
+        let imported = Set(try column(db, "SELECT path FROM shard.imports"))
         let reached = (record.files.lastIndex { imported.contains($0) } ?? -1) + 1
         let first = reached < record.files.count ? "'" + Terminal.escaped(record.files[reached]) + "'" : "unknown"
         return ShardError.incompleteImport(shard: shard, record: record.described, missing: record.files.count - reached,
