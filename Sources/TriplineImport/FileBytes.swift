@@ -183,10 +183,12 @@ final class FileBytes: @unchecked Sendable {
 
     /// Whether the mapped file shrank while it was read (pages past its new end read as zeros), or was changed
     /// (size or modification time) since it was opened — or, for inflated content, whether the compressed file it
-    /// came from did. Nil when it is intact; else a sentence saying what happened.
-    func changedWhileRead() -> String? {
+    /// came from did. Nil when it is intact; else a sentence saying what happened. `container`: these bytes are a
+    /// compressed file or archive whose inflating failed, so its change is told as the compressed file's, as when the
+    /// change is found in what was inflated from it (which of the two sees it depends on when the file was cut).
+    func changedWhileRead(container: Bool = false) -> String? {
         guard let found = rootChange() else { return nil }
-        if found.inflated {
+        if found.inflated || container {
             // The inflated content may look whole (or end like a cut gzip file); it is not what the file holds.
             return "the compressed file \(found.name) \(found.what), so what was inflated from it is not its whole content; nothing of it was stored: import it again once it is complete"
         }

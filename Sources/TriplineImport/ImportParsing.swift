@@ -36,7 +36,7 @@ extension Importer {
                 return parseOne(job: job, path: path, bytes: inner, via: via, notes: notes, inContainer: path != job.path,
                                 options: options, check: check, queue: queue, recycle: recycle)
             case .failed(let path, let message):
-                if let changed = bytes.changedWhileRead() {
+                if let changed = bytes.changedWhileRead(container: true) {  // only containers fail here
                     return queue.push(.failed(path: path, message: changed, size: job.size))
                 }
                 return queue.push(.failed(path: path, message: message, size: job.size))

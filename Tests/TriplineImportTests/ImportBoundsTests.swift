@@ -61,6 +61,21 @@ import TriplineTestSupport
         #expect(failure?.contains("the compressed file \(path) shrank while it was being read") == true, "\(failure ?? "nothing failed")")
     }
 
+    /// A compressed file cut while it is inflated may make the inflating fail (a container failure) rather than end
+    /// early: the change is then found on the compressed file itself, and told the same way as when it is found in
+    /// what was inflated from it, naming the compressed file (which of the two happens depends on when the cut lands;
+    /// under load `aFileCutWhileItIsImportedFailsAndTheOthersStay` met both).
+    @Test func aContainerCutWhileItIsInflatedIsNamedAsCompressed() throws {
+        let dir = try temporaryDirectory()
+        let path = dir + "/big.rec.gz"
+        try FileSystem.write(Pack.gzip(Self.rec(20_000)), to: path)
+        let bytes = try FileBytes(path: path)
+        #expect(truncate(path, 4096) == 0)
+        let asContainer = try #require(bytes.changedWhileRead(container: true))
+        #expect(asContainer.hasPrefix("the compressed file \(path) was changed while it was being read"), "\(asContainer)")
+        #expect(bytes.changedWhileRead()?.hasPrefix("the file was changed while it was being read") == true)
+    }
+
     /// Cut after it was inflated, while its content is parsed (the writer holds the parser back: a one-deep queue),
     /// and, for comparison, a plain file cut the same way. The other files still import, the summary counts only
     /// their points, and the cut file fails naming itself.
