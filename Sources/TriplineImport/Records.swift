@@ -251,12 +251,49 @@ enum Validate {
     /// The first failed check of a fix's time and position, or nil when it is acceptable.
     @inline(__always)
     static func point(timeMs: Int64, lat: Double, lon: Double, nowMs: Int64) -> (RejectReason, String)? {
-        if timeMs < Timestamp.earliestMs {
-            return (.timeTooEarly, "time \(CivilTime.iso8601(ms: timeMs)) is before 2000-01-01")
+        if let (reason, detail) = time(timeMs, nowMs: nowMs) { return (reason, "time " + detail) }
+        return position(lat: lat, lon: lon)
+    }
+
+    /// Why a time is none a fix can have (before 2000, or more than a day after the import), or nil.
+    @inline(__always)
+    static func time(_ ms: Int64, nowMs: Int64) -> (RejectReason, String)? {
+        if ms < Timestamp.earliestMs { return (.timeTooEarly, "\(CivilTime.iso8601(ms: ms)) is before 2000-01-01") }
+        if ms > nowMs + 86_400_000 { return (.timeInFuture, "\(CivilTime.iso8601(ms: ms)) is more than a day after the import") }
+        return nil
+    }
+
+    /// The first failed check of an app event (docs/IMPORT.md, "App events are checked as points are"): its own time
+    /// as a point's, its position (when it has one) as a point's, and an end before its start. Its start and end
+    /// alone are checked by the caller, which keeps the event without them.
+    static func event(_ e: AppEventRow, nowMs: Int64) -> (RejectReason, String)? {
+        if let ms = e.timeMs, let (reason, detail) = time(ms, nowMs: nowMs) { return (reason, "time " + detail) }
+        if let s = e.startMs, let t = e.endMs, t < s {
+            return (.invalidTime, "the \(e.kind.rawValue) ends (\(CivilTime.iso8601(ms: t))) before it starts (\(CivilTime.iso8601(ms: s)))")
         }
-        if timeMs > nowMs + 86_400_000 {
-            return (.timeInFuture, "time \(CivilTime.iso8601(ms: timeMs)) is more than a day after the import")
+        if e.lat != nil || e.lon != nil {
+            guard let lat = e.lat, let lon = e.lon else { return (.invalidCoordinates, "the \(e.kind.rawValue) has a latitude or a longitude, not both") }
+            return position(lat: lat, lon: lon)
         }
+        return nil
+    }
+
+    /// Why an event's distance is none a journey can have, or nil: negative, not finite, or faster than
+    /// ``maxSpeedMps`` over the event's span (at least a second; a day when its start or end is unknown, so that only
+    /// an absurd distance goes).
+    static func eventDistance(_ m: Double, startMs: Int64?, endMs: Int64?) -> String? {
+        guard m.isFinite, m >= 0 else { return "\(m) m is not a length" }
+        var seconds = 86_400.0
+        if let s = startMs, let t = endMs, t >= s { seconds = max(1, Double(t - s) / 1000) }
+        guard m <= maxSpeedMps * seconds else {
+            return "\(m) m is more than \(Int(maxSpeedMps)) m/s over \(Int(seconds.rounded())) s"
+        }
+        return nil
+    }
+
+    /// The first failed check of a position, or nil.
+    @inline(__always)
+    static func position(lat: Double, lon: Double) -> (RejectReason, String)? {
         if !lat.isFinite || !lon.isFinite { return (.invalidCoordinates, "coordinates are not finite numbers") }
         if lat < -90 || lat > 90 { return (.latOutOfRange, "latitude \(lat) is outside ±90") }
         if lon < -180 || lon > 180 { return (.lonOutOfRange, "longitude \(lon) is outside ±180") }

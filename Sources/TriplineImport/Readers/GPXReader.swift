@@ -251,7 +251,7 @@ public struct GPXReader {
             var event = ParsedEvent(device: d, kind: f.eventKind, timeMs: f.time?.ms, utcOffsetS: f.time?.offsetSeconds, raw: builder.rawText(f.start, end))
             event.lat = f.lat
             event.lon = f.lon
-            builder.out.events.append(event)
+            builder.addEvent(event, start: f.start, end: end)
             builder.flushIfFull()
             return
         }

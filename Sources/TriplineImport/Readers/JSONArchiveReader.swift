@@ -340,7 +340,7 @@ public struct JSONArchiveReader {
             }
         }
         if event.timeMs == nil { event.timeMs = event.startMs }
-        builder.out.events.append(event)
+        builder.addEvent(event, start: node.start, end: node.end)
     }
 
     /// Streams the elements of a `locations` / `features` / `data` array.

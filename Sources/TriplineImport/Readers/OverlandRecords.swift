@@ -69,7 +69,7 @@ extension RecordBuilder {
                 event.startMs = isoTime(p, tape, member(p, tape, properties, "arrival_date"))?.ms
                 event.endMs = isoTime(p, tape, member(p, tape, properties, "departure_date"))?.ms
             }
-            out.events.append(event)
+            addEvent(event, start: start, end: end)
             return
         }
         f.motion = joined(p, tape, motion)

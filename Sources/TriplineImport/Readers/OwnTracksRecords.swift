@@ -90,7 +90,7 @@ extension RecordBuilder {
                                     raw: rawText(start, end))
             event.lat = number(p, tape, lat)
             event.lon = number(p, tape, lon)
-            out.events.append(event)
+            addEvent(event, start: start, end: end)
             return
         }
         if badTime {

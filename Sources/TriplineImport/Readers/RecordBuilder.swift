@@ -74,6 +74,27 @@ struct RecordBuilder {
         return false
     }
 
+    /// Adds an app event (a visit, trip, waypoint, region transition, …) after the checks a point gets
+    /// (``Validate/event(_:nowMs:)``, docs/IMPORT.md "App events are checked as points are"): an event whose own time
+    /// or position a point could not have, or that ends before it starts, is rejected with its reason; a start, end or
+    /// distance no journey can have is dropped from the kept event, with a row saying so.
+    mutating func addEvent(_ event: consuming ParsedEvent, start: Int, end: Int) {
+        if let (reason, detail) = Validate.event(event.row, nowMs: context.nowMs) {
+            reject(reason, detail, start: start, end: end)
+            return
+        }
+        for (bound, label) in [(\AppEventRow.startMs, "start"), (\AppEventRow.endMs, "end")] {
+            guard let ms = event.row[keyPath: bound], let (reason, detail) = Validate.time(ms, nowMs: context.nowMs) else { continue }
+            event.row[keyPath: bound] = nil
+            reject(reason, "the \(label) \(detail); the \(event.row.kind.rawValue) was kept without it", start: start, end: end)
+        }
+        if let distance = event.row.distanceM, let detail = Validate.eventDistance(distance, startMs: event.row.startMs, endMs: event.row.endMs) {
+            event.row.distanceM = nil
+            reject(.measureOutOfRange, "distance \(detail); the \(event.row.kind.rawValue) was kept without it", start: start, end: end)
+        }
+        out.events.append(event)
+    }
+
     /// A record's position as a reader found it, telling none (nil) from something that is not a position
     /// (`.some(nil)`): the position, or nil after rejecting the record as `missing_coordinates` (with `missing`) or
     /// `invalid_coordinates` (with `invalid`).

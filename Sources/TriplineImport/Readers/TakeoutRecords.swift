@@ -304,7 +304,7 @@ extension RecordBuilder {
                 event.lat = lat
                 event.lon = lon
             }
-            out.events.append(event)
+            addEvent(event, start: start, end: end)
             return
         }
         guard let segment = member(p, tape, index, "activitySegment"), tape.nodes[segment].kind == .object else {
@@ -322,12 +322,12 @@ extension RecordBuilder {
             event.lat = c.lat
             event.lon = c.lon
         }
-        event.distanceM = measure(p, tape, member(p, tape, segment, "distance"))
+        event.distanceM = number(p, tape, member(p, tape, segment, "distance"))
         if event.distanceM == nil, let path = member(p, tape, segment, "waypointPath"), tape.nodes[path].kind == .object {
-            event.distanceM = measure(p, tape, member(p, tape, path, "distanceMeters"))
+            event.distanceM = number(p, tape, member(p, tape, path, "distanceMeters"))
         }
         if let type = text(p, tape, member(p, tape, segment, "activityType")) { event.mode = RecordBuilder.googleMode(type) }
-        out.events.append(event)
+        addEvent(event, start: start, end: end)
     }
 
     // MARK: Timeline.json and location-history.json
@@ -360,7 +360,7 @@ extension RecordBuilder {
                     event.lon = c.lon
                 }
             }
-            out.events.append(event)
+            addEvent(event, start: start, end: end)
             return
         }
         if let activity = member(p, tape, index, "activity"), tape.nodes[activity].kind == .object {
@@ -376,12 +376,12 @@ extension RecordBuilder {
                 event.lat = c.lat
                 event.lon = c.lon
             }
-            event.distanceM = measure(p, tape, member(p, tape, activity, "distanceMeters"))
+            event.distanceM = number(p, tape, member(p, tape, activity, "distanceMeters"))
             if let top = member(p, tape, activity, "topCandidate"), tape.nodes[top].kind == .object,
                let type = text(p, tape, member(p, tape, top, "type")) {
                 event.mode = RecordBuilder.googleMode(type)
             }
-            out.events.append(event)
+            addEvent(event, start: start, end: end)
             return
         }
         // timelineMemory (trip summaries of the app's "memories" view): no position of its own.
