@@ -25,6 +25,9 @@ public final class Importer {
     public var onFile: ((FileSummary) -> Void)?
     /// Called once when the database is locked by another writer and the import waits for it.
     public var onWait: ((String) -> Void)?
+    /// Called on the calling thread when the writer takes a file's first message: the file is open and mapped, and
+    /// its records are being read (the tests cut a file here, at a known point of its import).
+    package var onBegin: ((String) -> Void)?
     /// The ids new devices take (a shard's import, `import --plan`); nil: the next free id.
     public var deviceIDPlan: DeviceIDPlan?
 
@@ -112,6 +115,7 @@ public final class Importer {
         while let message = queue.pop() {
             switch message {
             case .begin(let path, let fingerprint, let size, let bytes, let skipNonArchive):
+                onBegin?(path)
                 writer.fileBytes = bytes
                 currentSkipsNonArchive = skipNonArchive
                 var file = FileSummary(path: path, status: .imported)
