@@ -130,7 +130,9 @@ public struct Rebuild {
     ///    estimate by straight lines; a trip's maximum speed is never below any of its legs' averages.
     /// 42 (ids from the device's name): stay, visit, trip and place ids mix the device's name (``StableID/deviceKey(name:)``),
     ///    not its database id, so they do not depend on the order the devices were imported in.
-    public static let algorithmVersion = 42
+    /// 43 (Recorder regions name places): the OwnTracks regions of a `.rec` file (each message after its time and
+    ///    topic) name places as those of the app's JSON do; before, only the evidence pass read them.
+    public static let algorithmVersion = 43
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

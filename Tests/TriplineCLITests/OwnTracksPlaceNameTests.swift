@@ -13,4 +13,12 @@ import TriplineTestSupport
         let names = try fixture.names(try fixture.ownTracks(gymName: "Gym", libraryName: "Library"))
         #expect(names == ["Gym", "Library"])
     }
+
+    /// The same in a Recorder `.rec` file, where each message follows its time and topic on the line: the names were
+    /// read from the whole line, which is not JSON, so a Recorder's regions never named a place.
+    @Test func regionNamesFromARecorderFileNameThePlaces() throws {
+        let fixture = PlaceNameTextTests()
+        let names = try fixture.names(try fixture.ownTracks(gymName: "Gym", libraryName: "Library", recorder: true))
+        #expect(names == ["Gym", "Library"])
+    }
 }

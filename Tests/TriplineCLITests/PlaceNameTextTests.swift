@@ -8,7 +8,9 @@ import TriplineTestSupport
 /// characters replaced by spaces (never cut at a NUL) and, of only white space, is no name.
 @Suite struct PlaceNameTextTests {
     /// OwnTracks: at the gym, a walk, at the library; the regions named by an `enter` and a `waypoint`.
-    func ownTracks(gymName: String, libraryName: String) throws -> String {
+    /// `recorder`: as the OwnTracks Recorder keeps them (`rec/USER/DEVICE/YYYY-MM.rec`, each message after its time
+    /// and topic), else as the app's JSON lines.
+    func ownTracks(gymName: String, libraryName: String, recorder: Bool = false) throws -> String {
         let gym = (lat: 48.1400, lon: 11.5600), library = (lat: 48.1400, lon: 11.5800)
         var lines: [String] = []
         var t: Int64 = 1_714_557_600  // 2024-05-01T10:00:00Z
@@ -23,8 +25,17 @@ import TriplineTestSupport
         for k in 1...30 { fix(gym.lat, gym.lon + (library.lon - gym.lon) * Double(k) / 30); t += 10 }
         for _ in 0..<80 { fix(library.lat, library.lon); t += 60 }
         let dir = try temporaryDirectory()
-        try FileSystem.write(lines.joined(separator: "\n") + "\n", to: dir + "/ot.json")
-        #expect(runCLI(["import", "--db", dir + "/t.sqlite", dir + "/ot.json"]).status == 0)
+        var file = dir + "/ot.json"
+        if recorder {
+            try FileSystem.createDirectory(dir + "/rec/me/phone")
+            file = dir + "/rec/me/phone/2024-05.rec"
+            lines = lines.map { line in
+                let tst = Int64(line.split(separator: ",")[2].split(separator: ":")[1])!
+                return CivilTime.iso8601(ms: tst * 1000) + "\towntracks/me/phone\t" + line
+            }
+        }
+        try FileSystem.write(lines.joined(separator: "\n") + "\n", to: file)
+        #expect(runCLI(["import", "--db", dir + "/t.sqlite", file]).status == 0)
         let r = runCLI(["rebuild", "--db", dir + "/t.sqlite", "--timezone", "UTC"])
         #expect(r.status == 0, "\(r.stderr)")
         return dir + "/t.sqlite"

@@ -15,8 +15,10 @@ enum PlacesCommand {
                 visits from the results (the points stay stored). Edits are kept in the table place_edits and \
                 applied by every rebuild, which finds the place again by the centre it had when it was edited (the \
                 nearest place within places.radius_m), so they survive rebuilds that renumber or move places a little. \
-                An edit is applied at once (the places and daily totals of that device are recomputed). Default \
-                names are the wifi network most seen there (its SSID), else the centre's coordinates.
+                An edit is applied at once (the places and daily totals of that device are recomputed). A place the \
+                user did not name takes the first of: the app's own name for it (Google's visits, OwnTracks \
+                regions), Home or Work from when the time is spent there, the wifi network most seen there (its \
+                SSID), 'near' its locality with distance and direction, else its coordinates.
                 """,
             arguments: [
                 ArgumentSpec("action", optional: true, help: "rename, merge or forget (none: list the places)."),

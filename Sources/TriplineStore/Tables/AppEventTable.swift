@@ -359,8 +359,10 @@ extension Store {
     {
         let o = try db.prepare(
             """
-            SELECT kind, time_ms, lat, lon, raw -> '$.desc', json_extract(raw, '$.event'), json_extract(raw, '$.rad')
-            FROM app_events WHERE device_id = ? AND kind IN ('transition', 'waypoint') AND json_valid(raw)
+            SELECT kind, time_ms, lat, lon, json -> '$.desc', json_extract(json, '$.event'), json_extract(json, '$.rad')
+            FROM (SELECT kind, time_ms, lat, lon, raw, substr(raw, instr(raw, '{')) AS json FROM app_events
+                  WHERE device_id = ? AND kind IN ('transition', 'waypoint'))
+            WHERE json_valid(json)
             ORDER BY time_ms, raw
             """)
         o.bindInt(device, at: 1)
