@@ -1,9 +1,10 @@
 import TriplineCore
 
 /// Reads GeoLife `.plt` trajectories (Microsoft Research GeoLife 1.3): six header lines (the first is
-/// `Geolife trajectory`), then one fix a line, `lat,lon,0,altitude_ft,days_since_1899-12-30,YYYY-MM-DD,HH:MM:SS`,
-/// in GMT, CRLF or LF line ends. Altitude is in feet, −777 = unknown. The date/time fields are authoritative; the
-/// day-number field is only used when they are missing. GeoLife has no device field: the device is `--device`, else
+/// `Geolife trajectory`; a line of the other five that reads whole as a fix is one), then one fix a line,
+/// `lat,lon,0,altitude_ft,days_since_1899-12-30,YYYY-MM-DD,HH:MM:SS`, in GMT, CRLF or LF line ends. Altitude is in
+/// feet, −777 = unknown. The date/time fields are authoritative; the day-number field is only used when they are
+/// missing. GeoLife has no device field: the device is `--device`, else
 /// the user folder of GeoLife's own layout (`…/<user>/Trajectory/<file>.plt` → `<user>`, so that a folder of many
 /// users gives one device each instead of one device whose users' fixes clash), else the folder or file name (as for
 /// GPX). A bad line costs one reject naming its line and byte.
@@ -64,7 +65,10 @@ public struct PLTReader {
             var lineEnd = lineStart
             while lineEnd < count, base[lineEnd] != 0x0A { lineEnd += 1 }
             defer { lineStart = lineEnd + 1 }
-            if lineNumber <= 6 { continue }  // the header
+            // The header: six lines, the first `Geolife trajectory`. A line of lines 2–6 that reads whole as a fix
+            // is one (a file whose writer kept fewer header lines); the others are skipped without a word.
+            if lineNumber == 1 { continue }
+            let inHeader = lineNumber <= 6
             var e = lineEnd
             while e > lineStart, base[e - 1] == 0x0D || base[e - 1] == 0x20 || base[e - 1] == 0x09 { e -= 1 }
             if e == lineStart { continue }
@@ -83,6 +87,7 @@ public struct PLTReader {
                 i += 1
             }
             guard n >= 7 else {
+                if inHeader { continue }
                 let binary = (lineStart..<e).contains { base[$0] == 0 }
                 builder.reject(binary ? .binaryData : .invalidLine, "a GeoLife line has 7 comma-separated fields, this one has \(n)", start: lineStart, end: e)
                 continue
@@ -93,6 +98,7 @@ public struct PLTReader {
                 return JSONParser.parseDecimalText(base + a, b - a)
             }
             guard let lat = number(0), let lon = number(1) else {
+                if inHeader { continue }
                 builder.reject(.invalidCoordinates, "latitude/longitude (fields 1 and 2) are not numbers", start: lineStart, end: e)
                 continue
             }
@@ -113,6 +119,7 @@ public struct PLTReader {
                 timeMs = Int64(((days - 25_569) * 86_400_000).rounded())
             }
             guard let time = timeMs else {
+                if inHeader { continue }
                 builder.reject(.invalidTime, "fields 6 and 7 are not a YYYY-MM-DD date and an HH:MM:SS time", start: lineStart, end: e)
                 continue
             }

@@ -39,6 +39,21 @@ import TriplineTestSupport
         #expect(out.rejects.map(\.reason) == [.invalidTime] && out.rejects.map(\.line) == [9])
     }
 
+    /// A file whose writer kept fewer than six header lines: its fixes among the first six lines were skipped as
+    /// header (and a file of two such fixes was called "empty"); the header's own lines are still skipped unremarked.
+    @Test func fixesAmongTheFirstSixLinesAreRead() {
+        let short = "Geolife trajectory\r\nWGS 84\r\n"
+            + "39.9,116.3,0,492,39744.1,2008-10-23,02:53:04\r\n"
+            + "39.91,116.3,0,492,39744.2,2008-10-23,02:53:10\r\n"
+        let out = FormatDetector.parse(Array(short.utf8), context: .memory(device: "u"))
+        #expect(out.points.map(\.timeMs) == [1_224_730_384_000, 1_224_730_390_000])
+        #expect(out.rejects.isEmpty)
+        // The standard header, then a fix: one point, no reject (line 5 has eight fields, line 6 one).
+        let whole = FormatDetector.parse(Array((Self.header + "39.9,116.3,0,492,39744.1,2008-10-23,02:53:04\r\n").utf8),
+                                         context: .memory(device: "u"))
+        #expect(whole.points.count == 1 && whole.rejects.isEmpty)
+    }
+
     @Test func headerOnlyIsEmpty() {
         let out = FormatDetector.parse(Array(Self.header.utf8), context: .memory())
         #expect(out.format == "geolife-plt")
