@@ -130,7 +130,10 @@ public struct Rebuild {
     ///    estimate by straight lines; a trip's maximum speed is never below any of its legs' averages.
     /// 42 (ids from the device's name): stay, visit, trip and place ids mix the device's name (``StableID/deviceKey(name:)``),
     ///    not its database id, so they do not depend on the order the devices were imported in.
-    public static let algorithmVersion = 42
+    /// 43 (`--pass paths` equals a full rebuild): trips keep the trips pass's maximum speed (`line_max_speed_mps`) and
+    ///    legs their straight lines (`line_distance_m`, migration 11), which a `--pass paths` run starts from; the other
+    ///    columns are unchanged (a plain rebuild after this rebuilds whole, so every row has them).
+    public static let algorithmVersion = 43
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
