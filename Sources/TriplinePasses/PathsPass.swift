@@ -336,7 +336,7 @@ public struct PathsPass: MeasuringPass {
 
     /// Measures the span's trips and writes them: those the trips pass left in memory (``DeviceWork/trips``) are stored
     /// here, once, with their legs (``TripsPass/store(_:_:store:)``); without them (`--pass paths`) the stored trips
-    /// of the span are measured and their distances written.
+    /// of the span are measured from what the trips pass stored (``unmeasured(_:legs:)``) and their distances written.
     public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         try work.ensureFlags(store: store)
         let from = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
