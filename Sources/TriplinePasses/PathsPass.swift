@@ -316,6 +316,18 @@ public struct PathsPass: MeasuringPass {
         }
     }
 
+    /// A stored trip and its legs as the trips pass left them, before any run of this pass measured them: the
+    /// maximum speed it gave (`line_max_speed_mps`, which ``apply(_:to:legs:)`` raises to the path's and the legs'
+    /// averages) and the legs' straight lines (`legs.line_distance_m`, the shares of a `track` or `history` distance).
+    /// A `--pass paths` run starts from these, as the full rebuild does: from the stored, already measured figures a
+    /// setting that shortens the path kept the longer path's maximum (sparse seed 3: 1.519 m/s where the full rebuild
+    /// gives 1.463), and a trip whose estimate became `track` or `history` shared it by its legs' earlier `circuity`
+    /// shares (test `PathsRerunTests`). The distance, its straight lines, method and average are set anew by `apply`.
+    static func unmeasured(_ trip: inout TripRow, legs: inout [LegRow]) {
+        trip.maxSpeedMps = trip.lineMaxSpeedMps
+        for k in legs.indices { if let line = legs[k].lineDistanceM { legs[k].distanceM = line } }
+    }
+
     /// Two places, either way round.
     struct PlacePair: Hashable {
         var a: Int64, b: Int64
@@ -324,7 +336,7 @@ public struct PathsPass: MeasuringPass {
 
     /// Measures the span's trips and writes them: those the trips pass left in memory (``DeviceWork/trips``) are stored
     /// here, once, with their legs (``TripsPass/store(_:_:store:)``); without them (`--pass paths`) the stored trips
-    /// of the span are measured and their distances written.
+    /// of the span are measured from what the trips pass stored (``unmeasured(_:legs:)``) and their distances written.
     public mutating func run(_ work: DeviceWork, store: Store) throws -> PassStats {
         try work.ensureFlags(store: store)
         let from = work.previousStay?.endMs ?? max(work.fromMs, work.processFromMs)
@@ -351,6 +363,7 @@ public struct PathsPass: MeasuringPass {
             for r in results {
                 guard var row = rows[r.id] else { continue }
                 var legs = try tables.legs(ofTrip: r.id)
+                Self.unmeasured(&row, legs: &legs)
                 Self.apply(r, to: &row, legs: &legs)
                 try tables.setDistance(row)
                 for leg in legs { try tables.setDistance(leg) }

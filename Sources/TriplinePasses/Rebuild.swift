@@ -132,7 +132,10 @@ public struct Rebuild {
     ///    not its database id, so they do not depend on the order the devices were imported in.
     /// 43 (Recorder regions name places): the OwnTracks regions of a `.rec` file (each message after its time and
     ///    topic) name places as those of the app's JSON do; before, only the evidence pass read them.
-    public static let algorithmVersion = 43
+    /// 44 (`--pass paths` equals a full rebuild): trips keep the trips pass's maximum speed (`line_max_speed_mps`) and
+    ///    legs their straight lines (`line_distance_m`, migration 11), which a `--pass paths` run starts from; the other
+    ///    columns are unchanged (a plain rebuild after this rebuilds whole, so every row has them).
+    public static let algorithmVersion = 44
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

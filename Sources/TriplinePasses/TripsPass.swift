@@ -957,6 +957,7 @@ public struct TripsPass: MeasuringPass {
             row.durationS = Double(t.endMs - t.startMs) / 1000
             row.avgSpeedMps = Self.average(t)
             row.maxSpeedMps = Self.maximum(t)
+            row.lineMaxSpeedMps = row.maxSpeedMps  // what `--pass paths` starts from (the paths pass raises `maxSpeedMps`)
             row.mode = main
             row.legs = t.legs.count
             row.fromVisitID = t.fromStay.map { stays[$0].id }
@@ -976,6 +977,7 @@ public struct TripsPass: MeasuringPass {
                 out[k].legs[n].row.deviceID = work.deviceID
                 out[k].legs[n].row.durationS = Double(leg.endMs - leg.startMs) / 1000
                 out[k].legs[n].row.points = leg.last - leg.first + 1
+                out[k].legs[n].row.lineDistanceM = leg.row.distanceM  // its straight lines (the paths pass shares the path)
             }
         }
         return Output(trips: out)

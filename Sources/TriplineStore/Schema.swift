@@ -404,6 +404,18 @@ enum Schema {
             radius_m REAL NOT NULL CHECK (radius_m > 0)
         );
         """,
+
+        // 11: what the trips pass measured before the paths pass changed it (docs/PASSES.md, "paths"): a trip's maximum
+        // speed (the fixes' highest, at least the straight-line average) and a leg's straight lines, so that `rebuild
+        // --pass paths` starts from them, as a full rebuild does, and not from an earlier run's path. Rows written before
+        // this migration get the stored figures (a `--pass paths` on them starts there, as it did); the app's own rows
+        // (`source` = `app`) have none.
+        """
+        ALTER TABLE trips ADD COLUMN line_max_speed_mps REAL;
+        ALTER TABLE legs ADD COLUMN line_distance_m REAL;
+        UPDATE trips SET line_max_speed_mps = max_speed_mps WHERE source = 'points';
+        UPDATE legs SET line_distance_m = distance_m WHERE source = 'points';
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

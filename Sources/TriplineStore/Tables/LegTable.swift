@@ -20,12 +20,17 @@ public struct LegRow: Sendable, Equatable {
     /// `points` (rebuilt from fixes) or `app` (an app's own timeline, migration 9); read back, not written by the
     /// plain insert (the timeline pass's inserts mark their rows `app`).
     public var source: String
+    /// The leg's straight lines as the trips pass measured them (``distanceM`` before the paths pass gave the leg its
+    /// share of the trip's path): the shares a `--pass paths` run starts from, as a full rebuild does (migration 11).
+    /// Nil for the app's own legs.
+    public var lineDistanceM: Double?
 
     public init(
         tripID: Int64, leg: Int, deviceID: Int64, mode: String, modeSource: String, startMs: Int64, endMs: Int64, distanceM: Double,
-        durationS: Double, points: Int, source: String = "points"
+        durationS: Double, points: Int, source: String = "points", lineDistanceM: Double? = nil
     ) {
         self.source = source
+        self.lineDistanceM = lineDistanceM
         self.tripID = tripID
         self.leg = leg
         self.deviceID = deviceID
@@ -50,9 +55,12 @@ extension RebuildTables {
     /// Inserts a leg.
     public func insert(_ r: LegRow) throws {
         let s = try statement(
-            "INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points) VALUES (?,?,?,?,?,?,?,?,?,?)")
+            """
+            INSERT INTO legs(trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, line_distance_m)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?)
+            """)
         try s.bind([.integer(r.tripID), .integer(Int64(r.leg)), .integer(r.deviceID), .text(r.mode), .text(r.modeSource), .integer(r.startMs),
-                    .integer(r.endMs), .real(r.distanceM), .real(r.durationS), .integer(Int64(r.points))])
+                    .integer(r.endMs), .real(r.distanceM), .real(r.durationS), .integer(Int64(r.points)), .optional(r.lineDistanceM)])
         _ = try s.step()
     }
 }
@@ -164,13 +172,13 @@ extension RebuildTables {
 
 extension LegRow {
     /// The columns of a `legs` row, in the order ``init(reading:)`` reads them.
-    static let columns = "trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source"
+    static let columns = "trip_id, leg, device_id, mode, mode_source, start_ms, end_ms, distance_m, duration_s, points, source, line_distance_m"
 
     /// The row at the current step of a statement that selects ``columns`` first.
     init(reading s: Statement) {
         self.init(
             tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
             startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
-            source: s.text(10) ?? "points")
+            source: s.text(10) ?? "points", lineDistanceM: s.optionalDouble(11))
     }
 }

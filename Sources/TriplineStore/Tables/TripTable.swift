@@ -34,6 +34,10 @@ public struct TripRow: Sendable, Equatable {
     /// `circuity`): set by the paths pass (``setDistance(_:lineDistanceM:method:)``), NULL before it ran.
     public var lineDistanceM: Double?
     public var distanceMethod: String?
+    /// The maximum speed the trips pass gave (``maxSpeedMps`` before the paths pass raised it to the path's and the
+    /// legs' averages): where a `--pass paths` run starts from, as a full rebuild does (migration 11). Nil for the app's
+    /// own trips, and when the trips pass had none.
+    public var lineMaxSpeedMps: Double?
     /// `points` (rebuilt from fixes) or `app` (an app's own timeline, migration 9; written by
     /// ``RebuildTables/insertAppTrip(_:leg:activity:lineDistanceM:method:)``).
     public var source: String
@@ -43,8 +47,9 @@ public struct TripRow: Sendable, Equatable {
         durationS: Double, movingS: Double, distanceM: Double, avgSpeedMps: Double?, maxSpeedMps: Double?, mode: String, legs: Int,
         fromVisitID: Int64?, toVisitID: Int64?,
         fromPlaceID: Int64?, toPlaceID: Int64?, startLat: Double?, startLon: Double?, endLat: Double?, endLon: Double?, points: Int, gaps: Int,
-        lineDistanceM: Double? = nil, distanceMethod: String? = nil, source: String = "points"
+        lineDistanceM: Double? = nil, distanceMethod: String? = nil, source: String = "points", lineMaxSpeedMps: Double? = nil
     ) {
+        self.lineMaxSpeedMps = lineMaxSpeedMps
         self.lineDistanceM = lineDistanceM
         self.distanceMethod = distanceMethod
         self.source = source
@@ -105,8 +110,8 @@ extension RebuildTables {
             """
             INSERT INTO trips(id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
               avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
-              start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method)
-            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+              start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method, line_max_speed_mps)
+            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             """)
         return try insert(s, id: r.id, "trips", [
             .integer(r.deviceID), .integer(r.startMs), .integer(r.endMs), .optional(r.startUTCOffset.map(\.seconds64)),
@@ -114,7 +119,7 @@ extension RebuildTables {
             .optional(r.maxSpeedMps), .text(r.mode), .integer(Int64(r.legs)), .optional(r.fromVisitID), .optional(r.toVisitID),
             .optional(r.fromPlaceID), .optional(r.toPlaceID), .optional(r.startLat), .optional(r.startLon), .optional(r.endLat),
             .optional(r.endLon), .integer(Int64(r.points)), .integer(Int64(r.gaps)), .optional(r.lineDistanceM),
-            r.distanceMethod.map { .text($0) } ?? .null,
+            r.distanceMethod.map { .text($0) } ?? .null, .optional(r.lineMaxSpeedMps),
         ])
     }
 
@@ -211,7 +216,7 @@ extension Store {
             """
             SELECT id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
                    avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
-                   start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method, source
+                   start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method, source, line_max_speed_mps
             FROM trips WHERE ?1 IS NULL OR device_id = ?1 ORDER BY start_ms
             """)
         s.bindInt(device, at: 1)
@@ -226,7 +231,7 @@ extension Store {
                     toVisitID: s.optionalInt64(14), fromPlaceID: s.optionalInt64(15), toPlaceID: s.optionalInt64(16),
                     startLat: s.optionalDouble(17), startLon: s.optionalDouble(18), endLat: s.optionalDouble(19), endLon: s.optionalDouble(20),
                     points: s.int(21), gaps: s.int(22), lineDistanceM: s.optionalDouble(23), distanceMethod: s.text(24),
-                    source: s.text(25) ?? "points"))
+                    source: s.text(25) ?? "points", lineMaxSpeedMps: s.optionalDouble(26)))
         }
         return out
     }
@@ -270,7 +275,7 @@ extension Store {
 let tripColumns = """
     id, device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, duration_s, moving_s, distance_m,
     avg_speed_mps, max_speed_mps, mode, legs, from_visit_id, to_visit_id, from_place_id, to_place_id,
-    start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method, source
+    start_lat, start_lon, end_lat, end_lon, points, gaps, line_distance_m, distance_method, source, line_max_speed_mps
     """
 
 /// A row of `trips` read from the columns ``tripColumns`` names (the first at `at`).
@@ -283,7 +288,7 @@ func tripRow(_ s: Statement, at k: Int32 = 0) -> TripRow {
         toVisitID: s.optionalInt64(k + 14), fromPlaceID: s.optionalInt64(k + 15), toPlaceID: s.optionalInt64(k + 16),
         startLat: s.optionalDouble(k + 17), startLon: s.optionalDouble(k + 18), endLat: s.optionalDouble(k + 19), endLon: s.optionalDouble(k + 20),
         points: s.int(k + 21), gaps: s.int(k + 22), lineDistanceM: s.optionalDouble(k + 23), distanceMethod: s.text(k + 24),
-        source: s.text(k + 25) ?? "points")
+        source: s.text(k + 25) ?? "points", lineMaxSpeedMps: s.optionalDouble(k + 26))
 }
 
 /// A trip as the paths pass measures it: its time span, its straight-line distance, and where the stays and visits
