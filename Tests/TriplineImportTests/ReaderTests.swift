@@ -156,6 +156,20 @@ import TriplineTestSupport
         #expect(g.points[0].extra?.contains("\"hdop\":1.9") == true)
     }
 
+    /// An attribute twice in one tag is not XML (`lat="48.1" lon="11.5" lat="49.0"` took the last): the fix is an
+    /// `invalid_xml` reject, as a JSON record with a key twice is a `duplicate_key` one; the next fix reads on.
+    /// A name with a prefix is another attribute: an extension's `g:lat` replaced the fix's latitude (read as `lat`).
+    @Test func aGPXAttributeTwiceRejectsItsFix() {
+        let gpx = "<gpx version=\"1.1\" creator=\"x\" xmlns:g=\"urn:x\"><trk><trkseg>"
+            + "<trkpt lat=\"48.1\" lon=\"11.5\" lat=\"49.0\"><time>2024-01-01T10:00:00Z</time></trkpt>\n"
+            + "<trkpt lat=\"48.2\" lon=\"11.5\" g:lat=\"1\"><time>2024-01-01T10:01:00Z</time></trkpt>\n"
+            + "</trkseg></trk></gpx>"
+        let out = parse(gpx)
+        #expect(out.points.map(\.lat) == [48.2])
+        #expect(out.rejects.map(\.reason) == [.invalidXML])
+        #expect(out.rejects.first?.detail.contains("<trkpt> has the attribute 'lat' twice") == true, "\(out.rejects)")
+    }
+
     @Test func emptyOverlandBodyAndGPXRoutes() {
         let empty = parse("{\"locations\":[]}")
         #expect(empty.fatal == nil && empty.points.isEmpty && empty.rejects.isEmpty)

@@ -118,7 +118,9 @@ public struct GPXReader {
                     }
                     let attrStart = i
                     while i < count, base[i] != UInt8(ascii: "="), !isSpace(base[i]), base[i] != UInt8(ascii: ">") { i += 1 }
-                    let attrName = localName(base, attrStart, i)
+                    // The whole name: GPX's attributes (`lat`, `lon`, `version`, `creator`) have no prefix, and an
+                    // extension's `g:lat` is another attribute (it replaced the fix's latitude when read as `lat`).
+                    let attrName = String(decoding: UnsafeBufferPointer(start: base + attrStart, count: i - attrStart), as: UTF8.self)
                     while i < count, isSpace(base[i]) { i += 1 }
                     guard i < count else { throw XMLError(offset: tagStart, message: "the file ends inside a tag", atEnd: true) }
                     guard base[i] == UInt8(ascii: "="), i > attrStart else { throw XMLError(offset: i, message: "malformed attribute in <\(name)>", atEnd: false) }
@@ -133,6 +135,11 @@ public struct GPXReader {
                     let valueStart = i
                     while i < count, base[i] != quote { i += 1 }
                     guard i < count else { throw XMLError(offset: tagStart, message: "the file ends inside an attribute", atEnd: true) }
+                    // XML allows an attribute once per tag (`lat="48.1" lon="11.5" lat="49.0"`: which is meant is
+                    // unknowable, as for a JSON key twice).
+                    for (prior, _) in attributes where prior == attrName {
+                        throw XMLError(offset: attrStart, message: "<\(name)> has the attribute '\(attrName)' twice", atEnd: false)
+                    }
                     attributes.append((attrName, decodeEntities(base, valueStart, i)))
                     i += 1
                 }
