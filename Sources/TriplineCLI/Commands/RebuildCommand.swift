@@ -162,9 +162,6 @@ extension String {
 
 /// `tripline simulate`: writes simulated archives and their exact truth.
 enum SimulateCommand {
-    /// The largest `--days × --people` (two people for a year, and a margin): about 4 GB at most.
-    static let maxPersonDays = 800
-
     /// Refuses simulated days whose fixes `import` would reject every one of: before 2000-01-01 UTC
     /// (``Timestamp/earliestMs``) or more than a day after the import. `--start 9999-12-31` wrote archives and a
     /// truth.json that nothing could use. The people live at UTC+1/+2, so a local day runs from 22:00 UTC the day
@@ -212,17 +209,13 @@ enum SimulateCommand {
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let out = parsed.value("out") else { throw UsageError("Missing '--out <DIR>'") }
         guard out != "-" else { throw UsageError("'--out -': simulate writes a folder of files, which standard output cannot hold; name a folder", command: "simulate") }
-        var config = try SimulationOptions.config(parsed, days: 3)
+        // The simulation is held in memory before it is written: `--days 100000` is a clear error at once rather than
+        // gigabytes of memory before the first file (``SimulationOptions/maxPersonDays``).
+        var config = try SimulationOptions.config(parsed, days: 3, command: "simulate",
+                                                  instead: "simulate fewer days, or several runs with --start and --seed")
         if let start = parsed.value("start") {
             guard let day = CivilTime.parseDate(start) else { throw UsageError("--start wants a date YYYY-MM-DD, not '\(start)'") }
             config.startDay = day
-        }
-        // The simulation is held in memory before it is written (about 5 MB a person-day at 1 Hz): a cap, so that
-        // `--days 100000` is a clear error at once rather than gigabytes of memory before the first file.
-        let personDays = config.days.multipliedReportingOverflow(by: config.people)
-        if personDays.overflow || personDays.partialValue > SimulateCommand.maxPersonDays {
-            throw UsageError("--days × --people is at most \(SimulateCommand.maxPersonDays) person-days (the simulation is held in memory, "
-                + "about 5 MB a person-day); simulate fewer days, or several runs with --start and --seed", command: "simulate")
         }
         try checkImportable(start: config.startDay, days: config.days)
         let result = Simulator(config: config).run()

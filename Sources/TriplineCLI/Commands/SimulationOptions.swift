@@ -17,12 +17,23 @@ enum SimulationOptions {
     static let profile = OptionSpec(
         "profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland, mixed or logger (GPS loggers writing GPX without speeds; docs/SIMULATOR.md).")
 
+    /// The most person-days (`--days` × `--people`) one simulation may hold: it is built in memory before anything is
+    /// written or rebuilt (about 5 MB a person-day at 1 Hz): two people for a year and a margin, about 4 GB at most.
+    static let maxPersonDays = 800
+
     /// `--seed` (default 1), `--days` (default `days`), `--people` (2), `--moving-interval` (1 s) and `--profile`.
-    static func config(_ parsed: ParsedArguments, days: Int) throws -> SimulatorConfig {
+    /// `--days` × `--people` above ``maxPersonDays`` is refused at once, naming `command` and what to do instead
+    /// (`evaluate --days 100000` ran out of memory after minutes where `simulate` refused it).
+    static func config(_ parsed: ParsedArguments, days: Int, command: String, instead: String) throws -> SimulatorConfig {
         var config = SimulatorConfig()
         config.seed = UInt64(try positive(parsed, "seed", 1))
         config.days = try positive(parsed, "days", days)
         config.people = try positive(parsed, "people", 2)
+        let personDays = config.days.multipliedReportingOverflow(by: config.people)
+        if personDays.overflow || personDays.partialValue > maxPersonDays {
+            throw UsageError("--days × --people is at most \(maxPersonDays) person-days (the simulation is held in memory, "
+                + "about 5 MB a person-day); \(instead)", command: command)
+        }
         config.movingIntervalS = try positive(parsed, "moving-interval", 1)
         if let name = parsed.value("profile") {
             guard let profile = SimulationProfile(rawValue: name) else {

@@ -219,6 +219,17 @@ import TriplineTestSupport
         let r2 = runCLI(["simulate", "-o", "/nonexistent/out", "--days", "9223372036854775807", "--people", "9"])
         #expect(r2.status == 64)
     }
+
+    /// `evaluate` simulates in memory too, but took any `--days` and `--people` (`--days 100000` grew until the
+    /// machine ran out of memory, minutes later): the same cap, at once, before a database is made.
+    @Test func evaluateCapsItsMemory() throws {
+        let dir = try temporaryDirectory()
+        for args in [["--days", "100000"], ["--seeds", "1-3", "--people", "100000"], ["--days", "9223372036854775807", "--people", "9"]] {
+            let r = runCLI(["evaluate", "--db", dir + "/e.sqlite"] + args)
+            #expect(r.status == 64 && r.stderr.contains("person-days") && r.stderr.contains("--seeds A-B"), "\(args): \(r.stderr)")
+        }
+        #expect(!FileSystem.exists(dir + "/e.sqlite"))
+    }
 }
 
 /// A database of 50 Overland fixes of one device, in a fresh folder: (the folder, the database), for the hole suites
