@@ -79,6 +79,10 @@ public final class Statement {
         self.pool = nil
     }
 
+    /// How many times the compiled statement has run (`SQLITE_STMTSTATUS_RUN`): more than this ``Statement`` ran it
+    /// when it came from the pool.
+    var runs: Int32 { sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_RUN, 0) }
+
     deinit {
         if let pool, pool.keep(handle, sql: sql) { return }
         sqlite3_finalize(handle)

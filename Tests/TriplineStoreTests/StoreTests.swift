@@ -222,7 +222,8 @@ import TriplineTestSupport
         try other.execute("INSERT INTO t VALUES (4)")
         #expect(try other.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)") == 0)
         let c = try db.prepare(sql)
-        #expect(c.handle == first)
+        // The one `a` compiled and ran (a statement compiled afresh has run none; its address may be `a`'s again).
+        #expect(c.handle == first && c.runs == 1)
         seen = []
         while try c.step() { seen.append(c.int64(0)) }
         #expect(seen == [1, 2, 3, 4])
@@ -234,7 +235,7 @@ import TriplineTestSupport
         let boundHandle = bound!.handle
         bound = nil
         let again = try db.prepare(bindSQL)
-        #expect(again.handle == boundHandle)
+        #expect(again.handle == boundHandle && again.runs == 1)
         #expect(try again.step() && again.int64(0) == 1)
     }
 }
