@@ -278,16 +278,23 @@ final class StatementPool {
         return true
     }
 
-    /// A statement's SQL as the pool's key: equal when the texts are, hashed from the length and the last bytes only
+    /// A statement's SQL as the pool's key: equal when the texts are, hashed from the length and the last 16 bytes only
     /// (hashing all of a long statement's text cost as much as the pool saved on a short one).
     struct Key: Hashable {
         let sql: String
         init(_ sql: String) { self.sql = sql }
         static func == (a: Key, b: Key) -> Bool { a.sql == b.sql }
         func hash(into hasher: inout Hasher) {
-            let bytes = sql.utf8
-            hasher.combine(bytes.count)
-            for byte in bytes.suffix(24) { hasher.combine(byte) }
+            var tail: (UInt64, UInt64) = (0, 0)
+            var count = 0
+            for byte in sql.utf8.reversed() {
+                if count < 8 { tail.0 = tail.0 << 8 | UInt64(byte) } else { tail.1 = tail.1 << 8 | UInt64(byte) }
+                count += 1
+                if count == 16 { break }
+            }
+            hasher.combine(sql.utf8.count)
+            hasher.combine(tail.0)
+            hasher.combine(tail.1)
         }
     }
 
