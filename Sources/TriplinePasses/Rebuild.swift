@@ -343,13 +343,16 @@ public struct Rebuild {
         outcome.zoneSource = zoneSource
         let parameters = try parameterSnapshot()
         let parameterJSON = Self.json(parameters)
+        // Each pass's parameters as `pass_runs` records them: the same for every device (a pass's run never changes
+        // them), so written once, not once a device (measured: 12 % of the CPU time of devices of one fix each).
+        let passParameterJSON = passes.map { Self.json($0.parameterList) }
         for (deviceID, name) in devices {
             PausePoint.reach("rebuild.before-lock")
             let deviceReports: [Report] = try store.transaction {
                 PausePoint.reach("rebuild.locked")
                 return try rebuildDevice(
                     deviceID, name: name, passes: &passes, passNames: passNames, zones: zones, zoneName: zoneName,
-                    parameters: parameters, parameterJSON: parameterJSON)
+                    parameters: parameters, parameterJSON: parameterJSON, passParameterJSON: passParameterJSON)
             }
             outcome.reports += deviceReports
         }
@@ -360,7 +363,7 @@ public struct Rebuild {
     // Long by design: the span decision (stale, full, --to, incremental) and the windowed pass loop share one transaction's state, in order.
     func rebuildDevice(
         _ deviceID: Int64, name: String, passes: inout [any Pass], passNames: [String], zones: LocalZones, zoneName: String,
-        parameters: [(String, String)], parameterJSON: String
+        parameters: [(String, String)], parameterJSON: String, passParameterJSON: [String]
     ) throws -> [Report] {
         var reports: [Report] = []
         // The stable ids of the device's records are mixed from its name, not its id (docs/PASSES.md "Stable ids").
@@ -473,7 +476,7 @@ public struct Rebuild {
                 PausePoint.reach("rebuild.\(name).\(type.name)")
                 try RebuildTables(store).insert(
                     PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
-                               toMs: end == Int64.max ? nil : end, parameters: Self.json(passes[k].parameterList), stats: stats.json,
+                               toMs: end == Int64.max ? nil : end, parameters: passParameterJSON[k], stats: stats.json,
                                startedMs: started, finishedMs: Clock.nowMs()))
                 Self.add(&totals, type.name, stats)
                 Self.add(&totals, type.name, ["ms": .count(Int(Clock.nowMs() - started))])

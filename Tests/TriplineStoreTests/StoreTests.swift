@@ -196,3 +196,46 @@ import TriplineTestSupport
         #expect(try db.scalarInt("SELECT count(*) FROM t") == 0)
     }
 }
+
+/// The connection's pool of compiled statements (``StatementPool``): a statement released is compiled once and
+/// reused, but never while another holds it, never with the last one's bindings, and holding no read snapshot.
+@Suite struct StatementPoolTests {
+    @Test func aReleasedStatementIsReusedResetAndHoldsNoSnapshot() throws {
+        let dir = try temporaryDirectory()
+        let store = try Store(path: dir + "/t.sqlite")
+        let db = store.db
+        try db.execute("CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (2), (3)")
+        let sql = "SELECT x FROM t ORDER BY x"
+        var a: Statement? = try db.prepare(sql)
+        #expect(try a!.step() && a!.int64(0) == 1)
+        // Held by `a`: a second statement of the same SQL is another one, and runs on its own.
+        let b = try db.prepare(sql)
+        #expect(b.handle != a!.handle)
+        var seen: [Int64] = []
+        while try b.step() { seen.append(b.int64(0)) }
+        #expect(seen == [1, 2, 3])
+        // `a`, dropped after its first row, goes back to the pool reset: it reads no old snapshot, so another
+        // connection's write can be checkpointed whole (a statement left mid-read would keep its reader open).
+        let first = a!.handle
+        a = nil
+        let other = try Database(path: dir + "/t.sqlite", busyTimeoutMs: 0)
+        try other.execute("INSERT INTO t VALUES (4)")
+        #expect(try other.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)") == 0)
+        let c = try db.prepare(sql)
+        // The one `a` compiled and ran (a statement compiled afresh has run none; its address may be `a`'s again).
+        #expect(c.handle == first && c.runs == 1)
+        seen = []
+        while try c.step() { seen.append(c.int64(0)) }
+        #expect(seen == [1, 2, 3, 4])
+        // The bindings of the last use are cleared.
+        let bindSQL = "SELECT ?1 IS NULL"
+        var bound: Statement? = try db.prepare(bindSQL)
+        try bound!.bind([.integer(5)])
+        #expect(try bound!.step() && bound!.int64(0) == 0)
+        let boundHandle = bound!.handle
+        bound = nil
+        let again = try db.prepare(bindSQL)
+        #expect(again.handle == boundHandle && again.runs == 1)
+        #expect(try again.step() && again.int64(0) == 1)
+    }
+}
