@@ -24,11 +24,11 @@ import TriplineTestSupport
 
     @Test func googleVisitsAPointCouldNotHaveAreRejectedWithTheirReason() {
         let out = parse(Self.semantic([
-            Self.placeVisit(latE7: 481000000, start: "2024-03-01T08:00:00Z", end: "2024-03-01T09:00:00Z"),
-            Self.placeVisit(latE7: 9990000000, start: "2024-03-01T08:00:00Z", end: "2024-03-01T09:00:00Z"),
-            Self.placeVisit(latE7: 481000000, start: "2094-03-01T08:00:00Z", end: "2094-03-01T09:00:00Z"),
-            Self.placeVisit(latE7: 481000000, start: "1994-03-01T08:00:00Z", end: "1994-03-01T09:00:00Z"),
-            Self.placeVisit(latE7: 481000000, start: "2024-03-02T10:00:00Z", end: "2024-03-02T09:00:00Z"),
+            Self.placeVisit(latE7: 481_000_000, start: "2024-03-01T08:00:00Z", end: "2024-03-01T09:00:00Z"),
+            Self.placeVisit(latE7: 9_990_000_000, start: "2024-03-01T08:00:00Z", end: "2024-03-01T09:00:00Z"),
+            Self.placeVisit(latE7: 481_000_000, start: "2094-03-01T08:00:00Z", end: "2094-03-01T09:00:00Z"),
+            Self.placeVisit(latE7: 481_000_000, start: "1994-03-01T08:00:00Z", end: "1994-03-01T09:00:00Z"),
+            Self.placeVisit(latE7: 481_000_000, start: "2024-03-02T10:00:00Z", end: "2024-03-02T09:00:00Z"),
         ]))
         #expect(out.events.map { $0.row.startMs } == [1_709_280_000_000])
         #expect(out.rejects.map(\.reason) == [.latOutOfRange, .timeInFuture, .timeTooEarly, .invalidTime])
@@ -37,7 +37,7 @@ import TriplineTestSupport
 
     @Test func anEndOrADistanceNoJourneyHasIsDroppedAndTheEventKept() {
         let out = parse(Self.semantic([
-            Self.placeVisit(latE7: 481000000, start: "2024-03-01T10:00:00Z", end: "2054-03-01T09:00:00Z"),
+            Self.placeVisit(latE7: 481_000_000, start: "2024-03-01T10:00:00Z", end: "2054-03-01T09:00:00Z"),
             Self.segment(start: "2024-03-01T12:00:00Z", end: "2024-03-01T13:00:00Z", distance: "1e300"),
             Self.segment(start: "2024-03-01T14:00:00Z", end: "2024-03-01T14:00:00Z", distance: "50000"),
             Self.segment(start: "2024-03-01T15:00:00Z", end: "2024-03-01T16:00:00Z", distance: "-5"),
@@ -74,7 +74,8 @@ import TriplineTestSupport
         #expect(o.events.count == 1 && o.events[0].row.startMs == nil && o.events[0].row.endMs == nil)
         #expect(o.rejects.map(\.reason) == [.latOutOfRange, .timeTooEarly, .timeInFuture])
 
-        let transition = "{\"_type\":\"transition\",\"tid\":\"ot\",\"tst\":1714557600,\"lat\":48.1,\"lon\":181.5,\"event\":\"enter\",\"desc\":\"Home\"}\n"
+        let transition = "{\"_type\":\"transition\",\"tid\":\"ot\",\"tst\":1714557600,\"lat\":48.1,\"lon\":181.5,"
+            + "\"event\":\"enter\",\"desc\":\"Home\"}\n"
             + "{\"_type\":\"transition\",\"tid\":\"ot\",\"tst\":1714557600,\"lat\":48.1,\"lon\":11.5,\"event\":\"leave\",\"desc\":\"Home\"}\n"
         let t = parse(transition)
         #expect(t.events.count == 1 && t.rejects.map(\.reason) == [.lonOutOfRange])

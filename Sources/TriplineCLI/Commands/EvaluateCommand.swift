@@ -124,8 +124,8 @@ enum EvaluateCommand {
 
     // Long: one branch per mode (--geolife, --reitti, --seeds, one seed), each short, sharing the parsed options.
     static func run(_ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        var config = try SimulationOptions.config(parsed, days: 7, command: "evaluate",
-                                                  instead: "evaluate fewer days or people, and more seeds (--seeds A-B)")
+        let instead = "evaluate fewer days or people, and more seeds (--seeds A-B)"
+        var config = try SimulationOptions.config(parsed, days: 7, command: "evaluate", instead: instead)
         var options = Rebuild.Options()
         options.settings = try RebuildCommand.settings(parsed)
         // One model file for every run (a folder of per-user files is read per GeoLife user below).

@@ -211,8 +211,8 @@ enum SimulateCommand {
         guard out != "-" else { throw UsageError("'--out -': simulate writes a folder of files, which standard output cannot hold; name a folder", command: "simulate") }
         // The simulation is held in memory before it is written: `--days 100000` is a clear error at once rather than
         // gigabytes of memory before the first file (``SimulationOptions/maxPersonDays``).
-        var config = try SimulationOptions.config(parsed, days: 3, command: "simulate",
-                                                  instead: "simulate fewer days, or several runs with --start and --seed")
+        let instead = "simulate fewer days, or several runs with --start and --seed"
+        var config = try SimulationOptions.config(parsed, days: 3, command: "simulate", instead: instead)
         if let start = parsed.value("start") {
             guard let day = CivilTime.parseDate(start) else { throw UsageError("--start wants a date YYYY-MM-DD, not '\(start)'") }
             config.startDay = day
