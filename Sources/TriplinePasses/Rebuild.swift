@@ -135,7 +135,9 @@ public struct Rebuild {
     /// 44 (`--pass paths` equals a full rebuild): trips keep the trips pass's maximum speed (`line_max_speed_mps`) and
     ///    legs their straight lines (`line_distance_m`, migration 11), which a `--pass paths` run starts from; the other
     ///    columns are unchanged (a plain rebuild after this rebuilds whole, so every row has them).
-    public static let algorithmVersion = 44
+    /// 45 (a region's radius is a place's): an OwnTracks `rad` that is not a number above 0 and at most 100 km is no
+    ///    radius (the default); a `rad` of 1e308 named every place on Earth after its region.
+    public static let algorithmVersion = 45
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

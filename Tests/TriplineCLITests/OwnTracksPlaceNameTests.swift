@@ -14,6 +14,19 @@ import TriplineTestSupport
         #expect(names == ["Gym", "Library"])
     }
 
+    /// A region whose `rad` no place has (1e308, set in the app or a damaged record) held every place on Earth and
+    /// named them all after itself; such a radius is now no radius (the default), and a region far away names nothing.
+    @Test func aRegionOfAbsurdRadiusNamesNothingFarAway() throws {
+        let fixture = PlaceNameTextTests()
+        let db = try fixture.ownTracks(gymName: "Gym", libraryName: "Library")
+        let dir = String(db.dropLast("/t.sqlite".count))
+        try FileSystem.write("{\"_type\":\"waypoint\",\"tid\":\"ot\",\"tst\":1714400000,\"lat\":10.0,\"lon\":10.0,"
+            + "\"rad\":1e308,\"desc\":\"Everywhere\"}\n", to: dir + "/far.json")
+        #expect(runCLI(["import", "--db", db, dir + "/far.json"]).status == 0)
+        #expect(runCLI(["rebuild", "--db", db, "--timezone", "UTC", "--full"]).status == 0)
+        #expect(try fixture.names(db) == ["Gym", "Library"])
+    }
+
     /// The same in a Recorder `.rec` file, where each message follows its time and topic on the line: the names were
     /// read from the whole line, which is not JSON, so a Recorder's regions never named a place.
     @Test func regionNamesFromARecorderFileNameThePlaces() throws {

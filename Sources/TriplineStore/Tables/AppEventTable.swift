@@ -351,6 +351,13 @@ extension Store {
         return out
     }
 
+    /// An OwnTracks region's radius (`rad`) as SQL: the number when it is one above 0 and at most 100 km, else NULL
+    /// (the readers then take their default). A region is a place, not a country: a `rad` of 1e308 (set in the app, or
+    /// a damaged record) held every place on Earth and named them all after itself.
+    static func regionRadius(_ expression: String) -> String {
+        "CASE WHEN typeof(\(expression)) IN ('integer', 'real') AND \(expression) > 0 AND \(expression) <= 100000 THEN \(expression) END"
+    }
+
     /// OwnTracks' regions of a device, in time order: each `transition` (its time, position, `desc` and `event`:
     /// `enter`, `leave`) and `waypoint` (a region the user defined: its centre, `desc` and `rad`), of a raw record
     /// that is JSON.
@@ -359,7 +366,8 @@ extension Store {
     {
         let o = try db.prepare(
             """
-            SELECT kind, time_ms, lat, lon, json -> '$.desc', json_extract(json, '$.event'), json_extract(json, '$.rad')
+            SELECT kind, time_ms, lat, lon, json -> '$.desc', json_extract(json, '$.event'),
+              \(Store.regionRadius("json_extract(json, '$.rad')"))
             FROM (SELECT kind, time_ms, lat, lon, raw, substr(raw, instr(raw, '{')) AS json FROM app_events
                   WHERE device_id = ? AND kind IN ('transition', 'waypoint'))
             WHERE json_valid(json)
@@ -442,7 +450,7 @@ extension Store {
             SELECT kind, time_ms, lat, lon, start_ms, end_ms,
               CASE WHEN json_valid(json) THEN json_extract(json, '$.desc') END,
               CASE WHEN json_valid(json) THEN json_extract(json, '$.event') END,
-              CASE WHEN json_valid(json) THEN json_extract(json, '$.rad') END
+              CASE WHEN json_valid(json) THEN \(Store.regionRadius("json_extract(json, '$.rad')")) END
             FROM (SELECT id, kind, time_ms, lat, lon, start_ms, end_ms, substr(raw, instr(raw, '{')) AS json FROM app_events
                   WHERE device_id = ? AND (kind = 'waypoint' OR (time_ms >= ? AND time_ms < ? AND kind IN
                     ('transition', 'visit', 'paused_location_updates', 'resumed_location_updates', 'exited_pause_region')))
