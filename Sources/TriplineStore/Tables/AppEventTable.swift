@@ -351,11 +351,12 @@ extension Store {
         return out
     }
 
-    /// An OwnTracks region's radius (`rad`) as SQL: the number when it is one above 0 and at most 100 km, else NULL
-    /// (the readers then take their default). A region is a place, not a country: a `rad` of 1e308 (set in the app, or
-    /// a damaged record) held every place on Earth and named them all after itself.
-    static func regionRadius(_ expression: String) -> String {
-        "CASE WHEN typeof(\(expression)) IN ('integer', 'real') AND \(expression) > 0 AND \(expression) <= 100000 THEN \(expression) END"
+    /// An OwnTracks region's radius (`rad`, metres, a number or a numeric string as read): itself when above 0 and at
+    /// most 100 km, else nil (the readers then take their default). A region is a place, not a country: a `rad` of
+    /// 1e308 (set in the app, or a damaged record) held every place on Earth and named them all after itself.
+    static func regionRadius(_ metres: Double?) -> Double? {
+        guard let metres, metres > 0, metres <= 100_000 else { return nil }
+        return metres
     }
 
     /// OwnTracks' regions of a device, in time order: each `transition` (its time, position, `desc` and `event`:
@@ -366,8 +367,7 @@ extension Store {
     {
         let o = try db.prepare(
             """
-            SELECT kind, time_ms, lat, lon, json -> '$.desc', json_extract(json, '$.event'),
-              \(Store.regionRadius("json_extract(json, '$.rad')"))
+            SELECT kind, time_ms, lat, lon, json -> '$.desc', json_extract(json, '$.event'), json_extract(json, '$.rad')
             FROM (SELECT kind, time_ms, lat, lon, raw, substr(raw, instr(raw, '{')) AS json FROM app_events
                   WHERE device_id = ? AND kind IN ('transition', 'waypoint'))
             WHERE json_valid(json)
@@ -377,7 +377,7 @@ extension Store {
         var out: [(kind: String?, timeMs: Int64?, lat: Double?, lon: Double?, desc: String?, event: String?, radiusM: Double?)] = []
         while try o.step() {
             out.append((o.text(0), o.optionalInt64(1), o.optionalDouble(2), o.optionalDouble(3), NameText.jsonString(o.text(4)), o.text(5),
-                        o.isNull(6) ? nil : o.double(6)))
+                        Store.regionRadius(o.isNull(6) ? nil : o.double(6))))
         }
         return out
     }
@@ -450,7 +450,7 @@ extension Store {
             SELECT kind, time_ms, lat, lon, start_ms, end_ms,
               CASE WHEN json_valid(json) THEN json_extract(json, '$.desc') END,
               CASE WHEN json_valid(json) THEN json_extract(json, '$.event') END,
-              CASE WHEN json_valid(json) THEN \(Store.regionRadius("json_extract(json, '$.rad')")) END
+              CASE WHEN json_valid(json) THEN json_extract(json, '$.rad') END
             FROM (SELECT id, kind, time_ms, lat, lon, start_ms, end_ms, substr(raw, instr(raw, '{')) AS json FROM app_events
                   WHERE device_id = ? AND (kind = 'waypoint' OR (time_ms >= ? AND time_ms < ? AND kind IN
                     ('transition', 'visit', 'paused_location_updates', 'resumed_location_updates', 'exited_pause_region')))
@@ -464,7 +464,7 @@ extension Store {
         while try q.step() {
             out.append(EvidenceEvent(
                 kind: q.text(0) ?? "", timeMs: q.int64(1), lat: real(2), lon: real(3), startMs: int(4), endMs: int(5),
-                desc: q.text(6), event: q.text(7), radiusM: q.text(8).flatMap { Double($0) }))
+                desc: q.text(6), event: q.text(7), radiusM: Store.regionRadius(q.text(8).flatMap { Double($0) })))
         }
         return out
     }
