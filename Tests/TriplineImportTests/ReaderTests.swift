@@ -170,6 +170,33 @@ import TriplineTestSupport
         #expect(out.rejects.first?.detail.contains("<trkpt> has the attribute 'lat' twice") == true, "\(out.rejects)")
     }
 
+    /// A `<trkpt>` inside another's `<extensions>` (valid XML, not GPX: an extension holds other namespaces'
+    /// elements) replaced the fix around it, which was rejected as "unclosed". The outer is the track's fix; the
+    /// inner is skipped whole (its `<time>` must not become the outer's) with a row naming its line. A `<trkpt>`
+    /// directly inside an open one still means the first was never closed.
+    @Test func aGPXFixNestedInAnotherFixsExtensionsIsSkippedNotTaken() {
+        let gpx = "<gpx version=\"1.1\" creator=\"x\"><trk><trkseg>\n"
+            + "<trkpt lat=\"48.1\" lon=\"11.5\"><time>2024-01-01T10:00:00Z</time><extensions>\n"
+            + "<trkpt lat=\"1\" lon=\"2\"><time>2024-01-01T11:00:00Z</time><extensions><wpt lat=\"3\" lon=\"3\"/></extensions></trkpt>\n"
+            + "<x:speed>4</x:speed></extensions></trkpt>\n"
+            + "<trkpt lat=\"48.2\" lon=\"11.5\"><time>2024-01-01T10:01:00Z</time></trkpt>\n"
+            + "<trkpt lat=\"48.3\" lon=\"11.5\"><extensions><wpt lat=\"5\" lon=\"5\"/></extensions><time>2024-01-01T10:02:00Z</time></trkpt>\n"
+            + "</trkseg></trk></gpx>"
+        let out = parse(gpx)
+        #expect(out.points.map(\.lat) == [48.1, 48.2, 48.3])
+        #expect(out.points.map(\.timeMs) == [1_704_103_200_000, 1_704_103_260_000, 1_704_103_320_000])
+        #expect(out.points.first?.speedMps == 4)
+        #expect(out.events.isEmpty)
+        #expect(out.rejects.map(\.reason) == [.unknownRecord, .unknownRecord], "\(out.rejects)")
+        #expect(out.rejects.map(\.line) == [3, 6])
+        #expect(out.rejects.first?.detail.contains("a <trkpt> inside <trkpt>'s <extensions> is not a fix") == true, "\(out.rejects)")
+        // Not nested but unclosed: the first fix never closed, the next one read.
+        let unclosed = parse("<gpx version=\"1.1\" creator=\"x\"><trk><trkseg>\n<trkpt lat=\"48.1\" lon=\"11.5\"><time>2024-01-01T10:00:00Z</time>\n"
+            + "<trkpt lat=\"48.2\" lon=\"11.5\"><time>2024-01-01T10:01:00Z</time></trkpt>\n</trkseg></trk></gpx>")
+        #expect(unclosed.points.map(\.lat) == [48.2])
+        #expect(unclosed.rejects.first?.detail.contains("inside an unclosed <trkpt>") == true, "\(unclosed.rejects)")
+    }
+
     @Test func emptyOverlandBodyAndGPXRoutes() {
         let empty = parse("{\"locations\":[]}")
         #expect(empty.fatal == nil && empty.points.isEmpty && empty.rejects.isEmpty)

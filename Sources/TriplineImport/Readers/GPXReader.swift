@@ -48,6 +48,9 @@ public struct GPXReader {
         var sawRoot = false
         var device: Int?
         var format = "gpx"
+        // A fix element (`trkpt`, `wpt`, `rtept`) found deeper inside an open fix, in its `<extensions>` say: the
+        // stack's size outside it and where it starts. Everything in it is skipped, and the open fix read on.
+        var nested: (depth: Int, start: Int, name: String, within: String)?
         func skip(to marker: StaticString, from: Int) -> Int? {
             let m = marker.utf8Start
             let n = marker.utf8CodeUnitCount
@@ -147,6 +150,14 @@ public struct GPXReader {
                     guard let top = stack.last else { throw XMLError(offset: tagStart, message: "</\(name)> closes nothing", atEnd: false) }
                     guard top == name else { throw XMLError(offset: tagStart, message: "</\(name)> closes <\(top)>", atEnd: false) }
                     stack.removeLast()
+                    if let n = nested {
+                        text.removeAll(keepingCapacity: true)
+                        if stack.count == n.depth {
+                            nested = nil
+                            skipNested(n.name, within: n.within, start: n.start, end: i)
+                        }
+                        continue
+                    }
                     if var f = fix {
                         let value = trimmed(text)
                         text.removeAll(keepingCapacity: true)
@@ -183,9 +194,31 @@ public struct GPXReader {
                         if k == "version" { format = "gpx/" + v }
                     }
                 }
+                if nested != nil {
+                    if !selfClosing {
+                        guard stack.count < 256 else { throw XMLError(offset: tagStart, message: "elements nested deeper than 256", atEnd: false) }
+                        stack.append(name)
+                    }
+                    continue
+                }
                 if name == "trkpt" || name == "wpt" || name == "rtept" {
                     if let open = fix {
-                        builder.reject(.invalidXML, "<\(name)> inside an unclosed <trkpt>", start: open.start, end: tagStart)
+                        let outer = open.isWaypoint ? (open.eventKind == .waypoint ? "wpt" : "rtept") : "trkpt"
+                        if let top = stack.last, top != outer,
+                           let at = stack.lastIndex(where: { $0 == "trkpt" || $0 == "wpt" || $0 == "rtept" }), at + 1 < stack.count {
+                            // Deeper than a child (inside the fix's `<extensions>`, say): not the track's fix, and
+                            // not a reason to lose the one around it. Skipped whole, with a row naming its line.
+                            let within = "<\(outer)>'s <\(stack[at + 1])>"
+                            if selfClosing {
+                                skipNested(name, within: within, start: tagStart, end: i)
+                            } else {
+                                nested = (stack.count, tagStart, name, within)
+                                stack.append(name)
+                            }
+                            continue
+                        }
+                        // A child of the open fix: that fix was never closed (cut or broken writing).
+                        builder.reject(.invalidXML, "<\(name)> inside an unclosed <\(outer)>", start: open.start, end: tagStart)
                     }
                     var f = Fix()
                     f.start = tagStart
@@ -220,6 +253,7 @@ public struct GPXReader {
                 guard let next = skip(to: "<trkpt", from: max(error.offset, start) + 1) else { break }
                 i = next - 6
                 fix = nil
+                nested = nil
                 text.removeAll()
                 if let seg = stack.lastIndex(of: "trkseg") { stack.removeSubrange((seg + 1)...) }
             } catch {
@@ -249,6 +283,12 @@ public struct GPXReader {
         out.format = format
         builder.out = ParseOutput()
         return out
+    }
+
+    /// A fix element inside another fix's child element: a row naming it and its line, nothing read from it.
+    mutating func skipNested(_ name: String, within: String, start: Int, end: Int) {
+        builder.reject(.unknownRecord, "a <\(name)> inside \(within) is not a fix of the track; it was skipped and the "
+                       + "element around it read", start: start, end: end)
     }
 
     mutating func emit(_ f: Fix, end: Int, device: inout Int?) {
