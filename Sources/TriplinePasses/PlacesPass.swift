@@ -157,7 +157,7 @@ public struct PlacesPass: Pass {
         func merge(_ c: Int, _ o: Int) {
             let a = clusters[c], b = clusters[o]
             let w = a.weight + b.weight
-            clusters[c] = Cluster(lat: (a.lat * a.weight + b.lat * b.weight) / w, lon: (a.lon * a.weight + b.lon * b.weight) / w,
+            clusters[c] = Cluster(lat: (a.lat * a.weight + b.lat * b.weight) / w, lon: Geo.meanLongitude(a.lon, a.weight, b.lon, b.weight),
                                   weight: w, scatterSum: a.scatterSum + b.scatterSum, count: a.count + b.count,
                                   first: min(a.first, b.first), last: max(a.last, b.last),
                                   wifi: a.wifi.union(b.wifi), apps: a.apps.union(b.apps))
@@ -185,9 +185,9 @@ public struct PlacesPass: Pass {
         func link(_ a: Cluster, _ b: Cluster) -> Double {
             min(maxRadius, max(radius, radius + scatterFactor * (a.scatter + b.scatter) / 2))
         }
-        func key(_ c: Cluster) -> (Int, Int) {
+        func key(_ c: Cluster, lon: Double? = nil) -> (Int, Int) {
             let y = c.lat * 111_320 / cell
-            let x = c.lon * 111_320 * Geo.cosLatitude(c.lat) / cell
+            let x = (lon ?? c.lon) * 111_320 * Geo.cosLatitude(c.lat) / cell
             return (Int(y.rounded(.down)), Int(x.rounded(.down)))
         }
         while active.count > 1 {
@@ -196,18 +196,24 @@ public struct PlacesPass: Pass {
             // Each cluster's nearest within its link distance, by distance over link distance (ties: lower index).
             var nearest: [Int: Int] = [:]
             for c in active {
-                let a = clusters[c], k = key(a)
+                let a = clusters[c]
                 var best = -1
                 var bestR = 1.0
-                for dy in -1...1 {
-                    for dx in -1...1 {
-                        for o in grid[CellKey(y: k.0 + dy, x: k.1 + dx)] ?? [] where o != c {
-                            let b = clusters[o]
-                            if apart(a, b) { continue }
-                            let r = Geo.distance(a.lat, a.lon, b.lat, b.lon) / link(a, b)
-                            if r <= 1 && (best < 0 || r < bestR || (r == bestR && o < best)) {
-                                bestR = r
-                                best = o
+                // Near the 180th meridian also the cells across it, where the same place's other stays lie (a cell's
+                // x counts from longitude 0, so they are a whole turn of cells away).
+                let sides = abs(a.lon) > 179 ? 2 : 1
+                for side in 0..<sides {
+                    let k = side == 0 ? key(a) : key(a, lon: a.lon > 0 ? a.lon - 360 : a.lon + 360)
+                    for dy in -1...1 {
+                        for dx in -1...1 {
+                            for o in grid[CellKey(y: k.0 + dy, x: k.1 + dx)] ?? [] where o != c {
+                                let b = clusters[o]
+                                if apart(a, b) { continue }
+                                let r = Geo.distance(a.lat, a.lon, b.lat, b.lon) / link(a, b)
+                                if r <= 1 && (best < 0 || r < bestR || (r == bestR && o < best)) {
+                                    bestR = r
+                                    best = o
+                                }
                             }
                         }
                     }
@@ -298,7 +304,7 @@ public struct PlacesPass: Pass {
     static func deviation(_ stays: [(lat: Double, lon: Double, start: Int64, end: Int64)], _ k: Int, _ place: (lat: Double, lon: Double)) -> Double {
         let s = stays[k]
         let kx = 111_320 * Geo.cosLatitude(s.lat), ky = 111_320.0
-        func vector(_ lat: Double, _ lon: Double) -> (x: Double, y: Double) { ((lon - s.lon) * kx, (lat - s.lat) * ky) }
+        func vector(_ lat: Double, _ lon: Double) -> (x: Double, y: Double) { ((Geo.unwrappedLongitude(lon, near: s.lon) - s.lon) * kx, (lat - s.lat) * ky) }
         let toPlace = vector(place.lat, place.lon)
         guard (toPlace.x * toPlace.x + toPlace.y * toPlace.y) >= 1 else { return 0 }
         let bearing = Geo.planarBearing(east: toPlace.x, north: toPlace.y)

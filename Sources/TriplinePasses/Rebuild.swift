@@ -137,7 +137,10 @@ public struct Rebuild {
     ///    columns are unchanged (a plain rebuild after this rebuilds whole, so every row has them).
     /// 45 (a region's radius is a place's): an OwnTracks `rad` that is not a number above 0 and at most 100 km is no
     ///    radius (the default); a `rad` of 1e308 named every place on Earth after its region.
-    public static let algorithmVersion = 45
+    /// 46 (the 180th meridian): stays, their merges, the evidence's still runs and the places' clustering measure and
+    ///    average longitudes the shorter way round (`Geo.unwrappedLongitude`, `Geo.meanLongitude`), and places near it
+    ///    are compared with those across it; a stay on Taveuni was cut at every crossing and centred at longitude 0.
+    public static let algorithmVersion = 46
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

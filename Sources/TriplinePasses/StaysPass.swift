@@ -162,7 +162,7 @@ public struct StaysPass: Pass {
             let i0 = kept[a]
             let lat0 = w.lat[i0], lon0 = w.lon[i0]
             let kx = ky * Geo.cosLatitude(lat0)
-            @inline(__always) func xy(_ i: Int) -> (Double, Double) { ((w.lon[i] - lon0) * kx, (w.lat[i] - lat0) * ky) }
+            @inline(__always) func xy(_ i: Int) -> (Double, Double) { ((Geo.unwrappedLongitude(w.lon[i], near: lon0) - lon0) * kx, (w.lat[i] - lat0) * ky) }
             func weight(_ k: Int) -> Double {
                 let dt = k + 1 < m ? min(w.time[kept[k + 1]] - w.time[kept[k]], capMs) : 1000
                 return Double(max(dt, 1000)) / 1000
@@ -349,10 +349,10 @@ public struct StaysPass: Pass {
                 while q >= 0 && ti - w.time[q] <= edgeMs && (k == 0 || w.time[q] > out[k - 1].endMs)
                     && Geo.distance(w.lat[i], w.lon[i], w.lat[q], w.lon[q]) <= p.unknownAccuracyM
                 {
-                    first = q; n += 1; sLat += w.lat[q]; sLon += w.lon[q]
+                    first = q; n += 1; sLat += w.lat[q]; sLon += Geo.unwrappedLongitude(w.lon[q], near: w.lon[i])
                     q = w.lastKept(atOrBefore: q - 1)
                 }
-                lat = sLat / Double(n); lon = sLon / Double(n)
+                lat = sLat / Double(n); lon = Geo.normalizedLongitude(sLon / Double(n))
                 // The track before ends at `i`, or, when `i` is a lone fix more than a minute after the rest (a signal
                 // lost indoors; a logger left on writes a still fix only once it drifted 10–25 m), at the still fixes
                 // it ended with. It arrived: it ends no faster than walking, or it stood still at the place (those
@@ -394,7 +394,7 @@ public struct StaysPass: Pass {
     /// time and accuracy), in the local plane of the anchor (`lat0`, `lon0`; metres per degree `kx`, `ky`).
     static func trimmedStay(_ w: DeviceWork, _ kept: [Int], _ s: Int, _ e: Int, lat0: Double, lon0: Double, kx: Double, ky: Double,
                             capMs: Int64) -> StayRecord {
-        @inline(__always) func xy(_ i: Int) -> (Double, Double) { ((w.lon[i] - lon0) * kx, (w.lat[i] - lat0) * ky) }
+        @inline(__always) func xy(_ i: Int) -> (Double, Double) { ((Geo.unwrappedLongitude(w.lon[i], near: lon0) - lon0) * kx, (w.lat[i] - lat0) * ky) }
         var sx = 0.0, sy = 0.0, sw = 0.0
         var maxGap: Int64 = 0
         for k in s...e {
@@ -414,7 +414,7 @@ public struct StaysPass: Pass {
         }
         return StayRecord(
             first: kept[s], last: kept[e], startMs: w.time[kept[s]], endMs: w.time[kept[e]],
-            lat: lat0 + cy / ky, lon: lon0 + cx / kx, radiusM: sr / Double(e - s + 1), points: e - s + 1,
+            lat: lat0 + cy / ky, lon: Geo.normalizedLongitude(lon0 + cx / kx), radiusM: sr / Double(e - s + 1), points: e - s + 1,
             gapS: maxGap / 1000)
     }
 
@@ -512,7 +512,7 @@ public struct StaysPass: Pass {
                     merged.last = stay.last
                     merged.endMs = stay.endMs
                     merged.lat = (last.lat * a + stay.lat * b) / (a + b)
-                    merged.lon = (last.lon * a + stay.lon * b) / (a + b)
+                    merged.lon = Geo.meanLongitude(last.lon, a, stay.lon, b)
                     merged.radiusM = max(last.radiusM, stay.radiusM)
                     merged.points = last.points + stay.points
                     merged.gapS = max(last.gapS, stay.gapS, (stay.startMs - last.endMs) / 1000)

@@ -19,6 +19,27 @@ import TriplineTestSupport
         #expect(try double(store, "SELECT sum(distance_m) FROM days") == 0)
     }
 
+    /// Two rides from a hotel on the 180th meridian (Taveuni) and back, its fixes either side of the line: two
+    /// places, four trips of about 3 km, visits where they were (fifth hostile round: before, 7 visits at longitudes
+    /// from −20 to 41, 8 trips of up to 35,798 km, 6 places).
+    @Test func aDayOnTheAntimeridianHasItsOwnDistances() throws {
+        var b = TrackBuilder(startMs: t0, lat: -16.8, lon: 180, offset: 43_200)
+        for _ in 0..<2 {
+            b.still(3600, every: 60, drift: 10...30)
+            b.move(3000, bearing: 280, speed: 4, every: 5)
+            b.still(3600, every: 60, drift: 10...30)
+            b.move(3000, bearing: 100, speed: 4, every: 5)
+        }
+        b.still(3600, every: 60, drift: 10...30)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 4)
+        #expect(try count(store, "SELECT count(*) FROM trips WHERE distance_m NOT BETWEEN 2500 AND 4000") == 0)
+        #expect(try count(store, "SELECT count(*) FROM places") == 2)
+        #expect(try count(store, "SELECT count(*) FROM visits WHERE abs(lon) < 179.9") == 0)
+        #expect(try double(store, "SELECT sum(distance_m) FROM days") < 14_000)
+    }
+
     @Test func trafficLightStopStaysInsideTrip() throws {
         var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
         b.still(1800, every: 300, drift: 20...40)

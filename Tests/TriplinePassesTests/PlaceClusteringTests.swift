@@ -38,6 +38,22 @@ import TriplineTestSupport
         #expect(again.count == 1)
     }
 
+    /// A hotel on the 180th meridian (Taveuni, Fiji; Chukotka): its nights' centres fall either side of it, 1–40 m
+    /// apart, and they are one place, and its centre stays there. The grid counts cells from longitude 0, so those
+    /// across the line are a whole turn of cells away: they were never compared, and the merge averaged 179.9999 and
+    /// −179.9999 to 0 (fifth hostile round).
+    @Test func aPlaceOnTheAntimeridianIsOnePlaceThere() {
+        let lons = [179.99999, -179.99998, 179.99985, -179.99990, 179.99996, -179.99999]
+        var stays: [(lat: Double, lon: Double, start: Int64, end: Int64)] = []
+        for (k, lon) in lons.enumerated() {
+            let start = t0 + Int64(k) * 86_400_000
+            stays.append((-16.8 + Double(k) * 0.00002, lon, start, start + 8 * 3_600_000))
+        }
+        let (places, assignment) = cluster(stays, scatter: Array(repeating: 20, count: stays.count))
+        #expect(places.count == 1, "\(assignment)")
+        for place in places { #expect(Geo.distance(place.lat, place.lon, -16.8, 180) < 30, "\(place.lat), \(place.lon)") }
+    }
+
     /// Two shops 200 m apart, each visited five times and seen by good fixes (radius 15 m), stay two places, as do
     /// two homes 200 m apart with wandering fixes: the link distance never exceeds `merge_max_m`.
     @Test func twoShops200MetresApartStayTwo() {

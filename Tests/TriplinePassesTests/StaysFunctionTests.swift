@@ -38,6 +38,32 @@ import TriplineTestSupport
         }
     }
 
+    /// The day of `day()` on Taveuni, where the 180th meridian crosses the island: the fixes of each hour at the
+    /// hotel lie either side of it. Each hour is one stay centred where it was; the local plane measured a fix at
+    /// −179.9999° 359.9998° west of one at 179.9999°, so every crossing ended a stay, and centres averaged to
+    /// longitude 0 or ±20 (a visit in Africa, trips of 17,000 km; fifth hostile round).
+    @Test func staysAcrossTheAntimeridianAreWholeAndStayThere() {
+        var b = TrackBuilder(startMs: t0, lat: -16.8, lon: 180)
+        b.still(3600, every: 60, drift: 10...30)
+        b.move(3000, bearing: 280, speed: 4, every: 5)
+        b.still(3600, every: 60, drift: 10...30)
+        b.move(3000, bearing: 100, speed: 4, every: 5)
+        b.still(3600, every: 60, drift: 10...30)
+        #expect(b.points.contains { $0.lon > 179.9999 } && b.points.contains { $0.lon < -179.9999 })
+        let w = EarlyPassesWork.of(b.points)
+        let stays = StaysPass.stays(w, StaysPass.Parameters())
+        #expect(stays.count == 3)
+        guard stays.count == 3 else { return }
+        let work = Geo.destination(-16.8, 180, bearing: 280, distance: 3000)
+        #expect(Geo.distance(stays[0].lat, stays[0].lon, -16.8, 180) < 30, "\(stays[0].lon)")
+        #expect(Geo.distance(stays[1].lat, stays[1].lon, work.lat, work.lon) < 30, "\(stays[1].lon)")
+        #expect(Geo.distance(stays[2].lat, stays[2].lon, -16.8, 180) < 30, "\(stays[2].lon)")
+        for s in stays {
+            #expect(abs(Double(s.endMs - s.startMs) / 1000 - 3540) < 120)
+            #expect(s.lon >= -180 && s.lon <= 180)
+        }
+    }
+
     /// A `--to` rebuild keeps the stays from `keepFromMs` on as stored: the function leaves them out.
     @Test func leavesOutTheStaysFromKeepFrom() {
         let b = day()

@@ -43,6 +43,28 @@ public enum Geo {
         return (lat2 / toRad, lonDeg)
     }
 
+    /// `lon` moved by a whole turn (±360°) when it lies more than 180° from `reference`, so that the difference of the
+    /// two is the shorter way round: a fix at −179.9999° beside one at 179.9999° is 0.0002° east of it, not 359.9998°
+    /// west (a stay on Taveuni or in Chukotka, which the 180th meridian crosses). Unchanged, bit for bit, otherwise.
+    @inlinable @inline(__always)
+    public static func unwrappedLongitude(_ lon: Double, near reference: Double) -> Double {
+        let d = lon - reference
+        return d > 180 ? lon - 360 : (d < -180 ? lon + 360 : lon)
+    }
+
+    /// A longitude brought back within ±180° (a mean of unwrapped longitudes may lie beyond); unchanged within.
+    @inlinable @inline(__always)
+    public static func normalizedLongitude(_ lon: Double) -> Double {
+        lon > 180 ? lon - 360 : (lon < -180 ? lon + 360 : lon)
+    }
+
+    /// The weighted mean of two longitudes the shorter way round (within ±180°); as `(a·wa + b·wb) / (wa + wb)`, bit
+    /// for bit, when they are less than 180° apart.
+    @inlinable @inline(__always)
+    public static func meanLongitude(_ a: Double, _ wa: Double, _ b: Double, _ wb: Double) -> Double {
+        normalizedLongitude((a * wa + unwrappedLongitude(b, near: a) * wb) / (wa + wb))
+    }
+
     /// The cosine of a latitude given in degrees: how much shorter a degree of longitude is there than a degree of
     /// latitude (the `cosLat` of ``fastDistance(_:_:_:_:cosLat:)``, the x scale of a local flat map).
     @inlinable @inline(__always)

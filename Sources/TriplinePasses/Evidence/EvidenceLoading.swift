@@ -218,7 +218,7 @@ extension EvidencePass {
                     let far = Geo.distance(w.lat[k], w.lon[k], w.lat[i], w.lon[i]) > p.matchM && !outlier(w, k, w.lat[i], w.lon[i], p)
                     if far || (!w.speed[k].isNaN && w.speed[k] >= p.movingMps) { break }
                     sumLat += w.lat[k]
-                    sumLon += w.lon[k]
+                    sumLon += Geo.unwrappedLongitude(w.lon[k], near: w.lon[i])
                     n += 1
                 }
                 if k > 0 && w.time[k] - w.time[k - 1] > 3_600_000 { break }
@@ -226,7 +226,7 @@ extension EvidencePass {
             }
             let arrival = w.time[min(i, k + 1)]
             evidence.presences.append(Presence(
-                startMs: arrival, endMs: max(w.time[i], end), lat: n > 0 ? sumLat / n : w.lat[i], lon: n > 0 ? sumLon / n : w.lon[i],
+                startMs: arrival, endMs: max(w.time[i], end), lat: n > 0 ? sumLat / n : w.lat[i], lon: n > 0 ? Geo.normalizedLongitude(sumLon / n) : w.lon[i],
                 reachM: p.matchM, region: nil, source: "pause"))
         }
         evidence.presences.sort { $0.startMs != $1.startMs ? $0.startMs < $1.startMs : $0.endMs < $1.endMs }

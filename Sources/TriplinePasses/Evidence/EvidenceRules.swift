@@ -182,13 +182,13 @@ extension EvidencePass {
                 guard still(j, first: false), w.time[j] - w.time[e] < gapMs, Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) <= p.clusterM else { break }
                 e = j
                 sumLat += w.lat[j]
-                sumLon += w.lon[j]
+                sumLon += Geo.unwrappedLongitude(w.lon[j], near: w.lon[i])
                 n += 1
                 j += 1
             }
             defer { i = e + 1 }
             guard j < w.count, w.time[j] - w.time[e] >= gapMs, k == 0 || stays[k - 1].endMs < w.time[i] else { continue }
-            let lat = sumLat / n, lon = sumLon / n
+            let lat = sumLat / n, lon = Geo.normalizedLongitude(sumLon / n)
             var leave: Int64
             if k < stays.count && j >= stays[k].first {
                 // The next stay: reached at the device's own pace.
@@ -303,11 +303,11 @@ extension EvidencePass {
                 if let b { stop = min(stop, b.startMs - 1000) }
                 guard stop - start >= Int64(p.loneStayS * 1000) else { continue }
                 var sumLat = 0.0, sumLon = 0.0
-                for q in k...e { sumLat += w.lat[pts[q]]; sumLon += w.lon[pts[q]] }
+                for q in k...e { sumLat += w.lat[pts[q]]; sumLon += Geo.unwrappedLongitude(w.lon[pts[q]], near: w.lon[pts[k]]) }
                 let n = Double(e - k + 1)
                 let acc = w.accuracy[first]
                 out.append(StayRecord(
-                    first: first, last: last, startMs: start, endMs: stop, lat: sumLat / n, lon: sumLon / n, radiusM: acc.isNaN ? 0 : acc,
+                    first: first, last: last, startMs: start, endMs: stop, lat: sumLat / n, lon: Geo.normalizedLongitude(sumLon / n), radiusM: acc.isNaN ? 0 : acc,
                     points: e - k + 1, gapS: max(before, after) / 1000))
                 lastEnd = stop
             }

@@ -281,7 +281,7 @@ struct StayAmendment {
             let t = stays[joinTo]
             let wa = Double(s.endMs - s.startMs) + 1, wb = Double(t.endMs - t.startMs) + 1
             s.lat = (s.lat * wa + t.lat * wb) / (wa + wb)
-            s.lon = (s.lon * wa + t.lon * wb) / (wa + wb)
+            s.lon = Geo.meanLongitude(s.lon, wa, t.lon, wb)
             s.radiusM = max(s.radiusM, t.radiusM)
             s.gapS = max(s.gapS, t.gapS)
             s.endMs = t.endMs

@@ -91,10 +91,10 @@ public enum TripCutFeatures {
                 intervals.append(Double(w.time[i] - w.time[h]) / 1000)
             }
             sumLat += w.lat[i]
-            sumLon += w.lon[i]
+            sumLon += Geo.unwrappedLongitude(w.lon[i], near: w.lon[a])
         }
         if maxFromFirst > TripCutModel.candidateMaxM { return nil }
-        let cLat = sumLat / Double(m), cLon = sumLon / Double(m)
+        let cLat = sumLat / Double(m), cLon = Geo.normalizedLongitude(sumLon / Double(m))
         var gyration = 0.0
         for i in pts {
             let d = Geo.distance(cLat, cLon, w.lat[i], w.lon[i])
