@@ -10,7 +10,8 @@ public struct DayTimelineEntry: Sendable, Equatable {
     public var device: String
     /// The place's name (visits; "Unnamed place" when none), the trip's mode, or "Gap (3 h 20 min)".
     public var title: String
-    /// Local clock times `HH:MM` at the record's offset; nil when the entry began before the day or ends after it.
+    /// Local clock times `HH:MM` at the record's offset (each followed by its offset, `02:29 +02:00`, when the two
+    /// differ and both are on the day); nil when the entry began before the day or ends after it.
     public var start: String?
     public var end: String?
     /// Trips: metres, and each leg's mode and metres when there is more than one.
@@ -82,10 +83,13 @@ public enum DayTimeline {
                 let mid = (k + high) / 2
                 if wanted[mid] < startDay { k = mid + 1 } else { high = mid }
             }
+            // Both clocks on one day at two offsets (a drive across the night summer time ends, a flight across zones):
+            // each with its offset, or "02:29–02:30" reads as a minute, "17:00–11:00" as going back in time.
+            let zoned = s != e && startDay == endDay
             while k < wanted.count, wanted[k] <= endDay {
                 var onDay = entry
-                onDay.start = startDay == wanted[k] ? clock(startMs, s) : nil
-                onDay.end = endDay == wanted[k] ? clock(endMs, e) : nil
+                onDay.start = startDay == wanted[k] ? clock(startMs, s) + (zoned ? " " + s.isoSuffix : "") : nil
+                onDay.end = endDay == wanted[k] ? clock(endMs, e) + (zoned ? " " + e.isoSuffix : "") : nil
                 byDay[wanted[k], default: []].append((startMs, order, onDay))
                 k += 1
             }

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+import TriplineTestSupport
+
+/// The fifth hostile round (docs/RELIABILITY.md, "Fifth hostile round"): valid but unusual travel, imported as an app
+/// writes it, and the answers read back through the commands. Each test failed before its fix.
+@Suite struct FifthRoundHoleTests {
+    /// An Overland feature at `ms` with the app's local offset, standing still (speed 0) or moving.
+    func feature(_ ms: Int64, _ lat: Double, _ lon: Double, offset: Int32, speed: Double) -> String {
+        let time = CivilTime.iso8601(ms: ms, offset: UTCOffset(seconds: offset))
+        return "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(lon),\(lat)]},\"properties\":"
+            + "{\"timestamp\":\"\(time)\",\"device_id\":\"phone\",\"speed\":\(speed),\"horizontal_accuracy\":10}}"
+    }
+
+    /// Still at (lat, lon) from `from` for `seconds`, a fix a minute, a few metres of drift.
+    func still(_ from: Int64, _ seconds: Int, _ lat: Double, _ lon: Double, offset: (Int64) -> Int32) -> [String] {
+        var rng = SplitMix64(seed: UInt64(from))
+        return stride(from: 0, to: seconds, by: 60).map { s in
+            let ms = from + Int64(s) * 1000
+            let p = Geo.destination(lat, lon, bearing: rng.uniform(0, 360), distance: rng.uniform(3, 15))
+            return feature(ms, p.lat, p.lon, offset: offset(ms), speed: 0)
+        }
+    }
+
+    /// Along the great circle from a to b, a fix every 15 s, taking `seconds`.
+    func drive(_ from: Int64, _ seconds: Int, _ a: (Double, Double), _ b: (Double, Double), offset: (Int64) -> Int32) -> [String] {
+        let metres = Geo.distance(a.0, a.1, b.0, b.1), bearing = Geo.bearing(a.0, a.1, b.0, b.1)
+        return stride(from: 15, to: seconds, by: 15).map { s in
+            let p = Geo.destination(a.0, a.1, bearing: bearing, distance: metres * Double(s) / Double(seconds))
+            return feature(from + Int64(s) * 1000, p.lat, p.lon, offset: offset(from + Int64(s) * 1000), speed: metres / Double(seconds))
+        }
+    }
+
+    func importAndRebuild(_ features: [String]) throws -> String {
+        let dir = try temporaryDirectory()
+        try FileSystem.write(overlandBody(features), to: dir + "/batch.json")
+        let db = dir + "/t.sqlite"
+        let imported = runCLI(["import", dir + "/batch.json", "--db", db])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let rebuilt = runCLI(["rebuild", "--db", db])
+        try #require(rebuilt.status == 0, "\(rebuilt.stderr)")
+        return db
+    }
+
+    /// A drive from 02:30 to 02:30 on the night summer time ends in Berlin (an hour: 02:30 +02:00 to 02:30 +01:00),
+    /// and a day's flight from Tokyo to Los Angeles: `report day` (and the map's timeline, the same entries) wrote
+    /// "02:29–02:30", which reads as a minute, and "17:00–11:00", which reads as going back in time. Both clocks now
+    /// carry their offsets when the two differ; an entry at one offset is written as before.
+    @Test func aTripAcrossTwoOffsetsShowsBoth() throws {
+        let home = (52.52, 13.40), away = (52.40, 13.06)
+        let change: Int64 = 1_729_990_800_000  // 2024-10-27T01:00:00Z: 03:00 +02:00 becomes 02:00 +01:00
+        let berlin: (Int64) -> Int32 = { $0 < change ? 7200 : 3600 }
+        let leave = change - 1_800_000  // 02:30 +02:00
+        var features = still(leave - 7_200_000, 7200, home.0, home.1, offset: berlin)
+        features += drive(leave, 3600, home, away, offset: berlin)
+        features += still(leave + 3_600_000, 3600, away.0, away.1, offset: berlin)
+        let db = try importAndRebuild(features)
+        let day = runCLI(["report", "day", "--date", "2024-10-27", "--db", db])
+        #expect(day.status == 0, "\(day.stderr)")
+        let trip = day.stdout.split(separator: "\n").first { $0.contains(" km ") }
+        #expect(trip?.contains(" +02:00–02:") == true && trip?.hasSuffix(" +01:00") == true, "\(day.stdout)")
+        // The visits around it are each at one offset: no suffix.
+        #expect(day.stdout.split(separator: "\n").filter { $0.contains("near ") }.allSatisfy { !$0.contains("+0") }, "\(day.stdout)")
+
+        let tokyo = (35.5494, 139.7798), la = (33.9416, -118.4085)
+        let takeOff: Int64 = 1_718_006_400_000  // 2024-06-10T08:00:00Z, 17:00 in Tokyo
+        let zone: (Int64) -> Int32 = { $0 < takeOff + 18_000_000 ? 32_400 : -25_200 }
+        var flight = still(takeOff - 7_200_000, 7200, tokyo.0, tokyo.1, offset: zone)
+        flight += drive(takeOff, 36_000, tokyo, la, offset: zone)
+        flight += still(takeOff + 36_000_000, 7200, la.0, la.1, offset: zone)
+        let flown = runCLI(["report", "day", "--date", "2024-06-10", "--db", try importAndRebuild(flight)])
+        #expect(flown.stdout.contains(" +09:00–11:00 -07:00\n"), "\(flown.stdout)")
+    }
+}
