@@ -140,6 +140,9 @@ public struct Rebuild {
     /// 46 (the 180th meridian): stays, their merges, the evidence's still runs and the places' clustering measure and
     ///    average longitudes the shorter way round (`Geo.unwrappedLongitude`, `Geo.meanLongitude`), and places near it
     ///    are compared with those across it; a stay on Taveuni was cut at every crossing and centred at longitude 0.
+    ///    And moving time: a fix reporting a speed below `metrics.moving_mps` whose step from the one before is
+    ///    longer than standing still and both fixes' accuracy allow counts as moving (fixes all reporting 0 made an
+    ///    hour's drive 30 s of moving time, 888 m/s on average).
     public static let algorithmVersion = 46
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

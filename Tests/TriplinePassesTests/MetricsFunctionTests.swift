@@ -51,6 +51,24 @@ import TriplineStore
         #expect(tally.line.isEmpty)  // no increment: one silence longer than bridge_max_s
     }
 
+    /// Fixes reporting a speed of 0 (an app that writes 0 on every fix; OwnTracks' whole km/h) while their positions
+    /// move 50 m every 10 s: the time between them is moving time (fifth hostile round: a 26-km drive of such fixes
+    /// had 30 s of moving time and an average speed of 888 m/s). Fixes at 0 that stay within their accuracy of each
+    /// other are still standing.
+    @Test func aReportedSpeedOfZeroOnAMovingTrackIsMovingTime() {
+        var track = FixTrack()
+        track.east(from: midnight, fromLon: 0, mps: 5, seconds: 600, everyS: 10)
+        let w = track.work
+        for i in 0..<w.count { w.speed[i] = 0; w.accuracy[i] = 8 }
+        let (_, moving, _) = MetricsPass.increments(w, Array(0..<w.count), MetricsPass.Parameters())
+        #expect(moving.reduce(0, +) == Double(w.time[w.count - 1] - w.time[0]) / 1000)
+        var still = FixTrack()
+        for k in 0..<30 { still.add(midnight + Int64(k) * 10_000, 0, k % 2 == 0 ? 0 : 0.000_13) }  // 14.5 m apart
+        let s = still.work
+        for i in 0..<s.count { s.speed[i] = 0; s.accuracy[i] = 8 }
+        #expect(MetricsPass.increments(s, Array(0..<s.count), MetricsPass.Parameters()).moving.allSatisfy { $0 == 0 })
+    }
+
     /// A trip's moving time (``TripsPass/movingTime``) of the fixes of `w`, all kept, between stays at `from` and `to`.
     func tripMoving(_ trip: TripRecord, _ w: DeviceWork, from: MetricsPass.Coordinate?, to: MetricsPass.Coordinate?, unseen: Bool = false) -> Double {
         let pts = Array(trip.first...trip.last)

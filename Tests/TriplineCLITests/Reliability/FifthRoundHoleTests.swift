@@ -24,12 +24,13 @@ import TriplineTestSupport
         }
     }
 
-    /// Along the great circle from a to b, a fix every 15 s, taking `seconds`.
-    func drive(_ from: Int64, _ seconds: Int, _ a: (Double, Double), _ b: (Double, Double), offset: (Int64) -> Int32) -> [String] {
+    /// Along the great circle from a to b, a fix every 15 s, taking `seconds`; each reports the true speed, or `reported`.
+    func drive(_ from: Int64, _ seconds: Int, _ a: (Double, Double), _ b: (Double, Double), offset: (Int64) -> Int32,
+               reported: Double? = nil) -> [String] {
         let metres = Geo.distance(a.0, a.1, b.0, b.1), bearing = Geo.bearing(a.0, a.1, b.0, b.1)
         return stride(from: 15, to: seconds, by: 15).map { s in
             let p = Geo.destination(a.0, a.1, bearing: bearing, distance: metres * Double(s) / Double(seconds))
-            return feature(from + Int64(s) * 1000, p.lat, p.lon, offset: offset(from + Int64(s) * 1000), speed: metres / Double(seconds))
+            return feature(from + Int64(s) * 1000, p.lat, p.lon, offset: offset(from + Int64(s) * 1000), speed: reported ?? metres / Double(seconds))
         }
     }
 
@@ -72,5 +73,25 @@ import TriplineTestSupport
         flight += still(takeOff + 36_000_000, 7200, la.0, la.1, offset: zone)
         let flown = runCLI(["report", "day", "--date", "2024-06-10", "--db", try importAndRebuild(flight)])
         #expect(flown.stdout.contains(" +09:00–11:00 -07:00\n"), "\(flown.stdout)")
+    }
+
+    /// A drive whose fixes all report a speed of 0 (an OwnTracks `vel` of 0, a logger writing `<speed>0</speed>`):
+    /// the reported speed counted alone, so an hour's 26.6 km had 30 s of moving time and the trip an average and a
+    /// maximum speed of 888 m/s. Positions further apart than standing still and their accuracy allow now say moving.
+    @Test func aDriveWhoseFixesReportASpeedOfZeroHasItsMovingTime() throws {
+        let home = (52.52, 13.40), away = (52.40, 13.06)
+        let leave: Int64 = 1_722_499_200_000  // 2024-08-01T08:00:00Z
+        let summer: (Int64) -> Int32 = { _ in 7200 }
+        var features = still(leave - 3_600_000, 3600, home.0, home.1, offset: summer)
+        features += drive(leave, 3600, home, away, offset: summer, reported: 0)
+        features += still(leave + 3_600_000, 3600, away.0, away.1, offset: summer)
+        let db = try importAndRebuild(features)
+        let csv = runCLI(["export", "--what", "trips", "--format", "csv", "--db", db])
+        let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(rows.count == 2, "\(csv.stdout)")
+        let row = Dictionary(uniqueKeysWithValues: zip(rows[0], rows[1]))
+        let moving = try #require(Double(row["moving_s"] ?? "")), average = try #require(Double(row["avg_speed_mps"] ?? ""))
+        let maximum = try #require(Double(row["max_speed_mps"] ?? ""))
+        #expect(moving > 3000 && average < 10 && maximum < 15, "\(row)")
     }
 }
