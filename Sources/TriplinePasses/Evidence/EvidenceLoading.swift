@@ -226,8 +226,8 @@ extension EvidencePass {
             }
             let arrival = w.time[min(i, k + 1)]
             evidence.presences.append(Presence(
-                startMs: arrival, endMs: max(w.time[i], end), lat: n > 0 ? sumLat / n : w.lat[i], lon: n > 0 ? Geo.normalizedLongitude(sumLon / n) : w.lon[i],
-                reachM: p.matchM, region: nil, source: "pause"))
+                startMs: arrival, endMs: max(w.time[i], end), lat: n > 0 ? sumLat / n : w.lat[i],
+                lon: n > 0 ? Geo.normalizedLongitude(sumLon / n) : w.lon[i], reachM: p.matchM, region: nil, source: "pause"))
         }
         evidence.presences.sort { $0.startMs != $1.startMs ? $0.startMs < $1.startMs : $0.endMs < $1.endMs }
         return evidence
