@@ -31,7 +31,8 @@ public enum RejectReason: String, Sendable, CaseIterable {
     case nullIsland = "null_island"
     /// Same device and time as a stored point but a different position; the first one is kept.
     case conflictingDuplicate = "conflicting_duplicate"
-    /// A JSON value that is not a record Tripline knows (in a file that otherwise is an archive).
+    /// A JSON value that is not a record Tripline knows (in a file that otherwise is an archive); a GPX fix element
+    /// inside another fix's `<extensions>`.
     case unknownRecord = "unknown_record"
     /// An OwnTracks `encrypted` payload (Tripline cannot decrypt it).
     case encrypted = "encrypted"
