@@ -26,6 +26,8 @@ struct PhoneNoise {
     var rng: SplitMix64
     /// Multipath: until when the episode lasts, its σ, its error (m, east / north) and when it was last stepped.
     var until = -1e18, sigma = 0.0, mx = 0.0, my = 0.0, lastT = -1e18
+    /// Multipath as the fixes show it, after the phone's filter.
+    var fx = 0.0, fy = 0.0
     /// Fast jitter (m, east / north) and when it was last stepped.
     var jx = 0.0, jy = 0.0, jitterT = -1e18
 
@@ -34,35 +36,50 @@ struct PhoneNoise {
     /// Outliers: the share of 1 Hz fixes and of sparse (OwnTracks) fixes.
     static let denseOutlierShare = 0.001
     static let sparseOutlierShare = 0.01
+    /// The phone's position filter (s): how fast a fix follows the reflections' error.
+    static let filterS = 8.0
 
     init(rng: SplitMix64) { self.rng = rng }
 
-    /// The multipath error at `t` (nil outside an episode) and how much it adds to the reported accuracy. Works for
+    /// The multipath error at `t` (nil when there is none) and how much it adds to the reported accuracy. Works for
     /// fixes a second or minutes apart: an episode covers `t` when one began in the last 90 s (at the rate above)
-    /// and lasts past `t`.
+    /// and lasts past `t`. The reflections' error (Gauss–Markov, correlation 30 s) reaches the fix through the
+    /// phone's position filter (a first-order lag of `filterS`): a smooth wander in and out of the episode, not a
+    /// Gauss–Markov step of several metres every second.
     mutating func multipath(t: Double, urban: Bool) -> (offset: Simulator.XY, accuracy: Double)? {
         let dt = max(0, t - lastT)
         lastT = t
-        guard urban else {
-            until = -1e18
-            return nil
-        }
-        if t >= until {
-            let window = min(dt, 90)
-            guard rng.chance(window * Self.multipathRate) else { return nil }
-            let end = t - rng.uniform(0, window) + rng.uniform(15, 90)
-            guard end > t else { return nil }
-            until = end
-            sigma = rng.uniform(6, 20)
-            mx = rng.normal() * sigma
-            my = rng.normal() * sigma
-        } else {
+        if !urban { until = -1e18 }
+        var active = t < until
+        if active {
             let r = exp(-min(dt, 120) / 30)
             let k = (1 - r * r).squareRoot() * sigma
             mx = r * mx + k * rng.normal()
             my = r * my + k * rng.normal()
+        } else if urban {
+            let window = min(dt, 90)
+            if rng.chance(window * Self.multipathRate) {
+                let end = t - rng.uniform(0, window) + rng.uniform(15, 90)
+                if end > t {
+                    until = end
+                    sigma = rng.uniform(6, 20)
+                    mx = rng.normal() * sigma
+                    my = rng.normal() * sigma
+                    active = true
+                }
+            }
         }
-        return (Simulator.XY(x: mx, y: my), sigma * rng.uniform(0.3, 1))
+        // The filter follows the reflections' error during an episode and returns to nothing after it.
+        let f = exp(-dt / Self.filterS)
+        let tx = active ? mx : 0, ty = active ? my : 0
+        fx = tx + (fx - tx) * f
+        fy = ty + (fy - ty) * f
+        if !active && fx * fx + fy * fy < 0.01 {
+            fx = 0
+            fy = 0
+            return nil
+        }
+        return (Simulator.XY(x: fx, y: fy), active ? sigma * rng.uniform(0.3, 1) : 0)
     }
 
     /// The fast jitter at `t` (1 Hz fixes): σ `sigma`, correlation 3 s.
