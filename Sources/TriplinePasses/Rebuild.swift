@@ -137,7 +137,9 @@ public struct Rebuild {
     ///    columns are unchanged (a plain rebuild after this rebuilds whole, so every row has them).
     /// 45 (a region's radius is a place's): an OwnTracks `rad` that is not a number above 0 and at most 100 km is no
     ///    radius (the default); a `rad` of 1e308 named every place on Earth after its region.
-    public static let algorithmVersion = 45
+    /// 46 (outliers of dense phones): a fix at most `clean.line_jump_s` from both neighbours, `line_jump_min_m` off
+    ///    the line they draw and further than `jump_speed_mps` × the shorter interval, is an out-and-back jump.
+    public static let algorithmVersion = 46
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
