@@ -152,8 +152,11 @@ public struct CleanPass: Pass {
             // (so incremental and windowed rebuilds flag exactly as a full one).
             var latRef = Double.nan
             var cosLat = 1.0
+            // The line rule's fix before: the last one it did not flag (a flagged outlier draws no line).
+            var lineBefore = kept[0]
             for k in 1..<(kept.count - 1) {
                 let a = kept[k - 1], b = kept[k], c = kept[k + 1]
+                if flags[a] & Flag.jump == 0 { lineBefore = a }
                 let rounded = (work.lat[a] * 10).rounded() / 10
                 if rounded != latRef {
                     latRef = rounded
@@ -161,6 +164,7 @@ public struct CleanPass: Pass {
                 }
                 if p.lineJumpS > 0 {
                     // Off the line its neighbours draw, faster than a car: a dense track's outlier.
+                    let a = lineBefore
                     let tin = Double(work.time[b] - work.time[a]) / 1000, tout = Double(work.time[c] - work.time[b]) / 1000
                     if tin > 0 && tout > 0 && max(tin, tout) <= p.lineJumpS {
                         let f = tin / (tin + tout)
