@@ -41,6 +41,13 @@ public struct CleanPass: Pass {
         public var jumpSpeedMps: Double = 60
         /// … while the neighbours are within this share of the jump distance of each other.
         public var jumpReturnRatio: Double = 0.35
+        /// A fix between two neighbours at most `line_jump_s` seconds away on either side is a jump when it lies at
+        /// least `line_jump_min_m` off the position they give it (linear in time) and further than `jump_speed_mps`
+        /// × the shorter interval: a phone's lone outlier 60–400 m off a dense track, which no vehicle drives out and
+        /// back in two seconds, and which adds twice its offset to a trip (algorithm version 46; docs/PASSES.md,
+        /// "Outliers of dense phones"). 0 = off.
+        public var lineJumpS: Double = 10
+        public var lineJumpMinM: Double = 50
         /// Points closer than this (ms) to the previous kept point are duplicates.
         public var duplicateMs: Double = 500
         /// A point without a reported speed between two that report standing still (below `still_mps`, at most
@@ -67,7 +74,7 @@ public struct CleanPass: Pass {
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
             "still_jump_s": \.stillJumpS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
-            "timeline_path": \.timelinePath,
+            "timeline_path": \.timelinePath, "line_jump_s": \.lineJumpS, "line_jump_min_m": \.lineJumpMinM,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"); the bounds keep the arithmetic finite.
@@ -81,6 +88,8 @@ public struct CleanPass: Pass {
             "max_mps": .speed,  // an airliner's fastest ground speed is 340 m/s; above 350 nothing is out of reach
             "unknown_accuracy_m": .distanceOrOff,  // the accuracy taken for a fix that reports none
             "timeline_path": .flag,
+            "line_jump_s": .window,  // 0 = off; at most an hour
+            "line_jump_min_m": .distance,
         ] }
     }
 
@@ -143,12 +152,29 @@ public struct CleanPass: Pass {
             // (so incremental and windowed rebuilds flag exactly as a full one).
             var latRef = Double.nan
             var cosLat = 1.0
+            // The line rule's fix before: the last one it did not flag (a flagged outlier draws no line).
+            var lineBefore = kept[0]
             for k in 1..<(kept.count - 1) {
                 let a = kept[k - 1], b = kept[k], c = kept[k + 1]
+                if flags[a] & Flag.jump == 0 { lineBefore = a }
                 let rounded = (work.lat[a] * 10).rounded() / 10
                 if rounded != latRef {
                     latRef = rounded
                     cosLat = Geo.cosLatitude(latRef)
+                }
+                if p.lineJumpS > 0 {
+                    // Off the line its neighbours draw, faster than a car: a dense track's outlier.
+                    let a = lineBefore
+                    let tin = Double(work.time[b] - work.time[a]) / 1000, tout = Double(work.time[c] - work.time[b]) / 1000
+                    if tin > 0 && tout > 0 && max(tin, tout) <= p.lineJumpS {
+                        let f = tin / (tin + tout)
+                        let qLat = work.lat[a] + (work.lat[c] - work.lat[a]) * f, qLon = work.lon[a] + (work.lon[c] - work.lon[a]) * f
+                        let off = Geo.fastDistance(qLat, qLon, work.lat[b], work.lon[b], cosLat: cosLat)
+                        if off >= p.lineJumpMinM && off / max(1, min(tin, tout)) > p.jumpSpeedMps {
+                            flags[b] |= Flag.jump
+                            continue
+                        }
+                    }
                 }
                 let dab = Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat)
                 // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump.

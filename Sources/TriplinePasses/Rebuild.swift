@@ -143,7 +143,9 @@ public struct Rebuild {
     ///    And moving time: a fix reporting a speed below `metrics.moving_mps` whose step from the one before is
     ///    longer than standing still and both fixes' accuracy allow counts as moving (fixes all reporting 0 made an
     ///    hour's drive 30 s of moving time, 888 m/s on average).
-    public static let algorithmVersion = 46
+    /// 47 (outliers of dense phones): a fix at most `clean.line_jump_s` from both neighbours, `line_jump_min_m` off
+    ///    the line they draw and further than `jump_speed_mps` × the shorter interval, is an out-and-back jump.
+    public static let algorithmVersion = 47
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

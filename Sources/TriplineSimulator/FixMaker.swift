@@ -37,6 +37,9 @@ struct FixMaker {
     var battery = 0.9
     /// Overland with "discard stationary": during a stop of more than 25 s inside a trip only its first fix.
     var discardStops = true
+    /// The non-classic profiles: multipath, outliers and fast jitter on the moving fixes (``PhoneNoise``); nil in the
+    /// classic profile, which stays byte for byte.
+    var phone: PhoneNoise? = nil
 
     init(sim: Simulator, app: SimulatedApp, rng: SplitMix64, zone: TimeZoneTable) {
         self.sim = sim
@@ -148,9 +151,22 @@ struct FixMaker {
             let mode = legs[s.leg].mode
             let acc = legAccuracy[s.leg] * rng.uniform(0.8, 1.25)
             let (ex, ey) = noise(t: s.t, sigma: acc * 0.4, tau: 90)
+            var error = Simulator.XY(x: ex, y: ey), reported = acc
+            if var phone {
+                if let m = phone.multipath(t: s.t, urban: mode != .plane && mode != .train) {
+                    error = error + m.offset
+                    reported += m.accuracy
+                }
+                error = error + phone.jitter(t: s.t, sigma: acc * (mode == .walk || mode == .run ? 0.15 : 0.08))
+                if mode != .plane, let o = phone.outlier(share: PhoneNoise.denseOutlierShare, accuracy: reported) {
+                    error = error + o.offset
+                    reported = o.accuracy
+                }
+                self.phone = phone
+            }
             let speed = max(0, s.speed + rng.normal() * 0.25)
             let altitude: Double? = mode == .plane ? 9000 : 35 + rng.normal() * 3
-            var p = makePoint(t: s.t, p: s.p + Simulator.XY(x: ex, y: ey), accuracy: acc,
+            var p = makePoint(t: s.t, p: s.p + error, accuracy: reported,
                               speed: (speed * 100).rounded() / 100, course: s.speed > 0.5 ? s.course.rounded() : nil, altitude: altitude)
             p.batteryLevel = (battery * 100).rounded() / 100
             battery = max(0.05, battery - 0.00002)

@@ -89,7 +89,7 @@ extension Simulator {
             out.gaps.append(TruthGap(device: deviceName(person: person), startMs: Int64(g.0 * 1000), endMs: Int64(g.1 * 1000), kind: "killed"))
         }
         for k in out.days.indices { out.days[k].regime = regime.rawValue }
-        var maker = RegimeFixMaker(sim: self, world: w, person: person, regime: regime, rng: rng, dark: dark)
+        var maker = RegimeFixMaker(sim: self, world: w, person: person, day: day, regime: regime, rng: rng, dark: dark)
         // The edges of the archive: the app was started at the beginning (it records as after an arrival), and the
         // archive was taken at the end, when the phone reported where it was (so the last stay is seen to last).
         // (A GPS logger writes nothing of the kind: its archive is its tracks.)
@@ -151,8 +151,10 @@ struct RegimeFixMaker {
     var logger: LoggerState
     /// GPS loggers: trips the user forgot to log (truth gaps `off`).
     var offGaps: [(Double, Double)] = []
+    /// Overland and OwnTracks: multipath, outliers and fast jitter on the moving fixes (its own generator).
+    var phone: PhoneNoise
 
-    init(sim: Simulator, world: Simulator.PersonWorld, person: Int, regime: SamplingRegime, rng: SplitMix64, dark: [(Double, Double)]) {
+    init(sim: Simulator, world: Simulator.PersonWorld, person: Int, day: Int, regime: SamplingRegime, rng: SplitMix64, dark: [(Double, Double)]) {
         self.sim = sim
         self.world = world
         self.person = person
@@ -163,6 +165,7 @@ struct RegimeFixMaker {
         deviceName = sim.deviceName(person: person)
         regions = sim.monitoredRegions(world)
         classic = FixMaker(sim: sim, app: app, rng: SplitMix64.derived(sim.config.seed, UInt64(person), 0x5E63, UInt64(rng.state)), zone: sim.config.timeZone)
+        phone = PhoneNoise(rng: SplitMix64.derived(sim.config.seed, UInt64(person), UInt64(day), 0x5E64))
         battery = self.rng.uniform(0.4, 1.0)
         logger = LoggerState(settings: LoggerSettings(seed: sim.config.seed, person: person))
     }
@@ -375,13 +378,13 @@ struct RegimeFixMaker {
     mutating func trip(samples: [Simulator.Sample], legs: [Simulator.PlannedLeg]) {
         guard !samples.isEmpty else { return }
         switch regime {
-        case .ownTracksSignificant, .ownTracksMove: ownTracksTrip(samples)
+        case .ownTracksSignificant, .ownTracksMove: ownTracksTrip(samples, legs)
         case .overlandPauses, .overlandDiscardStationary: overlandTrip(samples, legs)
         case .loggerTracks, .loggerAllDay: loggerTrip(samples, legs)
         }
     }
 
-    mutating func ownTracksTrip(_ samples: [Simulator.Sample]) {
+    mutating func ownTracksTrip(_ samples: [Simulator.Sample], _ legs: [Simulator.PlannedLeg]) {
         let significant = regime == .ownTracksSignificant
         // Region crossings of the true track fire after iOS's delay (leave 30–150 s, enter 10–90 s).
         var inside = regions.map { (samples[0].p - world.xy[$0.place]!).length < $0.radius }
@@ -414,9 +417,19 @@ struct RegimeFixMaker {
             let byTime = s.t >= timerT
             guard byDistance || byTime else { continue }
             let acc = significant ? (rng.chance(0.4) ? 65 : rng.uniform(5, 16)) : accuracy * rng.uniform(0.8, 1.25)
-            let noisy = s.p + Simulator.XY(x: rng.normal() * acc * 0.4, y: rng.normal() * acc * 0.4)
+            var noisy = s.p + Simulator.XY(x: rng.normal() * acc * 0.4, y: rng.normal() * acc * 0.4)
             let reportsSpeed = !significant || acc < 20
-            var q = point(t: s.t, p: noisy, accuracy: acc, speed: reportsSpeed ? max(0, s.speed + rng.normal() * 0.25) : nil,
+            let mode = legs[s.leg].mode
+            var reported = acc
+            if let m = phone.multipath(t: s.t, urban: mode != .plane && mode != .train) {
+                noisy = noisy + m.offset
+                reported += m.accuracy
+            }
+            if mode != .plane, let o = phone.outlier(share: PhoneNoise.sparseOutlierShare, accuracy: reported) {
+                noisy = noisy + o.offset
+                reported = o.accuracy
+            }
+            var q = point(t: s.t, p: noisy, accuracy: reported, speed: reportsSpeed ? max(0, s.speed + rng.normal() * 0.25) : nil,
                           course: reportsSpeed && s.speed > 0.5 ? s.course.rounded() : nil, regionsAt: s.p)
             q.conn = "m"
             if !significant && byTime && !byDistance { q.trigger = "t" }
@@ -509,7 +522,9 @@ struct RegimeFixMaker {
         let tripID = recordTrip ? CivilTime.iso8601(ms: Int64(a.t * 1000), offset: UTCOffset(seconds: zone.offset(at: Int64(a.t * 1000)))) : nil
         let mainMode = legs.max(by: { sim.legLength($0) < sim.legLength($1) })!.mode
         var into: [Point] = []
+        classic.phone = phone
         classic.trip(samples: Array(tail), legs: legs, world: world, tripID: tripID, tripMode: recordTrip ? mainMode.overlandTripMode : nil, into: &into)
+        phone = classic.phone!
         iosMotion(&into, samples: samples, legs: legs)
         points += into
         if recordTrip {

@@ -76,4 +76,38 @@ enum EarlyPassesWork {
         let stats = Dictionary(uniqueKeysWithValues: out.stats)
         #expect(stats["points"] == "22" && stats["low_accuracy"] == "0" && stats["duplicates"] == "1")
     }
+
+    /// A phone's lone outlier on a dense track (algorithm version 46, `line_jump_s`): 100 m off the line a car's 1 Hz
+    /// fixes draw, with an ordinary accuracy, is flagged; the older out-and-back rule needs 150 m and neighbours close
+    /// together, and missed it (the car moves 30 m between them). A car's right-angle turn, a plane's fixes a second
+    /// apart and a walk are not flagged.
+    @Test func aDenseTracksOutlierIsAJump() {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.move(600, bearing: 90, speed: 15)
+        b.move(600, bearing: 0, speed: 15)  // a right-angle turn at 15 m/s
+        b.move(300, bearing: 0, speed: 1.4, every: 1)
+        b.gap(3600, moving: 40_000, bearing: 45)
+        b.move(30_000, bearing: 45, speed: 250)  // a plane, a fix a second
+        var points = b.points
+        let k = 20  // in the first 600 m: 300 m in
+        let off = Geo.destination(points[k].lat, points[k].lon, bearing: 180, distance: 100)
+        points[k].lat = off.lat
+        points[k].lon = off.lon
+        let w = EarlyPassesWork.of(points)
+        let flags = CleanPass.clean(w, CleanPass.Input(), CleanPass.Parameters()).flags
+        #expect(flags.enumerated().filter { $0.element != 0 }.map(\.offset) == [k])
+        #expect(flags[k] == CleanPass.Flag.jump)
+        // Without the rule the outlier is kept.
+        var old = CleanPass.Parameters()
+        old.lineJumpS = 0
+        #expect(CleanPass.clean(w, CleanPass.Input(), old).flags.allSatisfy { $0 == 0 })
+        // The same fix 100 m off between neighbours a minute away is movement for all the rule knows.
+        var sparse = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        sparse.move(9000, bearing: 90, speed: 15, every: 60)
+        var fixes = sparse.points
+        let moved = Geo.destination(fixes[4].lat, fixes[4].lon, bearing: 180, distance: 100)
+        fixes[4].lat = moved.lat
+        fixes[4].lon = moved.lon
+        #expect(CleanPass.clean(EarlyPassesWork.of(fixes), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 == 0 })
+    }
 }

@@ -234,4 +234,37 @@ import TriplineTestSupport
         #expect(vehicleStill > 0, "stationary alone at lights")
         #expect(firstSeconds > 0 && firstSecondsStationary == firstSeconds, "a trip's first seconds are not yet recognised")
     }
+
+    /// The moving fixes of the Overland regimes are as noisy as real phones' (``PhoneNoise``, docs/SIMULATOR.md): now
+    /// and then a 1 Hz fix lies 100 m or more from both fixes a second before and after it on the ground (an outlier:
+    /// nothing on the ground moves that fast and back), most of them with a large reported accuracy but not all;
+    /// multipath raises the accuracy a fix on the street reports beyond the 4–20 m of clear sky (a train's included). The classic
+    /// profile has none of it.
+    @Test func movingFixesAreAsNoisyAsRealPhones() throws {
+        func noise(_ profile: SimulationProfile) -> (outliers: [Double], multipath: Int) {
+            let r = Self.simulate(profile, seed: 7, days: 7)
+            var outliers: [Double] = [], multipath = 0
+            for d in r.devices where d.app == .overland {
+                let legs = r.truth.trips.filter { $0.device == d.name }.flatMap(\.legs)
+                let pts = d.points
+                for k in 1..<max(1, pts.count - 1) {
+                    let a = pts[k - 1], b = pts[k], c = pts[k + 1]
+                    guard let leg = legs.first(where: { b.timeMs >= $0.startMs && b.timeMs < $0.endMs }), leg.mode != .plane else { continue }
+                    if leg.mode != .train, let acc = b.accuracyM, acc > 21, acc < 60 { multipath += 1 }
+                    guard b.timeMs - a.timeMs == 1000, c.timeMs - b.timeMs == 1000 else { continue }
+                    if Geo.distance(a.lat, a.lon, b.lat, b.lon) >= 100 && Geo.distance(b.lat, b.lon, c.lat, c.lon) >= 100 {
+                        outliers.append(b.accuracyM ?? .nan)
+                    }
+                }
+            }
+            return (outliers, multipath)
+        }
+        let dense = noise(.denseOverland)
+        #expect(dense.outliers.count >= 10, "outliers: \(dense.outliers.count)")
+        let large = dense.outliers.filter { $0 >= 65 }.count
+        #expect(large > dense.outliers.count / 2 && large < dense.outliers.count, "large accuracies: \(large) of \(dense.outliers.count)")
+        #expect(dense.multipath >= 100, "fixes with multipath's accuracy: \(dense.multipath)")
+        let classic = noise(.classic)
+        #expect(classic.outliers.isEmpty && classic.multipath == 0, "classic: \(classic)")
+    }
 }
