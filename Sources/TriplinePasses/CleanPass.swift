@@ -168,7 +168,10 @@ public struct CleanPass: Pass {
                     let tin = Double(work.time[b] - work.time[a]) / 1000, tout = Double(work.time[c] - work.time[b]) / 1000
                     if tin > 0 && tout > 0 && max(tin, tout) <= p.lineJumpS {
                         let f = tin / (tin + tout)
-                        let qLat = work.lat[a] + (work.lat[c] - work.lat[a]) * f, qLon = work.lon[a] + (work.lon[c] - work.lon[a]) * f
+                        // The line the shorter way round: over the 180th meridian `c` lies beyond ±180 (the
+                        // distance below is periodic in longitude).
+                        let lonC = Geo.unwrappedLongitude(work.lon[c], near: work.lon[a])
+                        let qLat = work.lat[a] + (work.lat[c] - work.lat[a]) * f, qLon = work.lon[a] + (lonC - work.lon[a]) * f
                         let off = Geo.fastDistance(qLat, qLon, work.lat[b], work.lon[b], cosLat: cosLat)
                         if off >= p.lineJumpMinM && off / max(1, min(tin, tout)) > p.jumpSpeedMps {
                             flags[b] |= Flag.jump

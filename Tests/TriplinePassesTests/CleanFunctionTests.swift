@@ -110,4 +110,15 @@ enum EarlyPassesWork {
         fixes[4].lon = moved.lon
         #expect(CleanPass.clean(EarlyPassesWork.of(fixes), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 == 0 })
     }
+
+    /// A dense track over the 180th meridian draws its line the shorter way round: interpolated by plain longitudes,
+    /// the fixes just across it lay half the Earth off their neighbours' line and were flagged as jumps.
+    @Test func aDenseTrackOverTheAntimeridianHasNoJump() {
+        var b = TrackBuilder(startMs: t0, lat: -16.8, lon: 179.995)
+        b.move(1200, bearing: 90, speed: 15)
+        let points = b.points
+        #expect(points.contains { $0.lon < 0 } && points.contains { $0.lon > 0 })
+        let flags = CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags
+        #expect(flags.allSatisfy { $0 == 0 })
+    }
 }
