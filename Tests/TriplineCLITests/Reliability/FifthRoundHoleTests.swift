@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
+@testable import TriplineExport
 import TriplineTestSupport
 
 /// The fifth hostile round (docs/RELIABILITY.md, "Fifth hostile round"): valid but unusual travel, imported as an app
@@ -93,5 +94,47 @@ import TriplineTestSupport
         let moving = try #require(Double(row["moving_s"] ?? "")), average = try #require(Double(row["avg_speed_mps"] ?? ""))
         let maximum = try #require(Double(row["max_speed_mps"] ?? ""))
         #expect(moving > 3000 && average < 10 && maximum < 15, "\(row)")
+    }
+
+    /// A ride from 23:29 to 00:30: `report day` showed the whole 11.5 km on both days ("cycle 11.5 km from 23:29",
+    /// "cycle 11.5 km until 00:30") while `days` split it at midnight, so a reader summing a day's lines counted the
+    /// trip twice. Each day now shows its share, as `days` counts it, with the whole beside it.
+    @Test func aTripOverMidnightShowsEachDaysShare() throws {
+        let home = (52.52, 13.40), away = (52.43, 13.28)
+        let leave: Int64 = 1_722_547_740_000  // 2024-08-01T21:29:00Z, 23:29 +02:00
+        let summer: (Int64) -> Int32 = { _ in 7200 }
+        var features = still(leave - 3_600_000, 3600, home.0, home.1, offset: summer)
+        features += drive(leave, 3660, home, away, offset: summer)
+        features += still(leave + 3_660_000, 3600, away.0, away.1, offset: summer)
+        let db = try importAndRebuild(features)
+        let csv = runCLI(["export", "--what", "days", "--format", "csv", "--db", db])
+        let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(rows.count == 3, "\(csv.stdout)")
+        let days = rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(rows[0], $0)) }
+        var shown: [Double] = []
+        for day in days {
+            let date = try #require(day["date"]), metres = try #require(Double(day["distance_m"] ?? ""))
+            let report = runCLI(["report", "day", "--date", date, "--db", db])
+            #expect(report.status == 0, "\(report.stderr)")
+            // Each trip line's first distance ("cycle 5.7 km of 11.5 km": 5.7) is the day's part.
+            let parts = report.stdout.split(separator: "\n").compactMap { line -> Double? in
+                let words = line.split(separator: " ")
+                guard let unit = words.firstIndex(where: { $0 == "km" }), unit > 0 else { return nil }
+                return Double(words[unit - 1]).map { $0 * 1000 }
+            }
+            try #require(parts.count == 1, "\(report.stdout)")
+            #expect(abs(parts[0] - metres) <= 50, "\(date): \(report.stdout) vs days \(metres) m")
+            #expect(report.stdout.contains(" km of "), "\(report.stdout)")
+            shown.append(parts[0])
+        }
+        #expect(shown.allSatisfy { $0 > 3000 }, "\(shown)")
+        // Unrounded, the timeline's parts are the days' distances (the map's timeline is these entries).
+        let exporter = try Exporter(store: try Store(path: db, create: false))
+        for day in days {
+            let date = try #require(day["date"]), metres = try #require(Double(day["distance_m"] ?? ""))
+            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(date)))
+            let trips = entries.filter { $0.kind == .trip }
+            #expect(trips.count == 1 && abs((trips.first?.distanceM ?? 0) - metres) < 0.5, "\(date): \(trips) vs \(metres)")
+        }
     }
 }
