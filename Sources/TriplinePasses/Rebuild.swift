@@ -143,7 +143,10 @@ public struct Rebuild {
     ///    And moving time: a fix reporting a speed below `metrics.moving_mps` whose step from the one before is
     ///    longer than standing still and both fixes' accuracy allow counts as moving (fixes all reporting 0 made an
     ///    hour's drive 30 s of moving time, 888 m/s on average).
-    public static let algorithmVersion = 46
+    /// 47 (adjacent stays): no trip between two stays whose edge fixes follow each other at the device's sampling
+    ///    (no fix missed) less than `trips.min_distance_m` apart; a dawdle cut into adjacent stays made 10-s trips of
+    ///    the distance between their centres (180 m at 18 m/s).
+    public static let algorithmVersion = 47
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -224,6 +224,20 @@ public struct TripsPass: MeasuringPass {
             let edgesOnly = pts.isEmpty
             if pts.isEmpty, let f = from, let t = to,
                Double(stays[t].startMs - stays[f].endMs) <= p.impliedMaxS * 1000 {
+                // Two stays that abut: no fix missed between them (their edge fixes no further apart in time than
+                // 1.5 × the longer of the intervals at those edges), and neither those fixes nor the step between them
+                // moving (reported speeds and the step's pace below `metrics.moving_mps`, the step shorter than
+                // `min_distance_m`): nothing went unseen and the fixes show no trip. A dawdle (a walk round a 111-m
+                // circle at 0.4 m/s, below `stays.moving_mps`) is cut into adjacent stays; taking the distance between
+                // their centres made 10-s "trips" of 180 m at 18 m/s (algorithm version 47).
+                let a = stays[f].last, b = stays[t].first
+                if a > 0, b + 1 < w.count, b > a, w.time[b] > w.time[a] {
+                    let gap = w.time[b] - w.time[a]
+                    let sampling = max(w.time[a] - w.time[a - 1], w.time[b + 1] - w.time[b])
+                    let step = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
+                    let still = [w.speed[a], w.speed[b], step / (Double(gap) / 1000)].allSatisfy { $0.isNaN || $0 < mp.movingMps }
+                    if gap * 2 <= sampling * 3, still, step < p.minDistanceM { return }
+                }
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }

@@ -137,4 +137,31 @@ import TriplineTestSupport
             #expect(trips.count == 1 && abs((trips.first?.distanceM ?? 0) - metres) < 0.5, "\(date): \(trips) vs \(metres)")
         }
     }
+
+    /// A dawdle round a circle of radius 111 m at 0.4 m/s (below `stays.moving_mps`), a fix every 10 s, from home and
+    /// back: the stays pass cuts it into adjacent stays, and the trips between them took the distance between their
+    /// centres in the 10 s between their edge fixes (two "trips" of 180–187 m at 18–19 m/s). The edge fixes follow
+    /// each other at the sampling and lie 4 m apart: nothing went unseen, so there is no trip.
+    @Test func aDawdleInACircleHasNoTripAtAnImpossiblePace() throws {
+        let centre = (52.0, 13.0), home = (52.001, 13.0)
+        let start: Int64 = 1_712_739_600_000  // 2024-04-10T09:00:00Z
+        let utc: (Int64) -> Int32 = { _ in 0 }
+        var features = still(start - 3_600_000, 3600, home.0, home.1, offset: utc)
+        for k in 1..<180 {
+            let a = 2 * Double.pi * Double(k) / 180
+            let lat = centre.0 + 0.001 * cos(a), lon = centre.1 + 0.001 * sin(a) / Geo.cosLatitude(centre.0)
+            features.append(feature(start + Int64(k) * 10_000, lat, lon, offset: 0, speed: 0.4))
+        }
+        features += still(start + 1_800_000, 3600, home.0, home.1, offset: utc)
+        let db = try importAndRebuild(features)
+        let csv = runCLI(["export", "--what", "trips", "--format", "csv", "--db", db])
+        let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(!rows.isEmpty, "\(csv.stdout)")
+        for values in rows.dropFirst() {
+            let row = Dictionary(uniqueKeysWithValues: zip(rows[0], values))
+            let metres = try #require(Double(row["distance_m"] ?? "")), seconds = try #require(Double(row["duration_s"] ?? ""))
+            // A walker's pace at most: 697 m round the circle took 30 min.
+            #expect(seconds > 0 && metres / seconds < 3, "\(row)")
+        }
+    }
 }
