@@ -238,6 +238,12 @@ public struct TripsPass: MeasuringPass {
                     let still = [w.speed[a], w.speed[b], step / (Double(gap) / 1000)].allSatisfy { $0.isNaN || $0 < mp.movingMps }
                     if gap * 2 <= sampling * 3, still, step < p.minDistanceM { return }
                 }
+                // Two stays further apart than anything travels in the time between them (faster than sound,
+                // `maxPaceMps`: the clean pass's `max_mps`): the jump is bad data or a clock's error, and a trip
+                // across it would invent a distance and a speed (3,000 m/s for 20 min, then an hour 3,600 km away,
+                // was a 4,032-km trip at 3,332 m/s; algorithm version 47). The two stays stand, with no trip.
+                let seconds = Double(stays[t].startMs - stays[f].endMs) / 1000
+                if Geo.distance(stays[f].lat, stays[f].lon, stays[t].lat, stays[t].lon) > Self.maxPaceMps * max(seconds, 1) { return }
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }
@@ -851,8 +857,11 @@ public struct TripsPass: MeasuringPass {
         let seconds = Double(endMs - startMs) / 1000
         guard p.planeMinMps > 0, seconds >= p.splitGapS else { return ("unknown", "none") }
         let pace = d / seconds
-        return pace >= p.planeMinMps && pace <= 340 ? ("plane", "pace") : ("unknown", "none")
+        return pace >= p.planeMinMps && pace <= maxPaceMps ? ("plane", "pace") : ("unknown", "none")
     }
+
+    /// The speed of sound (m/s): no traveller's pace is faster (the clean pass's `max_mps` default).
+    static let maxPaceMps = 340.0
 
     /// The silences longer than `split_gap_s` that a trip crosses (`travel_min_mps`: the traveller moved through them)
     /// become legs of their own, of mode `unknown` (`mode_source` `none`) with their straight line as distance: no fix

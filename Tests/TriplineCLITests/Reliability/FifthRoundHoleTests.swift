@@ -164,4 +164,34 @@ import TriplineTestSupport
             #expect(seconds > 0 && metres / seconds < 3, "\(row)")
         }
     }
+
+    /// A lasting move at an impossible speed: an hour at home, 20 min at 3,000 m/s, an hour 3,600 km away, fixes every
+    /// 10 s at both places. The clean pass's two-sources rule flagged the later hour whole (the smaller or later of two
+    /// sources, though they followed each other), so the far side had no visit; kept, the two stays made a 4,032-km
+    /// "trip" at 3,332 m/s. Now both sides are visits and nothing is invented across the jump.
+    @Test func aLastingMoveAtAnImpossibleSpeedKeepsBothSidesAndInventsNoTrip() throws {
+        let home = (52.36, 13.50), far = (52.36 - 3000.0 * 1200 / 111_195, 13.50)
+        let leave: Int64 = 1_722_841_200_000  // 2024-08-05T07:00:00Z
+        let summer: (Int64) -> Int32 = { _ in 7200 }
+        var rng = SplitMix64(seed: 3000)
+        func still(_ from: Int64, _ at: (Double, Double)) -> [String] {
+            stride(from: 0, to: 3600, by: 10).map { s in
+                let p = Geo.destination(at.0, at.1, bearing: rng.uniform(0, 360), distance: rng.uniform(3, 15))
+                return feature(from + Int64(s) * 1000, p.lat, p.lon, offset: 7200, speed: 0)
+            }
+        }
+        var features = still(leave - 3_600_000, home)
+        features += drive(leave, 1200, home, far, offset: summer)
+        features += still(leave + 1_200_000, far)
+        let db = try importAndRebuild(features)
+        let visits = runCLI(["export", "--what", "visits", "--format", "csv", "--db", db])
+        let rows = visits.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(!rows.isEmpty, "\(visits.stdout)")
+        // The latitude is the eighth field from the end (a place named by its coordinates is quoted with a comma).
+        let latitudes = rows.dropFirst().compactMap { $0.count >= 8 ? Double($0[$0.count - 8]) : nil }
+        #expect(latitudes.contains { abs($0 - home.0) < 0.01 } && latitudes.contains { abs($0 - far.0) < 0.01 }, "\(visits.stdout)")
+        let trips = runCLI(["export", "--what", "trips", "--format", "csv", "--db", db])
+        let tripRows = trips.stdout.split(whereSeparator: \.isNewline)
+        #expect(tripRows.count == 1, "no trip across the jump: \(trips.stdout)")
+    }
 }
