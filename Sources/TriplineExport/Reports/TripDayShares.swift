@@ -13,13 +13,15 @@ import TriplineStore
 /// pass spreads them. The parameters are those the device was rebuilt with (`rebuild_state.parameters`).
 struct TripDayShares {
     let exporter: Exporter
-    let reader: PointRangeReader
+    /// The exports' reader: fixes inside a privacy zone are passed over (a trip cut by a zone is shown, and spread,
+    /// by its part outside).
+    let reader: Exporter.PointReader
     /// `(min_step_m, bridge_max_s)` per device.
     private var parameters: [Int64: (minStepM: Double, bridgeMaxS: Double)] = [:]
 
     init(exporter: Exporter) throws {
         self.exporter = exporter
-        reader = try PointRangeReader(exporter.store, columns: .line)
+        reader = try Exporter.PointReader(exporter.store, lineOnly: true, zones: exporter.privacyZones)
     }
 
     /// The metrics pass's defaults, for a device whose stored parameters lack them.
