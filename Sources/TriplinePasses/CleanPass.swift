@@ -9,7 +9,9 @@ import TriplineStore
 /// without a speed of its own, between two fixes that report standing still: a wifi fix a few hundred metres off);
 /// or when it duplicates the previous point at (almost) the same instant; or when no vehicle could have reached it
 /// (`max_mps`, an airliner's fastest ground speed) from the fixes around it: the smaller of two sources whose fixes
-/// interleave far apart (two phones writing one file without a device tag, a bad cell fix on another continent).
+/// interleave far apart (two phones writing one file without a device tag, a bad cell fix on another continent), or a
+/// side of one or two fixes; a side as large that follows the track without interleaving is kept (the jump is bad,
+/// not either side).
 public struct CleanPass: Pass {
     public static let name = "clean"
 
@@ -22,7 +24,7 @@ public struct CleanPass: Pass {
         /// Within `duplicate_ms` of the previous kept point.
         public static let duplicate: UInt8 = 4
         /// Out of reach: no vehicle could have gone between it and the device's main track (faster than `max_mps`):
-        /// a fix of the smaller of two interleaved sources, or a lone fix on another continent.
+        /// a fix of the smaller of two interleaved sources, or a lone fix (one or two) on another continent.
         public static let impossible: UInt8 = 8
         /// A Google `timelinePath` point inside one of Google's own segments (``TimelinePass/pathFlag``).
         public static let timelinePath: UInt8 = TimelinePass.pathFlag
@@ -44,7 +46,7 @@ public struct CleanPass: Pass {
         /// A fix between two neighbours at most `line_jump_s` seconds away on either side is a jump when it lies at
         /// least `line_jump_min_m` off the position they give it (linear in time) and further than `jump_speed_mps`
         /// × the shorter interval: a phone's lone outlier 60–400 m off a dense track, which no vehicle drives out and
-        /// back in two seconds, and which adds twice its offset to a trip (algorithm version 46; docs/PASSES.md,
+        /// back in two seconds, and which adds twice its offset to a trip (algorithm version 47; docs/PASSES.md,
         /// "Outliers of dense phones"). 0 = off.
         public var lineJumpS: Double = 10
         public var lineJumpMinM: Double = 50
@@ -102,8 +104,8 @@ public struct CleanPass: Pass {
     public static func flags(_ work: DeviceWork, _ p: Parameters) -> [UInt8] { classify(work, p).flags }
 
     /// The flags, how many times the kept fixes went from the main track to another source and back (two
-    /// interleaved sources alternate; a lone bad fix goes once), and the fixes of the largest other source (a second
-    /// phone's many; bad fixes are sources of one or two).
+    /// interleaved sources alternate; a lone bad fix goes once), and the fixes of the largest other source flagged (a
+    /// second phone's many; bad fixes are sources of one or two).
     static func classify(_ work: DeviceWork, _ p: Parameters) -> (flags: [UInt8], returns: Int, secondSource: Int) {
         var returns = 0, secondSource = 0
         let n = work.count
@@ -133,10 +135,16 @@ public struct CleanPass: Pass {
             var main = 0
             for s in count.indices where count[s] > count[main] { main = s }
             if count.count > 1 {
-                for s in count.indices where s != main { secondSource = max(secondSource, count[s]) }
+                // A source is flagged where it interleaves with a larger one (a second phone, a bad fix inside the
+                // track), or when its side is bad fixes (a side of fewer than `sideMinFixes`). A side that follows or
+                // precedes the main track without interleaving, larger than that, is kept whole: the jump between
+                // them is what no vehicle did, not either side (algorithm version 48).
+                let track = Self.sideTracks(source, count: count.count)
+                let flagged = count.indices.map { s in s != track[s] || (track[s] != main && count[track[s]] < Self.sideMinFixes) }
+                for s in count.indices where flagged[s] { secondSource = max(secondSource, count[s]) }
                 var away = false
                 for (k, i) in kept.enumerated() {
-                    if Int(source[k]) != main {
+                    if flagged[Int(source[k])] {
                         flags[i] |= Flag.impossible
                         away = true
                     } else if away {
@@ -299,6 +307,39 @@ public struct CleanPass: Pass {
 
     /// How many of a source's last fixes a new fix may be reached from.
     static let sourceMemory = 3
+
+    /// The fewest fixes of a side that follows or precedes the main track without interleaving with it for the side
+    /// to be kept: bad fixes are sources of one or two.
+    static let sideMinFixes = 3
+
+    /// Each source's side track: the sources whose spans (first to last of their fixes, in `source`'s order) overlap
+    /// form one side, and its track is its source with the most fixes (the earlier on a tie; sources are numbered in
+    /// the order of their first fix). Sources that follow each other without interleaving are sides of their own.
+    /// - Complexity: O(n + sources).
+    static func sideTracks(_ source: [Int32], count: Int) -> [Int] {
+        var first = [Int](repeating: Int.max, count: count), last = [Int](repeating: -1, count: count)
+        var size = [Int](repeating: 0, count: count)
+        for (k, s) in source.enumerated() {
+            let s = Int(s)
+            if first[s] == Int.max { first[s] = k }
+            last[s] = k
+            size[s] += 1
+        }
+        var track = Array(0..<count)
+        // Sources are numbered by first fix, so in that order; a side runs while the next starts before its reach.
+        var start = 0
+        while start < count {
+            var end = start + 1, reach = last[start], best = start
+            while end < count && first[end] <= reach {
+                reach = max(reach, last[end])
+                if size[end] > size[best] { best = end }
+                end += 1
+            }
+            for s in start..<end { track[s] = best }
+            start = end
+        }
+        return track
+    }
 
     /// How many sources ``sources(_:_:_:)`` keeps trying.
     static let activeSources = 4

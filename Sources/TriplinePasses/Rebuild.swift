@@ -145,7 +145,12 @@ public struct Rebuild {
     ///    hour's drive 30 s of moving time, 888 m/s on average).
     /// 47 (outliers of dense phones): a fix at most `clean.line_jump_s` from both neighbours, `line_jump_min_m` off
     ///    the line they draw and further than `jump_speed_mps` × the shorter interval, is an out-and-back jump.
-    public static let algorithmVersion = 47
+    /// 48 (adjacent stays): no trip between two stays whose edge fixes follow each other at the device's sampling
+    ///    (no fix missed) less than `trips.min_distance_m` apart; a dawdle cut into adjacent stays made 10-s trips of
+    ///    the distance between their centres (180 m at 18 m/s). And sides that follow each other: the clean pass flags
+    ///    a source only where it interleaves with a larger one (or is a side of one or two fixes), so an hour 5,400 km
+    ///    away after 30 min at 3,000 m/s is no longer dropped whole; no trip joins two stays faster than 340 m/s.
+    public static let algorithmVersion = 48
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -224,6 +224,26 @@ public struct TripsPass: MeasuringPass {
             let edgesOnly = pts.isEmpty
             if pts.isEmpty, let f = from, let t = to,
                Double(stays[t].startMs - stays[f].endMs) <= p.impliedMaxS * 1000 {
+                // Two stays that abut: no fix missed between them (their edge fixes no further apart in time than
+                // 1.5 × the longer of the intervals at those edges), and neither those fixes nor the step between them
+                // moving (reported speeds and the step's pace below `metrics.moving_mps`, the step shorter than
+                // `min_distance_m`): nothing went unseen and the fixes show no trip. A dawdle (a walk round a 111-m
+                // circle at 0.4 m/s, below `stays.moving_mps`) is cut into adjacent stays; taking the distance between
+                // their centres made 10-s "trips" of 180 m at 18 m/s (algorithm version 48).
+                let a = stays[f].last, b = stays[t].first
+                if a > 0, b + 1 < w.count, b > a, w.time[b] > w.time[a] {
+                    let gap = w.time[b] - w.time[a]
+                    let sampling = max(w.time[a] - w.time[a - 1], w.time[b + 1] - w.time[b])
+                    let step = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
+                    let still = [w.speed[a], w.speed[b], step / (Double(gap) / 1000)].allSatisfy { $0.isNaN || $0 < mp.movingMps }
+                    if gap * 2 <= sampling * 3, still, step < p.minDistanceM { return }
+                }
+                // Two stays further apart than anything travels in the time between them (faster than sound,
+                // `maxPaceMps`: the clean pass's `max_mps`): the jump is bad data or a clock's error, and a trip
+                // across it would invent a distance and a speed (3,000 m/s for 20 min, then an hour 3,600 km away,
+                // was a 4,032-km trip at 3,332 m/s; algorithm version 48). The two stays stand, with no trip.
+                let seconds = Double(stays[t].startMs - stays[f].endMs) / 1000
+                if Geo.distance(stays[f].lat, stays[f].lon, stays[t].lat, stays[t].lon) > Self.maxPaceMps * max(seconds, 1) { return }
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }
@@ -837,8 +857,11 @@ public struct TripsPass: MeasuringPass {
         let seconds = Double(endMs - startMs) / 1000
         guard p.planeMinMps > 0, seconds >= p.splitGapS else { return ("unknown", "none") }
         let pace = d / seconds
-        return pace >= p.planeMinMps && pace <= 340 ? ("plane", "pace") : ("unknown", "none")
+        return pace >= p.planeMinMps && pace <= maxPaceMps ? ("plane", "pace") : ("unknown", "none")
     }
+
+    /// The speed of sound (m/s): no traveller's pace is faster (the clean pass's `max_mps` default).
+    static let maxPaceMps = 340.0
 
     /// The silences longer than `split_gap_s` that a trip crosses (`travel_min_mps`: the traveller moved through them)
     /// become legs of their own, of mode `unknown` (`mode_source` `none`) with their straight line as distance: no fix

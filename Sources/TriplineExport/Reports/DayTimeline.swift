@@ -14,13 +14,18 @@ public struct DayTimelineEntry: Sendable, Equatable {
     /// differ and both are on the day); nil when the entry began before the day or ends after it.
     public var start: String?
     public var end: String?
-    /// Trips: metres, and each leg's mode and metres when there is more than one.
+    /// Trips: the metres on this day (a trip over midnight: the day's share, as `days.distance_m` counts it), and
+    /// each leg's mode and metres (the whole leg's) when there is more than one.
     public var distanceM: Double?
     public var legs: [String] = []
+    /// A trip over midnight: the whole trip's metres, when they read differently from the day's share.
+    public var wholeM: Double? = nil
 
-    /// The title with a trip's distance: "Home", "bus 5.2 km".
+    /// The title with a trip's distance: "Home", "bus 5.2 km", "cycle 5.7 km of 11.5 km" (a trip over midnight: the
+    /// day's share of the whole).
     public var what: String {
-        distanceM.map { title + " " + DayTimeline.kilometres($0) } ?? title
+        guard let distanceM else { return title }
+        return title + " " + DayTimeline.kilometres(distanceM) + (wholeM.map { " of " + DayTimeline.kilometres($0) } ?? "")
     }
 
     /// The times: "09:00–09:10", "until 09:00", "from 18:30" or "all day".
@@ -70,7 +75,9 @@ public enum DayTimeline {
         let selection = try exporter.select(RecordFilter(device: device, fromDay: first - 7, toDay: last))
         var byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]] = [:]
         /// Adds the record to each wanted day it touches, with its clock times on that day.
-        func add(_ startMs: Int64, _ startOffset: UTCOffset?, _ endMs: Int64, _ endOffset: UTCOffset?, order: Int, _ entry: DayTimelineEntry) {
+        /// `shares`: a trip's metres on each local day (``TripDayShares``), read when it touches more than one.
+        func add(_ startMs: Int64, _ startOffset: UTCOffset?, _ endMs: Int64, _ endOffset: UTCOffset?, order: Int, _ entry: DayTimelineEntry,
+                 shares: (() throws -> [Int: Double])? = nil) rethrows {
             // An edited database's impossible times (outside the years 0000–9999) are no one's day.
             guard MapLoader.Limits.time(startMs), MapLoader.Limits.time(endMs) else { return }
             let s = exporter.localTime.offset(startOffset, atMs: startMs) ?? .utc
@@ -86,8 +93,15 @@ public enum DayTimeline {
             // Both clocks on one day at two offsets (a drive across the night summer time ends, a flight across zones):
             // each with its offset, or "02:29–02:30" reads as a minute, "17:00–11:00" as going back in time.
             let zoned = s != e && startDay == endDay
+            // A trip over midnight shows each day's share, as `days` counts it, so a day's lines add up to its distance.
+            let split = startDay != endDay && k < wanted.count && wanted[k] <= endDay ? try shares?() : nil
             while k < wanted.count, wanted[k] <= endDay {
                 var onDay = entry
+                if let split, let whole = entry.distanceM {
+                    let part = split[wanted[k]] ?? 0
+                    onDay.distanceM = part
+                    onDay.wholeM = kilometres(part) == kilometres(whole) ? nil : whole
+                }
                 onDay.start = startDay == wanted[k] ? clock(startMs, s) + (zoned ? " " + s.isoSuffix : "") : nil
                 onDay.end = endDay == wanted[k] ? clock(endMs, e) + (zoned ? " " + e.isoSuffix : "") : nil
                 byDay[wanted[k], default: []].append((startMs, order, onDay))
@@ -100,18 +114,24 @@ public enum DayTimeline {
                 DayTimelineEntry(kind: .visit, id: v.id, device: exporter.deviceName(v.deviceID), title: title, start: nil, end: nil))
         }
         var legs: [Int64: [String]] = [:]
+        var legSpans: [Int64: [(start: Int64, end: Int64, metres: Double)]] = [:]
         // Distances no rebuild writes (an edited database: infinite, 1e300) are left out, as the map leaves them out.
         try exporter.forEachLeg(selection) {
             guard MapLoader.Limits.amount($0.distanceM) else { return }
             legs[$0.tripID, default: []].append("\($0.mode) \(kilometres($0.distanceM))")
+            legSpans[$0.tripID, default: []].append(($0.startMs, $0.endMs, $0.distanceM))
         }
+        var spreader: TripDayShares?
         try exporter.forEachTrip(selection) { t in
             guard MapLoader.Limits.amount(t.distanceM) else { return }
             let parts = legs[t.id] ?? []
-            add(t.startMs, t.startOffset, t.endMs, t.endOffset, order: 1,
+            try add(t.startMs, t.startOffset, t.endMs, t.endOffset, order: 1,
                 DayTimelineEntry(
                     kind: .trip, id: t.id, device: exporter.deviceName(t.deviceID), title: t.mode, start: nil, end: nil,
-                    distanceM: t.distanceM, legs: parts.count > 1 ? parts : []))
+                    distanceM: t.distanceM, legs: parts.count > 1 ? parts : [])) {
+                if spreader == nil { spreader = try TripDayShares(exporter: exporter) }
+                return try spreader!.shares(t.row, legs: legSpans[t.id] ?? [])
+            }
         }
         for gap in try gaps(store: exporter.store, device: device) {
             add(gap.startMs, gap.startOffset, gap.endMs, gap.endOffset, order: 2,

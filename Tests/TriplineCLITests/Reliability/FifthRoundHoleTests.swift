@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineStore
+@testable import TriplineExport
 import TriplineTestSupport
 
 /// The fifth hostile round (docs/RELIABILITY.md, "Fifth hostile round"): valid but unusual travel, imported as an app
@@ -93,5 +94,104 @@ import TriplineTestSupport
         let moving = try #require(Double(row["moving_s"] ?? "")), average = try #require(Double(row["avg_speed_mps"] ?? ""))
         let maximum = try #require(Double(row["max_speed_mps"] ?? ""))
         #expect(moving > 3000 && average < 10 && maximum < 15, "\(row)")
+    }
+
+    /// A ride from 23:29 to 00:30: `report day` showed the whole 11.5 km on both days ("cycle 11.5 km from 23:29",
+    /// "cycle 11.5 km until 00:30") while `days` split it at midnight, so a reader summing a day's lines counted the
+    /// trip twice. Each day now shows its share, as `days` counts it, with the whole beside it.
+    @Test func aTripOverMidnightShowsEachDaysShare() throws {
+        let home = (52.52, 13.40), away = (52.43, 13.28)
+        let leave: Int64 = 1_722_547_740_000  // 2024-08-01T21:29:00Z, 23:29 +02:00
+        let summer: (Int64) -> Int32 = { _ in 7200 }
+        var features = still(leave - 3_600_000, 3600, home.0, home.1, offset: summer)
+        features += drive(leave, 3660, home, away, offset: summer)
+        features += still(leave + 3_660_000, 3600, away.0, away.1, offset: summer)
+        let db = try importAndRebuild(features)
+        let csv = runCLI(["export", "--what", "days", "--format", "csv", "--db", db])
+        let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(rows.count == 3, "\(csv.stdout)")
+        let days = rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(rows[0], $0)) }
+        var shown: [Double] = []
+        for day in days {
+            let date = try #require(day["date"]), metres = try #require(Double(day["distance_m"] ?? ""))
+            let report = runCLI(["report", "day", "--date", date, "--db", db])
+            #expect(report.status == 0, "\(report.stderr)")
+            // Each trip line's first distance ("cycle 5.7 km of 11.5 km": 5.7) is the day's part.
+            let parts = report.stdout.split(separator: "\n").compactMap { line -> Double? in
+                let words = line.split(separator: " ")
+                guard let unit = words.firstIndex(where: { $0 == "km" }), unit > 0 else { return nil }
+                return Double(words[unit - 1]).map { $0 * 1000 }
+            }
+            try #require(parts.count == 1, "\(report.stdout)")
+            #expect(abs(parts[0] - metres) <= 50, "\(date): \(report.stdout) vs days \(metres) m")
+            #expect(report.stdout.contains(" km of "), "\(report.stdout)")
+            shown.append(parts[0])
+        }
+        #expect(shown.allSatisfy { $0 > 3000 }, "\(shown)")
+        // Unrounded, the timeline's parts are the days' distances (the map's timeline is these entries).
+        let exporter = try Exporter(store: try Store(path: db, create: false))
+        for day in days {
+            let date = try #require(day["date"]), metres = try #require(Double(day["distance_m"] ?? ""))
+            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(date)))
+            let trips = entries.filter { $0.kind == .trip }
+            #expect(trips.count == 1 && abs((trips.first?.distanceM ?? 0) - metres) < 0.5, "\(date): \(trips) vs \(metres)")
+        }
+    }
+
+    /// A dawdle round a circle of radius 111 m at 0.4 m/s (below `stays.moving_mps`), a fix every 10 s, from home and
+    /// back: the stays pass cuts it into adjacent stays, and the trips between them took the distance between their
+    /// centres in the 10 s between their edge fixes (two "trips" of 180–187 m at 18–19 m/s). The edge fixes follow
+    /// each other at the sampling and lie 4 m apart: nothing went unseen, so there is no trip.
+    @Test func aDawdleInACircleHasNoTripAtAnImpossiblePace() throws {
+        let centre = (52.0, 13.0), home = (52.001, 13.0)
+        let start: Int64 = 1_712_739_600_000  // 2024-04-10T09:00:00Z
+        let utc: (Int64) -> Int32 = { _ in 0 }
+        var features = still(start - 3_600_000, 3600, home.0, home.1, offset: utc)
+        for k in 1..<180 {
+            let a = 2 * Double.pi * Double(k) / 180
+            let lat = centre.0 + 0.001 * cos(a), lon = centre.1 + 0.001 * sin(a) / Geo.cosLatitude(centre.0)
+            features.append(feature(start + Int64(k) * 10_000, lat, lon, offset: 0, speed: 0.4))
+        }
+        features += still(start + 1_800_000, 3600, home.0, home.1, offset: utc)
+        let db = try importAndRebuild(features)
+        let csv = runCLI(["export", "--what", "trips", "--format", "csv", "--db", db])
+        let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(!rows.isEmpty, "\(csv.stdout)")
+        for values in rows.dropFirst() {
+            let row = Dictionary(uniqueKeysWithValues: zip(rows[0], values))
+            let metres = try #require(Double(row["distance_m"] ?? "")), seconds = try #require(Double(row["duration_s"] ?? ""))
+            // A walker's pace at most: 697 m round the circle took 30 min.
+            #expect(seconds > 0 && metres / seconds < 3, "\(row)")
+        }
+    }
+
+    /// A lasting move at an impossible speed: an hour at home, 20 min at 3,000 m/s, an hour 3,600 km away, fixes every
+    /// 10 s at both places. The clean pass's two-sources rule flagged the later hour whole (the smaller or later of two
+    /// sources, though they followed each other), so the far side had no visit; kept, the two stays made a 4,032-km
+    /// "trip" at 3,332 m/s. Now both sides are visits and nothing is invented across the jump.
+    @Test func aLastingMoveAtAnImpossibleSpeedKeepsBothSidesAndInventsNoTrip() throws {
+        let home = (52.36, 13.50), far = (52.36 - 3000.0 * 1200 / 111_195, 13.50)
+        let leave: Int64 = 1_722_841_200_000  // 2024-08-05T07:00:00Z
+        let summer: (Int64) -> Int32 = { _ in 7200 }
+        var rng = SplitMix64(seed: 3000)
+        func still(_ from: Int64, _ at: (Double, Double)) -> [String] {
+            stride(from: 0, to: 3600, by: 10).map { s in
+                let p = Geo.destination(at.0, at.1, bearing: rng.uniform(0, 360), distance: rng.uniform(3, 15))
+                return feature(from + Int64(s) * 1000, p.lat, p.lon, offset: 7200, speed: 0)
+            }
+        }
+        var features = still(leave - 3_600_000, home)
+        features += drive(leave, 1200, home, far, offset: summer)
+        features += still(leave + 1_200_000, far)
+        let db = try importAndRebuild(features)
+        let visits = runCLI(["export", "--what", "visits", "--format", "csv", "--db", db])
+        let rows = visits.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(!rows.isEmpty, "\(visits.stdout)")
+        // The latitude is the eighth field from the end (a place named by its coordinates is quoted with a comma).
+        let latitudes = rows.dropFirst().compactMap { $0.count >= 8 ? Double($0[$0.count - 8]) : nil }
+        #expect(latitudes.contains { abs($0 - home.0) < 0.01 } && latitudes.contains { abs($0 - far.0) < 0.01 }, "\(visits.stdout)")
+        let trips = runCLI(["export", "--what", "trips", "--format", "csv", "--db", db])
+        let tripRows = trips.stdout.split(whereSeparator: \.isNewline)
+        #expect(tripRows.count == 1, "no trip across the jump: \(trips.stdout)")
     }
 }

@@ -1,0 +1,131 @@
+import TriplineCore
+import TriplineStore
+
+/// Each local day's share of a trip's distance, as the metrics pass spreads it over the days it touches
+/// (`days.distance_m`, docs/PASSES.md "metrics"), so that a day's timeline (``DayTimeline``) shows a trip over
+/// midnight with that day's part and its lines add up to the day's distance.
+///
+/// The rule is the metrics pass's, read back from the stored fixes and legs: a leg with fixes is split in proportion
+/// to the straight-line increments of its kept fixes on each local day (a fix's increment, the way since the anchor
+/// before it once at least `metrics.min_step_m` from it, belongs to the leg whose span (start, end] holds the fix and
+/// to the fix's own local day; none across a silence over `metrics.bridge_max_s`); a leg no fix saw by its time on
+/// each day, midnights at the offset where it began. Google's own trips (`source = 'app'`) by time, as the timeline
+/// pass spreads them. The parameters are those the device was rebuilt with (`rebuild_state.parameters`).
+struct TripDayShares {
+    let exporter: Exporter
+    /// The exports' reader: fixes inside a privacy zone are passed over (a trip cut by a zone is shown, and spread,
+    /// by its part outside).
+    let reader: Exporter.PointReader
+    /// `(min_step_m, bridge_max_s)` per device.
+    private var parameters: [Int64: (minStepM: Double, bridgeMaxS: Double)] = [:]
+
+    init(exporter: Exporter) throws {
+        self.exporter = exporter
+        reader = try Exporter.PointReader(exporter.store, lineOnly: true, zones: exporter.privacyZones)
+    }
+
+    /// The metrics pass's defaults, for a device whose stored parameters lack them.
+    static let defaultMinStepM = 12.0, defaultBridgeMaxS = 900.0
+
+    private mutating func parameters(device: Int64) throws -> (minStepM: Double, bridgeMaxS: Double) {
+        if let known = parameters[device] { return known }
+        var p = (minStepM: Self.defaultMinStepM, bridgeMaxS: Self.defaultBridgeMaxS)
+        if let state = try exporter.store.rebuildState(device: device) {
+            for (key, value) in try exporter.store.parameterMembers(state.parameters) {
+                let number: Double?
+                switch value {
+                case .integer(let n): number = Double(n)
+                case .real(let x): number = x
+                default: number = nil
+                }
+                guard let number, number.isFinite else { continue }
+                if key == "metrics.min_step_m" { p.minStepM = number }
+                if key == "metrics.bridge_max_s" { p.bridgeMaxS = number }
+            }
+        }
+        parameters[device] = p
+        return p
+    }
+
+    /// The trip's metres on each local day (days since 1970-01-01) it touches; they add up to the trip's distance
+    /// (its legs', `legs` in time order; the trip's own span and distance when it has none).
+    mutating func shares(_ t: TripRow, legs given: [(start: Int64, end: Int64, metres: Double)]) throws -> [Int: Double] {
+        var legs = given.filter { $0.metres.isFinite }
+        if legs.isEmpty { legs = [(t.startMs, t.endMs, t.distanceM)] }
+        var out: [Int: Double] = [:]
+        // The leg's start offset when no fix is read: the trip's recorded one, else the zone's.
+        var startOffset = exporter.localTime.offset(t.startUTCOffset, atMs: t.startMs) ?? .utc
+        if t.source == "app" {
+            for l in legs { byTime(l.start, l.end, l.metres, offset: startOffset, into: &out) }
+            return out
+        }
+        let p = try parameters(device: t.deviceID)
+        // The trip's fixes as the metrics pass finds them from its times (``TripsPass/interior``): after the departure
+        // fix when it left a visit, before the arrival fix when it reached one; kept ones only.
+        var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], day: [Int] = []
+        var firstAny: (time: Int64, lat: Double, lon: Double, offset: UTCOffset?)?
+        var local = exporter.localTime
+        try reader.read(device: t.deviceID, startMs: t.startMs, endMs: t.endMs) { s, ms, flags in
+            let recorded = PointRangeReader.Column.recordedOffset(s)
+            let y = s.double(PointRangeReader.Column.lat), x = s.double(PointRangeReader.Column.lon)
+            if firstAny == nil { firstAny = (ms, y, x, recorded) }
+            if t.fromVisitID != nil && ms == t.startMs { return }
+            if t.toVisitID != nil && ms == t.endMs { return }
+            guard flags == 0 else { return }
+            time.append(ms)
+            lat.append(y)
+            lon.append(x)
+            day.append(LocalTime.day(ms: ms, offset: local.offset(recorded, atMs: ms, latitude: y, longitude: x)))
+        }
+        // Straight-line increments per leg and day (MetricsPass.increments, the distance part).
+        var perLeg = [[Int: Double]](repeating: [:], count: legs.count)
+        if var anchor = time.indices.first {
+            var latRef = lat[anchor], cosLat = Geo.cosLatitude(latRef)
+            var leg = 0
+            let bridgeMs = Int64(p.bridgeMaxS * 1000)
+            for i in time.indices.dropFirst() {
+                if time[i] - time[i - 1] > bridgeMs {
+                    anchor = i
+                    continue
+                }
+                if abs(lat[i] - latRef) > 0.2 {
+                    latRef = lat[i]
+                    cosLat = Geo.cosLatitude(latRef)
+                }
+                let d = Geo.fastDistance(lat[anchor], lon[anchor], lat[i], lon[i], cosLat: cosLat)
+                guard d >= p.minStepM else { continue }
+                anchor = i
+                while leg + 1 < legs.count && time[i] > legs[leg].end { leg += 1 }
+                perLeg[leg][day[i], default: 0] += d
+            }
+        }
+        if let f = firstAny {
+            startOffset = local.offset(f.time == t.startMs ? f.offset : nil, atMs: t.startMs, latitude: f.lat, longitude: f.lon)
+        }
+        for (n, l) in legs.enumerated() where l.metres > 0 {
+            let line = perLeg[n].values.reduce(0, +)
+            if line > 0 {
+                for (d, part) in perLeg[n] { out[d, default: 0] += l.metres * part / line }
+            } else {
+                byTime(l.start, l.end, l.metres, offset: startOffset, into: &out)
+            }
+        }
+        return out
+    }
+
+    /// Spreads `amount` over `start ..< end` by time on each local day, midnights at `offset`.
+    func byTime(_ start: Int64, _ end: Int64, _ amount: Double, offset: UTCOffset, into sums: inout [Int: Double]) {
+        let first = LocalTime.day(ms: start, offset: offset), last = LocalTime.day(ms: max(start, end - 1), offset: offset)
+        if first == last || end <= start {
+            sums[first, default: 0] += amount
+            return
+        }
+        var from = start
+        for d in first...last {
+            let midnight = d == last ? end : Int64(d + 1) * 86_400_000 - Int64(offset.seconds64) * 1000
+            let to = min(max(midnight, from), end)
+            sums[d, default: 0] += amount * Double(to - from) / Double(end - start)
+            from = to
+        }
+    }
+}
