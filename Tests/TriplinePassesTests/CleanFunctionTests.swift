@@ -77,7 +77,7 @@ enum EarlyPassesWork {
         #expect(stats["points"] == "22" && stats["low_accuracy"] == "0" && stats["duplicates"] == "1")
     }
 
-    /// A phone's lone outlier on a dense track (algorithm version 46, `line_jump_s`): 100 m off the line a car's 1 Hz
+    /// A phone's lone outlier on a dense track (algorithm version 47, `line_jump_s`): 100 m off the line a car's 1 Hz
     /// fixes draw, with an ordinary accuracy, is flagged; the older out-and-back rule needs 150 m and neighbours close
     /// together, and missed it (the car moves 30 m between them). A car's right-angle turn, a plane's fixes a second
     /// apart and a walk are not flagged.
