@@ -145,7 +145,9 @@ public struct Rebuild {
     ///    hour's drive 30 s of moving time, 888 m/s on average).
     /// 47 (outliers of dense phones): a fix at most `clean.line_jump_s` from both neighbours, `line_jump_min_m` off
     ///    the line they draw and further than `jump_speed_mps` × the shorter interval, is an out-and-back jump.
-    public static let algorithmVersion = 47
+    /// 48 (ferries): a motorised leg mostly at sea (`trips.boat_min_sea_share` of its path more than 1.5 km off the
+    ///    coastline) at a vessel's speed (95th percentile at most `trips.boat_max_mps`) is a `boat`, not a car.
+    public static let algorithmVersion = 48
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
