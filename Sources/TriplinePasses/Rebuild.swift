@@ -146,7 +146,8 @@ public struct Rebuild {
     /// 47 (outliers of dense phones): a fix at most `clean.line_jump_s` from both neighbours, `line_jump_min_m` off
     ///    the line they draw and further than `jump_speed_mps` × the shorter interval, is an out-and-back jump.
     /// 48 (ferries): a motorised leg mostly at sea (`trips.boat_min_sea_share` of its path more than 1.5 km off the
-    ///    coastline) at a vessel's speed (95th percentile at most `trips.boat_max_mps`) is a `boat`, not a car.
+    ///    coastline) at a vessel's speed (95th percentile at most `trips.boat_max_mps`) is a `boat`, not a car; one
+    ///    that holds a crossing of `trips.boat_cut_min_m` but more road is cut there (car, boat, car).
     public static let algorithmVersion = 48
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

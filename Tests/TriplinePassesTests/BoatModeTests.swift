@@ -45,7 +45,7 @@ import TriplineTestSupport
     @Test func aDenseCrossingIsABoat() throws {
         let store = try storeWith([("phone", crossing(every: 1))])
         try rebuild(store)
-        #expect(try modes(store) == ["boat"])
+        #expect(try modes(store) == ["boat"], "\((try? modes(store)) ?? [])")
         #expect(try count(store, "SELECT count(*) FROM trips WHERE mode = 'boat'") == 1)
         let off = try storeWith([("phone", crossing(every: 1))])
         try rebuild(off, sets: ["trips.boat_min_sea_share=0"])
@@ -56,7 +56,7 @@ import TriplineTestSupport
     @Test func aSparseCrossingIsABoat() throws {
         let store = try storeWith([("phone", crossing(every: 60))])
         try rebuild(store)
-        #expect(try modes(store) == ["boat"])
+        #expect(try modes(store) == ["boat"], "\((try? modes(store)) ?? [])")
         let off = try storeWith([("phone", crossing(every: 60))])
         try rebuild(off, sets: ["trips.boat_min_sea_share=0"])
         #expect(try modes(off) == ["car"])
@@ -79,10 +79,41 @@ import TriplineTestSupport
     @Test func aFootPassengersCrossingIsABoat() throws {
         let store = try storeWith([("phone", crossing(every: 1, walks: true))])
         try rebuild(store)
-        #expect(try modes(store) == ["walk", "boat", "walk"])
+        #expect(try modes(store) == ["walk", "boat", "walk"], "\((try? modes(store)) ?? [])")
         let off = try storeWith([("phone", crossing(every: 1, walks: true))])
         try rebuild(off, sets: ["trips.boat_min_sea_share=0"])
         #expect(try modes(off) == ["walk", "bus", "walk"])
+    }
+
+    /// Canterbury → Dover at 20 m/s, straight onto the ferry (no walk, no wait), across at 9 m/s, and on from Calais at
+    /// 20 m/s: one motorised run, 42 % of its path at sea. The crossing is cut out as a leg of its own, `car`, `boat`,
+    /// `car`, and the legs still tile the trip and sum to its distance.
+    @Test func aCarDrivenOntoAFerryIsCarBoatCar() throws {
+        func drive() -> [Point] {
+            var b = TrackBuilder(startMs: t0, lat: 51.2800, lon: 1.0800)
+            b.still(1800, every: 60)
+            b.move(24_800, bearing: 134, speed: 20, every: 1)
+            b.move(toCalais.metres, bearing: toCalais.bearing, speed: 9, every: 1)
+            b.move(20_000, bearing: 150, speed: 20, every: 1)
+            b.still(1800, every: 60)
+            return b.points
+        }
+        let store = try storeWith([("phone", drive())])
+        try rebuild(store)
+        #expect(try modes(store) == ["car", "boat", "car"])
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        #expect(try count(store, "SELECT count(*) FROM legs l JOIN trips t ON t.id = l.trip_id "
+            + "WHERE l.start_ms < t.start_ms OR l.end_ms > t.end_ms") == 0)
+        #expect(try count(store, "SELECT count(*) FROM legs a JOIN legs b ON b.trip_id = a.trip_id "
+            + "AND b.start_ms = a.end_ms") == 2)  // each leg ends where the next starts
+        let legs = try double(store, "SELECT sum(distance_m) FROM legs"), trip = try double(store, "SELECT distance_m FROM trips")
+        #expect(abs(legs - trip) < 1, "legs \(legs) m, trip \(trip) m")
+        let boat = try double(store, "SELECT distance_m FROM legs WHERE mode = 'boat'")
+        #expect(boat > 34_000 && boat < 42_000, "\(boat)")
+        // Without the cut, the whole leg takes the majority's mode: the road.
+        let uncut = try storeWith([("phone", drive())])
+        try rebuild(uncut, sets: ["trips.boat_cut_min_m=0"])
+        #expect(try modes(uncut) == ["car"])
     }
 
     /// A drive along the Belgian coast, Ostend → Blankenberge, about 700 m inland of the 1:10m coastline (within the
