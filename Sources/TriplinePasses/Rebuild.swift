@@ -150,7 +150,10 @@ public struct Rebuild {
     ///    the distance between their centres (180 m at 18 m/s). And sides that follow each other: the clean pass flags
     ///    a source only where it interleaves with a larger one (or is a side of one or two fixes), so an hour 5,400 km
     ///    away after 30 min at 3,000 m/s is no longer dropped whole; no trip joins two stays faster than 340 m/s.
-    public static let algorithmVersion = 48
+    /// 49 (ferries): a motorised leg mostly at sea (`trips.boat_min_sea_share` of its path more than 1.5 km off the
+    ///    coastline) at a vessel's speed (95th percentile at most `trips.boat_max_mps`) is a `boat`, not a car; one
+    ///    that holds a crossing of `trips.boat_cut_min_m` but more road is cut there (car, boat, car).
+    public static let algorithmVersion = 49
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -1,5 +1,6 @@
 import TriplineCore
 import TriplineStore
+import TriplineGeography
 
 /// Pass 4, `trips`: a trip runs from one stay to the next; legs by mode inside it.
 ///
@@ -15,8 +16,9 @@ import TriplineStore
 /// ``profileRuns``), so legs do not flicker between cycle and car. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
 /// app's own `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip
 /// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
-/// a train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on
-/// foot (a bus below `train_min_mps`, else a train), else a car. With `mode_model` on, each leg's class (foot, bicycle,
+/// a boat when its path lies mostly at sea at a vessel's speed (`boat_min_sea_share`, ``seaShare``), a train above
+/// `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on foot (a bus
+/// below `train_min_mps`, else a train), else a car. With `mode_model` on, each leg's class (foot, bicycle,
 /// motorised) is the learned mode model's (``learnedClasses``, docs/PASSES.md "Learned modes") before the motion
 /// states, the app's mode and the motorised modes above.
 public struct TripsPass: MeasuringPass {
@@ -73,6 +75,20 @@ public struct TripsPass: MeasuringPass {
         /// `cycle_max_mps` stay to stay, is a `vehicle` too. 0 = off: such legs are bus or train as dense ones are,
         /// and such trips car.
         public var vehicleMaxIntervalS: Double = 20
+        /// A motorised leg slower than a plane whose path lies at sea for at least this share (``seaShare``: more than
+        /// 1.5 km beyond the 1:10m coastline, where ``Geography/country(latitude:longitude:)`` finds no country) and
+        /// whose 95th-percentile speed is at most `boat_max_mps` is a `boat` (a ferry). 0 = off.
+        public var boatMinSeaShare: Double = 0.6
+        /// The fastest a vessel goes (95th percentile, m/s; 25 m/s = 90 km/h, beyond the fastest passenger ferries'
+        /// 40 knots): a faster leg over the sea is a plane or something else, not a boat.
+        public var boatMaxMps: Double = 25
+        /// The sea test looks up one fix per this much path (metres), or every fix where they lie farther apart:
+        /// each lookup stands for the path since the one before.
+        public var boatSampleM: Double = 200
+        /// A motorised leg that holds a stretch at sea of at least this much path (metres, beyond the coast's 1.5 km
+        /// margins) at a vessel's speed, but is not mostly at sea (`boat_min_sea_share`: that is a boat whole), is cut
+        /// there (``seaCut``): a car driven onto a ferry is car, boat, car. 0 = off.
+        public var boatCutMinM: Double = 5000
         /// Vehicle runs (run, cycle, motorised) not parted by a walk or a silence form one leg whose mode comes from
         /// its whole speed profile (1 = on, 0 = each run keeps its own class). People change vehicles on foot: a car
         /// does not turn into a bicycle at a red light, so a slow stretch of a car ride is not a bicycle leg.
@@ -136,6 +152,7 @@ public struct TripsPass: MeasuringPass {
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
+            "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
             "mode_model": \.modeModel, "foot_guard": \.footGuard, "model_max_interval_s": \.modelMaxIntervalS,
             "model_foot_max_interval_s": \.modelFootMaxIntervalS, "crawl_join": \.crawlJoin,
@@ -151,6 +168,9 @@ public struct TripsPass: MeasuringPass {
             "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
+            "boat_min_sea_share": .share, "boat_max_mps": .speed,
+            "boat_sample_m": ParameterRange(1, 100_000),  // at least a metre: a lookup per fix at most
+            "boat_cut_min_m": .distanceOrOff,
             "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
             "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
@@ -652,7 +672,12 @@ public struct TripsPass: MeasuringPass {
             let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
             let footBefore = k > 0 && runs[k - 1].cls <= 2
             let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
-            if p95 >= p.planeMinMps { mode = "plane" } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
+            if p95 >= p.planeMinMps { mode = "plane" } else if p.boatMinSeaShare > 0 && p95 <= p.boatMaxMps
+                && seaShare(r, w, pts, inc, sampleM: p.boatSampleM) >= p.boatMinSeaShare {
+                // Mostly at sea at a vessel's speed: a ferry, whether entered on foot or driven aboard, densely
+                // sampled or not (the sea says what the fixes' sampling cannot).
+                mode = LegMode.boat.rawValue
+            } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
                 // Walks around a vehicle mean public transport only where the fixes are dense enough to tell a walk to
                 // a stop from a car crawling out of a car park: sparser, a car, a bus and a train entered on foot
                 // look alike, and the honest answer is a motorised vehicle, not a guess.
@@ -667,6 +692,73 @@ public struct TripsPass: MeasuringPass {
             if motorised(mapped) == motorised(mode) { mode = mapped; source = "app" }
         }
         return (mode, source)
+    }
+
+    /// The share of run `r`'s path (its increments after its first fix) that lies at sea: more than 1.5 km beyond the
+    /// 1:10m coastline, where ``Geography/country(latitude:longitude:)`` finds no country. The path is cut into pieces
+    /// of at least `sampleM` metres (or one hop, where fixes lie farther apart) and each piece is at sea when its
+    /// last fix is: at most one lookup per `sampleM` of path or per fix, whichever fewer. Lakes and rivers lie inside
+    /// countries, so a river ferry is not at sea. 0 for a run that did not move.
+    static func seaShare(_ r: Run, _ w: DeviceWork, _ pts: [Int], _ inc: [Double], sampleM: Double) -> Double {
+        guard r.b > r.a else { return 0 }
+        var sea = 0.0, total = 0.0, piece = 0.0
+        for q in (r.a + 1)...r.b {
+            piece += inc[q]
+            guard piece > 0, piece >= sampleM || q == r.b else { continue }
+            if Geography.country(latitude: w.lat[pts[q]], longitude: w.lon[pts[q]]) == nil { sea += piece }
+            total += piece
+            piece = 0
+        }
+        return total > 0 ? sea / total : 0
+    }
+
+    /// Motorised runs cut where they cross the sea: a car driven onto a ferry and off it again, with no walk or
+    /// silence to part the drive from the crossing, is one motorised run. Its longest stretch of consecutive pieces
+    /// at sea (as in ``seaShare``: pieces of `boat_sample_m`, each at sea when its last fix is) becomes a run of its
+    /// own when it holds at least `boat_cut_min_m` of path and its 95th-percentile speed is at most `boat_max_mps`;
+    /// the road before and after stay runs of their own when each lasts `min_leg_s`, else they join the crossing. A
+    /// run mostly at sea is not cut (its land is the harbours' 1.5-km margins): ``legMode`` names it a boat whole.
+    /// The runs still cover the same fixes, so the legs still sum to the trip; ``legMode`` then names each.
+    static func seaCut(_ runs: [Run], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double], _ p: Parameters) -> [Run] {
+        var out: [Run] = []
+        let minLeg = Int64(p.minLegS * 1000)
+        for r in runs {
+            guard r.cls == 4, r.b > r.a else { out.append(r); continue }
+            var path = 0.0
+            for q in (r.a + 1)...r.b { path += inc[q] }
+            guard path >= p.boatCutMinM else { out.append(r); continue }
+            // The longest stretch at sea: from the fix its first piece starts at to its last piece's last fix.
+            var best: (a: Int, b: Int, m: Double)? = nil
+            var piece = 0.0, pieceStart = r.a, stretchStart = -1, stretch = 0.0, atSea = 0.0
+            for q in (r.a + 1)...r.b {
+                piece += inc[q]
+                guard piece > 0, piece >= p.boatSampleM || q == r.b else { continue }
+                if Geography.country(latitude: w.lat[pts[q]], longitude: w.lon[pts[q]]) == nil {
+                    atSea += piece
+                    if stretchStart < 0 { (stretchStart, stretch) = (pieceStart, 0) }
+                    stretch += piece
+                    if stretch > (best?.m ?? 0) { best = (stretchStart, q, stretch) }
+                } else {
+                    stretchStart = -1
+                }
+                piece = 0
+                pieceStart = q
+            }
+            // Mostly at sea, the run is a boat whole (``legMode``): its ends are the harbours' coastal margins.
+            guard let sea = best, sea.m >= p.boatCutMinM, atSea < p.boatMinSeaShare * path else { out.append(r); continue }
+            var speeds = (sea.a...sea.b).map { v[$0] }
+            speeds.sort()
+            guard speeds[min(speeds.count - 1, Int(Double(speeds.count) * 0.95))] <= p.boatMaxMps else { out.append(r); continue }
+            // Road before: r.a ... sea.a; the crossing: sea.a + 1 ... sea.b; road after: sea.b + 1 ... r.b.
+            func road(_ a: Int, _ b: Int) -> Bool { a < b && w.time[pts[b]] - w.time[pts[a]] >= minLeg }
+            var crossing = Run(a: sea.a + 1, b: sea.b, cls: 4)
+            if road(r.a, sea.a) { out.append(Run(a: r.a, b: sea.a, cls: 4)) } else { crossing.a = r.a }
+            let after = sea.b < r.b && road(sea.b + 1, r.b)
+            if !after { crossing.b = r.b }
+            out.append(crossing)
+            if after { out.append(Run(a: sea.b + 1, b: r.b, cls: 4)) }
+        }
+        return out
     }
 
     /// Whether the fixes of run `r` lie more than `vehicle_max_interval_s` apart (the median interval): too sparse for
@@ -792,6 +884,7 @@ public struct TripsPass: MeasuringPass {
         if p.profile > 0 { runs = profileRuns(runs.map { ($0.a, $0.b, $0.cls) }, w, pts, v, inc, p, silenceBefore).map { Run(a: $0.0, b: $0.1, cls: $0.2) } }
         if p.crawlJoin > 0 && paced == nil { runs = crawlsJoined(runs, w, pts, v, inc, p, silenceBefore) }
         if paced == nil && (p.modeModel > 0 || p.featureLog != nil) { runs = learnedClasses(runs, trip, w, pts, v, inc, p, silenceBefore) }
+        if paced == nil && p.boatMinSeaShare > 0 && p.boatCutMinM > 0 { runs = seaCut(runs, w, pts, v, inc, p) }
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {
