@@ -23,7 +23,9 @@ import TriplineTestSupport
 /// - and those of ``checkMore(_:_:)`` (``moreNames``): a trip's legs tile it (no gap, no overlap: their durations
 ///   add up to its); a device's visits and trips never overlap; distances, durations, speeds and radii are finite and
 ///   not negative; a day counts the trips and visits that start on it, its moving time fits in 25 h and its distance
-///   in the trips that touch it; a device's days add up to its trips' distance and moving time; every stored point
+///   in the trips that touch it; a device's days add up to its trips' distance and moving time; a device-day's trip
+///   entries as `report day` shows them (``DayTimeline``, a trip's part by ``TripDayShares``) add up to its
+///   `days.distance_m` within 1 m ("day parts = days", printed per corpus folder); every stored point
 ///   was new to one import and every stored reject has a reason; the GeoJSON, CSV, GPX and GeoPackage exports carry
 ///   as many trips, legs, visits, places and days as the database, and CSV the same distances;
 /// - a rebuild of unchanged data (again, `--full`) and an import in two halves with a rebuild after each change no
