@@ -72,7 +72,8 @@ public enum DayTimeline {
     public static func entries(exporter: Exporter, days: [Int], device: String? = nil) throws -> [Int: [DayTimelineEntry]] {
         let wanted = Array(Set(days)).sorted()
         guard let first = wanted.first, let last = wanted.last else { return [:] }
-        let selection = try exporter.select(RecordFilter(device: device, fromDay: first - 7, toDay: last))
+        // A day later too: a trip west across a zone border that starts just after midnight reaches the day before.
+        let selection = try exporter.select(RecordFilter(device: device, fromDay: first - 7, toDay: last + 1))
         var byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]] = [:]
         /// Adds the record to each wanted day it touches, with its clock times on that day.
         /// `shares`: a trip's metres on each local day (``TripDayShares``), read when it touches more than one.
@@ -85,27 +86,43 @@ public enum DayTimeline {
             let startDay = LocalTime.day(ms: startMs, offset: s)
             // A record that ends exactly at midnight does not reach the next day.
             let endDay = LocalTime.day(ms: Swift.max(startMs, endMs - 1), offset: e)
-            var k = 0, high = wanted.count  // the first wanted day not before startDay
+            // A trip whose ends are at two offsets may have fixes on a day neither end is on, at the offset of the
+            // other end: west across a zone border at 23:50 +08:00, arriving 23:40 +06:00, it drove through 00:00–01:40
+            // +08:00 of the next day, and `days` counts that part there. Its days run from the earliest of its ends'
+            // days at either offset to the latest.
+            var firstDay = startDay, lastDay = endDay
+            if shares != nil && s != e {
+                let end = Swift.max(startMs, endMs - 1)
+                firstDay = Swift.min(startDay, LocalTime.day(ms: startMs, offset: e))
+                lastDay = Swift.max(endDay, LocalTime.day(ms: end, offset: s), firstDay)
+            }
+            var k = 0, high = wanted.count  // the first wanted day not before firstDay
             while k < high {
                 let mid = (k + high) / 2
-                if wanted[mid] < startDay { k = mid + 1 } else { high = mid }
+                if wanted[mid] < firstDay { k = mid + 1 } else { high = mid }
             }
             // Both clocks on one day at two offsets (a drive across the night summer time ends, a flight across zones):
             // each with its offset, or "02:29–02:30" reads as a minute, "17:00–11:00" as going back in time.
             let zoned = s != e && startDay == endDay
             // A trip over midnight shows each day's share, as `days` counts it, so a day's lines add up to its distance.
-            let split = startDay != endDay && k < wanted.count && wanted[k] <= endDay ? try shares?() : nil
-            while k < wanted.count, wanted[k] <= endDay {
+            let split = firstDay != lastDay && k < wanted.count && wanted[k] <= lastDay ? try shares?() : nil
+            while k < wanted.count, wanted[k] <= lastDay {
+                let day = wanted[k]
+                k += 1
                 var onDay = entry
+                // A day outside its ends' days (above): shown only with a part, and with both clocks and offsets.
+                let aside = day < startDay || day > endDay
                 if let split, let whole = entry.distanceM {
-                    let part = split[wanted[k]] ?? 0
+                    let part = split[day] ?? 0
+                    if aside && part == 0 { continue }
                     onDay.distanceM = part
                     onDay.wholeM = kilometres(part) == kilometres(whole) ? nil : whole
+                } else if aside {
+                    continue
                 }
-                onDay.start = startDay == wanted[k] ? clock(startMs, s) + (zoned ? " " + s.isoSuffix : "") : nil
-                onDay.end = endDay == wanted[k] ? clock(endMs, e) + (zoned ? " " + e.isoSuffix : "") : nil
-                byDay[wanted[k], default: []].append((startMs, order, onDay))
-                k += 1
+                onDay.start = startDay == day || aside ? clock(startMs, s) + (zoned || aside ? " " + s.isoSuffix : "") : nil
+                onDay.end = endDay == day || aside ? clock(endMs, e) + (zoned || aside ? " " + e.isoSuffix : "") : nil
+                byDay[day, default: []].append((startMs, order, onDay))
             }
         }
         try exporter.forEachVisit(selection) { v in

@@ -9,8 +9,11 @@ import TriplineStore
 /// to the straight-line increments of its kept fixes on each local day (a fix's increment, the way since the anchor
 /// before it once at least `metrics.min_step_m` from it, belongs to the leg whose span (start, end] holds the fix and
 /// to the fix's own local day; none across a silence over `metrics.bridge_max_s`); a leg no fix saw by its time on
-/// each day, midnights at the offset where it began. Google's own trips (`source = 'app'`) by time, as the timeline
-/// pass spreads them. The parameters are those the device was rebuilt with (`rebuild_state.parameters`).
+/// each day, midnights at the offset where it began (that of the fix taken then, else the zone's at the first fix
+/// after it, as the pass takes it). Google's own trips (`source = 'app'`) by time, as the timeline pass spreads them.
+/// The parameters are those the device was rebuilt with (`rebuild_state.parameters`). Without privacy zones the parts
+/// equal `days.distance_m` (`RealAnswerInvariantTests`, "day parts = days", on every corpus archive and simulator
+/// profile); a zone's fixes are passed over, so a trip it cuts is spread by its part outside.
 struct TripDayShares {
     let exporter: Exporter
     /// The exports' reader: fixes inside a privacy zone are passed over (a trip cut by a zone is shown, and spread,
@@ -54,7 +57,7 @@ struct TripDayShares {
         if legs.isEmpty { legs = [(t.startMs, t.endMs, t.distanceM)] }
         var out: [Int: Double] = [:]
         // The leg's start offset when no fix is read: the trip's recorded one, else the zone's.
-        var startOffset = exporter.localTime.offset(t.startUTCOffset, atMs: t.startMs) ?? .utc
+        let startOffset = exporter.localTime.offset(t.startUTCOffset, atMs: t.startMs) ?? .utc
         if t.source == "app" {
             for l in legs { byTime(l.start, l.end, l.metres, offset: startOffset, into: &out) }
             return out
@@ -63,12 +66,13 @@ struct TripDayShares {
         // The trip's fixes as the metrics pass finds them from its times (``TripsPass/interior``): after the departure
         // fix when it left a visit, before the arrival fix when it reached one; kept ones only.
         var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], day: [Int] = []
-        var firstAny: (time: Int64, lat: Double, lon: Double, offset: UTCOffset?)?
+        // Every fix read, kept or not: where each leg no fix saw began (its offset, as the metrics pass finds it).
+        var every: [(time: Int64, lat: Double, lon: Double, offset: UTCOffset?)] = []
         var local = exporter.localTime
         try reader.read(device: t.deviceID, startMs: t.startMs, endMs: t.endMs) { s, ms, flags in
             let recorded = PointRangeReader.Column.recordedOffset(s)
             let y = s.double(PointRangeReader.Column.lat), x = s.double(PointRangeReader.Column.lon)
-            if firstAny == nil { firstAny = (ms, y, x, recorded) }
+            every.append((ms, y, x, recorded))
             if t.fromVisitID != nil && ms == t.startMs { return }
             if t.toVisitID != nil && ms == t.endMs { return }
             guard flags == 0 else { return }
@@ -99,16 +103,25 @@ struct TripDayShares {
                 perLeg[leg][day[i], default: 0] += d
             }
         }
-        if let f = firstAny {
-            startOffset = local.offset(f.time == t.startMs ? f.offset : nil, atMs: t.startMs, latitude: f.lat, longitude: f.lon)
-        }
         for (n, l) in legs.enumerated() where l.metres > 0 {
             let line = perLeg[n].values.reduce(0, +)
             if line > 0 {
                 for (d, part) in perLeg[n] { out[d, default: 0] += l.metres * part / line }
-            } else {
-                byTime(l.start, l.end, l.metres, offset: startOffset, into: &out)
+                continue
             }
+            // Midnights at the offset where the leg began (``MetricsPass/tally``): that of the fix taken then, else
+            // the zone's then at the first fix at or after it; the trip's start offset when the trip has no such fix.
+            var offset = startOffset
+            var low = 0, high = every.count
+            while low < high {
+                let mid = (low + high) / 2
+                if every[mid].time < l.start { low = mid + 1 } else { high = mid }
+            }
+            if low < every.count {
+                let f = every[low]
+                offset = local.offset(f.time == l.start ? f.offset : nil, atMs: l.start, latitude: f.lat, longitude: f.lon)
+            }
+            byTime(l.start, l.end, l.metres, offset: offset, into: &out)
         }
         return out
     }

@@ -23,7 +23,9 @@ import TriplineTestSupport
 /// - and those of ``checkMore(_:_:)`` (``moreNames``): a trip's legs tile it (no gap, no overlap: their durations
 ///   add up to its); a device's visits and trips never overlap; distances, durations, speeds and radii are finite and
 ///   not negative; a day counts the trips and visits that start on it, its moving time fits in 25 h and its distance
-///   in the trips that touch it; a device's days add up to its trips' distance and moving time; every stored point
+///   in the trips that touch it; a device's days add up to its trips' distance and moving time; a device-day's trip
+///   entries as `report day` shows them (``DayTimeline``, a trip's part by ``TripDayShares``) add up to its
+///   `days.distance_m` within 1 m ("day parts = days", printed per corpus folder); every stored point
 ///   was new to one import and every stored reject has a reason; the GeoJSON, CSV, GPX and GeoPackage exports carry
 ///   as many trips, legs, visits, places and days as the database, and CSV the same distances;
 /// - a rebuild of unchanged data (again, `--full`) and an import in two halves with a rebuild after each change no
@@ -227,6 +229,7 @@ import TriplineTestSupport
         var databases = 0
         var total = Invariants()
         var legsOff = 0, daysOff = 0
+        var dayParts: [String: Int] = [:]  // device-days whose day parts were checked, by corpus folder
         var measured: [String] = []  // examples of the invariants not kept today (``measuredOnly``)
         for unit in Self.corpusUnits() {
             let db = try temporaryDirectory() + "/t.sqlite"
@@ -239,6 +242,7 @@ import TriplineTestSupport
             let r = try Self.check(db)
             let name = String(unit[0].dropFirst(corpusDirectory()!.count + 1))
             if r.broken { broken.append(name + ": " + r.description) }
+            dayParts[String(name.prefix { $0 != "/" }), default: 0] += r.more["day parts = days"]?[1] ?? 0
             measured += r.measuredExamples.map { name + ": " + $0 }
             total.visitTimes += r.visitTimes
             total.wrongVisitOffsets += r.wrongVisitOffsets
@@ -261,6 +265,7 @@ import TriplineTestSupport
         }
         // The corpus-wide figures (docs/PASSES.md, issue 22).
         print("corpus: \(databases) databases; \(total); databases whose trips and legs differ > 1 %: \(legsOff), trips and days: \(daysOff)")
+        print("day parts = days, device-days checked: " + dayParts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("not kept (measured, not asserted):\n  " + measured.joined(separator: "\n  "))
         #expect(databases > 20, "the corpus holds dozens of archives")
         #expect(broken.isEmpty, "\(broken.count) of \(databases) databases break an invariant:\n\(broken.joined(separator: "\n"))")
@@ -275,6 +280,7 @@ import TriplineTestSupport
         let rebuilt = runCLI(["rebuild", "--db", db, "--quiet", "--timezone", "Europe/Berlin"])
         try #require(rebuilt.status == 0, "\(rebuilt.stderr)")
         let r = try Self.check(db)
+        print("SampleData: day parts = days, device-days checked \(r.more["day parts = days"]?[1] ?? 0)")
         #expect(r.trips > 10 && r.more["exports = db"]?[1] ?? 0 > 20, "\(r)")
         #expect(!r.broken, "SampleData: \(r)")
     }
@@ -292,6 +298,7 @@ import TriplineTestSupport
             let rebuilt = runCLI(["rebuild", "--db", dir + "/t.sqlite", "--quiet"])
             try #require(rebuilt.status == 0, "\(rebuilt.stderr)")
             let r = try Self.check(dir + "/t.sqlite")
+            print("\(profile.rawValue) seed \(seed): day parts = days, device-days checked \(r.more["day parts = days"]?[1] ?? 0)")
             if r.broken { broken.append("seed \(seed): " + r.description) }
         }
         #expect(broken.isEmpty, "\(profile.rawValue): \(broken.joined(separator: "\n"))")

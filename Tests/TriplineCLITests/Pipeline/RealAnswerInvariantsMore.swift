@@ -14,7 +14,7 @@ extension RealAnswerInvariantTests {
     /// looked at.
     static let moreNames = [
         "legs tile trip", "leg avg ≤ trip max", "no overlap", "finite ≥ 0", "day trips/visits", "day moving ≤ 25 h", "day km ≤ trips touching it", "device days km = trips",
-        "device days moving = trips", "points imported once", "rejects with reason", "exports = db",
+        "device days moving = trips", "day parts = days", "points imported once", "rejects with reason", "exports = db",
     ] + measuredOnly
 
     /// Invariants a user would assume that the rebuild does not keep today: counted and printed (the corpus figures),
@@ -172,7 +172,37 @@ extension RealAnswerInvariantTests {
                   "import \(iq.int64(0)): \(iq.int64(1)) rejected, \(iq.int64(2)) stored, \(iq.int64(3)) without a reason")
         }
 
+        try checkDayParts(store, &r)
         try checkExports(store, &r)
+    }
+
+    /// `report day` (and the map's timeline) shows each trip on a day with that day's part (``DayTimeline``, a trip
+    /// over midnight by ``TripDayShares``); the parts of a device's trips on a local day add up to `days.distance_m`
+    /// (within 1 m or a relative 1e-6): every day with a day row and every day with a trip entry, each device. The
+    /// entries carry no moving time, so only the distance is compared. All days are read in one pass
+    /// (``DayTimeline/entries(exporter:days:device:)``), as the map's timeline reads them.
+    static func checkDayParts(_ store: Store, _ r: inout Invariants) throws {
+        let exporter = try Exporter(store: store)
+        var days: [String: [Int: Double]] = [:]  // device name -> local day -> days.distance_m
+        let dq = try store.db.prepare("SELECT device_id, date, distance_m FROM days")
+        while try dq.step() {
+            guard let date = dq.text(1), let day = CivilTime.parseDate(date) else { continue }
+            days[exporter.deviceName(dq.int64(0)), default: [:]][day, default: 0] += dq.double(2)
+        }
+        let wanted = Set(days.values.flatMap(\.keys))
+        guard !wanted.isEmpty else { return }
+        var parts: [String: [Int: Double]] = [:]
+        for (day, entries) in try DayTimeline.entries(exporter: exporter, days: Array(wanted)) {
+            for e in entries where e.kind == .trip { parts[e.device, default: [:]][day, default: 0] += e.distanceM ?? 0 }
+        }
+        for device in Set(days.keys).union(parts.keys).sorted() {
+            let mine = days[device] ?? [:], shown = parts[device] ?? [:]
+            for day in Set(mine.keys).union(shown.keys).sorted() {
+                let want = mine[day] ?? 0, got = shown[day] ?? 0
+                tally(&r, "day parts = days", broken: abs(got - want) > max(1, 1e-6 * abs(want)),
+                      "\(device) \(MetricsPass.dateText(day)): report day's trips \(NumberText.fixed(got, decimals: 2)) m, days.distance_m \(NumberText.fixed(want, decimals: 2)) m")
+            }
+        }
     }
 
     /// Exports carry what the database holds: as many trips, legs, visits, places and days in GeoJSON, CSV, GPX
@@ -403,6 +433,7 @@ extension RealAnswerInvariantTests {
             ("day moving ≤ 25 h", "UPDATE days SET moving_s = 100000 WHERE rowid = (SELECT min(rowid) FROM days)"),
             ("day km ≤ trips touching it", "UPDATE days SET distance_m = distance_m + 1e6 WHERE rowid = (SELECT min(rowid) FROM days)"),
             ("device days km = trips", "UPDATE days SET distance_m = distance_m + 10000 WHERE rowid = (SELECT rowid FROM days WHERE distance_m > 0 LIMIT 1)"),
+            ("day parts = days", "UPDATE days SET distance_m = distance_m + 3 WHERE rowid = (SELECT rowid FROM days WHERE distance_m > 0 LIMIT 1)"),
             ("device days moving = trips", "UPDATE days SET moving_s = moving_s + 600 WHERE rowid = (SELECT min(rowid) FROM days)"),
             ("points imported once", "UPDATE imports SET points_new = points_new + 1 WHERE id = (SELECT min(id) FROM imports)"),
             ("rejects with reason", "UPDATE rejects SET reason = '' WHERE id = (SELECT min(id) FROM rejects)"),

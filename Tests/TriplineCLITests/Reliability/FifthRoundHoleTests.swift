@@ -138,6 +138,65 @@ import TriplineTestSupport
         }
     }
 
+    /// A drive west across a zone border that leaves at 23:30 +08:00 and arrives at 23:30 +06:00 the same date: both
+    /// ends are on that day, but from 00:00 to 00:45 +08:00 it drove on the next one, and `days` counts that part
+    /// there. `report day` showed the whole trip on the first day and nothing on the next (the corpus's GeoLife user
+    /// 010 on 2008-03-30/31: 1,278 km against 1,189 km, then 1,291 km against 1,380 km); each day now shows its part,
+    /// the next with both clocks and their offsets, and the parts equal `days.distance_m`.
+    @Test func aTripWestAcrossAZoneBorderShowsItsPartOnTheDayItsEndsSkip() throws {
+        let from = (40.0, 97.0), to = (41.0, 95.0)
+        let leave: Int64 = 1_711_812_600_000  // 2024-03-30T15:30:00Z, 23:30 +08:00
+        let border = leave + 75 * 60_000  // 16:45Z: 00:45 +08:00, then 22:45 +06:00
+        let zone: (Int64) -> Int32 = { $0 < border ? 28_800 : 21_600 }
+        var features = still(leave - 3_600_000, 3600, from.0, from.1, offset: zone)
+        features += drive(leave, 7200, from, to, offset: zone)
+        features += still(leave + 7_200_000, 1500, to.0, to.1, offset: zone)
+        let db = try importAndRebuild(features)
+        let store = try Store(path: db, create: false)
+        let q = try store.db.prepare("SELECT date, distance_m FROM days ORDER BY date")
+        var days: [(date: String, metres: Double)] = []
+        while try q.step() { days.append((q.text(0) ?? "", q.double(1))) }
+        try #require(days.map(\.date) == ["2024-03-30", "2024-03-31"], "\(days)")
+        try #require(days.allSatisfy { $0.metres > 30_000 }, "\(days)")
+        let exporter = try Exporter(store: store)
+        for day in days {
+            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(day.date)))
+            let parts = entries.filter { $0.kind == .trip }.map { $0.distanceM ?? 0 }
+            #expect(parts.count == 1 && abs(parts.reduce(0, +) - day.metres) < 1, "\(day.date): \(entries) vs days \(day.metres) m")
+        }
+        let next = runCLI(["report", "day", "--date", "2024-03-31", "--db", db])
+        #expect(next.stdout.contains(" km of ") && next.stdout.contains(" +08:00–23:30 +06:00"), "\(next.stdout)")
+    }
+
+    /// A trip that leaves at 01:00 +08:00, crosses into +06:00 (23:20 +06:00 the day before) and goes silent from
+    /// 23:40 to 00:20 +06:00 (a leg no fix saw) before driving on: `days` spreads the silent leg by its time with
+    /// midnight at the offset where that leg began (+06:00), and so must the day's timeline (it took the offset of
+    /// the trip's first fix, +08:00, and put the whole leg on the second day).
+    @Test func aSilentLegOverMidnightIsSplitAtItsOwnOffset() throws {
+        let a = (40.0, 97.0), b = (40.3, 96.4), b2 = (40.6, 95.8), c = (40.9, 95.2)
+        let leave: Int64 = 1_711_818_000_000  // 2024-03-30T17:00:00Z, 01:00 +08:00 on the 31st
+        let border = leave + 20 * 60_000
+        let zone: (Int64) -> Int32 = { $0 < border ? 28_800 : 21_600 }
+        var features = still(leave - 3_600_000, 3600, a.0, a.1, offset: zone)
+        features += drive(leave, 2400, a, b, offset: zone)
+        features += drive(leave + 4_800_000, 1800, b2, c, offset: zone)
+        features += still(leave + 6_600_000, 3600, c.0, c.1, offset: zone)
+        let db = try importAndRebuild(features)
+        let store = try Store(path: db, create: false)
+        let q = try store.db.prepare("SELECT date, distance_m FROM days ORDER BY date")
+        var days: [(date: String, metres: Double)] = []
+        while try q.step() { days.append((q.text(0) ?? "", q.double(1))) }
+        try #require(days.count == 2 && days.allSatisfy { $0.metres > 1000 }, "\(days)")
+        // One trip of three legs, the middle one no fix saw, from 23:39:45 to 00:20:15 +06:00.
+        try #require(try count(store, "SELECT count(*) FROM trips") == 1 && count(store, "SELECT count(*) FROM legs WHERE points <= 2") == 1)
+        let exporter = try Exporter(store: store)
+        for day in days {
+            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(day.date)))
+            let parts = entries.filter { $0.kind == .trip }.map { $0.distanceM ?? 0 }
+            #expect(abs(parts.reduce(0, +) - day.metres) < 1, "\(day.date): \(entries) vs days \(day.metres) m")
+        }
+    }
+
     /// A dawdle round a circle of radius 111 m at 0.4 m/s (below `stays.moving_mps`), a fix every 10 s, from home and
     /// back: the stays pass cuts it into adjacent stays, and the trips between them took the distance between their
     /// centres in the 10 s between their edge fixes (two "trips" of 180–187 m at 18–19 m/s). The edge fixes follow
