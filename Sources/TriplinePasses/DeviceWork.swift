@@ -119,6 +119,60 @@ public final class DeviceWork {
         tripMode = columns.tripMode
         tripModes = columns.tripModes
         maxImportID = columns.maxImportID
+        distrustContradictedSpeeds()
+    }
+
+    /// A reported speed below this (m/s) is "not moving" (under every still / moving threshold of the passes).
+    static let contradictedBelowMps = 0.5
+    /// The displacement over the window, less both ends' accuracy, that is clearly moving (m/s).
+    static let contradictingPaceMps = 0.8
+    /// The window the displacement is measured over (centred on the fix), and its longest allowed span.
+    static let contradictingWindowMs: Int64 = 60_000
+    static let contradictingWindowMaxMs: Int64 = 300_000
+    /// A run of contradicted fixes must last this long and hold this many fixes.
+    static let contradictedRunMs: Int64 = 60_000
+    static let contradictedRunFixes = 5
+
+    /// Drops reported speeds that contradict the track (algorithm version 50): some apps write 0 (or a small constant)
+    /// on every fix whatever the motion (a logger's `<speed>0</speed>`, OwnTracks `vel` 0 when the platform gives no
+    /// speed). A fix reporting under 0.5 m/s whose displacement over a centred window of at least 60 s, less both
+    /// ends' accuracy, is at least 0.8 m/s contradicts its speed; a run of such fixes lasting at least 60 s (and 5 fixes:
+    /// never one fix, Doppler can be right while positions jitter) gets its speeds set to unknown, so every pass uses
+    /// the displacement speed there as for fixes without one. Reported speeds that agree with the steps are untouched.
+    func distrustContradictedSpeeds() {
+        let n = count
+        guard n >= Self.contradictedRunFixes else { return }
+        var contradicts = [Bool](repeating: false, count: n)
+        var any = false
+        var a = 0, b = 0
+        for i in 0..<n {
+            let s = speed[i]
+            guard !s.isNaN && s >= 0 && s < Self.contradictedBelowMps else { continue }
+            // Centred window: the first fix at least half the window before, the first at least half after (or the ends).
+            let half = Self.contradictingWindowMs / 2
+            if a > i { a = i }
+            while a < i && time[i] - time[a + 1] >= half { a += 1 }
+            while a > 0 && time[i] - time[a] < half { a -= 1 }
+            if b < i { b = i }
+            while b < n - 1 && time[b] - time[i] < half { b += 1 }
+            while b > i && time[b - 1] - time[i] >= half { b -= 1 }
+            let dtMs = time[b] - time[a]
+            guard dtMs >= Self.contradictingWindowMs && dtMs <= Self.contradictingWindowMaxMs else { continue }
+            let accA = accuracy[a].isNaN ? 0 : accuracy[a], accB = accuracy[b].isNaN ? 0 : accuracy[b]
+            let d = Geo.distance(lat[a], lon[a], lat[b], lon[b]) - accA - accB
+            if d / (Double(dtMs) / 1000) >= Self.contradictingPaceMps { contradicts[i] = true; any = true }
+        }
+        guard any else { return }
+        var i = 0
+        while i < n {
+            guard contradicts[i] else { i += 1; continue }
+            var j = i
+            while j + 1 < n && contradicts[j + 1] { j += 1 }
+            if j - i + 1 >= Self.contradictedRunFixes && time[j] - time[i] >= Self.contradictedRunMs {
+                for k in i...j { speed[k] = .nan }
+            }
+            i = j + 1
+        }
     }
 
     /// Loads the clean flags of the span (when the clean pass did not run in this rebuild).

@@ -153,7 +153,11 @@ public struct Rebuild {
     /// 49 (ferries): a motorised leg mostly at sea (`trips.boat_min_sea_share` of its path more than 1.5 km off the
     ///    coastline) at a vessel's speed (95th percentile at most `trips.boat_max_mps`) is a `boat`, not a car; one
     ///    that holds a crossing of `trips.boat_cut_min_m` but more road is cut there (car, boat, car).
-    public static let algorithmVersion = 49
+    /// 50 (reported speeds the track contradicts): a run of fixes reporting under 0.5 m/s whose displacement over a
+    ///    centred 60-s window, less both ends' accuracy, is at least 0.8 m/s, for at least 60 s and 5 fixes, has its
+    ///    speeds set to unknown when the points are loaded (`DeviceWork.distrustContradictedSpeeds`), so every pass
+    ///    uses the displacement speed there: a drive and a walk whose fixes all report 0 are a `car` and a `walk`.
+    public static let algorithmVersion = 50
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -96,6 +96,51 @@ import TriplineTestSupport
         #expect(moving > 3000 && average < 10 && maximum < 15, "\(row)")
     }
 
+    /// The trips of a database as CSV rows keyed by column.
+    func tripRows(_ db: String) throws -> [[String: String]] {
+        let csv = runCLI(["export", "--what", "trips", "--format", "csv", "--db", db])
+        let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(rows.count >= 1, "\(csv.stdout)")
+        return rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(rows[0], $0)) }
+    }
+
+    /// A drive and a walk whose fixes all report a speed of 0 (a logger's `<speed>0</speed>`, OwnTracks `vel` 0): the
+    /// moving time came from the steps (algorithm version 46) but the modes and the stays read the reported speeds, so
+    /// the drive was `unknown` and the walk's fixes, "not moving", made stays. A run of reported speeds the
+    /// displacement contradicts is now not trusted (algorithm version 50): a `car` and a `walk` with their moving time.
+    @Test func aDriveAndAWalkWhoseFixesReportASpeedOfZeroHaveTheirModes() throws {
+        let home = (52.52, 13.40), away = (52.40, 13.06), park = (52.411, 13.06)
+        let leave: Int64 = 1_722_499_200_000  // 2024-08-01T08:00:00Z
+        let summer: (Int64) -> Int32 = { _ in 7200 }
+        var features = still(leave - 3_600_000, 3600, home.0, home.1, offset: summer)
+        // 26.6 km in 30 min (14.8 m/s), then 1.22 km in 15 min (1.36 m/s), a fix every 15 s reporting 0.
+        features += drive(leave, 1800, home, away, offset: summer, reported: 0)
+        features += still(leave + 1_800_000, 3600, away.0, away.1, offset: summer)
+        features += drive(leave + 5_400_000, 900, away, park, offset: summer, reported: 0)
+        features += still(leave + 6_300_000, 3600, park.0, park.1, offset: summer)
+        let trips = try tripRows(try importAndRebuild(features))
+        try #require(trips.count == 2, "\(trips)")
+        #expect(trips.map { $0["mode"] } == ["car", "walk"], "\(trips)")
+        let moving = trips.map { Double($0["moving_s"] ?? "") ?? 0 }
+        #expect(moving[0] > 1600 && moving[0] <= 1900 && moving[1] > 750 && moving[1] <= 1000, "\(trips)")
+    }
+
+    /// A phone lying still for hours, a fix every 5 s reporting 0, its positions jittering up to 15 m with an accuracy
+    /// of 10 m: the steps never show a lasting move, so its speeds stay trusted and it is one visit, no trip.
+    @Test func aStillPhoneReportingZeroWithJitterStaysStill() throws {
+        let home = (52.52, 13.40)
+        let from: Int64 = 1_722_499_200_000
+        var rng = SplitMix64(seed: 7)
+        let features = stride(from: 0, to: 3 * 3600, by: 5).map { s -> String in
+            let p = Geo.destination(home.0, home.1, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 15))
+            return feature(from + Int64(s) * 1000, p.lat, p.lon, offset: 7200, speed: 0)
+        }
+        let db = try importAndRebuild(features)
+        #expect(try tripRows(db).isEmpty)
+        let visits = runCLI(["export", "--what", "visits", "--format", "csv", "--db", db])
+        #expect(visits.stdout.split(whereSeparator: \.isNewline).count == 2, "\(visits.stdout)")
+    }
+
     /// A ride from 23:29 to 00:30: `report day` showed the whole 11.5 km on both days ("cycle 11.5 km from 23:29",
     /// "cycle 11.5 km until 00:30") while `days` split it at midnight, so a reader summing a day's lines counted the
     /// trip twice. Each day now shows its share, as `days` counts it, with the whole beside it.
