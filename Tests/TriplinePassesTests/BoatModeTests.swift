@@ -13,12 +13,7 @@ import TriplineTestSupport
     let dover = (lat: 51.1240, lon: 1.3350)
     let toCalais = (bearing: 114.0, metres: 41_000.0)
 
-    func modes(_ store: Store) throws -> [String] {
-        let s = try store.db.prepare("SELECT mode FROM legs ORDER BY start_ms")
-        var out: [String] = []
-        while try s.step() { out.append(s.text(0) ?? "") }
-        return out
-    }
+    func modes(_ store: Store) throws -> [String] { try legModes(store) }
 
     /// Half an hour at the docks, the crossing at 9 m/s (17.5 knots) with a fix every `every` seconds, half an hour
     /// at Calais; with `walks`, a foot passenger walks aboard and ashore.

@@ -29,10 +29,7 @@ import TriplineTestSupport
         options.modeModel = model
         options.legFeatures = log
         _ = try Rebuild(store: store, options: options).run()
-        let s = try store.db.prepare("SELECT mode FROM legs ORDER BY start_ms")
-        var out: [String] = []
-        while try s.step() { out.append(s.text(0) ?? "") }
-        return out
+        return try legModes(store)
     }
 
     /// Home, a ride of `metres` at `speed` (m/s) with a 20-s stop every `stopEvery` metres (0: none), home again.

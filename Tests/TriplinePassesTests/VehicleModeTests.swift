@@ -11,12 +11,7 @@ import TriplineTestSupport
     let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
     let home = (lat: 52.5200, lon: 13.4050)
 
-    func modes(_ store: Store) throws -> [String] {
-        let s = try store.db.prepare("SELECT mode FROM legs ORDER BY start_ms")
-        var out: [String] = []
-        while try s.step() { out.append(s.text(0) ?? "") }
-        return out
-    }
+    func modes(_ store: Store) throws -> [String] { try legModes(store) }
 
     /// A walk to the car, 40 km of highway at 100 km/h, a walk from it, with one fix every `every` seconds.
     func highwayDrive(every: Int) -> [Point] {

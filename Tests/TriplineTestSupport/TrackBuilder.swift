@@ -89,6 +89,14 @@ package func count(_ store: Store, _ sql: String) throws -> Int {
     Int(try store.db.scalarInt(sql) ?? -1)
 }
 
+/// Every leg's mode in time order.
+package func legModes(_ store: Store) throws -> [String] {
+    let s = try store.db.prepare("SELECT mode FROM legs ORDER BY start_ms")
+    var out: [String] = []
+    while try s.step() { out.append(s.text(0) ?? "") }
+    return out
+}
+
 package func double(_ store: Store, _ sql: String) throws -> Double {
     let s = try store.db.prepare(sql)
     guard try s.step(), !s.isNull(0) else { return .nan }
