@@ -157,7 +157,12 @@ public struct Rebuild {
     ///    centred 60-s window, less both ends' accuracy, is at least 0.8 m/s, for at least 60 s and 5 fixes, has its
     ///    speeds set to unknown when the points are loaded (`DeviceWork.distrustContradictedSpeeds`), so every pass
     ///    uses the displacement speed there: a drive and a walk whose fixes all report 0 are a `car` and a `walk`.
-    public static let algorithmVersion = 50
+    /// 51 (Google's journeys): Google's activities that follow each other less than `timeline.chain_gap_s` apart with
+    ///    nothing between are the legs of one trip (a walk, a train, a walk), not three trips; a Google trip leaves the
+    ///    visit that ends last before it and reaches the one that starts first after it, with nothing between (before,
+    ///    the visit nearest in time on either side: a trip could leave the visit it reached). The apptrips pass compares
+    ///    a record covering less than half of its trip (Google's walk to the station) with the leg it overlaps most.
+    public static let algorithmVersion = 51
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -17,11 +17,14 @@ import TriplineStore
 /// **Rows.** Visits, places, trips and legs made here say `source = 'app'`. A visit joins the place of its Google
 /// place id (one place per place id per device), else a place made from points within max(`join_m`, its radius),
 /// else founds a place that keeps the place id (`app_place_id`) and Google's name (else its address, else
-/// Home/Work from its semantic type, else `near <locality>` as the places pass names places). A trip has one leg of
-/// Google's activity (mode mapped onto Tripline's by the import; anything else `unknown`; `legs.app_activity` keeps
-/// Google's word, `mode_source` `app`), leaves and reaches the visits that end and start within `link_s` of it, and
-/// measures Google's `distance` (`distance_method` `app`), else the line through its path points (`app_path`), else
-/// the straight line between its ends (`app_line`); a clipped trip keeps the share of it its kept time is. Local
+/// Home/Work from its semantic type, else `near <locality>` as the places pass names places). A trip has a leg per
+/// Google activity (mode mapped onto Tripline's by the import; anything else `unknown`; `legs.app_activity` keeps
+/// Google's word, `mode_source` `app`): activities less than `chain_gap_s` apart with nothing between
+/// (a walk, a train, a walk) are one trip, whose mode is its longest leg's. It leaves the visit that ends last before
+/// it and reaches the one that starts first after it, within `link_s` and with nothing between. A leg measures
+/// Google's `distance` (`distance_method` `app`), else the line through its path points (`app_path`), else the
+/// straight line between its ends (`app_line`; the trip says the least exact its legs used); a clipped activity keeps
+/// the share of it its kept time is. Local
 /// offsets come from the zone at the row's position and instant (``LocalZones``), never from 0.
 public struct TimelinePass: Pass {
     public static let name = "timeline"
@@ -32,11 +35,15 @@ public struct TimelinePass: Pass {
         /// A Google visit joins a place made from points within max(this, the place's radius) (metres); as
         /// `places.radius_m`.
         public var joinM: Double = 75
-        /// A trip leaves (reaches) the visit that ends (starts) within this many seconds of its start (end).
+        /// A trip leaves (reaches) the visit that ends (starts) last before (first after) its start (end), within this
+        /// many seconds, when nothing lies between them.
         public var linkS: Double = 900
+        /// Google's activities that follow each other less than this many seconds apart, with nothing between, are the
+        /// legs of one trip (0: each activity is a trip of its own).
+        public var chainGapS: Double = 60
         public init() {}
-        public static var keys: Keys { ["min_free_ratio": \.minFreeRatio, "join_m": \.joinM, "link_s": \.linkS] }
-        public static var ranges: Ranges { ["min_free_ratio": .share, "join_m": .distance, "link_s": .duration] }
+        public static var keys: Keys { ["min_free_ratio": \.minFreeRatio, "join_m": \.joinM, "link_s": \.linkS, "chain_gap_s": \.chainGapS] }
+        public static var ranges: Ranges { ["min_free_ratio": .share, "join_m": .distance, "link_s": .duration, "chain_gap_s": .duration] }
     }
 
     public var parameters: Parameters
@@ -172,7 +179,7 @@ public struct TimelinePass: Pass {
             row.toVisitID = visitID(trip.to)
             row.fromPlaceID = trip.fromPlace.map(id)
             row.toPlaceID = trip.toPlace.map(id)
-            try tables.insertAppTrip(row, leg: trip.leg, activity: trip.activity, lineDistanceM: trip.lineDistanceM, method: trip.method)
+            try tables.insertAppTrip(row, legs: trip.legs, lineDistanceM: trip.lineDistanceM, method: trip.method)
         }
         // Trips outside the span that lead to or from Google's visits point at their places again.
         try tables.refreshTripPlaces(device: device)
@@ -223,9 +230,9 @@ public struct TimelinePass: Pass {
         /// Google's visits used (row without its place id; `place`: where it goes), with Google's place id.
         var visits: [(row: VisitRow, place: PlaceRef, appPlaceID: String?)] = []
         var edits: [PlaceEdit] = []
-        /// Google's trips used (row without its visits' and places' ids), each with its leg, Google's activity type,
-        /// its straight-line distance and how its distance was measured.
-        var trips: [(row: TripRow, from: VisitRef?, to: VisitRef?, fromPlace: PlaceRef?, toPlace: PlaceRef?, leg: LegRow, activity: String?,
+        /// Google's trips used (row without its visits' and places' ids), each with its legs (one per activity, with
+        /// Google's activity type), its straight-line distance and how its distance was measured.
+        var trips: [(row: TripRow, from: VisitRef?, to: VisitRef?, fromPlace: PlaceRef?, toPlace: PlaceRef?, legs: [(leg: LegRow, activity: String?)],
                      lineDistanceM: Double, method: String)] = []
         /// Google's visits kept once the edits are applied; the trips' distance.
         var visitCount = 0
@@ -361,55 +368,102 @@ public struct TimelinePass: Pass {
         let link = Int64(parameters.linkS * 1000)
         let byEnd = all.sorted { ($0.end, $0.id) < ($1.end, $1.id) }, byStart = all.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
         let ends = byEnd.map(\.end), starts = byStart.map(\.start)
-        /// The visit whose end (start) is nearest `ms`, within `link_s`; the lower id on a tie.
-        func nearest(_ ms: Int64, byEnd end: Bool) -> Linked? {
-            let list = end ? byEnd : byStart, keys = end ? ends : starts
-            var best: Linked? = nil
-            var bestD = Int64.max
-            var k = lowerBound(keys, ms - link)
-            while k < keys.count && keys[k] <= ms + link {
-                let a = list[k]
-                let d = abs(keys[k] - ms)
-                if d < bestD || (d == bestD && a.id < best!.id) { bestD = d; best = a }
-                k += 1
-            }
-            return best
-        }
 
-        // Trips.
+        // Trips. Each activity is used for its longest free part (a piece, one leg); pieces that follow each other
+        // less than `chain_gap_s` apart with nothing claimed between are the legs of one trip: Google writes a journey
+        // by train as walk, train, walk, abutting, with no visit between (a trip rebuilt from fixes is the same
+        // journey, one trip of three legs).
+        var pieces: [(s: GoogleActivitySegment, start: Int64, end: Int64)] = []
         for s in input.activities {
             let (start, end) = claims.longestFree(s.startMs, s.endMs)
             guard end > start, Double(end - start) >= parameters.minFreeRatio * Double(s.endMs - s.startMs) else { continue }
             claims.add(start, end)
-            let from = nearest(start, byEnd: true), to = nearest(end, byEnd: false)
-            var a: (Double, Double)? = nil
-            if let la = s.startLatE7, let lo = s.startLonE7, abs(la) <= 9e8, abs(lo) <= 18e8 {
-                a = (la / 1e7, lo / 1e7)
-            }
-            a = a ?? Self.position(s.startLatLng) ?? Self.position(s.start) ?? from.map { ($0.lat, $0.lon) }
-            var b: (Double, Double)? = nil
-            if let la = s.lat, let lo = s.lon { b = (la, lo) }
-            b = b ?? to.map { ($0.lat, $0.lon) }
-            let line = a.flatMap { a in b.map { Geo.distance(a.0, a.1, $0.0, $0.1) } } ?? 0
-            var distance = line
-            var method = "app_line"
-            if let d = s.distanceM, d > 0 {
-                distance = d
-                method = "app"
-            } else {
-                let pts = s.path.map { ($0.lat, $0.lon) }
-                if !pts.isEmpty {
-                    var chain = pts
-                    if let a { chain.insert(a, at: 0) }
-                    if let b { chain.append(b) }
-                    distance = zip(chain, chain.dropFirst()).reduce(0) { $0 + Geo.distance($1.0.0, $1.0.1, $1.1.0, $1.1.1) }
-                    method = "app_path"
+            pieces.append((s, start, end))
+        }
+        pieces.sort { ($0.start, $0.end) < ($1.start, $1.end) }
+        /// Nothing else (a visit, a trip of the fixes, another piece) holds any of `[s, e)`.
+        func free(_ s: Int64, _ e: Int64) -> Bool { e <= s || claims.longestFree(s, e) == (s, e) }
+        /// The visit a trip starting at `ms` leaves: the one that ends last at or before `ms`, within `link_s`, with
+        /// nothing between them (the lower id on a tie); the one a trip ending at `ms` reaches likewise.
+        func linked(_ ms: Int64, leaving: Bool) -> Linked? {
+            var best: Linked? = nil
+            if leaving {
+                var k = lowerBound(ends, ms + 1) - 1
+                while k >= 0 && ends[k] >= ms - link {
+                    if best.map({ ends[k] == $0.end }) ?? true { best = byEnd[k] } else { break }
+                    k -= 1
                 }
+                return best.flatMap { free($0.end, ms) ? $0 : nil }
             }
-            let share = Double(end - start) / Double(s.endMs - s.startMs)
-            distance *= share
-            let mode = s.mode.map { Self.modes.contains($0) ? $0 : "unknown" } ?? "unknown"
+            var k = lowerBound(starts, ms)
+            while k < starts.count && starts[k] <= ms + link {
+                if best.map({ starts[k] == $0.start }) ?? true {
+                    if best.map({ byStart[k].id < $0.id }) ?? true { best = byStart[k] }
+                } else { break }
+                k += 1
+            }
+            return best.flatMap { free(ms, $0.start) ? $0 : nil }
+        }
+        let chainGap = Int64(parameters.chainGapS * 1000)
+        var first = 0
+        while first < pieces.count {
+            var last = first
+            while last + 1 < pieces.count, pieces[last + 1].start - pieces[last].end < chainGap, free(pieces[last].end, pieces[last + 1].start) {
+                last += 1
+            }
+            let chain = Array(pieces[first...last])
+            first = last + 1
+            let from = linked(chain[0].start, leaving: true), to = linked(chain[chain.count - 1].end, leaving: false)
+            /// Where a piece's activity says it starts (ends).
+            func own(_ s: GoogleActivitySegment, start: Bool) -> (Double, Double)? {
+                if start {
+                    if let la = s.startLatE7, let lo = s.startLonE7, abs(la) <= 9e8, abs(lo) <= 18e8 { return (la / 1e7, lo / 1e7) }
+                    return Self.position(s.startLatLng) ?? Self.position(s.start)
+                }
+                if let la = s.lat, let lo = s.lon { return (la, lo) }
+                return nil
+            }
+            var legs: [(leg: LegRow, activity: String?, lineDistanceM: Double, method: String)] = []
+            var edges: [(a: (Double, Double)?, b: (Double, Double)?)] = []
+            for (i, p) in chain.enumerated() {
+                let s = p.s
+                // A piece without an end of its own takes its neighbour's (in the chain), else its visit's.
+                let a = own(s, start: true) ?? (i > 0 ? own(chain[i - 1].s, start: false) : from.map { ($0.lat, $0.lon) })
+                let b = own(s, start: false) ?? (i + 1 < chain.count ? own(chain[i + 1].s, start: true) : to.map { ($0.lat, $0.lon) })
+                edges.append((a, b))
+                let line = a.flatMap { a in b.map { Geo.distance(a.0, a.1, $0.0, $0.1) } } ?? 0
+                var distance = line
+                var method = "app_line"
+                if let d = s.distanceM, d > 0 {
+                    distance = d
+                    method = "app"
+                } else {
+                    let pts = s.path.map { ($0.lat, $0.lon) }
+                    if !pts.isEmpty {
+                        var through = pts
+                        if let a { through.insert(a, at: 0) }
+                        if let b { through.append(b) }
+                        distance = zip(through, through.dropFirst()).reduce(0) { $0 + Geo.distance($1.0.0, $1.0.1, $1.1.0, $1.1.1) }
+                        method = "app_path"
+                    }
+                }
+                let share = Double(p.end - p.start) / Double(s.endMs - s.startMs)
+                let mode = s.mode.map { Self.modes.contains($0) ? $0 : "unknown" } ?? "unknown"
+                legs.append(
+                    (LegRow(tripID: 0, leg: i, deviceID: device, mode: mode, modeSource: "app", startMs: p.start, endMs: p.end,
+                            distanceM: distance * share, durationS: Double(p.end - p.start) / 1000, points: 0),
+                     s.activity, line * share, method))
+            }
+            let start = chain[0].start, end = chain[chain.count - 1].end
+            let distance = legs.reduce(0) { $0 + $1.leg.distanceM }, line = legs.reduce(0) { $0 + $1.lineDistanceM }
             let duration = Double(end - start) / 1000
+            // The trip's mode: its longest leg's, as for a trip of the fixes; its distance method the least exact one
+            // a leg used.
+            let mode = legs.max { $0.leg.distanceM < $1.leg.distanceM }?.leg.mode ?? "unknown"
+            let method = ["app_line", "app_path", "app"].first { m in legs.contains { $0.method == m } } ?? "app_line"
+            // Google gives no speeds: the trip's maximum is its fastest leg's average (at least the trip's own).
+            let fastest = legs.compactMap { $0.leg.durationS > 0 ? $0.leg.distanceM / $0.leg.durationS : nil }.max()
+            let (a, b) = (edges[0].a, edges[edges.count - 1].b)
             // The offsets of where the trip was at its ends: the visit it left (reached) when it is linked to one, as a
             // trip rebuilt from points takes its stay's (Google's activity may start elsewhere than its visit ended:
             // a "walk" at the departure airport that starts as the visit at the arrival airport ends).
@@ -419,13 +473,10 @@ public struct TimelinePass: Pass {
             output.trips.append(
                 (TripRow(id: StableID.make(.trip, deviceKey: key, startMs: start), deviceID: device, startMs: start, endMs: end,
                          startUTCOffset: UTCOffset(seconds: startOffset), endUTCOffset: UTCOffset(seconds: endOffset), durationS: duration, movingS: duration,
-                         distanceM: distance, avgSpeedMps: duration > 0 ? distance / duration : nil, maxSpeedMps: nil, mode: mode, legs: 1,
+                         distanceM: distance, avgSpeedMps: duration > 0 ? distance / duration : nil, maxSpeedMps: fastest, mode: mode, legs: legs.count,
                          fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: a?.0, startLon: a?.1,
                          endLat: b?.0, endLon: b?.1, points: 0, gaps: 0),
-                 from?.ref, to?.ref, from?.place, to?.place,
-                 LegRow(tripID: 0, leg: 0, deviceID: device, mode: mode, modeSource: "app", startMs: start, endMs: end, distanceM: distance,
-                        durationS: duration, points: 0),
-                 s.activity, line * share, method))
+                 from?.ref, to?.ref, from?.place, to?.place, legs.map { ($0.leg, $0.activity) }, line, method))
             output.distanceM += distance
         }
         return output
@@ -442,10 +493,11 @@ public struct TimelinePass: Pass {
 }
 
 extension TimelinePass {
-    /// Adds Google's trips and visits (`source = 'app'`) to the metrics pass's day sums: each trip's distance and time
-    /// (all of it moving: Google's activity is travel) spread over the local days it spans in proportion to time, the
-    /// trip counted on its start day; every local day a Google visit or trip touches gets a row (its offset that of
-    /// the row's start), from `firstDate` on (the span recomputed) and through `work.lastDate`.
+    /// Adds Google's trips and visits (`source = 'app'`) to the metrics pass's day sums: each leg's distance and time
+    /// (all of it moving: Google's activity is travel) spread over the local days it spans in proportion to time (at
+    /// its trip's start offset, as `report day` shows them), the trip counted on its start day; every local day a
+    /// Google visit or trip touches gets a row (its offset that of the row's start), from `firstDate` on (the span
+    /// recomputed) and through `work.lastDate`.
     static func addDays(
         _ work: DeviceWork, store: Store, firstDate: String, offsets: inout [Int: Int32], distance: inout [Int: Double], line: inout [Int: Double],
         moving: inout [Int: Double], trips: inout [Int: Int]
@@ -461,13 +513,13 @@ extension TimelinePass {
             // No fix after the restart: the days from the restart's own day on are recomputed.
             first = MetricsPass.dateText(MetricsPass.localDay(work.processFromMs, r.startUTCOffset.seconds))
         }
-        for (start, end, utcOffset, dist, straight, isTrip) in rows {
+        for (start, end, utcOffset, dist, straight, isLeg, isTrip) in rows {
             let offset = utcOffset.seconds  // the metrics pass's day arithmetic is on the raw seconds, as DeviceWork.offset
             let firstDay = MetricsPass.localDay(start, offset), lastDay = MetricsPass.localDay(max(start, end - 1), offset)
             var day = firstDay
             while day <= lastDay && day - firstDay <= 366 {
                 claim(day, offset)
-                if isTrip {
+                if isLeg {
                     let dayStart = Int64(day) * 86_400_000 - Int64(offset) * 1000
                     let piece = max(0, min(end, dayStart + 86_400_000) - max(start, dayStart))
                     let share = end > start ? Double(piece) / Double(end - start) : 1

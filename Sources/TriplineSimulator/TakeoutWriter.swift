@@ -7,7 +7,8 @@ import TriplineCore
 ///   ISO `timestamp` with milliseconds (or, with `oldStyle`, `timestampMs` strings as exports before 2022 had),
 ///   `accuracy`, `altitude`, `velocity`, `heading`, an `activity` reading now and then, `source`, `deviceTag`.
 /// - `Takeout/Location History/Semantic Location History/YYYY/YYYY_MONTH.json`: `placeVisit` for each true stay and
-///   `activitySegment` for each true trip (with `simplifiedRawPath` and `waypointPath`, which are not raw fixes).
+///   `activitySegment` for each run of a true trip's legs of one activity type (a journey by train: walk, train, walk,
+///   abutting), with `simplifiedRawPath` and `waypointPath`, which are not raw fixes.
 /// - `Timeline.json` (the phone's export): `semanticSegments` (visits, activities, `timelinePath` with `"lat°, lon°"`
 ///   points) and `rawSignals` positions.
 /// - `location-history.json` (the iOS app's export): a top-level array of segments with `"geo:lat,lon"` strings and
@@ -59,6 +60,26 @@ public enum TakeoutWriter {
         case .train: return "IN_TRAIN"
         case .plane: return "FLYING"
         }
+    }
+
+    /// A true trip as Google's activities: one per run of legs Google calls by one type (a walk to the station, the
+    /// train, a walk to the office: three activities that abut, with no visit between), with its span and distance.
+    static func activities(_ t: TruthTrip) -> [(startMs: Int64, endMs: Int64, type: String, distanceM: Double)] {
+        var out: [(startMs: Int64, endMs: Int64, type: String, distanceM: Double)] = []
+        for leg in t.legs {
+            let type = tripType(leg.mode)
+            if let last = out.last, last.type == type, last.endMs == leg.startMs {
+                out[out.count - 1].endMs = leg.endMs
+                out[out.count - 1].distanceM += leg.distanceM
+            } else {
+                out.append((leg.startMs, leg.endMs, type, leg.distanceM))
+            }
+        }
+        if out.isEmpty { out.append((t.startMs, t.endMs, "WALKING", t.distanceM)) }
+        // The activities tile the trip.
+        out[0].startMs = t.startMs
+        out[out.count - 1].endMs = t.endMs
+        return out
     }
 
     /// One element of `Records.json`'s `locations`, pretty-printed (four-space indent, as inside the array).
@@ -140,14 +161,15 @@ public enum TakeoutWriter {
                 """
                 months[key(s.startMs), default: []].append((s.startMs, text))
             }
-            for t in trips {
+            for a in trips.flatMap(activities) {
+                let t = (startMs: a.startMs, endMs: a.endMs, distanceM: a.distanceM)
                 let inTrip = device.points.filter { $0.timeMs >= t.startMs && $0.timeMs <= t.endMs }
                 guard let first = inTrip.first, let last = inTrip.last else { continue }
                 let step = max(1, inTrip.count / 6)
                 let path = stride(from: 0, to: inTrip.count, by: step).map { inTrip[$0] }
                 let raw = path.map { "{ \"latE7\" : \(e7($0.lat)), \"lngE7\" : \(e7($0.lon)), \"accuracyMeters\" : 10, \"timestamp\" : \"\(iso($0.timeMs, nil))\" }" }
                 let way = path.map { "{ \"latE7\" : \(e7($0.lat)), \"lngE7\" : \(e7($0.lon)) }" }
-                let mode = tripType(t.legs.max(by: { $0.distanceM < $1.distanceM })?.mode ?? .walk)
+                let mode = a.type
                 let text = """
                 {
                   "activitySegment" : {
@@ -192,10 +214,11 @@ public enum TakeoutWriter {
                     + (ios ? "" : "\"startTimeTimezoneUtcOffsetMinutes\":\(offset(s.startMs) / 60),\"endTimeTimezoneUtcOffsetMinutes\":\(offset(s.endMs) / 60),")
                     + "\"visit\":{\"hierarchyLevel\":\(ios ? "\"0\"" : "0"),\"probability\":\(num(0.85)),\"topCandidate\":{\"placeId\":\"ChIJsim\(place.id)\",\"semanticType\":\"\(place.kind == "home" ? "HOME" : "UNKNOWN")\",\"probability\":\(num(0.9)),\(location)}}}"))
             }
-            for t in trips {
+            for a in trips.flatMap(activities) {
+                let t = (startMs: a.startMs, endMs: a.endMs, distanceM: a.distanceM)
                 let inTrip = device.points.filter { $0.timeMs >= t.startMs && $0.timeMs <= t.endMs }
                 guard let first = inTrip.first, let last = inTrip.last else { continue }
-                let mode = tripType(t.legs.max(by: { $0.distanceM < $1.distanceM })?.mode ?? .walk)
+                let mode = a.type
                 let startPosition = ios ? position(first.lat, first.lon) : "{\"latLng\":\(position(first.lat, first.lon))}"
                 let endPosition = ios ? position(last.lat, last.lon) : "{\"latLng\":\(position(last.lat, last.lon))}"
                 let type = ios ? mode.lowercased().replacingUnderscores() : mode

@@ -374,7 +374,7 @@ enum Pack {
         #expect(try store.db.scalarText("SELECT group_concat(DISTINCT name_origin) FROM devices") == "subfolder")
         // Each person's semantic trips are on the same device as their fixes.
         #expect(try store.db.scalarInt("SELECT count(*) FROM app_events e JOIN devices d ON d.id = e.device_id WHERE e.kind = 'trip' AND d.name = 'bob'") ==
-                Int64(simulation.truth.trips.filter { $0.device == simulation.devices[1].name }.count))
+                Int64(simulation.truth.trips.filter { $0.device == simulation.devices[1].name }.flatMap(TakeoutWriter.activities).count))
         #expect(Importer.exportFolder("/x/family/alice/Takeout/Location History/Semantic Location History/2024/2024_MARCH.json", under: "/x/family") == "alice")
         #expect(Importer.exportFolder("/x/Takeout/Location History (Timeline)/Records.json", under: "/x/Takeout") == nil)
     }

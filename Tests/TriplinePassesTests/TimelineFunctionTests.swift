@@ -91,8 +91,8 @@ import TriplineStore
         let walk = out.trips[0], ride = out.trips[1]
         #expect(walk.from == .stored(Self.morning) && walk.to == .added(0))
         #expect(walk.fromPlace == .stored(Self.homePlace) && walk.toPlace == .added(0))
-        #expect(walk.row.distanceM == 1200 && walk.method == "app" && walk.row.mode == "walk" && walk.activity == "WALKING")
-        #expect(walk.leg.modeSource == "app" && walk.leg.distanceM == 1200)
+        #expect(walk.row.distanceM == 1200 && walk.method == "app" && walk.row.mode == "walk" && walk.legs.map(\.activity) == ["WALKING"])
+        #expect(walk.legs.map(\.leg.modeSource) == ["app"] && walk.legs.map(\.leg.distanceM) == [1200] && walk.row.legs == 1)
         #expect(ride.from == .added(1) && ride.to == .added(2) && ride.fromPlace == .added(0) && ride.toPlace == .stored(Self.homePlace))
         #expect(ride.row.mode == "unknown" && ride.method == "app_path")
         // The path from where Google's activity starts through its points to the visit it reaches (it has no end of its own).
@@ -116,5 +116,58 @@ import TriplineStore
         #expect(forgotten.edits == [.forget(.added(0))])
         #expect(forgotten.visitCount == 1)
         #expect(forgotten.trips[0].to == nil && forgotten.trips[1].from == nil && forgotten.trips[1].to == .added(2))
+    }
+
+    /// Google writes a journey by train as three activities that abut, with no visit between: walk, train, walk. They
+    /// are one trip of three legs, from the visit before to the visit after, whose mode is its longest leg's (before
+    /// algorithm version 51: three trips, the last of which left the visit it reached). Activities apart by more than
+    /// `chain_gap_s`, or with a visit between, stay trips of their own; a trip that follows another with no visit
+    /// between leaves none (before: the visit nearest in time, which could be the one after it).
+    @Test func aJourneyOfSeveralActivitiesIsOneTripOfLegs() {
+        let station = Self.east(0.4), far = Self.east(12), office = Self.east(12.5)
+        let visits = [
+            Self.visit(Self.at(7), Self.at(8), Self.home, placeID: "gHome"),
+            Self.visit(Self.at(9), Self.at(12), office, placeID: "gOffice"),
+            Self.visit(Self.at(12, 27), Self.at(12, 35), Self.cafe, placeID: "gCafe"),
+        ]
+        func activity(_ s: Int64, _ e: Int64, _ to: (lat: Double, lon: Double), _ metres: Double, _ mode: String, _ type: String) -> GoogleActivitySegment {
+            GoogleActivitySegment(startMs: s, endMs: e, lat: to.lat, lon: to.lon, distanceM: metres, mode: mode, activity: type)
+        }
+        let activities = [
+            activity(Self.at(8), Self.at(8, 8), station, 500, "walk", "WALKING"),
+            activity(Self.at(8, 8), Self.at(8, 50), far, 11_800, "train", "IN_TRAIN"),
+            activity(Self.at(8, 50), Self.at(9), office, 600, "walk", "WALKING"),
+            // After lunch: a ride, then 2 min later a short walk to the cafe (two trips: nothing joins them).
+            activity(Self.at(12), Self.at(12, 20), Self.east(1.2), 11_000, "car", "IN_PASSENGER_VEHICLE"),
+            activity(Self.at(12, 22), Self.at(12, 27), Self.cafe, 250, "walk", "WALKING"),
+        ]
+        let input = TimelinePass.Input(pointVisits: [], trips: [], places: [], visits: visits, activities: activities, edits: [])
+        let out = TimelinePass.fill(work(), input, TimelinePass.Parameters())
+        #expect(out.trips.count == 3)
+        guard out.trips.count == 3 else { return }
+        let (journey, ride, walk) = (out.trips[0], out.trips[1], out.trips[2])
+        #expect(journey.row.startMs == Self.at(8) && journey.row.endMs == Self.at(9) && journey.row.legs == 3)
+        #expect(journey.legs.map(\.leg.mode) == ["walk", "train", "walk"] && journey.legs.map(\.leg.leg) == [0, 1, 2])
+        #expect(journey.legs.map(\.activity) == ["WALKING", "IN_TRAIN", "WALKING"])
+        #expect(journey.legs.map(\.leg.startMs) == [Self.at(8), Self.at(8, 8), Self.at(8, 50)])
+        #expect(journey.row.mode == "train" && journey.row.distanceM == 12_900 && journey.method == "app")
+        #expect(journey.row.maxSpeedMps == 11_800.0 / (42 * 60))  // the train's average: Google gives no speeds
+        #expect(journey.from == .added(0) && journey.to == .added(1))
+        #expect(journey.row.endLat == office.lat && journey.row.endLon == office.lon)
+        // The ride leaves the office and reaches no visit (the walk lies between it and the cafe); the walk leaves
+        // none (the ride lies between it and the office) and reaches the cafe. The nearest visit in time would have
+        // been the cafe for both.
+        #expect(ride.row.legs == 1 && ride.from == .added(1) && ride.to == nil)
+        #expect(walk.row.legs == 1 && walk.from == nil && walk.to == .added(2))
+        #expect(abs(out.distanceM - (12_900 + 11_250)) < 1e-6)
+        // With no chaining, the journey is three trips, each with only its own neighbours.
+        var apart = TimelinePass.Parameters()
+        apart.chainGapS = 0
+        var gapped = input
+        gapped.activities[1].startMs += 1000
+        gapped.activities[2].startMs += 1000
+        let three = TimelinePass.fill(work(), gapped, apart)
+        #expect(three.trips.count == 5)
+        #expect(three.trips.prefix(3).map(\.from) == [.added(0), nil, nil] && three.trips.prefix(3).map(\.to) == [nil, nil, .added(1)])
     }
 }

@@ -59,19 +59,22 @@ extension RebuildTables {
         return id
     }
 
-    /// Inserts a trip taken from an app's timeline with its one leg (`source = 'app'` on both; the leg keeps the app's
-    /// activity type as written), its distance and how it was measured; returns the trip's id.
+    /// Inserts a trip taken from an app's timeline with its legs, one per activity of the app (`source = 'app'` on
+    /// all; each leg keeps the app's activity type as written), its distance and how it was measured; returns the
+    /// trip's id.
     @discardableResult
-    public func insertAppTrip(_ trip: TripRow, leg: LegRow, activity: String?, lineDistanceM: Double, method: String) throws -> Int64 {
+    public func insertAppTrip(_ trip: TripRow, legs: [(leg: LegRow, activity: String?)], lineDistanceM: Double, method: String) throws -> Int64 {
         var measured = trip
         measured.setDistance(trip.distanceM, lineDistanceM: lineDistanceM, method: method)
         let id = try insert(measured)
         try db.run("UPDATE trips SET source = 'app', avg_speed_mps = ? WHERE id = ?", [.optional(trip.avgSpeedMps), .integer(id)])
-        var l = leg
-        l.tripID = id
-        try insert(l)
-        try db.run("UPDATE legs SET source = 'app', app_activity = ? WHERE trip_id = ? AND leg = ?",
-                   [.optional(activity), .integer(id), .integer(Int64(l.leg))])
+        for (leg, activity) in legs {
+            var l = leg
+            l.tripID = id
+            try insert(l)
+            try db.run("UPDATE legs SET source = 'app', app_activity = ? WHERE trip_id = ? AND leg = ?",
+                       [.optional(activity), .integer(id), .integer(Int64(l.leg))])
+        }
         return id
     }
 }
@@ -99,26 +102,33 @@ extension RebuildTables {
 // MARK: Read by the timeline pass
 
 extension Store {
-    /// A device's trips taken from an app's timeline that start in `fromMs ..< toMs` and its app visits that overlap
-    /// it (ending at or after `fromMs`), by start: start, end, the offset of the start (0 when unknown), and for a trip
-    /// its distance and straight-line distance (its distance when unknown); the metrics pass's day sums.
+    /// The legs of a device's trips taken from an app's timeline that start in `fromMs ..< toMs` and its app visits
+    /// that overlap it (ending at or after `fromMs`), by start: start, end, the offset of the trip's start (0 when
+    /// unknown), and for a leg its distance and its share of the trip's straight-line distance (in proportion to its
+    /// distance, else its time), and whether it is its trip's first; the metrics pass's day sums.
     public func appDaySpans(device: Int64, fromMs: Int64, toMs: Int64) throws
-        -> [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isTrip: Bool)]
+        -> [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isLeg: Bool, isTrip: Bool)]
     {
         let q = try db.prepare(
             """
-            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), distance_m, coalesce(line_distance_m, distance_m), 1 FROM trips
-            WHERE device_id = ?1 AND start_ms >= ?2 AND start_ms < ?3 AND source = 'app'
+            SELECT l.start_ms, l.end_ms, coalesce(t.start_utc_offset_s, 0), l.distance_m,
+                   coalesce(t.line_distance_m, t.distance_m) * CASE WHEN t.distance_m > 0 THEN l.distance_m / t.distance_m
+                       WHEN t.end_ms > t.start_ms THEN (l.end_ms - l.start_ms) * 1.0 / (t.end_ms - t.start_ms) ELSE 1 END,
+                   1, l.leg = 0
+            FROM trips t JOIN legs l ON l.trip_id = t.id
+            WHERE t.device_id = ?1 AND t.start_ms >= ?2 AND t.start_ms < ?3 AND t.source = 'app'
             UNION ALL
-            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), 0, 0, 0 FROM visits
+            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), 0, 0, 0, 0 FROM visits
             WHERE device_id = ?1 AND end_ms >= ?2 AND start_ms < ?3 AND source = 'app'
             ORDER BY 1
             """)
         q.bindInt(device, at: 1)
         q.bindInt(fromMs, at: 2)
         q.bindInt(toMs, at: 3)
-        var rows: [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isTrip: Bool)] = []
-        while try q.step() { rows.append((q.int64(0), q.int64(1), UTCOffset(stored: q.int64(2)), q.double(3), q.double(4), q.int(5) == 1)) }
+        var rows: [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isLeg: Bool, isTrip: Bool)] = []
+        while try q.step() {
+            rows.append((q.int64(0), q.int64(1), UTCOffset(stored: q.int64(2)), q.double(3), q.double(4), q.int(5) == 1, q.int(6) == 1))
+        }
         return rows
     }
 }

@@ -39,7 +39,7 @@ public struct TripRow: Sendable, Equatable {
     /// own trips, and when the trips pass had none.
     public var lineMaxSpeedMps: Double?
     /// `points` (rebuilt from fixes) or `app` (an app's own timeline, migration 9; written by
-    /// ``RebuildTables/insertAppTrip(_:leg:activity:lineDistanceM:method:)``).
+    /// ``RebuildTables/insertAppTrip(_:legs:lineDistanceM:method:)``).
     public var source: String
 
     public init(
