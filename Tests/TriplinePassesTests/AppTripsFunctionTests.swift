@@ -50,4 +50,29 @@ import TriplineStore
             [AppTripsPass.Candidate(event: event, trips: [trip(4, -10, 10, 0, "walk"), trip(5, 10, 30, 0, "car")])], device: 1, AppTripsPass.Parameters())
         #expect(rows[0].tripID == 4)
     }
+
+    /// Google writes a journey as an activity per mode (walk, train, walk): an activity covering less than half of the
+    /// rebuilt trip is compared with the leg it overlaps most (its mode, ends and distance); one covering most of the
+    /// trip, as an Overland trip record does, with the trip. Before, every part of the journey was compared with the
+    /// trip's mode (a walk to the station "disagreed" with its `train` trip).
+    @Test func aPartOfATripIsComparedWithItsLeg() throws {
+        var journey = trip(6, 0, 60, 13_000, "train")
+        journey.legs = 3
+        func leg(_ n: Int, _ from: Int64, _ to: Int64, _ metres: Double, _ mode: String) -> LegRow {
+            LegRow(tripID: 6, leg: n, deviceID: 1, mode: mode, modeSource: "rules", startMs: t0 + from * min, endMs: t0 + to * min,
+                   distanceM: metres, durationS: Double((to - from) * 60), points: 10)
+        }
+        let legs = [leg(0, 0, 10, 700, "walk"), leg(1, 10, 52, 11_800, "train"), leg(2, 52, 60, 500, "walk")]
+        let walk = AppTripEvent(id: 80, startMs: t0 - min, endMs: t0 + 11 * min, distanceM: 800, mode: "walk")
+        let whole = AppTripEvent(id: 81, startMs: t0, endMs: t0 + 58 * min, distanceM: 12_500, mode: "train")
+        let rows = AppTripsPass.match(
+            [walk, whole].map { AppTripsPass.Candidate(event: $0, trips: [journey], legs: [6: legs]) }, device: 1, AppTripsPass.Parameters())
+        try #require(rows.count == 2)
+        #expect(rows[0].tripID == 6 && rows[0].tripMode == "walk" && rows[0].startDiffS == 60 && rows[0].endDiffS == -60)
+        #expect(rows[0].distanceDiffM == -100 && rows[0].overlap.map { abs($0 - 11.0 / 61) < 1e-12 } == true)
+        #expect(rows[1].tripID == 6 && rows[1].tripMode == "train" && rows[1].endDiffS == 120 && rows[1].distanceDiffM == 500)
+        // Without its legs read, the part is compared with the trip, as before.
+        let bare = AppTripsPass.match([AppTripsPass.Candidate(event: walk, trips: [journey])], device: 1, AppTripsPass.Parameters())
+        #expect(bare[0].tripMode == "train")
+    }
 }
