@@ -311,7 +311,9 @@ public enum FileSystem {
             guard let st = statRaw(dir) else { return }
             let identity = [UInt64(st.st_dev), UInt64(st.st_ino)]
             if above.contains(identity) {
-                result.skipped.append((display, "a symbolic link to a folder that holds \(Terminal.escapedPathBytes(Array(path.utf8))) (following it would read everything beside it, the whole file system for a link to /); not read"))
+                let given = Terminal.escapedPathBytes(Array(path.utf8))
+                result.skipped.append((display, "a symbolic link to a folder that holds \(given) (following it would read everything "
+                                       + "beside it, the whole file system for a link to /); not read"))
                 return
             }
             guard seen.insert(identity).inserted else {
