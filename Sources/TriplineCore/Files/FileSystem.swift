@@ -294,6 +294,8 @@ public enum FileSystem {
     ///
     /// - Symbolic links are followed, but each real folder (device and inode) is read once: a link to a parent
     ///   or a folder reached twice is listed as skipped, so link loops cannot make the walk explode.
+    /// - `/proc`, `/sys` and `/dev` (or a folder in them) reached through a link below the folder given are skipped:
+    ///   `/proc` holds every process's working folder (`/proc/PID/cwd`) and files without end.
     /// - A link to a folder that holds the folder given (`root -> /`, `up -> ../..`, a link to the home folder) is
     ///   listed as skipped, not followed: it would read everything beside the folder given, the whole file system
     ///   for a link to `/` (`/proc` and every other user's files included).
@@ -305,11 +307,17 @@ public enum FileSystem {
         var result = WalkResult()
         var seen = Set<[UInt64]>()
         let above = enclosingFolders(of: path)
+        let root = Array(path.utf8)
         func join(_ dir: [UInt8], _ name: [UInt8]) -> [UInt8] { dir.last == 0x2F ? dir + name : dir + [0x2F] + name }
         func visit(_ dir: [UInt8]) {
             let display = Terminal.escapedPathBytes(dir)
             guard let st = statRaw(dir) else { return }
             let identity = [UInt64(st.st_dev), UInt64(st.st_ino)]
+            if dir != root, let kernel = kernelFileSystem(dir) {
+                result.skipped.append((display, "\(kernel), the kernel's folder (reached through a symbolic link), which holds no archives but "
+                                       + "other processes' folders and files without end; not read"))
+                return
+            }
             if above.contains(identity) {
                 let given = Terminal.escapedPathBytes(Array(path.utf8))
                 result.skipped.append((display, "a symbolic link to a folder that holds \(given) (following it would read everything "
@@ -356,8 +364,17 @@ public enum FileSystem {
                 }
             }
         }
-        visit(Array(path.utf8))
+        visit(root)
         return result
+    }
+
+    /// The kernel's folder (`/proc`, `/sys` or `/dev`) that `path` really is or lies in, else nil.
+    static func kernelFileSystem(_ path: [UInt8]) -> String? {
+        let resolved = (path + [0]).withUnsafeBufferPointer { realpath(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), nil) }
+        guard let resolved else { return nil }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        return ["/proc", "/sys", "/dev"].first { real == $0 || real.hasPrefix($0 + "/") }
     }
 
     /// The identities (device, inode) of the folders that hold `path`, from its real parent up to `/`, `path`

@@ -46,6 +46,26 @@ import TriplineTestSupport
         #expect(!FileSystem.enclosingFolders(of: given).contains { $0 == identity(given) })
     }
 
+    /// A link into `/proc` (or `/sys`, `/dev/fd`) inside a folder: the walk read `/proc/PID/cwd` of every process (the
+    /// working folder of other users' programs: their archives were imported) and `/proc`'s files without end, until
+    /// stopped (a link to `/proc` ran for 30 s when `timeout` ended it). Such a folder is now skipped, named.
+    @Test func aLinkIntoTheKernelsFoldersIsNotFollowed() throws {
+        let dir = try temporaryDirectory()
+        try FileSystem.write(body(device: "mine", minute: 1), to: dir + "/a.json")
+        #expect(symlink("/sys/kernel/mm", dir + "/mm") == 0)
+        // Small folders of each, so the test without the fix ends (a link to `/proc` itself walks every process).
+        #expect(symlink("/proc/sys/kernel/random", dir + "/p") == 0)
+        let walk = FileSystem.walkEntries(dir)
+        #expect(walk.files.map(\.display) == [dir + "/a.json"])
+        #expect(walk.skipped.contains { $0.0 == dir + "/p" && $0.1.hasPrefix("/proc, the kernel's folder") }, "\(walk.skipped)")
+        if FileSystem.kind("/sys/kernel/mm") == .directory {
+            #expect(walk.skipped.contains { $0.0 == dir + "/mm" && $0.1.hasPrefix("/sys, the kernel's folder") }, "\(walk.skipped)")
+        }
+        // `/proc/self` lies in `/proc`; the folder given (asked for by name) is read wherever it is.
+        #expect(FileSystem.kernelFileSystem(Array("/proc/self".utf8)) == "/proc")
+        #expect(FileSystem.kernelFileSystem(Array(dir.utf8)) == nil)
+    }
+
     /// The Timeline.json of a phone that kept no history (`{"semanticSegments":[],"rawSignals":[]}`) and a Semantic
     /// Location History month with nothing in it: "valid JSON, but not a location archive", exit 1. Now Google's files,
     /// empty: imported with 0 points and their layout named, as an empty Overland body is.
