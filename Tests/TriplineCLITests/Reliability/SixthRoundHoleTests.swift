@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineImport
+@testable import TriplineCLI
 import TriplineTestSupport
 
 /// The sixth hostile round (docs/RELIABILITY.md, "Sixth hostile round"): odd folders, empty and odd Google files,
@@ -64,6 +65,45 @@ import TriplineTestSupport
         // `/proc/self` lies in `/proc`; the folder given (asked for by name) is read wherever it is.
         #expect(FileSystem.kernelFileSystem(Array("/proc/self".utf8)) == "/proc")
         #expect(FileSystem.kernelFileSystem(Array(dir.utf8)) == nil)
+    }
+
+    /// `tripline import caf\xE9.json` (a Latin-1 file name, as old zips and Windows copies leave them), `--db` or `-o`
+    /// such a name: Swift's `CommandLine.arguments` put U+FFFD in place of the byte, so the import said "no such file
+    /// or directory" of a file that is there, and `--db`/`-o` wrote `caf\u{FFFD}.sqlite`, another file than the one
+    /// named. Such an argument is now refused (exit 64) before anything is opened; the binary passes its raw bytes.
+    @Test func anArgumentThatIsNotUTF8IsRefusedNotRepaired() throws {
+        let dir = try temporaryDirectory()
+        let latin1: [UInt8] = Array((dir + "/caf").utf8) + [0xE9] + Array(".json".utf8)
+        let text = Array(body(device: "p", minute: 1).utf8)
+        let fd = (latin1 + [0]).withUnsafeBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644)
+        }
+        try #require(fd >= 0)
+        #expect(write(fd, text, text.count) == text.count)
+        close(fd)
+        // In process, on the bytes the process is given.
+        let out = CaptureBuffer(), err = CaptureBuffer()
+        let context = CommandContext(stdout: .capturing(out), stderr: .capturing(err), environment: [:])
+        let status = TriplineCLI.main(rawArguments: [Array("import".utf8), latin1, Array("--db".utf8), Array((dir + "/t.sqlite").utf8)],
+                                      context: context)
+        #expect(status == 64)
+        #expect(err.text.contains("caf\\xE9.json' is not UTF-8 text"), "\(err.text)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/t.sqlite"))
+        // The binary itself: a shell hands it the byte (Foundation's Process takes only Strings).
+        let script = "exec \"$0\" import --db \"$1/caf$(printf '\\351').sqlite\" \"$1/a.json\""
+        try FileSystem.write(body(device: "p", minute: 2), to: dir + "/a.json")
+        try #require(Binary.exists, "the built tripline binary is missing: \(Binary.path)")
+        let shell = Process(), errors = Pipe()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", script, Binary.path, dir]
+        shell.standardError = errors
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 64, "\(said)")
+        #expect(said.contains("caf\\xE9.sqlite' is not UTF-8 text"), "\(said)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sqlite") }.isEmpty)
     }
 
     /// The Timeline.json of a phone that kept no history (`{"semanticSegments":[],"rawSignals":[]}`) and a Semantic
