@@ -70,7 +70,8 @@ import TriplineTestSupport
     /// `tripline import caf\xE9.json` (a Latin-1 file name, as old zips and Windows copies leave them), `--db` or `-o`
     /// such a name: Swift's `CommandLine.arguments` put U+FFFD in place of the byte, so the import said "no such file
     /// or directory" of a file that is there, and `--db`/`-o` wrote `caf\u{FFFD}.sqlite`, another file than the one
-    /// named. Such an argument is now refused (exit 64) before anything is opened; the binary passes its raw bytes.
+    /// named; `TRIPLINE_DB` the same. Such an argument or variable is now refused (exit 64) before anything is opened;
+    /// the binary passes its raw bytes.
     @Test func anArgumentThatIsNotUTF8IsRefusedNotRepaired() throws {
         let dir = try temporaryDirectory()
         let latin1: [UInt8] = Array((dir + "/caf").utf8) + [0xE9] + Array(".json".utf8)
@@ -103,6 +104,18 @@ import TriplineTestSupport
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 64, "\(said)")
         #expect(said.contains("caf\\xE9.sqlite' is not UTF-8 text"), "\(said)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sqlite") }.isEmpty)
+        // The same through `TRIPLINE_DB`, the one variable that names a file.
+        let viaEnvironment = Process(), complaints = Pipe()
+        viaEnvironment.executableURL = URL(fileURLWithPath: "/bin/sh")
+        viaEnvironment.arguments = ["-c", "TRIPLINE_DB=\"$1/env$(printf '\\377').sqlite\" exec \"$0\" import \"$1/a.json\"", Binary.path, dir]
+        viaEnvironment.standardError = complaints
+        viaEnvironment.standardOutput = FileHandle.nullDevice
+        try viaEnvironment.run()
+        let told = String(decoding: complaints.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        viaEnvironment.waitUntilExit()
+        #expect(viaEnvironment.terminationStatus == 64, "\(told)")
+        #expect(told.contains("TRIPLINE_DB=\(dir)/env\\xFF.sqlite is not UTF-8 text"), "\(told)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".sqlite") }.isEmpty)
     }
 
