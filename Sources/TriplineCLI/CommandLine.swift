@@ -12,6 +12,9 @@ public struct CommandContext {
     public var environment: [String: String]
     /// The directory Tripline's resources (Queries/, SampleData/) are looked up in first, when set.
     public var resourceRoot: String?
+    /// `TRIPLINE_*` variables whose value is not UTF-8, shown escaped (`TRIPLINE_DB` would name another file):
+    /// ``TriplineCLI/main(rawArguments:context:)`` refuses to run with one.
+    public var environmentNotUTF8: [String] = []
 
     public init(stdout: OutputStream, stderr: OutputStream, environment: [String: String], resourceRoot: String? = nil) {
         self.stdout = stdout
@@ -24,14 +27,21 @@ public struct CommandContext {
     public static func process() -> CommandContext {
         var environment: [String: String] = [:]
         var pointer = environ
+        var notUTF8: [String] = []
         while let entry = pointer.pointee {
-            let text = String(cString: entry)
+            let bytes = UnsafeRawBufferPointer(start: entry, count: strlen(entry))
+            let text = String(decoding: bytes, as: UTF8.self)
+            if text.hasPrefix("TRIPLINE_"), String(validating: bytes, as: UTF8.self) == nil {
+                notUTF8.append(Terminal.escapedPathBytes(Array(bytes)))
+            }
             if let eq = text.firstIndex(of: "=") {
                 environment[String(text[..<eq])] = String(text[text.index(after: eq)...])
             }
             pointer += 1
         }
-        return CommandContext(stdout: .fileDescriptor(1), stderr: .fileDescriptor(2), environment: environment)
+        var context = CommandContext(stdout: .fileDescriptor(1), stderr: .fileDescriptor(2), environment: environment)
+        context.environmentNotUTF8 = notUTF8
+        return context
     }
 }
 

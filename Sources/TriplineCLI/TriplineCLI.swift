@@ -57,6 +57,31 @@ public enum TriplineCLI {
     }
 
     /// Runs the command line `arguments` (without the program name) and returns the exit status.
+    /// ``main(_:context:)`` on the arguments as the bytes the process was given. An argument that is not UTF-8 (a
+    /// file name in Latin-1, `caf\xE9.json`) is refused, exit 64: Swift reads arguments as UTF-8 and puts U+FFFD in
+    /// place of such bytes, so `import` said "no such file" of a file that is there, and `--db` and `-o` wrote another
+    /// file than the one named. (Names inside a folder given are read by their bytes.) So is a `TRIPLINE_*` variable
+    /// that is not UTF-8 (``CommandContext/environmentNotUTF8``: `TRIPLINE_DB`).
+    public static func main(rawArguments: [[UInt8]], context: CommandContext) -> Int32 {
+        var arguments: [String] = []
+        for raw in rawArguments {
+            guard let text = String(validating: raw, as: UTF8.self) else {
+                let shown = Terminal.escapedPathBytes(raw)
+                let why = "(it would open or write a file of another name); rename the file, or give the folder holding it "
+                    + "(names inside a folder are read by their bytes)"
+                context.stderr.write("Error: the argument '\(shown)' is not UTF-8 text, which Tripline needs in its arguments \(why)\n")
+                return Exit.usage
+            }
+            arguments.append(text)
+        }
+        if let variable = context.environmentNotUTF8.first {
+            context.stderr.write("Error: the environment variable \(variable) is not UTF-8 text, which Tripline needs (a path in it "
+                                 + "would name another file); set it to a UTF-8 name\n")
+            return Exit.usage
+        }
+        return main(arguments, context: context)
+    }
+
     public static func main(_ arguments: [String], context: CommandContext) -> Int32 {
         guard let first = arguments.first else {
             context.stdout.write(help)

@@ -65,11 +65,39 @@ public enum FormatDetector {
             let sample = bytes.prefix(4096)
             let binary = sample.contains(0) || sample.filter { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }.count > sample.count / 20
             out.notArchive = true
+            if let packed = unreadContainer(bytes) {
+                out.fatal = packed
+                return out
+            }
             out.fatal = binary
                 ? "binary data, not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file, GPX or GeoLife .plt)"
                 : "text that is not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file, GPX or GeoLife .plt)"
             return out
         }
+    }
+
+    /// What a file of a compressor or archive Tripline does not unpack is, by its magic bytes, and what to do; nil
+    /// for anything else. (Before, each was "binary data, not a location archive", which did not say why.)
+    static func unreadContainer(_ bytes: UnsafeRawBufferPointer) -> String? {
+        func starts(_ magic: [UInt8]) -> Bool { bytes.count >= magic.count && zip(bytes, magic).allSatisfy { $0 == $1 } }
+        let named: (String, String)
+        if starts(Array("BZh".utf8)), bytes.count > 3, (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(bytes[3]) {
+            named = ("bzip2", "bunzip2")
+        } else if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) {
+            named = ("xz", "unxz")
+        } else if starts([0x28, 0xB5, 0x2F, 0xFD]) {
+            named = ("zstd", "unzstd")
+        } else if starts([0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]) {
+            named = ("7z", "7z x")
+        } else if starts(Array("Rar!".utf8) + [0x1A, 0x07]) {
+            named = ("rar", "unrar x")
+        } else if starts(Array("SQLite format 3".utf8) + [0]) {
+            return "an SQLite database, not a location archive (a Tripline database is not imported; 'tripline merge' folds in the shards of a plan)"
+        } else {
+            return nil
+        }
+        return "\(named.0)-compressed data, not a location archive as it is (Tripline unpacks gzip, zip and tar): "
+            + "unpack it first (\(named.1)) and import what it holds"
     }
 
     /// ``parse(_:context:sink:)`` on an array (tests, fuzzing).

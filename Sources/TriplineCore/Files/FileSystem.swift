@@ -294,6 +294,11 @@ public enum FileSystem {
     ///
     /// - Symbolic links are followed, but each real folder (device and inode) is read once: a link to a parent
     ///   or a folder reached twice is listed as skipped, so link loops cannot make the walk explode.
+    /// - `/proc`, `/sys` and `/dev` (or a folder in them) reached through a link below the folder given are skipped:
+    ///   `/proc` holds every process's working folder (`/proc/PID/cwd`) and files without end.
+    /// - A link to a folder that holds the folder given (`root -> /`, `up -> ../..`, a link to the home folder) is
+    ///   listed as skipped, not followed: it would read everything beside the folder given, the whole file system
+    ///   for a link to `/` (`/proc` and every other user's files included).
     /// - Names that are not UTF-8 are kept as bytes (``WalkEntry/raw``) and shown escaped.
     /// - An OwnTracks Recorder store (a folder with `rec/` next to `ghash/`, `last/`, `monitor`, `photos/`, …) is read
     ///   through its `rec/` only; the rest is listed as skipped once.
@@ -301,11 +306,24 @@ public enum FileSystem {
     public static func walkEntries(_ path: String) -> WalkResult {
         var result = WalkResult()
         var seen = Set<[UInt64]>()
+        let above = enclosingFolders(of: path)
+        let root = Array(path.utf8)
         func join(_ dir: [UInt8], _ name: [UInt8]) -> [UInt8] { dir.last == 0x2F ? dir + name : dir + [0x2F] + name }
         func visit(_ dir: [UInt8]) {
             let display = Terminal.escapedPathBytes(dir)
             guard let st = statRaw(dir) else { return }
             let identity = [UInt64(st.st_dev), UInt64(st.st_ino)]
+            if dir != root, let kernel = kernelFileSystem(dir) {
+                result.skipped.append((display, "\(kernel), the kernel's folder (reached through a symbolic link), which holds no archives but "
+                                       + "other processes' folders and files without end; not read"))
+                return
+            }
+            if above.contains(identity) {
+                let given = Terminal.escapedPathBytes(Array(path.utf8))
+                result.skipped.append((display, "a symbolic link to a folder that holds \(given) (following it would read everything "
+                                       + "beside it, the whole file system for a link to /); not read"))
+                return
+            }
             guard seen.insert(identity).inserted else {
                 result.skipped.append((display, "a folder already read through another path (a symbolic link); read once"))
                 return
@@ -346,8 +364,32 @@ public enum FileSystem {
                 }
             }
         }
-        visit(Array(path.utf8))
+        visit(root)
         return result
+    }
+
+    /// The kernel's folder (`/proc`, `/sys` or `/dev`) that `path` really is or lies in, else nil.
+    static func kernelFileSystem(_ path: [UInt8]) -> String? {
+        let resolved = (path + [0]).withUnsafeBufferPointer { realpath(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), nil) }
+        guard let resolved else { return nil }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        return ["/proc", "/sys", "/dev"].first { real == $0 || real.hasPrefix($0 + "/") }
+    }
+
+    /// The identities (device, inode) of the folders that hold `path`, from its real parent up to `/`, `path`
+    /// itself left out (its own identity is the walk's first).
+    static func enclosingFolders(of path: String) -> Set<[UInt64]> {
+        var folders = Set<[UInt64]>()
+        guard let resolved = realpath(path, nil) else { return folders }
+        var current = String(cString: resolved)
+        free(resolved)
+        while current != "/" {
+            current = directoryName(current)
+            var st = stat()
+            if stat(current, &st) == 0 { folders.insert([UInt64(st.st_dev), UInt64(st.st_ino)]) }
+        }
+        return folders
     }
 
     /// Removes a file if it exists.

@@ -268,6 +268,16 @@ public struct JSONArchiveReader {
                 builder.reject(.duplicateKey, "the object holding the '\(streamedKey)' records has another key twice; which value is right is "
                                + "unknowable, so its other values (such as Overland's 'current' and 'trip') were not read", start: start, end: end)
             }
+            if streamedElements == 0, !builder.sawOverland, !builder.sawOwnTracks,
+               streamedKey == "timelineObjects" || streamedKey == "semanticSegments" || streamedKey == "rawSignals"
+            {
+                // A month with nothing in it, or the Timeline.json of a phone that kept no history
+                // (`{"semanticSegments":[],"rawSignals":[]}`): Google's file, empty, as an empty Overland body is
+                // Overland's (before, "valid JSON, but not a location archive", and the import failed).
+                builder.sawGoogle = true
+                builder.recognized += 1
+                if googleLayout.isEmpty { googleLayout = streamedKey == "timelineObjects" ? "semantic" : "timeline" }
+            }
             if builder.sawGoogle && !builder.sawOverland {
                 // Records.json, a Semantic Location History month or Timeline.json: no Overland batch objects.
                 return
@@ -431,8 +441,16 @@ public struct JSONArchiveReader {
             builder.googleRecord(p, tape, index, kind: kind, start: start, end: end)
         } else {
             unknownItems += 1
-            builder.reject(.unknownRecord, "neither an Overland feature (no 'properties') nor an OwnTracks message (no '_type')",
-                           start: start, end: end)
+            // In Google's own arrays the Overland and OwnTracks words would mislead: say what Google writes there.
+            let detail = switch container {
+            case "timelineObjects": "neither a Google placeVisit nor an activitySegment"
+            case "semanticSegments": "not a Google segment (a startTime with a visit, activity, timelinePath or timelineMemory)"
+            case "rawSignals": "not a Google raw signal (a position, activityRecord or wifiScan)"
+            case "locations" where builder.sawGoogle && !builder.sawOverland && !builder.sawOwnTracks:
+                "not a Google location record (no latitudeE7/longitudeE7)"
+            default: "neither an Overland feature (no 'properties') nor an OwnTracks message (no '_type')"
+            }
+            builder.reject(.unknownRecord, detail, start: start, end: end)
         }
     }
 }

@@ -385,6 +385,11 @@ extension RecordBuilder {
             return
         }
         // timelineMemory (trip summaries of the app's "memories" view): no position of its own.
+        if member(p, tape, index, "timelineMemory") == nil {
+            // `"visit":null`, `"activity":"x"`, `"timelinePath":{}`: nothing readable, said rather than dropped.
+            reject(.unknownRecord, "the segment's visit or activity is not an object, or its timelinePath not an array: nothing in it to read",
+                   start: start, end: end)
+        }
     }
 
     /// One `timelinePath` element: `{"point":"…","time":"…"}` or, on iOS, `{"point":"geo:…",
