@@ -92,7 +92,7 @@ public struct PooledScores: Sendable {
         }
         var options = Rebuild.Options()
         options.settings = settings
-        options.timeZoneName = "Europe/Berlin"
+        options.timeZoneName = result.truth.timeZoneName
         options.full = true
         let log = user != nil ? LegFeatureLog() : nil
         options.legFeatures = log

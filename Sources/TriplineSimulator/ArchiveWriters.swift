@@ -536,6 +536,7 @@ public enum SimulationWriter {
         out += "\"people\":\(result.config.people),\"moving_interval_s\":\(result.config.movingIntervalS),"
         out += "\"time_zone\":\(string(t.timeZoneName)),\n"
         if result.config.profile != .classic { out += "\"profile\":\(string(result.config.profile.rawValue)),\n" }
+        if result.config.world != .standard { out += "\"world\":\(string(result.config.world.rawValue)),\n" }
         out += "\"devices\":[" + result.devices.map { "{\"name\":\(string($0.name)),\"app\":\(string($0.app.rawValue)),\"person\":\($0.person),\"points\":\($0.points.count),\"app_trips\":\($0.appTrips.count)}" }.joined(separator: ",") + "],\n"
         out += "\"places\":[\n" + t.places.map { p in
             "{\"id\":\(p.id),\"person\":\(p.person),\"kind\":\(string(p.kind)),\"lat\":\(number(p.lat, decimals: 7)),\"lon\":\(number(p.lon, decimals: 7))" + (p.ssid.map { ",\"ssid\":" + string($0) } ?? "") + "}"

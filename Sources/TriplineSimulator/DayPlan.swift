@@ -31,6 +31,9 @@ extension Simulator {
         var departLocalS: Double
         var place: Int
         var legs: [PlannedLeg]
+        /// When set, leave exactly this many seconds after arriving at the current place (short stops of the varied
+        /// world), whatever `departLocalS` says; otherwise at `departLocalS`, after at least 12 min there.
+        var afterStayS: Double? = nil
     }
 
     /// One true second of movement.

@@ -24,7 +24,9 @@ extension Simulator {
         }
         let dayStart = utc(localS: 3 * 3600)
         let dayEnd = utc(localS: 27 * 3600)
-        let plans = plan(w, day: day, weekday: weekday(dayNumber), rng: &rng)
+        let plans = config.world == .varied
+            ? variedPlan(w, day: day, weekday: weekday(dayNumber), rng: &rng)
+            : plan(w, day: day, weekday: weekday(dayNumber), rng: &rng)
         let device = deviceName(person: person)
         var out = DayOutput()
 
@@ -37,7 +39,7 @@ extension Simulator {
         var place = w.home
         var t = dayStart
         for p in plans {
-            let depart = max(utc(localS: p.departLocalS), t + 720)
+            let depart = p.afterStayS.map { t + $0 } ?? max(utc(localS: p.departLocalS), t + 720)
             if depart >= dayEnd - 1800 { break }
             segments.append(.stay(place: place, start: t, end: depart))
             var samples: [Sample] = []

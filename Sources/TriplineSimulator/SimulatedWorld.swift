@@ -24,6 +24,12 @@ extension Simulator {
         var homeStop: Int, workStop: Int, homeStation: Int, workStation: Int, airport: Int, hotel: Int
         var commute: TravelMode
         var gridAngle: Double
+        /// The varied world: the person's scattered places (bakery, school, fuel …) near home, and near work.
+        var pois: [Int] = []
+        var workPOIs: [Int] = []
+        var school: Int? = nil
+        var fuel: Int? = nil
+        var suburban = false
     }
 
     func latLon(_ p: XY) -> (lat: Double, lon: Double) {

@@ -27,7 +27,9 @@ public struct Simulator {
     public init(config: SimulatorConfig) {
         self.config = config
         metresPerDegreeLon = metresPerDegreeLat * cos(config.originLat * Double.pi / 180)
-        for person in 0..<max(1, config.people) { worlds.append(makeWorld(person: person)) }
+        for person in 0..<max(1, config.people) {
+            worlds.append(config.world == .varied ? makeVariedWorld(person: person) : makeWorld(person: person))
+        }
     }
 
     /// The name of person `index`'s device.
@@ -53,6 +55,7 @@ public struct Simulator {
     public func run() -> SimulationResult {
         var truth = SimulationTruth()
         var devices: [SimulatedDevice] = []
+        truth.timeZoneName = config.timeZoneName
         for world in worlds { truth.places.append(contentsOf: world.places) }
         for person in 0..<worlds.count {
             var device = SimulatedDevice(name: deviceName(person: person), app: app(person: person), person: person, points: [], appTrips: [])

@@ -24,6 +24,16 @@ public enum TravelMode: String, Sendable, CaseIterable, Comparable {
     }
 }
 
+/// The world and routines of a simulation (docs/SIMULATOR.md).
+public enum SimulatedWorldKind: String, Sendable, CaseIterable {
+    /// The original world: one Berlin-like city, the same routine for everyone, visits that mostly last long.
+    case standard
+    /// A world unlike the one the defaults were tuned on: errand chains with stops of 3–9 min (school runs,
+    /// bakeries, fuel), walks and drives of 1–5 min between nearby places, a random set of scattered places per
+    /// person (some 80–300 m apart), suburban people with long drives, in Melbourne with its southern summer time.
+    case varied
+}
+
 /// Which app a simulated device imitates.
 public enum SimulatedApp: String, Sendable {
     /// Overland (iOS): local offsets in timestamps, motion states, "discard stationary" (one point an hour while still).
@@ -59,6 +69,27 @@ public struct SimulatorConfig: Sendable {
     /// How the phones sample (docs/SIMULATOR.md, "Sampling profiles"). `classic` is the original model (1 Hz while
     /// moving, one app per person); the others draw a sampling regime per device and day.
     public var profile: SimulationProfile = .classic
+    /// Which world and routines the people live in (docs/SIMULATOR.md, "A varied world"). `standard` is the original
+    /// world byte for byte; set another with ``useWorld(_:)``, which also moves the city and its zone.
+    public private(set) var world: SimulatedWorldKind = .standard
+    /// The IANA name of `timeZone`, written to `truth.json` and given to the rebuild for local days.
+    public var timeZoneName: String = "Europe/Berlin"
+
+    /// Puts the people in `kind`'s world: `varied` moves the city to Melbourne (Australia/Melbourne, southern
+    /// summer time) and starts on 2024-04-05, so the change back to standard time (2024-04-07) falls on day 2.
+    public mutating func useWorld(_ kind: SimulatedWorldKind) {
+        world = kind
+        switch kind {
+        case .standard:
+            break
+        case .varied:
+            originLat = -37.8136
+            originLon = 144.9631
+            timeZone = TimeZoneTable.named("Australia/Melbourne", years: 1996...2040) ?? .fixed(36_000, identifier: "AEST")
+            timeZoneName = "Australia/Melbourne"
+            startDay = CivilTime.daysFromCivil(year: 2024, month: 4, day: 5)
+        }
+    }
 
     public init(
         seed: UInt64 = 1, days: Int = 3, people: Int = 1, startDay: Int = CivilTime.daysFromCivil(year: 2024, month: 3, day: 29),

@@ -32,6 +32,7 @@ enum EvaluateCommand {
             SimulationOptions.people,
             SimulationOptions.movingInterval,
             SimulationOptions.profile,
+            SimulationOptions.world,
             OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter."),
             OptionSpec("config", value: "FILE", help: "A file of pass.key = value lines."),
             OptionSpec("geolife", value: "DIR", repeatable: true,
@@ -288,11 +289,11 @@ enum EvaluateCommand {
             context.stdout.write("  " + pooled.modeLine + "\n")
             return TriplineCLI.Exit.success
         }
-        options.timeZoneName = "Europe/Berlin"
         options.full = true
         let path = try parsed.value("db") ?? (FileSystem.temporaryDirectory(prefix: "tripline-evaluate") + "/evaluate.sqlite")
         try Self.refuseDatabaseWithData(path)
         let result = Simulator(config: config).run()
+        options.timeZoneName = result.truth.timeZoneName
         let store = try Store(path: path)
         if parsed.flag("archives") {
             FileSystem.removeTree(path + ".archives")

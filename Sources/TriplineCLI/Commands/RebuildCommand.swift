@@ -200,6 +200,7 @@ enum SimulateCommand {
                 SimulationOptions.movingInterval,
                 OptionSpec("start", value: "DATE", help: "First local day (default 2024-03-29; the DST change is on day 3)."),
                 SimulationOptions.profile,
+                SimulationOptions.world,
                 OptionSpec("quirks", help: "Damage the archives as real ones are (truncated file, re-sends, junk records; see docs/SIMULATOR.md)."),
                 OptionSpec("google", help: "Also write each device's history as Google exports it, under google/<device>/ (Takeout Records.json and Semantic Location History, Timeline.json, iOS location-history.json)."),
             ],

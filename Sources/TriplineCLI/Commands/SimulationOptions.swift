@@ -17,11 +17,14 @@ enum SimulationOptions {
     static let profile = OptionSpec(
         "profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland, mixed or logger (GPS loggers writing GPX without speeds; docs/SIMULATOR.md).")
 
+    static let world = OptionSpec(
+        "world", value: "NAME", help: "The world and routines: standard (default) or varied (errand chains with short stops, short trips, scattered places, suburban drives, Melbourne's zone; docs/SIMULATOR.md).")
+
     /// The most person-days (`--days` × `--people`) one simulation may hold: it is built in memory before anything is
     /// written or rebuilt (about 5 MB a person-day at 1 Hz): two people for a year and a margin, about 4 GB at most.
     static let maxPersonDays = 800
 
-    /// `--seed` (default 1), `--days` (default `days`), `--people` (2), `--moving-interval` (1 s) and `--profile`.
+    /// `--seed` (default 1), `--days` (default `days`), `--people` (2), `--moving-interval` (1 s), `--profile` and `--world`.
     /// `--days` × `--people` above ``maxPersonDays`` is refused at once, naming `command` and what to do instead
     /// (`evaluate --days 100000` ran out of memory after minutes where `simulate` refused it).
     static func config(_ parsed: ParsedArguments, days: Int, command: String, instead: String) throws -> SimulatorConfig {
@@ -40,6 +43,12 @@ enum SimulationOptions {
                 throw UsageError("--profile wants one of \(SimulationProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
             }
             config.profile = profile
+        }
+        if let name = parsed.value("world") {
+            guard let world = SimulatedWorldKind(rawValue: name) else {
+                throw UsageError("--world wants one of \(SimulatedWorldKind.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+            }
+            config.useWorld(world)
         }
         return config
     }

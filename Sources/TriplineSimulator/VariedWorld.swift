@@ -1,0 +1,241 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+import TriplineCore
+
+extension Simulator {
+    // MARK: The varied world (`SimulatedWorldKind.varied`, docs/SIMULATOR.md "A varied world")
+
+    /// A stop shorter than this is part of the trip (a wait, like one at a bus stop): the truth has one trip through
+    /// it and no stay. It is the floor from which scoring counts a true stay as a visit (`Scoring`, 300 s), so every
+    /// stop the truth calls a stay is scored as a visit and every shorter one is inside a scored trip.
+    static let variedStayFloorS = 300.0
+
+    /// One person's places in the varied world: urban (as the standard world, commuting by any mode) or suburban (home
+    /// 15–30 km out, driving to work in the city), and 6–10 scattered places of their own (a bakery or kiosk
+    /// 80–350 m from home, a school, a fuel station, others, each either near home or 80–300 m from the previous
+    /// one), and two 80–400 m from work.
+    func makeVariedWorld(person: Int) -> PersonWorld {
+        var rng = SplitMix64.derived(config.seed, 0xA11CE, UInt64(person), 0x7A)
+        var places: [TruthPlace] = []
+        var xy: [Int: XY] = [:]
+        func add(_ kind: String, _ p: XY, ssid: String? = nil) -> Int {
+            let id = person * 100 + places.count + 1
+            let ll = latLon(p)
+            places.append(TruthPlace(id: id, person: person, kind: kind, lat: ll.lat, lon: ll.lon, ssid: ssid))
+            xy[id] = p
+            return id
+        }
+        func polar(_ centre: XY, _ r0: Double, _ r1: Double) -> XY {
+            let a = rng.uniform(0, 2 * .pi)
+            let r = rng.uniform(r0, r1)
+            return centre + XY(x: cos(a) * r, y: sin(a) * r)
+        }
+        let suburban = rng.chance(0.4)
+        let names = ["Nguyen", "Smith", "Papadopoulos", "Singh", "Jones", "Rossi"]
+        let homeXY = suburban ? polar(XY(x: 0, y: 0), 15000, 30000) : polar(XY(x: 0, y: 0), 500, 5000)
+        let home = add("home", homeXY, ssid: "\(names[person % names.count])-Home")
+        let workXY = suburban ? polar(XY(x: 0, y: 0), 300, 4000) : polar(homeXY, 2000, 8000)
+        let work = add("work", workXY, ssid: "Works-\(person + 1)")
+        let shopAXY = polar(homeXY, suburban ? 800 : 400, suburban ? 3000 : 1300)
+        let shopA = add("shop_a", shopAXY)
+        let shopB = add("shop_b", polar(shopAXY, 120, 300))
+        let lunch = add("lunch", polar(workXY, 250, 600))
+        let park = add("park", polar(homeXY, 800, 3500))
+        let friend = add("friend", polar(homeXY, 2000, suburban ? 15000 : 6000))
+        let far = add("far", polar(homeXY, 20000, 35000))
+        let homeStop = add("stop_home", polar(homeXY, 300, 500))
+        let workStop = add("stop_work", polar(workXY, 250, 450))
+        let homeStation = add("station_home", polar(homeXY, 600, 900))
+        let workStation = add("station_work", polar(workXY, 500, 800))
+        let airport = add("airport", polar(homeXY, 12000, 16000))
+        let hotel = add("hotel", polar(homeXY, 480_000, 520_000))
+        // Scattered places of the person's own.
+        var pois: [Int] = []
+        let reach = suburban ? 5000.0 : 2500.0
+        pois.append(add("bakery", polar(homeXY, 80, 350)))
+        let school = add("school", polar(homeXY, 300, suburban ? 5000 : 1500))
+        pois.append(school)
+        let fuel = add("fuel", polar(homeXY, 700, reach))
+        pois.append(fuel)
+        let others = ["pharmacy", "kiosk", "post_office", "cafe", "supermarket", "hairdresser", "library", "gym", "doctor"]
+        var last = homeXY
+        for k in 0..<(3 + rng.int(5)) {
+            let p = rng.chance(0.5) ? polar(last, 80, 300) : polar(homeXY, 150, reach)
+            pois.append(add(others[(k + rng.int(others.count)) % others.count], p))
+            last = p
+        }
+        let workPOIs = [add("kiosk_work", polar(workXY, 80, 400)), add("pharmacy_work", polar(workXY, 80, 400))]
+        let commutes: [TravelMode] = [.car, .bus, .cycle, .train]
+        var world = PersonWorld(
+            person: person, places: places, xy: xy, home: home, work: work, shopA: shopA, shopB: shopB, lunch: lunch,
+            park: park, friend: friend, far: far, homeStop: homeStop, workStop: workStop, homeStation: homeStation,
+            workStation: workStation, airport: airport, hotel: hotel,
+            commute: suburban ? .car : commutes[rng.int(commutes.count)], gridAngle: rng.uniform(0, .pi / 2))
+        world.pois = pois
+        world.workPOIs = workPOIs
+        world.school = rng.chance(0.5) ? school : nil
+        world.fuel = fuel
+        world.suburban = suburban
+        return world
+    }
+
+    /// The day's plan for one person of the varied world: the standard commute and outings, with errand chains of
+    /// short and ordinary stops, school runs, fuel stops, short walks to nearby places.
+    // Long by design: one day's plan as a chain of chances from one random stream, whose draw order fixes each seed.
+    func variedPlan(_ w: PersonWorld, day: Int, weekday: Int, rng: inout SplitMix64) -> [Planned] {
+        var plans: [Planned] = []
+        let xy = w.xy
+        let h = 3600.0
+        func legs(_ from: Int, _ to: Int, _ mode: TravelMode) -> [PlannedLeg] {
+            switch mode {
+            case .bus, .train:
+                let (s1, s2) = mode == .bus
+                    ? (from == w.home ? (w.homeStop, w.workStop) : (w.workStop, w.homeStop))
+                    : (from == w.home ? (w.homeStation, w.workStation) : (w.workStation, w.homeStation))
+                return [
+                    PlannedLeg(mode: .walk, path: route(xy[from]!, xy[s1]!, mode: .walk, angle: w.gridAngle, rng: &rng), waitS: 0),
+                    PlannedLeg(mode: mode, path: route(xy[s1]!, xy[s2]!, mode: mode, angle: w.gridAngle, rng: &rng), waitS: rng.uniform(60, 230)),
+                    PlannedLeg(mode: .walk, path: route(xy[s2]!, xy[to]!, mode: .walk, angle: w.gridAngle, rng: &rng), waitS: 0),
+                ]
+            default:
+                return [PlannedLeg(mode: mode, path: route(xy[from]!, xy[to]!, mode: mode, angle: w.gridAngle, rng: &rng), waitS: 0)]
+            }
+        }
+        func short() -> Double { rng.uniform(180, 540) }
+        func errand() -> Double { rng.uniform(600, 1800) }
+        func dist(_ a: Int, _ b: Int) -> Double { (xy[a]! - xy[b]!).length }
+        /// Goes from `from` through `stops` (place, seconds there; the last one's is unused) by `mode` (walk, cycle
+        /// or car), leaving at `departLocalS`. A stop under ``variedStayFloorS`` is a wait inside one trip.
+        func chain(from: Int, departLocalS: Double, mode: TravelMode, stops: [(Int, Double)]) {
+            var cur = from
+            var open: Planned? = nil
+            var after: Double? = nil
+            var wait = 0.0
+            for (i, (place, stay)) in stops.enumerated() {
+                var l = legs(cur, place, mode)
+                if var o = open {
+                    l[0].waitS = wait
+                    o.legs += l
+                    o.place = place
+                    open = o
+                } else {
+                    open = Planned(departLocalS: departLocalS, place: place, legs: l, afterStayS: after)
+                }
+                cur = place
+                if i == stops.count - 1 || stay >= Self.variedStayFloorS {
+                    plans.append(open!)
+                    open = nil
+                    after = stay
+                } else {
+                    wait = stay
+                }
+            }
+        }
+        /// The way to cover `d` metres on an errand: on foot when near, else by bicycle or car (always by car out
+        /// of town).
+        func errandMode(_ d: Double) -> TravelMode {
+            if d < 1200 { return .walk }
+            if w.suburban || d > 4000 { return .car }
+            return rng.chance(0.4) ? .cycle : .car
+        }
+        /// 2–4 places near each other, starting from a random one of the person's.
+        func errandChain() -> [Int] {
+            var chainPlaces = [w.pois[rng.int(w.pois.count)]]
+            for _ in 0..<(1 + rng.int(3)) {
+                let rest = w.pois.filter { !chainPlaces.contains($0) }
+                guard !rest.isEmpty else { break }
+                let near = rest.sorted { dist($0, chainPlaces.last!) < dist($1, chainPlaces.last!) }
+                chainPlaces.append(near[rng.chance(0.7) ? 0 : min(near.count - 1, 1 + rng.int(2))])
+            }
+            return chainPlaces
+        }
+        let nearest = w.pois.min { dist($0, w.home) < dist($1, w.home) }!
+        if weekday < 5 {
+            let mode: TravelMode = w.suburban ? .car : (rng.chance(0.8) ? w.commute : (rng.chance(0.5) ? .car : .cycle))
+            let leave = rng.uniform(7.0, 8.75) * h
+            if (mode == .car || mode == .cycle) && rng.chance(0.5) {
+                // A stop on the way: the school drop-off, the bakery, fuel.
+                let stop = w.school.map { s in rng.chance(0.7) ? s : nearest } ?? (mode == .car && rng.chance(0.4) ? w.fuel! : nearest)
+                chain(from: w.home, departLocalS: leave, mode: mode, stops: [(stop, short()), (w.work, 0)])
+            } else {
+                plans.append(Planned(departLocalS: leave, place: w.work, legs: legs(w.home, w.work, mode)))
+            }
+            if rng.chance(0.3) {
+                let t = rng.uniform(12, 12.5) * h
+                plans.append(Planned(departLocalS: t, place: w.lunch, legs: legs(w.work, w.lunch, .walk)))
+                plans.append(Planned(departLocalS: t + rng.uniform(0.5, 0.8) * h, place: w.work, legs: legs(w.lunch, w.work, .walk)))
+            } else if rng.chance(0.4) {
+                // A few minutes' walk to a kiosk or pharmacy near work and back.
+                let k = w.workPOIs[rng.int(w.workPOIs.count)]
+                chain(from: w.work, departLocalS: rng.uniform(12, 14) * h, mode: .walk, stops: [(k, rng.uniform(120, 900)), (w.work, 0)])
+            }
+            let back = rng.uniform(15.5, 18) * h
+            if (mode == .car || mode == .cycle) && rng.chance(0.5) {
+                // Stops on the way home: the school pick-up, fuel, an errand.
+                var stops: [(Int, Double)] = []
+                if let s = w.school, rng.chance(0.6) { stops.append((s, short())) }
+                if mode == .car && rng.chance(0.3) { stops.append((w.fuel!, rng.uniform(180, 480))) }
+                if stops.isEmpty || rng.chance(0.4) {
+                    let rest = w.pois.filter { p in !stops.contains { $0.0 == p } }
+                    stops.append((rest[rng.int(rest.count)], rng.chance(0.5) ? short() : errand()))
+                }
+                chain(from: w.work, departLocalS: back, mode: mode, stops: stops + [(w.home, 0)])
+            } else {
+                plans.append(Planned(departLocalS: back, place: w.home, legs: legs(w.work, w.home, mode)))
+            }
+            var t = back + 2 * h
+            if rng.chance(0.5) {
+                let c = errandChain()
+                var far = dist(w.home, c[0])
+                for i in 1..<c.count { far = max(far, dist(c[i - 1], c[i])) }
+                let m = errandMode(far)
+                chain(from: w.home, departLocalS: t, mode: m, stops: c.map { ($0, rng.chance(0.5) ? short() : errand()) } + [(w.home, 0)])
+                t += 1.5 * h
+            }
+            if rng.chance(0.3) {
+                // A walk of a few minutes to the nearest place and back.
+                chain(from: w.home, departLocalS: max(t, 20 * h), mode: .walk, stops: [(nearest, rng.uniform(120, 720)), (w.home, 0)])
+                t = max(t, 20 * h) + 0.75 * h
+            }
+            if rng.chance(0.15) {
+                plans.append(Planned(departLocalS: max(t, 20.5 * h), place: w.home,
+                    legs: [PlannedLeg(mode: .run, path: loop(xy[w.home]!, angle: w.gridAngle, length: rng.uniform(4000, 7000), rng: &rng), waitS: 0)]))
+            }
+        } else {
+            var t = rng.uniform(8, 9.5) * h
+            if rng.chance(0.6) {
+                // The bakery on foot.
+                chain(from: w.home, departLocalS: t, mode: .walk, stops: [(nearest, short()), (w.home, 0)])
+                t += 1 * h
+            }
+            if weekday == 6 && rng.chance(0.4) {
+                plans.append(Planned(departLocalS: t, place: w.far, legs: legs(w.home, w.far, .car)))
+                t += rng.uniform(2, 4) * h
+                plans.append(Planned(departLocalS: t, place: w.home, legs: legs(w.far, w.home, .car)))
+                t += 1.5 * h
+            } else {
+                let target = rng.chance(0.5) ? w.park : w.friend
+                let m: TravelMode = w.suburban || rng.chance(0.5) ? .car : .cycle
+                var stops: [(Int, Double)] = [(target, rng.uniform(1, 3) * h)]
+                if m == .car && rng.chance(0.3) { stops.append((w.fuel!, rng.uniform(180, 480))) }
+                chain(from: w.home, departLocalS: t, mode: m, stops: stops + [(w.home, 0)])
+                t += 5 * h
+            }
+            if rng.chance(0.6) {
+                let c = errandChain()
+                var far = dist(w.home, c[0])
+                for i in 1..<c.count { far = max(far, dist(c[i - 1], c[i])) }
+                chain(from: w.home, departLocalS: t, mode: errandMode(far), stops: c.map { ($0, rng.chance(0.5) ? short() : errand()) } + [(w.home, 0)])
+                t += 1.5 * h
+            }
+            if rng.chance(0.3) {
+                plans.append(Planned(departLocalS: max(t, 17 * h), place: w.home,
+                    legs: [PlannedLeg(mode: .run, path: loop(xy[w.home]!, angle: w.gridAngle, length: rng.uniform(5000, 9000), rng: &rng), waitS: 0)]))
+            }
+        }
+        _ = day
+        return plans
+    }
+}
