@@ -198,7 +198,7 @@ enum SimulateCommand {
                 SimulationOptions.seed,
                 SimulationOptions.people,
                 SimulationOptions.movingInterval,
-                OptionSpec("start", value: "DATE", help: "First local day (default 2024-03-29; the DST change is on day 3)."),
+                OptionSpec("start", value: "DATE", help: "First local day (default 2024-03-29, the DST change on day 3; --world varied 2024-04-05, day 2)."),
                 SimulationOptions.profile,
                 SimulationOptions.world,
                 OptionSpec("quirks", help: "Damage the archives as real ones are (truncated file, re-sends, junk records; see docs/SIMULATOR.md)."),

@@ -18,7 +18,9 @@ enum SimulationOptions {
         "profile", value: "NAME", help: "How the phones sample: classic (default), sparse-owntracks, dense-overland, mixed or logger (GPS loggers writing GPX without speeds; docs/SIMULATOR.md).")
 
     static let world = OptionSpec(
-        "world", value: "NAME", help: "The world and routines: standard (default) or varied (errand chains with short stops, short trips, scattered places, suburban drives, Melbourne's zone; docs/SIMULATOR.md).")
+        "world", value: "NAME",
+        help: "The world and routines: standard (default) or varied (errand chains with short stops, short trips, scattered places, "
+            + "suburban drives, Melbourne's zone; docs/SIMULATOR.md).")
 
     /// The most person-days (`--days` × `--people`) one simulation may hold: it is built in memory before anything is
     /// written or rebuilt (about 5 MB a person-day at 1 Hz): two people for a year and a margin, about 4 GB at most.

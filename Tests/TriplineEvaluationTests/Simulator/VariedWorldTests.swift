@@ -31,8 +31,10 @@ import TriplineTestSupport
                 t.legs.count > 1 && t.legs.allSatisfy { [.walk, .car, .cycle].contains($0.mode) }
             }.count
             shortTrips += r.truth.trips.filter { $0.endMs - $0.startMs <= 300_000 }.count
-            let standardKinds: Set<String> = ["home", "work", "shop_a", "shop_b", "lunch", "park", "friend", "far", "stop_home",
-                                              "stop_work", "station_home", "station_work", "airport", "hotel"]
+            let standardKinds: Set<String> = [
+                "home", "work", "shop_a", "shop_b", "lunch", "park", "friend", "far", "stop_home", "stop_work", "station_home",
+                "station_work", "airport", "hotel",
+            ]
             for person in 0..<2 {
                 let own = r.truth.places.filter { $0.person == person && !standardKinds.contains($0.kind) }
                 #expect(own.count >= 6, "seed \(seed) person \(person): \(own.count) places of their own")
