@@ -295,7 +295,8 @@ public enum FileSystem {
     /// - Symbolic links are followed, but each real folder (device and inode) is read once: a link to a parent
     ///   or a folder reached twice is listed as skipped, so link loops cannot make the walk explode.
     /// - `/proc`, `/sys` and `/dev` (or a folder in them) reached through a link below the folder given are skipped:
-    ///   `/proc` holds every process's working folder (`/proc/PID/cwd`) and files without end.
+    ///   `/proc` holds every process's working folder (`/proc/PID/cwd`) and files without end. A folder given that
+    ///   lies in one of them (`/dev/shm/archives`) is read with its subfolders.
     /// - A link to a folder that holds the folder given (`root -> /`, `up -> ../..`, a link to the home folder) is
     ///   listed as skipped, not followed: it would read everything beside the folder given, the whole file system
     ///   for a link to `/` (`/proc` and every other user's files included).
@@ -308,12 +309,15 @@ public enum FileSystem {
         var seen = Set<[UInt64]>()
         let above = enclosingFolders(of: path)
         let root = Array(path.utf8)
+        // A folder given inside the kernel's folders (`/dev/shm/archives`) is read whole: only a link out of the
+        // folder given into them is skipped.
+        let rootKernel = kernelFileSystem(root)
         func join(_ dir: [UInt8], _ name: [UInt8]) -> [UInt8] { dir.last == 0x2F ? dir + name : dir + [0x2F] + name }
         func visit(_ dir: [UInt8]) {
             let display = Terminal.escapedPathBytes(dir)
             guard let st = statRaw(dir) else { return }
             let identity = [UInt64(st.st_dev), UInt64(st.st_ino)]
-            if dir != root, let kernel = kernelFileSystem(dir) {
+            if dir != root, let kernel = kernelFileSystem(dir), kernel != rootKernel {
                 result.skipped.append((display, "\(kernel), the kernel's folder (reached through a symbolic link), which holds no archives but "
                                        + "other processes' folders and files without end; not read"))
                 return

@@ -67,6 +67,19 @@ import TriplineTestSupport
         #expect(FileSystem.kernelFileSystem(Array(dir.utf8)) == nil)
     }
 
+    /// A folder the user names inside `/dev` (`/dev/shm`, a RAM disk some people unpack archives into) is read with its
+    /// subfolders: the rule above skipped every subfolder of it as "the kernel's folder, reached through a symbolic link".
+    @Test(.enabled(if: FileSystem.kind("/dev/shm") == .directory && access("/dev/shm", W_OK) == 0, "needs a writable /dev/shm"))
+    func aFolderGivenInsideDevIsReadWhole() throws {
+        let dir = "/dev/shm/tripline-test-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        defer { FileSystem.removeTree(dir) }
+        try FileSystem.createDirectory(dir + "/phone/2024", inside: "/dev/shm")
+        try FileSystem.write(body(device: "mine", minute: 1), to: dir + "/phone/2024/a.json")
+        let walk = FileSystem.walkEntries(dir)
+        #expect(walk.files.map(\.display) == [dir + "/phone/2024/a.json"], "\(walk.skipped)")
+        #expect(walk.skipped.isEmpty, "\(walk.skipped)")
+    }
+
     /// `tripline import caf\xE9.json` (a Latin-1 file name, as old zips and Windows copies leave them), `--db` or `-o`
     /// such a name: Swift's `CommandLine.arguments` put U+FFFD in place of the byte, so the import said "no such file
     /// or directory" of a file that is there, and `--db`/`-o` wrote `caf\u{FFFD}.sqlite`, another file than the one
