@@ -229,11 +229,24 @@ final class FileBytes: @unchecked Sendable {
     }
 
     /// A new unlinked temporary file (so nothing is left behind, whatever ends the process); returns its descriptor.
+    /// It is made in `$TMPDIR` (unset or empty: `/tmp`), taken as the bytes it holds: a name that is not UTF-8 is the
+    /// folder it names (read into a String it would get U+FFFD and name no folder). When no file can be made there,
+    /// the error names TMPDIR and the folder (it said only "-: cannot read: No such file or directory").
     static func unlinkedTemporaryFile(_ prefix: String) throws -> Int32 {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
+        var base: [UInt8] = Array("/tmp".utf8)
+        if let value = getenv("TMPDIR"), value[0] != 0 {
+            base = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: strlen(value)))
+        }
+        var template: [CChar] = (base + Array("/\(prefix).XXXXXX".utf8) + [0]).map { CChar(bitPattern: $0) }
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw FileError(path: base, errno: errno) }
+        guard fd >= 0 else {
+            let code = errno
+            let shown = Terminal.escapedPathBytes(base)
+            let why = "TMPDIR=\(shown): no temporary file can be made there (\(FileSystem.failure(errno: code)))"
+            let what = "Tripline keeps standard input and unpacked files in one while it reads them"
+            let fix = "set TMPDIR to a folder that exists and can be written, or unset it (/tmp)"
+            throw FileError(path: shown, reason: "\(why), and \(what); \(fix)")
+        }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         return fd

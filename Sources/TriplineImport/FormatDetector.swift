@@ -58,7 +58,7 @@ public enum FormatDetector {
         case .empty:
             var out = ParseOutput()
             out.format = "empty"
-            out.rejects.append(RejectRecord(line: nil, byteOffset: 0, reason: .emptyFile, detail: "the file is empty", excerpt: nil))
+            out.rejects.append(RejectRecord(line: nil, byteOffset: 0, reason: .emptyFile, detail: emptyDetail(byteCount: bytes.count), excerpt: nil))
             return out
         case .unknown:
             var out = ParseOutput()
@@ -74,6 +74,12 @@ public enum FormatDetector {
                 : "text that is not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file, GPX or GeoLife .plt)"
             return out
         }
+    }
+
+    /// What an `empty_file` reject says of a file that ``detect(_:)`` found `.empty`: "the file is empty" only when it
+    /// has no byte; one of white space (300 MB of line ends) "holds only white space", which is what it is.
+    static func emptyDetail(byteCount: Int) -> String {
+        byteCount == 0 ? "the file is empty" : "the file holds only white space (\(byteCount) bytes), no record"
     }
 
     /// What a file of a compressor or archive Tripline does not unpack is, by its magic bytes, and what to do; nil

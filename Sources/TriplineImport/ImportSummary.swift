@@ -49,6 +49,12 @@ public struct ImportSummary: Sendable {
     public var rejected: Int { files.reduce(0) { $0 + $1.rejected } }
     public var events: Int { files.reduce(0) { $0 + $1.events } }
     public var failed: Int { files.filter { $0.status == .failed }.count }
+    /// Files read and committed.
+    public var imported: Int { files.filter { $0.status == .imported }.count }
+    /// Entries passed over: files already imported or of another kind, and what a folder holds that is not read
+    /// (a symbolic link not followed, a compressed file Tripline does not unpack, an empty file). They are neither
+    /// imported nor failed, and the summary says so (it counted them all as files: "7 files" for 4 read and 3 links).
+    public var skipped: Int { files.filter { $0.status == .skipped }.count }
 }
 
 /// Progress of a running import, for a progress line.

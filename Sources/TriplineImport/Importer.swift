@@ -162,7 +162,8 @@ public final class Importer {
                     // so passed over like a file of another kind; an empty file named on its own is an `empty_file` reject.
                     try writer.rollback()
                     file.status = .skipped
-                    file.message = "an empty file: nothing to import"
+                    file.message = chunk.rejects.first?.detail == FormatDetector.emptyDetail(byteCount: 0)
+                        ? "an empty file: nothing to import" : "a file of only white space: nothing to import"
                     finish(file)
                     break
                 }

@@ -49,6 +49,9 @@ public enum RejectReason: String, Sendable, CaseIterable {
     /// A speed above ``Validate/maxSpeedMps`` or an accuracy above ``Validate/maxAccuracyM``: the point is kept
     /// without it, and this row says what was dropped.
     case measureOutOfRange = "measure_out_of_range"
+    /// A measure (accuracy, altitude, speed, heading, an event's distance) that is there but is no number (`"x"`,
+    /// `true`, `{}`): the point or event is kept without it, and this row names the field and the value.
+    case invalidMeasure = "invalid_measure"
 }
 
 /// A record that was not imported: where it was, why, and what it looked like.

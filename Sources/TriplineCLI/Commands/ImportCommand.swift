@@ -88,14 +88,21 @@ enum ImportCommand {
         } else if !quiet {
             let rate = summary.seconds > 0 ? Int(Double(summary.pointsNew + summary.pointsDuplicate) / summary.seconds) : 0
             context.stdout.write(
-                "\(summary.files.count) files: \(summary.pointsNew) new points, \(summary.pointsDuplicate) duplicate, "
-                    + "\(summary.rejected) rejected, \(summary.events) app events, \(summary.failed) failed "
+                summaryCounts(summary) + ": \(summary.pointsNew) new points, \(summary.pointsDuplicate) duplicate, "
+                    + "\(summary.rejected) rejected, \(summary.events) app events "
                     + "(\(formatSeconds(summary.seconds)), \(rate) points/s) into \(Terminal.escaped(store.path))\n")
             if summary.rejected > 0 {
                 context.stdout.write("See the rejects: tripline info --db \(store.path), or SELECT * FROM rejects.\n")  // not a read: a hint
             }
         }
         return summary.failed > 0 ? TriplineCLI.Exit.failure : TriplineCLI.Exit.success
+    }
+
+    /// The summary line's count of what was given: files imported, entries skipped and failed, each named for what it
+    /// is ("4 files imported, 3 skipped, 0 failed"); a skipped entry (a link not followed, a file already imported) is
+    /// neither a file imported nor a failure.
+    static func summaryCounts(_ s: ImportSummary) -> String {
+        "\(s.imported) file\(s.imported == 1 ? "" : "s") imported, \(s.skipped) skipped, \(s.failed) failed"
     }
 
     /// How many of a file's devices its line names (a file can name thousands).
@@ -171,7 +178,7 @@ enum ImportCommand {
             return "{" + fields.joined(separator: ",") + "}"
         }
         return "{\"files\":[" + files.joined(separator: ",") + "],\"points_new\":\(s.pointsNew),\"points_duplicate\":\(s.pointsDuplicate),"
-            + "\"rejected\":\(s.rejected),\"events\":\(s.events),\"failed\":\(s.failed),\"seconds\":\(Double(Int(s.seconds * 1000)) / 1000)}"
+            + "\"rejected\":\(s.rejected),\"events\":\(s.events),\"imported\":\(s.imported),\"skipped\":\(s.skipped),\"failed\":\(s.failed),\"seconds\":\(Double(Int(s.seconds * 1000)) / 1000)}"
     }
 }
 

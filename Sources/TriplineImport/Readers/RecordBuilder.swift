@@ -244,6 +244,35 @@ struct RecordBuilder {
         return v
     }
 
+    /// A measure read as ``number(_:_:_:)``, said when it is there but is no number: `"x"`, `"abc"`, `"fast"`, `true`,
+    /// `{}` or `1e400` is dropped with an `invalid_measure` row naming `field` and the value, and the record (a `kept`)
+    /// is kept without it, as an out-of-range measure is (``addPoint(_:start:end:coldHere:)``). An absent key or `null`
+    /// says nothing. (Google's readers dropped such a value without a word.)
+    @inline(__always)
+    mutating func checkedNumber(_ p: JSONParser, _ tape: JSONTape, _ index: Int?, field: StaticString, kept: String = "point",
+                                start: Int, end: Int) -> Double? {
+        guard let index else { return nil }
+        let node = tape.nodes[index]
+        if let v = number(p, node) { return v }
+        if node.kind != .null { rejectMeasure(p, node, field: field, kept: kept, start: start, end: end) }
+        return nil
+    }
+
+    /// The `invalid_measure` row of ``checkedNumber(_:_:_:field:kept:start:end:)`` (out of line: the hot path is the number).
+    @inline(never)
+    mutating func rejectMeasure(_ p: JSONParser, _ node: JSONNode, field: StaticString, kept: String, start: Int, end: Int) {
+        let what = node.kind == .number ? "is not a finite number" : node.kind == .string ? "is not a number" : "is not a number but JSON of another kind"
+        reject(.invalidMeasure, "\(field) \(p.rawText(node).prefix(60)) \(what); the \(kept) was kept without it", start: start, end: end)
+    }
+
+    /// As ``measure(_:_:_:)`` (a negative value is the apps' "unknown", dropped without a row), with
+    /// ``checkedNumber(_:_:_:field:kept:start:end:)``'s row for a value that is no number.
+    @inline(__always)
+    mutating func checkedMeasure(_ p: JSONParser, _ tape: JSONTape, _ index: Int?, field: StaticString, start: Int, end: Int) -> Double? {
+        guard let v = checkedNumber(p, tape, index, field: field, start: start, end: end), v >= 0 else { return nil }
+        return v
+    }
+
     @inline(__always)
     func string(_ p: JSONParser, _ tape: JSONTape, _ index: Int?) -> String? {
         guard let index, tape.nodes[index].kind == .string else { return nil }

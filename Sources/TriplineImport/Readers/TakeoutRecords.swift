@@ -253,17 +253,28 @@ extension RecordBuilder {
         {
             motion = RecordBuilder.googleMotion(p.raw(tape.nodes[type]))
         }
-        var speed = measure(p, tape, velocity)
-        if let s = speed, s > 1000 { speed = nil }
-        var course = number(p, tape, heading)
+        // A value that is no number is named in a row (`checkedNumber`); one above the bounds is, by `addPoint`.
+        let speed = checkedMeasure(p, tape, velocity, field: "velocity", start: start, end: end)
+        var course = checkedNumber(p, tape, heading, field: "heading", start: start, end: end)
         if let c = course, c < 0 || c > 360 { course = nil }
         var batteryState: String?
         if let charging, tape.nodes[charging].kind == .bool { batteryState = tape.nodes[charging].count == 1 ? "charging" : "unplugged" }
         let point = Point(
             deviceID: Int64(device), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: latValue, lon: lonValue,
-            altitudeM: number(p, tape, altitude), speedMps: speed, courseDeg: course, accuracyM: measure(p, tape, accuracy),
-            vAccuracyM: measure(p, tape, vacc), motion: motion, batteryState: batteryState, extra: takeExtra())
+            altitudeM: checkedNumber(p, tape, altitude, field: "altitude", start: start, end: end), speedMps: speed, courseDeg: course,
+            accuracyM: checkedMeasure(p, tape, accuracy, field: "accuracy", start: start, end: end),
+            vAccuracyM: checkedMeasure(p, tape, vacc, field: "verticalAccuracy", start: start, end: end), motion: motion,
+            batteryState: batteryState, extra: takeExtra())
         addPoint(point, start: start, end: end)
+    }
+
+    /// An activity's distance (``checkedNumber(_:_:_:field:kept:start:end:)``): a value that is no number is named in
+    /// a row only when the event itself will be kept (``addEvent(_:start:end:)`` rejects one whose time or position
+    /// fails, and a row saying "kept without it" would then be false).
+    mutating func eventDistance(_ p: JSONParser, _ tape: JSONTape, _ index: Int?, field: StaticString, event: ParsedEvent,
+                                start: Int, end: Int) -> Double? {
+        guard Validate.event(event.row, nowMs: context.nowMs) == nil else { return number(p, tape, index) }
+        return checkedNumber(p, tape, index, field: field, kept: event.row.kind.rawValue, start: start, end: end)
     }
 
     // MARK: Semantic Location History
@@ -322,9 +333,10 @@ extension RecordBuilder {
             event.lat = c.lat
             event.lon = c.lon
         }
-        event.distanceM = number(p, tape, member(p, tape, segment, "distance"))
+        event.distanceM = eventDistance(p, tape, member(p, tape, segment, "distance"), field: "distance", event: event, start: start, end: end)
         if event.distanceM == nil, let path = member(p, tape, segment, "waypointPath"), tape.nodes[path].kind == .object {
-            event.distanceM = number(p, tape, member(p, tape, path, "distanceMeters"))
+            event.distanceM = eventDistance(p, tape, member(p, tape, path, "distanceMeters"), field: "waypointPath.distanceMeters", event: event,
+                                            start: start, end: end)
         }
         if let type = text(p, tape, member(p, tape, segment, "activityType")) { event.mode = RecordBuilder.googleMode(type) }
         addEvent(event, start: start, end: end)
@@ -376,7 +388,8 @@ extension RecordBuilder {
                 event.lat = c.lat
                 event.lon = c.lon
             }
-            event.distanceM = number(p, tape, member(p, tape, activity, "distanceMeters"))
+            event.distanceM = eventDistance(p, tape, member(p, tape, activity, "distanceMeters"), field: "distanceMeters", event: event,
+                                            start: start, end: end)
             if let top = member(p, tape, activity, "topCandidate"), tape.nodes[top].kind == .object,
                let type = text(p, tape, member(p, tape, top, "type")) {
                 event.mode = RecordBuilder.googleMode(type)
@@ -457,10 +470,12 @@ extension RecordBuilder {
               acceptPoint(timeMs: time.ms, lat: c.lat, lon: c.lon, start: start, end: end)
         else { return }
         if let source { extra(p, tape.nodes[source - 1], tape.nodes[source]) }
-        var speedValue = measure(p, tape, speed)
-        if let s = speedValue, s > 1000 { speedValue = nil }
+        // A value that is no number is named in a row (`checkedNumber`); one above the bounds is, by `addPoint`.
+        let speedValue = checkedMeasure(p, tape, speed, field: "speedMetersPerSecond", start: start, end: end)
+        let altitudeValue = checkedNumber(p, tape, altitude, field: "altitudeMeters", start: start, end: end)
+        let accuracyValue = checkedMeasure(p, tape, accuracy, field: "accuracyMeters", start: start, end: end)
         addPoint(Point(deviceID: Int64(device), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: c.lat, lon: c.lon,
-                       altitudeM: number(p, tape, altitude), speedMps: speedValue, accuracyM: measure(p, tape, accuracy),
+                       altitudeM: altitudeValue, speedMps: speedValue, accuracyM: accuracyValue,
                        trigger: "rawSignal", extra: takeExtra()),
                  start: start, end: end)
     }
