@@ -42,7 +42,10 @@ import TriplineTestSupport
         #expect(out.format == "gpx/1.1")
         let fixes = out.points.map { "\($0.lat),\($0.lon),\($0.altitudeM.map { "\($0)" } ?? "-")" }
         #expect(fixes == ["48.1,11.5,-", "48.1,11.5,-", "48.1,11.5,500.0", "48.1,11.5,-", "48.1,11.5,-"])
-        #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidCoordinates, .invalidCoordinates, .invalidCoordinates])
+        // An <ele> that is no number: the fix is kept without it, with a row (before, without one).
+        #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidCoordinates, .invalidCoordinates, .invalidCoordinates, .invalidMeasure, .invalidMeasure])
+        #expect(out.rejects.suffix(2).map(\.detail) == ["<ele>0x10</ele> is not a number; the point was kept without it",
+                                                        "<ele>1.2.3</ele> is not a number; the point was kept without it"])
         #expect(!out.points.contains { $0.lat == 0 || $0.lon == 0 })
     }
 
@@ -107,5 +110,38 @@ import TriplineTestSupport
         let o = parse(overland)
         #expect(o.points.count == 1 && o.points[0].accuracyM == nil && o.points[0].vAccuracyM == nil)
         #expect(o.rejects.map(\.reason) == [.measureOutOfRange, .measureOutOfRange])
+    }
+
+    /// Overland, OwnTracks and GPX measures that are no number, or out of range, leave a row each, and the fix is kept
+    /// without them; the apps' "unknown" (-1) leaves none. Before, these readers dropped them without a word (as
+    /// Google's did until the sixth hostile round), and every course above 360°, and Overland's speeds above 1,000 m/s.
+    @Test func measuresThatAreNoNumberOrOutOfRangeLeaveARowInEveryFormat() {
+        func feature(_ second: Int, _ properties: String) -> String {
+            "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8,50]},\"properties\":{\"timestamp\":"
+                + "\"2024-01-01T00:00:0\(second)Z\",\(properties)}}"
+        }
+        let overland = parse("{\"locations\":[" + feature(0, "\"horizontal_accuracy\":\"abc\",\"speed\":5000,\"course\":400,\"altitude\":\"high\"")
+                             + "," + feature(1, "\"speed\":-1,\"course\":-1,\"horizontal_accuracy\":-1") + "]}")
+        #expect(overland.points.count == 2)
+        #expect(overland.points.allSatisfy { $0.speedMps == nil && $0.courseDeg == nil && $0.accuracyM == nil && $0.altitudeM == nil })
+        #expect(Set(overland.rejects.map(\.detail)) == [
+            "altitude \"high\" is not a number; the point was kept without it",
+            "horizontal_accuracy \"abc\" is not a number; the point was kept without it",
+            "speed 5000.0 m/s is above 1000 m/s; the point was kept without it",
+            "course 400.0° is above 360°; the point was kept without it",
+        ])
+        #expect(overland.rejects.allSatisfy { $0.line == 1 })
+        let owntracks = parse("{\"_type\":\"location\",\"lat\":52.1,\"lon\":13.1,\"tst\":1700000000,\"cog\":400,\"alt\":\"x\",\"batt\":\"full\"}")
+        #expect(owntracks.points.count == 1 && owntracks.points[0].courseDeg == nil && owntracks.points[0].altitudeM == nil)
+        #expect(owntracks.rejects.map(\.reason).sorted { $0.rawValue < $1.rawValue } == [.invalidMeasure, .invalidMeasure, .measureOutOfRange])
+        let gpx = parse("<?xml version=\"1.0\"?><gpx version=\"1.0\" creator=\"t\" xmlns=\"http://www.topografix.com/GPX/1/0\"><trk><trkseg>"
+                        + "<trkpt lat=\"48.1\" lon=\"11.5\"><time>2024-05-01T10:00:00Z</time><speed>fast</speed><course>400</course></trkpt>"
+                        + "<trkpt lat=\"48.1\" lon=\"11.5\"><time>2024-05-01T10:01:00Z</time><speed>5000</speed><course>-1</course></trkpt>"
+                        + "</trkseg></trk></gpx>")
+        #expect(gpx.points.count == 2 && gpx.points.allSatisfy { $0.speedMps == nil && $0.courseDeg == nil })
+        #expect(gpx.rejects.map(\.detail) == [
+            "<speed>fast</speed> is not a number; the point was kept without it", "course 400.0° is above 360°; the point was kept without it",
+            "speed 5000.0 m/s is above 1000 m/s; the point was kept without it",
+        ])
     }
 }

@@ -274,9 +274,10 @@ import TriplineTestSupport
             "{\"_type\":\"location\",\"lat\":52.1,\"lon\":13.1,\"tst\":1700000003,\"tid\":\"a\",\"vel\":\"fast\",\"acc\":-1}",
         ]
         let out = parse(lines.joined(separator: "\n"))
-        // "lat":"52.1" (a string holding a number, as early OwnTracks apps wrote it) is accepted since issue 12.
-        #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidTime])
-        #expect(out.rejects.map(\.line) == [2, 3])
+        // "lat":"52.1" (a string holding a number, as early OwnTracks apps wrote it) is accepted since issue 12; a
+        // "vel":"fast" is dropped with a row (before, without one), the fix kept; an "acc" of -1 is "unknown", no row.
+        #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidTime, .invalidMeasure])
+        #expect(out.rejects.map(\.line) == [2, 3, 4])
         #expect(out.points.count == 2 && out.points[0].lat == 52.1)
         #expect(out.points[1].speedMps == nil && out.points[1].accuracyM == nil)
     }

@@ -34,6 +34,8 @@ public struct GPXReader {
         var ele: Double?
         var speed: Double?
         var course: Double?
+        /// `<ele>`, `<speed>` or `<course>` text that is no number (`0x10`, `fast`): an `invalid_measure` row each.
+        var badMeasures: [(String, String)] = []
         var extras: [(String, String)] = []
     }
 
@@ -167,12 +169,18 @@ public struct GPXReader {
                             continue
                         }
                         switch name {
-                        case "ele": f.ele = parseNumber(value)
+                        case "ele":
+                            f.ele = parseNumber(value)
+                            if f.ele == nil && !value.isEmpty { f.badMeasures.append((name, value)) }
                         case "time":
                             f.timeText = value
                             f.time = Timestamp.parseISO8601(value)
-                        case "speed": f.speed = parseNumber(value)
-                        case "course": f.course = parseNumber(value)
+                        case "speed":
+                            f.speed = parseNumber(value)
+                            if f.speed == nil && !value.isEmpty { f.badMeasures.append((name, value)) }
+                        case "course":
+                            f.course = parseNumber(value)
+                            if f.course == nil && !value.isEmpty { f.badMeasures.append((name, value)) }
                         case "hdop", "vdop", "pdop", "sat", "src", "fix", "name", "sym", "type", "desc":
                             if !value.isEmpty { f.extras.append((name, value)) }
                         default: break
@@ -320,12 +328,14 @@ public struct GPXReader {
         if !f.extras.isEmpty {
             extra = "{" + f.extras.map { k, v in "\"\(k)\":" + (parseNumber(v) != nil && k != "name" && k != "src" && k != "fix" && k != "sym" && k != "type" && k != "desc" ? v : JSONText.quoted(v)) }.joined(separator: ",") + "}"
         }
+        for (name, value) in f.badMeasures {
+            builder.reject(.invalidMeasure, "<\(name)>\(value.prefix(60))</\(name)> is not a number; the point was kept without it", start: f.start, end: end)
+        }
+        // A negative speed is "unknown"; one too fast, or a course above 360°, leaves `addPoint`'s row.
         var speed = f.speed
-        if let s = speed, !(s >= 0 && s < 1000) { speed = nil }
-        var course = f.course
-        if let c = course, !(c >= 0 && c <= 360) { course = nil }
+        if let s = speed, !(s >= 0) { speed = nil }
         let point = Point(deviceID: Int64(d), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: lat, lon: lon,
-                          altitudeM: f.ele.flatMap { $0.isFinite ? $0 : nil }, speedMps: speed, courseDeg: course, extra: extra)
+                          altitudeM: f.ele.flatMap { $0.isFinite ? $0 : nil }, speedMps: speed, courseDeg: f.course, extra: extra)
         builder.addPoint(point, start: f.start, end: end)
     }
 

@@ -118,16 +118,15 @@ extension RecordBuilder {
         keep(f.speedAccuracy)
         keep(f.courseAccuracy)
         keep(f.uniqueID)
-        var speedValue = measure(p, f.speed)
-
-        if let s = speedValue, s > 1000 { speedValue = nil }  // not a phone's speed
-        var courseValue = number(p, f.course)
-        if let v = courseValue, v < 0 || v > 360 { courseValue = nil }
+        // A value that is no number leaves an `invalid_measure` row; one out of range, `addPoint`'s row.
         let point = Point(
             deviceID: Int64(device), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: c.lat, lon: c.lon,
-            altitudeM: number(p, f.altitude) ?? c.alt, speedMps: speedValue, courseDeg: courseValue,
-            accuracyM: measure(p, f.hacc), vAccuracyM: measure(p, f.vacc), motion: f.motion,
-            batteryLevel: measure(p, f.batteryLevel), batteryState: text(p, f.batteryState), ssid: text(p, f.wifi),
+            altitudeM: checkedNumber(p, f.altitude, field: "altitude", start: start, end: end) ?? c.alt,
+            speedMps: checkedMeasure(p, f.speed, field: "speed", start: start, end: end),
+            courseDeg: checkedNumber(p, f.course, field: "course", start: start, end: end),
+            accuracyM: checkedMeasure(p, f.hacc, field: "horizontal_accuracy", start: start, end: end),
+            vAccuracyM: checkedMeasure(p, f.vacc, field: "vertical_accuracy", start: start, end: end), motion: f.motion,
+            batteryLevel: checkedMeasure(p, f.batteryLevel, field: "battery_level", start: start, end: end), batteryState: text(p, f.batteryState), ssid: text(p, f.wifi),
             bssid: text(p, f.bssid), appTripID: text(p, f.tripID), appTripMode: text(p, f.tripMode),
             trigger: nil, conn: nil, extra: takeExtra())
         addPoint(point, start: start, end: end, coldHere: true)

@@ -133,12 +133,12 @@ extension RecordBuilder {
             default: break
             }
         }
+        // A value that is no number leaves an `invalid_measure` row; one out of range, `addPoint`'s row.
         var speed: Double?
-        if let kmh = number(p, tape, vel), kmh >= 0 { speed = kmh / 3.6 }
-        var course = number(p, tape, cog)
-        if let c = course, c < 0 || c > 360 { course = nil }
+        if let kmh = checkedNumber(p, tape, vel, field: "vel", start: start, end: end), kmh >= 0 { speed = kmh / 3.6 }
+        let course = checkedNumber(p, tape, cog, field: "cog", start: start, end: end)
         var battery: Double?
-        if let b = number(p, tape, batt), b >= 0, b <= 100 { battery = b / 100 }
+        if let b = checkedNumber(p, tape, batt, field: "batt", start: start, end: end), b >= 0, b <= 100 { battery = b / 100 }
         var batteryState: String?
         if let s = number(p, tape, bs) {
             switch s {
@@ -150,8 +150,9 @@ extension RecordBuilder {
         }
         let point = Point(
             deviceID: Int64(device), timeMs: time, utcOffsetS: nil, lat: latValue, lon: lonValue,
-            altitudeM: number(p, tape, alt), speedMps: speed, courseDeg: course, accuracyM: measure(p, tape, acc),
-            vAccuracyM: measure(p, tape, vac), motion: joined(p, tape, motion), batteryLevel: battery, batteryState: batteryState,
+            altitudeM: checkedNumber(p, tape, alt, field: "alt", start: start, end: end), speedMps: speed, courseDeg: course,
+            accuracyM: checkedMeasure(p, tape, acc, field: "acc", start: start, end: end),
+            vAccuracyM: checkedMeasure(p, tape, vac, field: "vac", start: start, end: end), motion: joined(p, tape, motion), batteryLevel: battery, batteryState: batteryState,
             ssid: text(p, tape, ssid), bssid: text(p, tape, bssid), appTripID: nil, appTripMode: nil,
             trigger: text(p, tape, trigger), conn: text(p, tape, conn), extra: takeExtra())
         addPoint(point, start: start, end: end)

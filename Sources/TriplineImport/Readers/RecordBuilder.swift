@@ -265,6 +265,22 @@ struct RecordBuilder {
         reject(.invalidMeasure, "\(field) \(p.rawText(node).prefix(60)) \(what); the \(kept) was kept without it", start: start, end: end)
     }
 
+    /// ``checkedNumber(_:_:_:field:kept:start:end:)`` for a member node (the Overland reader's).
+    @inline(__always)
+    mutating func checkedNumber(_ p: JSONParser, _ node: JSONNode?, field: StaticString, start: Int, end: Int) -> Double? {
+        guard let node else { return nil }
+        if let v = number(p, node) { return v }
+        if node.kind != .null { rejectMeasure(p, node, field: field, kept: "point", start: start, end: end) }
+        return nil
+    }
+
+    /// ``checkedMeasure(_:_:_:field:start:end:)`` for a member node (the Overland reader's).
+    @inline(__always)
+    mutating func checkedMeasure(_ p: JSONParser, _ node: JSONNode?, field: StaticString, start: Int, end: Int) -> Double? {
+        guard let v = checkedNumber(p, node, field: field, start: start, end: end), v >= 0 else { return nil }
+        return v
+    }
+
     /// As ``measure(_:_:_:)`` (a negative value is the apps' "unknown", dropped without a row), with
     /// ``checkedNumber(_:_:_:field:kept:start:end:)``'s row for a value that is no number.
     @inline(__always)
@@ -361,6 +377,16 @@ struct RecordBuilder {
             point.speedMps = nil
             reject(.measureOutOfRange, "speed \(speed) m/s is above \(Int(Validate.maxSpeedMps)) m/s; the point was kept without it",
                    start: start, end: end)
+        }
+        if let course = point.courseDeg, !(course <= 360) {
+            // A negative course is the apps' "unknown" (iOS writes -1), dropped without a row; one above 360° is no
+            // direction.
+            point.courseDeg = nil
+            if course > 360 {
+                reject(.measureOutOfRange, "course \(course)° is above 360°; the point was kept without it", start: start, end: end)
+            }
+        } else if let course = point.courseDeg, course < 0 {
+            point.courseDeg = nil
         }
         if let accuracy = point.accuracyM, !(accuracy <= Validate.maxAccuracyM) {
             point.accuracyM = nil

@@ -255,8 +255,7 @@ extension RecordBuilder {
         }
         // A value that is no number is named in a row (`checkedNumber`); one above the bounds is, by `addPoint`.
         let speed = checkedMeasure(p, tape, velocity, field: "velocity", start: start, end: end)
-        var course = checkedNumber(p, tape, heading, field: "heading", start: start, end: end)
-        if let c = course, c < 0 || c > 360 { course = nil }
+        let course = checkedNumber(p, tape, heading, field: "heading", start: start, end: end)
         var batteryState: String?
         if let charging, tape.nodes[charging].kind == .bool { batteryState = tape.nodes[charging].count == 1 ? "charging" : "unplugged" }
         let point = Point(
