@@ -113,7 +113,7 @@ import TriplineTestSupport
     }
 
     /// Overland, OwnTracks and GPX measures that are no number, or out of range, leave a row each, and the fix is kept
-    /// without them; the apps' "unknown" (-1) leaves none. Before, these readers dropped them without a word (as
+    /// without them; the apps' "unknown" (-1, or the string "NaN") leaves none. Before, these readers dropped them without a word (as
     /// Google's did until the sixth hostile round), and every course above 360°, and Overland's speeds above 1,000 m/s.
     @Test func measuresThatAreNoNumberOrOutOfRangeLeaveARowInEveryFormat() {
         func feature(_ second: Int, _ properties: String) -> String {
@@ -121,8 +121,9 @@ import TriplineTestSupport
                 + "\"2024-01-01T00:00:0\(second)Z\",\(properties)}}"
         }
         let overland = parse("{\"locations\":[" + feature(0, "\"horizontal_accuracy\":\"abc\",\"speed\":5000,\"course\":400,\"altitude\":\"high\"")
-                             + "," + feature(1, "\"speed\":-1,\"course\":-1,\"horizontal_accuracy\":-1") + "]}")
-        #expect(overland.points.count == 2)
+                             + "," + feature(1, "\"speed\":-1,\"course\":-1,\"horizontal_accuracy\":-1") + ","
+                             + feature(2, "\"speed\":\"NaN\",\"horizontal_accuracy\":\"nan\"") + "]}")
+        #expect(overland.points.count == 3)
         #expect(overland.points.allSatisfy { $0.speedMps == nil && $0.courseDeg == nil && $0.accuracyM == nil && $0.altitudeM == nil })
         #expect(Set(overland.rejects.map(\.detail)) == [
             "altitude \"high\" is not a number; the point was kept without it",
@@ -137,8 +138,9 @@ import TriplineTestSupport
         let gpx = parse("<?xml version=\"1.0\"?><gpx version=\"1.0\" creator=\"t\" xmlns=\"http://www.topografix.com/GPX/1/0\"><trk><trkseg>"
                         + "<trkpt lat=\"48.1\" lon=\"11.5\"><time>2024-05-01T10:00:00Z</time><speed>fast</speed><course>400</course></trkpt>"
                         + "<trkpt lat=\"48.1\" lon=\"11.5\"><time>2024-05-01T10:01:00Z</time><speed>5000</speed><course>-1</course></trkpt>"
+                        + "<trkpt lat=\"48.1\" lon=\"11.5\"><time>2024-05-01T10:02:00Z</time><speed>NaN</speed></trkpt>"
                         + "</trkseg></trk></gpx>")
-        #expect(gpx.points.count == 2 && gpx.points.allSatisfy { $0.speedMps == nil && $0.courseDeg == nil })
+        #expect(gpx.points.count == 3 && gpx.points.allSatisfy { $0.speedMps == nil && $0.courseDeg == nil })
         #expect(gpx.rejects.map(\.detail) == [
             "<speed>fast</speed> is not a number; the point was kept without it", "course 400.0° is above 360°; the point was kept without it",
             "speed 5000.0 m/s is above 1000 m/s; the point was kept without it",

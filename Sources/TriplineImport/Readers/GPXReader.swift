@@ -328,7 +328,7 @@ public struct GPXReader {
         if !f.extras.isEmpty {
             extra = "{" + f.extras.map { k, v in "\"\(k)\":" + (parseNumber(v) != nil && k != "name" && k != "src" && k != "fix" && k != "sym" && k != "type" && k != "desc" ? v : JSONText.quoted(v)) }.joined(separator: ",") + "}"
         }
-        for (name, value) in f.badMeasures {
+        for (name, value) in f.badMeasures where value.lowercased() != "nan" {  // "NaN": a writer's "unknown", no row
             builder.reject(.invalidMeasure, "<\(name)>\(value.prefix(60))</\(name)> is not a number; the point was kept without it", start: f.start, end: end)
         }
         // A negative speed is "unknown"; one too fast, or a course above 360°, leaves `addPoint`'s row.

@@ -259,8 +259,10 @@ struct RecordBuilder {
     }
 
     /// The `invalid_measure` row of ``checkedNumber(_:_:_:field:kept:start:end:)`` (out of line: the hot path is the number).
+    /// The string `"NaN"` (any case) is an app's "unknown", as -1 is (an iOS app writing an unknown speed so): no row.
     @inline(never)
     mutating func rejectMeasure(_ p: JSONParser, _ node: JSONNode, field: StaticString, kept: String, start: Int, end: Int) {
+        if node.kind == .string, p.string(node).lowercased() == "nan" { return }
         let what = node.kind == .number ? "is not a finite number" : node.kind == .string ? "is not a number" : "is not a number but JSON of another kind"
         reject(.invalidMeasure, "\(field) \(p.rawText(node).prefix(60)) \(what); the \(kept) was kept without it", start: start, end: end)
     }
