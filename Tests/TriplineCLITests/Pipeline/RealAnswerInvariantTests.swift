@@ -11,7 +11,8 @@ import TriplineTestSupport
 
 /// Invariants that every rebuild of every archive must keep (issue 22), checked on every corpus file or folder in
 /// `../shared/corpus/` (each imported into a fresh database and rebuilt as a user would) and on every simulator
-/// profile (two seeds, three days across the change to summer time, written as the apps' archives and imported):
+/// profile (two seeds, three days across the change to summer time, written as the apps' archives and imported; and
+/// three profiles in the varied world, Melbourne across its change back to standard time):
 /// - every visit, trip and leg start and end carries the UTC offset of where it happened at that instant: the fix's
 ///   own when the time is a fix's (Overland), else the zone's at that place (or the `--timezone` zone); legs as the
 ///   exports show them (they store no offsets);
@@ -302,6 +303,30 @@ import TriplineTestSupport
             if r.broken { broken.append("seed \(seed): " + r.description) }
         }
         #expect(broken.isEmpty, "\(profile.rawValue): \(broken.joined(separator: "\n"))")
+    }
+
+    /// The varied world (docs/SIMULATOR.md "A varied world": Melbourne, its southern summer time ending on day 2,
+    /// errand chains with short stops, suburban drives) keeps every invariant too: offsets of another hemisphere's zone
+    /// found by position (OwnTracks and the loggers' GPX carry none), days across its change of offset, short trips.
+    @Test(arguments: [SimulationProfile.denseOverland, .sparseOwnTracks, .logger])
+    func theVariedWorldKeepsTheInvariants(profile: SimulationProfile) throws {
+        var broken: [String] = []
+        for seed: UInt64 in [5, 6] {
+            var config = SimulatorConfig(seed: seed, days: 3, people: 2)
+            config.profile = profile
+            config.useWorld(.varied)
+            let result = Simulator(config: config).run()
+            let dir = try temporaryDirectory()
+            let store = try Store(path: dir + "/t.sqlite")
+            try SimulationEvaluation.importArchives(result, into: store, folder: dir + "/archives")
+            let rebuilt = runCLI(["rebuild", "--db", dir + "/t.sqlite", "--quiet"])
+            try #require(rebuilt.status == 0, "\(rebuilt.stderr)")
+            let r = try Self.check(dir + "/t.sqlite")
+            #expect(try store.db.scalarInt("SELECT count(*) FROM trips") ?? 0 > 20, "seed \(seed): the varied world's trips were rebuilt")
+            print("varied \(profile.rawValue) seed \(seed): day parts = days, device-days checked \(r.more["day parts = days"]?[1] ?? 0)")
+            if r.broken { broken.append("seed \(seed): " + r.description) }
+        }
+        #expect(broken.isEmpty, "varied \(profile.rawValue): \(broken.joined(separator: "\n"))")
     }
 
     /// A flight from Berlin to New York, then a walk in New York, in one trip: the walk's times show New York's
