@@ -111,26 +111,32 @@ extension Simulator {
         return out + back.dropFirst()
     }
 
+    /// The legs of a trip from place `from` to `to` by `mode`: a bus or train ride is a walk to the stop or station
+    /// near home or work, the ride (after a wait on the platform) and a walk from the other one; any other mode one
+    /// leg along the streets.
+    func plannedLegs(_ w: PersonWorld, _ from: Int, _ to: Int, _ mode: TravelMode, rng: inout SplitMix64) -> [PlannedLeg] {
+        let xy = w.xy
+        switch mode {
+        case .bus, .train:
+            let (s1, s2) = mode == .bus
+                ? (from == w.home ? (w.homeStop, w.workStop) : (w.workStop, w.homeStop))
+                : (from == w.home ? (w.homeStation, w.workStation) : (w.workStation, w.homeStation))
+            return [
+                PlannedLeg(mode: .walk, path: route(xy[from]!, xy[s1]!, mode: .walk, angle: w.gridAngle, rng: &rng), waitS: 0),
+                PlannedLeg(mode: mode, path: route(xy[s1]!, xy[s2]!, mode: mode, angle: w.gridAngle, rng: &rng), waitS: rng.uniform(60, 230)),
+                PlannedLeg(mode: .walk, path: route(xy[s2]!, xy[to]!, mode: .walk, angle: w.gridAngle, rng: &rng), waitS: 0),
+            ]
+        default:
+            return [PlannedLeg(mode: mode, path: route(xy[from]!, xy[to]!, mode: mode, angle: w.gridAngle, rng: &rng), waitS: 0)]
+        }
+    }
+
     /// The day's plan for one person.
     // Long by design: one day's plan as a chain of chances (weekday, errands, evenings, the flight days) from one random stream, whose draw order fixes each seed.
     func plan(_ w: PersonWorld, day: Int, weekday: Int, rng: inout SplitMix64) -> [Planned] {
         var plans: [Planned] = []
         let xy = w.xy
-        func legs(_ from: Int, _ to: Int, _ mode: TravelMode) -> [PlannedLeg] {
-            switch mode {
-            case .bus, .train:
-                let (s1, s2) = mode == .bus
-                    ? (from == w.home ? (w.homeStop, w.workStop) : (w.workStop, w.homeStop))
-                    : (from == w.home ? (w.homeStation, w.workStation) : (w.workStation, w.homeStation))
-                return [
-                    PlannedLeg(mode: .walk, path: route(xy[from]!, xy[s1]!, mode: .walk, angle: w.gridAngle, rng: &rng), waitS: 0),
-                    PlannedLeg(mode: mode, path: route(xy[s1]!, xy[s2]!, mode: mode, angle: w.gridAngle, rng: &rng), waitS: rng.uniform(60, 230)),
-                    PlannedLeg(mode: .walk, path: route(xy[s2]!, xy[to]!, mode: .walk, angle: w.gridAngle, rng: &rng), waitS: 0),
-                ]
-            default:
-                return [PlannedLeg(mode: mode, path: route(xy[from]!, xy[to]!, mode: mode, angle: w.gridAngle, rng: &rng), waitS: 0)]
-            }
-        }
+        func legs(_ from: Int, _ to: Int, _ mode: TravelMode) -> [PlannedLeg] { plannedLegs(w, from, to, mode, rng: &rng) }
         let h = 3600.0
         if config.planes && w.person == 0 && config.days >= 8 && day == 5 {
             // A flight out on day 5 (train to the airport, plane, walk to the hotel) and back on day 7.

@@ -36,45 +36,79 @@ extension Simulator {
         (config.originLat + p.y / metresPerDegreeLat, config.originLon + p.x / metresPerDegreeLon)
     }
 
-    func makeWorld(person: Int) -> PersonWorld {
-        var rng = SplitMix64.derived(config.seed, 0xA11CE, UInt64(person))
+    /// One person's places as a world draws them (the standard one, ``makeWorld(person:)``, and the varied one): each
+    /// at a position drawn around a centre, numbered in the order added, from the world's own random stream, whose
+    /// draw order fixes each seed's world.
+    struct WorldPlaces {
+        let person: Int
+        var rng: SplitMix64
+        let latLon: (XY) -> (lat: Double, lon: Double)
         var places: [TruthPlace] = []
         var xy: [Int: XY] = [:]
-        func add(_ kind: String, _ p: XY, ssid: String? = nil) -> Int {
+
+        init(person: Int, rng: SplitMix64, latLon: @escaping (XY) -> (lat: Double, lon: Double)) {
+            self.person = person
+            self.rng = rng
+            self.latLon = latLon
+        }
+
+        /// Adds a place of `kind` at `p`; returns its id.
+        mutating func add(_ kind: String, _ p: XY, ssid: String? = nil) -> Int {
             let id = person * 100 + places.count + 1
             let ll = latLon(p)
             places.append(TruthPlace(id: id, person: person, kind: kind, lat: ll.lat, lon: ll.lon, ssid: ssid))
             xy[id] = p
             return id
         }
-        func polar(_ centre: XY, _ r0: Double, _ r1: Double) -> XY {
+
+        /// A position `r0`–`r1` metres from `centre` in a random direction.
+        mutating func polar(_ centre: XY, _ r0: Double, _ r1: Double) -> XY {
             let a = rng.uniform(0, 2 * .pi)
             let r = rng.uniform(r0, r1)
             return centre + XY(x: cos(a) * r, y: sin(a) * r)
         }
+
+        /// Adds, in this order, the far place (20–35 km), the bus stops and stations near home and work, the airport
+        /// and the far city's hotel (~500 km) that every world has; returns their ids.
+        mutating func addTravelPlaces(home: XY, work: XY)
+            -> (far: Int, homeStop: Int, workStop: Int, homeStation: Int, workStation: Int, airport: Int, hotel: Int)
+        {
+            let far = add("far", around: home, 20000, 35000)
+            let homeStop = add("stop_home", around: home, 300, 500)
+            let workStop = add("stop_work", around: work, 250, 450)
+            let homeStation = add("station_home", around: home, 600, 900)
+            let workStation = add("station_work", around: work, 500, 800)
+            let airport = add("airport", around: home, 12000, 16000)
+            let hotel = add("hotel", around: home, 480_000, 520_000)
+            return (far, homeStop, workStop, homeStation, workStation, airport, hotel)
+        }
+
+        /// Adds a place of `kind` `r0`–`r1` metres from `centre`; returns its id.
+        mutating func add(_ kind: String, around centre: XY, _ r0: Double, _ r1: Double) -> Int {
+            let p = polar(centre, r0, r1)
+            return add(kind, p)
+        }
+    }
+
+    func makeWorld(person: Int) -> PersonWorld {
+        var w = WorldPlaces(person: person, rng: SplitMix64.derived(config.seed, 0xA11CE, UInt64(person)), latLon: latLon)
         let names = ["Mueller", "Schmidt", "Weber", "Fischer", "Wagner", "Becker"]
-        let homeXY = polar(XY(x: 0, y: 0), 500, 4000)
-        let home = add("home", homeXY, ssid: "\(names[person % names.count])-Home")
-        let workXY = polar(homeXY, 3000, 7000)
-        let work = add("work", workXY, ssid: "ACME-Corp-\(person + 1)")
-        let shopAXY = polar(homeXY, 500, 1300)
-        let shopA = add("shop_a", shopAXY)
-        let shopB = add("shop_b", polar(shopAXY, 195, 210))
-        let lunch = add("lunch", polar(workXY, 350, 600))
-        let park = add("park", polar(homeXY, 1500, 3500))
-        let friend = add("friend", polar(homeXY, 2500, 6000))
-        let far = add("far", polar(homeXY, 20000, 35000))
-        let homeStop = add("stop_home", polar(homeXY, 300, 500))
-        let workStop = add("stop_work", polar(workXY, 250, 450))
-        let homeStation = add("station_home", polar(homeXY, 600, 900))
-        let workStation = add("station_work", polar(workXY, 500, 800))
-        let airport = add("airport", polar(homeXY, 12000, 16000))
-        let hotel = add("hotel", polar(homeXY, 480_000, 520_000))
+        let homeXY = w.polar(XY(x: 0, y: 0), 500, 4000)
+        let home = w.add("home", homeXY, ssid: "\(names[person % names.count])-Home")
+        let workXY = w.polar(homeXY, 3000, 7000)
+        let work = w.add("work", workXY, ssid: "ACME-Corp-\(person + 1)")
+        let shopAXY = w.polar(homeXY, 500, 1300)
+        let shopA = w.add("shop_a", shopAXY)
+        let shopB = w.add("shop_b", around: shopAXY, 195, 210)
+        let lunch = w.add("lunch", around: workXY, 350, 600)
+        let park = w.add("park", around: homeXY, 1500, 3500)
+        let friend = w.add("friend", around: homeXY, 2500, 6000)
+        let (far, homeStop, workStop, homeStation, workStation, airport, hotel) = w.addTravelPlaces(home: homeXY, work: workXY)
         let commutes: [TravelMode] = [.car, .bus, .cycle, .train]
         return PersonWorld(
-            person: person, places: places, xy: xy, home: home, work: work, shopA: shopA, shopB: shopB, lunch: lunch,
+            person: person, places: w.places, xy: w.xy, home: home, work: work, shopA: shopA, shopB: shopB, lunch: lunch,
             park: park, friend: friend, far: far, homeStop: homeStop, workStop: workStop, homeStation: homeStation,
             workStation: workStation, airport: airport, hotel: hotel, commute: commutes[(person + Int(config.seed % 4)) % 4],
-            gridAngle: rng.uniform(0, .pi / 2))
+            gridAngle: w.rng.uniform(0, .pi / 2))
     }
 }

@@ -17,65 +17,46 @@ extension Simulator {
     /// 80–350 m from home, a school, a fuel station, others, each either near home or 80–300 m from the previous
     /// one), and two 80–400 m from work.
     func makeVariedWorld(person: Int) -> PersonWorld {
-        var rng = SplitMix64.derived(config.seed, 0xA11CE, UInt64(person), 0x7A)
-        var places: [TruthPlace] = []
-        var xy: [Int: XY] = [:]
-        func add(_ kind: String, _ p: XY, ssid: String? = nil) -> Int {
-            let id = person * 100 + places.count + 1
-            let ll = latLon(p)
-            places.append(TruthPlace(id: id, person: person, kind: kind, lat: ll.lat, lon: ll.lon, ssid: ssid))
-            xy[id] = p
-            return id
-        }
-        func polar(_ centre: XY, _ r0: Double, _ r1: Double) -> XY {
-            let a = rng.uniform(0, 2 * .pi)
-            let r = rng.uniform(r0, r1)
-            return centre + XY(x: cos(a) * r, y: sin(a) * r)
-        }
-        let suburban = rng.chance(0.4)
+        var w = WorldPlaces(person: person, rng: SplitMix64.derived(config.seed, 0xA11CE, UInt64(person), 0x7A), latLon: latLon)
+        let suburban = w.rng.chance(0.4)
         let names = ["Nguyen", "Smith", "Papadopoulos", "Singh", "Jones", "Rossi"]
-        let homeXY = suburban ? polar(XY(x: 0, y: 0), 15000, 30000) : polar(XY(x: 0, y: 0), 500, 5000)
-        let home = add("home", homeXY, ssid: "\(names[person % names.count])-Home")
-        let workXY = suburban ? polar(XY(x: 0, y: 0), 300, 4000) : polar(homeXY, 2000, 8000)
-        let work = add("work", workXY, ssid: "Works-\(person + 1)")
-        let shopAXY = polar(homeXY, suburban ? 800 : 400, suburban ? 3000 : 1300)
-        let shopA = add("shop_a", shopAXY)
-        let shopB = add("shop_b", polar(shopAXY, 120, 300))
-        let lunch = add("lunch", polar(workXY, 250, 600))
-        let park = add("park", polar(homeXY, 800, 3500))
-        let friend = add("friend", polar(homeXY, 2000, suburban ? 15000 : 6000))
-        let far = add("far", polar(homeXY, 20000, 35000))
-        let homeStop = add("stop_home", polar(homeXY, 300, 500))
-        let workStop = add("stop_work", polar(workXY, 250, 450))
-        let homeStation = add("station_home", polar(homeXY, 600, 900))
-        let workStation = add("station_work", polar(workXY, 500, 800))
-        let airport = add("airport", polar(homeXY, 12000, 16000))
-        let hotel = add("hotel", polar(homeXY, 480_000, 520_000))
+        let homeXY = suburban ? w.polar(XY(x: 0, y: 0), 15000, 30000) : w.polar(XY(x: 0, y: 0), 500, 5000)
+        let home = w.add("home", homeXY, ssid: "\(names[person % names.count])-Home")
+        let workXY = suburban ? w.polar(XY(x: 0, y: 0), 300, 4000) : w.polar(homeXY, 2000, 8000)
+        let work = w.add("work", workXY, ssid: "Works-\(person + 1)")
+        let shopAXY = w.polar(homeXY, suburban ? 800 : 400, suburban ? 3000 : 1300)
+        let shopA = w.add("shop_a", shopAXY)
+        let shopB = w.add("shop_b", around: shopAXY, 120, 300)
+        let lunch = w.add("lunch", around: workXY, 250, 600)
+        let park = w.add("park", around: homeXY, 800, 3500)
+        let friend = w.add("friend", around: homeXY, 2000, suburban ? 15000 : 6000)
+        let (far, homeStop, workStop, homeStation, workStation, airport, hotel) = w.addTravelPlaces(home: homeXY, work: workXY)
         // Scattered places of the person's own.
         var pois: [Int] = []
         let reach = suburban ? 5000.0 : 2500.0
-        pois.append(add("bakery", polar(homeXY, 80, 350)))
-        let school = add("school", polar(homeXY, 300, suburban ? 5000 : 1500))
+        pois.append(w.add("bakery", around: homeXY, 80, 350))
+        let school = w.add("school", around: homeXY, 300, suburban ? 5000 : 1500)
         pois.append(school)
-        let fuel = add("fuel", polar(homeXY, 700, reach))
+        let fuel = w.add("fuel", around: homeXY, 700, reach)
         pois.append(fuel)
         let others = ["pharmacy", "kiosk", "post_office", "cafe", "supermarket", "hairdresser", "library", "gym", "doctor"]
         var last = homeXY
-        for k in 0..<(3 + rng.int(5)) {
-            let p = rng.chance(0.5) ? polar(last, 80, 300) : polar(homeXY, 150, reach)
-            pois.append(add(others[(k + rng.int(others.count)) % others.count], p))
+        for k in 0..<(3 + w.rng.int(5)) {
+            let p = w.rng.chance(0.5) ? w.polar(last, 80, 300) : w.polar(homeXY, 150, reach)
+            let kind = others[(k + w.rng.int(others.count)) % others.count]
+            pois.append(w.add(kind, p))
             last = p
         }
-        let workPOIs = [add("kiosk_work", polar(workXY, 80, 400)), add("pharmacy_work", polar(workXY, 80, 400))]
+        let workPOIs = [w.add("kiosk_work", around: workXY, 80, 400), w.add("pharmacy_work", around: workXY, 80, 400)]
         let commutes: [TravelMode] = [.car, .bus, .cycle, .train]
         var world = PersonWorld(
-            person: person, places: places, xy: xy, home: home, work: work, shopA: shopA, shopB: shopB, lunch: lunch,
+            person: person, places: w.places, xy: w.xy, home: home, work: work, shopA: shopA, shopB: shopB, lunch: lunch,
             park: park, friend: friend, far: far, homeStop: homeStop, workStop: workStop, homeStation: homeStation,
             workStation: workStation, airport: airport, hotel: hotel,
-            commute: suburban ? .car : commutes[rng.int(commutes.count)], gridAngle: rng.uniform(0, .pi / 2))
+            commute: suburban ? .car : commutes[w.rng.int(commutes.count)], gridAngle: w.rng.uniform(0, .pi / 2))
         world.pois = pois
         world.workPOIs = workPOIs
-        world.school = rng.chance(0.5) ? school : nil
+        world.school = w.rng.chance(0.5) ? school : nil
         world.fuel = fuel
         world.suburban = suburban
         return world
@@ -88,21 +69,7 @@ extension Simulator {
         var plans: [Planned] = []
         let xy = w.xy
         let h = 3600.0
-        func legs(_ from: Int, _ to: Int, _ mode: TravelMode) -> [PlannedLeg] {
-            switch mode {
-            case .bus, .train:
-                let (s1, s2) = mode == .bus
-                    ? (from == w.home ? (w.homeStop, w.workStop) : (w.workStop, w.homeStop))
-                    : (from == w.home ? (w.homeStation, w.workStation) : (w.workStation, w.homeStation))
-                return [
-                    PlannedLeg(mode: .walk, path: route(xy[from]!, xy[s1]!, mode: .walk, angle: w.gridAngle, rng: &rng), waitS: 0),
-                    PlannedLeg(mode: mode, path: route(xy[s1]!, xy[s2]!, mode: mode, angle: w.gridAngle, rng: &rng), waitS: rng.uniform(60, 230)),
-                    PlannedLeg(mode: .walk, path: route(xy[s2]!, xy[to]!, mode: .walk, angle: w.gridAngle, rng: &rng), waitS: 0),
-                ]
-            default:
-                return [PlannedLeg(mode: mode, path: route(xy[from]!, xy[to]!, mode: mode, angle: w.gridAngle, rng: &rng), waitS: 0)]
-            }
-        }
+        func legs(_ from: Int, _ to: Int, _ mode: TravelMode) -> [PlannedLeg] { plannedLegs(w, from, to, mode, rng: &rng) }
         func short() -> Double { rng.uniform(180, 540) }
         func errand() -> Double { rng.uniform(600, 1800) }
         func dist(_ a: Int, _ b: Int) -> Double { (xy[a]! - xy[b]!).length }

@@ -286,19 +286,24 @@ import TriplineTestSupport
         #expect(!r.broken, "SampleData: \(r)")
     }
 
+    /// Simulates `config`, writes the apps' archives and imports them, rebuilds as a user would, and checks the result.
+    static func checkSimulation(_ config: SimulatorConfig) throws -> (Invariants, Store) {
+        let result = Simulator(config: config).run()
+        let dir = try temporaryDirectory()
+        let store = try Store(path: dir + "/t.sqlite")
+        try SimulationEvaluation.importArchives(result, into: store, folder: dir + "/archives")
+        let rebuilt = runCLI(["rebuild", "--db", dir + "/t.sqlite", "--quiet"])
+        try #require(rebuilt.status == 0, "\(rebuilt.stderr)")
+        return (try check(dir + "/t.sqlite"), store)
+    }
+
     @Test(arguments: SimulationProfile.allCases)
     func everySimulatorProfileKeepsTheInvariants(profile: SimulationProfile) throws {
         var broken: [String] = []
         for seed: UInt64 in [5, 6] {
             var config = SimulatorConfig(seed: seed, days: 3, people: 2)
             config.profile = profile
-            let result = Simulator(config: config).run()
-            let dir = try temporaryDirectory()
-            let store = try Store(path: dir + "/t.sqlite")
-            try SimulationEvaluation.importArchives(result, into: store, folder: dir + "/archives")
-            let rebuilt = runCLI(["rebuild", "--db", dir + "/t.sqlite", "--quiet"])
-            try #require(rebuilt.status == 0, "\(rebuilt.stderr)")
-            let r = try Self.check(dir + "/t.sqlite")
+            let (r, _) = try Self.checkSimulation(config)
             print("\(profile.rawValue) seed \(seed): day parts = days, device-days checked \(r.more["day parts = days"]?[1] ?? 0)")
             if r.broken { broken.append("seed \(seed): " + r.description) }
         }
@@ -315,13 +320,7 @@ import TriplineTestSupport
             var config = SimulatorConfig(seed: seed, days: 3, people: 2)
             config.profile = profile
             config.useWorld(.varied)
-            let result = Simulator(config: config).run()
-            let dir = try temporaryDirectory()
-            let store = try Store(path: dir + "/t.sqlite")
-            try SimulationEvaluation.importArchives(result, into: store, folder: dir + "/archives")
-            let rebuilt = runCLI(["rebuild", "--db", dir + "/t.sqlite", "--quiet"])
-            try #require(rebuilt.status == 0, "\(rebuilt.stderr)")
-            let r = try Self.check(dir + "/t.sqlite")
+            let (r, store) = try Self.checkSimulation(config)
             #expect(try store.db.scalarInt("SELECT count(*) FROM trips") ?? 0 > 20, "seed \(seed): the varied world's trips were rebuilt")
             print("varied \(profile.rawValue) seed \(seed): day parts = days, device-days checked \(r.more["day parts = days"]?[1] ?? 0)")
             if r.broken { broken.append("seed \(seed): " + r.description) }
