@@ -101,7 +101,28 @@ struct GPXExport: RecordWriter {
     }
 
     /// `trkseg`s of the unflagged points of `device` in `[startMs, endMs]`, a new one after each gap.
-    func segments(device: Int64, startMs: Int64, endMs: Int64) throws {
+    ///
+    /// `appLine`: the line of a trip or leg taken from Google's timeline instead (``Exporter/appLine(tripID:source:leg:)``),
+    /// a `trkseg` per run; a `trkpt` has a `time` only where Google gives one (a leg's start and end), none is invented.
+    func segments(device: Int64, startMs: Int64, endMs: Int64, appLine: [[LineVertex]]? = nil) throws {
+        if let appLine {
+            for run in appLine {
+                try out.append("<trkseg>\n")
+                for v in run {
+                    try out.append("<trkpt")
+                    try coordinates(lat: v.lat, lon: v.lon)
+                    try out.append(">")
+                    if let ms = v.timeMs {
+                        try out.append("<time>")
+                        try out.append(time: ms, offset: nil)
+                        try out.append("</time>")
+                    }
+                    try out.append("</trkpt>\n")
+                }
+                try out.append("</trkseg>\n")
+            }
+            return
+        }
         var track = Segments(out: out, gapMs: exporter.parameters.gapSeconds * 1000)
         try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
@@ -220,7 +241,7 @@ struct GPXExport: RecordWriter {
             ("points", String(trip.points)), ("gaps", String(trip.gaps)),
         ])
         try out.append("\n")
-        try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs)
+        try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, appLine: try exporter.appLine(tripID: trip.id, source: trip.source))
         try out.append("</trk>\n")
     }
 
@@ -237,7 +258,8 @@ struct GPXExport: RecordWriter {
             ("duration_s", number(leg.durationS)), ("points", String(leg.points)),
         ])
         try out.append("\n")
-        try segments(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs)
+        try segments(
+            device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs, appLine: try exporter.appLine(tripID: leg.tripID, source: leg.source, leg: leg.leg))
         try out.append("</trk>\n")
     }
 
