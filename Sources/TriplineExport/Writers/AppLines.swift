@@ -13,23 +13,24 @@ struct LineVertex: Equatable {
     var timeMs: Int64?
 }
 
-extension Exporter {
-    /// The line of a trip (`leg` nil) or of one of its legs taken from Google's timeline (`source = 'app'`): each
-    /// leg's stored ``AppLine`` (its start, Google's path points in order, its end; the straight line between its ends
-    /// when Google gave no path), a trip's legs joined in order (a position the next leg starts at, where the one
-    /// before ended, once), with the privacy zones applied (``PrivacyZones/cut(_:)``): runs of at least two positions.
-    /// Nil for a trip or leg rebuilt from fixes, whose line is its fixes. Times only where Google gives them: each
-    /// leg's start and end.
-    func appLine(tripID: Int64, source: String, leg: Int? = nil) throws -> [[LineVertex]]? {
-        guard source == "app" else { return nil }
-        return privacyZones.cut(try appVertices(tripID: tripID, leg: leg))
+/// The lines of trips and legs taken from Google's timeline as the exports and the map draw them: each leg's stored
+/// ``AppLine`` (its start, Google's path points in order, its end; the straight line between its ends when Google gave
+/// no path), a trip's legs joined in order (a position the next leg starts at, where the one before ended, once).
+/// Times only where Google gives them: each leg's start and end. One reader for every writer and the map, so they draw
+/// one line.
+final class AppLineLoader {
+    let store: Store
+    let reader: AppLineReader
+
+    init(store: Store) throws {
+        self.store = store
+        reader = try AppLineReader(store)
     }
 
-    /// The stored line of an app trip or leg, the zones not applied.
-    func appVertices(tripID: Int64, leg: Int?) throws -> [LineVertex] {
-        if appLines == nil { appLines = try AppLineReader(store) }
-        guard let reader = appLines else { return [] }
-        let times = try appLegTimes(tripID: tripID)
+    /// The stored line of app trip `tripID` (`leg` nil) or of its leg `leg`, the zones not applied.
+    func vertices(tripID: Int64, leg: Int?) throws -> [LineVertex] {
+        var times: [Int: (startMs: Int64, endMs: Int64)] = [:]
+        for row in try store.legs(trip: tripID) { times[row.leg] = (row.startMs, row.endMs) }
         var vertices: [LineVertex] = []
         for (number, line) in try reader.lines(trip: tripID) where leg == nil || leg == number {
             guard !line.isEmpty else { continue }
@@ -46,11 +47,30 @@ extension Exporter {
         return vertices
     }
 
-    /// The start and end of each leg of a trip, by leg number.
-    private func appLegTimes(tripID: Int64) throws -> [Int: (startMs: Int64, endMs: Int64)] {
-        var out: [Int: (startMs: Int64, endMs: Int64)] = [:]
-        for leg in try store.legs(trip: tripID) { out[leg.leg] = (leg.startMs, leg.endMs) }
-        return out
+    /// Whether any leg of the trip has a line through path points (more than its two ends).
+    func hasPath(tripID: Int64) throws -> Bool {
+        try reader.lines(trip: tripID).contains { $0.line.count > 2 }
+    }
+
+    /// The great-circle metres along a run of vertices.
+    static func length(_ run: [LineVertex]) -> Double {
+        zip(run, run.dropFirst()).reduce(0) { $0 + Geo.distance($1.0.lat, $1.0.lon, $1.1.lat, $1.1.lon) }
+    }
+}
+
+extension Exporter {
+    /// The line of a trip (`leg` nil) or of one of its legs taken from Google's timeline (`source = 'app'`)
+    /// (``AppLineLoader``), with the privacy zones applied (``PrivacyZones/cut(_:)``): runs of at least two positions.
+    /// Nil for a trip or leg rebuilt from fixes, whose line is its fixes.
+    func appLine(tripID: Int64, source: String, leg: Int? = nil) throws -> [[LineVertex]]? {
+        guard source == "app" else { return nil }
+        return privacyZones.cut(try appVertices(tripID: tripID, leg: leg))
+    }
+
+    /// The stored line of an app trip or leg, the zones not applied.
+    func appVertices(tripID: Int64, leg: Int?) throws -> [LineVertex] {
+        if appLines == nil { appLines = try AppLineLoader(store: store) }
+        return try appLines?.vertices(tripID: tripID, leg: leg) ?? []
     }
 
     /// A trip taken from Google's timeline as the privacy zones let it be shown (docs/EXPORTS.md, "Privacy zones"):
@@ -78,10 +98,10 @@ extension Exporter {
             (t.endLat, t.endLon) = (last.lat, last.lon)
             (t.toPlaceID, t.toPlace) = (nil, nil)
         }
-        let shown = runs.reduce(0) { $0 + Self.length($1) }
+        let shown = runs.reduce(0) { $0 + AppLineLoader.length($1) }
         t.distanceM = shown
         t.lineDistanceM = shown
-        t.distanceMethod = try hasPath(tripID: t.id) ? "app_path" : "app_line"
+        t.distanceMethod = try appLines?.hasPath(tripID: t.id) == true ? "app_path" : "app_line"
         t.avgSpeedMps = t.durationS > 0 ? shown / t.durationS : nil
         t.maxSpeedMps = nil
         return t
@@ -96,19 +116,8 @@ extension Exporter {
         let runs = zones.cut(full)
         if runs.count == 1, runs[0].count == full.count { return l }
         guard !runs.isEmpty else { return nil }
-        l.distanceM = runs.reduce(0) { $0 + Self.length($1) }
+        l.distanceM = runs.reduce(0) { $0 + AppLineLoader.length($1) }
         return l
-    }
-
-    /// Whether any leg of the trip has a line through path points (more than its two ends).
-    private func hasPath(tripID: Int64) throws -> Bool {
-        if appLines == nil { appLines = try AppLineReader(store) }
-        return try appLines?.lines(trip: tripID).contains { $0.line.count > 2 } ?? false
-    }
-
-    /// The great-circle metres along a run of vertices.
-    static func length(_ run: [LineVertex]) -> Double {
-        zip(run, run.dropFirst()).reduce(0) { $0 + Geo.distance($1.0.lat, $1.0.lon, $1.1.lat, $1.1.lon) }
     }
 }
 
