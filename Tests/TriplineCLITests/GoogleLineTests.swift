@@ -209,4 +209,28 @@ import TriplineTestSupport
         let file = try Database(path: gpkg, readOnly: true)
         #expect(try file.scalarInt("SELECT count(*) FROM trips WHERE geom IS NOT NULL") == 1)
     }
+
+    /// The map draws the same line (not the dashed straight line between the ends it drew before), dashed only where
+    /// Google gave no path.
+    @Test func theMapDrawsTheSameLine() throws {
+        let detour: [Position] = [(52.56, 13.39), (52.46, 13.42)]
+        let (db, dir) = try database(
+            Self.activity(from: "2024-05-01T08:00:00Z", to: "2024-05-01T09:00:00Z", start: Self.home, end: Self.work, waypoints: detour))
+        let r = runCLI(["map", "--db", db, "-o", dir + "/map.html"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let page = PageInspector(bytes: try FileSystem.read(dir + "/map.html"))
+        let lines = try #require(DrawnLines(page))
+        let trips = lines.subpaths.filter { $0.kind == "trip" }
+        #expect(trips.count == 1 && trips.first?.points.count == 4, "\(trips)")
+        // Its vertices are the line's, north to south as Google's detour goes.
+        let latitudes = trips.first?.points.map { lines.latitude(gy: $0.y) } ?? []
+        let expected = [Self.home, detour[0], detour[1], Self.work].map(\.lat)
+        #expect(latitudes.count == 4 && zip(latitudes, expected).allSatisfy { abs($0 - $1) < 0.01 }, "\(latitudes)")
+        #expect(!page.html.contains(" s\" d=\""), "drawn as the straight line between its ends")
+        // Without a path: the straight line, dashed.
+        let (db2, dir2) = try database(Self.activity(from: "2024-05-01T08:00:00Z", to: "2024-05-01T09:00:00Z", start: Self.home, end: Self.work))
+        #expect(runCLI(["map", "--db", db2, "-o", dir2 + "/map.html"]).status == 0)
+        let straight = PageInspector(bytes: try FileSystem.read(dir2 + "/map.html"))
+        #expect(straight.html.contains(" s\" d=\""))
+    }
 }
