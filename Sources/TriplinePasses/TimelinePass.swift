@@ -231,8 +231,9 @@ public struct TimelinePass: Pass {
         var visits: [(row: VisitRow, place: PlaceRef, appPlaceID: String?)] = []
         var edits: [PlaceEdit] = []
         /// Google's trips used (row without its visits' and places' ids), each with its legs (one per activity, with
-        /// Google's activity type), its straight-line distance and how its distance was measured.
-        var trips: [(row: TripRow, from: VisitRef?, to: VisitRef?, fromPlace: PlaceRef?, toPlace: PlaceRef?, legs: [(leg: LegRow, activity: String?, line: AppLine)],
+        /// Google's activity type and its line, ``AppLine``), its straight-line distance and how its distance was measured.
+        var trips: [(row: TripRow, from: VisitRef?, to: VisitRef?, fromPlace: PlaceRef?, toPlace: PlaceRef?,
+                     legs: [(leg: LegRow, activity: String?, line: AppLine)],
                      lineDistanceM: Double, method: String)] = []
         /// Google's visits kept once the edits are applied; the trips' distance.
         var visitCount = 0

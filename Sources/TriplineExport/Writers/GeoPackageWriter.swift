@@ -450,7 +450,8 @@ final class LayerWriter: RecordWriter {
         seen(t.endMs)
         let name = exporter.deviceName(t.deviceID)
         try row(
-            fid: t.id, geometry: try lineGeometry(device: t.deviceID, startMs: t.startMs, endMs: t.endMs, appLine: try exporter.appLine(tripID: t.id, source: t.source)),
+            fid: t.id,
+            geometry: try lineGeometry(device: t.deviceID, startMs: t.startMs, endMs: t.endMs, appLine: try exporter.appLine(tripID: t.id, source: t.source)),
             [
                 .integer(t.id), .text(name), try time(t.startMs, offset: t.startOffset), try time(t.endMs, offset: t.endOffset),
                 number(t.durationS), number(t.movingS), number(t.distanceM), number(t.avgSpeedMps), number(t.maxSpeedMps),
