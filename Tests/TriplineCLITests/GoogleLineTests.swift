@@ -233,4 +233,15 @@ import TriplineTestSupport
         let straight = PageInspector(bytes: try FileSystem.read(dir2 + "/map.html"))
         #expect(straight.html.contains(" s\" d=\""))
     }
+
+    /// Across the antimeridian Google's line is cut at ±180° as a line of fixes is (RFC 7946 §3.1.9).
+    @Test func acrossTheAntimeridianTheLineIsCut() throws {
+        let start: Position = (-17.5, 179.5), end: Position = (-17.7, -179.5)
+        let (db, _) = try database(
+            Self.activity(from: "2024-05-01T08:00:00Z", to: "2024-05-01T09:00:00Z", start: start, end: end, waypoints: [(-17.6, -179.8)]))
+        let lines = try features(export(db, "geojson", "trips")).first?.lines ?? []
+        #expect(lines.count == 2 && lines.first?.count == 2 && lines.last?.count == 3, "\(lines)")
+        #expect(lines.first?.last?.lon == 180 && lines.last?.first?.lon == -180 && lines.first?.last?.lat == lines.last?.first?.lat, "\(lines)")
+        #expect(lines.first.map { same([$0[0]], [start]) } == true && lines.last.map { same([$0[2]], [end]) } == true)
+    }
 }
