@@ -67,6 +67,18 @@ extension Exporter {
         return privacyZones.cut(try appVertices(tripID: tripID, leg: leg))
     }
 
+    /// What a trip's (`leg` nil) or leg's line is (the exports' `line_method`): `fixes` for one rebuilt from fixes (its
+    /// line is its unflagged points), `app_path` for one taken from Google's timeline whose line goes through Google's
+    /// path points (a leg of it does), `app_line` for one whose line is only the straight lines between its legs' ends,
+    /// nil for one of Google's without any position.
+    func lineMethod(tripID: Int64, source: String, leg: Int? = nil) throws -> String? {
+        guard source == "app" else { return "fixes" }
+        if appLines == nil { appLines = try AppLineLoader(store: store) }
+        let lines = try appLines?.reader.lines(trip: tripID).filter { leg == nil || $0.leg == leg }.map(\.line) ?? []
+        if lines.contains(where: { $0.count > 2 }) { return "app_path" }
+        return lines.contains(where: { !$0.isEmpty }) ? "app_line" : nil
+    }
+
     /// The stored line of an app trip or leg, the zones not applied.
     func appVertices(tripID: Int64, leg: Int?) throws -> [LineVertex] {
         if appLines == nil { appLines = try AppLineLoader(store: store) }

@@ -239,6 +239,7 @@ struct GPXExport: RecordWriter {
             ("from_place_id", trip.fromPlaceID.map { String($0) }), ("from_place", trip.fromPlace),
             ("to_place_id", trip.toPlaceID.map { String($0) }), ("to_place", trip.toPlace),
             ("points", String(trip.points)), ("gaps", String(trip.gaps)),
+            ("line_method", try exporter.lineMethod(tripID: trip.id, source: trip.source)),
         ])
         try out.append("\n")
         try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, appLine: try exporter.appLine(tripID: trip.id, source: trip.source))
@@ -256,6 +257,7 @@ struct GPXExport: RecordWriter {
             ("trip_id", String(leg.tripID)), ("leg", String(leg.leg)), ("device", exporter.deviceName(leg.deviceID)),
             ("mode_source", leg.modeSource), ("start", start), ("end", end), ("distance_m", number(leg.distanceM)),
             ("duration_s", number(leg.durationS)), ("points", String(leg.points)),
+            ("line_method", try exporter.lineMethod(tripID: leg.tripID, source: leg.source, leg: leg.leg)),
         ])
         try out.append("\n")
         try segments(

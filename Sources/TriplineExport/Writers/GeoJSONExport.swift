@@ -202,6 +202,7 @@ struct GeoJSONExport: RecordWriter {
         try integer("points", trip.points)
         try integer("gaps", trip.gaps)
         try text("source", trip.source)
+        try text("line_method", try exporter.lineMethod(tripID: trip.id, source: trip.source))
         try out.append("}}")
     }
 
@@ -221,6 +222,7 @@ struct GeoJSONExport: RecordWriter {
         try number("duration_s", leg.durationS)
         try integer("points", leg.points)
         try text("source", leg.source)
+        try text("line_method", try exporter.lineMethod(tripID: leg.tripID, source: leg.source, leg: leg.leg))
         try out.append("}}")
     }
 

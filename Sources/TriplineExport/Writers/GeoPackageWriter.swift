@@ -103,12 +103,12 @@ struct GeoPackageWriter {
             ("legs", "INTEGER"), ("from_place_id", "INTEGER"), ("to_place_id", "INTEGER"), ("start_lat", "REAL"),
             ("start_lon", "REAL"), ("end_lat", "REAL"), ("end_lon", "REAL"), ("points", "INTEGER"), ("gaps", "INTEGER"),
             ("from_place", "TEXT"), ("to_place", "TEXT"), ("line_distance_m", "REAL"), ("distance_method", "TEXT"),
-            ("source", "TEXT"),
+            ("source", "TEXT"), ("line_method", "TEXT"),
         ],
         .legs: [
             ("trip_id", "INTEGER"), ("leg", "INTEGER"), ("mode", "TEXT"), ("start_time", "TEXT"), ("end_time", "TEXT"),
             ("distance_m", "REAL"), ("duration_s", "REAL"), ("device", "TEXT"), ("mode_source", "TEXT"), ("points", "INTEGER"),
-            ("source", "TEXT"),
+            ("source", "TEXT"), ("line_method", "TEXT"),
         ],
         .visits: [
             ("visit_id", "INTEGER"), ("device", "TEXT"), ("place_id", "INTEGER"), ("place_name", "TEXT"), ("start_time", "TEXT"),
@@ -459,6 +459,7 @@ final class LayerWriter: RecordWriter {
                 coordinate(t.startLat), coordinate(t.startLon), coordinate(t.endLat), coordinate(t.endLon),
                 .integer(Int64(t.points)), .integer(Int64(t.gaps)), .optional(t.fromPlace), .optional(t.toPlace),
                 number(t.lineDistanceM), .optional(t.distanceMethod), .text(t.source),
+                .optional(try exporter.lineMethod(tripID: t.id, source: t.source)),
             ])
     }
 
@@ -474,7 +475,7 @@ final class LayerWriter: RecordWriter {
                 try time(l.startMs, offset: exporter.legOffset(l, atMs: l.startMs, isStart: true), resolved: true),
                 try time(l.endMs, offset: exporter.legOffset(l, atMs: l.endMs, isStart: false), resolved: true),
                 number(l.distanceM), number(l.durationS), .text(exporter.deviceName(l.deviceID)), .text(l.modeSource),
-                .integer(Int64(l.points)), .text(l.source),
+                .integer(Int64(l.points)), .text(l.source), .optional(try exporter.lineMethod(tripID: l.tripID, source: l.source, leg: l.leg)),
             ])
     }
 
