@@ -162,7 +162,10 @@ public struct Rebuild {
     ///    visit that ends last before it and reaches the one that starts first after it, with nothing between (before,
     ///    the visit nearest in time on either side: a trip could leave the visit it reached). The apptrips pass compares
     ///    a record covering less than half of its trip (Google's walk to the station) with the leg it overlaps most.
-    public static let algorithmVersion = 51
+    /// 52 (Google's lines): each leg taken from Google's timeline stores its line (`legs.app_line`: start, path
+    /// points, end) and its straight lines along it (`legs.line_distance_m`, summed into the trip's); days' straight
+    /// lines take each Google leg's own.
+    public static let algorithmVersion = 52
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -231,8 +231,9 @@ public struct TimelinePass: Pass {
         var visits: [(row: VisitRow, place: PlaceRef, appPlaceID: String?)] = []
         var edits: [PlaceEdit] = []
         /// Google's trips used (row without its visits' and places' ids), each with its legs (one per activity, with
-        /// Google's activity type), its straight-line distance and how its distance was measured.
-        var trips: [(row: TripRow, from: VisitRef?, to: VisitRef?, fromPlace: PlaceRef?, toPlace: PlaceRef?, legs: [(leg: LegRow, activity: String?)],
+        /// Google's activity type and its line, ``AppLine``), its straight-line distance and how its distance was measured.
+        var trips: [(row: TripRow, from: VisitRef?, to: VisitRef?, fromPlace: PlaceRef?, toPlace: PlaceRef?,
+                     legs: [(leg: LegRow, activity: String?, line: AppLine)],
                      lineDistanceM: Double, method: String)] = []
         /// Google's visits kept once the edits are applied; the trips' distance.
         var visitCount = 0
@@ -423,7 +424,7 @@ public struct TimelinePass: Pass {
                 if let la = s.lat, let lo = s.lon { return (la, lo) }
                 return nil
             }
-            var legs: [(leg: LegRow, activity: String?, lineDistanceM: Double, method: String)] = []
+            var legs: [(leg: LegRow, activity: String?, lineDistanceM: Double, method: String, line: AppLine)] = []
             var edges: [(a: (Double, Double)?, b: (Double, Double)?)] = []
             for (i, p) in chain.enumerated() {
                 let s = p.s
@@ -431,28 +432,28 @@ public struct TimelinePass: Pass {
                 let a = own(s, start: true) ?? (i > 0 ? own(chain[i - 1].s, start: false) : from.map { ($0.lat, $0.lon) })
                 let b = own(s, start: false) ?? (i + 1 < chain.count ? own(chain[i + 1].s, start: true) : to.map { ($0.lat, $0.lon) })
                 edges.append((a, b))
-                let line = a.flatMap { a in b.map { Geo.distance(a.0, a.1, $0.0, $0.1) } } ?? 0
+                // The leg's line: its start, Google's path points in order, its end (the straight line between its
+                // ends when Google gives no path); its straight lines are the leg's `line_distance_m`.
+                var through: [(lat: Double, lon: Double)] = []
+                if let a { through.append((a.0, a.1)) }
+                through += s.path
+                if let b { through.append((b.0, b.1)) }
+                let appLine = AppLine(through)
+                let line = appLine.lengthM
                 var distance = line
                 var method = "app_line"
                 if let d = s.distanceM, d > 0 {
                     distance = d
                     method = "app"
-                } else {
-                    let pts = s.path.map { ($0.lat, $0.lon) }
-                    if !pts.isEmpty {
-                        var through = pts
-                        if let a { through.insert(a, at: 0) }
-                        if let b { through.append(b) }
-                        distance = zip(through, through.dropFirst()).reduce(0) { $0 + Geo.distance($1.0.0, $1.0.1, $1.1.0, $1.1.1) }
-                        method = "app_path"
-                    }
+                } else if !s.path.isEmpty {
+                    method = "app_path"
                 }
                 let share = Double(p.end - p.start) / Double(s.endMs - s.startMs)
                 let mode = s.mode.map { Self.modes.contains($0) ? $0 : "unknown" } ?? "unknown"
                 legs.append(
                     (LegRow(tripID: 0, leg: i, deviceID: device, mode: mode, modeSource: "app", startMs: p.start, endMs: p.end,
-                            distanceM: distance * share, durationS: Double(p.end - p.start) / 1000, points: 0),
-                     s.activity, line * share, method))
+                            distanceM: distance * share, durationS: Double(p.end - p.start) / 1000, points: 0, lineDistanceM: line * share),
+                     s.activity, line * share, method, appLine))
             }
             let start = chain[0].start, end = chain[chain.count - 1].end
             let distance = legs.reduce(0) { $0 + $1.leg.distanceM }, line = legs.reduce(0) { $0 + $1.lineDistanceM }
@@ -476,7 +477,7 @@ public struct TimelinePass: Pass {
                          distanceM: distance, avgSpeedMps: duration > 0 ? distance / duration : nil, maxSpeedMps: fastest, mode: mode, legs: legs.count,
                          fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: a?.0, startLon: a?.1,
                          endLat: b?.0, endLon: b?.1, points: 0, gaps: 0),
-                 from?.ref, to?.ref, from?.place, to?.place, legs.map { ($0.leg, $0.activity) }, line, method))
+                 from?.ref, to?.ref, from?.place, to?.place, legs.map { ($0.leg, $0.activity, $0.line) }, line, method))
             output.distanceM += distance
         }
         return output

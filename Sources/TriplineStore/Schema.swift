@@ -416,6 +416,15 @@ enum Schema {
         UPDATE trips SET line_max_speed_mps = max_speed_mps WHERE source = 'points';
         UPDATE legs SET line_distance_m = distance_m WHERE source = 'points';
         """,
+
+        // 12: the line of a leg taken from an app's timeline (docs/PASSES.md, "timeline"; docs/EXPORTS.md): Google's
+        // start position, its path points in order (`waypointPath`, else `simplifiedRawPath`) and its end position, as
+        // little-endian 64-bit floats, latitude then longitude for each position; NULL for legs rebuilt from fixes
+        // (their line is their fixes) and for an activity without any position. Written by the timeline pass, so the
+        // exports and the map draw the same line without reading `app_events`; a rebuild fills it.
+        """
+        ALTER TABLE legs ADD COLUMN app_line BLOB;
+        """,
     ]
 
     /// The schema version this build of Tripline writes and understands.

@@ -152,8 +152,9 @@ import TriplineTestSupport
         for what in ["trips", "legs", "visits", "places"] {
             let csv = runCLI(["export", "--db", db, "--format", "csv", "--what", what])
             #expect(csv.status == 0, "\(csv.stderr)")
-            let lines = csv.stdout.split(separator: "\r\n")
-            #expect(lines.first?.hasSuffix(",source") == true && lines.count > 1 && lines.dropFirst().allSatisfy { $0.hasSuffix(",app") }, "\(what): \(csv.stdout)")
+            let lines = csv.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            let column = lines.first?.firstIndex(of: "source")
+            #expect(column != nil && lines.count > 1 && lines.dropFirst().allSatisfy { $0[column ?? 0] == "app" }, "\(what): \(csv.stdout)")
             let json = runCLI(["export", "--db", db, "--format", "geojson", "--what", what])
             #expect(json.stdout.contains("\"source\":\"app\"") && !json.stdout.contains("\"source\":\"points\""), "\(what)")
         }

@@ -74,7 +74,7 @@ import TriplineStore
         #expect(out.visitCount == 0 && out.distanceM == 0)
     }
 
-    @Test func googlesSegmentsFillWhatTheFixesLeft() {
+    @Test func googlesSegmentsFillWhatTheFixesLeft() throws {
         let out = TimelinePass.fill(work(), Self.input(), TimelinePass.Parameters())
         // One place founded, under Google's name and place id; three visits.
         #expect(out.places.count == 1)
@@ -99,7 +99,13 @@ import TriplineStore
         let end = Self.east(0, north: 40)
         let chain = [(Self.cafe.lat, Self.cafe.lon)] + Self.input().activities[2].path.map { ($0.lat, $0.lon) } + [(end.lat, end.lon)]
         let length = zip(chain, chain.dropFirst()).reduce(0.0) { $0 + Geo.distance($1.0.0, $1.0.1, $1.1.0, $1.1.1) }
-        #expect(abs(ride.row.distanceM - length) < 0.05 && ride.row.distanceM > ride.lineDistanceM)
+        // Its straight lines are those along the same line (algorithm version 52; before, the one between its ends), and
+        // that line is what it stores for the exports: start, path points, end.
+        #expect(abs(ride.row.distanceM - length) < 0.05 && abs(ride.lineDistanceM - ride.row.distanceM) < 1e-6)
+        let stored = try #require(ride.legs.first?.line.coordinates)
+        let expected = AppLine(chain.map { (lat: $0.0, lon: $0.1) }).coordinates
+        #expect(ride.legs.count == 1 && stored.count == expected.count && zip(stored, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(stored)")
+        #expect(ride.legs.map(\.leg.lineDistanceM) == [ride.lineDistanceM])
         #expect(ride.row.endLat == end.lat && ride.row.endLon == end.lon)
         #expect(abs(out.distanceM - (1200 + ride.row.distanceM)) < 1e-6)
     }

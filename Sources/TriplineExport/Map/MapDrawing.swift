@@ -26,7 +26,8 @@ extension MapPage {
         let tolerance = max(parameters.tolerancePx * Double(parameters.detail), parameters.minimumToleranceM / view.metresPerGridUnit)
         for (index, trip) in selection.trips.enumerated() {
             var paths = try points.paths(trip, view: view)
-            if paths.isEmpty, let start = trip.start, let end = trip.end {
+            if trip.appStraight && !paths.isEmpty { straight.insert(index) }
+            if paths.isEmpty, !trip.isApp, let start = trip.start, let end = trip.end {
                 // Start to end along the great circle (a flight with no fixes between), the short way round.
                 var xs = [view.gx(view.worldX(start.lon))], ys = [view.gy(WebMercator.y(latitude: start.lat))]
                 view.appendArc(from: start, to: end, after: xs[0], zones: parameters.privacyZones, xs: &xs, ys: &ys)

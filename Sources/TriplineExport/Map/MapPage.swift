@@ -53,6 +53,7 @@ struct MapPage {
         }
         for trip in selection.trips where trip.pointCount == 0 {
             if let start = trip.start, let end = trip.end { longitudes += [start.lon, end.lon] }
+            for runs in trip.appLegs { for run in runs { longitudes += run.map(\.lon) } }
         }
         for visit in selection.visits { longitudes.append(visit.lon) }
         let west = LongitudeWrap.west(for: longitudes)
@@ -71,6 +72,14 @@ struct MapPage {
                 ys.append(WebMercator.y(latitude: start.lat))
                 xs.append(wx(end.lon))
                 ys.append(WebMercator.y(latitude: end.lat))
+            }
+            for runs in trip.appLegs {
+                for run in runs {
+                    for v in run {
+                        xs.append(wx(v.lon))
+                        ys.append(WebMercator.y(latitude: v.lat))
+                    }
+                }
             }
         }
         for visit in selection.visits {

@@ -8,9 +8,16 @@ extension MapLoader {
     func hidePrivateTrips(_ selection: inout MapSelection, _ privacy: PrivacyClipper) throws {
         var shown: [MapTrip] = []
         shown.reserveCapacity(selection.trips.count)
+        var appLines: AppLineLoader?
         for var trip in selection.trips {
             if let id = trip.fromPlaceID, privacy.hiddenPlaces.contains(id) { trip.fromPlaceID = nil }
             if let id = trip.toPlaceID, privacy.hiddenPlaces.contains(id) { trip.toPlaceID = nil }
+            if trip.isApp {
+                // Google's line, not fixes: cut as the exports cut it (``Exporter/shownApp(_:zones:)``).
+                if appLines == nil { appLines = try AppLineLoader(store: store) }
+                if let loader = appLines, let kept = try shownApp(trip, privacy.zones, loader) { shown.append(kept) }
+                continue
+            }
             let outcome = try privacy.clip(
                 device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, start: trip.start.map { ($0.lat, $0.lon) },
                 end: trip.end.map { ($0.lat, $0.lon) })
@@ -49,6 +56,46 @@ extension MapLoader {
             shown.append(trip)
         }
         selection.trips = shown
+    }
+
+    /// A trip taken from Google's timeline under the zones, as the exports show it: nil when nothing of its line is
+    /// outside them (or it has no line and an end inside one); an end inside moves to the line's first (last) position
+    /// shown, without its place; its distance, and its legs', that of the line shown; a leg with nothing shown is left
+    /// out. Its times stay Google's.
+    func shownApp(_ trip: MapTrip, _ zones: PrivacyZones, _ loader: AppLineLoader) throws -> MapTrip? {
+        var t = trip
+        let full = try loader.vertices(tripID: t.id, leg: nil)
+        if full.isEmpty {
+            let inside = [t.start, t.end].contains { $0.map { zones.contains(lat: $0.lat, lon: $0.lon) } ?? false }
+            return inside ? nil : t
+        }
+        let runs = zones.cut(full)
+        if runs.count == 1, runs[0].count == full.count { return t }
+        guard let first = runs.first?.first, let last = runs.last?.last else { return nil }
+        if first != full[0] {
+            t.start = (first.lat, first.lon)
+            t.fromPlaceID = nil
+        }
+        if last != full[full.count - 1] {
+            t.end = (last.lat, last.lon)
+            t.toPlaceID = nil
+        }
+        t.distanceM = runs.reduce(0) { $0 + AppLineLoader.length($1) }
+        var legs: [MapLeg] = []
+        var lines: [[[LineVertex]]] = []
+        for (k, var leg) in t.legs.enumerated() {
+            let legRuns = k < t.appLegs.count ? t.appLegs[k] : []
+            let fullLeg = try loader.vertices(tripID: t.id, leg: k)
+            if !fullLeg.isEmpty {
+                if legRuns.isEmpty { continue }
+                if legRuns.count != 1 || legRuns[0].count != fullLeg.count { leg.distanceM = legRuns.reduce(0) { $0 + AppLineLoader.length($1) } }
+            }
+            legs.append(leg)
+            lines.append(legRuns)
+        }
+        t.legs = legs
+        t.appLegs = lines
+        return t
     }
 
     func hidePrivateVisits(_ selection: inout MapSelection, _ privacy: PrivacyClipper) {

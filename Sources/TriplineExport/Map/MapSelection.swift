@@ -38,6 +38,13 @@ struct MapTrip {
     var day: Int
     /// Unflagged points in the trip's span (counted by the sampling pass).
     var pointCount = 0
+    /// A trip taken from Google's timeline (`source = 'app'`): drawn along Google's line, not fixes.
+    var isApp = false
+    /// For such a trip, each leg's line (``AppLineLoader``, as the exports write it), parallel to ``legs``: the runs of
+    /// two positions or more outside every privacy zone.
+    var appLegs: [[[LineVertex]]] = []
+    /// Whether that line is only the straight line between each leg's ends (Google gave no path points).
+    var appStraight = false
 }
 
 /// One visit of the selection.
@@ -169,6 +176,7 @@ struct MapLoader {
                 durationS: t.durationS, movingS: t.movingS, distanceM: t.distanceM,
                 mode: t.mode, fromPlaceID: t.fromPlaceID, toPlaceID: t.toPlaceID,
                 start: nil, end: nil, legs: [], day: day)
+            mapTrip.isApp = t.source == "app"
             if let lat = t.startLat, let lon = t.startLon { mapTrip.start = (lat, lon) }
             if let lat = t.endLat, let lon = t.endLon { mapTrip.end = (lat, lon) }
             if let start = mapTrip.start, let end = mapTrip.end, !Limits.position(start.lat, start.lon) || !Limits.position(end.lat, end.lon) {
@@ -179,13 +187,23 @@ struct MapLoader {
         }
         var saneTrips: [MapTrip] = []
         saneTrips.reserveCapacity(selection.trips.count)
+        var appLines: AppLineLoader?
         for index in selection.trips.indices {
             var sane = true
+            let isApp = selection.trips[index].isApp
+            if isApp, appLines == nil { appLines = try AppLineLoader(store: store) }
+            var straight = true
             for leg in try store.legs(ofTrip: selection.trips[index].id) {
                 sane = sane && Limits.time(leg.startMs) && Limits.time(leg.endMs) && Limits.amount(leg.distanceM) && Limits.amount(leg.durationS)
                 selection.trips[index].legs.append(
                     MapLeg(mode: leg.mode, startMs: leg.startMs, endMs: leg.endMs, distanceM: leg.distanceM, durationS: leg.durationS))
+                if isApp, let appLines {
+                    let line = try appLines.vertices(tripID: selection.trips[index].id, leg: leg.leg)
+                    straight = straight && line.count <= 2
+                    selection.trips[index].appLegs.append(parameters.privacyZones.cut(line))
+                }
             }
+            selection.trips[index].appStraight = isApp && straight
             if sane { saneTrips.append(selection.trips[index]) } else { selection.skipped += 1 }
         }
         selection.trips = saneTrips
@@ -347,6 +365,7 @@ struct TripPointStream {
     /// there); and two consecutive fixes more than ``MapSeam/arcMinimumM`` apart (a flight) are joined by the
     /// great-circle arc between them (``MapSeam/arcPoints(_:_:_:_:_:)``), less any arc point inside a privacy zone.
     func paths(_ trip: MapTrip, view: MapView) throws -> [(leg: Int, xs: [Double], ys: [Double])] {
+        if trip.isApp { return appPaths(trip, view: view) }
         let bounds: [(leg: Int, endMs: Int64)] =
             trip.legs.isEmpty ? [(-1, Int64.max)] : trip.legs.enumerated().map { ($0.offset, $0.element.endMs) }
         var result: [(leg: Int, xs: [Double], ys: [Double])] = []
@@ -393,6 +412,40 @@ struct TripPointStream {
             last = (lat, lon)
         }
         if xs.count >= 2 { result.append((bounds[current].leg, xs, ys)) }
+        return result
+    }
+
+    /// The paths of a trip taken from Google's timeline: each leg's line (``MapTrip/appLegs``, the privacy zones already
+    /// applied), in grid units, as the exports write it; long segments (a flight) along the great circle, as for fixes,
+    /// and a vertex that the page's rounding would put inside a zone left out, the path broken there.
+    func appPaths(_ trip: MapTrip, view: MapView) -> [(leg: Int, xs: [Double], ys: [Double])] {
+        var result: [(leg: Int, xs: [Double], ys: [Double])] = []
+        for (leg, runs) in trip.appLegs.enumerated() {
+            for run in runs {
+                var xs: [Double] = []
+                var ys: [Double] = []
+                var last: (lat: Double, lon: Double)? = nil
+                for v in run {
+                    guard MapLoader.Limits.position(v.lat, v.lon) else { continue }
+                    let wrapped = view.gx(view.worldX(v.lon))
+                    let y = view.gy(WebMercator.y(latitude: v.lat))
+                    if !zones.isEmpty, zones.contains(view.position(gx: wrapped.rounded(), gy: y.rounded())) {
+                        if xs.count >= 2 { result.append((leg, xs, ys)) }
+                        xs.removeAll()
+                        ys.removeAll()
+                        last = nil
+                        continue
+                    }
+                    if let previous = last, let px = xs.last {
+                        view.appendArc(from: previous, to: (v.lat, v.lon), after: px, zones: zones, xs: &xs, ys: &ys)
+                    }
+                    xs.append(view.continuousGX(wrapped, after: xs.last))
+                    ys.append(y)
+                    last = (v.lat, v.lon)
+                }
+                if xs.count >= 2 { result.append((leg, xs, ys)) }
+            }
+        }
         return result
     }
 }

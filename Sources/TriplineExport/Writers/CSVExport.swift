@@ -44,6 +44,7 @@ struct CSVExport: RecordWriter {
         Column("line_distance_m") { try $0.number($1.lineDistanceM) },
         Column("distance_method") { try $0.text($1.distanceMethod) },
         Column("source") { try $0.text($1.source) },
+        Column("line_method") { try $0.text(try $0.exporter.lineMethod(tripID: $1.id, source: $1.source)) },
     ]
 
     static let legColumns: [Column<LegListing>] = [
@@ -58,6 +59,7 @@ struct CSVExport: RecordWriter {
         Column("mode_source") { try $0.text($1.modeSource) },
         Column("points") { try $0.integer($1.points) },
         Column("source") { try $0.text($1.source) },
+        Column("line_method") { try $0.text(try $0.exporter.lineMethod(tripID: $1.tripID, source: $1.source, leg: $1.leg)) },
     ]
 
     static let visitColumns: [Column<VisitListing>] = [

@@ -189,6 +189,8 @@ public final class Exporter {
     }
 
     private var legFixes: FixFinder?
+    /// The reader of Google's legs' lines (``appLine(tripID:source:leg:)``), made at the first app trip.
+    var appLines: AppLineLoader?
 
     /// The offset of a leg's start (end) from its first (last) fix, nil when it has none.
     private func legPositionOffset(_ leg: LegListing, atMs ms: Int64, isStart: Bool) throws -> UTCOffset? {

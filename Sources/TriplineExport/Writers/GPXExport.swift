@@ -101,7 +101,28 @@ struct GPXExport: RecordWriter {
     }
 
     /// `trkseg`s of the unflagged points of `device` in `[startMs, endMs]`, a new one after each gap.
-    func segments(device: Int64, startMs: Int64, endMs: Int64) throws {
+    ///
+    /// `appLine`: the line of a trip or leg taken from Google's timeline instead (``Exporter/appLine(tripID:source:leg:)``),
+    /// a `trkseg` per run; a `trkpt` has a `time` only where Google gives one (a leg's start and end), none is invented.
+    func segments(device: Int64, startMs: Int64, endMs: Int64, appLine: [[LineVertex]]? = nil) throws {
+        if let appLine {
+            for run in appLine {
+                try out.append("<trkseg>\n")
+                for v in run {
+                    try out.append("<trkpt")
+                    try coordinates(lat: v.lat, lon: v.lon)
+                    try out.append(">")
+                    if let ms = v.timeMs {
+                        try out.append("<time>")
+                        try out.append(time: ms, offset: nil)
+                        try out.append("</time>")
+                    }
+                    try out.append("</trkpt>\n")
+                }
+                try out.append("</trkseg>\n")
+            }
+            return
+        }
         var track = Segments(out: out, gapMs: exporter.parameters.gapSeconds * 1000)
         try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
@@ -218,9 +239,10 @@ struct GPXExport: RecordWriter {
             ("from_place_id", trip.fromPlaceID.map { String($0) }), ("from_place", trip.fromPlace),
             ("to_place_id", trip.toPlaceID.map { String($0) }), ("to_place", trip.toPlace),
             ("points", String(trip.points)), ("gaps", String(trip.gaps)),
+            ("line_method", try exporter.lineMethod(tripID: trip.id, source: trip.source)),
         ])
         try out.append("\n")
-        try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs)
+        try segments(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, appLine: try exporter.appLine(tripID: trip.id, source: trip.source))
         try out.append("</trk>\n")
     }
 
@@ -235,9 +257,11 @@ struct GPXExport: RecordWriter {
             ("trip_id", String(leg.tripID)), ("leg", String(leg.leg)), ("device", exporter.deviceName(leg.deviceID)),
             ("mode_source", leg.modeSource), ("start", start), ("end", end), ("distance_m", number(leg.distanceM)),
             ("duration_s", number(leg.durationS)), ("points", String(leg.points)),
+            ("line_method", try exporter.lineMethod(tripID: leg.tripID, source: leg.source, leg: leg.leg)),
         ])
         try out.append("\n")
-        try segments(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs)
+        try segments(
+            device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs, appLine: try exporter.appLine(tripID: leg.tripID, source: leg.source, leg: leg.leg))
         try out.append("</trk>\n")
     }
 

@@ -46,8 +46,9 @@ struct GeoJSONExport: RecordWriter {
         try out.append(UInt8(ascii: "}"))
     }
 
-    /// Writes `"geometry":…` for the unflagged points of `device` in `[startMs, endMs]`.
-    func lineGeometry(device: Int64, startMs: Int64, endMs: Int64) throws {
+    /// Writes `"geometry":…` for the unflagged points of `device` in `[startMs, endMs]`, or for `appLine`, the line
+    /// of a trip or leg taken from Google's timeline (``Exporter/appLine(tripID:source:leg:)``: its runs, each a line).
+    func lineGeometry(device: Int64, startMs: Int64, endMs: Int64, appLine: [[LineVertex]]? = nil) throws {
         scratch.clear()
         let gapMs = exporter.parameters.gapSeconds * 1000
         var lines = 0
@@ -66,13 +67,9 @@ struct GeoJSONExport: RecordWriter {
             }
             linePoints = 0
         }
-        try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
-            guard flags == 0 else { return }
-            let lon = s.double(Exporter.PointColumn.lon)
-            let lat = s.double(Exporter.PointColumn.lat)
-            // A recording gap, or a privacy zone passed over: the line breaks.
-            if linePoints > 0 && (time - lastTime > gapMs || lineReader.zoneSkips != lastSkips) { try closeLine() }
-            lastSkips = lineReader.zoneSkips
+        /// Adds a position; `breaks`: a new line starts at it.
+        func add(lon: Double, lat: Double, breaks: Bool) throws {
+            if linePoints > 0 && breaks { try closeLine() }
             if linePoints > 0 && (lon - lastLon).magnitude > 180 {
                 // Crossing the antimeridian (RFC 7946 §3.1.9): end this line at ±180 and start the next at ∓180, at
                 // the latitude where the straight segment crosses.
@@ -96,9 +93,22 @@ struct GeoJSONExport: RecordWriter {
             }
             try position(scratch, lon: lon, lat: lat)
             linePoints += 1
-            lastTime = time
             lastLon = lon
             lastLat = lat
+        }
+        if let appLine {
+            for run in appLine {
+                for (k, v) in run.enumerated() { try add(lon: v.lon, lat: v.lat, breaks: k == 0) }
+            }
+        } else {
+            try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
+                guard flags == 0 else { return }
+                // A recording gap, or a privacy zone passed over: the line breaks.
+                let breaks = lastTime == Int64.min || time - lastTime > gapMs || lineReader.zoneSkips != lastSkips
+                lastSkips = lineReader.zoneSkips
+                lastTime = time
+                try add(lon: s.double(Exporter.PointColumn.lon), lat: s.double(Exporter.PointColumn.lat), breaks: breaks)
+            }
         }
         try closeLine()
         switch lines {
@@ -173,7 +183,7 @@ struct GeoJSONExport: RecordWriter {
 
     func writeTrip(_ trip: TripListing) throws {
         try featureStart(id: trip.id)
-        try lineGeometry(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs)
+        try lineGeometry(device: trip.deviceID, startMs: trip.startMs, endMs: trip.endMs, appLine: try exporter.appLine(tripID: trip.id, source: trip.source))
         try propertiesStart(id: trip.id)
         try text("device", exporter.deviceName(trip.deviceID))
         try time("start", trip.startMs, offset: trip.startOffset)
@@ -192,12 +202,14 @@ struct GeoJSONExport: RecordWriter {
         try integer("points", trip.points)
         try integer("gaps", trip.gaps)
         try text("source", trip.source)
+        try text("line_method", try exporter.lineMethod(tripID: trip.id, source: trip.source))
         try out.append("}}")
     }
 
     func writeLeg(_ leg: LegListing) throws {
         try out.append("{\"type\":\"Feature\",")
-        try lineGeometry(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs)
+        try lineGeometry(
+            device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs, appLine: try exporter.appLine(tripID: leg.tripID, source: leg.source, leg: leg.leg))
         try out.append(",\"properties\":{\"trip_id\":")
         try out.append(int: leg.tripID)
         try integer("leg", leg.leg)
@@ -210,6 +222,7 @@ struct GeoJSONExport: RecordWriter {
         try number("duration_s", leg.durationS)
         try integer("points", leg.points)
         try text("source", leg.source)
+        try text("line_method", try exporter.lineMethod(tripID: leg.tripID, source: leg.source, leg: leg.leg))
         try out.append("}}")
     }
 

@@ -103,12 +103,12 @@ struct GeoPackageWriter {
             ("legs", "INTEGER"), ("from_place_id", "INTEGER"), ("to_place_id", "INTEGER"), ("start_lat", "REAL"),
             ("start_lon", "REAL"), ("end_lat", "REAL"), ("end_lon", "REAL"), ("points", "INTEGER"), ("gaps", "INTEGER"),
             ("from_place", "TEXT"), ("to_place", "TEXT"), ("line_distance_m", "REAL"), ("distance_method", "TEXT"),
-            ("source", "TEXT"),
+            ("source", "TEXT"), ("line_method", "TEXT"),
         ],
         .legs: [
             ("trip_id", "INTEGER"), ("leg", "INTEGER"), ("mode", "TEXT"), ("start_time", "TEXT"), ("end_time", "TEXT"),
             ("distance_m", "REAL"), ("duration_s", "REAL"), ("device", "TEXT"), ("mode_source", "TEXT"), ("points", "INTEGER"),
-            ("source", "TEXT"),
+            ("source", "TEXT"), ("line_method", "TEXT"),
         ],
         .visits: [
             ("visit_id", "INTEGER"), ("device", "TEXT"), ("place_id", "INTEGER"), ("place_name", "TEXT"), ("start_time", "TEXT"),
@@ -399,7 +399,8 @@ final class LayerWriter: RecordWriter {
     /// The unflagged points of `device` in `[startMs, endMs]` as the GeoJSON export draws them: broken where
     /// consecutive points are more than the gap apart, cut at the antimeridian (at the crossing latitude), runs of
     /// a single position left out. Nil when no line is left.
-    func lineGeometry(device: Int64, startMs: Int64, endMs: Int64) throws -> (bytes: [UInt8], envelope: Envelope)? {
+    /// `appLine`: the line of a trip or leg taken from Google's timeline instead (``Exporter/appLine(tripID:source:leg:)``).
+    func lineGeometry(device: Int64, startMs: Int64, endMs: Int64, appLine: [[LineVertex]]? = nil) throws -> (bytes: [UInt8], envelope: Envelope)? {
         let gapMs = exporter.parameters.gapSeconds * 1000
         var parts: [[Double]] = []
         var current: [Double] = []
@@ -411,12 +412,9 @@ final class LayerWriter: RecordWriter {
             if current.count >= 4 { parts.append(current) }
             current.removeAll(keepingCapacity: true)
         }
-        try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
-            guard flags == 0 else { return }
-            let lon = s.double(Exporter.PointColumn.lon)
-            let lat = s.double(Exporter.PointColumn.lat)
-            if !current.isEmpty && (time - lastTime > gapMs || lineReader.zoneSkips != lastSkips) { closeLine() }
-            lastSkips = lineReader.zoneSkips
+        /// Adds a position; `breaks`: a new part starts at it.
+        func add(lon: Double, lat: Double, breaks: Bool) {
+            if !current.isEmpty && breaks { closeLine() }
             if !current.isEmpty && (lon - lastLon).magnitude > 180 {
                 let edge = lastLon > 0 ? 180.0 : -180.0
                 let unwrapped = lastLon > 0 ? lon + 360 : lon - 360
@@ -426,9 +424,21 @@ final class LayerWriter: RecordWriter {
                 current.append(contentsOf: [-edge, crossing])
             }
             current.append(contentsOf: [lon, lat])
-            lastTime = time
             lastLon = lon
             lastLat = lat
+        }
+        if let appLine {
+            for run in appLine {
+                for (k, v) in run.enumerated() { add(lon: v.lon, lat: v.lat, breaks: k == 0) }
+            }
+        } else {
+            try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
+                guard flags == 0 else { return }
+                let breaks = lastTime == Int64.min || time - lastTime > gapMs || lineReader.zoneSkips != lastSkips
+                lastSkips = lineReader.zoneSkips
+                lastTime = time
+                add(lon: s.double(Exporter.PointColumn.lon), lat: s.double(Exporter.PointColumn.lat), breaks: breaks)
+            }
         }
         closeLine()
         return parts.isEmpty ? nil : GeoPackageBinary.multiLineString(parts)
@@ -440,7 +450,8 @@ final class LayerWriter: RecordWriter {
         seen(t.endMs)
         let name = exporter.deviceName(t.deviceID)
         try row(
-            fid: t.id, geometry: try lineGeometry(device: t.deviceID, startMs: t.startMs, endMs: t.endMs),
+            fid: t.id,
+            geometry: try lineGeometry(device: t.deviceID, startMs: t.startMs, endMs: t.endMs, appLine: try exporter.appLine(tripID: t.id, source: t.source)),
             [
                 .integer(t.id), .text(name), try time(t.startMs, offset: t.startOffset), try time(t.endMs, offset: t.endOffset),
                 number(t.durationS), number(t.movingS), number(t.distanceM), number(t.avgSpeedMps), number(t.maxSpeedMps),
@@ -448,6 +459,7 @@ final class LayerWriter: RecordWriter {
                 coordinate(t.startLat), coordinate(t.startLon), coordinate(t.endLat), coordinate(t.endLon),
                 .integer(Int64(t.points)), .integer(Int64(t.gaps)), .optional(t.fromPlace), .optional(t.toPlace),
                 number(t.lineDistanceM), .optional(t.distanceMethod), .text(t.source),
+                .optional(try exporter.lineMethod(tripID: t.id, source: t.source)),
             ])
     }
 
@@ -455,13 +467,15 @@ final class LayerWriter: RecordWriter {
         seen(l.endMs)
         rank += 1
         try row(
-            fid: rank, geometry: try lineGeometry(device: l.deviceID, startMs: l.startMs, endMs: l.endMs),
+            fid: rank,
+            geometry: try lineGeometry(
+                device: l.deviceID, startMs: l.startMs, endMs: l.endMs, appLine: try exporter.appLine(tripID: l.tripID, source: l.source, leg: l.leg)),
             [
                 .integer(l.tripID), .integer(Int64(l.leg)), .text(l.mode),
                 try time(l.startMs, offset: exporter.legOffset(l, atMs: l.startMs, isStart: true), resolved: true),
                 try time(l.endMs, offset: exporter.legOffset(l, atMs: l.endMs, isStart: false), resolved: true),
                 number(l.distanceM), number(l.durationS), .text(exporter.deviceName(l.deviceID)), .text(l.modeSource),
-                .integer(Int64(l.points)), .text(l.source),
+                .integer(Int64(l.points)), .text(l.source), .optional(try exporter.lineMethod(tripID: l.tripID, source: l.source, leg: l.leg)),
             ])
     }
 

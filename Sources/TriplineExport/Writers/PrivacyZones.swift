@@ -192,6 +192,7 @@ extension Exporter {
         var t = trip
         if let id = t.fromPlaceID, privacy.hiddenPlaces.contains(id) { (t.fromPlaceID, t.fromPlace) = (nil, nil) }
         if let id = t.toPlaceID, privacy.hiddenPlaces.contains(id) { (t.toPlaceID, t.toPlace) = (nil, nil) }
+        if t.source == "app" { return try shownApp(t, zones: privacy.zones) }  // Google's line, not fixes
         let start = t.startLat.flatMap { lat in t.startLon.map { (lat, $0) } }
         let end = t.endLat.flatMap { lat in t.endLon.map { (lat, $0) } }
         switch try privacy.clip(device: t.deviceID, startMs: t.startMs, endMs: t.endMs, start: start, end: end) {
@@ -222,6 +223,7 @@ extension Exporter {
     /// The leg as the privacy zones let it be shown, or nil when it lies wholly inside one.
     func shown(_ leg: LegListing) throws -> LegListing? {
         guard let privacy else { return leg }
+        if leg.source == "app" { return try shownApp(leg, zones: privacy.zones) }
         var l = leg
         switch try privacy.clip(device: l.deviceID, startMs: l.startMs, endMs: l.endMs, start: nil, end: nil) {
         case .untouched: return l

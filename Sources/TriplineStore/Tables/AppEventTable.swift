@@ -217,8 +217,8 @@ public struct GoogleActivitySegment: Sendable {
     public var start: String?
     /// Google's own activity type: `activitySegment.activityType`, else `activity.topCandidate.type`.
     public var activity: String?
-    /// The points of its `waypointPath` (road-snapped), else of its `simplifiedRawPath`, in order; read only for an
-    /// activity without a positive `distanceM` (empty otherwise).
+    /// The points of its `waypointPath` (road-snapped), else of its `simplifiedRawPath`, in order (empty when it has
+    /// neither: Timeline.json's activities): the leg's distance when Google gives none, and its line in every export.
     public var path: [(lat: Double, lon: Double)]
 
     public init(startMs: Int64, endMs: Int64, lat: Double?, lon: Double?, distanceM: Double?, mode: String?, startLatE7: Double? = nil,
@@ -320,7 +320,7 @@ extension Store {
                 GoogleActivitySegment(startMs: q.int64(0), endMs: q.int64(1), lat: q.optionalDouble(2), lon: q.optionalDouble(3), distanceM: distance,
                                       mode: q.text(5), startLatE7: q.text(7).flatMap { Double($0) }, startLonE7: q.text(8).flatMap { Double($0) },
                                       startLatLng: q.text(9), start: q.text(10), activity: q.text(11) ?? q.text(12),
-                                      path: (distance ?? 0) > 0 ? [] : try path(raw)))
+                                      path: try path(raw)))
         }
         return out
     }

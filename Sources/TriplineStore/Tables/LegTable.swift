@@ -22,7 +22,8 @@ public struct LegRow: Sendable, Equatable {
     public var source: String
     /// The leg's straight lines as the trips pass measured them (``distanceM`` before the paths pass gave the leg its
     /// share of the trip's path): the shares a `--pass paths` run starts from, as a full rebuild does (migration 11).
-    /// Nil for the app's own legs.
+    /// For the app's own legs the straight lines along their ``AppLine`` (its share when the activity was clipped;
+    /// nil before algorithm version 52).
     public var lineDistanceM: Double?
 
     public init(
@@ -180,5 +181,93 @@ extension LegRow {
             tripID: s.int64(0), leg: s.int(1), deviceID: s.int64(2), mode: s.text(3) ?? "", modeSource: s.text(4) ?? "",
             startMs: s.int64(5), endMs: s.int64(6), distanceM: s.double(7), durationS: s.double(8), points: s.int(9),
             source: s.text(10) ?? "points", lineDistanceM: s.optionalDouble(11))
+    }
+}
+
+// MARK: The lines of the app's own legs
+
+/// The line of a leg taken from an app's timeline (`legs.app_line`, migration 12): Google's start position, its path
+/// points in order and its end position. Not fixes: Google's inferred path, with times only at its ends (the leg's).
+public struct AppLine: Sendable, Equatable {
+    /// Latitude, longitude, latitude, longitude, … (WGS 84 degrees).
+    public var coordinates: [Double]
+
+    public init(coordinates: [Double] = []) { self.coordinates = coordinates }
+
+    public init(_ positions: [(lat: Double, lon: Double)]) {
+        coordinates = []
+        coordinates.reserveCapacity(positions.count * 2)
+        for p in positions { coordinates += [p.lat, p.lon] }
+    }
+
+    public var count: Int { coordinates.count / 2 }
+    public var isEmpty: Bool { coordinates.count < 2 }
+    public func lat(_ i: Int) -> Double { coordinates[2 * i] }
+    public func lon(_ i: Int) -> Double { coordinates[2 * i + 1] }
+
+    /// The sum of the great-circle distances between consecutive positions, in metres.
+    public var lengthM: Double {
+        var total = 0.0
+        var i = 1
+        while i < count {
+            total += Geo.distance(lat(i - 1), lon(i - 1), lat(i), lon(i))
+            i += 1
+        }
+        return total
+    }
+
+    /// As stored: each number a little-endian 64-bit float.
+    public var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(coordinates.count * 8)
+        for value in coordinates {
+            let bits = value.bitPattern
+            for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(k)))) }
+        }
+        return out
+    }
+
+    /// From the stored bytes (a length not a multiple of 16 drops the incomplete tail; a position that is not finite or
+    /// outside ±90/±180 is left out: a database is a file anyone can edit).
+    public init(bytes: [UInt8]) {
+        var values: [Double] = []
+        let n = bytes.count / 16 * 2
+        values.reserveCapacity(n)
+        for v in 0..<n {
+            var bits: UInt64 = 0
+            for k in 0..<8 { bits |= UInt64(bytes[v * 8 + k]) << (8 * UInt64(k)) }
+            values.append(Double(bitPattern: bits))
+        }
+        coordinates = []
+        coordinates.reserveCapacity(n)
+        var i = 0
+        while i + 1 < values.count {
+            let lat = values[i], lon = values[i + 1]
+            if lat.isFinite, lon.isFinite, lat.magnitude <= 90, lon.magnitude <= 180 { coordinates += [lat, lon] }
+            i += 2
+        }
+    }
+}
+
+/// Reads the lines of a trip's legs taken from an app's timeline (``AppLine``), one prepared statement reused: the
+/// exports' and the map's one read of `legs.app_line`.
+public final class AppLineReader {
+    let statement: Statement
+
+    public init(_ store: Store) throws {
+        statement = try store.db.prepare("SELECT leg, app_line FROM legs WHERE trip_id = ? AND source = 'app' ORDER BY leg")
+    }
+
+    /// The lines of the app legs of trip `tripID`, by leg number (a leg without one: an empty line).
+    public func lines(trip tripID: Int64) throws -> [(leg: Int, line: AppLine)] {
+        statement.reset()
+        statement.bindInt(tripID, at: 1)
+        var out: [(leg: Int, line: AppLine)] = []
+        while try statement.step() {
+            var line = AppLine()
+            if case .blob(let bytes) = statement.value(1) { line = AppLine(bytes: bytes) }
+            out.append((statement.int(0), line))
+        }
+        return out
     }
 }

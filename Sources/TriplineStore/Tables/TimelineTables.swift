@@ -61,19 +61,22 @@ extension RebuildTables {
 
     /// Inserts a trip taken from an app's timeline with its legs, one per activity of the app (`source = 'app'` on
     /// all; each leg keeps the app's activity type as written), its distance and how it was measured; returns the
-    /// trip's id.
+    /// trip's id. Each leg's `line` (``AppLine``: Google's start, path points and end) is stored in `legs.app_line` (NULL when
+    /// it has no position).
     @discardableResult
-    public func insertAppTrip(_ trip: TripRow, legs: [(leg: LegRow, activity: String?)], lineDistanceM: Double, method: String) throws -> Int64 {
+    public func insertAppTrip(_ trip: TripRow, legs: [(leg: LegRow, activity: String?, line: AppLine)], lineDistanceM: Double, method: String) throws
+        -> Int64
+    {
         var measured = trip
         measured.setDistance(trip.distanceM, lineDistanceM: lineDistanceM, method: method)
         let id = try insert(measured)
         try db.run("UPDATE trips SET source = 'app', avg_speed_mps = ? WHERE id = ?", [.optional(trip.avgSpeedMps), .integer(id)])
-        for (leg, activity) in legs {
+        for (leg, activity, line) in legs {
             var l = leg
             l.tripID = id
             try insert(l)
-            try db.run("UPDATE legs SET source = 'app', app_activity = ? WHERE trip_id = ? AND leg = ?",
-                       [.optional(activity), .integer(id), .integer(Int64(l.leg))])
+            try db.run("UPDATE legs SET source = 'app', app_activity = ?, app_line = ? WHERE trip_id = ? AND leg = ?",
+                       [.optional(activity), line.isEmpty ? .null : .blob(line.bytes), .integer(id), .integer(Int64(l.leg))])
         }
         return id
     }
@@ -104,7 +107,8 @@ extension RebuildTables {
 extension Store {
     /// The legs of a device's trips taken from an app's timeline that start in `fromMs ..< toMs` and its app visits
     /// that overlap it (ending at or after `fromMs`), by start: start, end, the offset of the trip's start (0 when
-    /// unknown), and for a leg its distance and its share of the trip's straight-line distance (in proportion to its
+    /// unknown), and for a leg its distance and its straight lines (its `line_distance_m`, the straight lines along
+    /// its line, since algorithm version 52; for a leg stored before, its share of the trip's, in proportion to its
     /// distance, else its time), and whether it is its trip's first; the metrics pass's day sums.
     public func appDaySpans(device: Int64, fromMs: Int64, toMs: Int64) throws
         -> [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isLeg: Bool, isTrip: Bool)]
@@ -112,8 +116,8 @@ extension Store {
         let q = try db.prepare(
             """
             SELECT l.start_ms, l.end_ms, coalesce(t.start_utc_offset_s, 0), l.distance_m,
-                   coalesce(t.line_distance_m, t.distance_m) * CASE WHEN t.distance_m > 0 THEN l.distance_m / t.distance_m
-                       WHEN t.end_ms > t.start_ms THEN (l.end_ms - l.start_ms) * 1.0 / (t.end_ms - t.start_ms) ELSE 1 END,
+                   coalesce(l.line_distance_m, coalesce(t.line_distance_m, t.distance_m) * CASE WHEN t.distance_m > 0 THEN l.distance_m / t.distance_m
+                       WHEN t.end_ms > t.start_ms THEN (l.end_ms - l.start_ms) * 1.0 / (t.end_ms - t.start_ms) ELSE 1 END),
                    1, l.leg = 0
             FROM trips t JOIN legs l ON l.trip_id = t.id
             WHERE t.device_id = ?1 AND t.start_ms >= ?2 AND t.start_ms < ?3 AND t.source = 'app'
