@@ -119,7 +119,8 @@ extension Simulator {
                 let walkEnd = PlannedLeg(
                     mode: .walk, path: route(xy[there ? s2 : w.work]!, xy[there ? w.work : s1]!, mode: .walk, angle: w.gridAngle, rng: &rng),
                     waitS: 0)
-                return there ? [bike, rail, walkEnd] : [walkEnd, rail, PlannedLeg(mode: .cycle, path: Array(bike.path.reversed()), waitS: bike.waitS, habit: "bike_and_ride")]
+                let home = PlannedLeg(mode: .cycle, path: Array(bike.path.reversed()), waitS: bike.waitS, habit: "bike_and_ride")
+                return there ? [bike, rail, walkEnd] : [walkEnd, rail, home]
             }
             guard mode == .car else { return plannedLegs(w, from, to, mode, rng: &rng) }
             let a = parking(from)
