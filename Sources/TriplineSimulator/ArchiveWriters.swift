@@ -546,7 +546,8 @@ public enum SimulationWriter {
         }.joined(separator: ",\n") + "],\n"
         out += "\"trips\":[\n" + t.trips.map { trip in
             let legs = trip.legs.map { l in
-                "{\"mode\":\(string(l.mode.rawValue)),\"start_ms\":\(l.startMs),\"end_ms\":\(l.endMs),\"distance_m\":\(number(l.distanceM, decimals: 1))}"
+                "{\"mode\":\(string(l.mode.rawValue)),\"start_ms\":\(l.startMs),\"end_ms\":\(l.endMs),\"distance_m\":\(number(l.distanceM, decimals: 1))"
+                    + (l.habit.map { ",\"habit\":" + string($0) } ?? "") + "}"
             }.joined(separator: ",")
             return "{\"device\":\(string(trip.device)),\"start_ms\":\(trip.startMs),\"end_ms\":\(trip.endMs),\"start\":\(iso(trip.startMs)),\"end\":\(iso(trip.endMs)),\"from_place\":\(trip.fromPlaceID),\"to_place\":\(trip.toPlaceID),\"distance_m\":\(number(trip.distanceM, decimals: 1)),\"stops\":\(trip.stops),\"legs\":[\(legs)]}"
         }.joined(separator: ",\n") + "],\n"

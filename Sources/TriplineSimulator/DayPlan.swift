@@ -24,6 +24,17 @@ extension Simulator {
         var path: [XY]
         /// Seconds to wait still at the start of this leg (at a bus stop or a station).
         var waitS: Double
+        // The varied world's habits (docs/SIMULATOR.md "A varied world"); the defaults leave a leg moving as before,
+        // draw for draw.
+        /// The cruising speed the plan chose (a walk to the car, a ring road, a train), instead of the mode's draw.
+        var cruiseMps: Double? = nil
+        /// A drive that starts in a jam: a stand of `standS`, then stop-and-go for `crawlS` (0–6 m/s, stops of
+        /// 10–60 s), then the rest at the cruise.
+        var jamStart: (standS: Double, crawlS: Double)? = nil
+        /// A regional train: stations every 4–8 km, 30–60 s each (else every 2–4 km, 40–90 s).
+        var regionalTrain = false
+        /// What the truth names this leg's habit (``TruthLeg/habit``).
+        var habit: String? = nil
     }
 
     /// A planned activity: go to `place` by `legs`, leaving at `departLocalS` seconds after local midnight.

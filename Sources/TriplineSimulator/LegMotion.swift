@@ -35,6 +35,7 @@ extension Simulator {
         let dyn = dynamics(leg.mode)
         var cruise = rng.uniform(dyn.cruise.lowerBound, dyn.cruise.upperBound)
         if leg.mode == .car && total > 8000 { cruise = rng.uniform(20, 24) }
+        if let c = leg.cruiseMps { cruise = c }
         // Stops: (arc position, dwell seconds).
         var stops: [(Double, Double)] = []
         func stopLength() -> Double {
@@ -56,6 +57,12 @@ extension Simulator {
                 s += rng.uniform(350, 600)
             }
             for i in 1..<(path.count - 1) where rng.chance(0.3) { stops.append((cum[i], stopLength())) }
+        case .train where leg.regionalTrain:
+            var s = rng.uniform(4000, 8000)
+            while s < total - 1500 {
+                stops.append((s, rng.uniform(30, 60)))
+                s += rng.uniform(4000, 8000)
+            }
         case .train:
             var s = rng.uniform(2000, 4000)
             while s < total - 1500 {
@@ -118,6 +125,37 @@ extension Simulator {
         }
         var stopCount = leg.waitS > 0 ? 1 : 0
         emit(stopped: false, stopS: 0)
+        if let start = leg.jamStart {
+            // A drive that starts in a jam: a stand, then stop-and-go (0–6 m/s, stops of 10–60 s), then the cruise.
+            func stand(_ seconds: Double) {
+                var w = 0.0
+                while w < seconds {
+                    t += 1
+                    emit(stopped: true, stopS: w)
+                    w += 1
+                }
+                stopCount += 1
+            }
+            stand(start.standS)
+            let crawlEnd = t + start.crawlS
+            while t < crawlEnd && s < total - 2000 {
+                let go = rng.uniform(15, 60), pace = rng.uniform(2, 6)
+                var g = 0.0
+                while g < go && s < total - 2000 {
+                    v = min(v + dyn.accel, pace)
+                    s += v; t += 1; g += 1
+                    emit(stopped: false, stopS: 0)
+                }
+                while v > 0 {
+                    v = max(0, v - dyn.accel)
+                    s += v; t += 1
+                    emit(stopped: false, stopS: 0)
+                }
+                stand(rng.uniform(10, 60))
+            }
+            while nextStop < stops.count && stops[nextStop].0 <= s + 50 { nextStop += 1 }
+            if let j = jam, j.from < s + 50 { jam = nil }
+        }
         var guardSteps = 0
         while s < total - 0.01 && guardSteps < 400_000 {
             guardSteps += 1

@@ -120,7 +120,8 @@ extension Simulator {
                 for i in legs.indices {
                     let end = i + 1 < legs.count ? legStart[i + 1] + legs[i + 1].waitS : legEnd[i]
                     let start = i == 0 ? legStart[0] : legStart[i] + legs[i].waitS
-                    truthLegs.append(TruthLeg(mode: legs[i].mode, startMs: Int64(start * 1000), endMs: Int64(end * 1000), distanceM: dist[i]))
+                    truthLegs.append(TruthLeg(
+                        mode: legs[i].mode, startMs: Int64(start * 1000), endMs: Int64(end * 1000), distanceM: dist[i], habit: legs[i].habit))
                 }
                 let startT = samples.first!.t, endT = samples.last!.t
                 dayTrips[localDate(startT), default: 0] += 1

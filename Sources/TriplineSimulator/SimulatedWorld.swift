@@ -30,6 +30,9 @@ extension Simulator {
         var school: Int? = nil
         var fuel: Int? = nil
         var suburban = false
+        /// The varied world's bike-and-ride commuter: cycles to `homeStation` (1–2.5 km towards the city), takes a
+        /// regional train to `workStation` and walks.
+        var bikeAndRide = false
     }
 
     func latLon(_ p: XY) -> (lat: Double, lon: Double) {

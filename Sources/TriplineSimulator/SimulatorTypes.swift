@@ -139,6 +139,10 @@ public struct TruthLeg: Sendable {
     public var endMs: Int64
     /// Length of the path actually travelled (metres, haversine over the 1 s true positions).
     public var distanceM: Double
+    /// The varied world's habit this leg shows (`parking`: the walk between the door and the car; `jam_start`: a drive
+    /// that starts with a stand and stop-and-go; `bike_and_ride`: the ride to or from the station and the train), nil
+    /// elsewhere (and not written to truth.json then).
+    public var habit: String? = nil
 }
 
 /// A true trip from one stay to the next.

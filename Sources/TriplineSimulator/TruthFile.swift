@@ -40,7 +40,9 @@ public enum TruthFile {
         }
         t.trips = try array("trips").map { o in
             let legs = (o["legs"] as? [[String: Any]] ?? []).map {
-                TruthLeg(mode: TravelMode(rawValue: str($0, "mode")) ?? .walk, startMs: i64($0, "start_ms"), endMs: i64($0, "end_ms"), distanceM: dbl($0, "distance_m"))
+                TruthLeg(
+                    mode: TravelMode(rawValue: str($0, "mode")) ?? .walk, startMs: i64($0, "start_ms"), endMs: i64($0, "end_ms"),
+                    distanceM: dbl($0, "distance_m"), habit: $0["habit"] as? String)
             }
             return TruthTrip(
                 device: str(o, "device"), startMs: i64(o, "start_ms"), endMs: i64(o, "end_ms"), fromPlaceID: Int(i64(o, "from_place")),

