@@ -132,6 +132,11 @@ public final class DeviceWork {
     /// A run of contradicted fixes must last this long and hold this many fixes.
     static let contradictedRunMs: Int64 = 60_000
     static let contradictedRunFixes = 5
+    /// A reported speed at or above this (m/s) is "moving" (above every still / moving threshold of the passes)…
+    static let contradictedAboveMps = 1.0
+    /// …and is contradicted when the path over the window (the sum of its steps, jitter included) is covered at less
+    /// than this part of it: a phone reporting a constant speed while it lies still (algorithm version 52).
+    static let contradictingPathShare = 0.5
 
     /// Drops reported speeds that contradict the track (algorithm version 50): some apps write 0 (or a small constant)
     /// on every fix whatever the motion (a logger's `<speed>0</speed>`, OwnTracks `vel` 0 when the platform gives no
@@ -139,6 +144,13 @@ public final class DeviceWork {
     /// ends' accuracy, is at least 0.8 m/s contradicts its speed; a run of such fixes lasting at least 60 s (and 5 fixes:
     /// never one fix, Doppler can be right while positions jitter) gets its speeds set to unknown, so every pass uses
     /// the displacement speed there as for fixes without one. Reported speeds that agree with the steps are untouched.
+    ///
+    /// The other way round (algorithm version 52): a fix reporting at least 1 m/s whose path over the same window (the
+    /// sum of the steps between its fixes, so GPS jitter only lengthens it) is covered at under half that speed
+    /// contradicts it too (a phone that repeats a speed while it lies still: before, the stays pass took such fixes
+    /// for departures, and the trips between began and ended minutes early and late, with that speed as their
+    /// moving speed). A path is never shorter than the way travelled, so a lap of a running track or a car circling a
+    /// block keep their speeds.
     func distrustContradictedSpeeds() {
         let n = count
         guard n >= Self.contradictedRunFixes else { return }
@@ -147,7 +159,8 @@ public final class DeviceWork {
         var a = 0, b = 0
         for i in 0..<n {
             let s = speed[i]
-            guard !s.isNaN && s >= 0 && s < Self.contradictedBelowMps else { continue }
+            let still = s < Self.contradictedBelowMps
+            guard !s.isNaN && s >= 0 && (still || s >= Self.contradictedAboveMps) else { continue }
             // Centred window: the first fix at least half the window before, the first at least half after (or the ends).
             let half = Self.contradictingWindowMs / 2
             if a > i { a = i }
@@ -158,6 +171,24 @@ public final class DeviceWork {
             while b > i && time[b - 1] - time[i] >= half { b -= 1 }
             let dtMs = time[b] - time[a]
             guard dtMs >= Self.contradictingWindowMs && dtMs <= Self.contradictingWindowMaxMs else { continue }
+            if !still {
+                // A path needs fixes close together: between fixes minutes apart it is a few chords, shorter than any
+                // road that bends (sparse OwnTracks phones on buses and winding roads). At least 5 fixes in the window.
+                if b - a + 1 < Self.contradictedRunFixes { continue }
+                // The path is at least the displacement, which is at least the latitude's part of it: most moving fixes
+                // are settled by those, and only a fix that barely moved has its window's steps summed.
+                let needed = s * Self.contradictingPathShare * (Double(dtMs) / 1000)
+                if (lat[b] - lat[a]).magnitude * 110_000 >= needed { continue }
+                if Geo.distance(lat[a], lon[a], lat[b], lon[b]) >= needed { continue }
+                var covered = 0.0
+                var k = a
+                while k < b && covered < needed {
+                    covered += Geo.distance(lat[k], lon[k], lat[k + 1], lon[k + 1])
+                    k += 1
+                }
+                if covered < needed { contradicts[i] = true; any = true }
+                continue
+            }
             let accA = accuracy[a].isNaN ? 0 : accuracy[a], accB = accuracy[b].isNaN ? 0 : accuracy[b]
             let d = Geo.distance(lat[a], lon[a], lat[b], lon[b]) - accA - accB
             if d / (Double(dtMs) / 1000) >= Self.contradictingPaceMps { contradicts[i] = true; any = true }

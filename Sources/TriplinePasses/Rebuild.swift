@@ -162,7 +162,11 @@ public struct Rebuild {
     ///    visit that ends last before it and reaches the one that starts first after it, with nothing between (before,
     ///    the visit nearest in time on either side: a trip could leave the visit it reached). The apptrips pass compares
     ///    a record covering less than half of its trip (Google's walk to the station) with the leg it overlaps most.
-    public static let algorithmVersion = 51
+    /// 52 (a repeated speed): a run of fixes reporting at least 1 m/s whose path over a centred minute (the sum of its
+    ///    steps) is covered at under half that speed has its speeds set to unknown where the points are loaded, as a
+    ///    run of zeros on a moving track is since version 50: a phone repeating 15 m/s while still and on a ride of
+    ///    6 m/s no longer makes the ride a `car` at 15 m/s.
+    public static let algorithmVersion = 52
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
