@@ -161,4 +161,29 @@ import TriplineTestSupport
         let top = Double(trip["max_speed_mps"] ?? "") ?? 0
         #expect(top > 5 && top < 8, "\(trip)")
     }
+
+    /// `rebuild --config tripline.sqlite` (the database given for the config file, a tab-completion away) printed its
+    /// first "line", 200 bytes of SQLite's header escaped, as "… is not of the form pass.key=value"; a config file saved
+    /// in Latin-1 (`stays.radius_m = 5\xFF0`, a comment `café`) was read with U+FFFD in place of the bytes: the value's
+    /// error showed a character that is not in the file, and a comment passed. Now a file with NUL bytes is "binary
+    /// data" (an SQLite database named so) and text that is not UTF-8 is refused naming its line.
+    @Test func aConfigFileThatIsNoUTF8TextIsNamedSo() throws {
+        let (path, _) = try twoPlaces()
+        let dir = FileSystem.directoryName(path)
+        let database = runCLI(["rebuild", "--db", path, "--config", path])
+        #expect(database.status == 64, "\(database.stderr)")
+        #expect(database.stderr.contains("binary data (an SQLite database), not a file of 'pass.key = value' lines"), "\(database.stderr)")
+        #expect(!database.stderr.contains("SQLite format"), "\(database.stderr)")
+        try FileSystem.write(Array("# Einstellungen f\u{FC}r caf".utf8) + [0xE9] + Array("\nstays.radius_m = 50\n".utf8), to: dir + "/latin1.conf")
+        let latin1 = runCLI(["rebuild", "--db", path, "--config", dir + "/latin1.conf"])
+        #expect(latin1.status == 64, "\(latin1.stderr)")
+        #expect(latin1.stderr.contains("latin1.conf:1: not UTF-8 text"), "\(latin1.stderr)")
+        try FileSystem.write(Array("stays.radius_m = 50\nstays.min_duration_s = 3".utf8) + [0xFF] + Array("0\n".utf8), to: dir + "/value.conf")
+        let value = runCLI(["rebuild", "--db", path, "--config", dir + "/value.conf"])
+        #expect(value.status == 64, "\(value.stderr)")
+        #expect(value.stderr.contains("value.conf:2: not UTF-8 text"), "\(value.stderr)")
+        // A UTF-8 file with a byte-order mark and a comment in any language still reads.
+        try FileSystem.write("\u{FEFF}# Einstellungen für café\nstays.radius_m = 50\n", to: dir + "/ok.conf")
+        #expect(runCLI(["rebuild", "--db", path, "--config", dir + "/ok.conf"]).status == 0)
+    }
 }
