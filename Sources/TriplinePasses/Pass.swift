@@ -176,8 +176,8 @@ public struct PassSettings {
         // A file that is no text (the database or an archive given by mistake) is named so, not shown as its first
         // "line" of binary; text that is not UTF-8 is named by its line, not read with U+FFFD in place of the bytes.
         if bytes.contains(0) {
-            throw PassSettingsError.malformedAssignment(
-                origin: path, reason: "binary data (\(bytes.starts(with: Array("SQLite format 3".utf8)) ? "an SQLite database" : "NUL bytes")), not a file of 'pass.key = value' lines")
+            let what = bytes.starts(with: Array("SQLite format 3".utf8)) ? "an SQLite database" : "NUL bytes"
+            throw PassSettingsError.malformedAssignment(origin: path, reason: "binary data (\(what)), not a file of 'pass.key = value' lines")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             let lines = bytes.split(separator: 10, omittingEmptySubsequences: false)
