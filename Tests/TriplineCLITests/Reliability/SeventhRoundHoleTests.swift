@@ -186,4 +186,40 @@ import TriplineTestSupport
         try FileSystem.write("\u{FEFF}# Einstellungen für café\nstays.radius_m = 50\n", to: dir + "/ok.conf")
         #expect(runCLI(["rebuild", "--db", path, "--config", dir + "/ok.conf"]).status == 0)
     }
+
+    /// Fixes in Berlin stamped `+05:00` (a phone set to another zone): the rows follow the fixes' own offsets (what
+    /// the person's clock said; the fifth round left it so), but nothing said that a local day may then not be the day
+    /// where the person was. `rebuild` now warns once per device, naming how many visits and the first, with the zone's
+    /// offset beside; fixes at the zone's own offset give no warning.
+    @Test func fixesStampedWithAnotherZonesOffsetAreNamedByTheRebuild() throws {
+        let home = (52.52, 13.405), office = (52.50, 13.30)
+        let leave: Int64 = 1_717_228_800_000  // 2024-06-01T08:00:00Z
+        func features(_ offset: Int32) -> [String] {
+            func fix(_ ms: Int64, _ p: (Double, Double)) -> String {
+                overlandFeature(CivilTime.iso8601(ms: ms, offset: UTCOffset(seconds: offset)), lat: p.0, lon: p.1)
+            }
+            var out = stride(from: 0, to: 7200, by: 60).map { fix(leave - 7_200_000 + Int64($0) * 1000, home) }
+            out += stride(from: 10, to: 1200, by: 10).map { s in
+                let f = Double(s) / 1200
+                return fix(leave + Int64(s) * 1000, (home.0 + (office.0 - home.0) * f, home.1 + (office.1 - home.1) * f))
+            }
+            out += stride(from: 0, to: 7200, by: 60).map { fix(leave + 1_200_000 + Int64($0) * 1000, office) }
+            return out
+        }
+        for (offset, warned) in [(Int32(18_000), true), (Int32(7200), false)] {
+            let dir = try temporaryDirectory()
+            try FileSystem.write(overlandBody(features(offset)), to: dir + "/batch.json")
+            let db = dir + "/t.sqlite"
+            try #require(runCLI(["import", dir + "/batch.json", "--db", db]).status == 0)
+            let rebuilt = runCLI(["rebuild", "--db", db])
+            #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+            if warned {
+                let expected = "Warning: phone: 2 of 2 visits carry their fixes' own UTC offset, not that of the zone where they were "
+                    + "(the first on 2024-06-01 at +05:00, where Europe/Berlin had +02:00)"
+                #expect(rebuilt.stderr.contains(expected), "\(rebuilt.stderr)")
+            } else {
+                #expect(!rebuilt.stderr.contains("Warning"), "\(rebuilt.stderr)")
+            }
+        }
+    }
 }
