@@ -159,8 +159,7 @@ public final class DeviceWork {
         var a = 0, b = 0
         for i in 0..<n {
             let s = speed[i]
-            let still = s < Self.contradictedBelowMps
-            guard !s.isNaN && s >= 0 && (still || s >= Self.contradictedAboveMps) else { continue }
+            guard !s.isNaN && s >= 0 && s < Self.contradictedBelowMps else { continue }
             // Centred window: the first fix at least half the window before, the first at least half after (or the ends).
             let half = Self.contradictingWindowMs / 2
             if a > i { a = i }
@@ -171,27 +170,35 @@ public final class DeviceWork {
             while b > i && time[b - 1] - time[i] >= half { b -= 1 }
             let dtMs = time[b] - time[a]
             guard dtMs >= Self.contradictingWindowMs && dtMs <= Self.contradictingWindowMaxMs else { continue }
-            if !still {
-                // A path needs fixes close together: between fixes minutes apart it is a few chords, shorter than any
-                // road that bends (sparse OwnTracks phones on buses and winding roads). At least 5 fixes in the window.
-                if b - a + 1 < Self.contradictedRunFixes { continue }
-                // The path is at least the displacement, which is at least the latitude's part of it: most moving fixes
-                // are settled by those, and only a fix that barely moved has its window's steps summed.
-                let needed = s * Self.contradictingPathShare * (Double(dtMs) / 1000)
-                if (lat[b] - lat[a]).magnitude * 110_000 >= needed { continue }
-                if Geo.distance(lat[a], lon[a], lat[b], lon[b]) >= needed { continue }
-                var covered = 0.0
-                var k = a
-                while k < b && covered < needed {
-                    covered += Geo.distance(lat[k], lon[k], lat[k + 1], lon[k + 1])
-                    k += 1
-                }
-                if covered < needed { contradicts[i] = true; any = true }
-                continue
-            }
             let accA = accuracy[a].isNaN ? 0 : accuracy[a], accB = accuracy[b].isNaN ? 0 : accuracy[b]
             let d = Geo.distance(lat[a], lon[a], lat[b], lon[b]) - accA - accB
             if d / (Double(dtMs) / 1000) >= Self.contradictingPaceMps { contradicts[i] = true; any = true }
+        }
+        // Moving speeds: a run of at least 5 contradicted fixes holds a fix whose index is a multiple of 5, so only
+        // those are tried first, and the fixes around one that is contradicted after it (a fifth of the work on a
+        // track that agrees with its speeds).
+        var k = 0
+        let stillEnds = any ? (0..<n).filter { contradicts[$0] && ($0 == 0 || !contradicts[$0 - 1] || $0 == n - 1 || !contradicts[$0 + 1]) } : []
+        while k < n {
+            if movingSpeedContradicted(k) {
+                contradicts[k] = true
+                any = true
+                var j = k - 1
+                while j >= 0 && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j -= 1 }
+                j = k + 1
+                while j < n && movingSpeedContradicted(j) { contradicts[j] = true; j += 1 }
+                k = (j / Self.contradictedRunFixes + 1) * Self.contradictedRunFixes
+            } else {
+                k += Self.contradictedRunFixes
+            }
+        }
+        // A run of moving speeds beside a run of still ones is one run with it (the other side of the same wrong
+        // speeds): its fixes are tried outward from the still run's ends.
+        for e in stillEnds {
+            var j = e - 1
+            while j >= 0 && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j -= 1 }
+            j = e + 1
+            while j < n && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j += 1 }
         }
         guard any else { return }
         var i = 0
@@ -204,6 +211,36 @@ public final class DeviceWork {
             }
             i = j + 1
         }
+    }
+
+    /// Whether fix `i` reports a moving speed (at least ``contradictedAboveMps``) that the path over its centred
+    /// window (the same window as the still fixes': at least 60 s, at most 300 s, here of at least 5 fixes) covers at
+    /// under ``contradictingPathShare`` of it.
+    func movingSpeedContradicted(_ i: Int) -> Bool {
+        let s = speed[i]
+        guard !s.isNaN && s >= Self.contradictedAboveMps else { return false }
+        let half = Self.contradictingWindowMs / 2
+        // The first fix at least half the window before (else the first), the first at least half after (else the last).
+        var a = lowerBound(time, time[i] - half + 1) - 1
+        if a < 0 { a = 0 }
+        let b = min(lowerBound(time, time[i] + half), count - 1)
+        let dtMs = time[b] - time[a]
+        guard dtMs >= Self.contradictingWindowMs && dtMs <= Self.contradictingWindowMaxMs else { return false }
+        // A path needs fixes close together: between fixes minutes apart it is a few chords, shorter than any road
+        // that bends (sparse OwnTracks phones on buses and winding roads).
+        guard b - a + 1 >= Self.contradictedRunFixes else { return false }
+        // The path is at least the displacement, which is at least the latitude's part of it: most moving fixes are
+        // settled by those, and only a fix that barely moved has its window's steps summed.
+        let needed = s * Self.contradictingPathShare * (Double(dtMs) / 1000)
+        if (lat[b] - lat[a]).magnitude * 110_000 >= needed { return false }
+        if Geo.distance(lat[a], lon[a], lat[b], lon[b]) >= needed { return false }
+        var covered = 0.0
+        var k = a
+        while k < b && covered < needed {
+            covered += Geo.distance(lat[k], lon[k], lat[k + 1], lon[k + 1])
+            k += 1
+        }
+        return covered < needed
     }
 
     /// Loads the clean flags of the span (when the clean pass did not run in this rebuild).
