@@ -132,6 +132,11 @@ public final class DeviceWork {
     /// A run of contradicted fixes must last this long and hold this many fixes.
     static let contradictedRunMs: Int64 = 60_000
     static let contradictedRunFixes = 5
+    /// A reported speed at or above this (m/s) is "moving" (above every still / moving threshold of the passes)…
+    static let contradictedAboveMps = 1.0
+    /// …and is contradicted when the path over the window (the sum of its steps, jitter included) is covered at less
+    /// than this part of it: a phone reporting a constant speed while it lies still (algorithm version 52).
+    static let contradictingPathShare = 0.5
 
     /// Drops reported speeds that contradict the track (algorithm version 50): some apps write 0 (or a small constant)
     /// on every fix whatever the motion (a logger's `<speed>0</speed>`, OwnTracks `vel` 0 when the platform gives no
@@ -139,6 +144,13 @@ public final class DeviceWork {
     /// ends' accuracy, is at least 0.8 m/s contradicts its speed; a run of such fixes lasting at least 60 s (and 5 fixes:
     /// never one fix, Doppler can be right while positions jitter) gets its speeds set to unknown, so every pass uses
     /// the displacement speed there as for fixes without one. Reported speeds that agree with the steps are untouched.
+    ///
+    /// The other way round (algorithm version 52): a fix reporting at least 1 m/s whose path over the same window (the
+    /// sum of the steps between its fixes, so GPS jitter only lengthens it) is covered at under half that speed
+    /// contradicts it too (a phone that repeats a speed while it lies still: before, the stays pass took such fixes
+    /// for departures, and the trips between began and ended minutes early and late, with that speed as their
+    /// moving speed). A path is never shorter than the way travelled, so a lap of a running track or a car circling a
+    /// block keep their speeds.
     func distrustContradictedSpeeds() {
         let n = count
         guard n >= Self.contradictedRunFixes else { return }
@@ -162,6 +174,32 @@ public final class DeviceWork {
             let d = Geo.distance(lat[a], lon[a], lat[b], lon[b]) - accA - accB
             if d / (Double(dtMs) / 1000) >= Self.contradictingPaceMps { contradicts[i] = true; any = true }
         }
+        // Moving speeds: a run of at least 5 contradicted fixes holds a fix whose index is a multiple of 5, so only
+        // those are tried first, and the fixes around one that is contradicted after it (a fifth of the work on a
+        // track that agrees with its speeds).
+        var k = 0
+        let stillEnds = any ? (0..<n).filter { contradicts[$0] && ($0 == 0 || !contradicts[$0 - 1] || $0 == n - 1 || !contradicts[$0 + 1]) } : []
+        while k < n {
+            if movingSpeedContradicted(k) {
+                contradicts[k] = true
+                any = true
+                var j = k - 1
+                while j >= 0 && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j -= 1 }
+                j = k + 1
+                while j < n && movingSpeedContradicted(j) { contradicts[j] = true; j += 1 }
+                k = (j / Self.contradictedRunFixes + 1) * Self.contradictedRunFixes
+            } else {
+                k += Self.contradictedRunFixes
+            }
+        }
+        // A run of moving speeds beside a run of still ones is one run with it (the other side of the same wrong
+        // speeds): its fixes are tried outward from the still run's ends.
+        for e in stillEnds {
+            var j = e - 1
+            while j >= 0 && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j -= 1 }
+            j = e + 1
+            while j < n && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j += 1 }
+        }
         guard any else { return }
         var i = 0
         while i < n {
@@ -173,6 +211,36 @@ public final class DeviceWork {
             }
             i = j + 1
         }
+    }
+
+    /// Whether fix `i` reports a moving speed (at least ``contradictedAboveMps``) that the path over its centred
+    /// window (the same window as the still fixes': at least 60 s, at most 300 s, here of at least 5 fixes) covers at
+    /// under ``contradictingPathShare`` of it.
+    func movingSpeedContradicted(_ i: Int) -> Bool {
+        let s = speed[i]
+        guard !s.isNaN && s >= Self.contradictedAboveMps else { return false }
+        let half = Self.contradictingWindowMs / 2
+        // The first fix at least half the window before (else the first), the first at least half after (else the last).
+        var a = lowerBound(time, time[i] - half + 1) - 1
+        if a < 0 { a = 0 }
+        let b = min(lowerBound(time, time[i] + half), count - 1)
+        let dtMs = time[b] - time[a]
+        guard dtMs >= Self.contradictingWindowMs && dtMs <= Self.contradictingWindowMaxMs else { return false }
+        // A path needs fixes close together: between fixes minutes apart it is a few chords, shorter than any road
+        // that bends (sparse OwnTracks phones on buses and winding roads).
+        guard b - a + 1 >= Self.contradictedRunFixes else { return false }
+        // The path is at least the displacement, which is at least the latitude's part of it: most moving fixes are
+        // settled by those, and only a fix that barely moved has its window's steps summed.
+        let needed = s * Self.contradictingPathShare * (Double(dtMs) / 1000)
+        if (lat[b] - lat[a]).magnitude * 110_000 >= needed { return false }
+        if Geo.distance(lat[a], lon[a], lat[b], lon[b]) >= needed { return false }
+        var covered = 0.0
+        var k = a
+        while k < b && covered < needed {
+            covered += Geo.distance(lat[k], lon[k], lat[k + 1], lon[k + 1])
+            k += 1
+        }
+        return covered < needed
     }
 
     /// Loads the clean flags of the span (when the clean pass did not run in this rebuild).

@@ -172,7 +172,18 @@ public struct PassSettings {
     /// Reads a config file: one `pass.key = value` per line; `#` starts a comment; blank lines are skipped.
     /// A key given twice in the file is an error naming both lines (which one was meant cannot be known).
     public mutating func load(file path: String) throws {
-        let text = String(decoding: try FileSystem.read(path, limit: 1 << 20), as: UTF8.self)
+        let bytes = try FileSystem.read(path, limit: 1 << 20)
+        // A file that is no text (the database or an archive given by mistake) is named so, not shown as its first
+        // "line" of binary; text that is not UTF-8 is named by its line, not read with U+FFFD in place of the bytes.
+        if bytes.contains(0) {
+            let what = bytes.starts(with: Array("SQLite format 3".utf8)) ? "an SQLite database" : "NUL bytes"
+            throw PassSettingsError.malformedAssignment(origin: path, reason: "binary data (\(what)), not a file of 'pass.key = value' lines")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let lines = bytes.split(separator: 10, omittingEmptySubsequences: false)
+            let line = 1 + (lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0)
+            throw PassSettingsError.malformedAssignment(origin: "\(path):\(line)", reason: "not UTF-8 text; save the file as UTF-8")
+        }
         var seen: [String: String] = [:]
         for (line, assignment) in ParameterText.lines(text) {
             let origin = "\(path):\(line)"

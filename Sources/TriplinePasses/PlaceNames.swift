@@ -33,7 +33,9 @@ enum PlaceNames {
         var lon: Double
         var radius: Double
         var dwell: Int64
-        var userNamed = false
+        /// The user's name for the place (``userNamed``): the edit's name, which the place may bear qualified.
+        var userName: String?
+        var userNamed: Bool { userName != nil }
         var appVotes: [String: Double] = [:]
     }
 
@@ -83,12 +85,16 @@ enum PlaceNames {
         guard !places.isEmpty else { return ([], [:]) }
         var index: [Int64: Int] = [:]
         for (k, e) in places.enumerated() { index[e.id] = k }
-        // 1. The user's names: a rename edit whose name the place bears, made at (within reach of) its centre.
+        // 1. The user's names: a rename edit whose name the place bears, made at (within reach of) its centre. The
+        // name may be borne qualified (`Cafe (2)`: another place of the device has it), as a naming before this one
+        // left it: the place is still the user's and is qualified again below. (Before, a second naming, which
+        // `places rename` of any place and `rebuild --pass timeline` run, took such a place for unnamed and gave it
+        // `near …`, while a full rebuild gave `Cafe (2)`.)
         for edit in input.edits where edit.action == .rename {
             guard let name = edit.name else { continue }
-            for k in places.indices where places[k].name == name
+            for k in places.indices where bears(places[k].name, name)
                 && Geo.distance(places[k].lat, places[k].lon, edit.lat, edit.lon) <= max(joinM, places[k].radius) {
-                places[k].userNamed = true
+                places[k].userName = name
             }
         }
         let visits = input.visits.compactMap { v in
@@ -141,7 +147,7 @@ enum PlaceNames {
             votes.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
         }
         // The names by rule.
-        var names: [String?] = places.map { $0.userNamed ? $0.name : nil }
+        var names: [String?] = places.map(\.userName)
         var rules: [String: Int] = ["user": names.compactMap { $0 }.count]
         for k in places.indices where names[k] == nil {
             if let a = best(places[k].appVotes) { names[k] = a; rules["app", default: 0] += 1 }
@@ -185,6 +191,14 @@ enum PlaceNames {
             if name != base { rules["qualified", default: 0] += 1 }
         }
         return (renames, rules)
+    }
+
+    /// Whether a place's stored name is `name`, or `name` qualified as two places of one device are (`name (N)`).
+    static func bears(_ stored: String, _ name: String) -> Bool {
+        if stored == name { return true }
+        guard stored.hasPrefix(name + " ("), stored.hasSuffix(")") else { return false }
+        let number = stored.utf8.dropFirst(name.utf8.count + 2).dropLast()
+        return !number.isEmpty && number.count <= 9 && number.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// The local day (days since 1970-01-01) and the UTC instant of `hour`:00 local on it at a position: the zone's

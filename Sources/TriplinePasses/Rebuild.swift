@@ -165,7 +165,11 @@ public struct Rebuild {
     /// 52 (Google's lines): each leg taken from Google's timeline stores its line (`legs.app_line`: start, path
     /// points, end) and its straight lines along it (`legs.line_distance_m`, summed into the trip's); days' straight
     /// lines take each Google leg's own.
-    public static let algorithmVersion = 52
+    /// 53 (a repeated speed): a run of fixes reporting at least 1 m/s whose path over a centred minute (the sum of its
+    ///    steps) is covered at under half that speed has its speeds set to unknown where the points are loaded, as a
+    ///    run of zeros on a moving track is since version 50: a phone repeating 15 m/s while still and on a ride of
+    ///    6 m/s no longer makes the ride a `car` at 15 m/s.
+    public static let algorithmVersion = 53
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -385,8 +389,37 @@ public struct Rebuild {
                     parameters: parameters, parameterJSON: parameterJSON, passParameterJSON: passParameterJSON)
             }
             outcome.reports += deviceReports
+            if deviceReports.contains(where: { $0.pass != nil }), let warning = try foreignOffsets(deviceID, name: name, zones: zones) {
+                outcome.warnings.append(warning)
+            }
         }
         return outcome
+    }
+
+    /// A warning when visits of the device carry their fixes' own UTC offset and it is not the offset of the zone
+    /// where they were (a phone set to another zone): the rows are right to follow the fixes (what the person's clock
+    /// said), but a local day may then not be the day where the person was (docs/EXPORTS.md, "Local time"). Read
+    /// after the device's rebuild; one zone lookup a visit.
+    func foreignOffsets(_ deviceID: Int64, name: String, zones: LocalZones) throws -> String? {
+        var count = 0, total = 0
+        var first: (row: VisitRow, own: UTCOffset, zone: UTCOffset)? = nil
+        for visit in try store.visitsInOrder(device: deviceID) {
+            total += 1
+            // Its start's offset, else its end's (a start estimated across a silence takes the zone's).
+            for (ms, offset) in [(visit.startMs, visit.startUTCOffset), (visit.endMs, visit.endUTCOffset)] {
+                guard let own = offset else { continue }
+                let zone = UTCOffset(seconds: zones.offset(atMs: ms, latitude: visit.lat, longitude: visit.lon))
+                guard own != zone else { continue }
+                count += 1
+                if first == nil { first = (visit, own, zone) }
+                break
+            }
+        }
+        guard let first else { return nil }
+        return "\(name): \(count) of \(total) visits carry their fixes' own UTC offset, not that of the zone where they were "
+            + "(the first on \(first.own.localDate(ms: first.row.startMs)) at \(first.own.isoSuffix), where "
+            + "\(zones.zoneName(latitude: first.row.lat, longitude: first.row.lon)) had \(first.zone.isoSuffix)); local days and times "
+            + "follow the fixes' offsets, as the phone's clock said"
     }
 
     /// One device's rebuild, inside its write transaction.

@@ -198,6 +198,12 @@ public final class Store {
             throw StoreError.notADatabase(
                 path: path, reason: "its schema version (PRAGMA user_version) is \(version), which no Tripline writes; the file was not changed")
         }
+        // Another program's SQLite file (a browser's history, a phone backup's database): refused before anything is
+        // written to it. Before, `import --db` into one switched it to WAL (its header changed) and only then refused
+        // it, and one whose own `user_version` was 1 … current had Tripline's migrations run on it ("no such table").
+        if let reason = try foreignDatabase(version: version) {
+            throw StoreError.notADatabase(path: path, reason: reason)
+        }
         if version > Schema.currentVersion {
             throw StoreError.newerSchema(path: path, found: version, known: Schema.currentVersion)
         }
@@ -221,6 +227,24 @@ public final class Store {
         }
         try db.execute("PRAGMA cache_size=-16384")  // 16 MiB page cache
         try db.execute("PRAGMA temp_store=MEMORY")
+    }
+
+    /// Why the open file is another program's SQLite database, or nil when it is Tripline's (or new). Read in one
+    /// snapshot: a process creating the same new file commits its tables and its `user_version` together, so a
+    /// version of 0 with tables is never a Tripline file half made. Every Tripline schema since the first holds
+    /// `devices` and `imports`.
+    private func foreignDatabase(version: Int) throws -> String? {
+        try db.readTransaction {
+            let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
+            let now = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+            if now == 0 {
+                return tables > 0 ? "it holds tables but no Tripline schema version (another program's database?); the file was not changed" : nil
+            }
+            let own = try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('devices', 'imports')") ?? 0
+            guard own < 2 else { return nil }
+            return "its schema version (PRAGMA user_version) is \(now), but not Tripline's tables (another program's database?); "
+                + "the file was not changed"
+        }
     }
 
     /// Applies migrations `from+1 … current`, each in its own transaction together with its `user_version`.

@@ -90,6 +90,11 @@ enum PlacesCommand {
         } catch let error as PassSettingsError {
             throw CommandFailure(error.description)
         }
+        if action == "rename", let name = row.name, let now = try places(store, id: edited.id).first, now.name.hasPrefix(name + " (") {
+            // Two places of one device never share a name: the other place keeps it, this one is qualified.
+            done = "Renamed place \(edited.id) (\(Terminal.escaped(edited.name))) to \(Terminal.escaped(now.name)): another place of "
+                + "\(Terminal.escaped(edited.device)) is named \(Terminal.escaped(name))"
+        }
         if parsed.flag("json") {
             context.stdout.write("{\"action\":\(JSONText.quotedForTerminal(action)),\"place\":\(edited.id),\"device\":\(JSONText.quotedForTerminal(edited.device))}\n")
         } else if !parsed.flag("quiet") {

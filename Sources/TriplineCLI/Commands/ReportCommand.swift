@@ -72,7 +72,17 @@ enum ReportCommand {
         guard let name = parsed.positionals.first else {
             throw UsageError("Missing the report's name; 'tripline report --list' lists them", command: "report")
         }
-        if name == "day" { return try DayReport.run(parsed, context) }
+        // An option the chosen report does not read is refused, not passed over: `report trips --date D` printed
+        // every day's trips, and `report day --date D --from …` or `--format json` the text of the one day.
+        if name == "day" {
+            for option in ["from", "to", "format"] where parsed.value(option) != nil {
+                throw UsageError("'report day' shows the one local day of --date, as text; --\(option) is for the SQL reports", command: "report")
+            }
+            return try DayReport.run(parsed, context)
+        }
+        if parsed.value("date") != nil {
+            throw UsageError("--date is for 'report day'; the other reports take --from and --to (local days, inclusive)", command: "report")
+        }
         guard let query = catalog.first(where: { $0.name == name || $0.name + ".sql" == name }) else {
             var message = "No report named '\(name)'"
             if let suggestion = HelpFormatter.closest(name, in: catalog.map(\.name)) { message += ". Did you mean '\(suggestion)'?" }
