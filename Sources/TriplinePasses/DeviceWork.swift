@@ -160,14 +160,7 @@ public final class DeviceWork {
         for i in 0..<n {
             let s = speed[i]
             guard !s.isNaN && s >= 0 && s < Self.contradictedBelowMps else { continue }
-            // Centred window: the first fix at least half the window before, the first at least half after (or the ends).
-            let half = Self.contradictingWindowMs / 2
-            if a > i { a = i }
-            while a < i && time[i] - time[a + 1] >= half { a += 1 }
-            while a > 0 && time[i] - time[a] < half { a -= 1 }
-            if b < i { b = i }
-            while b < n - 1 && time[b] - time[i] < half { b += 1 }
-            while b > i && time[b - 1] - time[i] >= half { b -= 1 }
+            centredWindow(i, &a, &b)
             let dtMs = time[b] - time[a]
             guard dtMs >= Self.contradictingWindowMs && dtMs <= Self.contradictingWindowMaxMs else { continue }
             let accA = accuracy[a].isNaN ? 0 : accuracy[a], accB = accuracy[b].isNaN ? 0 : accuracy[b]
@@ -178,15 +171,16 @@ public final class DeviceWork {
         // those are tried first, and the fixes around one that is contradicted after it (a fifth of the work on a
         // track that agrees with its speeds).
         var k = 0
+        (a, b) = (0, 0)
         let stillEnds = any ? (0..<n).filter { contradicts[$0] && ($0 == 0 || !contradicts[$0 - 1] || $0 == n - 1 || !contradicts[$0 + 1]) } : []
         while k < n {
-            if movingSpeedContradicted(k) {
+            if movingSpeedContradicted(k, &a, &b) {
                 contradicts[k] = true
                 any = true
                 var j = k - 1
-                while j >= 0 && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j -= 1 }
+                while j >= 0 && !contradicts[j] && movingSpeedContradicted(j, &a, &b) { contradicts[j] = true; j -= 1 }
                 j = k + 1
-                while j < n && movingSpeedContradicted(j) { contradicts[j] = true; j += 1 }
+                while j < n && movingSpeedContradicted(j, &a, &b) { contradicts[j] = true; j += 1 }
                 k = (j / Self.contradictedRunFixes + 1) * Self.contradictedRunFixes
             } else {
                 k += Self.contradictedRunFixes
@@ -196,9 +190,9 @@ public final class DeviceWork {
         // speeds): its fixes are tried outward from the still run's ends.
         for e in stillEnds {
             var j = e - 1
-            while j >= 0 && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j -= 1 }
+            while j >= 0 && !contradicts[j] && movingSpeedContradicted(j, &a, &b) { contradicts[j] = true; j -= 1 }
             j = e + 1
-            while j < n && !contradicts[j] && movingSpeedContradicted(j) { contradicts[j] = true; j += 1 }
+            while j < n && !contradicts[j] && movingSpeedContradicted(j, &a, &b) { contradicts[j] = true; j += 1 }
         }
         guard any else { return }
         var i = 0
@@ -213,17 +207,29 @@ public final class DeviceWork {
         }
     }
 
+    /// Moves `a` and `b` to fix `i`'s centred window: `a` the last fix at least half of ``contradictingWindowMs`` before
+    /// it (else the first), `b` the first at least half after it (else the last). Cursors rather than binary searches:
+    /// fixes taken in order move them a step or two each (a binary search over ten years' fixes costs a branch
+    /// mispredicted at each of its levels, for every fix tried).
+    @inline(__always)
+    func centredWindow(_ i: Int, _ a: inout Int, _ b: inout Int) {
+        let half = Self.contradictingWindowMs / 2
+        if a > i { a = i }
+        while a < i && time[i] - time[a + 1] >= half { a += 1 }
+        while a > 0 && time[i] - time[a] < half { a -= 1 }
+        if b < i { b = i }
+        while b < count - 1 && time[b] - time[i] < half { b += 1 }
+        while b > i && time[b - 1] - time[i] >= half { b -= 1 }
+    }
+
     /// Whether fix `i` reports a moving speed (at least ``contradictedAboveMps``) that the path over its centred
     /// window (the same window as the still fixes': at least 60 s, at most 300 s, here of at least 5 fixes) covers at
     /// under ``contradictingPathShare`` of it.
-    func movingSpeedContradicted(_ i: Int) -> Bool {
+    /// `a` and `b`: the window's cursors (``centredWindow(_:_:_:)``).
+    func movingSpeedContradicted(_ i: Int, _ a: inout Int, _ b: inout Int) -> Bool {
         let s = speed[i]
         guard !s.isNaN && s >= Self.contradictedAboveMps else { return false }
-        let half = Self.contradictingWindowMs / 2
-        // The first fix at least half the window before (else the first), the first at least half after (else the last).
-        var a = lowerBound(time, time[i] - half + 1) - 1
-        if a < 0 { a = 0 }
-        let b = min(lowerBound(time, time[i] + half), count - 1)
+        centredWindow(i, &a, &b)
         let dtMs = time[b] - time[a]
         guard dtMs >= Self.contradictingWindowMs && dtMs <= Self.contradictingWindowMaxMs else { return false }
         // A path needs fixes close together: between fixes minutes apart it is a few chords, shorter than any road
@@ -233,11 +239,14 @@ public final class DeviceWork {
         // settled by those, and only a fix that barely moved has its window's steps summed.
         let needed = s * Self.contradictingPathShare * (Double(dtMs) / 1000)
         if (lat[b] - lat[a]).magnitude * 110_000 >= needed { return false }
-        if Geo.distance(lat[a], lon[a], lat[b], lon[b]) >= needed { return false }
+        // Steps of a minute or five apart: the equirectangular distance at the fix's latitude (within 0.1 % of the
+        // great circle there, without its trigonometry per step: this runs for every slow fix of ten years).
+        let cosLat = Geo.cosLatitude(lat[i])
+        if Geo.fastDistance(lat[a], lon[a], lat[b], lon[b], cosLat: cosLat) >= needed { return false }
         var covered = 0.0
         var k = a
         while k < b && covered < needed {
-            covered += Geo.distance(lat[k], lon[k], lat[k + 1], lon[k + 1])
+            covered += Geo.fastDistance(lat[k], lon[k], lat[k + 1], lon[k + 1], cosLat: cosLat)
             k += 1
         }
         return covered < needed
