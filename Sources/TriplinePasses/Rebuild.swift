@@ -169,7 +169,10 @@ public struct Rebuild {
     ///    steps) is covered at under half that speed has its speeds set to unknown where the points are loaded, as a
     ///    run of zeros on a moving track is since version 50: a phone repeating 15 m/s while still and on a ride of
     ///    6 m/s no longer makes the ride a `car` at 15 m/s.
-    public static let algorithmVersion = 53
+    /// 54 (Google's impossible figures): a Google activity whose distance no traveller of its mode covers in its time
+    ///    (`TimelinePass.fastestMps`) takes the distance along its own line where that is shorter, and a walk, run or
+    ///    ride faster than feet or a bicycle go is a `vehicle` (`mode_source` `pace`; `app_activity` keeps Google's word).
+    public static let algorithmVersion = 54
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

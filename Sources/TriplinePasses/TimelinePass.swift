@@ -53,6 +53,21 @@ public struct TimelinePass: Pass {
     /// Tripline's modes (``LegMode``); any other word Google's activity type was mapped to by the import is `unknown`.
     static let modes: Set<String> = Set(LegMode.allCases.map(\.rawValue))
 
+    /// The fastest a traveller goes by a mode over a minute or more (m/s): physical bounds, far above the rebuild's
+    /// thresholds between modes, for telling Google's impossible figures from its ordinary ones. On foot 7 (an elite
+    /// runner's 10 km is 6.3), a bicycle 20 (72 km/h), a car or bus 70, a train 100, a boat 40; a plane, and what
+    /// Google could not name, 300.
+    static func fastestMps(_ mode: String) -> Double {
+        switch mode {
+        case "walk", "run": 7
+        case "cycle": 20
+        case "car", "bus", "vehicle": 70
+        case "train": 100
+        case "boat": 40
+        default: 300
+        }
+    }
+
     /// Time intervals claimed so far, sorted by start and disjoint.
     struct Claims {
         var spans: [(Int64, Int64)] = []
@@ -449,9 +464,23 @@ public struct TimelinePass: Pass {
                     method = "app_path"
                 }
                 let share = Double(p.end - p.start) / Double(s.endMs - s.startMs)
-                let mode = s.mode.map { Self.modes.contains($0) ? $0 : "unknown" } ?? "unknown"
+                var mode = s.mode.map { Self.modes.contains($0) ? $0 : "unknown" } ?? "unknown"
+                var modeSource = "app"
+                let seconds = Double(s.endMs - s.startMs) / 1000
+                // Google's figures that no traveller of its mode reaches (real exports hold a "walk" of 2,896 km in 4 h
+                // and one of 197 km in 4 min whose ends lie 246 m apart): its distance is not believed where its own
+                // line is shorter, and a walk or ride faster than feet or a bicycle go is a vehicle (Google's word
+                // stays in `app_activity`; `mode_source` says `pace`). Algorithm version 54.
+                if method == "app", seconds > 0, distance / seconds > Self.fastestMps(mode), line < distance {
+                    distance = line
+                    method = s.path.isEmpty ? "app_line" : "app_path"
+                }
+                if ["walk", "run", "cycle"].contains(mode), seconds > 0, distance / seconds > Self.fastestMps(mode) {
+                    mode = LegMode.vehicle.rawValue
+                    modeSource = "pace"
+                }
                 legs.append(
-                    (LegRow(tripID: 0, leg: i, deviceID: device, mode: mode, modeSource: "app", startMs: p.start, endMs: p.end,
+                    (LegRow(tripID: 0, leg: i, deviceID: device, mode: mode, modeSource: modeSource, startMs: p.start, endMs: p.end,
                             distanceM: distance * share, durationS: Double(p.end - p.start) / 1000, points: 0, lineDistanceM: line * share),
                      s.activity, line * share, method, appLine))
             }

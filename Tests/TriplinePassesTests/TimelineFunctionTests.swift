@@ -176,4 +176,38 @@ import TriplineStore
         #expect(three.trips.count == 5)
         #expect(three.trips.prefix(3).map(\.from) == [.added(0), nil, nil] && three.trips.prefix(3).map(\.to) == [nil, nil, .added(1)])
     }
+
+    /// Google's figures that no traveller of its mode reaches, as real exports hold them (iannellif-geoloc: a "walk"
+    /// of 197 km in 4 min whose ends lie 246 m apart, a "walk" of 13.8 km in 2.6 min between two places 13.8 km
+    /// apart): the distance along the activity's own line where Google's is impossible for its mode, and a walk faster
+    /// than feet go is a vehicle, Google's word kept. Ordinary figures stay Google's. Fails without the checks
+    /// (algorithm version 54).
+    @Test func googlesImpossibleFiguresAreNotBelieved() {
+        let near = Self.east(0.246), far = Self.east(13.8)
+        func activity(_ s: Int64, _ e: Int64, from: (lat: Double, lon: Double), to: (lat: Double, lon: Double), _ metres: Double,
+                      _ mode: String) -> GoogleActivitySegment {
+            GoogleActivitySegment(startMs: s, endMs: e, lat: to.lat, lon: to.lon, distanceM: metres, mode: mode,
+                                  startLatE7: (from.lat * 1e7).rounded(), startLonE7: (from.lon * 1e7).rounded(), activity: "WALKING")
+        }
+        let activities = [
+            activity(Self.at(8), Self.at(8, 4), from: Self.home, to: near, 196_650, "walk"),  // 819 m/s; its line 246 m
+            activity(Self.at(10), Self.at(10, 3), from: Self.home, to: far, 13_830, "walk"),  // 77 m/s; its line 13,800 m
+            activity(Self.at(12), Self.at(12, 10), from: Self.home, to: near, 700, "walk"),  // 1.2 m/s: Google's
+            activity(Self.at(14), Self.at(14, 20), from: Self.home, to: far, 15_000, "car"),  // 12.5 m/s: Google's
+        ]
+        let input = TimelinePass.Input(pointVisits: [], trips: [], places: [], visits: [], activities: activities, edits: [])
+        let out = TimelinePass.fill(work(), input, TimelinePass.Parameters())
+        #expect(out.trips.count == 4)
+        guard out.trips.count == 4 else { return }
+        let legs = out.trips.map { $0.legs[0] }
+        #expect(abs(legs[0].leg.distanceM - Geo.distance(Self.home.lat, Self.home.lon, near.lat, near.lon)) < 1e-6)
+        #expect(legs[0].leg.mode == "walk" && out.trips[0].method == "app_line")
+        #expect(legs[1].leg.mode == "vehicle" && legs[1].leg.modeSource == "pace" && legs[1].activity == "WALKING")
+        // Google's 13,830 m are impossible on foot, so its line (13,800 m) is taken; at that pace it is no walk either.
+        #expect(abs(legs[1].leg.distanceM - Geo.distance(Self.home.lat, Self.home.lon, far.lat, far.lon)) < 1e-6)
+        #expect(out.trips[1].method == "app_line" && out.trips[1].row.mode == "vehicle")
+        #expect(legs[2].leg.mode == "walk" && legs[2].leg.modeSource == "app" && legs[2].leg.distanceM == 700)
+        #expect(legs[3].leg.mode == "car" && legs[3].leg.distanceM == 15_000)
+        #expect(out.trips.allSatisfy { ($0.row.avgSpeedMps ?? 0) <= ($0.row.maxSpeedMps ?? 0) })
+    }
 }
