@@ -187,7 +187,8 @@ import TriplineStore
         func activity(_ s: Int64, _ e: Int64, from: (lat: Double, lon: Double), to: (lat: Double, lon: Double), _ metres: Double,
                       _ mode: String) -> GoogleActivitySegment {
             GoogleActivitySegment(startMs: s, endMs: e, lat: to.lat, lon: to.lon, distanceM: metres, mode: mode,
-                                  startLatE7: (from.lat * 1e7).rounded(), startLonE7: (from.lon * 1e7).rounded(), activity: "WALKING")
+                                  startLatE7: (from.lat * 1e7).rounded(), startLonE7: (from.lon * 1e7).rounded(),
+                                  activity: "WALKING")
         }
         let activities = [
             activity(Self.at(8), Self.at(8, 4), from: Self.home, to: near, 196_650, "walk"),  // 819 m/s; its line 246 m
