@@ -82,6 +82,8 @@ enum PlacesCommand {
         default:
             done = "Forgot place \(edited.id) (\(Terminal.escaped(edited.name))) and its \(edited.visits) visits; its points stay stored"
         }
+        // The device's other places' names before the edit: a rename can qualify one of them (`Cafe (2)`).
+        let before = action == "rename" ? try places(store, device: edited.device).filter { $0.id != edited.id } : []
         try store.transaction { _ = try RebuildTables(store).insert(row) }
         do {
             try Rebuild.reapplyPlaceEdits(store: store, deviceID: edited.deviceID)
@@ -94,6 +96,13 @@ enum PlacesCommand {
             // Two places of one device never share a name: the other place keeps it, this one is qualified.
             done = "Renamed place \(edited.id) (\(Terminal.escaped(edited.name))) to \(Terminal.escaped(now.name)): another place of "
                 + "\(Terminal.escaped(edited.device)) is named \(Terminal.escaped(name))"
+        } else if action == "rename", let name = row.name {
+            // Or the other way round: this place takes the name and another place that bore it is qualified.
+            let after = Dictionary(try places(store, device: edited.device).map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+            for other in before where other.name != after[other.id] {
+                guard let now = after[other.id], now.hasPrefix(name + " (") else { continue }
+                done += "; place \(other.id), also named \(Terminal.escaped(other.name)), is now \(Terminal.escaped(now))"
+            }
         }
         if parsed.flag("json") {
             context.stdout.write("{\"action\":\(JSONText.quotedForTerminal(action)),\"place\":\(edited.id),\"device\":\(JSONText.quotedForTerminal(edited.device))}\n")

@@ -98,6 +98,20 @@ import TriplineTestSupport
         #expect(try names(path) == ["Cafe"])
     }
 
+    /// The other way round: the place renamed takes the name and the place that bore it is qualified. The message
+    /// said only "Renamed place A … to Cafe", and B's name changed without a word; now it names B and its new name.
+    @Test func aRenameThatQualifiesAnotherPlaceSaysSo() throws {
+        let (path, ids) = try twoPlaces()
+        try #require(ids.count == 2)
+        #expect(runCLI(["places", "rename", String(ids[1]), "Cafe", "--db", path]).status == 0)
+        #expect(try names(path)[1] == "Cafe")
+        let first = runCLI(["places", "rename", String(ids[0]), "Cafe", "--db", path])
+        #expect(first.status == 0, "\(first.stderr)")
+        // The place with more time spent (then the lower id) keeps the plain name (docs/PASSES.md, "Place names").
+        #expect(try names(path) == ["Cafe", "Cafe (2)"])
+        #expect(first.stdout.contains("to Cafe; place \(ids[1]), also named Cafe, is now Cafe (2)."), "\(first.stdout)")
+    }
+
     /// `report trips --date 2024-06-03` printed the trips of every day (`--date` is read by `report day` only), and
     /// `report day --date D --from … --to …` or `--format json` printed the day's text as if nothing were given. An
     /// option the chosen report does not read is now refused (exit 64), naming the one it takes.
