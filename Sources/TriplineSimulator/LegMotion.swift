@@ -124,18 +124,19 @@ extension Simulator {
             }
         }
         var stopCount = leg.waitS > 0 ? 1 : 0
+        /// Stands still on the way, a fix a second from `first` s into the stop until `seconds`: one more stop.
+        func stand(_ seconds: Double, from first: Double = 0) {
+            var w = first
+            while w < seconds {
+                t += 1
+                emit(stopped: true, stopS: w)
+                w += 1
+            }
+            stopCount += 1
+        }
         emit(stopped: false, stopS: 0)
         if let start = leg.jamStart {
             // A drive that starts in a jam: a stand, then stop-and-go (0–6 m/s, stops of 10–60 s), then the cruise.
-            func stand(_ seconds: Double) {
-                var w = 0.0
-                while w < seconds {
-                    t += 1
-                    emit(stopped: true, stopS: w)
-                    w += 1
-                }
-                stopCount += 1
-            }
             stand(start.standS)
             let crawlEnd = t + start.crawlS
             while t < crawlEnd && s < total - 2000 {
@@ -173,14 +174,7 @@ extension Simulator {
                 if nextStop < stops.count {
                     v = 0
                     emit(stopped: true, stopS: 0)
-                    let dwell = stops[nextStop].1
-                    var w = 1.0
-                    while w < dwell {
-                        t += 1
-                        emit(stopped: true, stopS: w)
-                        w += 1
-                    }
-                    stopCount += 1
+                    stand(stops[nextStop].1, from: 1)
                     nextStop += 1
                     continue
                 }
