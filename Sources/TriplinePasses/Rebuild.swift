@@ -172,7 +172,11 @@ public struct Rebuild {
     /// 54 (Google's impossible figures): a Google activity whose distance no traveller of its mode covers in its time
     ///    (`TimelinePass.fastestMps`) takes the distance along its own line where that is shorter, and a walk, run or
     ///    ride faster than feet or a bicycle go is a `vehicle` (`mode_source` `pace`; `app_activity` keeps Google's word).
-    public static let algorithmVersion = 54
+    /// 55 (stops out of a vehicle): a stay of at least `stays.got_out_min_duration_s` (5 min) and shorter than
+    ///    `min_duration_s` is kept when the app's motion states show the person on foot or on a bicycle at both its ends
+    ///    and never `driving` inside it, and the stop-or-traffic model does not join it away; tracks without motion
+    ///    states are unchanged.
+    public static let algorithmVersion = 55
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

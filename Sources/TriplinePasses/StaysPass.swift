@@ -26,6 +26,16 @@ public struct StaysPass: Pass {
         public var errandMinDurationS: Double = 240
         /// … and only when the stays before and after it end and begin within this long (seconds) of it (0 = no bound).
         public var errandReachS: Double = 3600
+        /// Shortest stop out of a vehicle (seconds): a stay shorter than `min_duration_s` but at least this long is
+        /// kept when the app's motion states show the person out of any vehicle — the last moving state within
+        /// `got_out_reach_s` before it and the first after it say walking, running or cycling, and none of its own fixes
+        /// says driving (a shop, the school gate, steps from a car parked down the street, a bicycle locked at the
+        /// bakery). A wait aboard, a jam or a wait for the bus that the bus ends say `driving` on one side or inside.
+        /// Only apps that record motion states (Overland, OwnTracks' `motionactivities`, Google's activity) have
+        /// them: GPX and GeoLife tracks are never touched. 0 = off.
+        public var gotOutMinDurationS: Double = 300
+        /// … the moving states looked for within this long (seconds) before and after the stay.
+        public var gotOutReachS: Double = 120
         /// Longest silence (seconds) inside a stay when the same place is on both sides.
         public var maxGapS: Double = 86_400
         /// Weight cap (seconds) of one point in the centre.
@@ -82,8 +92,13 @@ public struct StaysPass: Pass {
 
         public init() {}
 
+        /// The shortest stay any rule keeps: `detect` finds candidates from this long.
+        var shortestCandidateS: Double {
+            min(minDurationS, errandMinDurationS, gotOutMinDurationS > 0 ? gotOutMinDurationS : .infinity)
+        }
+
         public static var keys: Keys { [
-            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
+            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "got_out_min_duration_s": \.gotOutMinDurationS, "got_out_reach_s": \.gotOutReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
             "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM,
         ] }
@@ -92,6 +107,7 @@ public struct StaysPass: Pass {
         /// windows it scans around each fix are at most an hour; other durations at most a year.
         public static var ranges: Ranges { [
             "radius_m": .distance, "min_duration_s": .duration, "errand_min_duration_s": .duration, "errand_reach_s": .duration,
+            "got_out_min_duration_s": .duration, "got_out_reach_s": .window,
             "max_gap_s": .duration, "extend_min_s": .duration, "extend_max_s": .duration, "weight_cap_s": .positiveDuration,
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
@@ -196,7 +212,7 @@ public struct StaysPass: Pass {
             func unknownLimit() -> Double {
                 if let cached = unknownLimitCache { return cached }
                 var limit = p.unknownAccuracyM
-                let longEnough = Double(w.time[kept[b]] - w.time[kept[a]]) >= min(p.minDurationS, p.errandMinDurationS) * 1000
+                let longEnough = Double(w.time[kept[b]] - w.time[kept[a]]) >= p.shortestCandidateS * 1000
                 if p.scatterFactor > 0 && b > a + 2 && longEnough {
                     var gaps: [Int64] = []
                     gaps.reserveCapacity(b - a)
@@ -238,7 +254,7 @@ public struct StaysPass: Pass {
                 if v[k] >= p.movingMps && far(k) { e = k - 1 }
                 k -= 1
             }
-            if e >= s && Double(w.time[kept[e]] - w.time[kept[s]]) >= min(p.minDurationS, p.errandMinDurationS) * 1000 {
+            if e >= s && Double(w.time[kept[e]] - w.time[kept[s]]) >= p.shortestCandidateS * 1000 {
                 raw.append(trimmedStay(w, kept, s, e, lat0: lat0, lon0: lon0, kx: kx, ky: ky, capMs: capMs))
                 a = e + 1
             } else {
@@ -428,6 +444,8 @@ public struct StaysPass: Pass {
         var out: [StayRecord] = []
         for (k, stay) in merged.enumerated() {
             guard isShort(stay) else { out.append(stay); continue }
+            if gotOut(stay, w, p) { out.append(stay); continue }
+            guard stay.endMs - stay.startMs >= Int64(p.errandMinDurationS * 1000) else { continue }
             let before = merged[..<k].last(where: { !isShort($0) }) ?? w.previousStay
             guard let before, let after = merged[(k + 1)...].first(where: { !isShort($0) }) else { continue }
             // Out and back within `errand_reach_s`: with iOS pauses every stay is short until the evidence pass
@@ -447,6 +465,29 @@ public struct StaysPass: Pass {
             }
         }
         return extendIntoSilences(merge(out, w, p), w, p)
+    }
+
+    /// A short stay the motion states place out of any vehicle (`got_out_min_duration_s`): on foot or on a bicycle at
+    /// both ends, no `driving` inside.
+    static func gotOut(_ stay: StayRecord, _ w: DeviceWork, _ p: Parameters) -> Bool {
+        guard p.gotOutMinDurationS > 0, stay.endMs - stay.startMs >= Int64(p.gotOutMinDurationS * 1000) else { return false }
+        let vehicle = MotionBits.driving, outside = MotionBits.walking | MotionBits.running | MotionBits.cycling
+        for i in stay.first...stay.last where w.flags[i] == 0 && w.motion[i] & vehicle != 0 { return false }
+        let reach = Int64(p.gotOutReachS * 1000)
+        /// The first moving state from `i` on in `step`'s direction, within `reach` of `from`.
+        func firstMoving(from i: Int, step: Int, edge: Int64) -> UInt8? {
+            var q = i
+            while q >= 0 && q < w.count && abs(w.time[q] - edge) <= reach {
+                let bits = w.motion[q] & (outside | vehicle)
+                if w.flags[q] == 0 && bits != 0 { return bits }
+                q += step
+            }
+            return nil
+        }
+        guard let before = firstMoving(from: stay.first - 1, step: -1, edge: w.time[stay.first]),
+            let after = firstMoving(from: stay.last + 1, step: 1, edge: w.time[stay.last])
+        else { return false }
+        return before & vehicle == 0 && after & vehicle == 0
     }
 
     /// Sparse sampling while still (Overland keeps one fix an hour, OwnTracks reports every few minutes to hours)
@@ -531,8 +572,9 @@ public struct StaysPass: Pass {
     /// way left out (``PauseDecision``: stop or traffic).
     public static func stays(_ work: DeviceWork, _ p: Parameters, pauseModel: PauseModel = .shipped, pauseLog: PauseLog? = nil) -> [StayRecord] {
         let found = detect(work, p).map { $0.indexed(in: work.time) }
-        let kept = PauseDecision.joinTraffic(work, found, before: work.previousStay, model: pauseModel, apply: p.pauseModel > 0,
-                                                 aboardMps: p.aboardMps, log: pauseLog)
+        let kept = PauseDecision.joinTraffic(
+            work, found, before: work.previousStay, model: pauseModel, apply: p.pauseModel > 0, aboardMps: p.aboardMps,
+            gotOut: { gotOut($0, work, p) }, log: pauseLog)
         return kept.filter { $0.startMs < work.keepFromMs }
     }
 

@@ -8,7 +8,7 @@ import TriplineTestSupport
 /// One device's points as the clean, stays and evidence passes see them, built in memory (no database): the functions
 /// of those passes are tested on it (issue 24).
 enum EarlyPassesWork {
-    /// `points` (in time order) as a ``DeviceWork`` with no flag set; `processFromMs` as a rebuild that restarts there.
+    /// `points` (in time order) as a ``DeviceWork`` with no flag set, their motion states parsed as the store reads them; `processFromMs` as a rebuild that restarts there.
     static func of(_ points: [Point], processFromMs: Int64 = Int64.min) -> DeviceWork {
         let w = DeviceWork(deviceID: 1, deviceKey: testDeviceKey, fromMs: Int64.min, toMs: Int64.max, processFromMs: processFromMs, zones: LocalZones())
         w.time = points.map(\.timeMs)
@@ -17,7 +17,7 @@ enum EarlyPassesWork {
         w.accuracy = points.map { $0.accuracyM ?? .nan }
         w.speed = points.map { $0.speedMps ?? .nan }
         w.offset = points.map { $0.utcOffsetS ?? Int32.min }
-        w.motion = [UInt8](repeating: 0, count: points.count)
+        w.motion = points.map { p in p.motion.map { Array($0.utf8).withUnsafeBytes { MotionBits.parse($0) } } ?? 0 }
         w.tripMode = [UInt16](repeating: 0, count: points.count)
         w.flags = [UInt8](repeating: 0, count: points.count)
         w.flagsLoaded = true

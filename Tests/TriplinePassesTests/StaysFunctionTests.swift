@@ -205,3 +205,54 @@ import TriplineTestSupport
         }
     }
 }
+
+/// A stop of 5–10 min (shorter than `min_duration_s`) that the app's motion states place out of any vehicle is a stay
+/// (`got_out_min_duration_s`): an errand by car with the walk to and from the shop, where Overland's "discard
+/// stationary" leaves few still fixes. The same stop inside a jam, a wait that the bus ends, or on a track
+/// with no motion states (GPX, GeoLife) stays part of the trip.
+@Suite struct GotOutStaysTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    /// An hour at home, a 3-km drive, `arrive` on foot for 60 m, `stopS` at the shop (`during` on
+    /// a fix a minute), `leave` for 60 m back, a 3-km drive on, an hour at the destination.
+    func errand(
+        arrive: String?, during: String?, leave: String?, stopS: Int = 420, parameters: StaysPass.Parameters = StaysPass.Parameters()
+    ) -> [StayRecord] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 60, drift: 5...15)
+        let drive: String? = arrive == nil && leave == nil ? nil : "driving"
+        b.move(3000, bearing: 80, speed: 12, every: 1, motion: drive)
+        b.move(60, bearing: 170, speed: 1.3, every: 1, motion: arrive)
+        b.still(stopS, every: 60, drift: 3...8, motion: during)
+        b.move(60, bearing: 350, speed: 1.3, every: 1, motion: leave)
+        b.move(3000, bearing: 80, speed: 12, every: 1, motion: drive)
+        b.still(3600, every: 60, drift: 5...15)
+        return StaysPass.stays(EarlyPassesWork.of(b.points), parameters)
+    }
+
+    @Test func aStopOnFootBetweenTwoDrivesIsAStay() {
+        let stays = errand(arrive: "walking", during: "stationary", leave: "walking")
+        #expect(stays.count == 3)
+        guard stays.count == 3 else { return }
+        let shop = (stays[1].endMs - stays[1].startMs) / 1000
+        #expect(shop >= 300 && shop < 600, "\(shop) s")
+        // A bicycle locked at the door: cycling up to it and away.
+        #expect(errand(arrive: "cycling", during: "stationary", leave: "cycling").count == 3)
+        // Off (0), or shorter than `got_out_min_duration_s`: part of the trip.
+        var off = StaysPass.Parameters()
+        off.gotOutMinDurationS = 0
+        #expect(errand(arrive: "walking", during: "stationary", leave: "walking", parameters: off).count == 2)
+        #expect(errand(arrive: "walking", during: "stationary", leave: "walking", stopS: 200).count == 2)
+    }
+
+    @Test func aStopAboardOrWithoutMotionStatesStaysInTheTrip() {
+        // A jam: the phone says driving while still.
+        #expect(errand(arrive: "driving", during: "driving,stationary", leave: "driving").count == 2)
+        // Steps to a bus stop, a 7-min wait, and the bus: driving after it.
+        #expect(errand(arrive: "walking", during: "stationary", leave: "driving").count == 2)
+        // A driving state inside the stop (a car standing with its passenger).
+        #expect(errand(arrive: "walking", during: "driving,stationary", leave: "walking").count == 2)
+        // No motion states at all (a GPX or GeoLife track): the rule has nothing to go on.
+        #expect(errand(arrive: nil, during: nil, leave: nil).count == 2)
+    }
+}

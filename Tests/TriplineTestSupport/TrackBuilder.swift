@@ -19,13 +19,13 @@ package struct TrackBuilder {
     }
 
     /// Still for `seconds`, one fix every `every` seconds, each `drift` metres (random direction) off, accuracy ≈ drift.
-    package mutating func still(_ seconds: Int, every: Int, drift: ClosedRange<Double> = 0...0, ssid: String? = nil) {
+    package mutating func still(_ seconds: Int, every: Int, drift: ClosedRange<Double> = 0...0, ssid: String? = nil, motion: String? = nil) {
         var s = 0
         while s < seconds {
             let d = rng.uniform(drift.lowerBound, drift.upperBound + 0.001)
             let p = Geo.destination(lat, lon, bearing: rng.uniform(0, 360), distance: d)
             points.append(Point(deviceID: 0, timeMs: t, utcOffsetS: offset, lat: p.lat, lon: p.lon, speedMps: 0,
-                                accuracyM: max(10, d), ssid: ssid))
+                                accuracyM: max(10, d), motion: motion, ssid: ssid))
             t += Int64(every) * 1000
             s += every
         }

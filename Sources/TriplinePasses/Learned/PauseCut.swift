@@ -57,10 +57,12 @@ public enum PauseDecision {
     /// `stays` (time order, as the stays pass found them) without the candidates `model` calls traffic (when `apply`)
     /// and those the traveller never left a vehicle at (when `aboardMps` > 0: `stays.aboard_mps`); `before` is the stay
     /// kept before the span (``DeviceWork/previousStay``), a neighbour of the first. With both off every stay is kept
-    /// (`log` still receives every candidate: the training export).
+    /// (`log` still receives every candidate: the training export). A stay `gotOut` holds for is kept whatever the
+    /// model says: the app's motion states saw the person leave the vehicle, which the model (trained on tracks
+    /// without them) cannot weigh.
     public static func joinTraffic(
         _ w: DeviceWork, _ stays: [StayRecord], before: StayRecord?, model: PauseModel, apply: Bool, aboardMps: Double = 0,
-        log: PauseLog? = nil
+        gotOut: (StayRecord) -> Bool = { _ in false }, log: PauseLog? = nil
     ) -> [StayRecord] {
         guard apply || aboardMps > 0 || log != nil, !stays.isEmpty else { return stays }
         let all = (before.map { [$0] } ?? []) + stays
@@ -72,8 +74,8 @@ public enum PauseDecision {
                 out.append(stay)
                 continue
             }
-            let traffic = (apply && model.isTraffic(features))
-                || (aboardMps > 0 && PauseFeatures.aboard(w, all, k + offset, minMps: aboardMps))
+            let traffic = !gotOut(stay)
+                && ((apply && model.isTraffic(features)) || (aboardMps > 0 && PauseFeatures.aboard(w, all, k + offset, minMps: aboardMps)))
             log?.add(PauseCandidate(startMs: stay.startMs, endMs: stay.endMs, features: features, joined: traffic))
             if !traffic { out.append(stay) }
         }
