@@ -176,7 +176,10 @@ public struct Rebuild {
     ///    `min_duration_s` is kept when the app's motion states show the person on foot or on a bicycle at both its ends
     ///    and never `driving` inside it, and the stop-or-traffic model does not join it away; tracks without motion
     ///    states are unchanged.
-    public static let algorithmVersion = 55
+    /// 56 (still fixes that stray beyond their accuracy): in a sparsely sampled stay, a fix that reports an accuracy
+    ///    but no speed is a departure only beyond its accuracy × `scatter_factor` × the cluster's median ratio of
+    ///    distance to accuracy (when above 1; `stays.known_scatter`): such a phone's visits no longer end minutes early.
+    public static let algorithmVersion = 56
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

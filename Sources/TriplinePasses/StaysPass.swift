@@ -54,6 +54,9 @@ public struct StaysPass: Pass {
         public var scatterFactor: Double = 2
         /// … in clusters whose median interval between fixes is at least this long (seconds).
         public var sparseIntervalS: Double = 10
+        /// Fixes that report an accuracy may jitter `scatter_factor` times the median distance of the cluster's fixes
+        /// that report one, when that is more than their accuracy says (1 = on, 0 = off; algorithm version 56).
+        public var knownScatter: Double = 1
         /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
         public var edgeS: Double = 240
         /// Stays closer than this (metres) …
@@ -98,8 +101,12 @@ public struct StaysPass: Pass {
         }
 
         public static var keys: Keys { [
-            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS, "errand_reach_s": \.errandReachS, "got_out_min_duration_s": \.gotOutMinDurationS, "got_out_reach_s": \.gotOutReachS, "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
-            "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor, "sparse_interval_s": \.sparseIntervalS, "edge_s": \.edgeS, "merge_m": \.mergeM, "excursion_m": \.excursionM,
+            "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS,
+            "errand_reach_s": \.errandReachS, "got_out_min_duration_s": \.gotOutMinDurationS, "got_out_reach_s": \.gotOutReachS,
+            "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
+            "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor,
+            "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "merge_m": \.mergeM,
+            "excursion_m": \.excursionM,
             "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM,
         ] }
 
@@ -111,7 +118,7 @@ public struct StaysPass: Pass {
             "max_gap_s": .duration, "extend_min_s": .duration, "extend_max_s": .duration, "weight_cap_s": .positiveDuration,
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
-            "sparse_interval_s": .duration, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
+            "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff,
         ] }
     }
@@ -206,12 +213,15 @@ public struct StaysPass: Pass {
             let cx = sx / sw, cy = sy / sw
             // Trim moving edges.
             var s = a, e = b
-            // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter more
-            // (worked out only when a fix without an accuracy is tested, and only for a cluster long enough to be a stay).
-            var unknownLimitCache: Double? = nil
-            func unknownLimit() -> Double {
-                if let cached = unknownLimitCache { return cached }
-                var limit = p.unknownAccuracyM
+            // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter more;
+            // fixes with one: that accuracy, or more likewise when they report no speed (a phone whose still fixes scatter
+            // beyond what each reports, algorithm version 56). Worked out only when a fix is tested, and only for a cluster long enough to be a stay
+            // and sampled sparsely (every `sparse_interval_s` or less often): the median distance from the centre of the
+            // fixes of each kind, times `scatter_factor`.
+            var scatterCache: (unknown: Double, known: Double)? = nil
+            func scatterLimits() -> (unknown: Double, known: Double) {
+                if let cached = scatterCache { return cached }
+                var limits = (unknown: p.unknownAccuracyM, known: 1.0)
                 let longEnough = Double(w.time[kept[b]] - w.time[kept[a]]) >= p.shortestCandidateS * 1000
                 if p.scatterFactor > 0 && b > a + 2 && longEnough {
                     var gaps: [Int64] = []
@@ -219,26 +229,34 @@ public struct StaysPass: Pass {
                     for k in a..<b { gaps.append(w.time[kept[k + 1]] - w.time[kept[k]]) }
                     gaps.sort()
                     if gaps[gaps.count / 2] >= Int64(p.sparseIntervalS * 1000) {
-                        var ds: [Double] = []
-                        ds.reserveCapacity(b - a + 1)
-                        for k in a...b where w.accuracy[kept[k]].isNaN {
+                        var unknown: [Double] = [], known: [Double] = []
+                        for k in a...b {
                             let (x, y) = xy(kept[k])
-                            ds.append(((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot())
+                            let d = ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot()
+                            let acc = w.accuracy[kept[k]]
+                            if acc.isNaN { unknown.append(d) } else if acc > 0 { known.append(d / acc) }
                         }
-                        if ds.count >= 3 {
-                            ds.sort()
-                            limit = max(limit, p.scatterFactor * ds[ds.count / 2])
+                        if unknown.count >= 3 {
+                            unknown.sort()
+                            limits.unknown = max(limits.unknown, p.scatterFactor * unknown[unknown.count / 2])
+                        }
+                        if known.count >= 3 && p.knownScatter > 0 {
+                            known.sort()
+                            limits.known = max(1, p.scatterFactor * known[known.count / 2])
                         }
                     }
                 }
-                unknownLimitCache = limit
-                return limit
+                scatterCache = limits
+                return limits
             }
-            // Further from the centre than `trim_m` and than the fix's own accuracy (unknown accuracy: `unknownLimit`).
+            // Further from the centre than `trim_m` and than the fix's own accuracy or the cluster's scatter (above; for a
+            // fix that reports an accuracy, only when it reports no speed: its speed then comes from displacements, which
+            // jitter alone makes look like walking, while a speed the phone measured says it moved).
             func far(_ k: Int) -> Bool {
                 let (x, y) = xy(kept[k])
                 let acc = w.accuracy[kept[k]]
-                let limit = max(p.trimM, acc.isNaN ? unknownLimit() : acc)
+                let limit = max(p.trimM, acc.isNaN ? scatterLimits().unknown
+                                : w.speed[kept[k]].isNaN ? acc * scatterLimits().known : acc)
                 return (x - cx) * (x - cx) + (y - cy) * (y - cy) > limit * limit
             }
             // Within the first and last `edge_s`, everything up to the last moving fix away from the centre is

@@ -256,3 +256,42 @@ import TriplineTestSupport
         #expect(errand(arrive: nil, during: nil, leave: nil).count == 2)
     }
 }
+
+/// A phone whose still fixes scatter beyond the accuracy each reports, with no speed while still (`known_scatter`,
+/// algorithm version 56): the speed the stays pass derives from their displacements looks like walking, and each fix
+/// beyond its accuracy from the centre looked like a departure — the visit ended (and the trip started) up to
+/// `edge_s` (4 min) early. The cluster's own scatter against the accuracies says how far its fixes stray.
+@Suite struct ScatteredStillFixesTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    /// (departure error, arrival error) in seconds of the stays around a 3-km walk between two hours of fixes every
+    /// `every` s, each `drift` metres off and reporting that as its accuracy (at least 10 m), no speed while still.
+    func errors(every: Int, drift: ClosedRange<Double>, parameters: StaysPass.Parameters = StaysPass.Parameters()) -> (Int64, Int64)? {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: every, drift: drift)
+        let depart = b.t
+        b.move(3000, bearing: 80, speed: 4, every: every)
+        let arrive = b.t
+        b.still(3600, every: every, drift: drift)
+        var points = b.points
+        for i in points.indices where points[i].speedMps == 0 { points[i].speedMps = nil }
+        let stays = StaysPass.stays(EarlyPassesWork.of(points), parameters)
+        guard stays.count == 2 else { return nil }
+        return ((stays[0].endMs - depart) / 1000, (stays[1].startMs - arrive) / 1000)
+    }
+
+    @Test(arguments: [10, 30]) func theVisitEndsWhenThePhoneLeaves(every: Int) {
+        for drift in [3.0...15.0, 10.0...30.0] {
+            guard let (leave, reach) = errors(every: every, drift: drift) else {
+                Issue.record("not two stays (every \(every) s, drift \(drift))")
+                continue
+            }
+            // Within one sampling interval of the truth (and a few seconds of the trimming's edge).
+            #expect(abs(leave) <= Int64(every) + 10 && abs(reach) <= Int64(every) + 10, "every \(every) s, drift \(drift): \(leave) / \(reach) s")
+        }
+        // Without the rule the scatter ends the visit minutes early.
+        var off = StaysPass.Parameters()
+        off.knownScatter = 0
+        if let (leave, _) = errors(every: every, drift: 10.0...30.0, parameters: off) { #expect(leave < -120, "\(leave) s") }
+    }
+}
