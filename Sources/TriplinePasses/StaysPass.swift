@@ -54,8 +54,9 @@ public struct StaysPass: Pass {
         public var scatterFactor: Double = 2
         /// … in clusters whose median interval between fixes is at least this long (seconds).
         public var sparseIntervalS: Double = 10
-        /// Fixes that report an accuracy may jitter `scatter_factor` times the median distance of the cluster's fixes
-        /// that report one, when that is more than their accuracy says (1 = on, 0 = off; algorithm version 56).
+        /// Fixes that report an accuracy and no speed may stray from the centre their accuracy × `scatter_factor` × the
+        /// median ratio of distance to accuracy of the cluster's fixes that report one, when that is above 1 (1 = on,
+        /// 0 = off; algorithm version 56).
         public var knownScatter: Double = 1
         /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
         public var edgeS: Double = 240
@@ -174,6 +175,9 @@ public struct StaysPass: Pass {
         let m = kept.count
         guard m > 0 else { return [] }
         let v = speeds(w, kept: kept)
+        // Local copies (shared storage, no copy) read in the trimming's hot closure without a class property's
+        // exclusivity check on every fix.
+        let accuracy = w.accuracy, reportedSpeed = w.speed
         let ky = Geo.earthRadius * Double.pi / 180
         let gapMs = Int64(p.maxGapS * 1000)
         let capMs = Int64(p.weightCapS * 1000)
@@ -213,22 +217,25 @@ public struct StaysPass: Pass {
             let cx = sx / sw, cy = sy / sw
             // Trim moving edges.
             var s = a, e = b
-            // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter more;
-            // fixes with one: that accuracy, or more likewise when they report no speed (a phone whose still fixes scatter
-            // beyond what each reports, algorithm version 56). Worked out only when a fix is tested, and only for a cluster long enough to be a stay
-            // and sampled sparsely (every `sparse_interval_s` or less often): the median distance from the centre of the
-            // fixes of each kind, times `scatter_factor`.
+            // Fixes without an accuracy: `unknown_accuracy_m`, or more when the cluster's own scatter says they jitter
+            // more (`scatter_factor` × their median distance from the centre); fixes with one and no speed: that accuracy,
+            // or more likewise (× the median ratio of distance to accuracy: a phone whose still fixes stray beyond what
+            // each reports, algorithm version 56). Only in a cluster long enough to be a stay (checked once here: `far`
+            // runs for every moving fix at the edges of every cluster tried, most of them seconds of a trip) and sampled
+            // sparsely (every `sparse_interval_s` or less often), worked out when a fix first needs it.
+            let scatterMatters = p.scatterFactor > 0 && b > a + 2
+                && Double(w.time[kept[b]] - w.time[kept[a]]) >= p.shortestCandidateS * 1000
             var scatterCache: (unknown: Double, known: Double)? = nil
             func scatterLimits() -> (unknown: Double, known: Double) {
                 if let cached = scatterCache { return cached }
                 var limits = (unknown: p.unknownAccuracyM, known: 1.0)
-                let longEnough = Double(w.time[kept[b]] - w.time[kept[a]]) >= p.shortestCandidateS * 1000
-                if p.scatterFactor > 0 && b > a + 2 && longEnough {
-                    var gaps: [Int64] = []
-                    gaps.reserveCapacity(b - a)
-                    for k in a..<b { gaps.append(w.time[kept[k + 1]] - w.time[kept[k]]) }
-                    gaps.sort()
-                    if gaps[gaps.count / 2] >= Int64(p.sparseIntervalS * 1000) {
+                if scatterMatters {
+                    // The median interval is at least `sparse_interval_s` when at most half the intervals are shorter
+                    // (the sorted intervals' middle one, counted without sorting: a 1-Hz stay has thousands).
+                    let sparseMs = Int64(p.sparseIntervalS * 1000)
+                    var shorter = 0
+                    for k in a..<b where w.time[kept[k + 1]] - w.time[kept[k]] < sparseMs { shorter += 1 }
+                    if shorter <= (b - a) / 2 {
                         var unknown: [Double] = [], known: [Double] = []
                         for k in a...b {
                             let (x, y) = xy(kept[k])
@@ -252,12 +259,19 @@ public struct StaysPass: Pass {
             // Further from the centre than `trim_m` and than the fix's own accuracy or the cluster's scatter (above; for a
             // fix that reports an accuracy, only when it reports no speed: its speed then comes from displacements, which
             // jitter alone makes look like walking, while a speed the phone measured says it moved).
-            func far(_ k: Int) -> Bool {
+            @inline(__always) func far(_ k: Int) -> Bool {
                 let (x, y) = xy(kept[k])
-                let acc = w.accuracy[kept[k]]
-                let limit = max(p.trimM, acc.isNaN ? scatterLimits().unknown
-                                : w.speed[kept[k]].isNaN ? acc * scatterLimits().known : acc)
-                return (x - cx) * (x - cx) + (y - cy) * (y - cy) > limit * limit
+                let d2 = (x - cx) * (x - cx) + (y - cy) * (y - cy)
+                let acc = accuracy[kept[k]]
+                if acc.isNaN {
+                    let limit = max(p.trimM, scatterMatters ? scatterLimits().unknown : p.unknownAccuracyM)
+                    return d2 > limit * limit
+                }
+                // Within its accuracy it is not far, whatever the scatter (which is then not worked out).
+                guard d2 > max(p.trimM, acc) * max(p.trimM, acc) else { return false }
+                guard scatterMatters && p.knownScatter > 0 && reportedSpeed[kept[k]].isNaN else { return true }
+                let limit = max(p.trimM, acc * scatterLimits().known)
+                return d2 > limit * limit
             }
             // Within the first and last `edge_s`, everything up to the last moving fix away from the centre is
             // arrival or departure (crossing waits on the way included).
@@ -488,7 +502,9 @@ public struct StaysPass: Pass {
     /// A short stay the motion states place out of any vehicle (`got_out_min_duration_s`): on foot or on a bicycle at
     /// both ends, no `driving` inside.
     static func gotOut(_ stay: StayRecord, _ w: DeviceWork, _ p: Parameters) -> Bool {
-        guard p.gotOutMinDurationS > 0, stay.endMs - stay.startMs >= Int64(p.gotOutMinDurationS * 1000) else { return false }
+        guard p.gotOutMinDurationS > 0, stay.endMs - stay.startMs >= Int64(p.gotOutMinDurationS * 1000),
+            stay.first <= stay.last, stay.last < w.count
+        else { return false }
         let vehicle = MotionBits.driving, outside = MotionBits.walking | MotionBits.running | MotionBits.cycling
         for i in stay.first...stay.last where w.flags[i] == 0 && w.motion[i] & vehicle != 0 { return false }
         let reach = Int64(p.gotOutReachS * 1000)
