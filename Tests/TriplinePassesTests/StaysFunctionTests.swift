@@ -216,7 +216,8 @@ import TriplineTestSupport
     /// An hour at home, a 3-km drive, `arrive` on foot for 60 m, `stopS` at the shop (`during` on
     /// a fix a minute), `leave` for 60 m back, a 3-km drive on, an hour at the destination.
     func errand(
-        arrive: String?, during: String?, leave: String?, stopS: Int = 420, parameters: StaysPass.Parameters = StaysPass.Parameters()
+        arrive: String?, during: String?, leave: String?, stopS: Int = 420, parameters: StaysPass.Parameters = StaysPass.Parameters(),
+        pauseModel: PauseModel = .shipped
     ) -> [StayRecord] {
         var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
         b.still(3600, every: 60, drift: 5...15)
@@ -227,7 +228,7 @@ import TriplineTestSupport
         b.move(60, bearing: 350, speed: 1.3, every: 1, motion: leave)
         b.move(3000, bearing: 80, speed: 12, every: 1, motion: drive)
         b.still(3600, every: 60, drift: 5...15)
-        return StaysPass.stays(EarlyPassesWork.of(b.points), parameters)
+        return StaysPass.stays(EarlyPassesWork.of(b.points), parameters, pauseModel: pauseModel)
     }
 
     @Test func aStopOnFootBetweenTwoDrivesIsAStay() {
@@ -243,6 +244,18 @@ import TriplineTestSupport
         off.gotOutMinDurationS = 0
         #expect(errand(arrive: "walking", during: "stationary", leave: "walking", parameters: off).count == 2)
         #expect(errand(arrive: "walking", during: "stationary", leave: "walking", stopS: 200).count == 2)
+    }
+
+    /// The stop-or-traffic model learned from tracks without motion states: a stop they place out of the vehicle is
+    /// kept whatever it says (here a model that calls every candidate traffic), and joined when the rule is off.
+    @Test func theStopOrTrafficModelDoesNotJoinAStopOutOfTheVehicle() {
+        let traffic = PauseModel(base: 20, stumps: [], threshold: 0.5)
+        #expect(errand(arrive: "walking", during: "stationary", leave: "walking", pauseModel: traffic).count == 3)
+        var off = StaysPass.Parameters()
+        off.gotOutMinDurationS = 0
+        off.minDurationS = 300
+        #expect(errand(arrive: "walking", during: "stationary", leave: "walking", parameters: off).count == 3)
+        #expect(errand(arrive: "walking", during: "stationary", leave: "walking", parameters: off, pauseModel: traffic).count == 2)
     }
 
     @Test func aStopAboardOrWithoutMotionStatesStaysInTheTrip() {
@@ -263,6 +276,28 @@ import TriplineTestSupport
 /// `edge_s` (4 min) early. The cluster's own scatter against the accuracies says how far its fixes stray.
 @Suite struct ScatteredStillFixesTests {
     let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    /// A fix that reports its own speed keeps its own accuracy: the walk away from a phone's scattered still fixes
+    /// (20–30 m off, reporting 10 m, a fix a minute) starts at its first fix beyond that fix's accuracy, not where the still fixes'
+    /// scatter would put it (a first form of the rule took every fix's limit from the scatter, and a sparse phone's
+    /// visit kept the first fix of the walk away: development seed 7 lost a 4-min walk).
+    @Test func aFixWithItsOwnSpeedLeavesBeyondItsOwnAccuracy() {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 60, drift: 20...30)
+        let depart = b.t
+        b.move(3000, bearing: 80, speed: 1.5, every: 10)
+        b.still(1800, every: 60, drift: 20...30)
+        var points = b.points
+        for i in points.indices {
+            // Still: no speed, 10 m reported (they stray 2–3 times that); the walk: its speed, 8 m.
+            if points[i].speedMps == 0 { points[i].speedMps = nil; points[i].accuracyM = 10 } else { points[i].accuracyM = 8 }
+        }
+        let stays = StaysPass.stays(EarlyPassesWork.of(points), StaysPass.Parameters())
+        #expect(stays.count == 2)
+        guard let first = stays.first else { return }
+        // The walk's first fixes (from 10 s after leaving, 15 m on, beyond their 8 m) are the trip's, not the visit's.
+        #expect(first.endMs < depart + 10_000, "\((first.endMs - depart) / 1000) s after the departure")
+    }
 
     /// (departure error, arrival error) in seconds of the stays around a 3-km walk between two hours of fixes every
     /// `every` s, each `drift` metres off and reporting that as its accuracy (at least 10 m), no speed while still.

@@ -74,8 +74,8 @@ public enum PauseDecision {
                 out.append(stay)
                 continue
             }
-            let traffic = !gotOut(stay)
-                && ((apply && model.isTraffic(features)) || (aboardMps > 0 && PauseFeatures.aboard(w, all, k + offset, minMps: aboardMps)))
+            let traffic = ((apply && model.isTraffic(features)) || (aboardMps > 0 && PauseFeatures.aboard(w, all, k + offset, minMps: aboardMps)))
+                && !gotOut(stay)
             log?.add(PauseCandidate(startMs: stay.startMs, endMs: stay.endMs, features: features, joined: traffic))
             if !traffic { out.append(stay) }
         }
