@@ -179,7 +179,11 @@ public struct Rebuild {
     /// 56 (still fixes that stray beyond their accuracy): in a sparsely sampled stay, a fix that reports an accuracy
     ///    but no speed is a departure only beyond its accuracy × `scatter_factor` × the cluster's median ratio of
     ///    distance to accuracy (when above 1; `stays.known_scatter`): such a phone's visits no longer end minutes early.
-    public static let algorithmVersion = 56
+    /// 57 (a walk out and back): two stays at one place are two, not one, when the fixes between them carry the
+    ///    app's moving motion states for `stays.walk_out_s` (60 s) and draw a path of `walk_out_m` (150 m); a
+    ///    drift-or-walk candidate whose fixes carry walking, running or cycling states for `trips.walk_guard_s`
+    ///    (120 s) is a trip whatever the model says. Tracks without motion states are unchanged.
+    public static let algorithmVersion = 57
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -11,7 +11,7 @@ import TriplineStore
 /// Moving fixes at the edges (speed ≥ `moving_mps` and further than `trim_m` from the centre) are trimmed back
 /// into the trips. What is left must last `min_duration_s`. Consecutive stays whose centres are within `merge_m`
 /// and whose in-between points never went further than `excursion_m` are one stay (drift excursions, a short
-/// loss of signal).
+/// loss of signal), unless the app's motion states say the person walked out and back (`walk_out_s`).
 public struct StaysPass: Pass {
     public static let name = "stays"
 
@@ -64,6 +64,13 @@ public struct StaysPass: Pass {
         public var mergeM: Double = 100
         /// … with no in-between point further than this (metres) from the first one are merged.
         public var excursionM: Double = 250
+        /// … unless the fixes between them carry the app's moving motion states (walking, running, cycling, driving)
+        /// for at least this long (seconds) in all and draw a path of `walk_out_m`: a walk out and back (the postbox,
+        /// the dog round the block) is a trip between two stays at home, not drift inside one (``walkedOut``;
+        /// algorithm version 57; 0 = off). Only apps that record motion states: GPX and GeoLife are never touched.
+        public var walkOutS: Double = 60
+        /// … and cover at least this path (metres; `trips.min_distance_m`: the trip between them must be one).
+        public var walkOutM: Double = 150
         /// A short stay between two trips that the learned model calls a pause on the way (a wait for the bus, a
         /// transfer, a jam) is no stay: the trips on both sides are one (``PauseDecision``; 1 = on, 0 = off).
         public var pauseModel: Double = 1
@@ -107,7 +114,7 @@ public struct StaysPass: Pass {
             "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor,
             "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "merge_m": \.mergeM,
-            "excursion_m": \.excursionM,
+            "excursion_m": \.excursionM, "walk_out_s": \.walkOutS, "walk_out_m": \.walkOutM,
             "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM,
         ] }
 
@@ -120,6 +127,7 @@ public struct StaysPass: Pass {
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
             "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
+            "walk_out_s": .duration, "walk_out_m": .distanceOrOff,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff,
         ] }
     }
@@ -581,7 +589,7 @@ public struct StaysPass: Pass {
                     if excursion > p.excursionM { break }
                     i += 1
                 }
-                if excursion <= p.excursionM {
+                if excursion <= p.excursionM && !walkedOut(last, stay, w, p) {
                     let a = Double(last.endMs - last.startMs) + 1, b = Double(stay.endMs - stay.startMs) + 1
                     var merged = last
                     merged.last = stay.last
@@ -598,6 +606,19 @@ public struct StaysPass: Pass {
             out.append(stay)
         }
         return out
+    }
+
+    /// Whether the kept fixes from stay `a`'s last to stay `b`'s first show a trip out and back (`walk_out_s`): moving
+    /// motion states for `walk_out_s` in all (``MotionGuard``, driving included: a drive round the block) and a path
+    /// of `walk_out_m`.
+    static func walkedOut(_ a: StayRecord, _ b: StayRecord, _ w: DeviceWork, _ p: Parameters) -> Bool {
+        guard p.walkOutS > 0, a.last >= 0, a.last <= b.first, b.first < w.count else { return false }
+        let between = (a.last...b.first).filter { w.flags[$0] == 0 }
+        let moving = MotionGuard.movingS(w, between, states: MotionGuard.onFoot | MotionBits.driving)
+        guard moving >= p.walkOutS else { return false }
+        var path = 0.0
+        for (i, j) in zip(between, between.dropFirst()) { path += Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) }
+        return path >= p.walkOutM
     }
 
     /// The stays of the span: found among the kept points (``detect(_:_:)``), those that start at or after

@@ -124,6 +124,12 @@ public struct TripsPass: MeasuringPass {
         /// back within a minute draws under 180 s of such windows (algorithm version 40; docs/PASSES.md, "Rides the
         /// drift model dropped").
         public var rideGuardS: Double = 180
+        /// A candidate whose fixes carry the app's motion states of walking, running or cycling for at least this long
+        /// (seconds) in all is a trip, whatever the drift-or-walk model says (0 = off): GPS drift at a stay has no
+        /// steps, and a phone lying still says `stationary` (``MotionGuard``; algorithm version 57). The model learned
+        /// from GeoLife, whose labels lost their walks and which records no motion states; it called the simulator's
+        /// walks out and back from home (5–12 min, 250–670 m) drift.
+        public var walkGuardS: Double = 120
         /// Each leg's class (foot, bicycle, motorised) from the speed rules alone (0, the default), or from the learned
         /// mode model over its features where the leg is like GeoLife's (1); see ``learnedClasses`` and
         /// docs/PASSES.md, "Learned modes" and "Learned modes that do not learn the logger": GPS loggers without
@@ -153,7 +159,7 @@ public struct TripsPass: MeasuringPass {
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
-            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS, "walk_guard_s": \.walkGuardS,
             "mode_model": \.modeModel, "foot_guard": \.footGuard, "model_max_interval_s": \.modelMaxIntervalS,
             "model_foot_max_interval_s": \.modelFootMaxIntervalS, "crawl_join": \.crawlJoin,
         ] }
@@ -174,7 +180,7 @@ public struct TripsPass: MeasuringPass {
             "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
             "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
-            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag, "ride_guard_s": .window,
+            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag, "ride_guard_s": .window, "walk_guard_s": .window,
             "mode_model": ParameterRange(0, 2, whole: true),  // 2: everywhere (development)
             "foot_guard": .flag, "model_max_interval_s": .window, "model_foot_max_interval_s": .window,
             "crawl_join": .flag,
@@ -299,6 +305,7 @@ public struct TripsPass: MeasuringPass {
                         distanceM: trip.distanceM, speeds: speeds(w, part)) {
                         let drop = p.cutModel > 0 && cutModel.isDrift(features)
                             && !(p.rideGuardS > 0 && RideGuard.sustainedS(w, part, paceMps: p.walkMaxMps) >= p.rideGuardS)
+                            && !(p.walkGuardS > 0 && MotionGuard.movingS(w, part) >= p.walkGuardS)
                         cutLog?.add(TripCutCandidate(startMs: trip.startMs, endMs: trip.endMs, features: features, dropped: drop))
                         if drop { continue }
                     }

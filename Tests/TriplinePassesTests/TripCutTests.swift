@@ -162,3 +162,56 @@ import TriplineTestSupport
         #expect(throws: ModelFileError.self) { try TripCutModel(text: "stump log_fixes 1 2 3\nend 1\n", origin: "m.txt") }
     }
 }
+
+/// Algorithm version 57 (`stays.walk_out_s`, `trips.walk_guard_s`; docs/PASSES.md "A walk out and back"): an hour at
+/// home, a walk 200 m out and back (a fix a second, 5 min), an hour at home. Without motion states the fixes cannot
+/// tell the walk from drift round the house: the two hours are one stay (the walk never went `excursion_m` away), and
+/// even apart the drift-or-walk model may drop it. With the app's `walking` states it is a trip between two stays.
+@Suite struct WalkOutAndBackTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    /// A model that calls every candidate drift (the shipped one called the simulator's walks from home drift).
+    let everyCandidateIsDrift = TripCutModel(
+        base: 0, stumps: [.init(TripCutFeatures.names.firstIndex(of: "log_max_from_first_m")!, 6.909, 20, -20)], threshold: 0.5)
+
+    func walk(_ motion: String?) -> [Point] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 60, drift: 5...15, motion: motion == nil ? nil : "stationary")
+        b.move(200, bearing: 0, speed: 1.3, every: 1, motion: motion)
+        b.move(200, bearing: 180, speed: 1.3, every: 1, motion: motion)
+        b.still(3600, every: 60, drift: 5...15, motion: motion == nil ? nil : "stationary")
+        return b.points
+    }
+
+    func rebuilt(_ points: [Point], _ model: TripCutModel? = nil, sets: [String] = []) throws -> (trips: Int, visits: Int) {
+        let store = try storeWith([("phone", points)])
+        var options = Rebuild.Options()
+        options.timeZoneName = "UTC"
+        options.full = true
+        for s in sets { try options.settings.set(s, origin: "test") }
+        if let model { options.settings.tripCutModel = model }
+        _ = try Rebuild(store: store, options: options).run()
+        return (try count(store, "SELECT count(*) FROM trips"), try count(store, "SELECT count(*) FROM visits"))
+    }
+
+    @Test func aWalkTheAppHeardIsATripBetweenTwoStays() throws {
+        let walked = walk("walking")
+        let shipped = try rebuilt(walked)
+        #expect(shipped.trips == 1 && shipped.visits == 2, "\(shipped)")
+        // Whatever the drift-or-walk model says.
+        #expect(try rebuilt(walked, everyCandidateIsDrift).trips == 1)
+        #expect(try rebuilt(walked, everyCandidateIsDrift, sets: ["trips.walk_guard_s=0"]).trips == 0)
+        // Without the stays rule the hours are one stay, and nothing is between.
+        let merged = try rebuilt(walked, sets: ["stays.walk_out_s=0"])
+        #expect(merged.trips == 0 && merged.visits == 1, "\(merged)")
+    }
+
+    @Test func withoutStepsTheFixesDecideAsBefore() throws {
+        // No motion states (GPX, GeoLife): one stay, no trip.
+        let silent = try rebuilt(walk(nil))
+        #expect(silent.trips == 0 && silent.visits == 1, "\(silent)")
+        // The phone says it lay still while its fixes wandered 200 m: drift.
+        let still = try rebuilt(walk("stationary"))
+        #expect(still.trips == 0 && still.visits == 1, "\(still)")
+    }
+}

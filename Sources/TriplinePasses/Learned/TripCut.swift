@@ -184,3 +184,22 @@ public enum RideGuard {
         return Double(best) / 1000
     }
 }
+
+/// The app's own evidence of steps (`trips.walk_guard_s`, algorithm version 57): how long the fixes carry a motion
+/// state of someone walking, running or cycling (Overland's `motion`, OwnTracks' `motionactivities`: the phone's
+/// motion coprocessor, which counts steps; a phone lying on a desk says `stationary`, whatever its fixes drift). Each
+/// such fix counts the time to the next fix, at most a minute. Archives without motion states (GPX, GeoLife) count 0.
+public enum MotionGuard {
+    /// The states of someone moving under their own power.
+    public static let onFoot = MotionBits.walking | MotionBits.running | MotionBits.cycling
+
+    /// Seconds of `states` over the fixes `pts` (time order; each fix to the next, at most a minute).
+    public static func movingS(_ w: DeviceWork, _ pts: [Int], states: UInt8 = onFoot) -> Double {
+        guard w.motion.count == w.count else { return 0 }
+        var ms: Int64 = 0
+        for k in 0..<max(pts.count - 1, 0) where w.motion[pts[k]] & states != 0 {
+            ms += min(w.time[pts[k + 1]] - w.time[pts[k]], 60_000)
+        }
+        return Double(ms) / 1000
+    }
+}
