@@ -183,7 +183,13 @@ public struct Rebuild {
     ///    app's moving motion states for `stays.walk_out_s` (60 s) and draw a path of `walk_out_m` (150 m); a
     ///    drift-or-walk candidate whose fixes carry walking, running or cycling states for `trips.walk_guard_s`
     ///    (120 s) is a trip whatever the model says. Tracks without motion states are unchanged.
-    public static let algorithmVersion = 57
+    /// 58 (a walk to the next door): a stay with a walk inside it (motion states of walking, running or cycling for
+    ///    `stays.steps_leave_s`, 60 s, reaching `steps_leave_m`, 50 m, from where it began) is two stays when each part
+    ///    lasts the shortest stay any rule keeps, even inside the stay's radius; two stays at one place stay apart
+    ///    over a walk of `walk_out_m` 50 m (150 in 57); a trip under `trips.min_distance_m` is one when its fixes say
+    ///    walking for `trips.steps_min_s` (60 s) over `steps_min_distance_m` (50 m), and `trips.walk_guard_s` is 60 s
+    ///    (120 in 57). Tracks without motion states are unchanged.
+    public static let algorithmVersion = 58
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -69,8 +69,16 @@ public struct StaysPass: Pass {
         /// the dog round the block) is a trip between two stays at home, not drift inside one (``walkedOut``;
         /// algorithm version 57; 0 = off). Only apps that record motion states: GPX and GeoLife are never touched.
         public var walkOutS: Double = 60
-        /// … and cover at least this path (metres; `trips.min_distance_m`: the trip between them must be one).
-        public var walkOutM: Double = 150
+        /// … and cover at least this path (metres; `trips.steps_min_distance_m`: the trip between them must be one;
+        /// 150 in version 57, `trips.min_distance_m`).
+        public var walkOutM: Double = 50
+        /// A run of fixes whose motion states say walking, running or cycling (not `stationary`) for at least this long
+        /// (seconds) and that gets `steps_leave_m` from its first fix, inside a stay, cuts the stay in two when each part
+        /// lasts the shortest stay any rule keeps: a walk to the kiosk 100 m from home, inside the stay's radius
+        /// (``splitAtWalks``; algorithm version 58; 0 = off).
+        public var stepsLeaveS: Double = 60
+        /// … the distance (metres) such a run must reach from its first fix (pacing round a room does not).
+        public var stepsLeaveM: Double = 50
         /// A short stay between two trips that the learned model calls a pause on the way (a wait for the bus, a
         /// transfer, a jam) is no stay: the trips on both sides are one (``PauseDecision``; 1 = on, 0 = off).
         public var pauseModel: Double = 1
@@ -115,6 +123,7 @@ public struct StaysPass: Pass {
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor,
             "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "merge_m": \.mergeM,
             "excursion_m": \.excursionM, "walk_out_s": \.walkOutS, "walk_out_m": \.walkOutM,
+            "steps_leave_s": \.stepsLeaveS, "steps_leave_m": \.stepsLeaveM,
             "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM,
         ] }
 
@@ -127,7 +136,7 @@ public struct StaysPass: Pass {
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
             "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
-            "walk_out_s": .duration, "walk_out_m": .distanceOrOff,
+            "walk_out_s": .duration, "walk_out_m": .distanceOrOff, "steps_leave_s": .window, "steps_leave_m": .distanceOrOff,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff,
         ] }
     }
@@ -312,7 +321,7 @@ public struct StaysPass: Pass {
                 a = max(next, a + 1)
             }
         }
-        return silences(errands(merge(raw, w, p), w, p), w, p)
+        return silences(errands(merge(splitAtWalks(raw, w, kept, p), w, p), w, p), w, p)
     }
 
     /// Tracks logged by hand (a GPS logger or a GPX app started at each departure and stopped after each arrival;
@@ -604,6 +613,66 @@ public struct StaysPass: Pass {
                 }
             }
             out.append(stay)
+        }
+        return out
+    }
+
+    /// The walks among the kept fixes (`steps_leave_s`; ranges of indices into `kept`, from the first fix saying so to the
+    /// last): runs whose motion states say walking, running or cycling without `stationary` (fixes with no state inside
+    /// a run go on with it; a silence over a minute ends it), lasting `steps_leave_s` and reaching `steps_leave_m` from
+    /// their first fix. Empty when the rule is off or the track has no motion states.
+    static func walks(_ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [ClosedRange<Int>] {
+        guard p.stepsLeaveS > 0, w.motion.count == w.count else { return [] }
+        let onFoot = MotionGuard.onFoot, still = MotionBits.stationary
+        func stepping(_ k: Int) -> Bool { let m = w.motion[kept[k]]; return m & onFoot != 0 && m & still == 0 }
+        var out: [ClosedRange<Int>] = []
+        let minMs = Int64(p.stepsLeaveS * 1000)
+        var k = 0
+        while k < kept.count {
+            guard stepping(k) else { k += 1; continue }
+            var e = k, q = k, reach = 0.0
+            let i0 = kept[k]
+            while q + 1 < kept.count && (stepping(q + 1) || w.motion[kept[q + 1]] == 0) && w.time[kept[q + 1]] - w.time[kept[q]] <= 60_000 {
+                q += 1
+                if stepping(q) { e = q }
+                reach = max(reach, Geo.distance(w.lat[i0], w.lon[i0], w.lat[kept[q]], w.lon[kept[q]]))
+            }
+            if w.time[kept[e]] - w.time[i0] >= minMs && reach >= p.stepsLeaveM { out.append(k...e) }
+            k = q + 1
+        }
+        return out
+    }
+
+    /// A stay with a walk inside it (``walks(_:_:_:)``: a walk to the kiosk 100 m from home, inside the stay's radius,
+    /// and the minutes there) is two stays, the walk between them, when the part before the walk and the part after it
+    /// each last at least the shortest stay any rule keeps; ``merge(_:_:_:)`` then keeps them apart or joins them.
+    static func splitAtWalks(_ raw: [StayRecord], _ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [StayRecord] {
+        let runs = walks(w, kept, p)
+        guard !runs.isEmpty else { return raw }
+        let shortestMs = Int64(p.shortestCandidateS * 1000), capMs = Int64(p.weightCapS * 1000)
+        let ky = Geo.earthRadius * Double.pi / 180
+        func piece(_ s: Int, _ e: Int) -> StayRecord {
+            let lat0 = w.lat[kept[s]], lon0 = w.lon[kept[s]]
+            return trimmedStay(w, kept, s, e, lat0: lat0, lon0: lon0, kx: ky * Geo.cosLatitude(lat0), ky: ky, capMs: capMs)
+        }
+        var out: [StayRecord] = []
+        var r = 0
+        for stay in raw {
+            var s = lowerBound(kept, stay.first)
+            let e = lowerBound(kept, stay.last)
+            var pieces: [StayRecord] = []
+            while r < runs.count && runs[r].lowerBound <= s { r += 1 }
+            while r < runs.count && runs[r].upperBound < e {
+                let run = runs[r]
+                r += 1
+                guard run.lowerBound > s,
+                      w.time[kept[run.lowerBound - 1]] - w.time[kept[s]] >= shortestMs,
+                      w.time[kept[e]] - w.time[kept[run.upperBound + 1]] >= shortestMs
+                else { continue }
+                pieces.append(piece(s, run.lowerBound - 1))
+                s = run.upperBound + 1
+            }
+            out.append(contentsOf: pieces.isEmpty ? [stay] : pieces + [piece(s, e)])
         }
         return out
     }

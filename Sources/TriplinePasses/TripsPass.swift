@@ -128,8 +128,15 @@ public struct TripsPass: MeasuringPass {
         /// (seconds) in all is a trip, whatever the drift-or-walk model says (0 = off): GPS drift at a stay has no
         /// steps, and a phone lying still says `stationary` (``MotionGuard``; algorithm version 57). The model learned
         /// from GeoLife, whose labels lost their walks and which records no motion states; it called the simulator's
-        /// walks out and back from home (5–12 min, 250–670 m) drift.
-        public var walkGuardS: Double = 120
+        /// walks out and back from home (5–12 min, 250–670 m) drift. 120 in version 57; 60 since 58, the one measure of
+        /// steps the stays and trips passes share (`stays.steps_leave_s`, `walk_out_s`, `steps_min_s`).
+        public var walkGuardS: Double = 60
+        /// A trip shorter than `min_distance_m` is one all the same when its fixes carry walking, running or cycling
+        /// states for this long (seconds; ``MotionGuard``) and it moves `steps_min_distance_m`: the walk from home to
+        /// the kiosk 100 m away, which the app heard (algorithm version 58; 0 = off).
+        public var stepsMinS: Double = 60
+        /// … the path (metres) such a trip must still cover.
+        public var stepsMinDistanceM: Double = 50
         /// Each leg's class (foot, bicycle, motorised) from the speed rules alone (0, the default), or from the learned
         /// mode model over its features where the leg is like GeoLife's (1); see ``learnedClasses`` and
         /// docs/PASSES.md, "Learned modes" and "Learned modes that do not learn the logger": GPS loggers without
@@ -159,7 +166,7 @@ public struct TripsPass: MeasuringPass {
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
-            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS, "walk_guard_s": \.walkGuardS,
+            "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS, "walk_guard_s": \.walkGuardS, "steps_min_s": \.stepsMinS, "steps_min_distance_m": \.stepsMinDistanceM,
             "mode_model": \.modeModel, "foot_guard": \.footGuard, "model_max_interval_s": \.modelMaxIntervalS,
             "model_foot_max_interval_s": \.modelFootMaxIntervalS, "crawl_join": \.crawlJoin,
         ] }
@@ -180,7 +187,7 @@ public struct TripsPass: MeasuringPass {
             "profile": .flag, "cycle_p85_max_mps": .speed, "cycle_p95_max_mps": .speed,
             "cycle_steady_ratio": ParameterRange(0, 100),  // p85 ÷ p50 (at least 1); 0 turns the steady-ride rule off (scripts/loo-grid.txt tries it)
             "cycle_steady_p95_max_mps": .speed, "cycle_steady_max_stops_per_km": ParameterRange(0, 1000),
-            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag, "ride_guard_s": .window, "walk_guard_s": .window,
+            "cycle_steady_p50_max_mps": .speed, "profile_walk": .flag, "cut_model": .flag, "ride_guard_s": .window, "walk_guard_s": .window, "steps_min_s": .window, "steps_min_distance_m": .distanceOrOff,
             "mode_model": ParameterRange(0, 2, whole: true),  // 2: everywhere (development)
             "foot_guard": .flag, "model_max_interval_s": .window, "model_foot_max_interval_s": .window,
             "crawl_join": .flag,
@@ -803,7 +810,9 @@ public struct TripsPass: MeasuringPass {
     ) -> Bool? {
         let (inc, moving, gaps) = MetricsPass.increments(w, pts, mp)
         let distance = inc.reduce(0, +)
-        if distance + extraDistanceM < p.minDistanceM { return false }
+        if distance + extraDistanceM < p.minDistanceM {
+            guard p.stepsMinS > 0, distance + extraDistanceM >= p.stepsMinDistanceM, MotionGuard.movingS(w, pts) >= p.stepsMinS else { return false }
+        }
         let v = speeds(w, pts)
         let m = pts.count
         // Highest speed within ±window (monotonic deque). A motorised speed counts only when it is held for `sustain_s`

@@ -215,3 +215,55 @@ import TriplineTestSupport
         #expect(still.trips == 0 && still.visits == 1, "\(still)")
     }
 }
+
+/// Algorithm version 58 (`stays.steps_leave_*`, `trips.steps_min_*`; docs/PASSES.md "A walk to the next door"): an hour
+/// at home, a walk of 100 m (77 s, a fix every 2 s), ten minutes at the kiosk, the walk back, an hour at home. The
+/// kiosk lies inside the home stay's radius (120 m) and the walks are shorter than `trips.min_distance_m` (150 m):
+/// from the fixes alone it is one stay. The app's `walking` states say the person went.
+@Suite struct WalkToTheNextDoorTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    func kiosk(_ walking: String?, still: String?, metres: Double = 100) -> [Point] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 60, drift: 3...8, motion: still)
+        b.move(metres, bearing: 90, speed: 1.3, every: 2, motion: walking)
+        b.still(600, every: 30, drift: 3...8, motion: still)
+        b.move(metres, bearing: 270, speed: 1.3, every: 2, motion: walking)
+        b.still(3600, every: 60, drift: 3...8, motion: still)
+        return b.points
+    }
+
+    func rebuilt(_ points: [Point], sets: [String] = []) throws -> (trips: Int, visits: Int) {
+        let store = try storeWith([("phone", points)])
+        var options = Rebuild.Options()
+        options.timeZoneName = "UTC"
+        options.full = true
+        for s in sets { try options.settings.set(s, origin: "test") }
+        _ = try Rebuild(store: store, options: options).run()
+        return (try count(store, "SELECT count(*) FROM trips"), try count(store, "SELECT count(*) FROM visits"))
+    }
+
+    @Test func aWalkToTheKioskIsTwoTripsAndThreeVisits() throws {
+        let went = kiosk("walking", still: "stationary")
+        let found = try rebuilt(went)
+        #expect(found.trips == 2 && found.visits == 3, "\(found)")
+        // Each rule off: the stay is never cut (one visit), or the walks are too short to be trips.
+        let uncut = try rebuilt(went, sets: ["stays.steps_leave_s=0"])
+        #expect(uncut.trips == 0 && uncut.visits == 1, "\(uncut)")
+        let short = try rebuilt(went, sets: ["trips.steps_min_s=0"])
+        #expect(short.trips == 0, "\(short)")
+        // The drift-or-walk model (learned on GeoLife, no motion states) drops a 77-s walk between stays 100 m apart
+        // unless its steps count (`walk_guard_s`, 120 s in version 57).
+        let guarded = try rebuilt(went, sets: ["trips.walk_guard_s=120"])
+        #expect(guarded.trips == 0 && guarded.visits == 3, "\(guarded)")
+    }
+
+    @Test func withoutStepsOrWithoutDistanceItIsOneStay() throws {
+        // No motion states (GPX, GeoLife): the fixes alone decide, one stay.
+        let silent = try rebuilt(kiosk(nil, still: nil))
+        #expect(silent.trips == 0 && silent.visits == 1, "\(silent)")
+        // Pacing round a room: walking for a minute and more, never 50 m from where it began.
+        let pacing = try rebuilt(kiosk("walking", still: "stationary", metres: 30))
+        #expect(pacing.trips == 0 && pacing.visits == 1, "\(pacing)")
+    }
+}
