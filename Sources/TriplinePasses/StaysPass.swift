@@ -623,8 +623,11 @@ public struct StaysPass: Pass {
     /// their first fix. Empty when the rule is off or the track has no motion states.
     static func walks(_ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [ClosedRange<Int>] {
         guard p.stepsLeaveS > 0, w.motion.count == w.count else { return [] }
+        // Local copies (shared storage): the scan reads every kept fix's state, without a class property's
+        // exclusivity check each time.
+        let motion = w.motion, time = w.time, lat = w.lat, lon = w.lon
         let onFoot = MotionGuard.onFoot, still = MotionBits.stationary
-        func stepping(_ k: Int) -> Bool { let m = w.motion[kept[k]]; return m & onFoot != 0 && m & still == 0 }
+        @inline(__always) func stepping(_ k: Int) -> Bool { let m = motion[kept[k]]; return m & onFoot != 0 && m & still == 0 }
         var out: [ClosedRange<Int>] = []
         let minMs = Int64(p.stepsLeaveS * 1000)
         var k = 0
@@ -632,12 +635,13 @@ public struct StaysPass: Pass {
             guard stepping(k) else { k += 1; continue }
             var e = k, q = k, reach = 0.0
             let i0 = kept[k]
-            while q + 1 < kept.count && (stepping(q + 1) || w.motion[kept[q + 1]] == 0) && w.time[kept[q + 1]] - w.time[kept[q]] <= 60_000 {
+            while q + 1 < kept.count && (stepping(q + 1) || motion[kept[q + 1]] == 0) && time[kept[q + 1]] - time[kept[q]] <= 60_000 {
                 q += 1
                 if stepping(q) { e = q }
-                reach = max(reach, Geo.distance(w.lat[i0], w.lon[i0], w.lat[kept[q]], w.lon[kept[q]]))
+                // Measured only until it suffices: most runs are the walks of trips, thousands of fixes long.
+                if reach < p.stepsLeaveM { reach = max(reach, Geo.distance(lat[i0], lon[i0], lat[kept[q]], lon[kept[q]])) }
             }
-            if w.time[kept[e]] - w.time[i0] >= minMs && reach >= p.stepsLeaveM { out.append(k...e) }
+            if time[kept[e]] - time[i0] >= minMs && reach >= p.stepsLeaveM { out.append(k...e) }
             k = q + 1
         }
         return out
