@@ -189,7 +189,10 @@ public struct Rebuild {
     ///    over a walk of `walk_out_m` 50 m (150 in 57); a trip under `trips.min_distance_m` is one when its fixes say
     ///    walking for `trips.steps_min_s` (60 s) over `steps_min_distance_m` (50 m), and `trips.walk_guard_s` is 60 s
     ///    (120 in 57). Tracks without motion states are unchanged.
-    public static let algorithmVersion = 58
+    /// 59 (the rest of a walk): a walk inside a stay with only one part around it long enough to be a stay ends the
+    ///    stay where the walk began or begins it where the walk ended (`stays.steps_trim`): the short part and the walk
+    ///    are the trip's (a wait at the bus stop next door; a stop at the far end of a walk round the block).
+    public static let algorithmVersion = 59
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

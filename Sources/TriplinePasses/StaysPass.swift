@@ -79,6 +79,10 @@ public struct StaysPass: Pass {
         public var stepsLeaveS: Double = 60
         /// … the distance (metres) such a run must reach from its first fix (pacing round a room does not).
         public var stepsLeaveM: Double = 50
+        /// … and when only one part lasts that long, the other part and the walk are the trip's: the stay ends where the
+        /// walk began (a walk to the bus stop next door and the wait there), or begins where it ended (the way back from
+        /// a stop at the far end of a walk round the block) (algorithm version 59; 1 = on, 0 = off).
+        public var stepsTrim: Double = 1
         /// A short stay between two trips that the learned model calls a pause on the way (a wait for the bus, a
         /// transfer, a jam) is no stay: the trips on both sides are one (``PauseDecision``; 1 = on, 0 = off).
         public var pauseModel: Double = 1
@@ -123,7 +127,7 @@ public struct StaysPass: Pass {
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor,
             "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "merge_m": \.mergeM,
             "excursion_m": \.excursionM, "walk_out_s": \.walkOutS, "walk_out_m": \.walkOutM,
-            "steps_leave_s": \.stepsLeaveS, "steps_leave_m": \.stepsLeaveM,
+            "steps_leave_s": \.stepsLeaveS, "steps_leave_m": \.stepsLeaveM, "steps_trim": \.stepsTrim,
             "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM,
         ] }
 
@@ -137,6 +141,7 @@ public struct StaysPass: Pass {
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
             "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
             "walk_out_s": .duration, "walk_out_m": .distanceOrOff, "steps_leave_s": .window, "steps_leave_m": .distanceOrOff,
+            "steps_trim": .flag,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff,
         ] }
     }
@@ -649,7 +654,8 @@ public struct StaysPass: Pass {
 
     /// A stay with a walk inside it (``walks(_:_:_:)``: a walk to the kiosk 100 m from home, inside the stay's radius,
     /// and the minutes there) is two stays, the walk between them, when the part before the walk and the part after it
-    /// each last at least the shortest stay any rule keeps; ``merge(_:_:_:)`` then keeps them apart or joins them.
+    /// each last at least the shortest stay any rule keeps; ``merge(_:_:_:)`` then keeps them apart or joins them. When
+    /// only one part lasts that long (`steps_trim`), the stay is that part: the walk and the short part are the trip's.
     static func splitAtWalks(_ raw: [StayRecord], _ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [StayRecord] {
         let runs = walks(w, kept, p)
         guard !runs.isEmpty else { return raw }
@@ -666,17 +672,29 @@ public struct StaysPass: Pass {
             let e = lowerBound(kept, stay.last)
             var pieces: [StayRecord] = []
             while r < runs.count && runs[r].lowerBound <= s { r += 1 }
-            while r < runs.count && runs[r].upperBound < e {
+            var e2 = e, cut = false
+            while r < runs.count && runs[r].upperBound < e2 {
                 let run = runs[r]
                 r += 1
-                guard run.lowerBound > s,
-                      w.time[kept[run.lowerBound - 1]] - w.time[kept[s]] >= shortestMs,
-                      w.time[kept[e]] - w.time[kept[run.upperBound + 1]] >= shortestMs
-                else { continue }
-                pieces.append(piece(s, run.lowerBound - 1))
-                s = run.upperBound + 1
+                guard run.lowerBound > s else { continue }
+                let before = w.time[kept[run.lowerBound - 1]] - w.time[kept[s]] >= shortestMs
+                let after = w.time[kept[e2]] - w.time[kept[run.upperBound + 1]] >= shortestMs
+                if before && after {
+                    pieces.append(piece(s, run.lowerBound - 1))
+                    s = run.upperBound + 1
+                    cut = true
+                } else if after && p.stepsTrim > 0 {
+                    // Too short a stop before the walk to be a stay (a look at the view, a postbox): it is the trip's.
+                    s = run.upperBound + 1
+                    cut = true
+                } else if before && p.stepsTrim > 0 {
+                    // … or after it (a wait at the bus stop next door): the stay ends where the walk began.
+                    e2 = run.lowerBound - 1
+                    cut = true
+                    break
+                }
             }
-            out.append(contentsOf: pieces.isEmpty ? [stay] : pieces + [piece(s, e)])
+            out.append(contentsOf: cut ? pieces + [piece(s, e2)] : [stay])
         }
         return out
     }

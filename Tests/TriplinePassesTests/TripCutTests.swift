@@ -4,7 +4,7 @@ import Glibc
 import Testing
 @testable import TriplineCore
 @testable import TriplinePasses
-import TriplineStore
+@testable import TriplineStore
 import TriplineTestSupport
 
 /// The learned drift-or-walk decision of the trips pass (``TripCutModel``, docs/PASSES.md "Learned: drift or walk").
@@ -265,5 +265,38 @@ import TriplineTestSupport
         // Pacing round a room: walking for a minute and more, never 50 m from where it began.
         let pacing = try rebuilt(kiosk("walking", still: "stationary", metres: 30))
         #expect(pacing.trips == 0 && pacing.visits == 1, "\(pacing)")
+    }
+
+    /// Algorithm version 59 (`stays.steps_trim`): round the block, 90 m out to a 2-min stop and back, between two hours
+    /// at home. The stop is too short to be a stay, so the walk and the stop are one trip home → home; before, the stay
+    /// began at the stop, took in the way back, and the trip was the way out alone.
+    @Test func aStopAtTheFarEndOfAWalkIsTheTrips() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 60, drift: 3...8, motion: "stationary")
+        let leave = b.t
+        b.move(90, bearing: 0, speed: 1.3, every: 2, motion: "walking")
+        b.still(120, every: 20, drift: 2...5, motion: "stationary")
+        b.move(90, bearing: 180, speed: 1.3, every: 2, motion: "walking")
+        let back = b.t
+        b.still(3600, every: 60, drift: 3...8, motion: "stationary")
+        func trips(_ sets: [String]) throws -> [(Int64, Int64)] {
+            let store = try storeWith([("phone", b.points)])
+            var options = Rebuild.Options()
+            options.timeZoneName = "UTC"
+            options.full = true
+            for s in sets { try options.settings.set(s, origin: "test") }
+            _ = try Rebuild(store: store, options: options).run()
+            let q = try store.db.prepare("SELECT start_ms, end_ms FROM trips ORDER BY start_ms")
+            var rows: [(Int64, Int64)] = []
+            while try q.step() { rows.append((q.int64(0), q.int64(1))) }
+            return rows
+        }
+        let round = try trips([])
+        #expect(round.count == 1, "\(round)")
+        // Within the still fixes' minute: the stays end and begin at their last and first fix.
+        if let t = round.first { #expect(abs(t.0 - leave) <= 61_000 && abs(t.1 - back) <= 61_000, "\(t) \(leave) \(back)") }
+        let before = try trips(["stays.steps_trim=0"])
+        // Before: the way out alone, ending at the stop.
+        #expect(before.count == 1 && before.allSatisfy { back - $0.1 >= 120_000 }, "\(before)")
     }
 }
