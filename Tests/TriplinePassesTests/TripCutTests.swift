@@ -223,12 +223,12 @@ import TriplineTestSupport
 @Suite struct WalkToTheNextDoorTests {
     let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
 
-    func kiosk(_ walking: String?, still: String?, metres: Double = 100) -> [Point] {
+    func kiosk(_ walking: String?, still: String?, metres: Double = 100, speed: Double = 1.3) -> [Point] {
         var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
         b.still(3600, every: 60, drift: 3...8, motion: still)
-        b.move(metres, bearing: 90, speed: 1.3, every: 2, motion: walking)
+        b.move(metres, bearing: 90, speed: speed, every: 2, motion: walking)
         b.still(600, every: 30, drift: 3...8, motion: still)
-        b.move(metres, bearing: 270, speed: 1.3, every: 2, motion: walking)
+        b.move(metres, bearing: 270, speed: speed, every: 2, motion: walking)
         b.still(3600, every: 60, drift: 3...8, motion: still)
         return b.points
     }
@@ -262,9 +262,16 @@ import TriplineTestSupport
         // No motion states (GPX, GeoLife): the fixes alone decide, one stay.
         let silent = try rebuilt(kiosk(nil, still: nil))
         #expect(silent.trips == 0 && silent.visits == 1, "\(silent)")
-        // Pacing round a room: walking for a minute and more, never 50 m from where it began.
-        let pacing = try rebuilt(kiosk("walking", still: "stationary", metres: 30))
-        #expect(pacing.trips == 0 && pacing.visits == 1, "\(pacing)")
+        // Pacing round a room: walking for 100 s each way, never 50 m from where it began (`steps_leave_m`).
+        let pacing = kiosk("walking", still: "stationary", metres: 30, speed: 0.3)
+        let paced = try rebuilt(pacing)
+        #expect(paced.trips == 0 && paced.visits == 1, "\(paced)")
+        // The reach is what holds: with no `steps_leave_m` both paces are walks.
+        let work = EarlyPassesWork.of(pacing), kept = Array(0..<pacing.count)
+        var anyReach = StaysPass.Parameters()
+        anyReach.stepsLeaveM = 0
+        #expect(StaysPass.walks(work, kept, StaysPass.Parameters()).isEmpty)
+        #expect(StaysPass.walks(work, kept, anyReach).count == 2)
     }
 
     /// Algorithm version 59 (`stays.steps_trim`): round the block, 90 m out to a 2-min stop and back, between two hours
