@@ -192,7 +192,10 @@ public struct Rebuild {
     /// 59 (the rest of a walk): a walk inside a stay with only one part around it long enough to be a stay ends the
     ///    stay where the walk began or begins it where the walk ended (`stays.steps_trim`): the short part and the walk
     ///    are the trip's (a wait at the bus stop next door; a stop at the far end of a walk round the block).
-    public static let algorithmVersion = 59
+    /// 60 (indoors): a stay of `stays.got_out_min_duration_s` whose fixes report no speed while the fixes around it
+    ///    report one is out of any vehicle (`stays.got_out_indoors`): the phone lost its satellites at a shop, where a
+    ///    car in a jam keeps them and reports 0.
+    public static let algorithmVersion = 60
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -36,6 +36,12 @@ public struct StaysPass: Pass {
         public var gotOutMinDurationS: Double = 300
         /// … the moving states looked for within this long (seconds) before and after the stay.
         public var gotOutReachS: Double = 120
+        /// A stay of `got_out_min_duration_s` is also out of any vehicle when the phone lost the sky there (1 = on,
+        /// 0 = off; algorithm version 60): every kept fix inside it reports no speed (a wifi or cell fix: no Doppler),
+        /// while the kept fixes just before and just after it report one (satellites, outdoors). A vehicle standing in a
+        /// jam or at a light keeps its satellites and reports a speed of 0; a person goes indoors. Apps that report no
+        /// speed at all (GPX, GeoLife) or none while moving (OwnTracks' significant-changes mode) are never touched.
+        public var gotOutIndoors: Double = 1
         /// Longest silence (seconds) inside a stay when the same place is on both sides.
         public var maxGapS: Double = 86_400
         /// Weight cap (seconds) of one point in the centre.
@@ -123,6 +129,7 @@ public struct StaysPass: Pass {
         public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS,
             "errand_reach_s": \.errandReachS, "got_out_min_duration_s": \.gotOutMinDurationS, "got_out_reach_s": \.gotOutReachS,
+            "got_out_indoors": \.gotOutIndoors,
             "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor,
             "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "merge_m": \.mergeM,
@@ -135,7 +142,7 @@ public struct StaysPass: Pass {
         /// windows it scans around each fix are at most an hour; other durations at most a year.
         public static var ranges: Ranges { [
             "radius_m": .distance, "min_duration_s": .duration, "errand_min_duration_s": .duration, "errand_reach_s": .duration,
-            "got_out_min_duration_s": .duration, "got_out_reach_s": .window,
+            "got_out_min_duration_s": .duration, "got_out_reach_s": .window, "got_out_indoors": .flag,
             "max_gap_s": .duration, "extend_min_s": .duration, "extend_max_s": .duration, "weight_cap_s": .positiveDuration,
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
@@ -527,6 +534,7 @@ public struct StaysPass: Pass {
         guard p.gotOutMinDurationS > 0, stay.endMs - stay.startMs >= Int64(p.gotOutMinDurationS * 1000),
             stay.first <= stay.last, stay.last < w.count
         else { return false }
+        if p.gotOutIndoors > 0 && wentIndoors(stay, w) { return true }
         let vehicle = MotionBits.driving, outside = MotionBits.walking | MotionBits.running | MotionBits.cycling
         for i in stay.first...stay.last where w.flags[i] == 0 && w.motion[i] & vehicle != 0 { return false }
         let reach = Int64(p.gotOutReachS * 1000)
@@ -544,6 +552,20 @@ public struct StaysPass: Pass {
             let after = firstMoving(from: stay.last + 1, step: 1, edge: w.time[stay.last])
         else { return false }
         return before & vehicle == 0 && after & vehicle == 0
+    }
+
+    /// Whether the phone lost the sky during `stay` (`got_out_indoors`): at least two kept fixes inside, none of them
+    /// reporting a speed, and the kept fixes just before and just after it reporting one.
+    static func wentIndoors(_ stay: StayRecord, _ w: DeviceWork) -> Bool {
+        guard stay.first >= 0, stay.first < stay.last, stay.last < w.count else { return false }
+        var inside = 0
+        for i in stay.first...stay.last where w.flags[i] == 0 {
+            if !w.speed[i].isNaN { return false }
+            inside += 1
+        }
+        guard inside >= 2 else { return false }
+        let before = w.lastKept(atOrBefore: stay.first - 1), after = w.firstKept(atOrAfter: stay.last + 1)
+        return before >= 0 && after < w.count && !w.speed[before].isNaN && !w.speed[after].isNaN
     }
 
     /// Sparse sampling while still (Overland keeps one fix an hour, OwnTracks reports every few minutes to hours)

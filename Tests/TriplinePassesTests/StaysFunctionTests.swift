@@ -270,6 +270,63 @@ import TriplineTestSupport
     }
 }
 
+/// A phone that reports its satellites' speed while it drives and only wifi fixes indoors (`got_out_indoors`, algorithm
+/// version 60): OwnTracks on the move, a fix every ~200 m, and one every 3 min at a shop, 65 m accuracy and no speed.
+/// Nothing records the steps from the car to the door, so the minute before and after the stop is all driving
+/// (`aboard_mps` calls it a jam) and the stop is shorter than `min_duration_s`; that the phone lost the sky there is
+/// what says the person got out.
+@Suite struct IndoorStopTests {
+    let t0: Int64 = 1_717_200_000_000  // 2024-06-01T00:00:00Z
+
+    /// An hour at home, a 3-km drive (a fix every 18 s), a stop of `stopS` with a fix every 3 min (`stillSpeed`, 65 m
+    /// accuracy), a 3-km drive on, an hour at the destination. `drivingSpeeds` off: the moving fixes report no speed
+    /// either (OwnTracks' significant-changes mode).
+    func errand(stillSpeed: Double?, drivingSpeeds: Bool = true, stopS: Int = 480, parameters: StaysPass.Parameters = StaysPass.Parameters()) -> [StayRecord] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 180, drift: 5...15)
+        b.move(3000, bearing: 80, speed: 11, every: 18)
+        let from = b.points.count
+        b.gap(90, moving: 60, bearing: 170)
+        b.still(stopS, every: 180, drift: 3...8)
+        let to = b.points.count
+        b.gap(90, moving: 60, bearing: 350)
+        b.move(3000, bearing: 80, speed: 11, every: 18)
+        b.still(3600, every: 180, drift: 5...15)
+        var points = b.points
+        for i in points.indices {
+            if (from..<to).contains(i) {
+                points[i].speedMps = stillSpeed
+                points[i].accuracyM = stillSpeed == nil ? 65 : 8
+            } else if points[i].speedMps != 0 && !drivingSpeeds {
+                points[i].speedMps = nil
+            }
+        }
+        return StaysPass.stays(EarlyPassesWork.of(points), parameters)
+    }
+
+    @Test func aStopWhereThePhoneLostTheSkyIsAStay() {
+        let stays = errand(stillSpeed: nil)
+        #expect(stays.count == 3)
+        guard stays.count == 3 else { return }
+        // From the last fix of the drive there to the first of the drive on (extended into the silences around it).
+        let shop = (stays[1].endMs - stays[1].startMs) / 1000
+        #expect(shop >= 540 && shop <= 700, "\(shop) s")
+        // The rule off: a jam (`aboard_mps`), and too short for a stay.
+        var off = StaysPass.Parameters()
+        off.gotOutIndoors = 0
+        #expect(errand(stillSpeed: nil, parameters: off).count == 2)
+        // Shorter than `got_out_min_duration_s` between its first and last fix: part of the trip.
+        #expect(errand(stillSpeed: nil, stopS: 300).count == 2)
+    }
+
+    @Test func aStopThatKeepsItsSatellitesOrAPhoneWithoutSpeedsStaysInTheTrip() {
+        // A car standing in a jam keeps its satellites: speed 0, 8 m.
+        #expect(errand(stillSpeed: 0).count == 2)
+        // A phone that reports no speed on the move either has nothing to compare.
+        #expect(errand(stillSpeed: nil, drivingSpeeds: false).count == 2)
+    }
+}
+
 /// A phone whose still fixes scatter beyond the accuracy each reports, with no speed while still (`known_scatter`,
 /// algorithm version 56): the speed the stays pass derives from their displacements looks like walking, and each fix
 /// beyond its accuracy from the centre looked like a departure — the visit ended (and the trip started) up to
