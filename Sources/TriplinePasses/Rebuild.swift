@@ -195,7 +195,9 @@ public struct Rebuild {
     /// 60 (indoors): a stay of `stays.got_out_min_duration_s` whose fixes report no speed while the fixes around it
     ///    report one is out of any vehicle (`stays.got_out_indoors`): the phone lost its satellites at a shop, where a
     ///    car in a jam keeps them and reports 0.
-    public static let algorithmVersion = 60
+    /// 61 (a walk named late): a walk (`stays.steps_leave_s`) begins at the moving fixes just before its first stepping
+    ///    state, which iOS names late (`stays.steps_lead`).
+    public static let algorithmVersion = 61
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

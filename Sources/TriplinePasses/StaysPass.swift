@@ -42,6 +42,9 @@ public struct StaysPass: Pass {
         /// jam or at a light keeps its satellites and reports a speed of 0; a person goes indoors. Apps that report no
         /// speed at all (GPX, GeoLife) or none while moving (OwnTracks' significant-changes mode) are never touched.
         public var gotOutIndoors: Double = 1
+        /// A walk (`steps_leave_s`) begins at the moving fixes just before its first stepping state, which iOS
+        /// names late (1 = on, 0 = off; algorithm version 61).
+        public var stepsLead: Double = 1
         /// Longest silence (seconds) inside a stay when the same place is on both sides.
         public var maxGapS: Double = 86_400
         /// Weight cap (seconds) of one point in the centre.
@@ -129,7 +132,7 @@ public struct StaysPass: Pass {
         public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS,
             "errand_reach_s": \.errandReachS, "got_out_min_duration_s": \.gotOutMinDurationS, "got_out_reach_s": \.gotOutReachS,
-            "got_out_indoors": \.gotOutIndoors,
+            "got_out_indoors": \.gotOutIndoors, "steps_lead": \.stepsLead,
             "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor,
             "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "merge_m": \.mergeM,
@@ -142,7 +145,7 @@ public struct StaysPass: Pass {
         /// windows it scans around each fix are at most an hour; other durations at most a year.
         public static var ranges: Ranges { [
             "radius_m": .distance, "min_duration_s": .duration, "errand_min_duration_s": .duration, "errand_reach_s": .duration,
-            "got_out_min_duration_s": .duration, "got_out_reach_s": .window, "got_out_indoors": .flag,
+            "got_out_min_duration_s": .duration, "got_out_reach_s": .window, "got_out_indoors": .flag, "steps_lead": .flag,
             "max_gap_s": .duration, "extend_min_s": .duration, "extend_max_s": .duration, "weight_cap_s": .positiveDuration,
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
@@ -652,24 +655,30 @@ public struct StaysPass: Pass {
         guard p.stepsLeaveS > 0, w.motion.count == w.count else { return [] }
         // Local copies (shared storage): the scan reads every kept fix's state, without a class property's
         // exclusivity check each time.
-        let motion = w.motion, time = w.time, lat = w.lat, lon = w.lon
+        let motion = w.motion, time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
         let onFoot = MotionGuard.onFoot, still = MotionBits.stationary
         @inline(__always) func stepping(_ k: Int) -> Bool { let m = motion[kept[k]]; return m & onFoot != 0 && m & still == 0 }
         var out: [ClosedRange<Int>] = []
         let minMs = Int64(p.stepsLeaveS * 1000)
-        var k = 0
+        var k = 0, floor = 0
         while k < kept.count {
             guard stepping(k) else { k += 1; continue }
             var e = k, q = k, reach = 0.0
-            let i0 = kept[k]
+            // iOS names a walk late: the moving fixes just before its first stepping state (reported speed of at
+            // least `moving_mps`, no vehicle state, at most a minute apart) are the walk's start.
+            var b = k
+            while p.stepsLead > 0 && b > floor, time[kept[b]] - time[kept[b - 1]] <= 60_000, motion[kept[b - 1]] & MotionBits.driving == 0,
+                  !speed[kept[b - 1]].isNaN, speed[kept[b - 1]] >= p.movingMps { b -= 1 }
+            let i0 = kept[b]
             while q + 1 < kept.count && (stepping(q + 1) || motion[kept[q + 1]] == 0) && time[kept[q + 1]] - time[kept[q]] <= 60_000 {
                 q += 1
                 if stepping(q) { e = q }
                 // Measured only until it suffices: most runs are the walks of trips, thousands of fixes long.
                 if reach < p.stepsLeaveM { reach = max(reach, Geo.distance(lat[i0], lon[i0], lat[kept[q]], lon[kept[q]])) }
             }
-            if time[kept[e]] - time[i0] >= minMs && reach >= p.stepsLeaveM { out.append(k...e) }
+            if time[kept[e]] - time[i0] >= minMs && reach >= p.stepsLeaveM { out.append(b...e) }
             k = q + 1
+            floor = k
         }
         return out
     }

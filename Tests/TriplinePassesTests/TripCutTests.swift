@@ -233,6 +233,20 @@ import TriplineTestSupport
         return b.points
     }
 
+    /// The trips' start and end (ms) a full rebuild of `points` makes with `sets`.
+    func tripSpans(_ points: [Point], sets: [String]) throws -> [(Int64, Int64)] {
+        let store = try storeWith([("phone", points)])
+        var options = Rebuild.Options()
+        options.timeZoneName = "UTC"
+        options.full = true
+        for s in sets { try options.settings.set(s, origin: "test") }
+        _ = try Rebuild(store: store, options: options).run()
+        let q = try store.db.prepare("SELECT start_ms, end_ms FROM trips ORDER BY start_ms")
+        var rows: [(Int64, Int64)] = []
+        while try q.step() { rows.append((q.int64(0), q.int64(1))) }
+        return rows
+    }
+
     func rebuilt(_ points: [Point], sets: [String] = []) throws -> (trips: Int, visits: Int) {
         let store = try storeWith([("phone", points)])
         var options = Rebuild.Options()
@@ -286,18 +300,7 @@ import TriplineTestSupport
         b.move(90, bearing: 180, speed: 1.3, every: 2, motion: "walking")
         let back = b.t
         b.still(3600, every: 60, drift: 3...8, motion: "stationary")
-        func trips(_ sets: [String]) throws -> [(Int64, Int64)] {
-            let store = try storeWith([("phone", b.points)])
-            var options = Rebuild.Options()
-            options.timeZoneName = "UTC"
-            options.full = true
-            for s in sets { try options.settings.set(s, origin: "test") }
-            _ = try Rebuild(store: store, options: options).run()
-            let q = try store.db.prepare("SELECT start_ms, end_ms FROM trips ORDER BY start_ms")
-            var rows: [(Int64, Int64)] = []
-            while try q.step() { rows.append((q.int64(0), q.int64(1))) }
-            return rows
-        }
+        func trips(_ sets: [String]) throws -> [(Int64, Int64)] { try tripSpans(b.points, sets: sets) }
         let round = try trips([])
         #expect(round.count == 1, "\(round)")
         // Within the still fixes' minute: the stays end and begin at their last and first fix.
@@ -305,5 +308,27 @@ import TriplineTestSupport
         let before = try trips(["stays.steps_trim=0"])
         // Before: the way out alone, ending at the stop.
         #expect(before.count == 1 && before.allSatisfy { back - $0.1 >= 120_000 }, "\(before)")
+    }
+
+    /// Algorithm version 61 (`stays.steps_lead`): iOS names a walk late. The same round of the block, each way 100 m
+    /// at 1.3 m/s with a fix every 5 s, its first 30 s still called `stationary` (at walking speeds) and the rest,
+    /// 47 s, `walking`: shorter than `steps_leave_s` alone. The walk begins at its first moving fix, so the trip leaves
+    /// home at the last still fix before it (a minute apart); with the rule off neither walk is one and the round is lost
+    /// inside the stay at home.
+    @Test func aWalkBeginsBeforeThePhoneSaysWalking() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 60, drift: 3...8, motion: "stationary")
+        let leave = b.t
+        b.move(39, bearing: 0, speed: 1.3, every: 5, motion: "stationary")
+        b.move(61, bearing: 0, speed: 1.3, every: 5, motion: "walking")
+        b.still(120, every: 20, drift: 2...5, motion: "stationary")
+        b.move(39, bearing: 180, speed: 1.3, every: 5, motion: "stationary")
+        b.move(61, bearing: 180, speed: 1.3, every: 5, motion: "walking")
+        b.still(3600, every: 60, drift: 3...8, motion: "stationary")
+        func trips(_ sets: [String]) throws -> [(Int64, Int64)] { try tripSpans(b.points, sets: sets) }
+        let round = try trips([])
+        #expect(round.count == 1 && round.allSatisfy { (-61_000...10_000).contains($0.0 - leave) }, "\(round.map { ($0.0 - leave, $0.1 - leave) })")
+        let late = try trips(["stays.steps_lead=0"])
+        #expect(late.isEmpty, "\(late.map { ($0.0 - leave, $0.1 - leave) })")
     }
 }
