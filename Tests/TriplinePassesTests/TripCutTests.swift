@@ -233,14 +233,20 @@ import TriplineTestSupport
         return b.points
     }
 
-    /// The trips' start and end (ms) a full rebuild of `points` makes with `sets`.
-    func tripSpans(_ points: [Point], sets: [String]) throws -> [(Int64, Int64)] {
+    /// A store holding `points` as one phone, rebuilt in full with `sets`.
+    func rebuiltStore(_ points: [Point], sets: [String]) throws -> Store {
         let store = try storeWith([("phone", points)])
         var options = Rebuild.Options()
         options.timeZoneName = "UTC"
         options.full = true
         for s in sets { try options.settings.set(s, origin: "test") }
         _ = try Rebuild(store: store, options: options).run()
+        return store
+    }
+
+    /// The trips' start and end (ms) a full rebuild of `points` makes with `sets`.
+    func tripSpans(_ points: [Point], sets: [String]) throws -> [(Int64, Int64)] {
+        let store = try rebuiltStore(points, sets: sets)
         let q = try store.db.prepare("SELECT start_ms, end_ms FROM trips ORDER BY start_ms")
         var rows: [(Int64, Int64)] = []
         while try q.step() { rows.append((q.int64(0), q.int64(1))) }
@@ -248,12 +254,7 @@ import TriplineTestSupport
     }
 
     func rebuilt(_ points: [Point], sets: [String] = []) throws -> (trips: Int, visits: Int) {
-        let store = try storeWith([("phone", points)])
-        var options = Rebuild.Options()
-        options.timeZoneName = "UTC"
-        options.full = true
-        for s in sets { try options.settings.set(s, origin: "test") }
-        _ = try Rebuild(store: store, options: options).run()
+        let store = try rebuiltStore(points, sets: sets)
         return (try count(store, "SELECT count(*) FROM trips"), try count(store, "SELECT count(*) FROM visits"))
     }
 
