@@ -649,8 +649,9 @@ public struct StaysPass: Pass {
 
     /// The walks among the kept fixes (`steps_leave_s`; ranges of indices into `kept`, from the first fix saying so to the
     /// last): runs whose motion states say walking, running or cycling without `stationary` (fixes with no state inside
-    /// a run go on with it; a silence over a minute ends it), lasting `steps_leave_s` and reaching `steps_leave_m` from
-    /// their first fix. Empty when the rule is off or the track has no motion states.
+    /// a run go on with it; a silence over a minute ends it), from the moving fixes just before their first such state
+    /// (`steps_lead`: iOS names a walk late), lasting `steps_leave_s` and reaching `steps_leave_m` from their first fix.
+    /// Empty when the rule is off or the track has no motion states.
     static func walks(_ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [ClosedRange<Int>] {
         guard p.stepsLeaveS > 0, w.motion.count == w.count else { return [] }
         // Local copies (shared storage): the scan reads every kept fix's state, without a class property's
