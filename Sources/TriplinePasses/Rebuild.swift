@@ -197,7 +197,10 @@ public struct Rebuild {
     ///    car in a jam keeps them and reports 0.
     /// 61 (a walk named late): a walk (`stays.steps_leave_s`) begins at the moving fixes just before its first stepping
     ///    state, which iOS names late (`stays.steps_lead`).
-    public static let algorithmVersion = 61
+    /// 62 (indoors, from the arrival): `stays.got_out_indoors` counts a stop's time from the arrival to the departure
+    ///    the fixes beside it place, and the stays pass takes two such fixes as a candidate however close together
+    ///    (a phone that reports every 3 min indoors sees a 6-min stop with two fixes).
+    public static let algorithmVersion = 62
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -318,7 +318,8 @@ public struct StaysPass: Pass {
                 if v[k] >= p.movingMps && far(k) { e = k - 1 }
                 k -= 1
             }
-            if e >= s && Double(w.time[kept[e]] - w.time[kept[s]]) >= p.shortestCandidateS * 1000 {
+            if e >= s && (Double(w.time[kept[e]] - w.time[kept[s]]) >= p.shortestCandidateS * 1000
+                || (e > s && indoorsLong(kept[s], kept[e], w, p))) {
                 raw.append(trimmedStay(w, kept, s, e, lat0: lat0, lon0: lon0, kx: kx, ky: ky, capMs: capMs))
                 a = e + 1
             } else {
@@ -534,10 +535,9 @@ public struct StaysPass: Pass {
     /// A short stay the motion states place out of any vehicle (`got_out_min_duration_s`): on foot or on a bicycle at
     /// both ends, no `driving` inside.
     static func gotOut(_ stay: StayRecord, _ w: DeviceWork, _ p: Parameters) -> Bool {
-        guard p.gotOutMinDurationS > 0, stay.endMs - stay.startMs >= Int64(p.gotOutMinDurationS * 1000),
-            stay.first <= stay.last, stay.last < w.count
-        else { return false }
-        if p.gotOutIndoors > 0 && wentIndoors(stay, w) { return true }
+        guard p.gotOutMinDurationS > 0, stay.first <= stay.last, stay.last < w.count else { return false }
+        if indoorsLong(stay.first, stay.last, w, p) { return true }
+        guard stay.endMs - stay.startMs >= Int64(p.gotOutMinDurationS * 1000) else { return false }
         let vehicle = MotionBits.driving, outside = MotionBits.walking | MotionBits.running | MotionBits.cycling
         for i in stay.first...stay.last where w.flags[i] == 0 && w.motion[i] & vehicle != 0 { return false }
         let reach = Int64(p.gotOutReachS * 1000)
@@ -557,18 +557,34 @@ public struct StaysPass: Pass {
         return before & vehicle == 0 && after & vehicle == 0
     }
 
-    /// Whether the phone lost the sky during `stay` (`got_out_indoors`): at least two kept fixes inside, none of them
-    /// reporting a speed, and the kept fixes just before and just after it reporting one.
-    static func wentIndoors(_ stay: StayRecord, _ w: DeviceWork) -> Bool {
-        guard stay.first >= 0, stay.first < stay.last, stay.last < w.count else { return false }
+    /// Whether the phone lost the sky from fix `first` to fix `last` (`got_out_indoors`) for at least
+    /// `got_out_min_duration_s`: at least two kept fixes, none of them reporting a speed, and the kept fixes just before
+    /// and just after them reporting one. The time counts from the arrival to the departure those fixes place, as
+    /// ``extendIntoSilences(_:_:_:)`` does: a phone that reports a fix every 3 min indoors sees a 6-min stop with two.
+    static func indoorsLong(_ first: Int, _ last: Int, _ w: DeviceWork, _ p: Parameters) -> Bool {
+        guard p.gotOutIndoors > 0, p.gotOutMinDurationS > 0, first >= 0, first < last, last < w.count else { return false }
+        // The neighbours first: the stays pass asks this of every cluster too short by its fixes' span, and in a
+        // track without speeds (GPX, GeoLife) they answer at once.
+        let before = w.lastKept(atOrBefore: first - 1), after = w.firstKept(atOrAfter: last + 1)
+        guard before >= 0, after < w.count, !w.speed[before].isNaN, !w.speed[after].isNaN else { return false }
         var inside = 0
-        for i in stay.first...stay.last where w.flags[i] == 0 {
+        for i in first...last where w.flags[i] == 0 {
             if !w.speed[i].isNaN { return false }
             inside += 1
         }
         guard inside >= 2 else { return false }
-        let before = w.lastKept(atOrBefore: stay.first - 1), after = w.firstKept(atOrAfter: stay.last + 1)
-        return before >= 0 && after < w.count && !w.speed[before].isNaN && !w.speed[after].isNaN
+        let maxMs = Int64(p.extendMaxS * 1000)
+        var arrive = w.time[first], leave = w.time[last]
+        // The way from the fix before at its speed (a silence longer than `extend_max_s` is missing data).
+        if w.speed[before] >= p.movingMps && arrive - w.time[before] <= maxMs {
+            let d = Geo.distance(w.lat[before], w.lon[before], w.lat[first], w.lon[first])
+            arrive = max(w.time[before], min(arrive, w.time[before] + Int64(d / w.speed[before] * 1000)))
+        }
+        if w.speed[after] >= p.movingMps && w.time[after] - leave <= maxMs {
+            let d = Geo.distance(w.lat[last], w.lon[last], w.lat[after], w.lon[after])
+            leave = min(w.time[after], max(leave, w.time[after] - Int64(d / w.speed[after] * 1000)))
+        }
+        return leave - arrive >= Int64(p.gotOutMinDurationS * 1000)
     }
 
     /// Sparse sampling while still (Overland keeps one fix an hour, OwnTracks reports every few minutes to hours)

@@ -281,15 +281,18 @@ import TriplineTestSupport
     /// An hour at home, a 3-km drive (a fix every 18 s), a stop of `stopS` with a fix every 3 min (`stillSpeed`, 65 m
     /// accuracy), a 3-km drive on, an hour at the destination. `drivingSpeeds` off: the moving fixes report no speed
     /// either (OwnTracks' significant-changes mode).
-    func errand(stillSpeed: Double?, drivingSpeeds: Bool = true, stopS: Int = 480, parameters: StaysPass.Parameters = StaysPass.Parameters()) -> [StayRecord] {
+    func errand(
+        stillSpeed: Double?, drivingSpeeds: Bool = true, stopS: Int = 480, every: Int = 180, walkS: Int = 90,
+        parameters: StaysPass.Parameters = StaysPass.Parameters()
+    ) -> [StayRecord] {
         var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
         b.still(3600, every: 180, drift: 5...15)
         b.move(3000, bearing: 80, speed: 11, every: 18)
         let from = b.points.count
-        b.gap(90, moving: 60, bearing: 170)
-        b.still(stopS, every: 180, drift: 3...8)
+        b.gap(walkS, moving: Double(walkS) * 0.7, bearing: 170)
+        b.still(stopS, every: every, drift: 3...8)
         let to = b.points.count
-        b.gap(90, moving: 60, bearing: 350)
+        b.gap(walkS, moving: Double(walkS) * 0.7, bearing: 350)
         b.move(3000, bearing: 80, speed: 11, every: 18)
         b.still(3600, every: 180, drift: 5...15)
         var points = b.points
@@ -315,8 +318,25 @@ import TriplineTestSupport
         var off = StaysPass.Parameters()
         off.gotOutIndoors = 0
         #expect(errand(stillSpeed: nil, parameters: off).count == 2)
-        // Shorter than `got_out_min_duration_s` between its first and last fix: part of the trip.
-        #expect(errand(stillSpeed: nil, stopS: 300).count == 2)
+        // One fix: nothing to compare.
+        #expect(errand(stillSpeed: nil, stopS: 120).count == 2)
+    }
+
+    /// Algorithm version 62: the time counts from the arrival to the departure the fixes beside the stop place, as
+    /// the stays pass extends a stay into the silences around it. Two fixes 3 min apart, the car's last fix 90 s
+    /// before the first (the walk to the door unrecorded) and its next 90 s after the second: a stop of about 6 min,
+    /// a stay. Two fixes 2 min apart of a 4-min stop with 10-s walks: under 5 min, part of the trip; of a 5-min
+    /// stop, 150 s apart: a stay.
+    @Test func twoFixesIndoorsCountFromTheArrivalToTheDeparture() {
+        let stays = errand(stillSpeed: nil, stopS: 300)
+        #expect(stays.count == 3)
+        if stays.count == 3 {
+            let shop = (stays[1].endMs - stays[1].startMs) / 1000
+            #expect(shop >= 300 && shop <= 480, "\(shop) s")
+        }
+        #expect(errand(stillSpeed: nil, stopS: 240, every: 120, walkS: 10).count == 2)
+        // The same stop of 5 min (two fixes 150 s apart): a stay.
+        #expect(errand(stillSpeed: nil, stopS: 300, every: 150, walkS: 10).count == 3)
     }
 
     @Test func aStopThatKeepsItsSatellitesOrAPhoneWithoutSpeedsStaysInTheTrip() {
