@@ -532,8 +532,8 @@ public struct StaysPass: Pass {
         return extendIntoSilences(merge(out, w, p), w, p)
     }
 
-    /// A short stay the motion states place out of any vehicle (`got_out_min_duration_s`): on foot or on a bicycle at
-    /// both ends, no `driving` inside.
+    /// A short stay the phone places out of any vehicle (`got_out_min_duration_s`): indoors (``indoorsLong(_:_:_:_:)``,
+    /// `got_out_indoors`), or by its motion states on foot or on a bicycle at both ends with no `driving` inside.
     static func gotOut(_ stay: StayRecord, _ w: DeviceWork, _ p: Parameters) -> Bool {
         guard p.gotOutMinDurationS > 0, stay.first <= stay.last, stay.last < w.count else { return false }
         if indoorsLong(stay.first, stay.last, w, p) { return true }
