@@ -338,7 +338,8 @@ struct RegimeFixMaker {
         case .overlandPauses:
             if first {
                 paused = (world.xy[place]!, rng.uniform(100, 250))
-            } else {
+            } else if paused == nil {
+                // (Still paused, the trip here never left the pause region: iOS holds the updates, nothing is written.)
                 let pauseAfter = rng.uniform(8, 15) * 60
                 var t = start + rng.uniform(2, 6)
                 while t < min(end - 5, start + pauseAfter) {

@@ -121,6 +121,45 @@ import TriplineTestSupport
         }
     }
 
+    /// iOS paused Overland's updates: the app writes no fix until it resumes them, however many places the person
+    /// visits inside the pause region on the way (the varied world's shops 80–300 m from home). Before 2026-12-06 a
+    /// stop reached without leaving the region was recorded anyway, dozens of fixes a paused app cannot write.
+    @Test func pausedPhonesRecordNothing() {
+        var config = SimulatorConfig(seed: 3, days: 4, people: 2)
+        config.profile = .denseOverland
+        config.useWorld(.varied)
+        let sim = Simulator(config: config)
+        let r = sim.run()
+        // The simulator's day runs from 03:00 local to 03:00 the next day, each under its own regime.
+        func day(_ ms: Int64) -> Int {
+            Int((ms + Int64(config.timeZone.offset(at: ms)) * 1000 - 3 * 3_600_000) / 86_400_000) - config.startDay
+        }
+        var pauses = 0, reachedWhilePaused = 0
+        for (person, device) in r.devices.enumerated() {
+            #expect(sim.deviceName(person: person) == device.name)
+            let actions = device.events.filter { $0.kind.hasSuffix("location_updates") }.sorted { $0.timeMs < $1.timeMs }
+            for (k, pause) in actions.enumerated() where pause.kind == "paused_location_updates" {
+                let d = day(pause.timeMs)
+                guard sim.regime(person: person, day: d) == .overlandPauses else { continue }
+                let resume = actions[(k + 1)...].first { $0.kind == "resumed_location_updates" && day($0.timeMs) == d }?.timeMs
+                // Without a resume that day, until the day's end; the archive's last fix, written when the user takes
+                // it, is no fix of the app's.
+                let last = device.points.last?.timeMs
+                let written = device.points.filter {
+                    $0.timeMs > pause.timeMs && $0.timeMs < (resume ?? .max) && day($0.timeMs) == d && $0.timeMs != last
+                }
+                #expect(written.count == 0, "\(device.name): fixes between a pause at \(pause.timeMs) and the resume at \(resume ?? -1)")
+                pauses += 1
+                reachedWhilePaused += r.truth.stays.filter {
+                    $0.device == device.name && $0.startMs > pause.timeMs && $0.startMs < (resume ?? .max) && day($0.startMs) == d
+                }.count
+            }
+        }
+        #expect(pauses >= 10)
+        // The case itself: places reached while the phone stayed paused.
+        #expect(reachedWhilePaused >= 3, "stays begun while paused: \(reachedWhilePaused)")
+    }
+
     /// The written archives import to exactly the simulated fixes, and every app event arrives as one.
     @Test(arguments: [SimulationProfile.sparseOwnTracks, .denseOverland])
     func archivesImportWithTheirEvents(profile: SimulationProfile) throws {
