@@ -61,7 +61,7 @@ let package = Package(
             swiftSettings: layered
         ),
         // A seeded simulator of people's days with exact truth, and writers of real-looking archives.
-        .target(name: "TriplineSimulator", dependencies: ["TriplineCore", "TriplineStore"], swiftSettings: layered),
+        .target(name: "TriplineSimulator", dependencies: ["TriplineCore", "TriplineStore", "TriplineGeography"], swiftSettings: layered),
         // Scoring against simulated truth and labelled corpora (reads corpora through the real importer).
         .target(
             name: "TriplineEvaluation",
@@ -122,7 +122,7 @@ let package = Package(
             name: "TriplineEvaluationTests",
             dependencies: [
                 "TriplineCore", "TriplineStore", "TriplineImport", "TriplinePasses", "TriplineSimulator", "TriplineEvaluation",
-                "TriplineTestSupport",
+                "TriplineGeography", "TriplineTestSupport",
             ]
         ),
         // Commands in-process, the whole pipeline, and the process-level tests that run the built binary (kills,

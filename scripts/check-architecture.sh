@@ -49,7 +49,7 @@ TriplineStore: TriplineCore CSQLite
 TriplineImport: TriplineCore TriplineStore CZlib
 TriplinePasses: TriplineCore TriplineStore TriplineGeography
 TriplineExport: TriplineCore TriplineStore TriplineGeography
-TriplineSimulator: TriplineCore TriplineStore
+TriplineSimulator: TriplineCore TriplineStore TriplineGeography
 TriplineEvaluation: TriplineCore TriplineStore TriplineImport TriplinePasses TriplineSimulator
 TriplineCLI: TriplineCore TriplineStore TriplineImport TriplinePasses TriplineExport TriplineSimulator TriplineEvaluation TriplineGeography
 tripline: TriplineCLI

@@ -48,11 +48,15 @@ extension Simulator {
         let latLon: (XY) -> (lat: Double, lon: Double)
         var places: [TruthPlace] = []
         var xy: [Int: XY] = [:]
+        /// Where a place may lie (the varied world: on land, ``Simulator/onLand(_:)``); nil: anywhere (the standard
+        /// world, byte for byte as it was).
+        let allowed: ((XY) -> Bool)?
 
-        init(person: Int, rng: SplitMix64, latLon: @escaping (XY) -> (lat: Double, lon: Double)) {
+        init(person: Int, rng: SplitMix64, latLon: @escaping (XY) -> (lat: Double, lon: Double), allowed: ((XY) -> Bool)? = nil) {
             self.person = person
             self.rng = rng
             self.latLon = latLon
+            self.allowed = allowed
         }
 
         /// Adds a place of `kind` at `p`; returns its id.
@@ -64,11 +68,17 @@ extension Simulator {
             return id
         }
 
-        /// A position `r0`–`r1` metres from `centre` in a random direction.
+        /// A position `r0`–`r1` metres from `centre` in a random direction; where places must lie somewhere
+        /// (`allowed`), drawn again until one does (at most 200 draws; then the last).
         mutating func polar(_ centre: XY, _ r0: Double, _ r1: Double) -> XY {
-            let a = rng.uniform(0, 2 * .pi)
-            let r = rng.uniform(r0, r1)
-            return centre + XY(x: cos(a) * r, y: sin(a) * r)
+            var p = XY(x: 0, y: 0)
+            for _ in 0..<(allowed == nil ? 1 : 200) {
+                let a = rng.uniform(0, 2 * .pi)
+                let r = rng.uniform(r0, r1)
+                p = centre + XY(x: cos(a) * r, y: sin(a) * r)
+                if allowed?(p) ?? true { break }
+            }
+            return p
         }
 
         /// Adds, in this order, the far place (20–35 km), the bus stops and stations near home and work, the airport

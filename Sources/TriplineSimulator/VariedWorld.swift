@@ -3,6 +3,7 @@
 #endif
 
 import TriplineCore
+import TriplineGeography
 
 extension Simulator {
     // MARK: The varied world (`SimulatedWorldKind.varied`, docs/SIMULATOR.md "A varied world")
@@ -17,7 +18,8 @@ extension Simulator {
     /// 80–350 m from home, a school, a fuel station, others, each either near home or 80–300 m from the previous
     /// one), and two 80–400 m from work.
     func makeVariedWorld(person: Int) -> PersonWorld {
-        var w = WorldPlaces(person: person, rng: SplitMix64.derived(config.seed, 0xA11CE, UInt64(person), 0x7A), latLon: latLon)
+        var w = WorldPlaces(
+            person: person, rng: SplitMix64.derived(config.seed, 0xA11CE, UInt64(person), 0x7A), latLon: latLon, allowed: onLand)
         let suburban = w.rng.chance(0.4)
         let names = ["Nguyen", "Smith", "Papadopoulos", "Singh", "Jones", "Rossi"]
         let homeXY = suburban ? w.polar(XY(x: 0, y: 0), 15000, 30000) : w.polar(XY(x: 0, y: 0), 500, 5000)
@@ -70,6 +72,14 @@ extension Simulator {
             world.commute = .train
         }
         return world
+    }
+
+    /// Whether a position lies on land: people do not live, shop or work in Port Phillip Bay (until 2026-12-06 a
+    /// suburban home 15–30 km from the centre fell in the bay for some seeds, and every drive near it was at sea: the
+    /// rebuild's ferries, ``Geography/country(latitude:longitude:)`` nil beyond 1.5 km of the coastline).
+    func onLand(_ p: XY) -> Bool {
+        let ll = latLon(p)
+        return Geography.country(latitude: ll.lat, longitude: ll.lon) != nil
     }
 
     /// The day's plan for one person of the varied world: the standard commute and outings, with errand chains of

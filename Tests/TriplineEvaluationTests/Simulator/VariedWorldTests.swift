@@ -1,6 +1,7 @@
 import Testing
 @testable import TriplineCore
 @testable import TriplineSimulator
+import TriplineGeography
 import TriplineTestSupport
 
 /// The varied world (`--world varied`, docs/SIMULATOR.md "A varied world"): what it promises, and the standard world
@@ -14,6 +15,24 @@ import TriplineTestSupport
     }
 
     static func km(_ p: TruthPlace, _ lat: Double, _ lon: Double) -> Double { Geo.distance(p.lat, p.lon, lat, lon) / 1000 }
+
+    /// Every place of the varied world lies on land: Melbourne's bay is no suburb. (Until 2026-12-06 development seeds
+    /// 4, 5 and 8 put a person's home in Port Phillip Bay, and every drive near it was rebuilt as a ferry.) The
+    /// standard world (Berlin, no sea within its reach) is left as it was.
+    @Test func placesLieOnLand() {
+        var atSea: [String] = []
+        for seed: UInt64 in 1...40 {
+            var config = SimulatorConfig(seed: seed, days: 1, people: 2)
+            config.useWorld(.varied)
+            let sim = Simulator(config: config)
+            for person in 0..<2 {
+                for p in sim.makeVariedWorld(person: person).places where Geography.country(latitude: p.lat, longitude: p.lon) == nil {
+                    atSea.append("seed \(seed) person \(person) \(p.kind) \(p.lat), \(p.lon)")
+                }
+            }
+        }
+        #expect(atSea.isEmpty, "\(atSea.count) places at sea: \(atSea.prefix(5))")
+    }
 
     /// Short stops (stays of 5–10 min, and stops of 3–5 min inside one trip), trips of at most 5 min, 6 or more
     /// scattered places per person with some 80–300 m apart, suburban people driving 15 km or more, in Melbourne.
