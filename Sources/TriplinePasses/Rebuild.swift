@@ -200,7 +200,10 @@ public struct Rebuild {
     /// 62 (indoors, from the arrival): `stays.got_out_indoors` counts a stop's time from the arrival to the departure
     ///    the fixes beside it place, and the stays pass takes two such fixes as a candidate however close together
     ///    (a phone that reports every 3 min indoors sees a 6-min stop with two fixes).
-    public static let algorithmVersion = 62
+    /// 63 (a walk to the car): the walk at either end of a vehicle or bicycle trip that the motion states call walking
+    ///    is a leg of its own from `trips.end_walk_s`, though shorter than `trips.min_leg_s`, and no sign of public
+    ///    transport.
+    public static let algorithmVersion = 63
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -62,6 +62,10 @@ public struct TripsPass: MeasuringPass {
         public var transferMinM: Double = 300
         /// Shortest leg (seconds).
         public var minLegS: Double = 120
+        /// A walk at either end of a vehicle or bicycle trip, to or from where it was parked, is a leg of its own when
+        /// it lasts this long (seconds; 0 = off), though shorter than `min_leg_s`: the fixes there are at walking pace,
+        /// after the last `driving` state, and most of them say walking or running (``TripsPass/endWalks(_:_:_:_:_:)``).
+        public var endWalkS: Double = 20
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
         public var planeMinMps: Double = 70
         public var trainMinMps: Double = 17
@@ -163,7 +167,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
@@ -179,7 +183,7 @@ public struct TripsPass: MeasuringPass {
             "min_distance_m": .distanceOrOff, "window_s": .window, "sustain_s": .window, "walk_max_mps": .speed,
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
-            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "leg_gap_s": .duration,
+            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
             "boat_min_sea_share": .share, "boat_max_mps": .speed,
@@ -578,7 +582,14 @@ public struct TripsPass: MeasuringPass {
     }
 
     /// Points `a...b` (indices into the trip's `pts`) of one speed class.
-    struct Run { var a: Int; var b: Int; var cls: UInt8 }
+    struct Run {
+        var a: Int
+        var b: Int
+        var cls: UInt8
+        /// A walk to or from a parked vehicle (``endWalks(_:_:_:_:_:)``), shorter than `min_leg_s`: no sign of public
+        /// transport (``legMode(_:_:_:_:_:_:_:_:)``).
+        var parked = false
+    }
 
     /// The learned mode model's class of each run the speed rules made (docs/PASSES.md, "Learned modes"): where the
     /// model (``ModeModel``, over ``ModeFeatures``) puts a run of at least three fixes in another coarse class than
@@ -628,6 +639,47 @@ public struct TripsPass: MeasuringPass {
             if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
         }
         return joined
+    }
+
+    /// The walks at the ends of a trip whose first or last run is a bicycle or a vehicle (`end_walk_s`): from the car
+    /// to the door, from the bicycle rack, out of the bus. The windowed speed classes give such a walk to the vehicle
+    /// (the window reaches the driving), and `min_leg_s` joins what is left of it. Here the fixes at the trip's end
+    /// that are each slower than `walk_max_mps` and come after the last fix saying `driving` (at its start: before the
+    /// first) are a walk leg of their own when they last `end_walk_s` and most of them say walking or running: the
+    /// phone's motion coprocessor felt the steps, which a car crawling into a parking space or a bus at its last stop
+    /// does not give (iOS names the change late, so the leg starts when the driving state ends, not when the speed
+    /// fell). Such a leg is no sign of public transport (`parked`). Tracks without motion states keep their legs.
+    static func endWalks(_ runs: [Run], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ p: Parameters) -> [Run] {
+        guard w.motion.count == w.count, let firstRun = runs.first, let lastRun = runs.last else { return runs }
+        let feet = MotionBits.walking | MotionBits.running
+        let minMs = Int64(p.endWalkS * 1000)
+        @inline(__always) func slow(_ q: Int) -> Bool { v[q] < p.walkMaxMps && w.motion[pts[q]] & MotionBits.driving == 0 }
+        /// Whether fixes `a...b` are such a walk.
+        func walk(_ a: Int, _ b: Int) -> Bool {
+            guard b > a, w.time[pts[b]] - w.time[pts[a]] >= minMs else { return false }
+            var steps = 0
+            for q in a...b where w.motion[pts[q]] & feet != 0 { steps += 1 }
+            return steps * 2 > b - a + 1
+        }
+        var out = runs
+        if lastRun.cls >= 3 {
+            var q = lastRun.b
+            while q > lastRun.a && slow(q) { q -= 1 }
+            if q > lastRun.a && q < lastRun.b - 1 && walk(q + 1, lastRun.b) {
+                out[out.count - 1].b = q
+                out.append(Run(a: q + 1, b: lastRun.b, cls: 1, parked: true))
+            }
+        }
+        if firstRun.cls >= 3 && out[0].b > out[0].a {
+            let r = out[0]
+            var q = r.a
+            while q < r.b && slow(q) { q += 1 }
+            if q < r.b && q > r.a + 1 && walk(r.a, q - 1) {
+                out[0].a = q
+                out.insert(Run(a: r.a, b: q - 1, cls: 1, parked: true), at: 0)
+            }
+        }
+        return out
     }
 
     /// The mode of the `k`th run of a trip and where it comes from (`speed`, `motion`, `speed+motion`, `app`): its
@@ -686,8 +738,8 @@ public struct TripsPass: MeasuringPass {
         if mode == "car" {
             speedsInRun.sort()  // only motorised legs need their 95th percentile
             let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
-            let footBefore = k > 0 && runs[k - 1].cls <= 2
-            let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2
+            let footBefore = k > 0 && runs[k - 1].cls <= 2 && !runs[k - 1].parked
+            let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2 && !runs[k + 1].parked
             if p95 >= p.planeMinMps { mode = "plane" } else if p.boatMinSeaShare > 0 && p95 <= p.boatMaxMps
                 && seaShare(r, w, pts, inc, sampleM: p.boatSampleM) >= p.boatMinSeaShare {
                 // Mostly at sea at a vessel's speed: a ferry, whether entered on foot or driven aboard, densely
@@ -903,6 +955,7 @@ public struct TripsPass: MeasuringPass {
         if p.crawlJoin > 0 && paced == nil { runs = crawlsJoined(runs, w, pts, v, inc, p, silenceBefore) }
         if paced == nil && (p.modeModel > 0 || p.featureLog != nil) { runs = learnedClasses(runs, trip, w, pts, v, inc, p, silenceBefore) }
         if paced == nil && p.boatMinSeaShare > 0 && p.boatCutMinM > 0 { runs = seaCut(runs, w, pts, v, inc, p) }
+        if paced == nil && !unseen && p.endWalkS > 0 { runs = endWalks(runs, w, pts, v, p) }
         // Modes per run.
         var legs: [LegRecord] = []
         for (k, r) in runs.enumerated() {

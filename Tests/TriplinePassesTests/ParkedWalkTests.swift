@@ -1,0 +1,66 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplinePasses
+import TriplineTestSupport
+
+/// The walks to and from a parked car (`trips.end_walk_s`, algorithm version 63; docs/PASSES.md "A walk to the car"):
+/// shorter than `min_leg_s`, they were part of the car leg.
+@Suite struct ParkedWalkTests {
+    let t0: Int64 = 1_717_200_000_000
+
+    /// Home, a walk of `walkOut` metres to the car, a 6-km drive, a crawl of 20 m into a parking space, a walk of
+    /// `walkIn` metres to the door, then still. `states`: the app's motion states (nil: a track without them).
+    func drive(walkOut: Double = 40, walkIn: Double = 50, walkInSpeed: Double = 1.3, walkInState: String? = "walking", states: Bool = true) -> [Point] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        func m(_ s: String) -> String? { states ? s : nil }
+        b.still(1800, every: 10, drift: 2...5, motion: m("stationary"))
+        b.move(walkOut, bearing: 90, speed: 1.3, every: 1, motion: m("walking"))
+        b.move(6000, bearing: 0, speed: 12, every: 1, motion: m("driving"))
+        // iOS names the change late: the last metres in the car and the first steps still say driving.
+        b.move(20, bearing: 0, speed: 2, every: 1, motion: m("driving"))
+        b.move(walkIn, bearing: 270, speed: walkInSpeed, every: 1, motion: walkInState.flatMap(m))
+        b.still(1800, every: 10, drift: 2...5, motion: m("stationary"))
+        return b.points
+    }
+
+    /// The legs (mode, seconds) of the one trip a full rebuild of `points` makes with `sets`.
+    func legs(_ points: [Point], _ sets: [String] = []) throws -> [(String, Int64)] {
+        let store = try storeWith([("phone", points)])
+        var options = Rebuild.Options()
+        options.timeZoneName = "UTC"
+        options.full = true
+        for s in sets { try options.settings.set(s, origin: "test") }
+        _ = try Rebuild(store: store, options: options).run()
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        let q = try store.db.prepare("SELECT mode, end_ms - start_ms FROM legs ORDER BY start_ms")
+        var rows: [(String, Int64)] = []
+        while try q.step() { rows.append((q.text(0) ?? "", q.int64(1) / 1000)) }
+        return rows
+    }
+
+    @Test func theWalksToAndFromTheCarAreLegs() throws {
+        let found = try legs(drive())
+        #expect(found.map(\.0) == ["walk", "car", "walk"], "\(found)")
+        // The walk to the door (38 s) starts when the driving state ends: the 20-m crawl (10 s) stays the car's.
+        if found.count == 3 {
+            #expect((20...40).contains(found[0].1) && (30...40).contains(found[2].1), "\(found)")
+        }
+        // Off: one car leg, as before.
+        #expect(try legs(drive(), ["trips.end_walk_s=0"]).map(\.0) == ["car"])
+    }
+
+    @Test func aCrawlThatSaysDrivingIsTheCar() throws {
+        // The last 50 m at walking pace, but the phone says driving all along: a car into a multi-storey car park.
+        let found = try legs(drive(walkOut: 10, walkInState: "driving"))
+        #expect(found.map(\.0) == ["car"], "\(found)")
+    }
+
+    @Test func walksOfAFewStepsOrWithoutStatesStayInTheLeg() throws {
+        // 25 m to the door, 19 s: under `end_walk_s`; with 10 s it is a walk.
+        #expect(try legs(drive(walkOut: 10, walkIn: 25)).map(\.0) == ["car"])
+        #expect(try legs(drive(walkOut: 10, walkIn: 25), ["trips.end_walk_s=10"]).map(\.0) == ["car", "walk"])
+        // A track without motion states: speeds alone cannot tell the walk from a car creeping into its space.
+        #expect(try legs(drive(states: false)).map(\.0) == ["car"])
+    }
+}
