@@ -203,7 +203,9 @@ public struct Rebuild {
     /// 63 (a walk to the car): the walk at either end of a vehicle or bicycle trip that the motion states call walking
     ///    is a leg of its own from `trips.end_walk_s`, though shorter than `trips.min_leg_s`, and no sign of public
     ///    transport.
-    public static let algorithmVersion = 63
+    /// 64 (a jam is no walk): a leg at walking pace beside a vehicle leg, most of whose fixes say `driving`, does not
+    ///    make that vehicle public transport (`trips.jam_driven`).
+    public static let algorithmVersion = 64
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -66,6 +66,9 @@ public struct TripsPass: MeasuringPass {
         /// it lasts this long (seconds; 0 = off), though shorter than `min_leg_s`: the fixes there are at walking pace,
         /// after the last `driving` state, and most of them say walking or running (``TripsPass/endWalks(_:_:_:_:_:)``).
         public var endWalkS: Double = 20
+        /// A leg at walking pace beside a vehicle leg is no walk to or from public transport when most of its fixes say
+        /// `driving`: the vehicle in a jam (1; 0 = off).
+        public var jamDriven: Double = 1
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
         public var planeMinMps: Double = 70
         public var trainMinMps: Double = 17
@@ -167,7 +170,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "jam_driven": \.jamDriven, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
@@ -183,7 +186,7 @@ public struct TripsPass: MeasuringPass {
             "min_distance_m": .distanceOrOff, "window_s": .window, "sustain_s": .window, "walk_max_mps": .speed,
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
-            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "leg_gap_s": .duration,
+            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "jam_driven": .flag, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
             "boat_min_sea_share": .share, "boat_max_mps": .speed,
@@ -738,8 +741,16 @@ public struct TripsPass: MeasuringPass {
         if mode == "car" {
             speedsInRun.sort()  // only motorised legs need their 95th percentile
             let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
-            let footBefore = k > 0 && runs[k - 1].cls <= 2 && !runs[k - 1].parked
-            let footAfter = k < runs.count - 1 && runs[k + 1].cls <= 2 && !runs[k + 1].parked
+            // A neighbour at walking pace whose fixes mostly say driving is the vehicle in a jam, not a walk (version 64).
+            func onFoot(_ n: Run) -> Bool {
+                guard n.cls <= 2 && !n.parked else { return false }
+                guard p.jamDriven > 0, w.motion.count == w.count else { return true }
+                var driving = 0
+                for q in n.a...n.b where w.motion[pts[q]] & MotionBits.driving != 0 { driving += 1 }
+                return driving * 2 <= n.b - n.a + 1
+            }
+            let footBefore = k > 0 && onFoot(runs[k - 1])
+            let footAfter = k < runs.count - 1 && onFoot(runs[k + 1])
             if p95 >= p.planeMinMps { mode = "plane" } else if p.boatMinSeaShare > 0 && p95 <= p.boatMaxMps
                 && seaShare(r, w, pts, inc, sampleM: p.boatSampleM) >= p.boatMinSeaShare {
                 // Mostly at sea at a vessel's speed: a ferry, whether entered on foot or driven aboard, densely

@@ -64,3 +64,20 @@ import TriplineTestSupport
         #expect(try legs(drive(states: false)).map(\.0) == ["car"])
     }
 }
+
+/// A vehicle in a jam beside a vehicle leg (`trips.jam_driven`, algorithm version 64; docs/PASSES.md "A walk to the
+/// car"): walking pace, but the phone says driving, so no walk to or from public transport.
+@Suite struct JamDrivenTests {
+    @Test func aJamTheStatesCallDrivingMakesNoTrain() throws {
+        var b = TrackBuilder(startMs: 1_717_200_000_000, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(450, bearing: 0, speed: 1.5, every: 1, motion: "driving")  // five minutes out of town in a jam
+        b.move(12000, bearing: 0, speed: 20, every: 1, motion: "driving")
+        b.move(50, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        func modes(_ sets: [String]) throws -> [String] { try ParkedWalkTests().legs(b.points, sets).map(\.0) }
+        #expect(try modes([]) == ["car", "car", "walk"])
+        // Off: the jam is a walk to the station by its pace, and the drive after it a train.
+        #expect(try modes(["trips.jam_driven=0"]) == ["car", "train", "walk"])
+    }
+}
