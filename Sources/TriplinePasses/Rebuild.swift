@@ -205,7 +205,9 @@ public struct Rebuild {
     ///    transport.
     /// 64 (a jam is no walk): a leg at walking pace beside a vehicle leg, most of whose fixes say `driving`, does not
     ///    make that vehicle public transport (`trips.jam_driven`).
-    public static let algorithmVersion = 64
+    /// 65 (bike and ride): neighbouring vehicle runs whose fixes mostly say cycling and mostly driving are two legs,
+    ///    not one leg of their joined speed profile (`trips.profile_states`).
+    public static let algorithmVersion = 65
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

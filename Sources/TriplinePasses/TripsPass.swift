@@ -69,6 +69,9 @@ public struct TripsPass: MeasuringPass {
         /// A leg at walking pace beside a vehicle leg is no walk to or from public transport when most of its fixes say
         /// `driving`: the vehicle in a jam (1; 0 = off).
         public var jamDriven: Double = 1
+        /// With `profile`, neighbouring runs of a bicycle's pace or faster join into one vehicle leg unless most fixes of
+        /// one say cycling and most of the other driving (1; 0 = off): bike and ride.
+        public var profileStates: Double = 1
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
         public var planeMinMps: Double = 70
         public var trainMinMps: Double = 17
@@ -170,7 +173,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "jam_driven": \.jamDriven, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
@@ -186,7 +189,7 @@ public struct TripsPass: MeasuringPass {
             "min_distance_m": .distanceOrOff, "window_s": .window, "sustain_s": .window, "walk_max_mps": .speed,
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
-            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "jam_driven": .flag, "leg_gap_s": .duration,
+            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "jam_driven": .flag, "profile_states": .flag, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
             "boat_min_sea_share": .share, "boat_max_mps": .speed,
@@ -504,9 +507,25 @@ public struct TripsPass: MeasuringPass {
     /// next, at most a minute). Then joins neighbours of one class.
     static func profileRuns(_ input: [(Int, Int, UInt8)], _ w: DeviceWork, _ pts: [Int], _ v: [Double], _ inc: [Double], _ p: Parameters,
                             _ silenceBefore: (Int) -> Bool) -> [(Int, Int, UInt8)] {
+        // The motion state most of a run's fixes carry, when most carry one: a bicycle ridden to the station and
+        // the train after it are two vehicles, however alike their speeds (version 65, `profile_states`).
+        func state(_ r: (Int, Int, UInt8)) -> UInt8 {
+            guard p.profileStates > 0, w.motion.count == w.count else { return 0 }
+            var cycling = 0, driving = 0
+            for q in r.0...r.1 {
+                let m = w.motion[pts[q]]
+                if m & MotionBits.cycling != 0 { cycling += 1 }
+                if m & MotionBits.driving != 0 { driving += 1 }
+            }
+            let n = r.1 - r.0 + 1
+            return cycling * 2 > n ? MotionBits.cycling : driving * 2 > n ? MotionBits.driving : 0
+        }
         var chains: [(Int, Int, UInt8)] = []
+        var previous: UInt8 = 0
         for r in input {
-            if let last = chains.last, last.2 >= 2, r.2 >= 2, !silenceBefore(r.0) {
+            let now = state(r)
+            defer { previous = now }
+            if let last = chains.last, last.2 >= 2, r.2 >= 2, !silenceBefore(r.0), previous == 0 || now == 0 || previous == now {
                 chains[chains.count - 1].1 = r.1
                 chains[chains.count - 1].2 = max(last.2, r.2)
             } else {

@@ -81,3 +81,27 @@ import TriplineTestSupport
         #expect(try modes(["trips.jam_driven=0"]) == ["car", "train", "walk"])
     }
 }
+
+/// Bike and ride (`trips.profile_states`, algorithm version 65; docs/PASSES.md "A walk to the car"): a bicycle ridden to
+/// the station and the train after it are two legs when the motion states say cycling, then driving, though the
+/// whole-profile rule joins runs of a bicycle's pace and faster into one vehicle.
+@Suite struct BikeAndRideTests {
+    @Test func theBicycleToTheStationIsALegOfItsOwn() throws {
+        var b = TrackBuilder(startMs: 1_717_200_000_000, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(1800, bearing: 0, speed: 5, every: 1, motion: "cycling")
+        b.move(60, bearing: 90, speed: 1.0, every: 1, motion: "walking")  // lock the bicycle, up to the platform
+        b.still(60, every: 1, drift: 1...3, motion: "stationary")
+        for _ in 0..<6 {  // a suburban train: 2 km between stations, 40 s at each
+            b.move(2000, bearing: 0, speed: 16, every: 1, motion: "driving")
+            b.still(40, every: 1, drift: 1...3, motion: "driving")
+        }
+        b.move(60, bearing: 90, speed: 1.3, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        func modes(_ sets: [String]) throws -> [String] { try ParkedWalkTests().legs(b.points, sets).map(\.0) }
+        let found = try modes([])
+        #expect(found.first == "cycle" && found.count >= 2 && !found.dropFirst().contains("cycle"), "\(found)")
+        let joined = try modes(["trips.profile_states=0"])
+        #expect(!joined.contains("cycle"), "\(joined)")
+    }
+}
