@@ -27,11 +27,7 @@ import TriplineTestSupport
     /// The legs (mode, seconds) of the one trip a full rebuild of `points` makes with `sets`.
     func legs(_ points: [Point], _ sets: [String] = []) throws -> [(String, Int64)] {
         let store = try storeWith([("phone", points)])
-        var options = Rebuild.Options()
-        options.timeZoneName = "UTC"
-        options.full = true
-        for s in sets { try options.settings.set(s, origin: "test") }
-        _ = try Rebuild(store: store, options: options).run()
+        try rebuild(store, sets: sets)
         #expect(try count(store, "SELECT count(*) FROM trips") == 1)
         let q = try store.db.prepare("SELECT mode, end_ms - start_ms FROM legs ORDER BY start_ms")
         var rows: [(String, Int64)] = []
