@@ -510,15 +510,9 @@ public struct TripsPass: MeasuringPass {
         // The motion state most of a run's fixes carry, when most carry one: a bicycle ridden to the station and
         // the train after it are two vehicles, however alike their speeds (version 65, `profile_states`).
         func state(_ r: (Int, Int, UInt8)) -> UInt8 {
-            guard p.profileStates > 0, w.motion.count == w.count else { return 0 }
-            var cycling = 0, driving = 0
-            for q in r.0...r.1 {
-                let m = w.motion[pts[q]]
-                if m & MotionBits.cycling != 0 { cycling += 1 }
-                if m & MotionBits.driving != 0 { driving += 1 }
-            }
-            let n = r.1 - r.0 + 1
-            return cycling * 2 > n ? MotionBits.cycling : driving * 2 > n ? MotionBits.driving : 0
+            guard p.profileStates > 0 else { return 0 }
+            return mostlySay(MotionBits.cycling, w, pts, r.0, r.1) ? MotionBits.cycling
+                : mostlySay(MotionBits.driving, w, pts, r.0, r.1) ? MotionBits.driving : 0
         }
         var chains: [(Int, Int, UInt8)] = []
         var previous: UInt8 = 0
@@ -601,6 +595,15 @@ public struct TripsPass: MeasuringPass {
             k += 1
         }
         return out
+    }
+
+    /// Whether more than half of fixes `a...b` (indices into `pts`) carry the motion state `bit`; false for a track
+    /// without motion states.
+    static func mostlySay(_ bit: UInt8, _ w: DeviceWork, _ pts: [Int], _ a: Int, _ b: Int) -> Bool {
+        guard w.motion.count == w.count, a <= b else { return false }
+        var n = 0
+        for q in a...b where w.motion[pts[q]] & bit != 0 { n += 1 }
+        return n * 2 > b - a + 1
     }
 
     /// Points `a...b` (indices into the trip's `pts`) of one speed class.
@@ -762,11 +765,7 @@ public struct TripsPass: MeasuringPass {
             let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
             // A neighbour at walking pace whose fixes mostly say driving is the vehicle in a jam, not a walk (version 64).
             func onFoot(_ n: Run) -> Bool {
-                guard n.cls <= 2 && !n.parked else { return false }
-                guard p.jamDriven > 0, w.motion.count == w.count else { return true }
-                var driving = 0
-                for q in n.a...n.b where w.motion[pts[q]] & MotionBits.driving != 0 { driving += 1 }
-                return driving * 2 <= n.b - n.a + 1
+                n.cls <= 2 && !n.parked && !(p.jamDriven > 0 && mostlySay(MotionBits.driving, w, pts, n.a, n.b))
             }
             let footBefore = k > 0 && onFoot(runs[k - 1])
             let footAfter = k < runs.count - 1 && onFoot(runs[k + 1])
@@ -970,9 +969,8 @@ public struct TripsPass: MeasuringPass {
                     // or one the motion coprocessor calls driving for most of its fixes (a kilometre of stop-and-go
                     // traffic at walking pace: as a "walk" it made the car legs around it a train entered on foot).
                     let seconds = Double(w.time[pts[runs[k + 1].a]] - w.time[pts[r.a]]) / 1000
-                    var driving = 0
-                    for q in r.a...r.b where w.motion[pts[q]] & MotionBits.driving != 0 { driving += 1 }
-                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps) || driving * 2 > r.b - r.a + 1 {
+                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps)
+                        || mostlySay(MotionBits.driving, w, pts, r.a, r.b) {
                         runs[k - 1].b = runs[k + 1].b
                         runs.removeSubrange(k...(k + 1))
                         continue
