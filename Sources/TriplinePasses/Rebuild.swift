@@ -207,7 +207,9 @@ public struct Rebuild {
     ///    make that vehicle public transport (`trips.jam_driven`).
     /// 65 (bike and ride): neighbouring vehicle runs whose fixes mostly say cycling and mostly driving are two legs,
     ///    not one leg of their joined speed profile (`trips.profile_states`).
-    public static let algorithmVersion = 65
+    /// 66 (one mode, one leg): neighbouring runs whose modes come out the same are one leg unless a silence of
+    ///    `trips.leg_gap_s` parts them (`trips.join_same_mode`).
+    public static let algorithmVersion = 66
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

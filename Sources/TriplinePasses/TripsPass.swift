@@ -72,6 +72,9 @@ public struct TripsPass: MeasuringPass {
         /// With `profile`, neighbouring runs of a bicycle's pace or faster join into one vehicle leg unless most fixes of
         /// one say cycling and most of the other driving (1; 0 = off): bike and ride.
         public var profileStates: Double = 1
+        /// Neighbouring runs whose modes came out the same are one leg unless a silence of `leg_gap_s` parts them
+        /// (1; 0 = off).
+        public var joinSameMode: Double = 1
         /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
         public var planeMinMps: Double = 70
         public var trainMinMps: Double = 17
@@ -173,7 +176,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
@@ -189,7 +192,7 @@ public struct TripsPass: MeasuringPass {
             "min_distance_m": .distanceOrOff, "window_s": .window, "sustain_s": .window, "walk_max_mps": .speed,
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
-            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "jam_driven": .flag, "profile_states": .flag, "leg_gap_s": .duration,
+            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "jam_driven": .flag, "profile_states": .flag, "join_same_mode": .flag, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
             "boat_min_sea_share": .share, "boat_max_mps": .speed,
@@ -986,6 +989,7 @@ public struct TripsPass: MeasuringPass {
         if paced == nil && !unseen && p.endWalkS > 0 { runs = endWalks(runs, w, pts, v, p) }
         // Modes per run.
         var legs: [LegRecord] = []
+        var longest: [Int64] = []  // per leg, the duration of the longest run in it (whose source the leg keeps)
         for (k, r) in runs.enumerated() {
             var (mode, source) = legMode(r, k, runs, w, pts, v, inc, p)
             if let paced, source == "speed" { (mode, source) = (paced, "pace") }
@@ -995,9 +999,22 @@ public struct TripsPass: MeasuringPass {
             // whose trip never went above 21.3 m/s).
             var d = 0.0
             for q in (k == 0 ? r.a : r.a + 1)...(k == runs.count - 1 ? r.b : runs[k + 1].a) { d += inc[q] }
+            let endMs = k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]]
+            // Runs of two speed classes that came out as one mode (a bicycle's pace and a car's that the motion states
+            // both call driving) are one leg: a trip is not "walk, walk, walk" (version 66, `join_same_mode`). Not
+            // across a silence, where each side keeps its own leg: two trains with a change out of the satellites' sight.
+            if p.joinSameMode > 0, let last = legs.last, last.mode == mode, !silenceBefore(r.a) {
+                let n = legs.count - 1
+                legs[n].last = pts[r.b]
+                legs[n].endMs = endMs
+                legs[n].distanceM += d
+                if duration(r) > longest[n] { (legs[n].modeSource, longest[n]) = (source, duration(r)) }
+                continue
+            }
             legs.append(LegRecord(
                 mode: mode, modeSource: source, first: pts[r.a], last: pts[r.b], startMs: k == 0 ? trip.startMs : w.time[pts[r.a]],
-                endMs: k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]], distanceM: d))
+                endMs: endMs, distanceM: d))
+            longest.append(duration(r))
         }
         // A trip no fix saw (two stays at two places, nothing in between): its time comes from the stays' estimated
         // ends, so its speed says nothing about the vehicle; one leg of mode `unknown` rather than a guessed walk

@@ -72,9 +72,40 @@ import TriplineTestSupport
         b.move(50, bearing: 270, speed: 1.3, every: 1, motion: "walking")
         b.still(1800, every: 10, drift: 2...5, motion: "stationary")
         func modes(_ sets: [String]) throws -> [String] { try ParkedWalkTests().legs(b.points, sets).map(\.0) }
-        #expect(try modes([]) == ["car", "car", "walk"])
+        #expect(try modes([]) == ["car", "walk"])
         // Off: the jam is a walk to the station by its pace, and the drive after it a train.
         #expect(try modes(["trips.jam_driven=0"]) == ["car", "train", "walk"])
+    }
+}
+
+/// One mode, one leg (`trips.join_same_mode`, algorithm version 66): runs of two speed classes whose modes come out
+/// the same are one leg, unless a silence of `trips.leg_gap_s` parts them.
+@Suite struct SameModeLegTests {
+    /// Still, a drive that crawls `crawl` metres at walking pace saying driving, then 8 km at speed, after a silence of
+    /// `silence` seconds (0: none), a walk of 60 m, still.
+    func legs(silence: Double = 0, _ sets: [String] = []) throws -> [(String, Int64)] {
+        var b = TrackBuilder(startMs: 1_717_200_000_000, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(450, bearing: 0, speed: 1.5, every: 1, motion: "driving")
+        if silence > 0 { b.move(silence * 15, bearing: 0, speed: 15, every: Int(silence), motion: "driving") }
+        b.move(8000, bearing: 0, speed: 20, every: 1, motion: "driving")
+        b.move(60, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        return try ParkedWalkTests().legs(b.points, sets)
+    }
+
+    @Test func runsOfOneModeAreOneLeg() throws {
+        let found = try legs()
+        #expect(found.map(\.0) == ["car", "walk"], "\(found)")
+        // The one car leg spans both runs: the 5-min crawl and the 400-s drive.
+        #expect(found.first.map { (690...720).contains($0.1) } == true, "\(found)")
+        // Off: the crawl and the drive are two car legs, as before.
+        #expect(try legs(["trips.join_same_mode=0"]).map(\.0) == ["car", "car", "walk"])
+    }
+
+    @Test func aSilenceKeepsTwoLegs() throws {
+        // Eleven minutes without a fix between the crawl and the drive: each side is a leg of its own.
+        #expect(try legs(silence: 660).map(\.0) == ["car", "car", "walk"])
     }
 }
 

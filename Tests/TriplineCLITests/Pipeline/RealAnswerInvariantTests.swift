@@ -22,7 +22,8 @@ import TriplineTestSupport
 ///   `evidence.lone_max_s`) that no fix and no app record (an iOS or Google visit, an activity: its own span) covers
 ///   (docs/PASSES.md, "Gaps");
 /// - and those of ``checkMore(_:_:)`` (``moreNames``): a trip's legs tile it (no gap, no overlap: their durations
-///   add up to its); a device's visits and trips never overlap; distances, durations, speeds and radii are finite and
+///   add up to its); neighbouring legs from the fixes differ in mode unless a silence of more than `trips.leg_gap_s`
+///   parts them; a device's visits and trips never overlap; distances, durations, speeds and radii are finite and
 ///   not negative; a day counts the trips and visits that start on it, its moving time fits in 25 h and its distance
 ///   in the trips that touch it; a device's days add up to its trips' distance and moving time; a device-day's trip
 ///   entries as `report day` shows them (``DayTimeline``, a trip's part by ``TripDayShares``) add up to its

@@ -13,7 +13,7 @@ extension RealAnswerInvariantTests {
     /// The invariants counted here, in the order they print: each a count of records breaking it and of records
     /// looked at.
     static let moreNames = [
-        "legs tile trip", "leg avg ≤ trip max", "no overlap", "finite ≥ 0", "day trips/visits", "day moving ≤ 25 h", "day km ≤ trips touching it", "device days km = trips",
+        "legs tile trip", "leg avg ≤ trip max", "neighbour legs differ", "no overlap", "finite ≥ 0", "day trips/visits", "day moving ≤ 25 h", "day km ≤ trips touching it", "device days km = trips",
         "device days moving = trips", "day parts = days", "points imported once", "rejects with reason", "exports = db",
     ] + measuredOnly
 
@@ -77,6 +77,36 @@ extension RealAnswerInvariantTests {
             }
         }
         closeTrip()
+
+        // A trip's neighbouring legs from the fixes differ in mode, unless a silence of more than `trips.leg_gap_s`
+        // (its default) between the kept fixes parts them: a trip is not "walk, walk, walk" (algorithm version 66).
+        let gapMs = Int64(TripsPass.Parameters().legGapS * 1000)
+        let pairs = try db.prepare(
+            """
+            SELECT a.trip_id, a.leg, a.device_id, b.start_ms, a.mode FROM legs a JOIN legs b ON b.trip_id = a.trip_id AND b.leg = a.leg + 1
+            WHERE a.source = 'points' AND b.source = 'points' AND a.mode = b.mode ORDER BY 1, 2
+            """)
+        let before = try db.prepare(
+            """
+            SELECT h.key FROM points_hot h WHERE h.key >= ?1 AND h.key < ?2 AND NOT EXISTS (
+                SELECT 1 FROM point_flags f WHERE f.device_id = ?3 AND f.time_ms = h.key - ?1 AND f.flags != 0)
+            ORDER BY h.key DESC LIMIT 1
+            """)
+        var samePairs = 0
+        while try pairs.step() {
+            samePairs += 1
+            let device = pairs.int64(2), start = pairs.int64(3)
+            guard let low = PointKey.make(device: device, timeMs: 0), let high = PointKey.make(device: device, timeMs: start) else { continue }
+            before.reset()
+            before.bindInt(low, at: 1)
+            before.bindInt(high, at: 2)
+            before.bindInt(device, at: 3)
+            let silence = try before.step() ? start - PointKey.time(before.int64(0)) : Int64.max
+            tally(&r, "neighbour legs differ", broken: silence <= gapMs,
+                  "trip \(pairs.int64(0)) legs \(pairs.int64(1))–\(pairs.int64(1) + 1): both \(pairs.text(4) ?? ""), \(silence / 1000) s between their fixes")
+        }
+        let neighbours = try count(store, "SELECT count(*) FROM legs a JOIN legs b ON b.trip_id = a.trip_id AND b.leg = a.leg + 1")
+        tally(&r, "neighbour legs differ", checked: neighbours - samePairs, broken: false, "")
 
         // One device is in one place at a time: its visits overlap neither each other nor its trips (touching ends
         // are fine), nor do its trips overlap each other.
@@ -424,6 +454,10 @@ extension RealAnswerInvariantTests {
         try #require(!clean.broken, "\(clean)")
         let breaks: [(String, String)] = [
             ("legs tile trip", "UPDATE legs SET start_ms = start_ms + 1000 WHERE (trip_id, leg) = (SELECT trip_id, max(leg) FROM legs WHERE leg > 0)"),
+            ("neighbour legs differ",
+             "UPDATE legs SET mode = (SELECT a.mode FROM legs a WHERE a.trip_id = legs.trip_id AND a.leg = legs.leg - 1) "
+                + "WHERE (trip_id, leg) = (SELECT b.trip_id, b.leg FROM legs a JOIN legs b ON b.trip_id = a.trip_id AND b.leg = a.leg + 1 "
+                + "WHERE a.source = 'points' AND b.source = 'points' AND b.start_ms - a.start_ms < 600000 AND a.mode != b.mode ORDER BY 1, 2 LIMIT 1)"),
             ("no overlap",
              "INSERT INTO visits(device_id, start_ms, end_ms, lat, lon, radius_m, points, start_utc_offset_s, end_utc_offset_s) "
                 + "SELECT device_id, start_ms + 1000, start_ms + 2000, start_lat, start_lon, 10, 1, start_utc_offset_s, start_utc_offset_s "
