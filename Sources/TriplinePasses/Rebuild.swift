@@ -209,7 +209,9 @@ public struct Rebuild {
     ///    not one leg of their joined speed profile (`trips.profile_states`).
     /// 66 (one mode, one leg): neighbouring runs whose modes come out the same are one leg unless a silence of
     ///    `trips.leg_gap_s` parts them (`trips.join_same_mode`).
-    public static let algorithmVersion = 66
+    /// 67 (walks named late): a walk at a trip's end begins at the vehicle's stop, though its first seconds still say
+    ///    driving, and one at its start counts its steps from the first fix that says walking (`trips.end_walk_lag_s`).
+    public static let algorithmVersion = 67
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

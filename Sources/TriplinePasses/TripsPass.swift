@@ -69,6 +69,10 @@ public struct TripsPass: MeasuringPass {
         /// A leg at walking pace beside a vehicle leg is no walk to or from public transport when most of its fixes say
         /// `driving`: the vehicle in a jam (1; 0 = off).
         public var jamDriven: Double = 1
+        /// iOS names a walk late: a walk at a trip's end may begin with this long (seconds; 0 = off) of fixes still
+        /// saying driving, after the vehicle's last stop; one at its start with this long still saying stationary
+        /// (``TripsPass/endWalks(_:_:_:_:_:)``).
+        public var endWalkLagS: Double = 60
         /// With `profile`, neighbouring runs of a bicycle's pace or faster join into one vehicle leg unless most fixes of
         /// one say cycling and most of the other driving (1; 0 = off): bike and ride.
         public var profileStates: Double = 1
@@ -176,7 +180,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
@@ -192,7 +196,8 @@ public struct TripsPass: MeasuringPass {
             "min_distance_m": .distanceOrOff, "window_s": .window, "sustain_s": .window, "walk_max_mps": .speed,
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
-            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "jam_driven": .flag, "profile_states": .flag, "join_same_mode": .flag, "leg_gap_s": .duration,
+            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "end_walk_lag_s": .window,
+            "jam_driven": .flag, "profile_states": .flag, "join_same_mode": .flag, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
             "boat_min_sea_share": .share, "boat_max_mps": .speed,
@@ -682,27 +687,47 @@ public struct TripsPass: MeasuringPass {
         let feet = MotionBits.walking | MotionBits.running
         let minMs = Int64(p.endWalkS * 1000)
         @inline(__always) func slow(_ q: Int) -> Bool { v[q] < p.walkMaxMps && w.motion[pts[q]] & MotionBits.driving == 0 }
-        /// Whether fixes `a...b` are such a walk.
-        func walk(_ a: Int, _ b: Int) -> Bool {
+        let lagMs = Int64(p.endWalkLagS * 1000)
+        /// Whether fixes `a...b` are such a walk, most of `named...b` (`a...named`) saying walking or running.
+        func walk(_ a: Int, _ b: Int, named: Int? = nil, to last: Int? = nil) -> Bool {
             guard b > a, w.time[pts[b]] - w.time[pts[a]] >= minMs else { return false }
+            let (x, y) = (named ?? a, last ?? b)
             var steps = 0
-            for q in a...b where w.motion[pts[q]] & feet != 0 { steps += 1 }
-            return steps * 2 > b - a + 1
+            for q in x...y where w.motion[pts[q]] & feet != 0 { steps += 1 }
+            return steps * 2 > y - x + 1
         }
         var out = runs
         if lastRun.cls >= 3 {
             var q = lastRun.b
             while q > lastRun.a && slow(q) { q -= 1 }
-            if q > lastRun.a && q < lastRun.b - 1 && walk(q + 1, lastRun.b) {
-                out[out.count - 1].b = q
-                out.append(Run(a: q + 1, b: lastRun.b, cls: 1, parked: true))
+            // iOS names the walk late: its first seconds still say driving (`end_walk_lag_s`, version 67). Back over
+            // such fixes at walking pace, when they began with the vehicle's stop (a fix below `still_mps`) that close
+            // to the first fix that stopped saying driving: out of the car there. Without a stop (a car crawling into
+            // its space at walking pace, then the walk), the walk starts where the driving state ends.
+            var start = q + 1
+            if lagMs > 0 && q < lastRun.b - 1 {
+                var k = q
+                while k > lastRun.a && v[k - 1] < p.walkMaxMps && w.time[pts[q + 1]] - w.time[pts[k - 1]] <= lagMs { k -= 1 }
+                // k: the first fix at walking pace after the vehicle's last fast one (unless that lies beyond the lag).
+                if k > lastRun.a && v[k - 1] >= p.walkMaxMps, let stop = (k...q).first(where: { v[$0] < p.stillMps }) { start = stop }
+            }
+            if q > lastRun.a && q < lastRun.b - 1 && start > lastRun.a + 1 && walk(start, lastRun.b, named: q + 1) {
+                out[out.count - 1].b = start - 1
+                out.append(Run(a: start, b: lastRun.b, cls: 1, parked: true))
             }
         }
         if firstRun.cls >= 3 && out[0].b > out[0].a {
             let r = out[0]
             var q = r.a
             while q < r.b && slow(q) { q += 1 }
-            if q < r.b && q > r.a + 1 && walk(r.a, q - 1) {
+            // The walk's first seconds still say stationary (iOS names it late): the steps are counted from the first
+            // fix that says walking or running, when it comes within `end_walk_lag_s` (version 67).
+            var named = r.a
+            if lagMs > 0 {
+                while named < q && w.motion[pts[named]] & feet == 0 && w.time[pts[named]] - w.time[pts[r.a]] <= lagMs { named += 1 }
+                if named == q || w.motion[pts[named]] & feet == 0 { named = r.a }
+            }
+            if q < r.b && q > r.a + 1 && walk(r.a, q - 1, named: named) {
                 out[0].a = q
                 out.insert(Run(a: r.a, b: q - 1, cls: 1, parked: true), at: 0)
             }
@@ -913,6 +938,7 @@ public struct TripsPass: MeasuringPass {
             let s = vmax[k]
             cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
+
         let paced = unseen || !cls.allSatisfy({ $0 == 0 }) ? nil : Self.paceMode(distance + extraDistanceM, trip, p)
         if let paced { for k in 0..<m { cls[k] = LegMode(rawValue: paced)?.isMotorised == true ? 4 : 1 } }
         // Still points take the previous moving class (the next one at the start).
@@ -993,6 +1019,9 @@ public struct TripsPass: MeasuringPass {
         for (k, r) in runs.enumerated() {
             var (mode, source) = legMode(r, k, runs, w, pts, v, inc, p)
             if let paced, source == "speed" { (mode, source) = (paced, "pace") }
+            // A walk to or from where the vehicle was parked is one by its steps, though iOS named it late and most of
+            // its fixes still say driving (`end_walk_lag_s`).
+            if r.parked && mode != LegMode.walk.rawValue && mode != LegMode.run.rawValue { (mode, source) = (LegMode.walk.rawValue, "motion") }
             // The leg's way is that of its time, from its first fix to the next leg's first: the hop into its first
             // fix (from the leg before's last) is the leg before's, the hop out of its last is its own (algorithm
             // version 38; before, a 9-km hop across a silence went to the leg after it, 52.9 m/s in a leg of 238 s

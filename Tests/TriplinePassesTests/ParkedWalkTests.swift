@@ -61,6 +61,60 @@ import TriplineTestSupport
     }
 }
 
+/// Walks that iOS names late (`trips.end_walk_lag_s`, algorithm version 67; docs/PASSES.md "A walk to the car"): out of
+/// the car, the first seconds of the walk still say driving; to the car, they still say stationary.
+@Suite struct LateNamedWalkTests {
+    let t0: Int64 = 1_717_200_000_000
+
+    /// A drive that stops, then a walk of 25 s still saying driving and 17 s saying walking; with `crawl`, the car
+    /// creeps on at 2 m/s instead of stopping.
+    func outOfTheCar(crawl: Bool = false) -> [Point] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(50, bearing: 90, speed: 1.3, every: 1, motion: "walking")
+        b.move(6000, bearing: 0, speed: 12, every: 1, motion: "driving")
+        if crawl { b.move(40, bearing: 0, speed: 2, every: 1, motion: "driving") } else {
+            b.move(1, bearing: 0, speed: 1, every: 1, motion: "driving")
+            b.still(3, every: 1, motion: "driving")
+        }
+        b.move(30, bearing: 270, speed: 1.2, every: 1, motion: "driving")
+        b.move(20, bearing: 270, speed: 1.2, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        return b.points
+    }
+
+    @Test func theWalkFromTheCarStartsWhereTheCarStopped() throws {
+        let found = try ParkedWalkTests().legs(outOfTheCar())
+        #expect(found.map(\.0) == ["walk", "car", "walk"], "\(found)")
+        // From the stop: 3 s standing, 25 s still saying driving, 17 s walking (the last few seconds of which the
+        // stay at the door takes), not from the end of the driving state.
+        #expect(found.last.map { (35...46).contains($0.1) } == true, "\(found)")
+        // Off: what says walking (17 s) is under `end_walk_s`, and the car keeps the walk.
+        #expect(try ParkedWalkTests().legs(outOfTheCar(), ["trips.end_walk_lag_s=0"]).map(\.0) == ["walk", "car"])
+    }
+
+    @Test func aCrawlWithoutAStopIsNoWalk() throws {
+        // The car creeps into its space and nothing stops before the steps: the walk starts where driving ends (17 s,
+        // under `end_walk_s`), as before.
+        #expect(try ParkedWalkTests().legs(outOfTheCar(crawl: true)).map(\.0) == ["walk", "car"])
+    }
+
+    @Test func theWalkToTheCarCountsItsStepsFromTheFirstNamed() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(36, bearing: 90, speed: 1.3, every: 1, motion: "stationary")  // 28 s: not named yet
+        b.move(20, bearing: 90, speed: 1.3, every: 1, motion: "walking")  // 16 s
+        b.move(600, bearing: 0, speed: 12, every: 1, motion: "walking")  // the car's first minute: still "walking"
+        b.move(6000, bearing: 0, speed: 12, every: 1, motion: "driving")
+        b.move(50, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        let found = try ParkedWalkTests().legs(b.points)
+        #expect(found.first?.0 == "walk" && found.count == 3, "\(found)")
+        // Off: 16 of its 44 fixes say walking, and the car keeps the walk.
+        #expect(try ParkedWalkTests().legs(b.points, ["trips.end_walk_lag_s=0"]).first?.0 == "car")
+    }
+}
+
 /// A vehicle in a jam beside a vehicle leg (`trips.jam_driven`, algorithm version 64; docs/PASSES.md "A walk to the
 /// car"): walking pace, but the phone says driving, so no walk to or from public transport.
 @Suite struct JamDrivenTests {
