@@ -211,7 +211,11 @@ public struct Rebuild {
     ///    `trips.leg_gap_s` parts them (`trips.join_same_mode`).
     /// 67 (walks named late): a walk at a trip's end begins at the vehicle's stop, though its first seconds still say
     ///    driving, and one at its start counts its steps from the first fix that says walking (`trips.end_walk_lag_s`).
-    public static let algorithmVersion = 67
+    /// 68 (named late, on foot): a run at a vehicle's speeds stays a vehicle though most of its fixes still say
+    ///    walking (`trips.motion_walk_max_mps`); a foot run between two vehicle runs whose fixes mostly say walking is a
+    ///    walk however little it moved or long it stood, and one that returns where it began no sign of public
+    ///    transport (`trips.stop_on_foot`).
+    public static let algorithmVersion = 68
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

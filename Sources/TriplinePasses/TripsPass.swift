@@ -73,6 +73,12 @@ public struct TripsPass: MeasuringPass {
         /// saying driving, after the vehicle's last stop; one at its start with this long still saying stationary
         /// (``TripsPass/endWalks(_:_:_:_:_:)``).
         public var endWalkLagS: Double = 60
+        /// A run classed a bicycle or faster by its speeds whose 90th-percentile speed is above this (m/s; 0 = off) stays
+        /// so, though most of its fixes say walking: iOS still names the walk before a vehicle.
+        public var motionWalkMaxMps: Double = 2.4
+        /// A foot run between two vehicle runs whose fixes mostly say walking or running is a walk however little it
+        /// moved (1; 0 = off): out of the car and back.
+        public var stopOnFoot: Double = 1
         /// With `profile`, neighbouring runs of a bicycle's pace or faster join into one vehicle leg unless most fixes of
         /// one say cycling and most of the other driving (1; 0 = off): bike and ride.
         public var profileStates: Double = 1
@@ -180,7 +186,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "motion_walk_max_mps": \.motionWalkMaxMps, "stop_on_foot": \.stopOnFoot, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
@@ -197,6 +203,7 @@ public struct TripsPass: MeasuringPass {
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
             "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "end_walk_lag_s": .window,
+            "motion_walk_max_mps": .speedOrOff, "stop_on_foot": .flag,
             "jam_driven": .flag, "profile_states": .flag, "join_same_mode": .flag, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
@@ -594,7 +601,9 @@ public struct TripsPass: MeasuringPass {
             let r = out[k]
             if r.cls <= 2 && out[k - 1].cls == 4 && out[k + 1].cls == 4 && !silenceBefore(r.a) && !silenceBefore(out[k + 1].a) {
                 let features = ModeFeatures.compute(w, pts, v, inc, r.a, r.b, ruleClass: r.cls, stillMps: p.stillMps)
-                if !ModeFeatures.pedestrian(features, walkMaxMps: p.walkMaxMps) {
+                // Steps the phone felt are a pedestrian's, however long the stops (`stop_on_foot`, version 68).
+                let steps = p.stopOnFoot > 0 && mostlySay(MotionBits.walking | MotionBits.running, w, pts, r.a, r.b)
+                if !ModeFeatures.pedestrian(features, walkMaxMps: p.walkMaxMps) && !steps {
                     out[k - 1].b = out[k + 1].b
                     out.removeSubrange(k...(k + 1))
                     continue
@@ -782,7 +791,16 @@ public struct TripsPass: MeasuringPass {
                 if path > 0 && Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) > p.runMaxStraightness * path { mode = "cycle" }
             }
         }
-        if let best = motionCounts.indices.max(by: { motionCounts[$0] < motionCounts[$1] }), motionCounts[best] * 2 > n {
+        // iOS names a vehicle late too: its first minute may still say walking. A run whose 90th-percentile speed is
+        // beyond anyone's walk is not one, whatever most of its fixes say (version 68, `trips.motion_walk_max_mps`).
+        func beyondWalk() -> Bool {
+            guard p.motionWalkMaxMps > 0, r.cls >= 3 else { return false }
+            var sorted = speedsInRun
+            sorted.sort()
+            return sorted[sorted.count * 9 / 10] > p.motionWalkMaxMps
+        }
+        if let best = motionCounts.indices.max(by: { motionCounts[$0] < motionCounts[$1] }), motionCounts[best] * 2 > n,
+            !(best == 0 && beyondWalk()) {
             let fromMotion = ["walk", "run", "cycle", "car"][best]
             if fromMotion != mode { source = "motion" }
             if !(fromMotion == "car" && mode == "car") { mode = fromMotion }
@@ -793,7 +811,16 @@ public struct TripsPass: MeasuringPass {
             let p95 = speedsInRun[min(speedsInRun.count - 1, Int(Double(speedsInRun.count) * 0.95))]
             // A neighbour at walking pace whose fixes mostly say driving is the vehicle in a jam, not a walk (version 64).
             func onFoot(_ n: Run) -> Bool {
-                n.cls <= 2 && !n.parked && !(p.jamDriven > 0 && mostlySay(MotionBits.driving, w, pts, n.a, n.b))
+                n.cls <= 2 && !n.parked && !(p.jamDriven > 0 && mostlySay(MotionBits.driving, w, pts, n.a, n.b)) && !errand(n)
+            }
+            /// A short walk between two vehicle runs that ends where it began, the phone feeling the steps
+            /// (`stop_on_foot`): out of the car and back to it, no change of vehicle.
+            func errand(_ n: Run) -> Bool {
+                guard p.stopOnFoot > 0, n.a > 0, n.b < pts.count - 1 else { return false }
+                var d = 0.0
+                for q in n.a...n.b { d += inc[q] }
+                return d < p.transferMinM && mostlySay(MotionBits.walking | MotionBits.running, w, pts, n.a, n.b)
+                    && Geo.distance(w.lat[pts[n.a]], w.lon[pts[n.a]], w.lat[pts[n.b]], w.lon[pts[n.b]]) < p.transferMinM / 3
             }
             let footBefore = k > 0 && onFoot(runs[k - 1])
             let footAfter = k < runs.count - 1 && onFoot(runs[k + 1])
@@ -998,7 +1025,10 @@ public struct TripsPass: MeasuringPass {
                     // or one the motion coprocessor calls driving for most of its fixes (a kilometre of stop-and-go
                     // traffic at walking pace: as a "walk" it made the car legs around it a train entered on foot).
                     let seconds = Double(w.time[pts[runs[k + 1].a]] - w.time[pts[r.a]]) / 1000
-                    if d < p.transferMinM || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps)
+                    // Not one whose fixes mostly say walking or running (`stop_on_foot`, version 68): the phone felt
+                    // the steps, out of the car to a cash machine and back.
+                    let steps = p.stopOnFoot > 0 && mostlySay(MotionBits.walking | MotionBits.running, w, pts, r.a, r.b)
+                    if (d < p.transferMinM && !steps) || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps)
                         || mostlySay(MotionBits.driving, w, pts, r.a, r.b) {
                         runs[k - 1].b = runs[k + 1].b
                         runs.removeSubrange(k...(k + 1))

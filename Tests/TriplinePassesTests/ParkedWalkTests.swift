@@ -186,3 +186,57 @@ import TriplineTestSupport
         #expect(!joined.contains("cycle"), "\(joined)")
     }
 }
+
+/// Motion states that name the last activity (algorithm version 68; docs/PASSES.md "A walk to the car"): a car's first
+/// minute still says walking (`trips.motion_walk_max_mps`), and out of the car for a few minutes the phone feels the
+/// steps however long the person stands (`trips.stop_on_foot`).
+@Suite struct MotionOnFootTests {
+    let t0: Int64 = 1_717_200_000_000
+
+    /// The legs (mode, start s after `t0`, seconds) of the one trip of `points`.
+    func legs(_ points: [Point], _ sets: [String] = []) throws -> [(String, Int64, Int64)] {
+        let store = try storeWith([("phone", points)])
+        try rebuild(store, sets: sets)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        let q = try store.db.prepare("SELECT mode, start_ms, end_ms FROM legs ORDER BY start_ms")
+        var rows: [(String, Int64, Int64)] = []
+        while try q.step() { rows.append((q.text(0) ?? "", (q.int64(1) - t0) / 1000, (q.int64(2) - q.int64(1)) / 1000)) }
+        return rows
+    }
+
+    @Test func aShortDriveStillSayingWalkingIsACar() throws {
+        // A kilometre moving the car, too short for iOS to name it: every fix of it still says walking.
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(50, bearing: 90, speed: 1.3, every: 1, motion: "walking")
+        b.move(1300, bearing: 0, speed: 11, every: 1, motion: "walking")
+        b.move(60, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        let found = try legs(b.points)
+        #expect(found.map(\.0) == ["walk", "car", "walk"], "\(found)")
+        // Off: a kilometre in two minutes is one walk by its states.
+        #expect(try legs(b.points, ["trips.motion_walk_max_mps=0"]).map(\.0) == ["walk"])
+    }
+
+    /// A drive, out of the car to a cash machine (60 m, 4 min standing, 60 m back) and on.
+    func errand() -> [Point] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(6000, bearing: 0, speed: 12, every: 1, motion: "driving")
+        b.still(5, every: 1, motion: "driving")
+        b.move(60, bearing: 90, speed: 1.3, every: 1, motion: "walking")
+        b.still(240, every: 1, drift: 0...1, motion: "walking,stationary")
+        b.move(60, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.move(6000, bearing: 0, speed: 12, every: 1, motion: "driving")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        return b.points
+    }
+
+    @Test func outOfTheCarAndBackIsAWalk() throws {
+        let found = try legs(errand()).map(\.0)
+        // A walk between two car legs, and the walk that returns to the car makes no bus of them.
+        #expect(found == ["car", "walk", "car"], "\(found)")
+        // Off: standing four minutes is no pedestrian's walk, and the car keeps it.
+        #expect(try legs(errand(), ["trips.stop_on_foot=0"]).map(\.0) == ["car"])
+    }
+}
