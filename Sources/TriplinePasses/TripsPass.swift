@@ -1057,7 +1057,8 @@ public struct TripsPass: MeasuringPass {
             // version 38; before, a 9-km hop across a silence went to the leg after it, 52.9 m/s in a leg of 238 s
             // whose trip never went above 21.3 m/s).
             var d = 0.0
-            for q in (k == 0 ? r.a : r.a + 1)...(k == runs.count - 1 ? r.b : runs[k + 1].a) { d += inc[q] }
+            let (from, to) = (k == 0 ? r.a : r.a + 1, k == runs.count - 1 ? r.b : runs[k + 1].a)
+            if from <= to { for q in from...to { d += inc[q] } }  // a last run of one fix has no hop of its own
             let endMs = k == runs.count - 1 ? trip.endMs : w.time[pts[runs[k + 1].a]]
             // Runs of two speed classes that came out as one mode (a bicycle's pace and a car's that the motion states
             // both call driving) are one leg: a trip is not "walk, walk, walk" (version 66, `join_same_mode`). Not

@@ -77,6 +77,25 @@ import TriplineTestSupport
         }
     }
 
+    /// The ends of the trips pass's ranges on simulated phones, whose tracks the fixture above does not reach: a sparse
+    /// OwnTracks phone, with `trips.min_leg_s` = 0, ends a trip with a leg of one fix (a range from after its first
+    /// fix to its last trapped until 2026-12-06; docs/RELIABILITY.md). Each rebuild finishes and its legs tile their trips.
+    @Test func tripsRangeEndsOnSimulatedPhones() throws {
+        let ranges = TripsPass.Parameters.ranges
+        for profile in ["sparse-owntracks", "dense-overland"] {
+            for (key, range) in ranges where ["min_leg_s", "leg_gap_s", "window_s", "sustain_s", "still_mps"].contains(key) {
+                for value in [range.lower, range.upper] {
+                    let db = try temporaryDirectory() + "/eval.sqlite"
+                    let run = runCLI(["evaluate", "--world", "varied", "--profile", profile, "--seed", "3", "--days", "2", "--people", "1",
+                                      "--db", db, "--set", "trips.\(key)=\(ParameterText.format(value))"])
+                    #expect(run.status == 0, "\(profile) trips.\(key)=\(value): \(run.stderr)")
+                    let r = try RealAnswerInvariantTests.check(db)
+                    #expect((r.more["legs tile trip"]?[0] ?? 0) == 0 && !r.legsOff, "\(profile) trips.\(key)=\(value): \(r)")
+                }
+            }
+        }
+    }
+
     @Test func refusalsNameTheOriginKeyValueAndRange() throws {
         let db = try Self.database()
         let set = runCLI(["rebuild", "--db", db, "--set", "stays.moving_mps=0"])
