@@ -965,7 +965,6 @@ public struct TripsPass: MeasuringPass {
             let s = vmax[k]
             cls[k] = s < p.stillMps ? 0 : s < p.walkMaxMps ? 1 : s < p.runMaxMps ? 2 : s < p.cycleMaxMps || vheld[k] < p.cycleMaxMps ? 3 : 4
         }
-
         let paced = unseen || !cls.allSatisfy({ $0 == 0 }) ? nil : Self.paceMode(distance + extraDistanceM, trip, p)
         if let paced { for k in 0..<m { cls[k] = LegMode(rawValue: paced)?.isMotorised == true ? 4 : 1 } }
         // Still points take the previous moving class (the next one at the start).
