@@ -100,10 +100,16 @@ public struct PathsPass: MeasuringPass {
         public var atMs: Int64
         public var metres: Double
         public var kind: Kind
-        public init(atMs: Int64, metres: Double, kind: Kind) {
+        /// The time of the fix the hop reaches (`atMs` for a connector or a silence) and the hop's straight line: a
+        /// hop across the change from a walk to a vehicle (``TripsPass/hopsSplit``) is shared between the two legs.
+        public var toMs: Int64
+        public var lineM: Double
+        public init(atMs: Int64, metres: Double, kind: Kind, toMs: Int64? = nil, lineM: Double? = nil) {
             self.atMs = atMs
             self.metres = metres
             self.kind = kind
+            self.toMs = toMs ?? atMs
+            self.lineM = lineM ?? metres
         }
     }
 
@@ -131,7 +137,7 @@ public struct PathsPass: MeasuringPass {
             let d = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
             if d >= p.sparseStepM && d / (Double(dt) / 1000) < p.straightMps {
                 extra += d * (factor(d, p) - 1)
-                extras.append(Piece(atMs: w.time[a], metres: d * (factor(d, p) - 1), kind: .extra))
+                extras.append(Piece(atMs: w.time[a], metres: d * (factor(d, p) - 1), kind: .extra, toMs: w.time[b], lineM: d))
                 sparse = true
             }
         }
@@ -164,7 +170,7 @@ public struct PathsPass: MeasuringPass {
             if w.time[b] - w.time[a] > bridgeMs {
                 out.append(Piece(atMs: w.time[a], metres: Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]), kind: .silence))
             } else if inc[k] > 0 {
-                out.append(Piece(atMs: w.time[a], metres: inc[k], kind: .line))
+                out.append(Piece(atMs: w.time[a], metres: inc[k], kind: .line, toMs: w.time[b]))
             }
         }
         for (place, fix, at) in [(from, first, Int64.min), (to, last, Int64.max)] {
@@ -277,11 +283,22 @@ public struct PathsPass: MeasuringPass {
             }
             return max(0, lo - 1)
         }
+        /// Adds a piece of line or extra to leg `k`, or shares it with the next leg when the hop crosses the change from a
+        /// walk to a vehicle there (``TripsPass/hopsSplit``): the walk's part at a walker's pace.
+        func add(_ piece: Piece, _ k: Int) {
+            guard k + 1 < legs.count, legs[k].endMs > piece.atMs, legs[k].endMs < piece.toMs, piece.lineM > 0,
+                let footFirst = TripsPass.walkMeetsVehicle(legs[k].mode, legs[k + 1].mode)
+            else { weights[k] += piece.metres; return }
+            let footS = Double(footFirst ? legs[k].endMs - piece.atMs : piece.toMs - legs[k].endMs) / 1000
+            let foot = piece.metres * TripsPass.footMetres(piece.lineM, seconds: footS) / piece.lineM
+            weights[k] += footFirst ? foot : piece.metres - foot
+            weights[k + 1] += footFirst ? piece.metres - foot : foot
+        }
         for piece in m.pieces {
             let k = holder(piece.atMs)
             switch piece.kind {
-            case .line: weights[k] += piece.metres
-            case .extra: if m.method == "circuity" { weights[k] += piece.metres }
+            case .line: add(piece, k)
+            case .extra: if m.method == "circuity" { add(piece, k) }
             case .silence:
                 // The trips pass counts a silence's straight line only in the silence's own leg.
                 if legs[k].modeSource == "none" || (legs[k].mode == "plane" && legs[k].modeSource == "pace") { weights[k] += piece.metres }

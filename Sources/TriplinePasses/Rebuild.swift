@@ -215,7 +215,10 @@ public struct Rebuild {
     ///    walking (`trips.motion_walk_max_mps`); a foot run between two vehicle runs whose fixes mostly say walking is a
     ///    walk however little it moved or long it stood, and one that returns where it began no sign of public
     ///    transport (`trips.stop_on_foot`).
-    public static let algorithmVersion = 68
+    /// 69 (a train between sparse fixes): a motorised run whose own fixes moved 300 m at a motor vehicle's pace is a
+    ///    leg though shorter than `trips.min_leg_s` (`trips.vehicle_hold_m`), and a walk meets a vehicle inside the hop
+    ///    between their fixes where the paces fit, the hop's way shared between them (`trips.hop_split_s`).
+    public static let algorithmVersion = 69
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -8,17 +8,19 @@ import TriplineGeography
 /// and short silences (tunnels) stay inside it. A silence longer than `split_gap_s` splits it (missing data: what
 /// happened then is unknown, so no distance is invented across it). A trip must move `min_distance_m`.
 ///
-/// Legs: each point's speed (reported, else displacement over ≥ 10 s) gives the highest speed within
-/// ±`window_s`; that speed says foot (< `walk_max_mps`), run (< `run_max_mps`), cycle (< `cycle_max_mps`) or
-/// motorised; points that did not move take their neighbours' class. Runs shorter than `min_leg_s` join a
-/// neighbour. With `profile` on, those classes only find where the traveller is on foot: vehicle runs that no walk
-/// or silence parts form one leg, classified by its whole speed profile (percentiles, steadiness, stops per km; see
-/// ``profileRuns``), so legs do not flicker between cycle and car. Overland's motion states (when most of a leg's points carry one) override the speed class, and the
-/// app's own `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip
-/// ends a leg (a change of vehicle out of the satellites' reach). A motorised leg is a plane above `plane_min_mps`,
-/// a boat when its path lies mostly at sea at a vessel's speed (`boat_min_sea_share`, ``seaShare``), a train above
-/// `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on foot (a bus
-/// below `train_min_mps`, else a train), else a car. With `mode_model` on, each leg's class (foot, bicycle,
+/// Legs: each point's speed (reported, else displacement over ≥ 10 s) gives the highest speed within ±`window_s`; that
+/// speed says foot (< `walk_max_mps`), run (< `run_max_mps`), cycle (< `cycle_max_mps`) or motorised; points that did
+/// not move take their neighbours' class. Runs shorter than `min_leg_s` join a neighbour (not a motorised one whose
+/// fixes moved `vehicle_hold_m` at a vehicle's pace). With `profile` on, those classes only find where the traveller is
+/// on foot: vehicle runs that no walk or silence parts form one leg, classified by its whole speed profile
+/// (percentiles, steadiness, stops per km; see ``profileRuns``), so legs do not flicker between cycle and car.
+/// Overland's motion states (when most of a leg's points carry one) override the speed class, and the app's own
+/// `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip ends a leg
+/// (a change of vehicle out of the satellites' reach). A walk meets a vehicle inside a hop of `hop_split_s` or more
+/// between their fixes, where the paces fit (``hopsSplit(_:_:_:_:_:_:_:)``). A motorised leg is a plane above
+/// `plane_min_mps`, a boat when its path lies mostly at sea at a vessel's speed (`boat_min_sea_share`, ``seaShare``), a
+/// train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on foot
+/// (a bus below `train_min_mps`, else a train), else a car. With `mode_model` on, each leg's class (foot, bicycle,
 /// motorised) is the learned mode model's (``learnedClasses``, docs/PASSES.md "Learned modes") before the motion
 /// states, the app's mode and the motorised modes above.
 public struct TripsPass: MeasuringPass {
@@ -62,6 +64,14 @@ public struct TripsPass: MeasuringPass {
         public var transferMinM: Double = 300
         /// Shortest leg (seconds).
         public var minLegS: Double = 120
+        /// A motorised run shorter than `min_leg_s` is a leg all the same when its own fixes moved at least this far
+        /// (metres, first to last in a straight line; 0 = off) at a motor vehicle's pace (above `cycle_max_mps`): a
+        /// train seen by a few sparse fixes, not a GPS jump.
+        public var vehicleHoldM: Double = 300
+        /// Where a walk meets a vehicle across a hop of at least this long (seconds; 0 = off) between their fixes, the
+        /// change lies inside the hop where the two paces fit its straight line, not at the vehicle's first fix
+        /// (``TripsPass/hopsSplit(_:_:_:_:_:_:_:)``).
+        public var hopSplitS: Double = 60
         /// A walk at either end of a vehicle or bicycle trip, to or from where it was parked, is a leg of its own when
         /// it lasts this long (seconds; 0 = off), though shorter than `min_leg_s`: the fixes there are at walking pace,
         /// after the last `driving` state, and most of them say walking or running (``TripsPass/endWalks(_:_:_:_:_:)``).
@@ -186,7 +196,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "motion_walk_max_mps": \.motionWalkMaxMps, "stop_on_foot": \.stopOnFoot, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "vehicle_hold_m": \.vehicleHoldM, "hop_split_s": \.hopSplitS, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "motion_walk_max_mps": \.motionWalkMaxMps, "stop_on_foot": \.stopOnFoot, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
@@ -202,7 +212,7 @@ public struct TripsPass: MeasuringPass {
             "min_distance_m": .distanceOrOff, "window_s": .window, "sustain_s": .window, "walk_max_mps": .speed,
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
-            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "end_walk_s": .window, "end_walk_lag_s": .window,
+            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "vehicle_hold_m": .distanceOrOff, "hop_split_s": .window, "end_walk_s": .window, "end_walk_lag_s": .window,
             "motion_walk_max_mps": .speedOrOff, "stop_on_foot": .flag,
             "jam_driven": .flag, "profile_states": .flag, "join_same_mode": .flag, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
@@ -985,9 +995,15 @@ public struct TripsPass: MeasuringPass {
         }
         func duration(_ r: Run) -> Int64 { w.time[pts[r.b]] - w.time[pts[r.a]] + 1000 }
         let minLeg = Int64(p.minLegS * 1000)
+        /// A motorised run whose own fixes covered `vehicle_hold_m` at a motor vehicle's pace.
+        func held(_ r: Run) -> Bool {
+            guard p.vehicleHoldM > 0, r.cls >= 4, r.b > r.a else { return false }
+            let d = Geo.distance(w.lat[pts[r.a]], w.lon[pts[r.a]], w.lat[pts[r.b]], w.lon[pts[r.b]])
+            return d >= p.vehicleHoldM && d / (Double(w.time[pts[r.b]] - w.time[pts[r.a]]) / 1000) > p.cycleMaxMps
+        }
         while runs.count > 1 {
             var shortest = -1
-            for (k, r) in runs.enumerated() where duration(r) < minLeg {
+            for (k, r) in runs.enumerated() where duration(r) < minLeg && !held(r) {
                 if shortest < 0 || duration(r) < duration(runs[shortest]) { shortest = k }
             }
             if shortest < 0 { break }
@@ -1045,6 +1061,7 @@ public struct TripsPass: MeasuringPass {
         // Modes per run.
         var legs: [LegRecord] = []
         var longest: [Int64] = []  // per leg, the duration of the longest run in it (whose source the leg keeps)
+        var spans: [(a: Int, b: Int)] = []  // per leg, its first and last fix in `pts`
         for (k, r) in runs.enumerated() {
             var (mode, source) = legMode(r, k, runs, w, pts, v, inc, p)
             if let paced, source == "speed" { (mode, source) = (paced, "pace") }
@@ -1068,13 +1085,16 @@ public struct TripsPass: MeasuringPass {
                 legs[n].endMs = endMs
                 legs[n].distanceM += d
                 if duration(r) > longest[n] { (legs[n].modeSource, longest[n]) = (source, duration(r)) }
+                spans[n].b = r.b
                 continue
             }
             legs.append(LegRecord(
                 mode: mode, modeSource: source, first: pts[r.a], last: pts[r.b], startMs: k == 0 ? trip.startMs : w.time[pts[r.a]],
                 endMs: endMs, distanceM: d))
             longest.append(duration(r))
+            spans.append((r.a, r.b))
         }
+        if p.hopSplitS > 0 && !unseen { hopsSplit(&legs, spans, w, pts, v, inc, p) }
         // A trip no fix saw (two stays at two places, nothing in between): its time comes from the stays' estimated
         // ends, so its speed says nothing about the vehicle; one leg of mode `unknown` rather than a guessed walk
         // (but a flight when even that pace is one, ``silentMode(_:_:_:_:)``).
@@ -1102,6 +1122,61 @@ public struct TripsPass: MeasuringPass {
         trip.gaps = gaps
         return true
     }
+
+    /// A walk that meets a motor vehicle across a hop of at least `hop_split_s` between their fixes (sparse fixes
+    /// minutes apart: the last at walking pace, the next already in the bus) changed inside the hop, not at the
+    /// vehicle's first fix: walking at ``walkingPaceMps`` for `t` and riding at the vehicle's pace (the median of its
+    /// moving fixes' speeds) for the rest of the hop's time `T` covers its straight line `D` when
+    /// `t = (v_vehicle × T − D) / (v_vehicle − v_walk)`, within `[0, T]`. The walk takes `t` at its pace of the hop's way
+    /// (``footMetres(_:seconds:)``; the paths pass shares the hop's pieces the same way), the vehicle the rest. A wait at
+    /// the stop counts as walking time (it slows the hop). Before, the hop was the earlier leg's whole: a 9-min walk to
+    /// a train had the train's first 2 min and 1.7 of its kilometres.
+    static func hopsSplit(_ legs: inout [LegRecord], _ spans: [(a: Int, b: Int)], _ w: DeviceWork, _ pts: [Int], _ v: [Double],
+                          _ inc: [Double], _ p: Parameters) {
+        let minMs = Int64(p.hopSplitS * 1000)
+        for k in 0..<max(0, legs.count - 1) {
+            guard let footFirst = walkMeetsVehicle(legs[k].mode, legs[k + 1].mode) else { continue }
+            let (a, b) = (spans[k].b, spans[k + 1].a)
+            let hopMs = w.time[pts[b]] - w.time[pts[a]]
+            guard hopMs >= minMs else { continue }
+            var moving: [Double] = []
+            let vehicleSpan = spans[footFirst ? k + 1 : k]
+            for q in vehicleSpan.a...vehicleSpan.b where v[q] >= p.stillMps { moving.append(v[q]) }
+            guard !moving.isEmpty else { continue }
+            moving.sort()
+            let vehicle = moving[moving.count / 2]
+            guard vehicle > walkingPaceMps * 1.5 else { continue }
+            let seconds = Double(hopMs) / 1000
+            let line = Geo.distance(w.lat[pts[a]], w.lon[pts[a]], w.lat[pts[b]], w.lon[pts[b]])
+            let t = min(seconds, max(0, (vehicle * seconds - line) / (vehicle - walkingPaceMps)))
+            // The change, at least a second inside each leg.
+            let lo = legs[k].startMs + 1000, hi = legs[k + 1].endMs - 1000
+            guard lo <= hi else { continue }
+            let at = min(hi, max(lo, footFirst ? w.time[pts[a]] + Int64(t * 1000) : w.time[pts[b]] - Int64(t * 1000)))
+            let footS = Double(footFirst ? at - w.time[pts[a]] : w.time[pts[b]] - at) / 1000
+            let footM = footMetres(inc[b], seconds: footS)
+            legs[k].endMs = at
+            legs[k + 1].startMs = at
+            // The hop's way is the earlier leg's (``build``): hand the later leg its share.
+            let handed = footFirst ? inc[b] - footM : footM
+            legs[k].distanceM -= handed
+            legs[k + 1].distanceM += handed
+        }
+    }
+
+    /// Whether legs of `before` and `after` are a walk and a motor vehicle (true: the walk first), for ``hopsSplit``.
+    static func walkMeetsVehicle(_ before: String, _ after: String) -> Bool? {
+        func motorised(_ m: String) -> Bool { LegMode(rawValue: m)?.isMotorised ?? false }
+        if before == LegMode.walk.rawValue && motorised(after) { return true }
+        if motorised(before) && after == LegMode.walk.rawValue { return false }
+        return nil
+    }
+
+    /// The walk's part of a hop of `metres` that it walked for `seconds` (``hopsSplit``).
+    static func footMetres(_ metres: Double, seconds: Double) -> Double { min(metres, max(0, walkingPaceMps * seconds)) }
+
+    /// A walker's pace (m/s): what a walk covers of a hop it shares with a vehicle.
+    static let walkingPaceMps = 1.4
 
     /// The mode of a stretch no fix saw, `d` metres in a straight line from `startMs` to `endMs`: `unknown`
     /// (`mode_source` `none`), except that a straight-line pace at or above `plane_min_mps` is a flight (`plane`,

@@ -1,0 +1,73 @@
+import Testing
+@testable import TriplineCore
+@testable import TriplineStore
+@testable import TriplinePasses
+import TriplineTestSupport
+
+/// A walk to a train seen by a sparse phone (algorithm version 69; docs/PASSES.md "A train between sparse fixes"): a
+/// fix every 3 min on foot, a few fixes on board. The train's own fixes span less than `min_leg_s`, so it joined the
+/// walk (`trips.vehicle_hold_m`), and the hop from the last walking fix to the first on board was the walk's whole
+/// (`trips.hop_split_s`).
+@Suite struct SparseChangeTests {
+    let t0: Int64 = 1_717_200_000_000
+
+    /// Home, a walk of 700 m (a fix every 3 min), 60 s more on foot, the train at 22 m/s with its first fix 101 s after
+    /// the change and four fixes on board 20 s apart, 4 min more on board without a fix, a walk of 540 m, then still.
+    /// Returns the points and the time of the change from the walk to the train.
+    func toTheTrain() -> (points: [Point], changeMs: Int64) {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 300, drift: 2...5)
+        b.move(700, bearing: 90, speed: 1.3, every: 180)
+        b.gap(60, moving: 78, bearing: 90)
+        let change = b.t
+        b.gap(81, moving: 81 * 22, bearing: 90)
+        b.move(80 * 22, bearing: 90, speed: 22, every: 20)
+        b.gap(240, moving: 240 * 22, bearing: 90)
+        b.move(540, bearing: 90, speed: 1.3, every: 180)
+        b.still(3600, every: 300, drift: 2...5)
+        return (b.points, change)
+    }
+
+    /// The legs (mode, start ms, end ms, metres) of the one trip a full rebuild of `points` makes with `sets`; they
+    /// add up to the trip's distance.
+    func legs(_ points: [Point], _ sets: [String] = []) throws -> [(mode: String, start: Int64, end: Int64, metres: Double)] {
+        let store = try storeWith([("phone", points)])
+        try rebuild(store, sets: sets)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        let trip = try store.db.prepare("SELECT sum(distance_m) FROM trips")
+        _ = try trip.step()
+        let total = trip.double(0)
+        let q = try store.db.prepare("SELECT mode, start_ms, end_ms, distance_m FROM legs ORDER BY start_ms")
+        var rows: [(mode: String, start: Int64, end: Int64, metres: Double)] = []
+        while try q.step() { rows.append((q.text(0) ?? "", q.int64(1), q.int64(2), q.double(3))) }
+        #expect(abs(rows.reduce(0) { $0 + $1.metres } - total) < 1, "\(rows) against \(total) m")
+        return rows
+    }
+
+    @Test func aTrainSeenByFourFixesIsALeg() throws {
+        let (points, _) = toTheTrain()
+        let found = try legs(points)
+        #expect(found.count == 3 && found.first?.mode == "walk" && found.last?.mode == "walk", "\(found)")
+        if found.count == 3 { #expect(LegMode(rawValue: found[1].mode)?.isMotorised == true, "\(found)") }
+        // Off: the 60 s of fixes on board are shorter than `min_leg_s`, and the whole trip was a walk.
+        #expect(try legs(points, ["trips.vehicle_hold_m=0"]).map(\.mode) == ["walk"])
+    }
+
+    @Test func theChangeLiesInsideTheHop() throws {
+        let (points, change) = toTheTrain()
+        let found = try legs(points)
+        guard found.count == 3 else {
+            Issue.record("\(found)")
+            return
+        }
+        // The paces place the change within seconds of the truth (the train's first fix came 101 s after it).
+        #expect(abs(found[0].end - change) <= 10_000, "\(found[0].end - change) ms")
+        // The walk walked: its way over its time is a walker's pace, not the train's 1.8 km of the hop.
+        let pace = found[0].metres / (Double(found[0].end - found[0].start) / 1000)
+        #expect(pace < 2, "walk at \(pace) m/s")
+        // Off: the walk ends at the train's first fix, with the hop's way.
+        let off = try legs(points, ["trips.hop_split_s=0"])
+        #expect(off.count == 3 && off[0].end == change + 101_000, "\(off)")
+        if off.count == 3 { #expect(off[0].metres / (Double(off[0].end - off[0].start) / 1000) > 2.4, "\(off)") }
+    }
+}
