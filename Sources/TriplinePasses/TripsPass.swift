@@ -995,15 +995,17 @@ public struct TripsPass: MeasuringPass {
         }
         func duration(_ r: Run) -> Int64 { w.time[pts[r.b]] - w.time[pts[r.a]] + 1000 }
         let minLeg = Int64(p.minLegS * 1000)
-        /// A motorised run whose own fixes covered `vehicle_hold_m` at a motor vehicle's pace.
+        /// A motorised run whose own fixes covered `vehicle_hold_m` at a motor vehicle's pace (judged once, on the runs of
+        /// one class; a run that absorbs others keeps it).
         func held(_ r: Run) -> Bool {
-            guard p.vehicleHoldM > 0, r.cls >= 4, r.b > r.a else { return false }
+            guard p.vehicleHoldM > 0, r.cls >= 4, r.b > r.a, duration(r) < minLeg else { return false }
             let d = Geo.distance(w.lat[pts[r.a]], w.lon[pts[r.a]], w.lat[pts[r.b]], w.lon[pts[r.b]])
             return d >= p.vehicleHoldM && d / (Double(w.time[pts[r.b]] - w.time[pts[r.a]]) / 1000) > p.cycleMaxMps
         }
+        var holds = runs.map(held)
         while runs.count > 1 {
             var shortest = -1
-            for (k, r) in runs.enumerated() where duration(r) < minLeg && !held(r) {
+            for (k, r) in runs.enumerated() where duration(r) < minLeg && !holds[k] {
                 if shortest < 0 || duration(r) < duration(runs[shortest]) { shortest = k }
             }
             if shortest < 0 { break }
@@ -1018,12 +1020,19 @@ public struct TripsPass: MeasuringPass {
             }
             if target < k { runs[target].b = runs[k].b } else { runs[target].a = runs[k].a }
             runs.remove(at: k)
+            holds.remove(at: k)
             // Join neighbours of one class (not across a silence).
-            var joined: [Run] = []
-            for r in runs {
-                if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
+            var joined: [Run] = [], joinedHolds: [Bool] = []
+            for (r, h) in zip(runs, holds) {
+                if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) {
+                    joined[joined.count - 1].b = r.b
+                    joinedHolds[joined.count - 1] = joinedHolds[joined.count - 1] || h
+                } else {
+                    joined.append(r)
+                    joinedHolds.append(h)
+                }
             }
-            runs = joined
+            (runs, holds) = (joined, joinedHolds)
         }
         // A "foot" run between two motorised runs that hardly moved is the vehicle standing in traffic or at a stop,
         // not a change of vehicle (which means walking to the next stop or platform): it joins the vehicle.
