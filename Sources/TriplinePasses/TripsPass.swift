@@ -1138,8 +1138,9 @@ public struct TripsPass: MeasuringPass {
     /// moving fixes' speeds) for the rest of the hop's time `T` covers its straight line `D` when
     /// `t = (v_vehicle × T − D) / (v_vehicle − v_walk)`, within `[0, T]`. The walk takes `t` at its pace of the hop's way
     /// (``footMetres(_:seconds:)``; the paths pass shares the hop's pieces the same way), the vehicle the rest. A wait at
-    /// the stop counts as walking time (it slows the hop). Before, the hop was the earlier leg's whole: a 9-min walk to
-    /// a train had the train's first 2 min and 1.7 of its kilometres.
+    /// the stop counts as walking time (it slows the hop). A silence longer than `split_gap_s` is a leg of its own
+    /// (``crossedSilences``) and left alone. Before, the hop was the earlier leg's whole: a 9-min walk to a train had
+    /// the train's first 2 min and 1.7 of its kilometres.
     static func hopsSplit(_ legs: inout [LegRecord], _ spans: [(a: Int, b: Int)], _ w: DeviceWork, _ pts: [Int], _ v: [Double],
                           _ inc: [Double], _ p: Parameters) {
         let minMs = Int64(p.hopSplitS * 1000)
@@ -1147,7 +1148,8 @@ public struct TripsPass: MeasuringPass {
             guard let footFirst = walkMeetsVehicle(legs[k].mode, legs[k + 1].mode) else { continue }
             let (a, b) = (spans[k].b, spans[k + 1].a)
             let hopMs = w.time[pts[b]] - w.time[pts[a]]
-            guard hopMs >= minMs else { continue }
+            // A silence longer than `split_gap_s` is a leg of its own (``crossedSilences``): left alone.
+            guard hopMs >= minMs, Double(hopMs) <= p.splitGapS * 1000 else { continue }
             var moving: [Double] = []
             let vehicleSpan = spans[footFirst ? k + 1 : k]
             for q in vehicleSpan.a...vehicleSpan.b where v[q] >= p.stillMps { moving.append(v[q]) }

@@ -70,4 +70,21 @@ import TriplineTestSupport
         #expect(off.count == 3 && off[0].end == change + 101_000, "\(off)")
         if off.count == 3 { #expect(off[0].metres / (Double(off[0].end - off[0].start) / 1000) > 2.4, "\(off)") }
     }
+
+    /// A silence longer than `split_gap_s` crossed at a car's pace is a leg of its own (`unknown`, ``TripsPass/crossedSilences``):
+    /// the change from the walk is not looked for inside it, which left that leg a second long and gave its 40 min to
+    /// the car.
+    @Test func aCrossedSilenceKeepsItsLeg() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 300, drift: 2...5)
+        b.move(700, bearing: 90, speed: 1.3, every: 180)
+        let silence = b.t
+        b.gap(2400, moving: 2400 * 16, bearing: 90)
+        b.move(3000, bearing: 90, speed: 16, every: 20)
+        b.move(300, bearing: 90, speed: 1.3, every: 60)
+        b.still(3600, every: 300, drift: 2...5)
+        let found = try legs(b.points)
+        let unknown = found.filter { $0.mode == "unknown" }
+        #expect(unknown.count == 1 && unknown.first.map { $0.start == silence && $0.end == silence + 2_420_000 } == true, "\(found)")
+    }
 }
