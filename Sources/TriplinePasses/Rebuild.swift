@@ -218,7 +218,10 @@ public struct Rebuild {
     /// 69 (a train between sparse fixes): a motorised run whose own fixes moved 300 m at a motor vehicle's pace is a
     ///    leg though shorter than `trips.min_leg_s` (`trips.vehicle_hold_m`), and a walk meets a vehicle inside the hop
     ///    between their fixes where the paces fit, the hop's way shared between them (`trips.hop_split_s`).
-    public static let algorithmVersion = 69
+    /// 70 (a train that ran on unseen): a hop of `trips.hop_split_s` or more between fixes on foot of a phone that
+    ///    records often, crossed faster than walking, parts their run while short runs join a neighbour
+    ///    (`trips.fast_hop`): the fixes at a station before the train ran on under the ground are the train's.
+    public static let algorithmVersion = 70
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -16,13 +16,14 @@ import TriplineGeography
 /// (percentiles, steadiness, stops per km; see ``profileRuns``), so legs do not flicker between cycle and car.
 /// Overland's motion states (when most of a leg's points carry one) override the speed class, and the app's own
 /// `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip ends a leg
-/// (a change of vehicle out of the satellites' reach). A walk meets a vehicle inside a hop of `hop_split_s` or more
-/// between their fixes, where the paces fit (``hopsSplit(_:_:_:_:_:_:_:)``). A motorised leg is a plane above
-/// `plane_min_mps`, a boat when its path lies mostly at sea at a vessel's speed (`boat_min_sea_share`, ``seaShare``), a
-/// train above `rail_min_mps` (no road vehicle is that fast), else public transport when it is entered or left on foot
-/// (a bus below `train_min_mps`, else a train), else a car. With `mode_model` on, each leg's class (foot, bicycle,
-/// motorised) is the learned mode model's (``learnedClasses``, docs/PASSES.md "Learned modes") before the motion
-/// states, the app's mode and the motorised modes above.
+/// (a change of vehicle out of the satellites' reach), and a shorter one crossed faster than walking parts a walk
+/// (`fast_hop`). A walk meets a vehicle inside a hop of `hop_split_s` or more between their fixes, where the paces fit
+/// (``hopsSplit(_:_:_:_:_:_:_:)``). A motorised leg is a plane above `plane_min_mps`, a boat when its path lies mostly
+/// at sea at a vessel's speed (`boat_min_sea_share`, ``seaShare``), a train above `rail_min_mps` (no road vehicle is
+/// that fast), else public transport when it is entered or left on foot (a bus below `train_min_mps`, else a train),
+/// else a car. With `mode_model` on, each leg's class (foot, bicycle, motorised) is the learned mode model's
+/// (``learnedClasses``, docs/PASSES.md "Learned modes") before the motion states, the app's mode and the motorised
+/// modes above.
 public struct TripsPass: MeasuringPass {
     public static let name = "trips"
 
@@ -72,6 +73,10 @@ public struct TripsPass: MeasuringPass {
         /// change lies inside the hop where the two paces fit its straight line, not at the vehicle's first fix
         /// (``TripsPass/hopsSplit(_:_:_:_:_:_:_:)``).
         public var hopSplitS: Double = 60
+        /// A hop of at least `hop_split_s` between two fixes on foot, crossed faster than `walk_max_mps`, parts their run
+        /// while short runs join a neighbour (1; 0 = off): the fixes at a station before a train ran on unseen are the
+        /// train's, not the walk's.
+        public var fastHop: Double = 1
         /// A walk at either end of a vehicle or bicycle trip, to or from where it was parked, is a leg of its own when
         /// it lasts this long (seconds; 0 = off), though shorter than `min_leg_s`: the fixes there are at walking pace,
         /// after the last `driving` state, and most of them say walking or running (``TripsPass/endWalks(_:_:_:_:_:)``).
@@ -196,7 +201,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "vehicle_hold_m": \.vehicleHoldM, "hop_split_s": \.hopSplitS, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "motion_walk_max_mps": \.motionWalkMaxMps, "stop_on_foot": \.stopOnFoot, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "vehicle_hold_m": \.vehicleHoldM, "hop_split_s": \.hopSplitS, "fast_hop": \.fastHop, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "motion_walk_max_mps": \.motionWalkMaxMps, "stop_on_foot": \.stopOnFoot, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
@@ -212,7 +217,7 @@ public struct TripsPass: MeasuringPass {
             "min_distance_m": .distanceOrOff, "window_s": .window, "sustain_s": .window, "walk_max_mps": .speed,
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
-            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "vehicle_hold_m": .distanceOrOff, "hop_split_s": .window, "end_walk_s": .window, "end_walk_lag_s": .window,
+            "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "vehicle_hold_m": .distanceOrOff, "hop_split_s": .window, "fast_hop": .flag, "end_walk_s": .window, "end_walk_lag_s": .window,
             "motion_walk_max_mps": .speedOrOff, "stop_on_foot": .flag,
             "jam_driven": .flag, "profile_states": .flag, "join_same_mode": .flag, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
@@ -987,9 +992,25 @@ public struct TripsPass: MeasuringPass {
         // out of reach of the satellites (a station, an underground transfer); each side gets its own mode.
         let legGapMs = p.legGapS > 0 ? Int64(p.legGapS * 1000) : Int64.max
         @inline(__always) func silenceBefore(_ k: Int) -> Bool { k > 0 && w.time[pts[k]] - w.time[pts[k - 1]] > legGapMs }
+        // A hop of `hop_split_s` or more between two fixes on foot that was crossed faster than anyone walks (a train
+        // running on under the ground after a stop at a station, the phone silent) is no part of a walk: a foot run
+        // parts there until short runs have joined a neighbour (the one on their side of it), then joins again.
+        let fastHopMs = p.fastHop > 0 && p.hopSplitS > 0 ? Int64(p.hopSplitS * 1000) : Int64.max
+        let denseMs: Int64 = 10_000
+        func fastHop(_ k: Int) -> Bool {
+            guard k > 0, cls[k] <= 2, cls[k - 1] <= 2 else { return false }
+            let ms = w.time[pts[k]] - w.time[pts[k - 1]]
+            guard ms >= fastHopMs, ms <= legGapMs else { return false }
+            // A silence of a phone that records often (the fixes on both sides of it a few seconds apart): a sparse
+            // phone's every hop is minutes long, and its vehicle's are the vehicle's legs (`vehicle_hold_m`).
+            guard k >= 2, k + 1 < m, w.time[pts[k - 1]] - w.time[pts[k - 2]] <= denseMs, w.time[pts[k + 1]] - w.time[pts[k]] <= denseMs
+            else { return false }
+            let (a, b) = (pts[k - 1], pts[k])
+            return Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) / (Double(ms) / 1000) > p.walkMaxMps
+        }
         var runs: [Run] = []
         for k in 0..<m {
-            if let last = runs.last, last.cls == cls[k], !silenceBefore(k) { runs[runs.count - 1].b = k } else {
+            if let last = runs.last, last.cls == cls[k], !silenceBefore(k), !fastHop(k) { runs[runs.count - 1].b = k } else {
                 runs.append(Run(a: k, b: k, cls: cls[k]))
             }
         }
@@ -1013,7 +1034,8 @@ public struct TripsPass: MeasuringPass {
             let target: Int
             if k == 0 { target = 1 } else if k == runs.count - 1 { target = k - 1 } else {
                 // The neighbour on this side of a silence, else the longer one.
-                let beforeSilent = silenceBefore(runs[k].a), afterSilent = silenceBefore(runs[k + 1].a)
+                let beforeSilent = silenceBefore(runs[k].a) || fastHop(runs[k].a)
+                let afterSilent = silenceBefore(runs[k + 1].a) || fastHop(runs[k + 1].a)
                 if beforeSilent != afterSilent { target = beforeSilent ? k + 1 : k - 1 } else {
                     target = duration(runs[k - 1]) >= duration(runs[k + 1]) ? k - 1 : k + 1
                 }
@@ -1024,7 +1046,7 @@ public struct TripsPass: MeasuringPass {
             // Join neighbours of one class (not across a silence).
             var joined: [Run] = [], joinedHolds: [Bool] = []
             for (r, h) in zip(runs, holds) {
-                if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) {
+                if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a), !fastHop(r.a) {
                     joined[joined.count - 1].b = r.b
                     joinedHolds[joined.count - 1] = joinedHolds[joined.count - 1] || h
                 } else {
@@ -1033,6 +1055,13 @@ public struct TripsPass: MeasuringPass {
                 }
             }
             (runs, holds) = (joined, joinedHolds)
+        }
+        if fastHopMs < Int64.max {
+            var joined: [Run] = []
+            for r in runs {
+                if let last = joined.last, last.cls == r.cls, !silenceBefore(r.a) { joined[joined.count - 1].b = r.b } else { joined.append(r) }
+            }
+            runs = joined
         }
         // A "foot" run between two motorised runs that hardly moved is the vehicle standing in traffic or at a stop,
         // not a change of vehicle (which means walking to the next stop or platform): it joins the vehicle.

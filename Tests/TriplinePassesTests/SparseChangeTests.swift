@@ -88,3 +88,53 @@ import TriplineTestSupport
         #expect(unknown.count == 1 && unknown.first.map { $0.start == silence && $0.end == silence + 2_420_000 } == true, "\(found)")
     }
 }
+
+/// A train that stops at a station, then runs on under the ground with the phone silent, and the walk after it
+/// (algorithm version 70, `trips.fast_hop`; docs/PASSES.md "A train between sparse fixes"). The fixes at the station
+/// are slow, a run of their own shorter than `min_leg_s`, and joined the longer neighbour, the walk: the walk then
+/// held the 3 km the train ran unseen.
+@Suite struct SilentTrainTests {
+    let t0: Int64 = 1_717_200_000_000
+
+    /// Home, a walk of 600 m, 3 km by train, a stop at a station (slowing down, 20 s standing), 180 s on under the
+    /// ground and 60 s on foot with no fix, a walk of 700 m, then still (1 Hz). Returns the points and the time the
+    /// walk began, unseen.
+    func underground() -> (points: [Point], changeMs: Int64) {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5)
+        b.move(600, bearing: 90, speed: 1.3)
+        b.move(3000, bearing: 90, speed: 20)
+        b.move(50, bearing: 90, speed: 3)
+        b.still(20, every: 1)
+        b.gap(180, moving: 3000, bearing: 90)
+        let change = b.t
+        b.gap(60, moving: 78, bearing: 90)
+        b.move(700, bearing: 90, speed: 1.3)
+        b.still(1800, every: 10, drift: 2...5)
+        return (b.points, change)
+    }
+
+    func legs(_ points: [Point], _ sets: [String] = []) throws -> [(mode: String, start: Int64, end: Int64, metres: Double)] {
+        let store = try storeWith([("phone", points)])
+        try rebuild(store, sets: sets)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        let q = try store.db.prepare("SELECT mode, start_ms, end_ms, distance_m FROM legs ORDER BY start_ms")
+        var rows: [(mode: String, start: Int64, end: Int64, metres: Double)] = []
+        while try q.step() { rows.append((q.text(0) ?? "", q.int64(1), q.int64(2), q.double(3))) }
+        return rows
+    }
+
+    @Test func theTrainKeepsWhatItRanUnseen() throws {
+        let (points, change) = underground()
+        let found = try legs(points)
+        try #require(found.count == 3, "\(found)")
+        #expect(found[0].mode == "walk" && found[2].mode == "walk" && LegMode(rawValue: found[1].mode)?.isMotorised == true, "\(found)")
+        // The walk begins inside the silence, within a minute of the truth by the paces, and walks at a walker's pace.
+        #expect(abs(found[2].start - change) <= 60_000, "\(Double(found[2].start - change) / 1000) s")
+        #expect(found[2].metres / (Double(found[2].end - found[2].start) / 1000) < 2, "\(found)")
+        // Off: the walk began at the station, 240 s earlier, with the train's 3 km.
+        let off = try legs(points, ["trips.fast_hop=0"])
+        try #require(off.count == 3, "\(off)")
+        #expect(off[2].start < change - 180_000 && off[2].metres > 3_000, "\(off)")
+    }
+}
