@@ -4,6 +4,22 @@ import Testing
 @testable import TriplinePasses
 import TriplineTestSupport
 
+/// The legs (mode, start ms, end ms, metres) of the one trip a full rebuild of `points` makes with `sets`; they
+/// add up to the trip's distance.
+private func legs(_ points: [Point], _ sets: [String] = []) throws -> [(mode: String, start: Int64, end: Int64, metres: Double)] {
+    let store = try storeWith([("phone", points)])
+    try rebuild(store, sets: sets)
+    #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+    let trip = try store.db.prepare("SELECT sum(distance_m) FROM trips")
+    _ = try trip.step()
+    let total = trip.double(0)
+    let q = try store.db.prepare("SELECT mode, start_ms, end_ms, distance_m FROM legs ORDER BY start_ms")
+    var rows: [(mode: String, start: Int64, end: Int64, metres: Double)] = []
+    while try q.step() { rows.append((q.text(0) ?? "", q.int64(1), q.int64(2), q.double(3))) }
+    #expect(abs(rows.reduce(0) { $0 + $1.metres } - total) < 1, "\(rows) against \(total) m")
+    return rows
+}
+
 /// A walk to a train seen by a sparse phone (algorithm version 69; docs/PASSES.md "A train between sparse fixes"): a
 /// fix every 3 min on foot, a few fixes on board. The train's own fixes span less than `min_leg_s`, so it joined the
 /// walk (`trips.vehicle_hold_m`), and the hop from the last walking fix to the first on board was the walk's whole
@@ -26,22 +42,6 @@ import TriplineTestSupport
         b.move(540, bearing: 90, speed: 1.3, every: 180)
         b.still(3600, every: 300, drift: 2...5)
         return (b.points, change)
-    }
-
-    /// The legs (mode, start ms, end ms, metres) of the one trip a full rebuild of `points` makes with `sets`; they
-    /// add up to the trip's distance.
-    func legs(_ points: [Point], _ sets: [String] = []) throws -> [(mode: String, start: Int64, end: Int64, metres: Double)] {
-        let store = try storeWith([("phone", points)])
-        try rebuild(store, sets: sets)
-        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
-        let trip = try store.db.prepare("SELECT sum(distance_m) FROM trips")
-        _ = try trip.step()
-        let total = trip.double(0)
-        let q = try store.db.prepare("SELECT mode, start_ms, end_ms, distance_m FROM legs ORDER BY start_ms")
-        var rows: [(mode: String, start: Int64, end: Int64, metres: Double)] = []
-        while try q.step() { rows.append((q.text(0) ?? "", q.int64(1), q.int64(2), q.double(3))) }
-        #expect(abs(rows.reduce(0) { $0 + $1.metres } - total) < 1, "\(rows) against \(total) m")
-        return rows
     }
 
     @Test func aTrainSeenByFourFixesIsALeg() throws {
@@ -112,16 +112,6 @@ import TriplineTestSupport
         b.move(700, bearing: 90, speed: 1.3)
         b.still(1800, every: 10, drift: 2...5)
         return (b.points, change)
-    }
-
-    func legs(_ points: [Point], _ sets: [String] = []) throws -> [(mode: String, start: Int64, end: Int64, metres: Double)] {
-        let store = try storeWith([("phone", points)])
-        try rebuild(store, sets: sets)
-        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
-        let q = try store.db.prepare("SELECT mode, start_ms, end_ms, distance_m FROM legs ORDER BY start_ms")
-        var rows: [(mode: String, start: Int64, end: Int64, metres: Double)] = []
-        while try q.step() { rows.append((q.text(0) ?? "", q.int64(1), q.int64(2), q.double(3))) }
-        return rows
     }
 
     @Test func theTrainKeepsWhatItRanUnseen() throws {
