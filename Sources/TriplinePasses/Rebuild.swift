@@ -221,7 +221,10 @@ public struct Rebuild {
     /// 70 (a train that ran on unseen): a hop of `trips.hop_split_s` or more between fixes on foot of a phone that
     ///    records often, crossed faster than walking, parts their run while short runs join a neighbour
     ///    (`trips.fast_hop`): the fixes at a station before the train ran on under the ground are the train's.
-    public static let algorithmVersion = 70
+    /// 71 (stops on the way): a silence between two automatic updates of one trip in OwnTracks' significant-changes
+    ///    mode, longer than the time trigger lets a moving phone be quiet by `evidence.min_stay_s`, holds a stop
+    ///    (`evidence.way_stops`).
+    public static let algorithmVersion = 71
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -291,6 +291,12 @@ public struct TripsPass: MeasuringPass {
                 if w.flags[i] == 0 { pts.append(i) }
                 i += 1
             }
+            // A stay without fixes (an iOS visit no fix saw, a stop on the way) points at the fix before it, which lies
+            // before its start: that fix is the trip's way there, as the paths and metrics passes read the trip back from
+            // its times (``interior(startMs:endMs:fromVisit:toVisit:_:)``), so its moving time and its days agree.
+            if !pts.isEmpty, let t = to, stays[t].points == 0, hi < w.count, w.flags[hi] == 0, w.time[hi] < stays[t].startMs {
+                pts.append(hi)
+            }
             // No fix in between (sparse sampling): the trip joins the two stays' edge points, and runs from the one
             // stay to the other however long the silence (the points are the stays' own, so no silence between them
             // splits it; issue 10: two stays at two places imply the trip).

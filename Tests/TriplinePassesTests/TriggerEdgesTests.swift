@@ -87,6 +87,52 @@ import TriplineTestSupport
             if on == 1 { #expect(abs(start - departure) <= 150_000) }
         }
     }
+    /// An errand on the way that no fix saw: a walk from home to a café 2.2 km off, with a quarter of an hour at a shop
+    /// half way. The time trigger published the walk every five minutes; the last fix before the shop came 3 minutes
+    /// before it, the next 5 minutes after leaving it: a silence of 23 minutes between two automatic updates of one
+    /// trip, which a moving phone never leaves (at most `still_gap_s`, 10 min). The shop is a stay without fixes at
+    /// the fix before the silence, the walk two trips. In move mode (`m:2`) the phone publishes by its own interval,
+    /// which tells nothing of this: one trip, as before.
+    @Test func aSilenceTheTimeTriggerNeverLeavesHoldsAStop() throws {
+        for mode in [1, 2] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(7200, every: 2400, drift: 10...30)
+            b.gap(1200)
+            b.gap(300, moving: 420, bearing: 90)
+            fix(&b, speed: 1.4)
+            b.gap(300, moving: 420, bearing: 90)
+            let before = b.t
+            fix(&b, speed: 1.4)
+            b.gap(180, moving: 250, bearing: 90)
+            let arrival = b.t
+            b.gap(900)
+            let departure = b.t
+            b.gap(300, moving: 420, bearing: 90)
+            let after = b.t
+            fix(&b, speed: 1.4)
+            b.gap(300, moving: 420, bearing: 90)
+            fix(&b, speed: 1.4)
+            b.gap(200, moving: 280, bearing: 90)
+            b.gap(1800)
+            b.still(10800, every: 2400, drift: 10...30)
+            let points = significant(b.points).map { var p = $0; if mode == 2 { p.extra = #"{"m":2}"# }; return p }
+            for on in [1, 0] {
+                let store = try storeWith([("phone", points)])
+                try rebuild(store, sets: ["evidence.way_stops=\(on)"])
+                let proven = on == 1 && mode == 1
+                let shop = "FROM stays WHERE points = 0 AND start_ms > \(before) AND end_ms < \(after)"
+                #expect(try count(store, "SELECT count(*) \(shop)") == (proven ? 1 : 0), "m:\(mode), way_stops=\(on)")
+                #expect(try count(store, "SELECT count(*) FROM trips") == (proven ? 2 : 1), "m:\(mode), way_stops=\(on)")
+                if proven {
+                    let start = Int64(try double(store, "SELECT start_ms \(shop)")), end = Int64(try double(store, "SELECT end_ms \(shop)"))
+                    // Each way takes the time trigger's 4 minutes: the stop overlaps the true one by more than half.
+                    let overlap = min(end, departure) - max(start, arrival), union = max(end, departure) - min(start, arrival)
+                    #expect(overlap * 2 > union, "the stop \(start - before)…\(end - before) ms, the shop \(arrival - before)…\(departure - before)")
+                }
+            }
+        }
+    }
+
     /// Which fixes the phone published as automatic updates is looked up by time, fix by fix
     /// (``Store/significantChanges(device:fromMs:untilMs:)``): `m` = 1 in `extra` and no `trigger`, inside the span.
     @Test func theLookUpFindsTheAutomaticUpdatesOfTheSpan() throws {

@@ -194,6 +194,55 @@ extension EvidencePass {
     }
 }
 
+// MARK: - Stops on the way the time trigger proves
+
+extension EvidencePass {
+    /// A stop on the way that only a silence shows (issue 23). In significant-changes mode an OwnTracks phone publishes
+    /// a moving person at least every `still_gap_s` (the time trigger, 4–10 min after they set off), and a still one
+    /// only with the still timer, 25–75 min on. So when two consecutive kept fixes of one trip (between two stays,
+    /// neither of them a stay's own) are both automatic updates (`m` = 1, no `t`) and the silence between them
+    /// outlasts `still_gap_s` by `min_stay_s`, the person stood still somewhere in between: an errand chain (the
+    /// pharmacy, then the supermarket) that no fix saw at either shop was one trip with no visit. The stop is a stay
+    /// without fixes at the fix before the silence (the person stopped less than the time trigger's delay after it;
+    /// where is not known better: the shop lies between the two fixes or off the line joining them). Each way takes
+    /// `time_trigger_s` or, when longer, half the straight line between the two fixes at their reported speeds (at
+    /// least `travel_min_speed_mps`); a stop that leaves less than `min_stay_s` so is none. A silence inside a region
+    /// absence is ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``'s, which ran before. `way_stops` = 0 turns it
+    /// off (algorithm version 71).
+    static func wayStops(_ w: DeviceWork, _ input: [StayRecord], keepFirst: Int, automatic: (Int) -> Bool, _ p: Parameters) -> [StayRecord] {
+        guard p.wayStops > 0, input.count >= 2 else { return input }
+        let provenMs = Int64((p.stillGapS + p.minStayS) * 1000), minStayMs = Int64(p.minStayS * 1000)
+        let triggerMs = Int64(p.timeTriggerS * 1000)
+        var out: [StayRecord] = []
+        out.reserveCapacity(input.count)
+        for k in input.indices {
+            out.append(input[k])
+            guard k >= keepFirst, k + 1 < input.count else { continue }
+            let a = input[k], b = input[k + 1]
+            guard a.last < w.count, b.first <= w.count else { continue }
+            var i = w.firstKept(atOrAfter: max(0, a.last + 1))
+            while i < b.first {
+                let j = w.firstKept(atOrAfter: i + 1)
+                guard j < b.first else { break }
+                // (`automatic` last: it may read the fix's record, ``Evidence/automatic``.)
+                if w.time[i] > a.endMs, w.time[j] < b.startMs, w.time[j] - w.time[i] >= provenMs, automatic(i), automatic(j) {
+                    let speeds = [w.speed[i], w.speed[j]].filter { !$0.isNaN }
+                    let pace = max(p.travelMinSpeedMps, speeds.isEmpty ? 0 : speeds.reduce(0, +) / Double(speeds.count), 0.1)
+                    let half = Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) / 2 / pace
+                    let way = max(triggerMs, Int64(half * 1000))
+                    let start = w.time[i] + way, end = w.time[j] - way
+                    if end - start >= minStayMs {
+                        out.append(StayRecord(first: i, last: i, startMs: start, endMs: end, lat: w.lat[i], lon: w.lon[i], radiusM: 0, points: 0,
+                                              gapS: (w.time[j] - w.time[i]) / 1000))
+                    }
+                }
+                i = j
+            }
+        }
+        return out
+    }
+}
+
 // MARK: - Edges the phone's triggers bound
 
 extension EvidencePass {

@@ -96,6 +96,7 @@ struct StayAmendment {
         stays = EvidencePass.sparseEdges(w, stays, keepFirst: keepFirst, p)
         stays = EvidencePass.sparseTripEdges(w, stays, keepFirst: keepFirst, leaves: evidence.leaves, absences: evidence.absences, speed: speed, p)
         stays = EvidencePass.absentStops(w, stays, absences: evidence.absences, keepFirst: keepFirst, leaves: evidence.leaves, speed: speed, p)
+        stays = EvidencePass.wayStops(w, stays, keepFirst: keepFirst, automatic: evidence.automatic, p)
         return EvidencePass.triggerEdges(w, stays, keepFirst: keepFirst, automatic: evidence.automatic, crossings: evidence.crossings, p)
     }
 
