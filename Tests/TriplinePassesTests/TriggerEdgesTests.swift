@@ -24,6 +24,30 @@ import TriplineTestSupport
                               extra: #"{"m":1}"#))
     }
 
+    /// Walks `metres` east in `seconds`, then publishes a GPS fix with `speed` (the time trigger's or the distance
+    /// trigger's); returns its time.
+    @discardableResult
+    func walk(_ b: inout TrackBuilder, _ seconds: Int, _ metres: Double, speed: Double = 1.4) -> Int64 {
+        b.gap(seconds, moving: metres, bearing: 90)
+        fix(&b, speed: speed)
+        return b.t
+    }
+
+    /// Two hours at home seen by the still timer (a fix every 40 min), then 20 min of silence before the departure.
+    func leavingHome() -> TrackBuilder {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 2400, drift: 10...30)
+        b.gap(1200)
+        return b
+    }
+
+    /// The last 280 m of a walk unseen, then three hours at its end seen by the still timer, half an hour on.
+    func arriving(_ b: inout TrackBuilder) {
+        b.gap(200, moving: 280, bearing: 90)
+        b.gap(1800)
+        b.still(10800, every: 2400, drift: 10...30)
+    }
+
     /// Every fix of the track as the mode publishes it (the still timer's fixes too).
     func significant(_ points: [Point]) -> [Point] {
         points.map { var p = $0; p.extra = p.extra ?? #"{"m":1}"#; return p }
@@ -67,18 +91,11 @@ import TriplineTestSupport
     /// published it, at least four minutes after the person set off. The trip's pace (the next fix 600 m further five
     /// minutes later: 2 m/s) put the departure only 150 s before it.
     @Test func aDepartureTheTimeTriggerSawIsMinutesBeforeItsFix() throws {
-        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
-        b.still(7200, every: 2400, drift: 10...30)
-        b.gap(1200)
+        var b = leavingHome()
         let departure = b.t
-        b.gap(360, moving: 300, bearing: 90)
-        let first = b.t
-        fix(&b, speed: 1.4)
-        b.gap(300, moving: 600, bearing: 90)
-        fix(&b, speed: 1.6)
-        b.gap(200, moving: 280, bearing: 90)
-        b.gap(1800)
-        b.still(10800, every: 2400, drift: 10...30)
+        let first = walk(&b, 360, 300)
+        walk(&b, 300, 600, speed: 1.6)
+        arriving(&b)
         for on in [1, 0] {
             let store = try storeWith([("phone", significant(b.points))])
             try rebuild(store, sets: ["evidence.trigger_edges=\(on)"])
@@ -87,6 +104,7 @@ import TriplineTestSupport
             if on == 1 { #expect(abs(start - departure) <= 150_000) }
         }
     }
+
     /// An errand on the way that no fix saw: a walk from home to a café 2.2 km off, with a quarter of an hour at a shop
     /// half way. The time trigger published the walk every five minutes; the last fix before the shop came 3 minutes
     /// before it, the next 5 minutes after leaving it: a silence of 23 minutes between two automatic updates of one
@@ -95,26 +113,16 @@ import TriplineTestSupport
     /// which tells nothing of this: one trip, as before.
     @Test func aSilenceTheTimeTriggerNeverLeavesHoldsAStop() throws {
         for mode in [1, 2] {
-            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
-            b.still(7200, every: 2400, drift: 10...30)
-            b.gap(1200)
-            b.gap(300, moving: 420, bearing: 90)
-            fix(&b, speed: 1.4)
-            b.gap(300, moving: 420, bearing: 90)
-            let before = b.t
-            fix(&b, speed: 1.4)
+            var b = leavingHome()
+            walk(&b, 300, 420)
+            let before = walk(&b, 300, 420)
             b.gap(180, moving: 250, bearing: 90)
             let arrival = b.t
             b.gap(900)
             let departure = b.t
-            b.gap(300, moving: 420, bearing: 90)
-            let after = b.t
-            fix(&b, speed: 1.4)
-            b.gap(300, moving: 420, bearing: 90)
-            fix(&b, speed: 1.4)
-            b.gap(200, moving: 280, bearing: 90)
-            b.gap(1800)
-            b.still(10800, every: 2400, drift: 10...30)
+            let after = walk(&b, 300, 420)
+            walk(&b, 300, 420)
+            arriving(&b)
             let points = significant(b.points).map { var p = $0; if mode == 2 { p.extra = #"{"m":2}"# }; return p }
             for on in [1, 0] {
                 let store = try storeWith([("phone", points)])

@@ -232,8 +232,8 @@ extension EvidencePass {
                     let way = max(triggerMs, Int64(half * 1000))
                     let start = w.time[i] + way, end = w.time[j] - way
                     if end - start >= minStayMs {
-                        out.append(StayRecord(first: i, last: i, startMs: start, endMs: end, lat: w.lat[i], lon: w.lon[i], radiusM: 0, points: 0,
-                                              gapS: (w.time[j] - w.time[i]) / 1000))
+                        out.append(StayRecord(first: i, last: i, startMs: start, endMs: end, lat: w.lat[i], lon: w.lon[i],
+                                              radiusM: 0, points: 0, gapS: (w.time[j] - w.time[i]) / 1000))
                     }
                 }
                 i = j
