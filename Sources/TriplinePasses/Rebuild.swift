@@ -223,7 +223,8 @@ public struct Rebuild {
     ///    (`trips.fast_hop`): the fixes at a station before the train ran on under the ground are the train's.
     /// 71 (stops on the way): a silence between two automatic updates of one trip in OwnTracks' significant-changes
     ///    mode, longer than the time trigger lets a moving phone be quiet by `evidence.min_stay_s`, holds a stop
-    ///    (`evidence.way_stops`).
+    ///    (`evidence.way_stops`); the stays pass merges its stays a second time whether or not one was short (an
+    ///    incremental rebuild's span equals the rebuild over everything).
     public static let algorithmVersion = 71
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

@@ -505,7 +505,11 @@ public struct StaysPass: Pass {
         // Stays shorter than `min_duration_s` are kept only as errands: out from one place and back to it.
         let minMs = Int64(p.minDurationS * 1000)
         func isShort(_ s: StayRecord) -> Bool { s.endMs - s.startMs < minMs }
-        if !merged.contains(where: isShort) { return extendIntoSilences(merged, w, p) }
+        // Merged once more (a merge moves a centre, and a short stay left out joins its neighbours' fixes), whether or
+        // not any stay was short: what joins must not depend on a short stay elsewhere in the span, which a rebuild
+        // over everything has and an incremental rebuild's span may not (a stay 105 m from the next one's centre but
+        // 33 m from the centre of that one merged with the one after it; algorithm version 71).
+        if !merged.contains(where: isShort) { return extendIntoSilences(merge(merged, w, p), w, p) }
         var out: [StayRecord] = []
         for (k, stay) in merged.enumerated() {
             guard isShort(stay) else { out.append(stay); continue }
