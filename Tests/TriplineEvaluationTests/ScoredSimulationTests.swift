@@ -99,14 +99,8 @@ import TriplineTestSupport
     /// between two automatic updates shows (`evidence.way_stops`, stays without fixes that the trips before them end
     /// at) come out the same whichever day or window holds the silence.
     @Test func stopsOnTheWayAreTheSameDailyAndInWindows() throws {
-        var config = SimulatorConfig(seed: 2, days: 4, people: 2)
-        config.profile = .sparseOwnTracks
-        config.useWorld(.varied)
-        let result = Simulator(config: config).run()
-        let zone = "Australia/Melbourne"
-        let full = try Store(path: try temporaryDirectory() + "/full.sqlite")
-        try SimulationEvaluation.load(result, into: full)
-        try rebuild(full, timezone: zone)
+        let (result, full) = try variedSparse(seed: 2, days: 4)
+        let zone = Self.melbourne
         #expect(try full.db.scalarInt("SELECT count(*) FROM stays WHERE points = 0") ?? 0 >= 2, "stops on the way were found")
         let (daily, _) = try importedDaily(result, zone: zone)
         let windowed = try Store(path: try temporaryDirectory() + "/windowed.sqlite")
@@ -130,15 +124,8 @@ import TriplineTestSupport
     /// short (the first merge brought the next one's centre within 33 m), and the incremental rebuild's span had no
     /// short stay; the stays and places differed by 30 s and 25 m (`StaysPass.errands` now always merges twice).
     @Test func eveningImportsEqualFull() throws {
-        var config = SimulatorConfig(seed: 16, days: 6, people: 2)
-        config.profile = .sparseOwnTracks
-        config.useWorld(.varied)
-        let result = Simulator(config: config).run()
-        let zone = "Australia/Melbourne"
-        let (daily, _) = try importedDaily(result, zone: zone, cutHour: 12)
-        let full = try Store(path: try temporaryDirectory() + "/full.sqlite")
-        try SimulationEvaluation.load(result, into: full)
-        try rebuild(full, timezone: zone)
+        let (result, full) = try variedSparse(seed: 16, days: 6)
+        let (daily, _) = try importedDaily(result, zone: Self.melbourne, cutHour: 12)
         for (sql, what) in Self.comparisons {
             #expect(try rows(daily, sql) == rows(full, sql), "\(what) differ")
         }
@@ -444,6 +431,21 @@ import TriplineTestSupport
         ("SELECT d.name, date, round(distance_m, 3), round(moving_s, 3), trips, visits, places, utc_offset_s FROM days JOIN devices d ON d.id = device_id ORDER BY 1, 2", "days"),
         ("SELECT e.time_ms, round(m.overlap, 6), m.trip_mode FROM app_trip_matches m JOIN app_events e ON e.id = m.event_id ORDER BY 1", "app trip matches"),
     ]
+
+    /// The varied world's zone.
+    static let melbourne = "Australia/Melbourne"
+
+    /// The varied world's sparse OwnTracks phones of `seed` (two people), and a store with all of it rebuilt at once.
+    func variedSparse(seed: UInt64, days: Int) throws -> (SimulationResult, Store) {
+        var config = SimulatorConfig(seed: seed, days: days, people: 2)
+        config.profile = .sparseOwnTracks
+        config.useWorld(.varied)
+        let result = Simulator(config: config).run()
+        let full = try Store(path: try temporaryDirectory() + "/full.sqlite")
+        try SimulationEvaluation.load(result, into: full)
+        try rebuild(full, timezone: Self.melbourne)
+        return (result, full)
+    }
 
     /// `result` imported a day at a time into a new store, the days cut at `cutHour` UTC, with an (incremental)
     /// rebuild after each import; the store and the number of imports.
