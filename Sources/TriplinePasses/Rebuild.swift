@@ -225,7 +225,10 @@ public struct Rebuild {
     ///    mode, longer than the time trigger lets a moving phone be quiet by `evidence.min_stay_s`, holds a stop
     ///    (`evidence.way_stops`); the stays pass merges its stays a second time whether or not one was short (an
     ///    incremental rebuild's span equals the rebuild over everything).
-    public static let algorithmVersion = 71
+    /// 72 (short errands): a region absence shorter than twice `evidence.lone_stay_s` whose only fix is the region's own
+    ///    `leave` holds a stop at that fix when the ways out and back, each as long as the way to the fix took, leave
+    ///    at least `evidence.min_stay_s` (`evidence.errand_stops`).
+    public static let algorithmVersion = 72
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -109,6 +109,47 @@ import TriplineTestSupport
         }
     }
 
+    /// An 8-minute errand 330 m from home, walked at 1.4 m/s: the only fixes while away are the region's own, the
+    /// `leave` 90 s after the boundary (226 m out) and the `enter` 40 s before the door. The absence (12.5 min) is too
+    /// short for the estimate above (each fix half way, a stop of `lone_stay_s`), and the person was out of the region
+    /// all that time: a stop at the `leave` fix, each way as long as the way to that fix took (`errand_stops`).
+    @Test func aShortErrandSeenOnlyByTheRegionIsAStop() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(7200, every: 2400, drift: 10...30)
+        b.gap(1200)
+        b.gap(161, moving: 226, bearing: 90)  // 71 s to the boundary, the exit reported 90 s later
+        let leave = b.t, leaveAt = (lat: b.lat, lon: b.lon)
+        fix(&b)
+        b.gap(75, moving: 104, bearing: 90)
+        let arrived = b.t
+        b.gap(480)
+        let left = b.t
+        b.gap(196, moving: 274, bearing: 270)
+        let enter = b.t
+        fix(&b)  // 56 m from home
+        let enterAt = (lat: b.lat, lon: b.lon)
+        b.gap(40, moving: 56, bearing: 270)
+        b.gap(600)
+        b.still(7200, every: 2400, drift: 10...30)
+        for (on, stops) in [(1, 1), (0, 0)] {
+            let store = try storeWith([("phone", b.points)])
+            try region(store)
+            try transition(store, "leave", at: leave, leaveAt.lat, leaveAt.lon)
+            try transition(store, "enter", at: enter, enterAt.lat, enterAt.lon)
+            try rebuild(store, sets: ["evidence.errand_stops=\(on)"])
+            let away = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM visits ORDER BY start_ms")
+            var found = 0
+            while try away.step() {
+                guard Geo.distance(away.double(2), away.double(3), home.lat, home.lon) > 150 else { continue }
+                found += 1
+                let overlap = min(away.int64(1), left) - max(away.int64(0), arrived)
+                let union = max(away.int64(1), left) - min(away.int64(0), arrived)
+                #expect(overlap * 10 >= union * 7, "errand_stops=\(on): the stop covers the errand")
+            }
+            #expect(found == stops, "errand_stops=\(on): \(found) stops away from home")
+        }
+    }
+
     /// Move mode at home: a wifi fix (no speed) every 3 minutes, 15–60 m from home, each saying `inregions: ["Home"]`,
     /// and among them one fix 450 m off (40 m accuracy) that still says so, as the simulator's and real phones' wifi
     /// positions do now and then.

@@ -127,6 +127,10 @@ public struct EvidencePass: Pass {
         /// automatic updates, outlasting `still_gap_s` by `min_stay_s`, holds a stop (1 = on, 0 = off;
         /// ``wayStops(_:_:keepFirst:automatic:_:)``, algorithm version 71).
         public var wayStops: Double = 1
+        /// A region absence whose only fix is the region's own `leave` holds a stop when the ways out and back leave at
+        /// least `min_stay_s` (1 = on, 0 = off; ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``, algorithm
+        /// version 72).
+        public var errandStops: Double = 1
         /// The edges of stays next to fixes an OwnTracks phone published in significant-changes mode follow its
         /// triggers (1 = on, 0 = off; ``triggerEdges(_:_:keepFirst:automatic:crossings:_:)``): a lone-fix stay whose fix
         /// came within `still_gap_s` of the fix before it starts no earlier than its fix, and a departure whose next
@@ -158,7 +162,7 @@ public struct EvidencePass: Pass {
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
             "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
-            "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS, "leave_pace": \.leavePace, "proven_stops": \.provenStops, "way_stops": \.wayStops,
+            "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS, "leave_pace": \.leavePace, "proven_stops": \.provenStops, "way_stops": \.wayStops, "errand_stops": \.errandStops,
             "trigger_edges": \.triggerEdges, "distance_trigger_m": \.distanceTriggerM, "time_trigger_s": \.timeTriggerS,
             "absence_starts": \.absenceStarts, "absent_pace": \.absentPace, "enter_bound": \.enterBound,
         ] }
@@ -175,7 +179,7 @@ public struct EvidencePass: Pass {
             "pace_rounds": ParameterRange(1, 10, whole: true),  // each round reruns the amendments
             "edge_pace": ParameterRange(0, 1, whole: true), "edge_min_s": .duration,
             "leave_pace": ParameterRange(0, 1, whole: true), "proven_stops": ParameterRange(0, 1, whole: true),
-            "way_stops": ParameterRange(0, 1, whole: true),
+            "way_stops": ParameterRange(0, 1, whole: true), "errand_stops": ParameterRange(0, 1, whole: true),
             "trigger_edges": ParameterRange(0, 1, whole: true), "distance_trigger_m": .distanceOrOff, "time_trigger_s": .duration,
             "absence_starts": ParameterRange(0, 1, whole: true), "absent_pace": ParameterRange(0, 1, whole: true),
             "enter_bound": ParameterRange(0, 1, whole: true),

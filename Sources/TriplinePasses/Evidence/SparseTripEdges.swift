@@ -78,7 +78,10 @@ extension EvidencePass {
     /// estimate leaves less than `lone_stay_s` but both fixes around the silence moved and the silence outlasts
     /// `still_gap_s` by `min_stay_s` (the time trigger fires at least that often while the person moves), the stop is
     /// proven: at the farther fix, from it to the other fix less the way between them at their reported speeds
-    /// (`proven_stops`). `edge_pace` = 0 turns it all off.
+    /// (`proven_stops`). An absence shorter than twice `lone_stay_s` whose only fix is the region's own `leave` is a
+    /// short errand (`errand_stops`, algorithm version 72): a stop at that fix, each way as long as the way to the fix
+    /// took, shortened when the stop would last less than `min_stay_s` down to the fix's distance from the region's
+    /// centre at the trips' pace. `edge_pace` = 0 turns it all off.
     static func absentStops(
         _ w: DeviceWork, _ input: [StayRecord], absences: [Presence], keepFirst: Int,
         leaves: [Int: (lat: Double, lon: Double, radius: Double)] = [:], speed: (Double, Double, Double, Double, Int64) -> Double, _ p: Parameters
@@ -87,7 +90,8 @@ extension EvidencePass {
         var stays = input
         let leftMs = Int64(p.loneStayS * 1000), provenMs = Int64((p.stillGapS + p.minStayS) * 1000), minStayMs = Int64(p.minStayS * 1000)
         func moving(_ i: Int) -> Bool { !w.speed[i].isNaN && w.speed[i] >= p.movingMps }
-        for e in absences where e.startMs >= w.processFromMs && e.endMs - e.startMs >= 2 * leftMs {
+        let shortestMs = p.errandStops > 0 ? min(minStayMs, 2 * leftMs) : 2 * leftMs
+        for e in absences where e.startMs >= w.processFromMs && e.endMs - e.startMs >= shortestMs {
             guard let a = stays.lastIndex(where: { $0.startMs < e.startMs }), a >= keepFirst, a + 1 < stays.count else { continue }
             let b = a + 1
             func there(_ s: StayRecord) -> Bool { Geo.distance(s.lat, s.lon, e.lat, e.lon) <= e.reachM }
@@ -102,6 +106,24 @@ extension EvidencePass {
             times.append(back)
             idx.append(-1)
             guard times.count > 2 else { continue }
+            if p.errandStops > 0, e.endMs - e.startMs < 2 * leftMs, times.count == 3, let region = leaves[idx[1]] {
+                // A short errand (`errand_stops`): the only fix while away is the region's own `leave`. Each way takes as
+                // long as the way to that fix took (iOS reports the exit 30–150 s after the boundary, often once the
+                // person is there), shortened, when the absence would hold less than `min_stay_s`, down to the fix's
+                // distance from the region's centre at the trips' pace; the stop holds the fix.
+                let i = idx[1]
+                let d = Geo.distance(w.lat[i], w.lon[i], region.lat, region.lon)
+                let v = leavePace(w, i, leaves: leaves, p, resolved: p.absentPace > 0) ?? speed(e.lat, e.lon, w.lat[i], w.lon[i], depart)
+                let reach = Int64(d / max(0.1, v) * 1000), seen = w.time[i] - depart
+                let way = max(0, min(seen, max(reach, (back - depart - minStayMs) / 2)))
+                let start = depart + way, end = max(back - way, w.time[i])
+                guard end - start >= minStayMs else { continue }
+                stays[b].startMs = back
+                stays.insert(StayRecord(first: i, last: i, startMs: start, endMs: end, lat: w.lat[i], lon: w.lon[i], radiusM: 0, points: 1,
+                                        gapS: (back - w.time[i]) / 1000), at: b)
+                continue
+            }
+            guard e.endMs - e.startMs >= 2 * leftMs else { continue }
             // The longest silence, and the farther of the fixes around it.
             var g = 0
             for k in 1..<(times.count - 1) where times[k + 1] - times[k] > times[g + 1] - times[g] { g = k }
