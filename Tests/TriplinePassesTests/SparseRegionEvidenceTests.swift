@@ -33,6 +33,25 @@ import TriplineTestSupport
         b.points.append(Point(deviceID: 0, timeMs: b.t, lat: b.lat, lon: b.lon, speedMps: speed, accuracyM: accuracy))
     }
 
+    /// `points` with the `Home` region left and entered at the given times and fixes, rebuilt with `sets`: the store,
+    /// and its visits farther than `farther` metres from home.
+    func visitsAway(
+        _ points: [Point], leave: (Int64, (lat: Double, lon: Double)), enter: (Int64, (lat: Double, lon: Double)), farther: Double,
+        sets: [String]
+    ) throws -> (Store, [(start: Int64, end: Int64, lat: Double, lon: Double)]) {
+        let store = try storeWith([("phone", points)])
+        try region(store)
+        try transition(store, "leave", at: leave.0, leave.1.lat, leave.1.lon)
+        try transition(store, "enter", at: enter.0, enter.1.lat, enter.1.lon)
+        try rebuild(store, sets: sets)
+        let s = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM visits ORDER BY start_ms")
+        var away: [(start: Int64, end: Int64, lat: Double, lon: Double)] = []
+        while try s.step() {
+            if Geo.distance(s.double(2), s.double(3), home.lat, home.lon) > farther { away.append((s.int64(0), s.int64(1), s.double(2), s.double(3))) }
+        }
+        return (store, away)
+    }
+
     /// A bicycle leaves home at 6 m/s. iOS reports the exit 90 s after the boundary (100 m out), so its fix lies 640 m
     /// out; the phone says nothing more until the destination's first still fix 15 minutes after the arrival. The
     /// trip has no pace of its own (one fix) and is 1 km long, so the device's pace for it was walking: the
@@ -90,21 +109,14 @@ import TriplineTestSupport
         b.gap(600, moving: 60, bearing: 270)
         b.still(7200, every: 2400, drift: 10...30)
         for (on, stops) in [(1, 1), (0, 0)] {
-            let store = try storeWith([("phone", b.points)])
-            try region(store)
-            try transition(store, "leave", at: leave, leaveAt.lat, leaveAt.lon)
-            try transition(store, "enter", at: enter, enterAt.lat, enterAt.lon)
-            try rebuild(store, sets: ["evidence.proven_stops=\(on)"])
-            let away = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM visits ORDER BY start_ms")
-            var found = 0
-            while try away.step() {
-                guard Geo.distance(away.double(2), away.double(3), home.lat, home.lon) > 300 else { continue }
-                found += 1
-                #expect(Geo.distance(away.double(2), away.double(3), shop.lat, shop.lon) < 150)
-                let overlap = min(away.int64(1), left) - max(away.int64(0), arrived)
+            let (store, away) = try visitsAway(b.points, leave: (leave, leaveAt), enter: (enter, enterAt), farther: 300,
+                                               sets: ["evidence.proven_stops=\(on)"])
+            for v in away {
+                #expect(Geo.distance(v.lat, v.lon, shop.lat, shop.lon) < 150)
+                let overlap = min(v.end, left) - max(v.start, arrived)
                 #expect(Double(overlap) >= 0.8 * Double(left - arrived), "proven_stops=\(on): the stop overlaps the errand")
             }
-            #expect(found == stops, "proven_stops=\(on): \(found) stops away from home")
+            #expect(away.count == stops, "proven_stops=\(on): \(away.count) stops away from home")
             if on == 1 { #expect(try count(store, "SELECT count(*) FROM trips") == 2, "out and back") }
         }
     }
@@ -132,21 +144,13 @@ import TriplineTestSupport
         b.gap(600)
         b.still(7200, every: 2400, drift: 10...30)
         for (on, stops) in [(1, 1), (0, 0)] {
-            let store = try storeWith([("phone", b.points)])
-            try region(store)
-            try transition(store, "leave", at: leave, leaveAt.lat, leaveAt.lon)
-            try transition(store, "enter", at: enter, enterAt.lat, enterAt.lon)
-            try rebuild(store, sets: ["evidence.errand_stops=\(on)"])
-            let away = try store.db.prepare("SELECT start_ms, end_ms, lat, lon FROM visits ORDER BY start_ms")
-            var found = 0
-            while try away.step() {
-                guard Geo.distance(away.double(2), away.double(3), home.lat, home.lon) > 150 else { continue }
-                found += 1
-                let overlap = min(away.int64(1), left) - max(away.int64(0), arrived)
-                let union = max(away.int64(1), left) - min(away.int64(0), arrived)
+            let (_, away) = try visitsAway(b.points, leave: (leave, leaveAt), enter: (enter, enterAt), farther: 150,
+                                           sets: ["evidence.errand_stops=\(on)"])
+            for v in away {
+                let overlap = min(v.end, left) - max(v.start, arrived), union = max(v.end, left) - min(v.start, arrived)
                 #expect(overlap * 10 >= union * 7, "errand_stops=\(on): the stop covers the errand")
             }
-            #expect(found == stops, "errand_stops=\(on): \(found) stops away from home")
+            #expect(away.count == stops, "errand_stops=\(on): \(away.count) stops away from home")
         }
     }
 
