@@ -243,6 +243,41 @@ public struct PathsPass: MeasuringPass {
         return out
     }
 
+    /// The start of the earliest of `trips` (a device's stored trips, by start time then id,
+    /// ``RebuildTables/measuredTrips(device:)``) whose measure the places as they now stand make otherwise: a sparse trip
+    /// (`circuity` or `history`) takes `history` exactly when the latest (at most 9) `track` trips before it between its
+    /// two places, either way round, give a median of at least `history_min_ratio` × its straight lines, and then that
+    /// median (``measure(_:_:storedHistory:_:_:)``). The places pass clusters over all of a device's history, so a new
+    /// visit can move an earlier one to another place; the trips measured before then keep the measure of the run that
+    /// made them, where a rebuild over everything measures them by the places as they end up (an evening's import
+    /// moved a visit to the place of an earlier walk between the same two places: two walks measured by `circuity`,
+    /// 302 and 359 m, which the full rebuild measured by that walk, 328 m). Nil when every stored measure stands.
+    static func firstStale(_ trips: [MeasuredTrip], _ p: Parameters) -> Int64? {
+        var tracks: [PlacePair: [(Int64, Double)]] = [:]
+        for r in trips {
+            if r.method == "track" {
+                if let a = r.fromPlaceID, let b = r.toPlaceID { tracks[PlacePair(a, b), default: []].append((r.startMs, r.distanceM)) }
+                continue
+            }
+            guard r.method == "circuity" || r.method == "history" else { continue }
+            var history: Double? = nil
+            if let a = r.fromPlaceID, let b = r.toPlaceID, a != b, let list = tracks[PlacePair(a, b)] {
+                var known: [Double] = []
+                var k = list.count - 1
+                while k >= 0 && known.count < 9 {
+                    if list[k].0 < r.startMs { known.append(list[k].1) }
+                    k -= 1
+                }
+                if !known.isEmpty {
+                    known.sort()
+                    if known[known.count / 2] >= p.historyMinRatio * r.lineDistanceM { history = known[known.count / 2] }
+                }
+            }
+            if r.method == "history" ? history != r.distanceM : history != nil { return r.startMs }
+        }
+        return nil
+    }
+
     /// The trips the trips pass left (``TripsPass/run``: `trips` with their stable ids, `stays` the stays it ran on)
     /// that start in `from ..< to`, as ``RebuildTables/tripEnds(device:startingFromMs:beforeMs:)`` would read them back
     /// once stored: by start time then id, the straight-line distance the trips pass measured, the stays' centres, and

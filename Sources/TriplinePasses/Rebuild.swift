@@ -225,9 +225,11 @@ public struct Rebuild {
     ///    mode, longer than the time trigger lets a moving phone be quiet by `evidence.min_stay_s`, holds a stop
     ///    (`evidence.way_stops`); the stays pass merges its stays a second time whether or not one was short (an
     ///    incremental rebuild's span equals the rebuild over everything).
-    /// 72 (short errands): a region absence shorter than twice `evidence.lone_stay_s` whose only fix is the region's own
-    ///    `leave` holds a stop at that fix when the ways out and back, each as long as the way to the fix took, leave
-    ///    at least `evidence.min_stay_s` (`evidence.errand_stops`).
+    /// 72 (short errands; no stale `history`): a region absence shorter than twice `evidence.lone_stay_s` whose only fix
+    ///    is the region's own `leave` holds a stop at that fix when the ways out and back, each as long as the way to the
+    ///    fix took, leave at least `evidence.min_stay_s` (`evidence.errand_stops`); a rebuild whose places pass moved
+    ///    an earlier visit so that a trip measured before its span (or window) would now take another `history`
+    ///    distance recomputes from before that trip (``staleHistoryRestart(deviceID:passes:)``).
     public static let algorithmVersion = 72
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
@@ -552,7 +554,7 @@ public struct Rebuild {
             processFrom = try restartPoint(deviceID: deviceID, before: processFrom, previous: &previous, keep: 1)
         }
         // Trips are recomputed from the end of the visit kept before the span (the trip leaving it).
-        let tripsFrom = previous?.endMs ?? processFrom
+        var tripsFrom = previous?.endMs ?? processFrom
         // Bounded memory: a device is rebuilt in windows of about `windowPoints` points. Each window restarts
         // right after the third-to-last visit of the previous one: the window's end cut its last visit short, and
         // the visit before that ends where the trip to the cut visit says. The visit kept is followed by one the
@@ -565,55 +567,70 @@ public struct Rebuild {
         var totals: [String: PassStats] = [:]
         var windows = 0
         var maxImport = Int64.min
-        while true {
-            let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
-            let work = DeviceWork(deviceID: deviceID, deviceKey: deviceKey, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
-            let loadStarted = Clock.monotonic()
-            // One ordered statement per window; a window that hits its point limit ends after its last point.
-            try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
-            if work.toMs < toMs, (work.time.last ?? Int64.min) < windowFrom {
-                // The two days of context alone filled the window (dense data: 1-Hz days hold 86,400 points each), so
-                // it has no point of its own and the kept visit lies past its end: take a bigger one.
-                windowSize *= 2
-                continue
+        // Where the last recomputation for stale `history` distances restarted (``staleHistoryRestart``).
+        var redoneFrom = Int64.max
+        rebuilding: while true {
+            windows = 0
+            while true {
+                let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
+                let work = DeviceWork(deviceID: deviceID, deviceKey: deviceKey, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
+                let loadStarted = Clock.monotonic()
+                // One ordered statement per window; a window that hits its point limit ends after its last point.
+                try work.loadPoints(store: store, limit: windowed ? windowSize : Int.max)
+                if work.toMs < toMs, (work.time.last ?? Int64.min) < windowFrom {
+                    // The two days of context alone filled the window (dense data: 1-Hz days hold 86,400 points each), so
+                    // it has no point of its own and the kept visit lies past its end: take a bigger one.
+                    windowSize *= 2
+                    continue
+                }
+                let end = work.toMs
+                if end == toMs {
+                    work.keepFromMs = keepFrom
+                    work.lastDate = lastDate
+                }
+                work.windowsFollow = end < toMs
+                maxImport = max(maxImport, work.maxImportID)
+                Self.add(&totals, "load", ["points": .count(work.count), "ms": .count(Int((Clock.monotonic() - loadStarted) * 1000))])
+                if let p = windowPrevious {
+                    // Index the kept visit in this work.
+                    work.previousStay = p.indexed(in: work.time)
+                }
+                for k in passes.indices {
+                    let started = Clock.nowMs()
+                    let type = type(of: passes[k])
+                    store.tableWrites?.writer = type.name
+                    let stats = try passes[k].run(work, store: store)
+                    store.tableWrites?.writer = TableWriteLog.runner
+                    PausePoint.reach("rebuild.\(name).\(type.name)")
+                    try RebuildTables(store).insert(
+                        PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
+                                   toMs: end == Int64.max ? nil : end, parameters: passParameterJSON[k], stats: stats.json,
+                                   startedMs: started, finishedMs: Clock.nowMs()))
+                    Self.add(&totals, type.name, stats)
+                    Self.add(&totals, type.name, ["ms": .count(Int(Clock.nowMs() - started))])
+                }
+                windows += 1
+                if end >= toMs { break }
+                var next: StayRecord? = nil
+                let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next, keep: 3)
+                if restart == Int64.min || restart <= windowFrom {
+                    windowSize *= 2  // no three visits in this window: take a bigger one
+                    continue
+                }
+                windowFrom = restart
+                windowPrevious = next
+                windowSize = options.windowPoints
             }
-            let end = work.toMs
-            if end == toMs {
-                work.keepFromMs = keepFrom
-                work.lastDate = lastDate
+            if options.pass == nil && !restricted, let redo = try staleHistoryRestart(deviceID: deviceID, passes: passes), redo.from < redoneFrom,
+               redo.from < processFrom || windows > 1 {
+                // The places now stand otherwise for a trip measured before this run's span (or an earlier window): what
+                // follows its restart is recomputed as one rebuild over everything would have it.
+                (processFrom, previous, redoneFrom) = (redo.from, redo.previous, redo.from)
+                tripsFrom = previous?.endMs ?? processFrom
+                (windowFrom, windowPrevious, windowSize) = (processFrom, previous, options.windowPoints)
+                continue rebuilding
             }
-            work.windowsFollow = end < toMs
-            maxImport = max(maxImport, work.maxImportID)
-            Self.add(&totals, "load", ["points": .count(work.count), "ms": .count(Int((Clock.monotonic() - loadStarted) * 1000))])
-            if let p = windowPrevious {
-                // Index the kept visit in this work.
-                work.previousStay = p.indexed(in: work.time)
-            }
-            for k in passes.indices {
-                let started = Clock.nowMs()
-                let type = type(of: passes[k])
-                store.tableWrites?.writer = type.name
-                let stats = try passes[k].run(work, store: store)
-                store.tableWrites?.writer = TableWriteLog.runner
-                PausePoint.reach("rebuild.\(name).\(type.name)")
-                try RebuildTables(store).insert(
-                    PassRunRow(pass: type.name, deviceID: deviceID, fromMs: windowFrom == Int64.min ? nil : windowFrom,
-                               toMs: end == Int64.max ? nil : end, parameters: passParameterJSON[k], stats: stats.json,
-                               startedMs: started, finishedMs: Clock.nowMs()))
-                Self.add(&totals, type.name, stats)
-                Self.add(&totals, type.name, ["ms": .count(Int(Clock.nowMs() - started))])
-            }
-            windows += 1
-            if end >= toMs { break }
-            var next: StayRecord? = nil
-            let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next, keep: 3)
-            if restart == Int64.min || restart <= windowFrom {
-                windowSize *= 2  // no three visits in this window: take a bigger one
-                continue
-            }
-            windowFrom = restart
-            windowPrevious = next
-            windowSize = options.windowPoints
+            break
         }
         let tables = RebuildTables(store)
         if options.pass == nil && !restricted {
@@ -720,6 +737,17 @@ public struct Rebuild {
             open = min(open ?? from, from)
         }
         return open
+    }
+
+    /// Where to recompute from so that no stored `history` distance is stale (``PathsPass/firstStale(_:_:)``): the
+    /// restart point before the earliest trip whose measure the places as they now stand make otherwise, with the
+    /// visit kept there; nil when every stored measure stands or the paths pass does not run.
+    func staleHistoryRestart(deviceID: Int64, passes: [any Pass]) throws -> (from: Int64, previous: StayRecord?)? {
+        guard let paths = passes.lazy.compactMap({ $0 as? PathsPass }).first,
+              let stale = PathsPass.firstStale(try RebuildTables(store).measuredTrips(device: deviceID), paths.parameters) else { return nil }
+        var previous: StayRecord? = nil
+        let from = try restartPoint(deviceID: deviceID, before: stale, previous: &previous)
+        return (from, previous)
     }
 
     /// The restart point for new points from `before` on: right after the `keep`-th last visit ending before it, or

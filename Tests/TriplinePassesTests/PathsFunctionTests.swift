@@ -49,6 +49,30 @@ import TriplineStore
         #expect(only[0].distanceM > 2990 * 1.05 && only[0].distanceM < 2990 * 1.12)
     }
 
+    /// A stored measure is stale once the places stand otherwise (``PathsPass/firstStale(_:_:)``): the ride back took
+    /// the ride there as its history; moved to another place, the ride there is no longer its history, and a ride back
+    /// measured by circuity while the ride there was elsewhere has a history once it is not.
+    @Test func aMeasureThePlacesNowGiveOtherwiseIsStale() throws {
+        let (w, trips) = rides()
+        let p = PathsPass.Parameters()
+        func stored(_ out: [PathsPass.Measured], there: (Int64, Int64)) -> [MeasuredTrip] {
+            zip(trips, out).enumerated().map { k, pair in
+                MeasuredTrip(startMs: pair.0.startMs, method: pair.1.method, distanceM: pair.1.distanceM, lineDistanceM: pair.1.lineDistanceM,
+                             fromPlaceID: k == 0 ? there.0 : pair.0.fromPlaceID, toPlaceID: k == 0 ? there.1 : pair.0.toPlaceID)
+            }
+        }
+        let out = PathsPass.measure(w, trips, storedHistory: { _, _ in [] }, p, MetricsPass.Parameters())
+        try #require(out.map(\.method) == ["track", "history"])
+        #expect(PathsPass.firstStale(stored(out, there: (1, 2)), p) == nil, "as measured")
+        #expect(PathsPass.firstStale(stored(out, there: (1, 3)), p) == trips[1].startMs, "the history is gone")
+        var elsewhere = trips
+        elsewhere[0].toPlaceID = 3
+        let apart = PathsPass.measure(w, elsewhere, storedHistory: { _, _ in [] }, p, MetricsPass.Parameters())
+        try #require(apart.map(\.method) == ["track", "circuity"])
+        #expect(PathsPass.firstStale(stored(apart, there: (1, 3)), p) == nil, "as measured")
+        #expect(PathsPass.firstStale(stored(apart, there: (1, 2)), p) == trips[1].startMs, "a history now")
+    }
+
     /// A trip without places (or between one place and itself) is measured by circuity alone.
     @Test func withoutPlacesCircuity() {
         let (w, trips) = rides()

@@ -15,9 +15,9 @@ enum RebuildCommand {
             discussion: """
                 Runs the passes \(Rebuild.passOrder.joined(separator: ", ")) per device, in order. By default only
                 the spans touched by points imported since the last rebuild, from a day before them, are recomputed
-                (the result equals a full rebuild in every simulated archive measured imported a day at a time but
-                two: 120 of 120 development runs and 36 of 36 fresh ones of the standard world, 106 of 108 imported each
-                evening in both worlds; what still differs, and why, is in docs/PASSES.md, "Incremental"); --full
+                (the result equals a full rebuild in every simulated archive measured imported a day at a time: 120
+                of 120 development runs and 36 of 36 fresh ones of the standard world, 108 of 108 imported each evening
+                in both worlds; what could still differ, and why, is in docs/PASSES.md, "Incremental"); --full
                 recomputes everything. Parameters are documented in docs/PASSES.md; override them with
                 --set pass.key=value (repeatable) or a --config file of such lines. Points without their own UTC offset
                 (OwnTracks, GPX) are put on the local days of the zone where they were taken (an offline boundary

@@ -331,6 +331,27 @@ public struct TripEnds: Sendable, Equatable {
     }
 }
 
+/// A stored trip as the paths pass's `history` weighs it (``RebuildTables/measuredTrips(device:)``).
+public struct MeasuredTrip: Sendable, Equatable {
+    public var startMs: Int64
+    /// `distance_method`: `track`, `circuity` or `history` (nil before the paths pass measured it).
+    public var method: String?
+    public var distanceM: Double
+    public var lineDistanceM: Double
+    /// The places of the visits it left and reached, as they now stand.
+    public var fromPlaceID: Int64?
+    public var toPlaceID: Int64?
+
+    public init(startMs: Int64, method: String?, distanceM: Double, lineDistanceM: Double, fromPlaceID: Int64?, toPlaceID: Int64?) {
+        self.startMs = startMs
+        self.method = method
+        self.distanceM = distanceM
+        self.lineDistanceM = lineDistanceM
+        self.fromPlaceID = fromPlaceID
+        self.toPlaceID = toPlaceID
+    }
+}
+
 extension RebuildTables {
     /// A device's trips rebuilt from fixes (`source` `points`) that start in `fromMs ..< toMs`, by start time (the
     /// metrics pass's read when the trips are not in memory).
@@ -393,6 +414,26 @@ extension RebuildTables {
         var known: [Double] = []
         while try history.step() { known.append(history.double(0)) }
         return known
+    }
+
+    /// A device's trips rebuilt from fixes as the paths pass's `history` weighs them, by start time then id: start, how
+    /// the distance was measured (`distance_method`), the distance and its straight lines, and the places of the visits
+    /// at their ends as they now stand (``RebuildRunner``'s check that no stored `history` is stale).
+    public func measuredTrips(device: Int64) throws -> [MeasuredTrip] {
+        let q = try statement(
+            """
+            SELECT t.start_ms, t.distance_method, t.distance_m, coalesce(t.line_distance_m, t.distance_m), fv.place_id, tv.place_id
+            FROM trips t LEFT JOIN visits fv ON fv.id = t.from_visit_id LEFT JOIN visits tv ON tv.id = t.to_visit_id
+            WHERE t.device_id = ? AND t.source = 'points' ORDER BY t.start_ms, t.id
+            """)
+        q.bindInt(device, at: 1)
+        var rows: [MeasuredTrip] = []
+        while try q.step() {
+            rows.append(MeasuredTrip(
+                startMs: q.int64(0), method: q.text(1), distanceM: q.double(2), lineDistanceM: q.double(3),
+                fromPlaceID: q.isNull(4) ? nil : q.int64(4), toPlaceID: q.isNull(5) ? nil : q.int64(5)))
+        }
+        return rows
     }
 
     /// The longest duration (ms) of the device's trips rebuilt from fixes; 0 when it has none.
