@@ -571,6 +571,8 @@ public struct Rebuild {
         var redoneFrom = Int64.max
         rebuilding: while true {
             windows = 0
+            // Whether some window pointed a stored trip at other places (only then can a `history` be stale).
+            var repointed = false
             while true {
                 let loadFrom = windowFrom == Int64.min ? Int64.min : windowFrom - 2 * 86_400_000
                 let work = DeviceWork(deviceID: deviceID, deviceKey: deviceKey, fromMs: loadFrom, toMs: toMs, processFromMs: windowFrom, zones: zones)
@@ -610,6 +612,7 @@ public struct Rebuild {
                     Self.add(&totals, type.name, ["ms": .count(Int(Clock.nowMs() - started))])
                 }
                 windows += 1
+                repointed = repointed || work.repointedTripsFromMs != nil
                 if end >= toMs { break }
                 var next: StayRecord? = nil
                 let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next, keep: 3)
@@ -621,7 +624,8 @@ public struct Rebuild {
                 windowPrevious = next
                 windowSize = options.windowPoints
             }
-            if options.pass == nil && !restricted, let redo = try staleHistoryRestart(deviceID: deviceID, passes: passes), redo.from < redoneFrom,
+            if options.pass == nil && !restricted && repointed, let redo = try staleHistoryRestart(deviceID: deviceID, passes: passes),
+               redo.from < redoneFrom,
                redo.from < processFrom || windows > 1 {
                 // The places now stand otherwise for a trip measured before this run's span (or an earlier window): what
                 // follows its restart is recomputed as one rebuild over everything would have it.
@@ -743,8 +747,9 @@ public struct Rebuild {
     /// restart point before the earliest trip whose measure the places as they now stand make otherwise, with the
     /// visit kept there; nil when every stored measure stands or the paths pass does not run.
     func staleHistoryRestart(deviceID: Int64, passes: [any Pass]) throws -> (from: Int64, previous: StayRecord?)? {
-        guard let paths = passes.lazy.compactMap({ $0 as? PathsPass }).first,
-              let stale = PathsPass.firstStale(try RebuildTables(store).measuredTrips(device: deviceID), paths.parameters) else { return nil }
+        let tables = RebuildTables(store)
+        guard let paths = passes.lazy.compactMap({ $0 as? PathsPass }).first, try tables.hasSparseTrips(device: deviceID),
+              let stale = PathsPass.firstStale(try tables.measuredTrips(device: deviceID), paths.parameters) else { return nil }
         var previous: StayRecord? = nil
         let from = try restartPoint(deviceID: deviceID, before: stale, previous: &previous)
         return (from, previous)

@@ -136,9 +136,12 @@ extension RebuildTables {
     /// Points the device's trips at the places their visits now belong to (the places pass rewrites every place; a
     /// trip outside the span it recomputes keeps its visits, whose place may have changed, merged or been forgotten).
     /// Only the trips whose place changes are written: the rest already point where they would be pointed (a rewrite
-    /// of every trip cost a daily rebuild of six years 14 ms, and each window of a full one as much).
-    public func refreshTripPlaces(device: Int64) throws {
-        try db.run(
+    /// of every trip cost a daily rebuild of six years 14 ms, and each window of a full one as much). Returns the start
+    /// of the earliest trip re-pointed, nil when none was: a trip measured earlier whose places moved may take another
+    /// `history` distance now (`Rebuild.staleHistoryRestart`).
+    @discardableResult
+    public func refreshTripPlaces(device: Int64) throws -> Int64? {
+        let s = try statement(
             """
             UPDATE trips SET
               from_place_id = (SELECT place_id FROM visits v WHERE v.id = trips.from_visit_id),
@@ -146,7 +149,12 @@ extension RebuildTables {
             WHERE device_id = ?
               AND (from_place_id IS NOT (SELECT place_id FROM visits v WHERE v.id = trips.from_visit_id)
                    OR to_place_id IS NOT (SELECT place_id FROM visits v WHERE v.id = trips.to_visit_id))
-            """, [.integer(device)])
+            RETURNING start_ms
+            """)
+        s.bindInt(device, at: 1)
+        var earliest: Int64? = nil
+        while try s.step() { earliest = min(earliest ?? .max, s.int64(0)) }
+        return earliest
     }
 }
 
@@ -416,21 +424,34 @@ extension RebuildTables {
         return known
     }
 
+    /// Whether the device has a trip rebuilt from fixes that the paths pass measured as sparse (`circuity` or
+    /// `history`): without one, no stored measure can be stale (a dense phone's trips are all `track`).
+    public func hasSparseTrips(device: Int64) throws -> Bool {
+        let q = try statement(
+            "SELECT 1 FROM trips WHERE device_id = ? AND source = 'points' AND distance_method IN ('circuity', 'history') LIMIT 1")
+        q.bindInt(device, at: 1)
+        return try q.step()
+    }
+
     /// A device's trips rebuilt from fixes as the paths pass's `history` weighs them, by start time then id: start, how
     /// the distance was measured (`distance_method`), the distance and its straight lines, and the places of the visits
-    /// at their ends as they now stand (``RebuildRunner``'s check that no stored `history` is stale).
+    /// at their ends (`from_place_id`, `to_place_id`: a rebuild's last window points every trip at its visits' places,
+    /// ``refreshTripPlaces(device:)``; a join with `visits` cost three times as much on ten years of trips). The
+    /// rebuild's check that no stored `history` is stale (`Rebuild.staleHistoryRestart`).
     public func measuredTrips(device: Int64) throws -> [MeasuredTrip] {
         let q = try statement(
             """
-            SELECT t.start_ms, t.distance_method, t.distance_m, coalesce(t.line_distance_m, t.distance_m), fv.place_id, tv.place_id
-            FROM trips t LEFT JOIN visits fv ON fv.id = t.from_visit_id LEFT JOIN visits tv ON tv.id = t.to_visit_id
-            WHERE t.device_id = ? AND t.source = 'points' ORDER BY t.start_ms, t.id
+            SELECT t.start_ms, CASE t.distance_method WHEN 'track' THEN 1 WHEN 'circuity' THEN 2 WHEN 'history' THEN 3 ELSE 0 END,
+              t.distance_m, coalesce(t.line_distance_m, t.distance_m), t.from_place_id, t.to_place_id
+            FROM trips t WHERE t.device_id = ? AND t.source = 'points' ORDER BY t.start_ms, t.id
             """)
         q.bindInt(device, at: 1)
+        // The method as a code: the literals below need no string read per row (ten years hold about 9,000 trips).
+        let methods: [String?] = [nil, "track", "circuity", "history"]
         var rows: [MeasuredTrip] = []
         while try q.step() {
             rows.append(MeasuredTrip(
-                startMs: q.int64(0), method: q.text(1), distanceM: q.double(2), lineDistanceM: q.double(3),
+                startMs: q.int64(0), method: methods[Int(q.int64(1))], distanceM: q.double(2), lineDistanceM: q.double(3),
                 fromPlaceID: q.isNull(4) ? nil : q.int64(4), toPlaceID: q.isNull(5) ? nil : q.int64(5)))
         }
         return rows
