@@ -127,9 +127,9 @@ public struct EvidencePass: Pass {
         /// automatic updates, outlasting `still_gap_s` by `min_stay_s`, holds a stop (1 = on, 0 = off;
         /// ``wayStops(_:_:keepFirst:automatic:_:)``, algorithm version 71).
         public var wayStops: Double = 1
-        /// A region absence whose only fix is the region's own `leave` holds a stop when the ways out and back leave at
-        /// least `min_stay_s` (1 = on, 0 = off; ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``, algorithm
-        /// version 72).
+        /// A region absence shorter than twice `lone_stay_s` whose only fix is the region's own `leave` holds a stop when
+        /// the ways out and back leave at least `min_stay_s` (1 = on, 0 = off;
+        /// ``absentStops(_:_:absences:keepFirst:leaves:speed:_:)``, algorithm version 72).
         public var errandStops: Double = 1
         /// The edges of stays next to fixes an OwnTracks phone published in significant-changes mode follow its
         /// triggers (1 = on, 0 = off; ``triggerEdges(_:_:keepFirst:automatic:crossings:_:)``): a lone-fix stay whose fix
