@@ -50,10 +50,10 @@ public final class DeviceWork {
     /// The trips the trips pass assembled and left for the paths pass to measure and store (``TripsPass/writesTrips``);
     /// nil once stored.
     public var trips: [TripRecord]? = nil
-    /// The start of the earliest stored trip this window's rebuild pointed at other places (its visits' places moved;
-    /// ``RebuildTables/refreshTripPlaces(device:)``), nil when none: the runner then checks the stored `history`
-    /// distances (`Rebuild.staleHistoryRestart`).
-    public var repointedTripsFromMs: Int64? = nil
+    /// Whether this window's rebuild pointed a stored trip at other places (its visits' places moved;
+    /// ``RebuildTables/refreshTripPlaces(device:)``): the runner then checks the stored `history` distances
+    /// (`Rebuild.staleHistoryRestart`).
+    public var tripsRepointed = false
     /// The zones of points without their own offset: by position, or the one the user chose.
     public let zones: LocalZones
 

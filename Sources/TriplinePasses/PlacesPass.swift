@@ -446,9 +446,7 @@ public struct PlacesPass: Pass {
             work.stays = workStays
         }
         // The timeline pass, when it runs after this one, points every trip at its visits' places itself (``refreshesTrips``).
-        if lastWindow && refreshesTrips, let moved = try tables.refreshTripPlaces(device: work.deviceID) {
-            work.repointedTripsFromMs = min(work.repointedTripsFromMs ?? .max, moved)
-        }
+        if lastWindow && refreshesTrips, try tables.refreshTripPlaces(device: work.deviceID) { work.tripsRepointed = true }
         // The timeline pass names every place once Google's are written; without it (`--pass places`), this pass names
         // them (with the timeline pass's default reach: its parameters are not this pass's).
         if lastWindow && namesPlaces {

@@ -612,7 +612,7 @@ public struct Rebuild {
                     Self.add(&totals, type.name, ["ms": .count(Int(Clock.nowMs() - started))])
                 }
                 windows += 1
-                repointed = repointed || work.repointedTripsFromMs != nil
+                repointed = repointed || work.tripsRepointed
                 if end >= toMs { break }
                 var next: StayRecord? = nil
                 let restart = try restartPoint(deviceID: deviceID, before: end, previous: &next, keep: 3)

@@ -197,7 +197,7 @@ public struct TimelinePass: Pass {
             try tables.insertAppTrip(row, legs: trip.legs, lineDistanceM: trip.lineDistanceM, method: trip.method)
         }
         // Trips outside the span that lead to or from Google's visits point at their places again.
-        if let moved = try tables.refreshTripPlaces(device: device) { work.repointedTripsFromMs = min(work.repointedTripsFromMs ?? .max, moved) }
+        if try tables.refreshTripPlaces(device: device) { work.tripsRepointed = true }
         return ["visits": .count(output.visitCount), "places": .count(output.places.count), "trips": .count(output.trips.count),
                 "distance_km": .measure((output.distanceM / 10).rounded() / 100)]
     }

@@ -136,12 +136,12 @@ extension RebuildTables {
     /// Points the device's trips at the places their visits now belong to (the places pass rewrites every place; a
     /// trip outside the span it recomputes keeps its visits, whose place may have changed, merged or been forgotten).
     /// Only the trips whose place changes are written: the rest already point where they would be pointed (a rewrite
-    /// of every trip cost a daily rebuild of six years 14 ms, and each window of a full one as much). Returns the start
-    /// of the earliest trip re-pointed, nil when none was: a trip measured earlier whose places moved may take another
-    /// `history` distance now (`Rebuild.staleHistoryRestart`).
+    /// of every trip cost a daily rebuild of six years 14 ms, and each window of a full one as much). Returns whether
+    /// any trip was re-pointed: a trip measured earlier whose places moved may take another `history` distance now
+    /// (`Rebuild.staleHistoryRestart`).
     @discardableResult
-    public func refreshTripPlaces(device: Int64) throws -> Int64? {
-        let s = try statement(
+    public func refreshTripPlaces(device: Int64) throws -> Bool {
+        try db.run(
             """
             UPDATE trips SET
               from_place_id = (SELECT place_id FROM visits v WHERE v.id = trips.from_visit_id),
@@ -149,12 +149,8 @@ extension RebuildTables {
             WHERE device_id = ?
               AND (from_place_id IS NOT (SELECT place_id FROM visits v WHERE v.id = trips.from_visit_id)
                    OR to_place_id IS NOT (SELECT place_id FROM visits v WHERE v.id = trips.to_visit_id))
-            RETURNING start_ms
-            """)
-        s.bindInt(device, at: 1)
-        var earliest: Int64? = nil
-        while try s.step() { earliest = min(earliest ?? .max, s.int64(0)) }
-        return earliest
+            """, [.integer(device)])
+        return db.changes > 0
     }
 }
 
