@@ -230,7 +230,11 @@ public struct Rebuild {
     ///    fix took, leave at least `evidence.min_stay_s` (`evidence.errand_stops`); a rebuild whose places pass moved
     ///    an earlier visit so that a trip measured before its span (or window) would now take another `history`
     ///    distance recomputes from before that trip (``staleHistoryRestart(deviceID:passes:)``).
-    public static let algorithmVersion = 72
+    /// 73 (iOS names activities late): a stop of `stays.got_out_min_duration_s` with a foot or bicycle state on one
+    ///    side and no moving state within `stays.got_out_reach_s` on the other is out of any vehicle
+    ///    (`stays.got_out_late`); a walk goes on through fixes that say `stationary` beside a foot state, a wait at a
+    ///    crossing (`stays.steps_wait`).
+    public static let algorithmVersion = 73
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

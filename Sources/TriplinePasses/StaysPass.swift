@@ -36,6 +36,10 @@ public struct StaysPass: Pass {
         public var gotOutMinDurationS: Double = 300
         /// … the moving states looked for within this long (seconds) before and after the stay.
         public var gotOutReachS: Double = 120
+        /// … and one side with no moving state within `got_out_reach_s` (iOS names an activity late: a short walk or
+        /// ride on to the next shop says `stationary` for its first minutes) is taken as no vehicle, when the other
+        /// side is on foot or on a bicycle (1 = on, 0 = both sides must show one; algorithm version 73).
+        public var gotOutLate: Double = 1
         /// A stay of `got_out_min_duration_s` is also out of any vehicle when the phone lost the sky there (1 = on,
         /// 0 = off; algorithm version 60): every kept fix inside it reports no speed (a wifi or cell fix: no Doppler),
         /// while the kept fixes just before and just after it report one (satellites, outdoors). A vehicle standing in a
@@ -92,6 +96,10 @@ public struct StaysPass: Pass {
         /// walk began (a walk to the bus stop next door and the wait there), or begins where it ended (the way back from
         /// a stop at the far end of a walk round the block) (algorithm version 59; 1 = on, 0 = off).
         public var stepsTrim: Double = 1
+        /// A walk (`steps_leave_s`) goes on through fixes whose states say `stationary` together with walking, running
+        /// or cycling, for less than the shortest stay any rule keeps: the walker waits at a crossing, and iOS keeps the
+        /// foot state beside `stationary` (1 = on, 0 = off; algorithm version 73).
+        public var stepsWait: Double = 1
         /// A short stay between two trips that the learned model calls a pause on the way (a wait for the bus, a
         /// transfer, a jam) is no stay: the trips on both sides are one (``PauseDecision``; 1 = on, 0 = off).
         public var pauseModel: Double = 1
@@ -132,12 +140,13 @@ public struct StaysPass: Pass {
         public static var keys: Keys { [
             "radius_m": \.radiusM, "min_duration_s": \.minDurationS, "errand_min_duration_s": \.errandMinDurationS,
             "errand_reach_s": \.errandReachS, "got_out_min_duration_s": \.gotOutMinDurationS, "got_out_reach_s": \.gotOutReachS,
-            "got_out_indoors": \.gotOutIndoors, "steps_lead": \.stepsLead,
+            "got_out_indoors": \.gotOutIndoors, "got_out_late": \.gotOutLate, "steps_lead": \.stepsLead,
             "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor,
             "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "merge_m": \.mergeM,
             "excursion_m": \.excursionM, "walk_out_s": \.walkOutS, "walk_out_m": \.walkOutM,
             "steps_leave_s": \.stepsLeaveS, "steps_leave_m": \.stepsLeaveM, "steps_trim": \.stepsTrim,
+            "steps_wait": \.stepsWait,
             "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM,
         ] }
 
@@ -145,13 +154,13 @@ public struct StaysPass: Pass {
         /// windows it scans around each fix are at most an hour; other durations at most a year.
         public static var ranges: Ranges { [
             "radius_m": .distance, "min_duration_s": .duration, "errand_min_duration_s": .duration, "errand_reach_s": .duration,
-            "got_out_min_duration_s": .duration, "got_out_reach_s": .window, "got_out_indoors": .flag, "steps_lead": .flag,
+            "got_out_min_duration_s": .duration, "got_out_reach_s": .window, "got_out_indoors": .flag, "got_out_late": .flag, "steps_lead": .flag,
             "max_gap_s": .duration, "extend_min_s": .duration, "extend_max_s": .duration, "weight_cap_s": .positiveDuration,
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
             "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
             "walk_out_s": .duration, "walk_out_m": .distanceOrOff, "steps_leave_s": .window, "steps_leave_m": .distanceOrOff,
-            "steps_trim": .flag,
+            "steps_trim": .flag, "steps_wait": .flag,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff,
         ] }
     }
@@ -555,10 +564,12 @@ public struct StaysPass: Pass {
             }
             return nil
         }
-        guard let before = firstMoving(from: stay.first - 1, step: -1, edge: w.time[stay.first]),
-            let after = firstMoving(from: stay.last + 1, step: 1, edge: w.time[stay.last])
-        else { return false }
-        return before & vehicle == 0 && after & vehicle == 0
+        let before = firstMoving(from: stay.first - 1, step: -1, edge: w.time[stay.first])
+        let after = firstMoving(from: stay.last + 1, step: 1, edge: w.time[stay.last])
+        // iOS names an activity late: the first minutes of a short walk or ride away may still say `stationary`, so
+        // one side with no moving state at all is no vehicle (`got_out_late`); a vehicle on either side still is.
+        guard p.gotOutLate > 0 ? before != nil || after != nil : before != nil && after != nil else { return false }
+        return (before ?? 0) & vehicle == 0 && (after ?? 0) & vehicle == 0
     }
 
     /// Whether the phone lost the sky from fix `first` to fix `last` (`got_out_indoors`) for at least
@@ -669,7 +680,9 @@ public struct StaysPass: Pass {
 
     /// The walks among the kept fixes (`steps_leave_s`; ranges of indices into `kept`, from the first fix saying so to the
     /// last): runs whose motion states say walking, running or cycling without `stationary` (fixes with no state inside
-    /// a run go on with it; a silence over a minute ends it), from the moving fixes just before their first such state
+    /// a run go on with it, and with `steps_wait` so do those that say `stationary` beside a foot state, a wait at a
+    /// crossing, while it is shorter than the shortest stay any rule keeps; a silence over a minute ends it), from the
+    /// moving fixes just before their first such state
     /// (`steps_lead`: iOS names a walk late), lasting `steps_leave_s` and reaching `steps_leave_m` from their first fix.
     /// Empty when the rule is off or the track has no motion states.
     static func walks(_ w: DeviceWork, _ kept: [Int], _ p: Parameters) -> [ClosedRange<Int>] {
@@ -679,6 +692,11 @@ public struct StaysPass: Pass {
         let motion = w.motion, time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
         let onFoot = MotionGuard.onFoot, still = MotionBits.stationary
         @inline(__always) func stepping(_ k: Int) -> Bool { let m = motion[kept[k]]; return m & onFoot != 0 && m & still == 0 }
+        // A wait (`steps_wait`) goes on with the walk while it is shorter than the shortest stay any rule keeps.
+        let wait = p.stepsWait > 0, waitMs = Int64(p.shortestCandidateS * 1000)
+        @inline(__always) func waiting(_ k: Int, since e: Int) -> Bool {
+            wait && motion[kept[k]] & onFoot != 0 && time[kept[k]] - time[kept[e]] < waitMs
+        }
         var out: [ClosedRange<Int>] = []
         let minMs = Int64(p.stepsLeaveS * 1000)
         var k = 0, floor = 0
@@ -691,7 +709,7 @@ public struct StaysPass: Pass {
             while p.stepsLead > 0 && b > floor, time[kept[b]] - time[kept[b - 1]] <= 60_000, motion[kept[b - 1]] & MotionBits.driving == 0,
                   !speed[kept[b - 1]].isNaN, speed[kept[b - 1]] >= p.movingMps { b -= 1 }
             let i0 = kept[b]
-            while q + 1 < kept.count && (stepping(q + 1) || motion[kept[q + 1]] == 0) && time[kept[q + 1]] - time[kept[q]] <= 60_000 {
+            while q + 1 < kept.count && (stepping(q + 1) || motion[kept[q + 1]] == 0 || waiting(q + 1, since: e)) && time[kept[q + 1]] - time[kept[q]] <= 60_000 {
                 q += 1
                 if stepping(q) { e = q }
                 // Measured only until it suffices: most runs are the walks of trips, thousands of fixes long.

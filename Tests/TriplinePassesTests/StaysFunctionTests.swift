@@ -268,6 +268,29 @@ import TriplineTestSupport
         // No motion states at all (a GPX or GeoLife track): the rule has nothing to go on.
         #expect(errand(arrive: nil, during: nil, leave: nil).count == 2)
     }
+
+    /// Algorithm version 73 (`got_out_late`): iOS names an activity late. A ride to the bakery, 7 min there, and a ride
+    /// on whose first 150 s still say `stationary`: cycling before the stop and no moving state in the two minutes
+    /// after it. A stay; with the rule off, part of the trip. The same stop after a drive (`driving` before it) stays
+    /// in the trip. (The stop-or-traffic model here calls every candidate traffic: only the rule keeps a stay.)
+    @Test func aRideOnThatThePhoneNamesLateLeavesTheStopAStay() {
+        let traffic = PauseModel(base: 20, stumps: [], threshold: 0.5)
+        func ride(_ before: String, late: Bool = true) -> [StayRecord] {
+            var p = StaysPass.Parameters()
+            p.gotOutLate = late ? 1 : 0
+            var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+            b.still(3600, every: 60, drift: 5...15)
+            b.move(3000, bearing: 80, speed: before == "driving" ? 12 : 5, every: 1, motion: before)
+            b.still(420, every: 60, drift: 3...8, motion: "stationary")
+            b.move(750, bearing: 80, speed: 5, every: 1, motion: "stationary")
+            b.move(2250, bearing: 80, speed: 5, every: 1, motion: "cycling")
+            b.still(3600, every: 60, drift: 5...15)
+            return StaysPass.stays(EarlyPassesWork.of(b.points), p, pauseModel: traffic)
+        }
+        #expect(ride("cycling").count == 3)
+        #expect(ride("cycling", late: false).count == 2)
+        #expect(ride("driving").count == 2)
+    }
 }
 
 /// A phone that reports its satellites' speed while it drives and only wifi fixes indoors (`got_out_indoors`, algorithm

@@ -332,4 +332,24 @@ import TriplineTestSupport
         let late = try trips(["stays.steps_lead=0"])
         #expect(late.isEmpty, "\(late.map { ($0.0 - leave, $0.1 - leave) })")
     }
+
+    /// Algorithm version 73 (`stays.steps_wait`): a walk to the kiosk 100 m away with a 20-s wait at a crossing half way,
+    /// where iOS says `walking,stationary`. Each half walks for 35–42 s, shorter than `steps_leave_s`; the walk goes on
+    /// through the wait, so it is one walk of about 100 s, and the kiosk is a visit with a trip there and back. With the
+    /// rule off the wait ends each walk and the stay at home takes in the kiosk.
+    @Test func aWaitAtACrossingIsPartOfTheWalk() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3600, every: 60, drift: 3...8, motion: "stationary")
+        for bearing in [90.0, 270.0] {
+            b.move(45, bearing: bearing, speed: 1.3, every: 2, motion: "walking")
+            b.still(20, every: 2, drift: 0...2, motion: "walking,stationary")
+            b.move(55, bearing: bearing, speed: 1.3, every: 2, motion: "walking")
+            if bearing == 90 { b.still(600, every: 30, drift: 3...8, motion: "stationary") }
+        }
+        b.still(3600, every: 60, drift: 3...8, motion: "stationary")
+        let found = try rebuilt(b.points)
+        #expect(found.trips == 2 && found.visits == 3, "\(found)")
+        let cut = try rebuilt(b.points, sets: ["stays.steps_wait=0"])
+        #expect(cut.trips == 0 && cut.visits == 1, "\(cut)")
+    }
 }
