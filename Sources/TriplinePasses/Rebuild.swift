@@ -234,7 +234,9 @@ public struct Rebuild {
     ///    side and no moving state within `stays.got_out_reach_s` on the other is out of any vehicle
     ///    (`stays.got_out_late`); a walk goes on through fixes that say `stationary` beside a foot state, a wait at a
     ///    crossing (`stays.steps_wait`).
-    public static let algorithmVersion = 73
+    /// 74 (a visit's departure ends a pause): a pause at the place of an iOS visit that was open when the pause began
+    ///    and closed before the departure the resume places ends at the visit's departure (`evidence.visit_departs`).
+    public static let algorithmVersion = 74
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -62,6 +62,33 @@ import TriplineTestSupport
         }
     }
 
+    /// Algorithm version 74 (`evidence.visit_departs`): Overland paused at the supermarket. The person left, walked to
+    /// the car and waited at two lights; the app resumed 400 m on, 6 min after the departure, and the car drove off at
+    /// 12 m/s (or first stood 30 s at a third light, where the stays pass has no speed to go back by and the pause
+    /// places the departure). The resume less the way at the car's pace puts the departure minutes late; iOS's visit,
+    /// closed 60 s after the departure, ends the stay there.
+    @Test(arguments: [false, true]) func aVisitsDepartureEndsAPauseBeforeTheResumeWould(standing: Bool) throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(900, every: 10, drift: 5...25)
+        let pausedAt = b.t + 5_000
+        b.gap(1800)
+        let left = b.t
+        b.gap(360, moving: 400, bearing: 90)  // to the car, two lights: nothing recorded
+        let resumedAt = b.t, resumeLat = b.lat, resumeLon = b.lon
+        if standing { b.still(30, every: 5) }
+        _ = b.move(3000, bearing: 90, speed: 12)
+        b.still(1800, every: 60, drift: 5...20)
+        for rule in [true, false] {
+            let store = try storeWith([("phone", b.points)])
+            try event(store, "paused_location_updates", at: pausedAt, raw: "{}")
+            try event(store, "resumed_location_updates", at: resumedAt, lat: resumeLat, lon: resumeLon, raw: "{}")
+            try visit(store, recorded: left + 120_000, lat: home.lat, lon: home.lon, arrival: t0 + 60_000, departure: left + 60_000)
+            try rebuild(store, sets: ["evidence.visit_departs=\(rule ? 1 : 0)"])
+            let start = Int64(try double(store, "SELECT min(start_ms) FROM trips"))
+            #expect(rule ? abs(start - left) <= 90_000 : start - left >= 180_000, "rule \(rule): left \((start - left) / 1000) s late")
+        }
+    }
+
     @Test func pauseStretchesTheStayToTheDeparture() throws {
         var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
         b.still(900, every: 10, drift: 5...25)

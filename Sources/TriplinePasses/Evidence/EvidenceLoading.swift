@@ -211,6 +211,12 @@ extension EvidencePass {
                 let v = j < w.count ? travelSpeed(w, j, after: true, p) : p.defaultSpeedMps
                 end = resume - Int64(Geo.distance(w.lat[i], w.lon[i], rlat, rlon) / v * 1000)
             }
+            // An iOS visit at the place, open when the pause began and closed before `end`: the device left then
+            // (``StayAmendment/endAtDeparture(_:)``), and the pause claims no stay after it.
+            if p.visitDeparts > 0, let visit = evidence.presences.first(where: { v in
+                v.source == "visit" && v.endMs < end && v.startMs <= w.time[i] && v.endMs >= w.time[i]
+                    && Geo.distance(v.lat, v.lon, w.lat[i], w.lon[i]) <= v.reachM
+            }) { end = visit.endMs }
             // Back over the still fixes near it to the arrival (the fixes before the pause), for the place's centre.
             var k = i, sumLat = 0.0, sumLon = 0.0, n = 0.0
             while k >= 0 {

@@ -88,6 +88,7 @@ struct StayAmendment {
             if e.source == "visit" { a.splitAtArrival(e) }
             a.apply(e)
         }
+        for e in evidence.presences where e.source == "visit" { a.endAtDeparture(e) }
         var stays = a.stays
         let speed = { typicalSpeed($0, $1, $2, $3, at: $4) }
         stays = EvidencePass.movingResumes(w, stays, keepFirst: keepFirst, speed: speed, p)
@@ -210,6 +211,19 @@ struct StayAmendment {
         a.endMs = w.time[h]
         b.startMs = e.startMs
         stays.replaceSubrange(k...k, with: [a.reindexed(in: w), b.reindexed(in: w)])
+    }
+
+    /// An iOS visit's departure in the silence after its stay's last kept fix ends the stay there (`visit_departs`):
+    /// the end the stays pass or a pause placed in that silence (the next fix less the way to it at its pace, the
+    /// resume less the way out of the pause region) is an estimate, and both signs of leaving come late.
+    mutating func endAtDeparture(_ e: Presence) {
+        guard p.visitDeparts > 0, e.endMs < Int64.max, e.endMs >= processFrom else { return }
+        guard let k = stays.indices.first(where: { k in
+            k >= keepFirst && stays[k].startMs < e.endMs && stays[k].endMs > e.endMs
+                && Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM
+        }), stays[k].last < w.count, w.time[stays[k].last] <= e.endMs else { return }
+        stays[k].endMs = e.endMs
+        stays[k] = stays[k].reindexed(in: w)
     }
 
     // MARK: Presences
