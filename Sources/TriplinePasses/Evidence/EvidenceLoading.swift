@@ -201,6 +201,8 @@ extension EvidencePass {
         }
         for (name, start) in entered { appendEntered(name, start, until: Int64.max, open: true) }
         // Pauses: at the last kept fix before the pause; departure = resume less the walk out at the next fix's speed.
+        // (The closed iOS visits by arrival, for `visit_departs`: they follow each other without overlapping.)
+        let closed = p.visitDeparts > 0 ? evidence.presences.filter { $0.source == "visit" && $0.endMs < Int64.max }.sorted { $0.startMs < $1.startMs } : []
         for (paused, resume, rlat, rlon) in pauses {
             guard let start = paused ?? pauseStart(w, resume: resume, rlat!, rlon!, p) else { continue }
             let i = w.lastKept(atOrBefore: lowerBound(w.time, start + 1) - 1)
@@ -212,11 +214,17 @@ extension EvidencePass {
                 end = resume - Int64(Geo.distance(w.lat[i], w.lon[i], rlat, rlon) / v * 1000)
             }
             // An iOS visit at the place, open when the pause began and closed before `end`: the device left then
-            // (``StayAmendment/endAtDeparture(_:)``), and the pause claims no stay after it.
-            if p.visitDeparts > 0, let visit = evidence.presences.first(where: { v in
-                v.source == "visit" && v.endMs < end && v.startMs <= w.time[i] && v.endMs >= w.time[i]
-                    && Geo.distance(v.lat, v.lon, w.lat[i], w.lon[i]) <= v.reachM
-            }) { end = visit.endMs }
+            // (``StayAmendment/endAtDeparture(_:)``), and the pause claims no stay after it. (The last visit to arrive
+            // by the pause's last fix.)
+            var lo = 0, hi = closed.count
+            while lo < hi {
+                let mid = (lo + hi) >> 1
+                if closed[mid].startMs <= w.time[i] { lo = mid + 1 } else { hi = mid }
+            }
+            if lo > 0, closed[lo - 1].endMs < end, closed[lo - 1].endMs >= w.time[i],
+               Geo.distance(closed[lo - 1].lat, closed[lo - 1].lon, w.lat[i], w.lon[i]) <= closed[lo - 1].reachM {
+                end = closed[lo - 1].endMs
+            }
             // Back over the still fixes near it to the arrival (the fixes before the pause), for the place's centre.
             var k = i, sumLat = 0.0, sumLon = 0.0, n = 0.0
             while k >= 0 {
