@@ -236,7 +236,9 @@ public struct Rebuild {
     ///    crossing (`stays.steps_wait`).
     /// 74 (a visit's departure ends a pause): a pause at the place of an iOS visit that was open when the pause began
     ///    and closed before the departure the resume places ends at the visit's departure (`evidence.visit_departs`).
-    public static let algorithmVersion = 74
+    /// 75 (a visit keeps a walk): a presence never joins two stays across a walk out the fixes recorded between them
+    ///    (`evidence.walk_apart`, the stays pass's `walk_out_s` and `walk_out_m`).
+    public static let algorithmVersion = 75
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

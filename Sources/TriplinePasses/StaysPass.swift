@@ -773,13 +773,18 @@ public struct StaysPass: Pass {
     /// motion states for `walk_out_s` in all (``MotionGuard``, driving included: a drive round the block) and a path
     /// of `walk_out_m`.
     static func walkedOut(_ a: StayRecord, _ b: StayRecord, _ w: DeviceWork, _ p: Parameters) -> Bool {
-        guard p.walkOutS > 0, a.last >= 0, a.last <= b.first, b.first < w.count else { return false }
+        walkedOut(a, b, w, seconds: p.walkOutS, metres: p.walkOutM)
+    }
+
+    /// ``walkedOut(_:_:_:_:)`` with `walk_out_s` and `walk_out_m` given (the evidence pass asks it too).
+    static func walkedOut(_ a: StayRecord, _ b: StayRecord, _ w: DeviceWork, seconds: Double, metres: Double) -> Bool {
+        guard seconds > 0, a.last >= 0, a.last <= b.first, b.first < w.count else { return false }
         let between = (a.last...b.first).filter { w.flags[$0] == 0 }
         let moving = MotionGuard.movingS(w, between, states: MotionGuard.onFoot | MotionBits.driving)
-        guard moving >= p.walkOutS else { return false }
+        guard moving >= seconds else { return false }
         var path = 0.0
         for (i, j) in zip(between, between.dropFirst()) { path += Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j]) }
-        return path >= p.walkOutM
+        return path >= metres
     }
 
     /// The stays of the span: found among the kept points (``detect(_:_:)``), those that start at or after

@@ -89,6 +89,27 @@ import TriplineTestSupport
         }
     }
 
+    /// Algorithm version 75 (`evidence.walk_apart`): 12 min at the pharmacy, a walk of 97 s (`walking`, a fix every
+    /// 4 s) to the office 116 m away, two hours there. iOS's visit for the pharmacy closed 70 s after the person reached
+    /// the office, and its 150-m reach covers both. The stays pass keeps them apart across the walk, and so does the
+    /// visit: two stays and the walk between them. With the rule off the visit joins them over the walk.
+    @Test func aVisitDoesNotJoinStaysAcrossARecordedWalk() throws {
+        var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+        b.still(720, every: 20, drift: 3...8, motion: "stationary")
+        let left = b.t
+        _ = b.move(116, bearing: 90, speed: 1.2, every: 4, motion: "walking")
+        let arrived = b.t
+        b.still(7200, every: 20, drift: 3...8, motion: "stationary")
+        for rule in [true, false] {
+            let store = try storeWith([("phone", b.points)])
+            try visit(store, recorded: arrived + 120_000, lat: home.lat, lon: home.lon, arrival: t0, departure: arrived + 70_000)
+            try rebuild(store, sets: ["evidence.walk_apart=\(rule ? 1 : 0)"])
+            let stays = try count(store, "SELECT count(*) FROM stays")
+            let walk = try count(store, "SELECT count(*) FROM trips WHERE start_ms <= \(left + 30_000) AND end_ms >= \(arrived - 30_000)")
+            #expect(rule ? stays == 2 && walk == 1 : stays == 1 && walk == 0, "rule \(rule): \(stays) stays, \(walk) walks")
+        }
+    }
+
     @Test func pauseStretchesTheStayToTheDeparture() throws {
         var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
         b.still(900, every: 10, drift: 5...25)

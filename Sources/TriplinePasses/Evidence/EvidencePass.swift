@@ -111,6 +111,14 @@ public struct EvidencePass: Pass {
         /// departure later: a slow start, a walk to the car or a light, puts those estimates minutes late (1 = on,
         /// 0 = off; ``StayAmendment/endAtDeparture(_:)``, algorithm version 74).
         public var visitDeparts: Double = 1
+        /// A presence (an iOS visit, a pause, a region) never joins two stays across a walk out between them, as the
+        /// stays pass never merges them (`stays.walk_out_s`, `stays.walk_out_m`: a visit's 150-m reach covers the
+        /// pharmacy and the office 116 m away, and the walk between them was recorded) (1 = on, 0 = off; algorithm
+        /// version 75).
+        public var walkApart: Double = 1
+        /// The stays pass's `walk_out_s` and `walk_out_m` (not keys of this pass: ``EvidencePass/init(settings:)``
+        /// reads them from the stays pass's settings).
+        var walkOut = (seconds: StaysPass.Parameters().walkOutS, metres: StaysPass.Parameters().walkOutM)
         /// The device's own pace (trips no fix saw, arrivals a silence hid) is learnt from the trips the fixes saw whole
         /// between the stays pass's stays, then (2) again between the amended stays, and the amendments are redone with
         /// it: a trip seen whole to a place whose stay only the evidence made (an iOS visit or a pause over a few fixes,
@@ -167,7 +175,7 @@ public struct EvidencePass: Pass {
             "match_m": \.matchM, "leave_lag_s": \.leaveLagS, "enter_lag_s": \.enterLagS, "min_stay_s": \.minStayS,
             "still_gap_s": \.stillGapS, "lone_stay_s": \.loneStayS, "lone_isolation_s": \.loneIsolationS, "lone_max_s": \.loneMaxS, "outlier_s": \.outlierS, "sparse_interval_s": \.sparseIntervalS, "settle_lag_s": \.settleLagS, "cluster_m": \.clusterM, "moving_mps": \.movingMps, "default_speed_mps": \.defaultSpeedMps,
             "speed_window_s": \.speedWindowS, "travel_min_speed_mps": \.travelMinSpeedMps, "resume_gap_s": \.resumeGapS, "unseen_speed_mps": \.unseenSpeedMps, "unseen_walk_max_m": \.unseenWalkMaxM, "pause_reach_m": \.pauseReachM, "pause_exit_m": \.pauseExitM, "arrival_gap_s": \.arrivalGapS, "pace_rounds": \.paceRounds,
-            "visit_departs": \.visitDeparts,
+            "visit_departs": \.visitDeparts, "walk_apart": \.walkApart,
             "edge_pace": \.edgePace, "edge_min_s": \.edgeMinS, "leave_pace": \.leavePace, "proven_stops": \.provenStops, "way_stops": \.wayStops, "errand_stops": \.errandStops,
             "trigger_edges": \.triggerEdges, "distance_trigger_m": \.distanceTriggerM, "time_trigger_s": \.timeTriggerS,
             "absence_starts": \.absenceStarts, "absent_pace": \.absentPace, "enter_bound": \.enterBound,
@@ -181,7 +189,7 @@ public struct EvidencePass: Pass {
             "outlier_s": .duration, "sparse_interval_s": .duration, "settle_lag_s": .duration, "cluster_m": .distanceOrOff,
             "moving_mps": .speed, "default_speed_mps": .speed, "speed_window_s": .window, "travel_min_speed_mps": .speedOrOff,
             "resume_gap_s": .duration, "unseen_speed_mps": .speed, "unseen_walk_max_m": .distanceOrOff,
-            "pause_reach_m": .distanceOrOff, "pause_exit_m": .distanceOrOff, "arrival_gap_s": .duration, "visit_departs": .flag,
+            "pause_reach_m": .distanceOrOff, "pause_exit_m": .distanceOrOff, "arrival_gap_s": .duration, "visit_departs": .flag, "walk_apart": .flag,
             "pace_rounds": ParameterRange(1, 10, whole: true),  // each round reruns the amendments
             "edge_pace": ParameterRange(0, 1, whole: true), "edge_min_s": .duration,
             "leave_pace": ParameterRange(0, 1, whole: true), "proven_stops": ParameterRange(0, 1, whole: true),
@@ -195,6 +203,15 @@ public struct EvidencePass: Pass {
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    /// Its own settings, and the stays pass's walk out (`stays.walk_out_s`, `stays.walk_out_m`; `walk_apart`).
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        let stays = try StaysPass(settings: settings).parameters
+        p.walkOut = (stays.walkOutS, stays.walkOutM)
+        self.init(parameters: p)
+    }
 
     /// What the pass reads for one device's span.
     public struct Input {

@@ -284,7 +284,8 @@ struct StayAmendment {
         }
     }
 
-    /// The stays of presence `e` (`members`, from the first) joined while nothing in between was further away, and
+    /// The stays of presence `e` (`members`, from the first) joined while nothing in between was further away (and no
+    /// walk out lies between them, `walk_apart`), and
     /// stretched over the presence as far as the fixes around them allow (travel-aware, ``bound(_:after:_:_:_:)``).
     /// Returns the index (before the join) of the last stay joined.
     @discardableResult
@@ -295,6 +296,8 @@ struct StayAmendment {
         var joinTo = a
         for k in members.dropFirst() {
             if firstFar(after: stays[joinTo].endMs, e) < stays[k].startMs { break }
+            // (Nor across a walk out the fixes recorded: `walk_apart`.)
+            if p.walkApart > 0, StaysPass.walkedOut(stays[joinTo], stays[k], w, seconds: p.walkOut.seconds, metres: p.walkOut.metres) { break }
             joinTo = k
         }
         if joinTo > a {
