@@ -234,8 +234,9 @@ public struct Rebuild {
     ///    side and no moving state within `stays.got_out_reach_s` on the other is out of any vehicle
     ///    (`stays.got_out_late`); a walk goes on through fixes that say `stationary` beside a foot state, a wait at a
     ///    crossing (`stays.steps_wait`).
-    /// 74 (a visit's departure ends a pause): a pause at the place of an iOS visit that was open when the pause began
-    ///    and closed before the departure the resume places ends at the visit's departure (`evidence.visit_departs`).
+    /// 74 (a visit's departure ends a pause): an iOS visit's departure in the silence after its stay's last fix ends
+    ///    the stay there, and a pause at its place that began while it was open claims nothing after the departure
+    ///    (`evidence.visit_departs`).
     /// 75 (a visit keeps a walk): a presence never joins two stays across a walk out the fixes recorded between them
     ///    (`evidence.walk_apart`, the stays pass's `walk_out_s` and `walk_out_m`).
     public static let algorithmVersion = 75
