@@ -216,14 +216,10 @@ extension EvidencePass {
             // An iOS visit at the place, open when the pause began and closed before `end`: the device left then
             // (``StayAmendment/endAtDeparture(_:)``), and the pause claims no stay after it. (The last visit to arrive
             // by the pause's last fix.)
-            var lo = 0, hi = closed.count
-            while lo < hi {
-                let mid = (lo + hi) >> 1
-                if closed[mid].startMs <= w.time[i] { lo = mid + 1 } else { hi = mid }
-            }
-            if lo > 0, closed[lo - 1].endMs < end, closed[lo - 1].endMs >= w.time[i],
-               Geo.distance(closed[lo - 1].lat, closed[lo - 1].lon, w.lat[i], w.lon[i]) <= closed[lo - 1].reachM {
-                end = closed[lo - 1].endMs
+            let open = partitionPoint(0..<closed.count) { closed[$0].startMs <= w.time[i] } - 1
+            if open >= 0, closed[open].endMs < end, closed[open].endMs >= w.time[i],
+               Geo.distance(closed[open].lat, closed[open].lon, w.lat[i], w.lon[i]) <= closed[open].reachM {
+                end = closed[open].endMs
             }
             // Back over the still fixes near it to the arrival (the fixes before the pause), for the place's centre.
             var k = i, sumLat = 0.0, sumLon = 0.0, n = 0.0

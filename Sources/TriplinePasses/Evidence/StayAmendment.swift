@@ -219,12 +219,7 @@ struct StayAmendment {
     mutating func endAtDeparture(_ e: Presence) {
         guard p.visitDeparts > 0, e.endMs < Int64.max, e.endMs >= processFrom else { return }
         // The stays run in time order without overlapping: the one holding the departure is the last to begin before it.
-        var lo = keepFirst, hi = stays.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if stays[mid].startMs < e.endMs { lo = mid + 1 } else { hi = mid }
-        }
-        let k = lo - 1
+        let k = partitionPoint(keepFirst..<stays.count) { stays[$0].startMs < e.endMs } - 1
         guard k >= keepFirst, stays[k].endMs > e.endMs, Geo.distance(stays[k].lat, stays[k].lon, e.lat, e.lon) <= e.reachM,
               stays[k].last < w.count, w.time[stays[k].last] <= e.endMs else { return }
         stays[k].endMs = e.endMs
