@@ -239,7 +239,10 @@ public struct Rebuild {
     ///    (`evidence.visit_departs`).
     /// 75 (a visit keeps a walk): a presence never joins two stays across a walk out the fixes recorded between them
     ///    (`evidence.walk_apart`, the stays pass's `walk_out_s` and `walk_out_m`).
-    public static let algorithmVersion = 75
+    /// 76 (short walks logged by hand): the silence between two tracks logged by hand is a stay when each track reaches
+    ///    further than `stays.silence_leave_m` (120 m, the place's own reach) from its end, where it had to reach
+    ///    `stays.silence_jump_m` (300 m).
+    public static let algorithmVersion = 76
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

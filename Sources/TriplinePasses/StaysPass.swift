@@ -129,6 +129,11 @@ public struct StaysPass: Pass {
         /// lies within this many metres of the place the track before ended, the silence is that stay, from the
         /// arrival (a person asleep at home between a day logged by hand and a day logged all day). 0 = off.
         public var silenceWakeM: Double = 120
+        /// … and both tracks are trips: each reaches further than this (metres) from its end at the silence, beyond
+        /// the place's own reach (`radius_m`, not tuned): a track that never leaves it is the logger waking at a place,
+        /// not a departure. A short walk logged by hand (home from the school, 270 m; out and back at lunch, logged
+        /// from two minutes on) is a trip all the same (algorithm version 76; before, `silence_jump_m`, 300 m).
+        public var silenceLeaveM: Double = 120
 
         public init() {}
 
@@ -147,7 +152,8 @@ public struct StaysPass: Pass {
             "excursion_m": \.excursionM, "walk_out_s": \.walkOutS, "walk_out_m": \.walkOutM,
             "steps_leave_s": \.stepsLeaveS, "steps_leave_m": \.stepsLeaveM, "steps_trim": \.stepsTrim,
             "steps_wait": \.stepsWait,
-            "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS, "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM,
+            "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS,
+            "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM, "silence_leave_m": \.silenceLeaveM,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): radii and speeds the pass divides by are above 0; the
@@ -161,7 +167,8 @@ public struct StaysPass: Pass {
             "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
             "walk_out_s": .duration, "walk_out_m": .distanceOrOff, "steps_leave_s": .window, "steps_leave_m": .distanceOrOff,
             "steps_trim": .flag, "steps_wait": .flag,
-            "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration, "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff,
+            "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration,
+            "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff, "silence_leave_m": .distance,
         ] }
     }
 
@@ -355,8 +362,8 @@ public struct StaysPass: Pass {
     /// reporting a speed, the silence claimed by no stay and no stay beginning at `j`: the traveller was at `i`'s place
     /// and left it to reach `j` at the next track's own pace `v` (median step speed of its first two minutes). The
     /// silence is a stay there when
-    /// - both tracks are trips: each runs on (fixes at most a minute apart) beyond `silence_jump_m` of its end at the
-    ///   silence (a track that never leaves a cold start's jump is the logger waking at a place, not a departure), and
+    /// - both tracks are trips: each runs on (fixes at most a minute apart) beyond `silence_leave_m` of its end at the
+    ///   silence (a track that never leaves the place's reach is the logger waking at a place, not a departure), and
     ///   the track before it ends no faster than `silence_arrive_mps` (median step speed of its last two minutes:
     ///   whoever stops somewhere walks to the door; faster, the silence is a signal lost under way);
     /// - `j` lies within `silence_jump_m` + `v` × `silence_late_s` of the place (a cold start's warm-up jump, and a
@@ -365,10 +372,12 @@ public struct StaysPass: Pass {
     ///   the silence says they were moving (an unseen trip), and it stays unclaimed.
     /// A stay that ends at `i` (within `edge_s`) is extended to the departure (the track conditions on its side are its
     /// own fixes); else a stay begins at the still fixes the track ended with (those within `unknown_accuracy_m` of `i`).
-    /// Algorithm version 33: a silence that ends in a stay (one beginning within `edge_s` of `j`, no trip leaving from
-    /// `j`: the logger woke where the person was) is that stay from `i` when its centre lies within `silence_wake_m` of
-    /// the place the track before ended; that track arrived also when it stood still there (those still fixes) for the
-    /// two minutes before the silence, and a lone `i` more than a minute after the rest is judged with them.
+    /// Algorithm version 33: a silence that ends in a stay (one beginning within `edge_s` of `j`: the logger woke where
+    /// the person was) is that stay from `i` when its centre lies within `silence_wake_m` of the place the track before
+    /// ended; that track arrived also when it stood still there (those still fixes) for the two minutes before the
+    /// silence, and a lone `i` more than a minute after the rest is judged with them. Since version 76 this is asked
+    /// before whether the next track is a trip: a cold start's warm-up jump, run back to the place, reaches
+    /// `silence_leave_m`.
     // Long by design: one scan over the silences, each checked against both tracks and the stays around it.
     static func silences(_ stays: [StayRecord], _ w: DeviceWork, _ p: Parameters) -> [StayRecord] {
         guard p.silenceJumpM > 0, w.count > 1 else { return stays }
@@ -391,13 +400,14 @@ public struct StaysPass: Pass {
             steps.sort()
             return steps[steps.count / 2]
         }
-        /// Whether the track from `e` (fixes at most `trackMs` apart) reaches further than `silence_jump_m` from it.
-        func leavesJump(from e: Int, forward: Bool) -> Bool {
+        /// Whether the track from `e` (fixes at most `trackMs` apart; forward: after it, else before it) reaches further
+        /// than `silence_leave_m` from it.
+        func leaves(from e: Int, forward: Bool) -> Bool {
             var q = e
             while true {
                 let r = forward ? w.firstKept(atOrAfter: q + 1) : w.lastKept(atOrBefore: q - 1)
                 guard r >= 0, r < w.count, abs(w.time[r] - w.time[q]) <= trackMs else { return false }
-                if Geo.distance(w.lat[e], w.lon[e], w.lat[r], w.lon[r]) > p.silenceJumpM { return true }
+                if Geo.distance(w.lat[e], w.lon[e], w.lat[r], w.lon[r]) > p.silenceLeaveM { return true }
                 q = r
             }
         }
@@ -417,19 +427,7 @@ public struct StaysPass: Pass {
             // The stay ending at `i` (trimmed of its last moving fixes), else the track before must be a trip that
             // arrived (below).
             let previous = k > 0 && ti - out[k - 1].endMs <= edgeMs ? k - 1 : nil
-            // The next track is a trip that left the place; else a stay begins at `j` (or within `edge_s` of it, its
-            // first fixes trimmed): the logger woke where the person was (left on all day, started at home before the
-            // first departure), and the silence is that stay if the track before arrived at its place (`waking`,
-            // `silence_wake_m`); else the stays pass saw a place there (or a cold start's jump) and it is left to it.
-            var v = 0.0
-            var waking: Int? = nil
-            if !(k < out.count && out[k].startMs <= tj), let pj = pace(from: j, forward: true), leavesJump(from: j, forward: true) {
-                v = pj
-            } else if p.silenceWakeM > 0, previous == nil, k < out.count, out[k].startMs <= tj + edgeMs {
-                waking = k
-            } else {
-                continue
-            }
+            // The place: the stay's, else the still fixes the track before ended with (within `unknown_accuracy_m` of `i`).
             var lat = w.lat[i], lon = w.lon[i], first = i, n = 1
             if let previous {
                 lat = out[previous].lat; lon = out[previous].lon
@@ -443,17 +441,34 @@ public struct StaysPass: Pass {
                     q = w.lastKept(atOrBefore: q - 1)
                 }
                 lat = sLat / Double(n); lon = Geo.normalizedLongitude(sLon / Double(n))
+            }
+            // A stay at the place begins at `j` (or within `edge_s` of it, its first fixes trimmed: a cold start's
+            // warm-up jump): the logger woke where the person was (left on all day, started at home before the first
+            // departure), and the silence is that stay if the track before arrived at its place (`waking`,
+            // `silence_wake_m`). Else the next track must be a trip that left the place; else the stays pass saw a
+            // place there and it is left to it.
+            var v = 0.0
+            var waking: Int? = nil
+            if p.silenceWakeM > 0, previous == nil, k < out.count, out[k].startMs <= tj + edgeMs,
+               Geo.distance(lat, lon, out[k].lat, out[k].lon) <= p.silenceWakeM
+            {
+                waking = k
+            } else if !(k < out.count && out[k].startMs <= tj), let pj = pace(from: j, forward: true), leaves(from: j, forward: true) {
+                v = pj
+            } else {
+                continue
+            }
+            if previous == nil {
                 // The track before ends at `i`, or, when `i` is a lone fix more than a minute after the rest (a signal
                 // lost indoors; a logger left on writes a still fix only once it drifted 10–25 m), at the still fixes
                 // it ended with. It arrived: it ends no faster than walking, or it stood still at the place (those
                 // fixes) for two minutes before the silence (version 33: a run, a ride right up to the door).
                 let end = pace(from: i, forward: false) == nil ? first : i
                 guard let arrive = pace(from: end, forward: false), arrive <= p.silenceArriveMps || ti - w.time[first] >= paceMs,
-                      leavesJump(from: end, forward: false) else { continue }
+                      leaves(from: end, forward: false) else { continue }
             }
             if let waking {
                 // The person arrived at the place the logger woke at and never moved: one stay from the arrival.
-                guard Geo.distance(lat, lon, out[waking].lat, out[waking].lon) <= p.silenceWakeM else { continue }
                 out[waking].startMs = ti
                 out[waking].first = i
                 out[waking].points += 1

@@ -158,7 +158,8 @@ import TriplineTestSupport
     /// after a cold start (its first fix 200 m off, converging in 20 s) and writes a still fix every two minutes for 40
     /// minutes before the ride away. The stay that begins after the silence is one stay from the track's last fix (the
     /// still tail stays the trip's, as it was): nothing says the person left. Without the rule (`silence_wake_m` = 0) the evening is no stay (the still tail is too
-    /// short; the sparse still fixes are no track that leaves, so the silence rule left it to the morning's stay).
+    /// short; the sparse still fixes are no track that leaves, so the silence rule left it to the morning's stay, as
+    /// version 75 did with `silence_leave_m` at 300 m).
     @Test func aSilenceEndingInAStayAtThePlaceIsThatStay() {
         var t = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
         t.move(3000, bearing: 80, speed: 4, every: 5)
@@ -180,8 +181,13 @@ import TriplineTestSupport
         }
         var off = StaysPass.Parameters()
         off.silenceWakeM = 0
+        off.silenceLeaveM = 300
         let before = StaysPass.stays(EarlyPassesWork.of(points), off)
         #expect(before.count == 1 && before.allSatisfy { $0.startMs > woke })
+        // Since version 76 a track is a trip from 120 m (`silence_leave_m`), and the warm-up jump reaches that: without
+        // the waking rule, asked first, the cold start would be a departure and the evening and the morning two stays.
+        off.silenceLeaveM = StaysPass.Parameters().silenceLeaveM
+        #expect(StaysPass.stays(EarlyPassesWork.of(points), off).count == 2)
     }
 
     /// A run up to the door (issue 23, algorithm version 33): a run at 3 m/s ends at B, and the logger, left on,
@@ -203,6 +209,60 @@ import TriplineTestSupport
             #expect(Geo.distance(s.lat, s.lon, b.lat, b.lon) < 30)
             #expect(abs(s.startMs - arrive) <= 30_000)
         }
+    }
+
+    /// A walk of `walked` m at 1.4 m/s logged by hand up to a place (then a still tail of `tail` s), `silent` s without a
+    /// fix, and the next walk logged from two minutes after leaving: its first fix 175 m off along `bearing`, on as
+    /// `then` walks. The departure is that fix less the 125 s the walk to it took.
+    func lateLoggedWalks(walked: Double, tail: Int, silent: Int, bearing: Double, then: (inout TrackBuilder) -> Void)
+        -> (points: [Point], arriveMs: Int64, leftMs: Int64, place: (lat: Double, lon: Double))
+    {
+        var t = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        t.move(walked, bearing: 80, speed: 1.4, every: 5)
+        let arrive = t.t, place = (lat: t.lat, lon: t.lon)
+        t.still(tail, every: 5, drift: 0...3)
+        t.gap(silent, moving: 168, bearing: bearing)
+        let left = t.t + 5000 - Int64(175 / 1.4 * 1000)
+        then(&t)
+        return (Self.logged(t.points), arrive, left, place)
+    }
+
+    /// One stay at the place, from the arrival to the departure; none when a track must reach 300 m to be a trip, as
+    /// until version 75 (`silence_jump_m`).
+    func expectTheSilenceIsAStay(_ day: (points: [Point], arriveMs: Int64, leftMs: Int64, place: (lat: Double, lon: Double))) {
+        let stays = StaysPass.stays(EarlyPassesWork.of(day.points), StaysPass.Parameters())
+        #expect(stays.count == 1)
+        if let s = stays.first {
+            #expect(Geo.distance(s.lat, s.lon, day.place.lat, day.place.lon) < 20)
+            #expect(abs(s.startMs - day.arriveMs) <= 30_000)
+            #expect(abs(s.endMs - day.leftMs) <= 15_000)
+        }
+        var before = StaysPass.Parameters()
+        before.silenceLeaveM = 300
+        #expect(StaysPass.stays(EarlyPassesWork.of(day.points), before).isEmpty)
+    }
+
+    /// A short walk logged by hand (issue 23, `silence_leave_m`, algorithm version 76): the walk home from the school
+    /// is logged only for its last 270 m, the logger stopped half a minute after the arrival; ten hours later the next
+    /// walk is logged from two minutes after leaving. The night is a stay at home, from the arrival to the departure
+    /// that walk's pace places. Before version 76 a track had to reach 300 m (`silence_jump_m`) from its end to count as
+    /// a trip, and the night at home was no stay at all (the varied world's logger, development seed 1).
+    @Test func aShortWalkLoggedByHandArrived() {
+        expectTheSilenceIsAStay(lateLoggedWalks(walked: 270, tail: 30, silent: 36_000, bearing: 80) { t in
+            t.move(1000, bearing: 80, speed: 1.4, every: 5)
+        })
+    }
+
+    /// The other side (`silence_leave_m`, algorithm version 76): four hours at work, then a walk out and back at lunch
+    /// (373 m out) logged from two minutes after leaving, so its track reaches only 198 m from its first fix. The
+    /// silence before it is a stay at work, up to the departure that walk's pace places; before version 76 the walk was
+    /// no trip by its reach and the four hours at work no stay.
+    @Test func aWalkLoggedLateLeft() {
+        expectTheSilenceIsAStay(lateLoggedWalks(walked: 500, tail: 60, silent: 14_400, bearing: 0) { t in
+            t.move(205, bearing: 0, speed: 1.4, every: 5)
+            t.move(380, bearing: 180, speed: 1.4, every: 5)
+            t.still(60, every: 5, drift: 0...3)
+        })
     }
 }
 
