@@ -229,17 +229,20 @@ import TriplineTestSupport
 
     /// One stay at the place, from the arrival to the departure; none when a track must reach 300 m to be a trip, as
     /// until version 75 (`silence_jump_m`).
-    func expectTheSilenceIsAStay(_ day: (points: [Point], arriveMs: Int64, leftMs: Int64, place: (lat: Double, lon: Double))) {
+    func expectTheSilenceIsAStay(
+        _ day: (points: [Point], arriveMs: Int64, leftMs: Int64, place: (lat: Double, lon: Double)),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let stays = StaysPass.stays(EarlyPassesWork.of(day.points), StaysPass.Parameters())
-        #expect(stays.count == 1)
+        #expect(stays.count == 1, sourceLocation: sourceLocation)
         if let s = stays.first {
-            #expect(Geo.distance(s.lat, s.lon, day.place.lat, day.place.lon) < 20)
-            #expect(abs(s.startMs - day.arriveMs) <= 30_000)
-            #expect(abs(s.endMs - day.leftMs) <= 15_000)
+            #expect(Geo.distance(s.lat, s.lon, day.place.lat, day.place.lon) < 20, sourceLocation: sourceLocation)
+            #expect(abs(s.startMs - day.arriveMs) <= 30_000, sourceLocation: sourceLocation)
+            #expect(abs(s.endMs - day.leftMs) <= 15_000, sourceLocation: sourceLocation)
         }
         var before = StaysPass.Parameters()
         before.silenceLeaveM = 300
-        #expect(StaysPass.stays(EarlyPassesWork.of(day.points), before).isEmpty)
+        #expect(StaysPass.stays(EarlyPassesWork.of(day.points), before).isEmpty, sourceLocation: sourceLocation)
     }
 
     /// A short walk logged by hand (issue 23, `silence_leave_m`, algorithm version 76): the walk home from the school
