@@ -242,7 +242,9 @@ public struct Rebuild {
     /// 76 (short walks logged by hand): the silence between two tracks logged by hand is a stay when each track reaches
     ///    further than `stays.silence_leave_m` (120 m, the place's own reach) from its end, where it had to reach
     ///    `stays.silence_jump_m` (300 m).
-    public static let algorithmVersion = 76
+    /// 77 (a drive logged to the door): the track before such a silence arrived when it ended no faster than walking
+    ///    over its last two minutes or over its last `stays.silence_arrive_s` (30 s: the walk from the parked car).
+    public static let algorithmVersion = 77
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

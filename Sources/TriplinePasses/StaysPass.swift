@@ -125,6 +125,10 @@ public struct StaysPass: Pass {
         /// whoever stops somewhere walks to the door (`trips.walk_max_mps`); faster, the signal was lost under way —
         /// unless it stood still at the place for the two minutes before the silence (a run, a ride up to the door).
         public var silenceArriveMps: Double = 2.4
+        /// … or whose last this many seconds (the median step speed over them, at least one step) were no faster:
+        /// the walk from a parked car to the door (a driver who stops the logger on arriving logged the drive's last
+        /// two minutes; a track lost under way is fast to its end). 0 = off (algorithm version 77).
+        public var silenceArriveS: Double = 30
         /// … and when a stay begins at the fix after the silence (the logger woke where the person was) whose centre
         /// lies within this many metres of the place the track before ended, the silence is that stay, from the
         /// arrival (a person asleep at home between a day logged by hand and a day logged all day). 0 = off.
@@ -153,7 +157,8 @@ public struct StaysPass: Pass {
             "steps_leave_s": \.stepsLeaveS, "steps_leave_m": \.stepsLeaveM, "steps_trim": \.stepsTrim,
             "steps_wait": \.stepsWait,
             "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS,
-            "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_wake_m": \.silenceWakeM, "silence_leave_m": \.silenceLeaveM,
+            "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_arrive_s": \.silenceArriveS,
+            "silence_wake_m": \.silenceWakeM, "silence_leave_m": \.silenceLeaveM,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"): radii and speeds the pass divides by are above 0; the
@@ -168,7 +173,7 @@ public struct StaysPass: Pass {
             "walk_out_s": .duration, "walk_out_m": .distanceOrOff, "steps_leave_s": .window, "steps_leave_m": .distanceOrOff,
             "steps_trim": .flag, "steps_wait": .flag,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration,
-            "silence_arrive_mps": .speed, "silence_wake_m": .distanceOrOff, "silence_leave_m": .distance,
+            "silence_arrive_mps": .speed, "silence_arrive_s": .window, "silence_wake_m": .distanceOrOff, "silence_leave_m": .distance,
         ] }
     }
 
@@ -364,8 +369,9 @@ public struct StaysPass: Pass {
     /// silence is a stay there when
     /// - both tracks are trips: each runs on (fixes at most a minute apart) beyond `silence_leave_m` of its end at the
     ///   silence (a track that never leaves the place's reach is the logger waking at a place, not a departure), and
-    ///   the track before it ends no faster than `silence_arrive_mps` (median step speed of its last two minutes:
-    ///   whoever stops somewhere walks to the door; faster, the silence is a signal lost under way);
+    ///   the track before it ends no faster than `silence_arrive_mps` (median step speed of its last two minutes, or
+    ///   of its last `silence_arrive_s`: whoever stops somewhere walks to the door, if only from the car; faster, the
+    ///   silence is a signal lost under way);
     /// - `j` lies within `silence_jump_m` + `v` × `silence_late_s` of the place (a cold start's warm-up jump, and a
     ///   logger started a few minutes after leaving);
     /// - the time that travel leaves, `j` less `distance / v`, is at least `min_duration_s`; otherwise the pace across
@@ -384,14 +390,17 @@ public struct StaysPass: Pass {
         let minMs = Int64(p.minDurationS * 1000), maxMs = Int64(p.maxGapS * 1000), edgeMs = Int64(p.edgeS * 1000)
         let silenceMs = max(minMs, Int64(p.silenceMinS * 1000))
         let trackMs: Int64 = 60_000, paceMs: Int64 = 120_000
-        /// The median step speed (m/s) of the track from `e` over `paceMs` (forward: after it; else before it), steps of
-        /// at most `trackMs`; nil without a step.
-        func pace(from e: Int, forward: Bool) -> Double? {
+        /// The median step speed (m/s) of the track from `e` over `window` (forward: after it; else before it; at
+        /// least its first step when that ends within `paceMs`), steps of at most `trackMs`; nil without a step.
+        func pace(from e: Int, forward: Bool, window: Int64? = nil) -> Double? {
+            let windowMs = window ?? paceMs
             var steps: [Double] = []
             var a = e
             while true {
                 let b = forward ? w.firstKept(atOrAfter: a + 1) : w.lastKept(atOrBefore: a - 1)
-                guard b >= 0, b < w.count, abs(w.time[b] - w.time[e]) <= paceMs else { break }
+                guard b >= 0, b < w.count else { break }
+                let span = abs(w.time[b] - w.time[e])
+                guard span <= windowMs || (steps.isEmpty && span <= paceMs) else { break }
                 let dt = abs(w.time[b] - w.time[a])
                 if dt > 0 && dt <= trackMs { steps.append(Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) * 1000 / Double(dt)) }
                 a = b
@@ -464,7 +473,10 @@ public struct StaysPass: Pass {
                 // it ended with. It arrived: it ends no faster than walking, or it stood still at the place (those
                 // fixes) for two minutes before the silence (version 33: a run, a ride right up to the door).
                 let end = pace(from: i, forward: false) == nil ? first : i
-                guard let arrive = pace(from: end, forward: false), arrive <= p.silenceArriveMps || ti - w.time[first] >= paceMs,
+                // It arrived on foot over its last two minutes, or over its last `silence_arrive_s` (from the car).
+                let walkedIn = p.silenceArriveS > 0 ? pace(from: end, forward: false, window: Int64(p.silenceArriveS * 1000)) : nil
+                guard let arrive = pace(from: end, forward: false).map({ min($0, walkedIn ?? $0) }),
+                      arrive <= p.silenceArriveMps || ti - w.time[first] >= paceMs,
                       leaves(from: end, forward: false) else { continue }
             }
             if let waking {

@@ -267,6 +267,36 @@ import TriplineTestSupport
             t.still(60, every: 5, drift: 0...3)
         })
     }
+
+    /// A drive logged to the door (issue 23, `silence_arrive_s`, algorithm version 77): 5 km by car logged every 5 s,
+    /// the 45-m walk from the parked car to the door, the logger stopped on arriving; three hours later the next drive
+    /// is logged from 100 m on. The track's last two minutes are mostly the drive (median 12 m/s), its last half-minute
+    /// the walk: the three hours are a stay at the door, from the arrival. Before version 77 the arrival was judged by
+    /// the two minutes alone, and the afternoon was no stay (a signal lost under way); it still is none with the rule
+    /// off, and none when the track is fast to its end (a signal lost in the car).
+    @Test func aDriveLoggedToTheDoorArrived() {
+        func day(walkIn: Bool) -> (points: [Point], arriveMs: Int64, door: (lat: Double, lon: Double)) {
+            var t = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+            t.move(5000, bearing: 80, speed: 12, every: 5)
+            if walkIn { t.move(45, bearing: 170, speed: 1.4, every: 5) }
+            let arrive = t.t, door = (lat: t.lat, lon: t.lon)
+            t.gap(10_800, moving: 100, bearing: 260)
+            t.move(3000, bearing: 260, speed: 12, every: 5)
+            return (Self.logged(t.points), arrive, door)
+        }
+        let walked = day(walkIn: true)
+        let stays = StaysPass.stays(EarlyPassesWork.of(walked.points), StaysPass.Parameters())
+        #expect(stays.count == 1)
+        if let s = stays.first {
+            #expect(Geo.distance(s.lat, s.lon, walked.door.lat, walked.door.lon) < 30)
+            #expect(abs(s.startMs - walked.arriveMs) <= 30_000)
+            #expect(s.endMs - s.startMs >= 10_500_000)
+        }
+        var off = StaysPass.Parameters()
+        off.silenceArriveS = 0
+        #expect(StaysPass.stays(EarlyPassesWork.of(walked.points), off).isEmpty)
+        #expect(StaysPass.stays(EarlyPassesWork.of(day(walkIn: false).points), StaysPass.Parameters()).isEmpty)
+    }
 }
 
 /// A stop of 5–10 min (shorter than `min_duration_s`) that the app's motion states place out of any vehicle is a stay
