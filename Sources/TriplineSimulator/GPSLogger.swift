@@ -72,7 +72,9 @@ extension RegimeFixMaker {
     /// The receiver's error at `t` for a fix with base sigma `sigma` (m): a slow Gauss–Markov error (correlation
     /// 60 s), urban multipath episodes (on average one per 10 min, 15–90 s of 8–30 m extra error, correlated over
     /// 30 s: the receiver's position filter turns reflections into a wander, not a jump per fix), the decaying warm-up jump, and 0.3 % of fixes 80–400 m off. Returns the offset and the HDOP a logger
-    /// would write beside it.
+    /// would write beside it: the satellites' geometry, which the receiver knows (its noise, a few satellites while it
+    /// warms up), not the reflections or the glitches, which it does not (a real logger's HDOP stays 0.4–1.3 through
+    /// them: GPSLogger in reitti's days), so a rule reading it cannot learn this simulator's own errors.
     mutating func loggerError(t: Double, sigma: Double, urban: Bool) -> (Simulator.XY, Double) {
         let dt = max(0, t - logger.noiseT)
         let rho = exp(-dt / 60)
@@ -94,19 +96,17 @@ extension RegimeFixMaker {
             logger.mx = r * logger.mx + km * rng.normal()
             logger.my = r * logger.my + km * rng.normal()
             e = e + Simulator.XY(x: logger.mx, y: logger.my)
-            spread += logger.multipathSigma
         }
         if t >= logger.jumpT {
             let decay = exp(-(t - logger.jumpT) / logger.jumpTau)
             if decay > 0.01 {
                 e = e + logger.jump * decay
-                spread += logger.jump.length * decay
+                spread += 20 * decay
             }
         }
         if rng.chance(0.003) {
             let a = rng.uniform(0, 2 * .pi), r = rng.uniform(80, 400)
             e = e + Simulator.XY(x: cos(a) * r, y: sin(a) * r)
-            spread += r
         }
         return (e, min(25, max(0.6, (spread / 4 * 10).rounded() / 10)))
     }
