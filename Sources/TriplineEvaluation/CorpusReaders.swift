@@ -107,6 +107,9 @@ public enum RealDataEvaluation {
         public var labelsShifted = 0
         /// Labels holding no fix, left out.
         public var labelsWithoutFixes = 0
+        /// Whether the user's label file holds `walk` rows (most copies lost theirs: ../shared/corpus/PROVENANCE.md,
+        /// section 4), so that a walk it does not label, outside its labelled time and within 300 m, counts as drift.
+        public var labelsHoldWalks = false
         /// Labelled seconds, and those whose rebuilt leg has the right class / exact mode (pooling sums these).
         public var labelledS = 0.0, rightS = 0.0, exactS = 0.0
         /// 3-class accuracy over the labels' whole spans (silences included), and its sums.

@@ -126,6 +126,7 @@ public final class GeoLifeUser {
         s.labelShiftH = labelShiftH
         s.labelsShifted = labelsShifted
         s.labelsWithoutFixes = labelsWithoutFixes
+        s.labelsHoldWalks = writtenLabels.contains { $0.mode == "walk" }
         s.labelledTime = LabelledTimeScores.score(labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: found, legs: legs)
         let visits = try store.visits().map { Scoring.Interval(startMs: $0.startMs, endMs: $0.endMs) }.sorted { $0.startMs < $1.startMs }
         s.breakdown = LabelledTimeScores.breakdown(
@@ -195,6 +196,7 @@ public final class GeoLifeUser {
         s.labelShiftH = labelShiftH
         s.labelsShifted = labelsShifted
         s.labelsWithoutFixes = labelsWithoutFixes
+        s.labelsHoldWalks = writtenLabels.contains { $0.mode == "walk" }
         s.labelledTime = LabelledTimeScores.score(
             labels: writtenLabels, fixTimes: times, fixPositions: positions, trips: out.trips.map { Scoring.Interval(startMs: $0.0, endMs: $0.1) },
             legs: out.legs)

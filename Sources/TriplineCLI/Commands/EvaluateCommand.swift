@@ -72,12 +72,27 @@ enum EvaluateCommand {
         out += pool.row + "\n"
         out += "pooled " + pool.labelledTime.line + "\n"
         out += "misses by kind, pooled:" + pool.breakdown.sorted(by: { $0.key < $1.key }).map { " \($0.key) \($0.value);" }.joined() + "\n"
+        out += driftByLabelFile(users) + "\n"
         out += "where observed labelled minutes go (label class/outcome; mixed = wrong inside a leg holding ≥ 1 min of another class):\n"
         for u in users { out += "  \(u.user) " + u.labelledTime.lossLine + "\n" }
         out += "  pooled " + pool.labelledTime.lossLine + "\n"
         out += "pooled confusion (label class → rebuilt class, minutes):"
         for (k, v) in pool.confusion.sorted(by: { $0.key < $1.key }) where v >= 60 { out += " \(k) \(Int(v / 60));" }
         return out + "\n"
+    }
+
+    /// The labelled-time rule's drift split by whether each user's label file holds walk rows: a walk that a file does
+    /// not label, outside labelled time and within 300 m of its first fix, counts as drift (docs/PASSES.md, "Scoring on
+    /// labelled time"), so the split shows how much of the drift is that.
+    static func driftByLabelFile(_ users: [RealDataEvaluation.GeoLifeScores]) -> String {
+        func part(_ group: [RealDataEvaluation.GeoLifeScores]) -> String {
+            let drift = group.reduce(0) { $0 + $1.labelledTime.driftFound }, truth = group.reduce(0) { $0 + $1.labelledTime.truthTrips }
+            return "\(drift) drift beside \(truth) true trips"
+        }
+        let walks = users.filter(\.labelsHoldWalks), others = users.filter { !$0.labelsHoldWalks }
+        return "drift by label file (most lost their walk rows): labels with walks ("
+            + (walks.isEmpty ? "none" : walks.map(\.user).joined(separator: " ")) + "): " + part(walks)
+            + "; labels without (\(others.count) user\(others.count == 1 ? "" : "s")): " + part(others)
     }
 
     /// The `--dump-…` files of a GeoLife run are written at its end, each over whatever its path held: none may lie
