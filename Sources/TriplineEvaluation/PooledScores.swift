@@ -12,6 +12,8 @@ public struct PooledScores: Sendable {
     public var tripErrors: [Double] = [], dayErrors: [Double] = []
     /// True trips and visits no rebuild can see (``Observability``).
     public var hiddenTrips = 0, hiddenVisits = 0
+    /// The hidden trips and those no guess across their silence matches (``Observability``, `beyond`).
+    public var beyondTrips = 0
     /// Matched visits more than ``SimulationScores/offPlaceM`` from the true place.
     public var offPlaceVisits = 0
     /// True leg time, and the part of it whose rebuilt leg has the same mode / the same foot, bicycle or motorized class.
@@ -34,6 +36,7 @@ public struct PooledScores: Sendable {
         let counts: [(WritableKeyPath<PooledScores, Int>, KeyPath<SimulationScores, Int>)] = [
             (\.truthTrips, \.truthTrips), (\.foundTrips, \.foundTrips), (\.matchedTrips, \.matchedTrips), (\.truthVisits, \.truthVisits),
             (\.foundVisits, \.foundVisits), (\.matchedVisits, \.matchedVisits), (\.hiddenTrips, \.hiddenTrips), (\.hiddenVisits, \.hiddenVisits),
+            (\.beyondTrips, \.beyondTrips),
             (\.offPlaceVisits, \.offPlaceVisits),
         ]
         for (sum, value) in counts { self[keyPath: sum] += s[keyPath: value] }
@@ -48,10 +51,13 @@ public struct PooledScores: Sendable {
     /// The F1 ceilings: every true trip (visit) found but the hidden ones (``Observability``).
     public var tripCeiling: Double { Observability.ceiling(truth: truthTrips, hidden: hiddenTrips) }
     public var visitCeiling: Double { Observability.ceiling(truth: truthVisits, hidden: hiddenVisits) }
+    /// The trip ceiling when a trip no record saw is found only if it lasts at least half its silence.
+    public var beyondCeiling: Double { Observability.ceiling(truth: truthTrips, hidden: beyondTrips) }
 
     /// What no rebuild can see, and the F1 it leaves within reach.
     public var hiddenLine: String {
         "hidden (nothing recorded during them): \(hiddenTrips) trips, \(hiddenVisits) visits (ceiling F1 \(NumberText.fixed(tripCeiling, decimals: 3)) / \(NumberText.fixed(visitCeiling, decimals: 3)))"
+            + "; \(beyondTrips) trips beyond a guess across their silence (trip ceiling F1 \(NumberText.fixed(beyondCeiling, decimals: 3)))"
     }
 
     /// One line: trip and visit F1 with their counts, trip distance median and p90, daily distance median.

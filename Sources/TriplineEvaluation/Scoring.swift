@@ -98,6 +98,8 @@ public struct SimulationScores: Sendable {
     public var details: [String] = []
     /// True trips and visits inside a dead phone's or a killed app's silence, beyond any rebuild (``Observability``).
     public var hiddenTrips = 0, hiddenVisits = 0
+    /// The hidden trips and those no guess across their silence matches (``Observability``, `beyond`).
+    public var beyondTrips = 0
 
     /// The scores as aligned text lines.
     public var report: String {
@@ -113,7 +115,7 @@ public struct SimulationScores: Sendable {
             distance per trip: median error \(pct(medianTripDistanceError)), p90 \(pct(p90TripDistanceError))
             distance per day:  median error \(pct(medianDailyDistanceError)), p90 \(pct(p90DailyDistanceError)), total \(pct(totalDistanceError))
             modes: exact \(pct(modeAccuracy)) of true leg time, foot/bicycle/motorized \(pct(coarseModeAccuracy))
-            hidden: \(hiddenTrips) trips, \(hiddenVisits) visits during which nothing was recorded (ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))) / \(num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits))))
+            hidden: \(hiddenTrips) trips, \(hiddenVisits) visits during which nothing was recorded (ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))) / \(num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits)))); \(beyondTrips) trips beyond a guess across their silence (trip ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: beyondTrips))))
 
             """
     }
@@ -206,6 +208,7 @@ public enum SimulationEvaluation {
             let hidden = Observability.hidden(trips: tTrips, stays: truth.stays.filter { $0.device == name }, records: records)
             tally.s.hiddenTrips += hidden.trips
             tally.s.hiddenVisits += hidden.visits
+            tally.s.beyondTrips += hidden.beyond
             for (a, b) in hidden.silences {
                 let from = a == Int64.min ? "the archive's start" : CivilTime.iso8601(ms: a), to = b == Int64.max ? "its end" : CivilTime.iso8601(ms: b)
                 tally.s.details.append("\(name) nothing recorded from \(from) to \(to): the trips and visits inside are hidden from any rebuild")

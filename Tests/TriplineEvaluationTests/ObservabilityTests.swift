@@ -35,5 +35,20 @@ import TriplineEvaluation
         let h3 = Observability.hidden(trips: seenTrips, stays: toWork, records: [10, 65, 105, 190].map { $0 * minute })
         #expect(h3.visits == 0)
         #expect(h3.trips == 0)
+        #expect(h3.beyond == 0)
+        #expect(h.beyond == 2)
+    }
+
+    /// The trip a silence implies is within reach of a guess across the silence only when it lasts at least half of
+    /// it: a 10-min trip from home to work inside a silence of 90 min is beyond it (a trip spanning the silence has
+    /// IoU 0.11), inside one of 15 min it is not (0.67); neither is hidden.
+    @Test func aShortTripInALongSilenceIsBeyondAGuess() {
+        let stays = [stay(1, 0, 60), stay(3, 70, 200)]
+        let commute = [trip(1, 3, 60, 70)]
+        let long = Observability.hidden(trips: commute, stays: stays, records: [10, 20, 110, 190].map { $0 * minute })
+        #expect(long.trips == 0 && long.beyond == 1)
+        let short = Observability.hidden(trips: commute, stays: stays, records: [10, 58, 73, 190].map { $0 * minute })
+        #expect(short.trips == 0 && short.beyond == 0)
+        #expect(Observability.ceiling(truth: 1, hidden: long.beyond) == 0)
     }
 }

@@ -18,7 +18,8 @@ enum EvaluateCommand {
             database (--db, else a temporary file, kept and named in the output), runs every pass (with any
             --set/--config overrides), then prints trip and visit precision/recall/F1 (one-to-one matching by
             temporal IoU ≥ 0.5), start/end errors, distance errors per trip and per day, mode accuracy, and what no
-            rebuild could see (true trips and visits during which nothing was recorded).
+            rebuild could see (true trips and visits during which nothing was recorded, and the trips no guess
+            across their silence matches: shorter than half of it).
 
             With --geolife (repeatable): imports each GeoLife user (through the importer's .plt reader), rebuilds, and
             prints per-user and pooled trip precision/recall/F1 and 3-class and exact mode accuracy: first the figures on
