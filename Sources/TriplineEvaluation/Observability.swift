@@ -31,8 +31,10 @@ public enum Observability {
         var spans: [Int64?: Int64?] = [:]
         for trip in trips where !recorded(trip.startMs, trip.endMs) {
             let (before, after) = silence(trip.startMs, trip.endMs)
-            unseenTrips[before, default: (after, 0, 0)].count += 1
-            unseenTrips[before]!.longest = max(unseenTrips[before]!.longest, trip.endMs - trip.startMs)
+            var silenceTrips = unseenTrips[before, default: (after, 0, 0)]
+            silenceTrips.count += 1
+            silenceTrips.longest = max(silenceTrips.longest, trip.endMs - trip.startMs)
+            unseenTrips[before] = silenceTrips
         }
         // A visit is hidden only when an unseen trip shares its silence: otherwise the records on both sides are at
         // the visit's place or on the trips to and from it, and a rebuild can infer the stop between them.
@@ -48,7 +50,9 @@ public enum Observability {
             let implied = before != nil && value.end != nil && (a == nil || b == nil || a != b) ? 1 : 0
             hiddenTrips += value.count - implied
             if value.count - implied > 0 { spans[before] = value.end }
-            let matchable = implied == 1 && 2 * value.longest >= value.end! - before! ? 1 : 0
+            // The implied trip is matchable by a guess across the silence only when it lasts at least half of it.
+            var matchable = 0
+            if implied == 1, let start = before, let end = value.end, 2 * value.longest >= end - start { matchable = 1 }
             beyond += value.count - matchable
         }
         let silences = spans.map { ($0.key ?? Int64.min, $0.value ?? Int64.max) }.sorted { $0.0 < $1.0 }
