@@ -55,6 +55,32 @@ import TriplineTestSupport
         }
     }
 
+    /// A logger's HDOP is the satellites' geometry, which the receiver knows, not its glitches, which it does not
+    /// (docs/SIMULATOR.md, "HDOP"): at a fix 80 m or more off the line between its neighbours (at most 5 s before and
+    /// after it, and within 30 m of each other), the HDOP is no higher than theirs. Until 2026-12-06 it added the
+    /// glitch's own size (80–400 m ÷ 4: 20 and more), which a rule reading HDOP could have learned.
+    @Test func theHDOPDoesNotKnowTheGlitches() {
+        let r = Self.simulate(seed: 17, days: 3)
+        func hdop(_ p: Point) -> Double? {
+            guard let e = p.extra, e.hasPrefix("{\"hdop\":"), let comma = e.firstIndex(of: ",") else { return nil }
+            return Double(e[e.index(e.startIndex, offsetBy: 8)..<comma])
+        }
+        var glitches = 0
+        for d in r.devices {
+            let pts = d.points
+            for k in pts.indices.dropFirst().dropLast() {
+                let a = pts[k - 1], p = pts[k], b = pts[k + 1]
+                guard p.timeMs - a.timeMs <= 5000, b.timeMs - p.timeMs <= 5000,
+                      Geo.distance(a.lat, a.lon, b.lat, b.lon) <= 30,
+                      Geo.distance(p.lat, p.lon, (a.lat + b.lat) / 2, (a.lon + b.lon) / 2) >= 80,
+                      let h = hdop(p), let ha = hdop(a), let hb = hdop(b) else { continue }
+                glitches += 1
+                #expect(h <= max(ha, hb) + 0.5, "\(d.name) fix \(k): HDOP \(h) beside \(ha) and \(hb)")
+            }
+        }
+        #expect(glitches >= 5, "\(glitches) glitches")
+    }
+
     /// One seed scored (not a tuning seed): trips are found, and the modes are mostly right with the shipped model;
     /// a classifier that turns every leg it decides into a vehicle falls far below. (The default, the speed rules
     /// alone, scores higher still: docs/PASSES.md, "Learned modes that do not learn the logger".)
