@@ -244,7 +244,10 @@ public struct Rebuild {
     ///    `stays.silence_jump_m` (300 m).
     /// 77 (a drive logged to the door): the track before such a silence arrived when it ended no faster than walking
     ///    over its last two minutes or over its last `stays.silence_arrive_s` (30 s: the walk from the parked car).
-    public static let algorithmVersion = 77
+    /// 78 (a short stop logged by hand): such a silence of 10–30 min (`stays.silence_short_s` up to
+    ///    `stays.silence_min_s`) is a stay too when the next track's first fix lies within `stays.silence_jump_m` of the
+    ///    place (no late start allowed: a ride through a short silence resumes far off).
+    public static let algorithmVersion = 78
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

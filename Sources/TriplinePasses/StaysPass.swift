@@ -121,6 +121,11 @@ public struct StaysPass: Pass {
         /// fix to tell a stop from a wait on the way (a station, a transfer), which the stop-or-traffic model decides
         /// for stays of up to 30 min that have fixes.
         public var silenceMinS: Double = 1800
+        /// … or at least this long (seconds; never shorter than `min_duration_s`) when the next track's first fix lies
+        /// within `silence_jump_m` of the place, with no late start allowed: a ride through a short silence (the
+        /// subway, a signal lost under way) resumes far from where the track before ended, a stop of 10–30 min with the
+        /// logger switched off resumes at the door (0 = off; algorithm version 78).
+        public var silenceShortS: Double = 600
         /// … and only after a track that ends no faster than this (m/s; median step speed of its last two minutes):
         /// whoever stops somewhere walks to the door (`trips.walk_max_mps`); faster, the signal was lost under way —
         /// unless it stood still at the place for the two minutes before the silence (a run, a ride up to the door).
@@ -157,7 +162,8 @@ public struct StaysPass: Pass {
             "steps_leave_s": \.stepsLeaveS, "steps_leave_m": \.stepsLeaveM, "steps_trim": \.stepsTrim,
             "steps_wait": \.stepsWait,
             "pause_model": \.pauseModel, "aboard_mps": \.aboardMps, "silence_jump_m": \.silenceJumpM, "silence_late_s": \.silenceLateS,
-            "silence_min_s": \.silenceMinS, "silence_arrive_mps": \.silenceArriveMps, "silence_arrive_s": \.silenceArriveS,
+            "silence_min_s": \.silenceMinS, "silence_short_s": \.silenceShortS, "silence_arrive_mps": \.silenceArriveMps,
+            "silence_arrive_s": \.silenceArriveS,
             "silence_wake_m": \.silenceWakeM, "silence_leave_m": \.silenceLeaveM,
         ] }
 
@@ -173,6 +179,7 @@ public struct StaysPass: Pass {
             "walk_out_s": .duration, "walk_out_m": .distanceOrOff, "steps_leave_s": .window, "steps_leave_m": .distanceOrOff,
             "steps_trim": .flag, "steps_wait": .flag,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration,
+            "silence_short_s": .duration,
             "silence_arrive_mps": .speed, "silence_arrive_s": .window, "silence_wake_m": .distanceOrOff, "silence_leave_m": .distance,
         ] }
     }
@@ -363,7 +370,7 @@ public struct StaysPass: Pass {
 
     /// Tracks logged by hand (a GPS logger or a GPX app started at each departure and stopped after each arrival;
     /// GeoLife's loggers): a stay is the silence between two tracks, and no fix lies inside it. A kept fix `i`, then
-    /// nothing for at least `silence_min_s` (and `min_duration_s`; at most `max_gap_s`), then fix `j`, neither
+    /// nothing for at least `silence_short_s` (and `min_duration_s`; at most `max_gap_s`), then fix `j`, neither
     /// reporting a speed, the silence claimed by no stay and no stay beginning at `j`: the traveller was at `i`'s place
     /// and left it to reach `j` at the next track's own pace `v` (median step speed of its first two minutes). The
     /// silence is a stay there when
@@ -373,7 +380,9 @@ public struct StaysPass: Pass {
     ///   of its last `silence_arrive_s`: whoever stops somewhere walks to the door, if only from the car; faster, the
     ///   silence is a signal lost under way);
     /// - `j` lies within `silence_jump_m` + `v` × `silence_late_s` of the place (a cold start's warm-up jump, and a
-    ///   logger started a few minutes after leaving);
+    ///   logger started a few minutes after leaving); a silence shorter than `silence_min_s` but at least
+    ///   `silence_short_s` only when `j` lies within `silence_jump_m` (version 78: a ride through a short silence, the
+    ///   subway or a tunnel, resumes far off; a stop with the logger off resumes at the door);
     /// - the time that travel leaves, `j` less `distance / v`, is at least `min_duration_s`; otherwise the pace across
     ///   the silence says they were moving (an unseen trip), and it stays unclaimed.
     /// A stay that ends at `i` (within `edge_s`) is extended to the departure (the track conditions on its side are its
@@ -389,6 +398,8 @@ public struct StaysPass: Pass {
         guard p.silenceJumpM > 0, w.count > 1 else { return stays }
         let minMs = Int64(p.minDurationS * 1000), maxMs = Int64(p.maxGapS * 1000), edgeMs = Int64(p.edgeS * 1000)
         let silenceMs = max(minMs, Int64(p.silenceMinS * 1000))
+        // Silences from `shortMs` up to `silenceMs` are stays only where the next track begins at the place.
+        let shortMs = p.silenceShortS > 0 ? min(silenceMs, max(minMs, Int64(p.silenceShortS * 1000))) : silenceMs
         let trackMs: Int64 = 60_000, paceMs: Int64 = 120_000
         /// The median step speed (m/s) of the track from `e` over `window` (forward: after it; else before it; at
         /// least its first step when that ends within `paceMs`), steps of at most `trackMs`; nil without a step.
@@ -429,7 +440,8 @@ public struct StaysPass: Pass {
             guard j < w.count else { break }
             defer { i = j }
             let ti = w.time[i], tj = w.time[j]
-            guard tj - ti >= silenceMs, tj - ti <= maxMs, w.speed[i].isNaN, w.speed[j].isNaN else { continue }
+            guard tj - ti >= shortMs, tj - ti <= maxMs, w.speed[i].isNaN, w.speed[j].isNaN else { continue }
+            let short = tj - ti < silenceMs
             while k < out.count && out[k].endMs <= ti { k += 1 }
             // Claimed by a stay already (a cluster across it, an extension): the silence is left to it.
             if k < out.count && out[k].startMs <= ti { continue }
@@ -488,7 +500,7 @@ public struct StaysPass: Pass {
                 continue
             }
             let d = Geo.distance(lat, lon, w.lat[j], w.lon[j])
-            guard d <= p.silenceJumpM + v * p.silenceLateS else { continue }
+            guard d <= p.silenceJumpM + (short ? 0 : v * p.silenceLateS) else { continue }
             let travel = v >= p.movingMps ? Int64(d / v * 1000) : 0
             let leave = tj - max(travel, 1000)
             if let previous {
