@@ -246,7 +246,9 @@ public struct Rebuild {
     ///    over its last two minutes or over its last `stays.silence_arrive_s` (30 s: the walk from the parked car).
     /// 78 (a short stop logged by hand): such a silence of 10–30 min (`stays.silence_short_s` up to
     ///    `stays.silence_min_s`) is a stay too when the next track's first fix lies within `stays.silence_jump_m` of the
-    ///    place (no late start allowed: a ride through a short silence resumes far off).
+    ///    place (no late start allowed: a ride through a short silence resumes far off). And the trips pass takes the
+    ///    fix a stay without fixes points at as the trip's way there when it is the only fix between the two stays
+    ///    (before, such a trip measured nothing and was none: a visit, then a visit 800 m away with no trip between).
     public static let algorithmVersion = 78
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

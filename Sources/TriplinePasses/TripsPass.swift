@@ -293,8 +293,13 @@ public struct TripsPass: MeasuringPass {
             }
             // A stay without fixes (an iOS visit no fix saw, a stop on the way) points at the fix before it, which lies
             // before its start: that fix is the trip's way there, as the paths and metrics passes read the trip back from
-            // its times (``interior(startMs:endMs:fromVisit:toVisit:_:)``), so its moving time and its days agree.
-            if !pts.isEmpty, let t = to, stays[t].points == 0, hi < w.count, w.flags[hi] == 0, w.time[hi] < stays[t].startMs {
+            // its times (``interior(startMs:endMs:fromVisit:toVisit:_:)``), so its moving time and its days agree. So it
+            // is when it is the only fix between the two stays (after the stay before has ended): until algorithm
+            // version 78 the trip was then the two stays' edges alone, whose fixes were the stop's own and the stay
+            // before's, so it measured nothing and was no trip — a visit, then a visit 800 m away with no trip between
+            // (an OwnTracks phone's stop on the way, ``EvidencePass/wayStops``).
+            if let t = to, stays[t].points == 0, hi > lo, hi < w.count, w.flags[hi] == 0, w.time[hi] < stays[t].startMs,
+               !pts.isEmpty || from.map({ w.time[hi] > stays[$0].endMs }) ?? true {
                 pts.append(hi)
             }
             // No fix in between (sparse sampling): the trip joins the two stays' edge points, and runs from the one

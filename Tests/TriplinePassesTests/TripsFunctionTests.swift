@@ -116,4 +116,30 @@ import TriplineStore
             #expect(abs(trip.legs.reduce(0) { $0 + $1.distanceM } - trip.distanceM) < 1, "\(legs), trip \(trip.distanceM)")
         }
     }
+
+    /// A stop on the way no fix saw (an OwnTracks phone's, ``EvidencePass/wayStops``): an hour at A, a silence, one fix
+    /// 800 m east (the time trigger's, minutes after the person set off), and the stay without fixes the evidence pass
+    /// infers after it, which points at that fix. The fix is the trip's way there: a trip from A to the stop that holds
+    /// it (the paths pass measures its 800 m from A's centre to the fix). Until algorithm version 78 the lone fix was
+    /// left out, the trip measured nothing between the stays' edges, and there was no trip at all: a visit at A, then
+    /// a visit 800 m away.
+    @Test func theLoneFixBeforeAStopNoFixSawIsTheWayThere() throws {
+        var track = FixTrack()
+        track.still(from: t0, count: 60, everyS: 60, at: (0, 0))
+        let fixMs = t0 + 3_600_000 + 1_200_000
+        let eastLon = 800 / FixTrack.metresPerDegree
+        track.add(fixMs, 0, eastLon)
+        track.still(from: fixMs + 1_500_000, count: 30, everyS: 60, at: (0, 2 * eastLon))
+        let w = track.work
+        let a = StayRecord(first: 0, last: 59, startMs: w.time[0], endMs: w.time[59] + 600_000, lat: 0, lon: 0, radiusM: 10, points: 60, gapS: 60)
+        let stop = StayRecord(first: 60, last: 60, startMs: fixMs + 240_000, endMs: fixMs + 900_000, lat: 0, lon: eastLon, radiusM: 0, points: 0,
+                              gapS: 1500)
+        let c = StayRecord(first: 61, last: w.count - 1, startMs: w.time[61], endMs: w.time[w.count - 1], lat: 0, lon: 2 * eastLon, radiusM: 10,
+                           points: 30, gapS: 60)
+        let trips = TripsPass.assemble(w, stays: [a, stop, c], TripsPass.Parameters(), MetricsPass.Parameters()).trips
+        let there = trips.filter { $0.startMs >= a.endMs && $0.endMs <= stop.startMs }
+        try #require(there.count == 1, "\(trips.map { ($0.startMs, $0.endMs) })")
+        #expect(there[0].first == 60 && there[0].last == 60)
+        #expect(abs(PathsPass.connectors(w, [60], from: a, to: stop) - 800) < 1)
+    }
 }
