@@ -301,9 +301,10 @@ import TriplineTestSupport
     /// A short stop logged by hand (issue 23, `silence_short_s`, algorithm version 78): a 3-km walk logged every 5 s,
     /// half a minute at the door, the logger off for 15 min, then the next walk logged from 150 m on (out of the
     /// place's reach). The quarter of an hour is a stay at the door, up to the departure that walk's pace places; until
-    /// version 78 a silence had to last `silence_min_s` (30 min), and the two walks were one trip. The same 15 min underground (the walk into a station, the track resuming 2.5 km off at 15 m/s)
-    /// stays a ride: a short silence is a stay only where the next track begins at the place, while a 30-min one allows
-    /// a logger started minutes after leaving, at the next track's pace (it would take the ride for such a start).
+    /// version 78 a silence had to last `silence_min_s` (30 min), and the two walks were one trip. The same 15 min
+    /// underground (the walk into a station, the track resuming 2.5 km off at 15 m/s) stays a ride: a short silence is
+    /// a stay only where the next track begins at the place, while a 30-min one allows a logger started minutes after
+    /// leaving, at the next track's pace (it would take the ride for such a start).
     @Test func aShortStopLoggedByHand() {
         let stop = loggedDay(arriveMps: 1.4, tail: 30, silent: 900, late: 150, leaveMps: 1.4)
         let stays = StaysPass.stays(EarlyPassesWork.of(stop.points), StaysPass.Parameters())
