@@ -117,17 +117,26 @@ import TriplineTestSupport
     /// stay at all: the still tail is too short and the first fix after the silence too far for a cluster.
     @Test func theSilenceBetweenTwoTracksIsAStay() {
         let day = loggedDay(arriveMps: 4, tail: 120, silent: 7200, late: 360, leaveMps: 4)
-        let w = EarlyPassesWork.of(day.points)
-        let stays = StaysPass.stays(w, StaysPass.Parameters())
-        #expect(stays.count == 1)
-        if let s = stays.first {
-            #expect(Geo.distance(s.lat, s.lon, day.b.lat, day.b.lon) < 20)
-            #expect(abs(s.startMs - day.arriveMs) <= 30_000)
-            #expect(abs(s.endMs - (day.firstAfterMs - 95_000)) <= 5_000)
-        }
         var off = StaysPass.Parameters()
         off.silenceJumpM = 0
-        #expect(StaysPass.stays(EarlyPassesWork.of(day.points), off).isEmpty)
+        expectOneStayAtB(day, leftMs: day.firstAfterMs - 95_000, arriveWithinMs: 30_000, leftWithinMs: 5_000, noneWith: off)
+    }
+
+    /// One stay at B of a ``loggedDay(arriveMps:tail:silent:late:leaveMps:)``, from the arrival (within
+    /// `arriveWithinMs`) to `leftMs` (within `leftWithinMs`); none with the parameters `off`.
+    func expectOneStayAtB(
+        _ day: (points: [Point], arriveMs: Int64, firstAfterMs: Int64, b: (lat: Double, lon: Double)), leftMs: Int64,
+        arriveWithinMs: Int64, leftWithinMs: Int64, noneWith off: StaysPass.Parameters,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let stays = StaysPass.stays(EarlyPassesWork.of(day.points), StaysPass.Parameters())
+        #expect(stays.count == 1, sourceLocation: sourceLocation)
+        if let s = stays.first {
+            #expect(Geo.distance(s.lat, s.lon, day.b.lat, day.b.lon) < 20, sourceLocation: sourceLocation)
+            #expect(abs(s.startMs - day.arriveMs) <= arriveWithinMs, sourceLocation: sourceLocation)
+            #expect(abs(s.endMs - leftMs) <= leftWithinMs, sourceLocation: sourceLocation)
+        }
+        #expect(StaysPass.stays(EarlyPassesWork.of(day.points), off).isEmpty, sourceLocation: sourceLocation)
     }
 
     /// Signal lost under way: a drive at 14 m/s runs up to a 40-min silence and goes on 500 m further. The track before
@@ -307,17 +316,10 @@ import TriplineTestSupport
     /// leaving, at the next track's pace (it would take the ride for such a start).
     @Test func aShortStopLoggedByHand() {
         let stop = loggedDay(arriveMps: 1.4, tail: 30, silent: 900, late: 150, leaveMps: 1.4)
-        let stays = StaysPass.stays(EarlyPassesWork.of(stop.points), StaysPass.Parameters())
-        #expect(stays.count == 1)
-        if let s = stays.first {
-            #expect(Geo.distance(s.lat, s.lon, stop.b.lat, stop.b.lon) < 20)
-            #expect(abs(s.startMs - stop.arriveMs) <= 45_000)
-            // The first fix after lies 157 m from the door: left 112 s before it at 1.4 m/s.
-            #expect(abs(s.endMs - (stop.firstAfterMs - 112_000)) <= 10_000)
-        }
         var off = StaysPass.Parameters()
         off.silenceShortS = 0
-        #expect(StaysPass.stays(EarlyPassesWork.of(stop.points), off).isEmpty)
+        // The first fix after lies 157 m from the door: left 112 s before it at 1.4 m/s.
+        expectOneStayAtB(stop, leftMs: stop.firstAfterMs - 112_000, arriveWithinMs: 45_000, leftWithinMs: 10_000, noneWith: off)
         let ride = loggedDay(arriveMps: 1.4, tail: 0, silent: 900, late: 2500, leaveMps: 15)
         #expect(StaysPass.stays(EarlyPassesWork.of(ride.points), StaysPass.Parameters()).isEmpty)
         var anyStart = StaysPass.Parameters()
