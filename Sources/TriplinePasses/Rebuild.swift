@@ -249,7 +249,10 @@ public struct Rebuild {
     ///    place (no late start allowed: a ride through a short silence resumes far off). And the trips pass takes the
     ///    fix a stay without fixes points at as the trip's way there when it is the only fix between the two stays
     ///    (before, such a trip measured nothing and was none: a visit, then a visit 800 m away with no trip between).
-    public static let algorithmVersion = 78
+    /// 79 (moves Google wrote no activity for): two visits, one of them Google's, at places `timeline.unseen_min_m`
+    ///    apart, less than `timeline.link_s` apart with nothing between them, are joined by a trip of mode `unknown`
+    ///    along the straight line, when no faster than `timeline.unseen_max_mps`.
+    public static let algorithmVersion = 79
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

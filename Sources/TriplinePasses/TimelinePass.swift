@@ -41,9 +41,24 @@ public struct TimelinePass: Pass {
         /// Google's activities that follow each other less than this many seconds apart, with nothing between, are the
         /// legs of one trip (0: each activity is a trip of its own).
         public var chainGapS: Double = 60
+        /// Two visits at least this far apart (metres), one of them Google's, less than `link_s` apart with nothing
+        /// between them, are joined by a trip no segment shows: the person moved, Google wrote no activity (0 = off).
+        /// As `trips.min_distance_m`.
+        public var unseenMinM: Double = 150
+        /// … when the straight line between them over the time between them is no faster than this (m/s): 72 km/h door
+        /// to door. Google writes an activity for the rides it recognises, and misses short moves (a walk to the
+        /// station); two visits minutes apart and kilometres off are a place Google got wrong (a station named where
+        /// the train had not yet gone).
+        public var unseenMaxMps: Double = 20
         public init() {}
-        public static var keys: Keys { ["min_free_ratio": \.minFreeRatio, "join_m": \.joinM, "link_s": \.linkS, "chain_gap_s": \.chainGapS] }
-        public static var ranges: Ranges { ["min_free_ratio": .share, "join_m": .distance, "link_s": .duration, "chain_gap_s": .duration] }
+        public static var keys: Keys {
+            ["min_free_ratio": \.minFreeRatio, "join_m": \.joinM, "link_s": \.linkS, "chain_gap_s": \.chainGapS, "unseen_min_m": \.unseenMinM,
+             "unseen_max_mps": \.unseenMaxMps]
+        }
+        public static var ranges: Ranges {
+            ["min_free_ratio": .share, "join_m": .distance, "link_s": .duration, "chain_gap_s": .duration, "unseen_min_m": .distanceOrOff,
+             "unseen_max_mps": .speed]
+        }
     }
 
     public var parameters: Parameters
@@ -151,7 +166,7 @@ public struct TimelinePass: Pass {
         if !visits.isEmpty || !activities.isEmpty {
             let input = Input(
                 pointVisits: try store.visitsInOrder(device: device), trips: try store.tripSpans(device: device), places: try store.places(device: device),
-                visits: visits, activities: activities, edits: try store.placeEdits(device: device))
+                visits: visits, activities: activities, edits: try store.placeEdits(device: device), tripsFromMs: tripsFrom, tripsToMs: tripsTo)
             output = Self.fill(work, input, parameters)
         }
 
@@ -216,6 +231,9 @@ public struct TimelinePass: Pass {
         var activities: [GoogleActivitySegment]
         /// The user's place edits, oldest first.
         var edits: [PlaceEditRow]
+        /// The span the trips pass recomputed: a trip no segment shows is made here when it starts in it (as
+        /// `activities` are the ones that start in it).
+        var tripsFromMs = Int64.min, tripsToMs = Int64.max
     }
 
     /// A place a row points at: one stored (the fixes'), or one this pass adds (index into ``Output/places``).
@@ -508,6 +526,35 @@ public struct TimelinePass: Pass {
                          endLat: b?.0, endLon: b?.1, points: 0, gaps: 0),
                  from?.ref, to?.ref, from?.place, to?.place, legs.map { ($0.leg, $0.activity, $0.line) }, line, method))
             output.distanceM += distance
+        }
+        // Moves no segment shows: two visits at places apart, one of them Google's, less than `link_s` apart with
+        // nothing between them. The person went from one to the other and Google wrote no activity (iannellif-geoloc:
+        // home, then the station 534 m away 2–5 min later, then Google's train). A trip no fix saw, as the trips pass
+        // makes one between two stays: the straight line, of mode `unknown`, over the time between the visits; where
+        // that pace is beyond `unseen_max_mps`, one of Google's two places is wrong (a station 5.2 km from the one it
+        // left 82 s before, Google's train to it after) and no trip is made. Abutting visits leave no time to travel:
+        // none either.
+        if parameters.unseenMinM > 0 {
+            func google(_ visit: Linked) -> Bool { if case .added = visit.ref { true } else { false } }
+            for (v, w) in zip(byStart, byStart.dropFirst()) where v.end >= input.tripsFromMs && v.end < input.tripsToMs && (google(v) || google(w)) {
+                let seconds = Double(w.start - v.end) / 1000
+                guard w.start > v.end, seconds <= parameters.linkS, free(v.end, w.start) else { continue }
+                let metres = Geo.distance(v.lat, v.lon, w.lat, w.lon)
+                guard metres >= parameters.unseenMinM, metres / seconds <= parameters.unseenMaxMps else { continue }
+                claims.add(v.end, w.start)
+                let startOffset = work.zones.offset(atMs: v.end, latitude: v.lat, longitude: v.lon)
+                let endOffset = work.zones.offset(atMs: w.start, latitude: w.lat, longitude: w.lon)
+                let leg = LegRow(tripID: 0, leg: 0, deviceID: device, mode: "unknown", modeSource: "none", startMs: v.end, endMs: w.start,
+                                 distanceM: metres, durationS: seconds, points: 0, lineDistanceM: metres)
+                output.trips.append(
+                    (TripRow(id: StableID.make(.trip, deviceKey: key, startMs: v.end), deviceID: device, startMs: v.end, endMs: w.start,
+                             startUTCOffset: UTCOffset(seconds: startOffset), endUTCOffset: UTCOffset(seconds: endOffset), durationS: seconds,
+                             movingS: seconds, distanceM: metres, avgSpeedMps: metres / seconds, maxSpeedMps: metres / seconds, mode: "unknown",
+                             legs: 1, fromVisitID: nil, toVisitID: nil, fromPlaceID: nil, toPlaceID: nil, startLat: v.lat, startLon: v.lon,
+                             endLat: w.lat, endLon: w.lon, points: 0, gaps: 0),
+                     v.ref, w.ref, v.place, w.place, [(leg, nil, AppLine([(v.lat, v.lon), (w.lat, w.lon)]))], metres, "app_line"))
+                output.distanceM += metres
+            }
         }
         return output
     }

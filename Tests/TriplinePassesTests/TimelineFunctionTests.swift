@@ -211,4 +211,53 @@ import TriplineStore
         #expect(legs[3].leg.mode == "car" && legs[3].leg.distanceM == 15_000)
         #expect(out.trips.allSatisfy { ($0.row.avgSpeedMps ?? 0) <= ($0.row.maxSpeedMps ?? 0) })
     }
+
+    /// A move Google wrote no activity for (iannellif-geoloc: home, then the station 534 m away 2–5 min later, then
+    /// Google's train): a trip of mode `unknown` along the straight line between the two visits, over the time between
+    /// them, linked to both (algorithm version 79; before, the walk to the station was in no trip and no day's
+    /// distance). None where the visits abut (no time to travel), lie less than `unseen_min_m` apart (one place), are
+    /// more than `link_s` apart, have a trip of the fixes between them, or are faster apart than `unseen_max_mps`
+    /// (Google named the wrong station), and none that starts outside the span the trips pass recomputed.
+    @Test func aMoveGoogleWroteNoActivityForIsATrip() throws {
+        let station = Self.east(0.534), yard = Self.east(0.1), far = Self.east(6)
+        let visits = [
+            Self.visit(Self.at(7), Self.at(8), Self.home, placeID: "gHome"),
+            Self.visit(Self.at(8, 4), Self.at(8, 10), station, placeID: "gStation"),  // 534 m in 4 min: a trip
+            Self.visit(Self.at(8, 10), Self.at(8, 20), Self.home, placeID: "gHome"),  // abutting: none
+            Self.visit(Self.at(8, 22), Self.at(8, 30), yard, placeID: "gYard"),  // 100 m: one place, none
+            Self.visit(Self.at(9), Self.at(9, 10), station, placeID: "gStation"),  // 30 min later: beyond link_s
+            Self.visit(Self.at(9, 12), Self.at(9, 20), far, placeID: "gFar"),  // 5.5 km in 2 min: Google's error
+            Self.visit(Self.at(10), Self.at(10, 30), Self.home, placeID: "gHome"),  // 38 min: beyond link_s
+            Self.visit(Self.at(10, 40), Self.at(11), Self.cafe, placeID: "gCafe"),  // the fixes' trip between: none
+        ]
+        let input = TimelinePass.Input(pointVisits: [], trips: [(Self.at(10, 32), Self.at(10, 38))], places: [], visits: visits,
+                                       activities: [], edits: [])
+        let out = TimelinePass.fill(work(), input, TimelinePass.Parameters())
+        #expect(out.visitCount == 8)
+        #expect(out.trips.count == 1)
+        let trip = try #require(out.trips.first)
+        let metres = Geo.distance(Self.home.lat, Self.home.lon, station.lat, station.lon)
+        #expect(trip.row.startMs == Self.at(8) && trip.row.endMs == Self.at(8, 4) && trip.row.durationS == 240)
+        #expect(trip.from == .added(0) && trip.to == .added(1))
+        #expect(trip.fromPlace == out.visits[0].place && trip.toPlace == out.visits[1].place && trip.fromPlace != trip.toPlace)
+        #expect(trip.row.mode == "unknown" && trip.legs.map(\.leg.mode) == ["unknown"] && trip.legs.map(\.leg.modeSource) == ["none"])
+        #expect(trip.legs.map(\.activity) == [nil] && trip.method == "app_line" && trip.row.legs == 1)
+        #expect(abs(trip.row.distanceM - metres) < 1e-6 && abs(trip.lineDistanceM - metres) < 1e-6 && abs(out.distanceM - metres) < 1e-6)
+        #expect(trip.row.movingS == 240 && trip.row.avgSpeedMps == metres / 240 && trip.row.maxSpeedMps == trip.row.avgSpeedMps)
+        #expect(trip.row.startUTCOffset == 7200 && trip.row.endUTCOffset == 7200)
+        #expect(trip.row.startLat == Self.home.lat && trip.row.endLon == station.lon)
+        #expect(trip.legs.first?.line.coordinates.count == 4)
+        // The same day with the rule off, and rebuilt from after the move: no trip.
+        var off = TimelinePass.Parameters()
+        off.unseenMinM = 0
+        #expect(TimelinePass.fill(work(), input, off).trips.isEmpty)
+        var later = input
+        later.tripsFromMs = Self.at(8, 1)
+        #expect(TimelinePass.fill(work(), later, TimelinePass.Parameters()).trips.isEmpty)
+        // A slower Google: the far visit 14 min after the station is 6.5 m/s away, a trip.
+        var slower = input
+        slower.visits[5].startMs = Self.at(9, 24)
+        slower.visits[5].endMs = Self.at(9, 35)
+        #expect(TimelinePass.fill(work(), slower, TimelinePass.Parameters()).trips.map(\.row.startMs) == [Self.at(8), Self.at(9, 10)])
+    }
 }
