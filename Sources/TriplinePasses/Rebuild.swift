@@ -252,7 +252,11 @@ public struct Rebuild {
     /// 79 (moves Google wrote no activity for): two visits, one of them Google's, at places `timeline.unseen_min_m`
     ///    apart, less than `timeline.link_s` apart with nothing between them, are joined by a trip of mode `unknown`
     ///    along the straight line, when no faster than `timeline.unseen_max_mps`.
-    public static let algorithmVersion = 79
+    /// 80 (where Google's segments do not meet): inside a Google trip, the straight line from the visit it leaves to
+    ///    its first activity, between consecutive activities, and from its last activity to the visit it reaches joins a
+    ///    leg's line and distance when at least `timeline.connector_min_m` long; such a leg faster than 70 m/s over half
+    ///    an hour is a flight.
+    public static let algorithmVersion = 80
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -50,20 +50,32 @@ public struct TimelinePass: Pass {
         /// station); two visits minutes apart and kilometres off are a place Google got wrong (a station named where
         /// the train had not yet gone).
         public var unseenMaxMps: Double = 20
+        /// Inside a trip, the straight line between the visit it leaves and its first activity's start, between one
+        /// activity's end and the next one's start, and between its last activity's end and the visit it reaches is
+        /// travel Google's distances leave out when at least this long (metres; 0 = off): a minute at 60 km/h. Shorter
+        /// gaps between two of Google's positions may be sampling that Google's distances already span (the simulated
+        /// export: a walk's last position 232 m from the bus's first, each leg's distance exact).
+        public var connectorMinM: Double = 1000
         public init() {}
         public static var keys: Keys {
             ["min_free_ratio": \.minFreeRatio, "join_m": \.joinM, "link_s": \.linkS, "chain_gap_s": \.chainGapS, "unseen_min_m": \.unseenMinM,
-             "unseen_max_mps": \.unseenMaxMps]
+             "unseen_max_mps": \.unseenMaxMps, "connector_min_m": \.connectorMinM]
         }
         public static var ranges: Ranges {
             ["min_free_ratio": .share, "join_m": .distance, "link_s": .duration, "chain_gap_s": .duration, "unseen_min_m": .distanceOrOff,
-             "unseen_max_mps": .speed]
+             "unseen_max_mps": .speed, "connector_min_m": .distanceOrOff]
         }
     }
 
     public var parameters: Parameters
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    /// A leg at `pace` (m/s) for `seconds` is a flight: faster than anything on the ground (`TripsPass`'s
+    /// `plane_min_mps`, 70 m/s) for half an hour or more (`trips.split_gap_s`), and no faster than a plane.
+    static func flight(_ pace: Double, _ seconds: Double) -> Bool {
+        seconds >= 1800 && pace >= fastestMps("car") && pace <= fastestMps("plane")
+    }
 
     /// Tripline's modes (``LegMode``); any other word Google's activity type was mapped to by the import is `unknown`.
     static let modes: Set<String> = Set(LegMode.allCases.map(\.rawValue))
@@ -457,22 +469,20 @@ public struct TimelinePass: Pass {
                 if let la = s.lat, let lo = s.lon { return (la, lo) }
                 return nil
             }
-            var legs: [(leg: LegRow, activity: String?, lineDistanceM: Double, method: String, line: AppLine)] = []
-            var edges: [(a: (Double, Double)?, b: (Double, Double)?)] = []
+            // Each piece: its ends, its line (its start, Google's path points in order, its end: the straight line
+            // between its ends when Google gives no path) and its distance as Google gives it.
+            var parts: [(a: (Double, Double)?, b: (Double, Double)?, through: [(lat: Double, lon: Double)], distance: Double, method: String,
+                         mode: String)] = []
             for (i, p) in chain.enumerated() {
                 let s = p.s
                 // A piece without an end of its own takes its neighbour's (in the chain), else its visit's.
                 let a = own(s, start: true) ?? (i > 0 ? own(chain[i - 1].s, start: false) : from.map { ($0.lat, $0.lon) })
                 let b = own(s, start: false) ?? (i + 1 < chain.count ? own(chain[i + 1].s, start: true) : to.map { ($0.lat, $0.lon) })
-                edges.append((a, b))
-                // The leg's line: its start, Google's path points in order, its end (the straight line between its
-                // ends when Google gives no path); its straight lines are the leg's `line_distance_m`.
                 var through: [(lat: Double, lon: Double)] = []
                 if let a { through.append((a.0, a.1)) }
                 through += s.path
                 if let b { through.append((b.0, b.1)) }
-                let appLine = AppLine(through)
-                let line = appLine.lengthM
+                let line = AppLine(through).lengthM
                 var distance = line
                 var method = "app_line"
                 if let d = s.distanceM, d > 0 {
@@ -481,26 +491,94 @@ public struct TimelinePass: Pass {
                 } else if !s.path.isEmpty {
                     method = "app_path"
                 }
-                let share = Double(p.end - p.start) / Double(s.endMs - s.startMs)
-                var mode = s.mode.map { Self.modes.contains($0) ? $0 : "unknown" } ?? "unknown"
-                var modeSource = "app"
+                let mode = s.mode.map { Self.modes.contains($0) ? $0 : "unknown" } ?? "unknown"
                 let seconds = Double(s.endMs - s.startMs) / 1000
                 // Google's figures that no traveller of its mode reaches (real exports hold a "walk" of 2,896 km in 4 h
                 // and one of 197 km in 4 min whose ends lie 246 m apart): its distance is not believed where its own
-                // line is shorter, and a walk or ride faster than feet or a bicycle go is a vehicle (Google's word
-                // stays in `app_activity`; `mode_source` says `pace`). Algorithm version 54.
+                // line is shorter (algorithm version 54).
                 if method == "app", seconds > 0, distance / seconds > Self.fastestMps(mode), line < distance {
                     distance = line
                     method = s.path.isEmpty ? "app_line" : "app_path"
                 }
-                if ["walk", "run", "cycle"].contains(mode), seconds > 0, distance / seconds > Self.fastestMps(mode) {
+                parts.append((a, b, through, distance * Double(p.end - p.start) / Double(s.endMs - s.startMs), method, mode))
+            }
+            // Where Google's segments do not meet (algorithm version 80, `connector_min_m`): the straight line from the
+            // visit the trip leaves to its first activity's start, from each activity's end to the next one's start, and
+            // from its last activity's end to the visit it reaches was travelled too, and Google's distances leave it
+            // out (a phone's export: a walk in Baltimore, then a three-hour drive of "8.1 km" that starts 217 km away,
+            // at Charlottesville). Each such stretch of `connector_min_m` or more joins
+            // a leg's line and distance: the first leg's, the last leg's, or, between two activities, the one of the
+            // faster mode (a train's end 2 km from the walk's start was the train), else the other. A leg takes a
+            // stretch only when it leaves the leg no faster than its mode goes, or than `unseen_max_mps`, or makes it a
+            // flight; a stretch no leg can take is left out (a walk 13.5 km from the visit it left 4 minutes before: one
+            // of Google's two positions is wrong, as for a move no segment shows).
+            var before = [[(lat: Double, lon: Double)]](repeating: [], count: parts.count), after = before
+            var added = [Double](repeating: 0, count: parts.count)
+            if parameters.connectorMinM > 0 {
+                func stretch(_ p: (Double, Double)?, _ q: (Double, Double)?) -> Double? {
+                    guard let p, let q else { return nil }
+                    let d = Geo.distance(p.0, p.1, q.0, q.1)
+                    return d >= parameters.connectorMinM ? d : nil
+                }
+                /// Whether leg `i` can take `d` more metres: no faster than its mode goes, or than `unseen_max_mps`,
+                /// or a flight.
+                func takes(_ i: Int, _ d: Double) -> Bool {
+                    let seconds = Double(chain[i].end - chain[i].start) / 1000
+                    guard seconds > 0 else { return false }
+                    let pace = (parts[i].distance + added[i] + d) / seconds
+                    return Self.flight(pace, seconds) || pace <= max(Self.fastestMps(parts[i].mode), parameters.unseenMaxMps)
+                }
+                if let f = from, let d = stretch((f.lat, f.lon), parts[0].a), takes(0, d) {
+                    before[0].append((f.lat, f.lon))
+                    added[0] += d
+                }
+                for i in parts.indices.dropFirst() {
+                    guard let d = stretch(parts[i - 1].b, parts[i].a), let end = parts[i - 1].b, let start = parts[i].a else { continue }
+                    // The leg of the faster mode first; the other when the faster one cannot take it.
+                    let earlierFirst = Self.fastestMps(parts[i - 1].mode) > Self.fastestMps(parts[i].mode)
+                    for k in earlierFirst ? [i - 1, i] : [i, i - 1] where takes(k, d) {
+                        if k == i - 1 { after[k].append((start.0, start.1)) } else { before[k].append((end.0, end.1)) }
+                        added[k] += d
+                        break
+                    }
+                }
+                let last = parts.count - 1
+                if let t = to, let d = stretch(parts[last].b, (t.lat, t.lon)), takes(last, d) {
+                    after[last].append((t.lat, t.lon))
+                    added[last] += d
+                }
+            }
+            var legs: [(leg: LegRow, activity: String?, lineDistanceM: Double, method: String, line: AppLine)] = []
+            var edges: [(a: (Double, Double)?, b: (Double, Double)?)] = []
+            for (i, p) in chain.enumerated() {
+                let part = parts[i]
+                edges.append((part.a, part.b))
+                // The leg's line, with the stretches it took; its straight lines are the leg's `line_distance_m` (the
+                // line's share of them when the activity was clipped, and the stretches whole).
+                let share = Double(p.end - p.start) / Double(p.s.endMs - p.s.startMs)
+                let appLine = AppLine(before[i] + part.through + after[i])
+                let line = AppLine(part.through).lengthM * share + added[i]
+                let distance = part.distance + added[i]
+                let method = added[i] > 0 ? "app_line" : part.method
+                var mode = part.mode
+                var modeSource = "app"
+                let seconds = Double(p.end - p.start) / 1000
+                // A walk or ride faster than feet or a bicycle go is a vehicle (Google's word stays in `app_activity`;
+                // `mode_source` says `pace`; algorithm version 54); one that stretches Google left out make faster
+                // than anything on the ground (`TripsPass`'s `plane_min_mps`, 70 m/s) over half an hour or more is a
+                // flight no activity shows (a phone's 13.6-hour "walk" of 407 m that starts in Tokyo, after a visit in
+                // the United States).
+                if added[i] > 0, Self.flight(distance / seconds, seconds) {
+                    mode = LegMode.plane.rawValue
+                    modeSource = "pace"
+                } else if ["walk", "run", "cycle"].contains(mode), seconds > 0, distance / seconds > Self.fastestMps(mode) {
                     mode = LegMode.vehicle.rawValue
                     modeSource = "pace"
                 }
                 legs.append(
                     (LegRow(tripID: 0, leg: i, deviceID: device, mode: mode, modeSource: modeSource, startMs: p.start, endMs: p.end,
-                            distanceM: distance * share, durationS: Double(p.end - p.start) / 1000, points: 0, lineDistanceM: line * share),
-                     s.activity, line * share, method, appLine))
+                            distanceM: distance, durationS: seconds, points: 0, lineDistanceM: line),
+                     p.s.activity, line, method, appLine))
             }
             let start = chain[0].start, end = chain[chain.count - 1].end
             let distance = legs.reduce(0) { $0 + $1.leg.distanceM }, line = legs.reduce(0) { $0 + $1.lineDistanceM }

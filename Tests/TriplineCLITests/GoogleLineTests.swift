@@ -179,7 +179,9 @@ import TriplineTestSupport
         let trips = try features(export(db, "geojson", "trips", zone))
         #expect(trips.count == 1, "the crossing trip has no part outside the zone")
         let lines = trips.first?.lines ?? []
-        #expect(lines.count == 2 && same(lines[0], [Self.home, path[0]]) && same(lines[1], [path[2], end]), "\(lines)")
+        // The second piece runs on from the activity's end to the work visit it reaches, 6.5 km on (the stretch Google's
+        // segments leave out, docs/PASSES.md "Where Google's segments do not meet").
+        #expect(lines.count == 2 && same(lines[0], [Self.home, path[0]]) && same(lines[1], [path[2], end, Self.work]), "\(lines)")
         #expect(abs((trips.first?.properties["distance_m"] as? Double ?? 0) - Self.length(lines[0]) - Self.length(lines[1])) < 0.01)
         func outside(_ p: Position) -> Bool { Geo.distance(p.lat, p.lon, Self.museum.lat, Self.museum.lon) > 300 }
         for what in ["trips", "legs"] {

@@ -260,4 +260,63 @@ import TriplineStore
         slower.visits[5].endMs = Self.at(9, 35)
         #expect(TimelinePass.fill(work(), slower, TimelinePass.Parameters()).trips.map(\.row.startMs) == [Self.at(8), Self.at(9, 10)])
     }
+
+    /// Where Google's segments do not meet (a phone's export: a walk in Baltimore, then a three-hour drive of "8.1 km"
+    /// that starts 217 km away, at Charlottesville; a 13.6-hour "walk" of 407 m that starts in Tokyo after a visit in
+    /// the United States): the straight line between one activity's end and the next one's start, or between a visit
+    /// and the activity that leaves or reaches it, of `connector_min_m` or more, joins the line and distance of the
+    /// faster leg (a walk that it makes faster than anything on the ground for half an hour is a flight). None below
+    /// `connector_min_m` (sampling Google's distances may already span), none that would make its leg faster than its
+    /// mode or `unseen_max_mps` (a walk 13.5 km from the visit it left 4 min before), none with the rule off
+    /// (algorithm version 80; before, the drive measured 8.1 km and the flight nothing).
+    @Test func whereGooglesSegmentsDoNotMeet() throws {
+        func activity(_ s: Int64, _ e: Int64, from: (lat: Double, lon: Double), to: (lat: Double, lon: Double), _ metres: Double,
+                      _ mode: String) -> GoogleActivitySegment {
+            GoogleActivitySegment(startMs: s, endMs: e, lat: to.lat, lon: to.lon, distanceM: metres, mode: mode,
+                                  startLatE7: (from.lat * 1e7).rounded(), startLonE7: (from.lon * 1e7).rounded(),
+                                  activity: mode == "walk" ? "WALKING" : "IN_PASSENGER_VEHICLE")
+        }
+        let corner = Self.east(0.4), town = Self.east(217), garage = Self.east(225), near = Self.east(0.5), far = Self.east(9_000)
+        let visits = [
+            Self.visit(Self.day - 60 * Self.minute, Self.at(8), Self.home, placeID: "gHome"),
+            Self.visit(Self.at(11, 30), Self.at(12), garage, placeID: "gGarage"),
+            Self.visit(Self.at(13), Self.at(14), Self.home, placeID: "gHome"),
+            Self.visit(Self.at(15), Self.at(16), Self.home, placeID: "gHome"),
+        ]
+        let activities = [
+            activity(Self.at(8), Self.at(8, 10), from: Self.home, to: corner, 420, "walk"),  // meets home: no stretch
+            activity(Self.at(8, 10), Self.at(11, 30), from: town, to: garage, 8_100, "car"),  // starts 216.6 km from the walk's end
+            activity(Self.at(12), Self.at(12, 4), from: far, to: far, 500, "walk"),  // 9,000 km from the garage in 4 min: left out
+            activity(Self.at(14), Self.at(14, 50), from: near, to: Self.home, 600, "walk"),  // 500 m from home: below 1 km
+        ]
+        let input = TimelinePass.Input(pointVisits: [], trips: [], places: [], visits: visits, activities: activities, edits: [])
+        let out = TimelinePass.fill(work(), input, TimelinePass.Parameters())
+        #expect(out.trips.count == 3)
+        guard out.trips.count == 3 else { return }
+        let drive = out.trips[0]
+        let gap = Geo.distance(corner.lat, corner.lon, town.lat, town.lon)
+        #expect(drive.legs.map(\.leg.mode) == ["walk", "car"] && drive.legs[0].leg.distanceM == 420)
+        #expect(abs(drive.legs[1].leg.distanceM - (8_100 + gap)) < 0.05 && drive.method == "app_line")
+        #expect(abs(drive.row.distanceM - (8_520 + gap)) < 0.05 && abs(out.distanceM - drive.row.distanceM - 1_100) < 1e-6)
+        // The drive's line starts where the walk ended.
+        let line = try #require(drive.legs.last?.line)
+        #expect(line.count == 3 && abs(line.lat(0) - corner.lat) < 1e-6 && abs(line.lon(1) - town.lon) < 1e-6)
+        #expect(abs((drive.legs[1].leg.lineDistanceM ?? 0) - (gap + Geo.distance(town.lat, town.lon, garage.lat, garage.lon))) < 0.05)
+        #expect(out.trips[1].legs[0].leg.distanceM == 500 && out.trips[1].legs[0].leg.mode == "walk")
+        #expect(out.trips[2].legs[0].leg.distanceM == 600 && out.trips[2].method == "app")
+        // A 12-hour "walk" of 407 m that starts 8,775 km from the visit it leaves: a flight no activity shows.
+        var flying = input
+        flying.activities[2] = activity(Self.at(12), Self.at(24), from: far, to: far, 407, "walk")
+        flying.visits[2] = Self.visit(Self.at(24), Self.at(25), far, placeID: "gFar")
+        flying.activities[3] = activity(Self.at(25), Self.at(25, 50), from: far, to: far, 300, "walk")
+        flying.visits[3] = Self.visit(Self.at(26), Self.at(27), far, placeID: "gFar")
+        let flight = TimelinePass.fill(work(), flying, TimelinePass.Parameters()).trips[1].legs[0].leg
+        #expect(flight.mode == "plane" && flight.modeSource == "pace")
+        #expect(abs(flight.distanceM - (407 + Geo.distance(garage.lat, garage.lon, far.lat, far.lon))) < 0.05)
+        // With the rule off, each leg keeps Google's distance.
+        var off = TimelinePass.Parameters()
+        off.connectorMinM = 0
+        let plain = TimelinePass.fill(work(), input, off)
+        #expect(plain.trips.map(\.row.distanceM) == [8_520, 500, 600] && plain.trips[0].method == "app")
+    }
 }
