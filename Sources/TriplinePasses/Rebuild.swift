@@ -255,7 +255,7 @@ public struct Rebuild {
     /// 80 (where Google's segments do not meet): inside a Google trip, the straight line from the visit it leaves to
     ///    its first activity, between consecutive activities, and from its last activity to the visit it reaches joins a
     ///    leg's line and distance when at least `timeline.connector_min_m` long; such a leg faster than 70 m/s over half
-    ///    an hour is a flight.
+    ///    an hour is a flight, and a walk, run or ride made faster than the trips pass's bound of its class a vehicle.
     public static let algorithmVersion = 80
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.

@@ -71,6 +71,19 @@ public struct TimelinePass: Pass {
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
+    /// The rebuild's own bounds between the classes of speed (m/s; the defaults of `trips.walk_max_mps`,
+    /// `run_max_mps`, `cycle_max_mps`), for a walk, run or ride whose pace is partly a straight line no activity
+    /// covers; other modes have none (`.infinity`).
+    static func classMaxMps(_ mode: String) -> Double {
+        let trips = TripsPass.Parameters()
+        switch mode {
+        case "walk": return trips.walkMaxMps
+        case "run": return trips.runMaxMps
+        case "cycle": return trips.cycleMaxMps
+        default: return .infinity
+        }
+    }
+
     /// A leg at `pace` (m/s) for `seconds` is a flight: faster than anything on the ground (`TripsPass`'s
     /// `plane_min_mps`, 70 m/s) for half an hour or more (`trips.split_gap_s`), and no faster than a plane.
     static func flight(_ pace: Double, _ seconds: Double) -> Bool {
@@ -567,11 +580,15 @@ public struct TimelinePass: Pass {
                 // `mode_source` says `pace`; algorithm version 54); one that stretches Google left out make faster
                 // than anything on the ground (`TripsPass`'s `plane_min_mps`, 70 m/s) over half an hour or more is a
                 // flight no activity shows (a phone's 13.6-hour "walk" of 407 m that starts in Tokyo, after a visit in
-                // the United States).
+                // the United States). Google saw the walk, not the stretch: a walk, run or ride that took one is a
+                // vehicle already beyond the rebuild's own bound of its class (`trips.walk_max_mps` 2.4,
+                // `run_max_mps` 3.9, `cycle_max_mps` 7.5 m/s: a "walk" of 14.9 km in 40 minutes), where Google's own
+                // figures keep the physical bounds of `fastestMps`.
+                let bound = added[i] > 0 ? Self.classMaxMps(mode) : Self.fastestMps(mode)
                 if added[i] > 0, Self.flight(distance / seconds, seconds) {
                     mode = LegMode.plane.rawValue
                     modeSource = "pace"
-                } else if ["walk", "run", "cycle"].contains(mode), seconds > 0, distance / seconds > Self.fastestMps(mode) {
+                } else if ["walk", "run", "cycle"].contains(mode), seconds > 0, distance / seconds > bound {
                     mode = LegMode.vehicle.rawValue
                     modeSource = "pace"
                 }

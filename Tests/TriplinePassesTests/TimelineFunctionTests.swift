@@ -313,6 +313,11 @@ import TriplineStore
         let flight = TimelinePass.fill(work(), flying, TimelinePass.Parameters()).trips[1].legs[0].leg
         #expect(flight.mode == "plane" && flight.modeSource == "pace")
         #expect(abs(flight.distanceM - (407 + Geo.distance(garage.lat, garage.lon, far.lat, far.lon))) < 0.05)
+        // A walk that a stretch makes 2.9 m/s is a vehicle: Google saw a walk, not the 8 km before it.
+        var brisk = input
+        brisk.activities[3] = activity(Self.at(14), Self.at(14, 50), from: Self.east(8), to: Self.home, 600, "walk")
+        let vehicle = TimelinePass.fill(work(), brisk, TimelinePass.Parameters()).trips[2].legs[0].leg
+        #expect(vehicle.mode == "vehicle" && vehicle.modeSource == "pace" && abs(vehicle.distanceM - 8_600) < 0.05)
         // With the rule off, each leg keeps Google's distance.
         var off = TimelinePass.Parameters()
         off.connectorMinM = 0
