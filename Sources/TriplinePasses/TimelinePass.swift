@@ -24,7 +24,10 @@ import TriplineStore
 /// it and reaches the one that starts first after it, within `link_s` and with nothing between. A leg measures
 /// Google's `distance` (`distance_method` `app`), else the line through its path points (`app_path`), else the
 /// straight line between its ends (`app_line`; the trip says the least exact its legs used); a clipped activity keeps
-/// the share of it its kept time is. Local
+/// the share of it its kept time is. Where Google's segments do not meet (an activity that starts `connector_min_m` or
+/// more from where the one before it ended, or from its visit), that straight line joins one leg's distance and line
+/// (version 80). Two visits apart with no activity between them, less than `link_s` apart, are joined by a trip of one
+/// `unknown` leg (`mode_source` `none`) along the straight line (version 79). Local
 /// offsets come from the zone at the row's position and instant (``LocalZones``), never from 0.
 public struct TimelinePass: Pass {
     public static let name = "timeline"
@@ -289,7 +292,8 @@ public struct TimelinePass: Pass {
         var visits: [(row: VisitRow, place: PlaceRef, appPlaceID: String?)] = []
         var edits: [PlaceEdit] = []
         /// Google's trips used (row without its visits' and places' ids), each with its legs (one per activity, with
-        /// Google's activity type and its line, ``AppLine``), its straight-line distance and how its distance was measured.
+        /// Google's activity type and its line, ``AppLine``; a move no segment shows has one leg and no activity type),
+        /// its straight-line distance and how its distance was measured.
         var trips: [(row: TripRow, from: VisitRef?, to: VisitRef?, fromPlace: PlaceRef?, toPlace: PlaceRef?,
                      legs: [(leg: LegRow, activity: String?, line: AppLine)],
                      lineDistanceM: Double, method: String)] = []
