@@ -47,7 +47,7 @@ enum PlaceNames {
         var lon: Double
     }
 
-    /// What the names are chosen from (``assign(device:store:zones:joinM:)`` loads it).
+    /// What the names are chosen from (``assign(device:store:zones:joinM:centreMinM:)`` loads it).
     struct Input {
         /// Every place of the device, by id.
         var places: [PlaceRow]
@@ -55,7 +55,8 @@ enum PlaceNames {
         var edits: [PlaceEditRow]
         /// Every visit of the device (those without a place are passed over), by start then id.
         var visits: [VisitRow]
-        /// Google's names of its visits (``Store/googleVisitNames(device:)``), in time order.
+        /// Google's names of its visits (``Store/googleVisitSegments(device:fromMs:toMs:)``), in time order, each at
+        /// the position the timeline pass gives it (``TimelinePass/position(_:centreMinM:)``).
         var googleVisits: [(startMs: Int64, endMs: Int64, lat: Double, lon: Double, semanticType: String?, name: String?, address: String?,
                             hierarchyLevel: Double?)] = []
         /// OwnTracks' transitions and waypoints (``Store/ownTracksRegionEvents(device:)``), in time order.
@@ -65,11 +66,16 @@ enum PlaceNames {
     /// Names every place of `device` (see the type's comment): loads what ``names(_:zones:joinM:)`` chooses from and
     /// renames the places whose name changes; returns how many were named by each rule.
     @discardableResult
-    static func assign(device: Int64, store: Store, zones: LocalZones, joinM: Double) throws -> [String: Int] {
+    static func assign(device: Int64, store: Store, zones: LocalZones, joinM: Double, centreMinM: Double) throws -> [String: Int] {
         let places = try store.places(device: device)
         guard !places.isEmpty else { return [:] }
+        let google = try store.googleVisitSegments(device: device, fromMs: Int64.min, toMs: Int64.max).compactMap { g in
+            TimelinePass.position(g, centreMinM: centreMinM).map {
+                (g.startMs, g.endMs, $0.at.lat, $0.at.lon, g.semanticType, g.name, g.address, g.hierarchyLevel)
+            }
+        }
         let input = Input(places: places, edits: try store.placeEdits(device: device), visits: try store.visitsInOrder(device: device),
-                          googleVisits: try store.googleVisitNames(device: device), ownTracks: try store.ownTracksRegionEvents(device: device))
+                          googleVisits: google, ownTracks: try store.ownTracksRegionEvents(device: device))
         let (renames, rules) = names(input, zones: zones, joinM: joinM)
         let tables = RebuildTables(store)
         for (id, name) in renames { try tables.renamePlace(id: id, name: name) }

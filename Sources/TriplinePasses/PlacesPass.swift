@@ -450,7 +450,8 @@ public struct PlacesPass: Pass {
         // The timeline pass names every place once Google's are written; without it (`--pass places`), this pass names
         // them (with the timeline pass's default reach: its parameters are not this pass's).
         if lastWindow && namesPlaces {
-            try PlaceNames.assign(device: work.deviceID, store: store, zones: work.zones, joinM: TimelinePass.Parameters().joinM)
+            let timeline = TimelinePass.Parameters()
+            try PlaceNames.assign(device: work.deviceID, store: store, zones: work.zones, joinM: timeline.joinM, centreMinM: timeline.centreMinM)
         }
         return ["places": .count(output.places.count), "visits": .count(output.visitCount), "named_by_wifi": .count(output.namedByWifi),
                 "with_locality": .count(output.withLocality)]

@@ -256,7 +256,10 @@ public struct Rebuild {
     ///    its first activity, between consecutive activities, and from its last activity to the visit it reaches joins a
     ///    leg's line and distance when at least `timeline.connector_min_m` long; such a leg faster than 70 m/s over half
     ///    an hour is a flight, and a walk, run or ride made faster than the trips pass's bound of its class a vehicle.
-    public static let algorithmVersion = 80
+    /// 81 (a visit where its own fixes were): a Semantic Location History visit whose centre (`centerLatE7`) lies
+    ///    `timeline.centre_min_m` or more from its place's position is at its centre when most of its own fixes
+    ///    (`simplifiedRawPath`) lie nearer the centre, and so are the ends of Google's activities at that place.
+    public static let algorithmVersion = 81
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -27,7 +27,9 @@ import TriplineStore
 /// the share of it its kept time is. Where Google's segments do not meet (an activity that starts `connector_min_m` or
 /// more from where the one before it ended, or from its visit), that straight line joins one leg's distance and line
 /// (version 80). Two visits apart with no activity between them, less than `link_s` apart, are joined by a trip of one
-/// `unknown` leg (`mode_source` `none`) along the straight line (version 79). Local
+/// `unknown` leg (`mode_source` `none`) along the straight line (version 79). A Semantic Location History visit is at
+/// its own centre where its place lies `centre_min_m` or more away and most of its own fixes say so (version 81,
+/// ``position(_:centreMinM:)``). Local
 /// offsets come from the zone at the row's position and instant (``LocalZones``), never from 0.
 public struct TimelinePass: Pass {
     public static let name = "timeline"
@@ -59,14 +61,18 @@ public struct TimelinePass: Pass {
         /// gaps between two of Google's positions may be sampling that Google's distances already span (the simulated
         /// export: a walk's last position 232 m from the bus's first, each leg's distance exact).
         public var connectorMinM: Double = 1000
+        /// A Semantic Location History visit whose own centre (`centerLatE7`) lies at least this far (metres) from its
+        /// place's position (`location`) is at its centre when most of its own fixes (`simplifiedRawPath`) lie nearer
+        /// the centre than the place (0 = off; version 81). As `unseen_min_m`: nearer, the two are one place.
+        public var centreMinM: Double = 150
         public init() {}
         public static var keys: Keys {
             ["min_free_ratio": \.minFreeRatio, "join_m": \.joinM, "link_s": \.linkS, "chain_gap_s": \.chainGapS, "unseen_min_m": \.unseenMinM,
-             "unseen_max_mps": \.unseenMaxMps, "connector_min_m": \.connectorMinM]
+             "unseen_max_mps": \.unseenMaxMps, "connector_min_m": \.connectorMinM, "centre_min_m": \.centreMinM]
         }
         public static var ranges: Ranges {
             ["min_free_ratio": .share, "join_m": .distance, "link_s": .duration, "chain_gap_s": .duration, "unseen_min_m": .distanceOrOff,
-             "unseen_max_mps": .speed, "connector_min_m": .distanceOrOff]
+             "unseen_max_mps": .speed, "connector_min_m": .distanceOrOff, "centre_min_m": .distanceOrOff]
         }
     }
 
@@ -91,6 +97,27 @@ public struct TimelinePass: Pass {
     /// `plane_min_mps`, 70 m/s) for half an hour or more (`trips.split_gap_s`), and no faster than a plane.
     static func flight(_ pace: Double, _ seconds: Double) -> Bool {
         seconds >= 1800 && pace >= fastestMps("car") && pace <= fastestMps("plane")
+    }
+
+    /// Where a Google visit was (version 81, `centre_min_m`). Semantic Location History gives a visit its place's
+    /// position (`location`) and its own centre (`centerLatE7`), mostly metres apart; where they lie `centre_min_m` or
+    /// more apart, the visit is at its centre when most of its own fixes (`simplifiedRawPath`) lie nearer the centre
+    /// than the place, else at the place: a real export names lectures at a university's Adlershof campus "Humboldt
+    /// University of Berlin" with the main building's position, 13.5 km away, every fix of the visit at the campus;
+    /// a visit with no fixes of its own, or as many on each side, stays at its place (a ferry's visit whose centre
+    /// lies 800 km from the port where the activities before and after it end). The second value is the place's
+    /// position when the visit was moved off it: Google's activities begin and end there too.
+    static func position(_ s: GoogleVisitSegment, centreMinM: Double) -> (at: (lat: Double, lon: Double), place: (lat: Double, lon: Double)?)? {
+        guard let lat = s.lat, let lon = s.lon else { return nil }
+        guard centreMinM > 0, let cLat = s.centreLat, let cLon = s.centreLon, !s.fixes.isEmpty,
+              Geo.distance(lat, lon, cLat, cLon) >= centreMinM
+        else { return ((lat, lon), nil) }
+        var votes = 0
+        for f in s.fixes {
+            let toCentre = Geo.distance(f.lat, f.lon, cLat, cLon), toPlace = Geo.distance(f.lat, f.lon, lat, lon)
+            if toCentre < toPlace { votes += 1 } else if toPlace < toCentre { votes -= 1 }
+        }
+        return votes > 0 ? ((cLat, cLon), (lat, lon)) : ((lat, lon), nil)
     }
 
     /// Tripline's modes (``LegMode``); any other word Google's activity type was mapped to by the import is `unknown`.
@@ -223,7 +250,9 @@ public struct TimelinePass: Pass {
         }
         try tables.refreshAppPlaceTotals(device: device)
         // Every place of the device is written: name them all, in the documented order (``PlaceNames``).
-        if !work.windowsFollow { try PlaceNames.assign(device: device, store: store, zones: work.zones, joinM: parameters.joinM) }
+        if !work.windowsFollow {
+            try PlaceNames.assign(device: device, store: store, zones: work.zones, joinM: parameters.joinM, centreMinM: parameters.centreMinM)
+        }
         for trip in output.trips {
             var row = trip.row
             func visitID(_ visit: VisitRef?) -> Int64? {
@@ -339,9 +368,10 @@ public struct TimelinePass: Pass {
 
         // Visits (`place`: an index into `places`).
         var placeOfAppID: [String: Int] = [:]
-        var visits: [(ref: VisitRef, id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: Int)] = []
+        var visits: [(ref: VisitRef, id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: Int, snapped: (Double, Double)?)] = []
         for s in input.visits {
-            guard let lat = s.lat, let lon = s.lon else { continue }
+            guard let (at, snapped) = Self.position(s, centreMinM: parameters.centreMinM) else { continue }
+            let (lat, lon) = at
             if let level = s.hierarchyLevel, level > 0 { continue }  // a visit inside another one
             // The fixes saw this visit: a visit made from points at the same place overlaps it.
             if seenByPoints(s.startMs, s.endMs, lat, lon) { continue }
@@ -381,7 +411,7 @@ public struct TimelinePass: Pass {
                           endUTCOffset: UTCOffset(seconds: work.zones.offset(atMs: end, latitude: lat, longitude: lon)), lat: lat, lon: lon, radiusM: 0,
                           points: 0, countryCode: whereIs.countryCode, country: whereIs.country, locality: whereIs.locality),
                  places[k!].ref, appID))
-            visits.append((.added(output.visits.count - 1), id, start, end, lat, lon, k!))
+            visits.append((.added(output.visits.count - 1), id, start, end, lat, lon, k!, snapped))
         }
         // The user's edits of places Google's visits founded (`tripline places rename|merge|forget`), in the order
         // they were made: each finds its place again as the nearest place within `join_m` of the centre it had when
@@ -422,11 +452,12 @@ public struct TimelinePass: Pass {
         output.visitCount = visits.count
 
         // Every visit a trip may leave or reach, by end and by start.
-        typealias Linked = (ref: VisitRef, id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: PlaceRef?)
-        var all: [Linked] = visits.map { v in (v.ref, v.id, v.start, v.end, v.lat, v.lon, Optional(places[v.place].ref)) }
+        // (`snapped`: the place's position of a Google visit moved to its centre, ``position(_:centreMinM:)``.)
+        typealias Linked = (ref: VisitRef, id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: PlaceRef?, snapped: (Double, Double)?)
+        var all: [Linked] = visits.map { v in (v.ref, v.id, v.start, v.end, v.lat, v.lon, Optional(places[v.place].ref), v.snapped) }
         for v in pointVisits {
             let id = v.id ?? 0
-            all.append((VisitRef.stored(id), id, v.startMs, v.endMs, v.lat, v.lon, v.placeID.map { PlaceRef.stored($0) }))
+            all.append((VisitRef.stored(id), id, v.startMs, v.endMs, v.lat, v.lon, v.placeID.map { PlaceRef.stored($0) }, nil))
         }
         let link = Int64(parameters.linkS * 1000)
         let byEnd = all.sorted { ($0.end, $0.id) < ($1.end, $1.id) }, byStart = all.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
@@ -493,8 +524,16 @@ public struct TimelinePass: Pass {
             for (i, p) in chain.enumerated() {
                 let s = p.s
                 // A piece without an end of its own takes its neighbour's (in the chain), else its visit's.
-                let a = own(s, start: true) ?? (i > 0 ? own(chain[i - 1].s, start: false) : from.map { ($0.lat, $0.lon) })
-                let b = own(s, start: false) ?? (i + 1 < chain.count ? own(chain[i + 1].s, start: true) : to.map { ($0.lat, $0.lon) })
+                var a = own(s, start: true) ?? (i > 0 ? own(chain[i - 1].s, start: false) : from.map { ($0.lat, $0.lon) })
+                var b = own(s, start: false) ?? (i + 1 < chain.count ? own(chain[i + 1].s, start: true) : to.map { ($0.lat, $0.lon) })
+                // Google begins (ends) an activity at its visit's place; where the visit was moved to its centre, so is
+                // the end that lies at the place (within `join_m`).
+                func unsnapped(_ p: (Double, Double)?, _ v: Linked?) -> (Double, Double)? {
+                    guard let p, let v, let place = v.snapped, Geo.distance(p.0, p.1, place.0, place.1) <= parameters.joinM else { return p }
+                    return (v.lat, v.lon)
+                }
+                if i == 0 { a = unsnapped(a, from) }
+                if i == chain.count - 1 { b = unsnapped(b, to) }
                 var through: [(lat: Double, lon: Double)] = []
                 if let a { through.append((a.0, a.1)) }
                 through += s.path

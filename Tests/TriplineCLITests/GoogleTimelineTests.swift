@@ -160,6 +160,43 @@ import TriplineTestSupport
         }
     }
 
+    /// A Semantic Location History visit whose place lies 13.5 km from its own centre and fixes (a real export's
+    /// "Humboldt University of Berlin" for lectures at its Adlershof campus) is at its centre, under Google's name, and
+    /// Google's walk away from it starts there (algorithm version 81, `timeline.centre_min_m`); a centre that is no
+    /// position (text, out of range) is passed over and the visit stays at its place.
+    @Test func aVisitIsAtItsCentreWhereItsFixesWere() throws {
+        let campus = (52.4303, 13.5300), lab = (52.4333, 13.5295), main = (52.5179, 13.3937)
+        func lecture(centre: (String, String)) -> String {
+            """
+            {"placeVisit":{"location":{"latitudeE7":\(Int(main.0 * 1e7)),"longitudeE7":\(Int(main.1 * 1e7)),"placeId":"PHU",
+             "name":"Humboldt University of Berlin"},"centerLatE7":\(centre.0),"centerLngE7":\(centre.1),
+             "simplifiedRawPath":{"points":[{"latE7":524302377,"lngE7":135308607},{"latE7":524294192,"lngE7":135300054},{"latE7":"x"}]},
+             "duration":{"startTimestamp":"2024-05-01T08:00:00Z","endTimestamp":"2024-05-01T10:00:00Z"}}}
+            """
+        }
+        func day(_ centre: (String, String)) -> String {
+            semantic([
+                lecture(centre: centre),
+                activity("WALKING", from: "2024-05-01T10:00:00Z", to: "2024-05-01T10:04:00Z", start: main, end: lab, distance: 13_234),
+                visit("PL", name: "Physics", lat: lab.0, lon: lab.1, from: "2024-05-01T10:04:00Z", to: "2024-05-01T12:00:00Z"),
+            ])
+        }
+        let (_, store) = try database([("2024_MAY.json", day((String(Int(campus.0 * 1e7)), String(Int(campus.1 * 1e7)))))])
+        let visits = try rows(store, "SELECT round(lat, 4), round(lon, 4) FROM visits ORDER BY start_ms")
+        #expect(visits == ["52.4303|13.53", "52.4333|13.5295"])
+        let places = try rows(store, "SELECT name, round(lat, 4) FROM places ORDER BY first_visit_ms")
+        #expect(places == ["Humboldt University of Berlin|52.4303", "Physics|52.4333"])
+        // The walk: from the campus, Google's impossible 13,234 m in 4 minutes replaced by the line to the lab.
+        let walk = Geo.distance(campus.0, campus.1, lab.0, lab.1)
+        let legs = try rows(store, "SELECT mode, CAST(round(distance_m) AS INTEGER) FROM legs")
+        #expect(legs == ["walk|\(Int(walk.rounded()))"], "\(legs)")
+        for bad in [("\"north\"", "135300000"), ("9000000000", "135300000"), ("-950000000", "135300000")] {
+            let (_, other) = try database([("2024_MAY.json", day(bad))])
+            #expect(try rows(other, "SELECT round(lat, 4) FROM visits ORDER BY start_ms") == ["52.5179", "52.4333"], "\(bad)")
+            #expect(try rows(other, "SELECT mode FROM legs") == ["vehicle"], "\(bad)")
+        }
+    }
+
     @Test func googleVisitsAndTripsPartlyCoveredAreClipped() throws {
         // A Google visit of 08:00–12:00 at a museum while the fixes sat at the café 10:00–10:40 and drove on: it
         // keeps 08:00–10:00 (more than half of it) and the rest stays the fixes'.

@@ -324,4 +324,67 @@ import TriplineStore
         let plain = TimelinePass.fill(work(), input, off)
         #expect(plain.trips.map(\.row.distanceM) == [8_520, 500, 600] && plain.trips[0].method == "app")
     }
+
+    /// A visit at its own centre, not its place's (a real export: lectures at a university's Adlershof campus named
+    /// "Humboldt University of Berlin" at the main building's position, 13.5 km away, the visit's `centerLatE7` and
+    /// every fix of its `simplifiedRawPath` at the campus; Google's walks to and from it begin and end at the main
+    /// building, so each became a "vehicle" of 13 km at up to 206 m/s). Where most of its own fixes lie nearer its
+    /// centre than its place, the visit, the place it founds and the ends of the activities that Google began or ended
+    /// at the place are at the centre (algorithm version 81, `centre_min_m`); a visit without fixes, with as many on
+    /// each side, or whose centre lies less than `centre_min_m` from its place stays at its place.
+    @Test func aVisitIsWhereItsOwnFixesWere() throws {
+        let campus = Self.east(13.5), lab = Self.east(13.9), main = Self.home
+        func activity(_ s: Int64, _ e: Int64, from: (lat: Double, lon: Double), to: (lat: Double, lon: Double), _ metres: Double)
+            -> GoogleActivitySegment {
+            GoogleActivitySegment(startMs: s, endMs: e, lat: to.lat, lon: to.lon, distanceM: metres, mode: "walk",
+                                  startLatE7: (from.lat * 1e7).rounded(), startLonE7: (from.lon * 1e7).rounded(),
+                                  activity: "WALKING")
+        }
+        var lecture = Self.visit(Self.at(9), Self.at(11), main, placeID: "gHU", name: "Humboldt University of Berlin")
+        lecture.centreLat = campus.lat
+        lecture.centreLon = campus.lon
+        lecture.fixes = [Self.east(13.52), Self.east(13.48, north: 30), main]  // two at the campus, one at the place
+        let visits = [
+            Self.visit(Self.at(8), Self.at(8, 50), Self.east(12.9), placeID: "gStation"),
+            lecture,
+            Self.visit(Self.at(11, 5), Self.at(12), lab, placeID: "gLab"),
+        ]
+        let activities = [
+            activity(Self.at(8, 50), Self.at(9), from: Self.east(12.9), to: main, 13_600),  // Google's walk "to the main building"
+            activity(Self.at(11), Self.at(11, 5), from: main, to: lab, 13_950),  // and "from" it: 46 m/s
+        ]
+        let input = TimelinePass.Input(pointVisits: [], trips: [], places: [], visits: visits, activities: activities, edits: [])
+        let out = TimelinePass.fill(work(), input, TimelinePass.Parameters())
+        #expect(out.visits.count == 3 && out.places.count == 3)
+        guard out.visits.count == 3, out.trips.count == 2 else {
+            Issue.record("expected three visits and two trips, got \(out.visits.count) and \(out.trips.count)")
+            return
+        }
+        #expect(out.visits[1].row.lat == campus.lat && out.visits[1].row.lon == campus.lon)
+        #expect(out.places[1].row.lat == campus.lat && out.places[1].row.name == "Humboldt University of Berlin")
+        // The walks: Google's 13.6 and 13.95 km are impossible in 10 and 5 minutes, their lines now 600 and 400 m.
+        let legs = out.trips.map { $0.legs[0].leg }
+        #expect(legs.map(\.mode) == ["walk", "walk"] && legs.map(\.modeSource) == ["app", "app"])
+        #expect(abs(legs[0].distanceM - Geo.distance(Self.east(12.9).lat, Self.east(12.9).lon, campus.lat, campus.lon)) < 0.01)
+        #expect(abs(legs[1].distanceM - Geo.distance(campus.lat, campus.lon, lab.lat, lab.lon)) < 0.01)
+        #expect(out.trips.allSatisfy { ($0.row.distanceM) < 1_000 })
+        // As many fixes on each side, none at all, or the rule off: at the place, and the walks are vehicles again.
+        var even = input
+        even.visits[1].fixes = [campus, main]
+        var none = input
+        none.visits[1].fixes = []
+        var off = TimelinePass.Parameters()
+        off.centreMinM = 0
+        for out in [TimelinePass.fill(work(), even, TimelinePass.Parameters()), TimelinePass.fill(work(), none, TimelinePass.Parameters()),
+                    TimelinePass.fill(work(), input, off)] {
+            #expect(out.visits.count == 3 && out.visits[1].row.lat == main.lat && out.visits[1].row.lon == main.lon)
+            #expect(out.trips.map { $0.legs[0].leg.mode } == ["vehicle", "vehicle"])
+        }
+        // A centre nearer its place than `centre_min_m`: at the place.
+        var close = input
+        close.visits[1].centreLat = Self.east(0.1).lat
+        close.visits[1].centreLon = Self.east(0.1).lon
+        close.visits[1].fixes = [Self.east(0.1)]
+        #expect(TimelinePass.fill(work(), close, TimelinePass.Parameters()).visits[1].row.lon == main.lon)
+    }
 }

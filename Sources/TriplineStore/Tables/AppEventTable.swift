@@ -183,9 +183,16 @@ public struct GoogleVisitSegment: Sendable, Equatable {
     public var semanticType: String?
     /// `visit.hierarchyLevel` (above 0: a visit inside another one).
     public var hierarchyLevel: Double?
+    /// `placeVisit.centerLatE7` and `.centerLngE7`: where Google put the visit itself, as opposed to where its place
+    /// is (`lat`, `lon`, from `placeVisit.location`); nil where the export gives none or gives it out of range.
+    public var centreLat: Double?
+    public var centreLon: Double?
+    /// The positions of `placeVisit.simplifiedRawPath.points`, in order: the phone's own fixes during the visit.
+    public var fixes: [(lat: Double, lon: Double)]
 
     public init(startMs: Int64, endMs: Int64, lat: Double?, lon: Double?, placeID: String? = nil, name: String? = nil, address: String? = nil,
-                semanticType: String? = nil, hierarchyLevel: Double? = nil) {
+                semanticType: String? = nil, hierarchyLevel: Double? = nil, centreLat: Double? = nil, centreLon: Double? = nil,
+                fixes: [(lat: Double, lon: Double)] = []) {
         self.startMs = startMs
         self.endMs = endMs
         self.lat = lat
@@ -195,6 +202,15 @@ public struct GoogleVisitSegment: Sendable, Equatable {
         self.address = address
         self.semanticType = semanticType
         self.hierarchyLevel = hierarchyLevel
+        self.centreLat = centreLat
+        self.centreLon = centreLon
+        self.fixes = fixes
+    }
+
+    public static func == (a: GoogleVisitSegment, b: GoogleVisitSegment) -> Bool {
+        (a.startMs, a.endMs, a.placeID, a.name, a.address, a.semanticType) == (b.startMs, b.endMs, b.placeID, b.name, b.address, b.semanticType)
+            && a.lat == b.lat && a.lon == b.lon && a.hierarchyLevel == b.hierarchyLevel && a.centreLat == b.centreLat && a.centreLon == b.centreLon
+            && a.fixes.elementsEqual(b.fixes) { $0.lat == $1.lat && $0.lon == $1.lon }
     }
 }
 
@@ -255,23 +271,57 @@ extension Store {
     public func googleVisitSegments(device: Int64, fromMs: Int64, toMs: Int64) throws -> [GoogleVisitSegment] {
         let fields = (["$.placeVisit.location.placeId", "$.visit.topCandidate.placeId", "$.visit.topCandidate.placeID"].map(Self.rawText)
             + ["$.placeVisit.location.name", "$.placeVisit.location.address"].map(Self.rawJSON)
-            + ["$.placeVisit.location.semanticType", "$.visit.topCandidate.semanticType", "$.visit.hierarchyLevel"].map(Self.rawText))
+            + ["$.placeVisit.location.semanticType", "$.visit.topCandidate.semanticType", "$.visit.hierarchyLevel",
+               "$.placeVisit.centerLatE7", "$.placeVisit.centerLngE7"].map(Self.rawText))
             .joined(separator: ", ")
         let q = try db.prepare(
             """
-            SELECT e.start_ms, e.end_ms, e.lat, e.lon, \(fields) FROM app_events e JOIN imports i ON i.id = e.import_id
+            SELECT e.start_ms, e.end_ms, e.lat, e.lon, \(fields), e.raw FROM app_events e JOIN imports i ON i.id = e.import_id
             WHERE e.device_id = ? AND e.kind = 'visit' AND i.format LIKE '%google/%' AND e.start_ms >= ? AND e.start_ms < ? AND e.end_ms > e.start_ms
             ORDER BY e.start_ms, e.end_ms, e.raw
             """)
         try q.bind([.integer(device), .integer(fromMs), .integer(toMs)])
+        var fixQuery: Statement? = nil
         var out: [GoogleVisitSegment] = []
         while try q.step() {
             let placeID = (q.text(4) ?? q.text(5) ?? q.text(6)).flatMap { $0.isEmpty ? nil : $0 }
+            // The centre where it is a position (E7 degrees in range); the visit's own fixes only beside one.
+            var centre: (lat: Double, lon: Double)? = nil
+            if let la = q.text(12).flatMap({ Double($0) }), let lo = q.text(13).flatMap({ Double($0) }), abs(la) <= 9e8, abs(lo) <= 18e8 {
+                centre = (la / 1e7, lo / 1e7)
+            }
+            var fixes: [(lat: Double, lon: Double)] = []
+            if centre != nil, let raw = q.text(14) {
+                if fixQuery == nil { fixQuery = try db.prepare(Self.pathPoints("$.placeVisit.simplifiedRawPath.points")) }
+                fixes = try Self.points(fixQuery!, raw)
+            }
             out.append(
                 GoogleVisitSegment(startMs: q.int64(0), endMs: q.int64(1), lat: q.optionalDouble(2), lon: q.optionalDouble(3), placeID: placeID,
                                    name: NameText.jsonString(q.text(7)), address: NameText.jsonString(q.text(8)),
                                    semanticType: q.text(9) ?? q.text(10),
-                                   hierarchyLevel: q.text(11).flatMap { Double($0) }))
+                                   hierarchyLevel: q.text(11).flatMap { Double($0) },
+                                   centreLat: centre?.lat, centreLon: centre?.lon, fixes: fixes))
+        }
+        return out
+    }
+
+    /// A query of the positions (`latE7`, `lngE7`) of the array at `root` of a raw record (bound as `?1`), in order.
+    private static func pathPoints(_ root: String) -> String {
+        """
+        SELECT json_extract(value, '$.latE7'), json_extract(value, '$.lngE7') FROM json_each(CASE WHEN json_valid(?1) THEN ?1 ELSE '{}' END, '\(root)')
+        ORDER BY CAST(key AS INTEGER)
+        """
+    }
+
+    /// The positions `query` (``pathPoints(_:)``) finds in `raw`: those with both numbers in range.
+    private static func points(_ query: Statement, _ raw: String) throws -> [(lat: Double, lon: Double)] {
+        query.reset()
+        try query.bind([.text(raw)])
+        var out: [(lat: Double, lon: Double)] = []
+        while try query.step() {
+            if query.isNull(0) || query.isNull(1) { continue }
+            let lat = query.double(0) / 1e7, lon = query.double(1) / 1e7
+            if abs(lat) <= 90 && abs(lon) <= 180 { out.append((lat, lon)) }
         }
         return out
     }
@@ -289,25 +339,13 @@ extension Store {
             ORDER BY e.start_ms, e.end_ms, e.raw
             """)
         try q.bind([.integer(device), .integer(fromMs), .integer(toMs)])
-        let paths = ["$.activitySegment.waypointPath.waypoints", "$.activitySegment.simplifiedRawPath.points"].map { root in
-            """
-            SELECT json_extract(value, '$.latE7'), json_extract(value, '$.lngE7') FROM json_each(CASE WHEN json_valid(?1) THEN ?1 ELSE '{}' END, '\(root)')
-            ORDER BY CAST(key AS INTEGER)
-            """
-        }
+        let paths = ["$.activitySegment.waypointPath.waypoints", "$.activitySegment.simplifiedRawPath.points"].map(Self.pathPoints)
         var pathQueries: [Statement] = []
         /// The points of the first of `paths` that has any.
         func path(_ raw: String) throws -> [(lat: Double, lon: Double)] {
             if pathQueries.isEmpty { pathQueries = try paths.map { try db.prepare($0) } }
             for p in pathQueries {
-                p.reset()
-                try p.bind([.text(raw)])
-                var out: [(lat: Double, lon: Double)] = []
-                while try p.step() {
-                    if p.isNull(0) || p.isNull(1) { continue }
-                    let lat = p.double(0) / 1e7, lon = p.double(1) / 1e7
-                    if abs(lat) <= 90 && abs(lon) <= 180 { out.append((lat, lon)) }
-                }
+                let out = try Self.points(p, raw)
                 if !out.isEmpty { return out }
             }
             return []
@@ -321,32 +359,6 @@ extension Store {
                                       mode: q.text(5), startLatE7: q.text(7).flatMap { Double($0) }, startLonE7: q.text(8).flatMap { Double($0) },
                                       startLatLng: q.text(9), start: q.text(10), activity: q.text(11) ?? q.text(12),
                                       path: try path(raw)))
-        }
-        return out
-    }
-
-    /// Google's names of a device's visits (Semantic Location History's `placeVisit`, Timeline's `visit`) that last
-    /// and have a position, in time order: the semantic type (`placeVisit.location.semanticType`, else
-    /// `visit.topCandidate.semanticType`), `placeVisit.location.name` and `.address`, and `visit.hierarchyLevel`.
-    public func googleVisitNames(device: Int64) throws
-        -> [(startMs: Int64, endMs: Int64, lat: Double, lon: Double, semanticType: String?, name: String?, address: String?, hierarchyLevel: Double?)]
-    {
-        let g = try db.prepare(
-            """
-            SELECT e.start_ms, e.end_ms, e.lat, e.lon,
-              coalesce(json_extract(e.raw, '$.placeVisit.location.semanticType'), json_extract(e.raw, '$.visit.topCandidate.semanticType')),
-              e.raw -> '$.placeVisit.location.name', e.raw -> '$.placeVisit.location.address',
-              json_extract(e.raw, '$.visit.hierarchyLevel')
-            FROM app_events e JOIN imports i ON i.id = e.import_id
-            WHERE e.device_id = ? AND e.kind = 'visit' AND i.format LIKE '%google/%' AND e.end_ms > e.start_ms
-              AND e.lat IS NOT NULL AND e.lon IS NOT NULL AND json_valid(e.raw)
-            ORDER BY e.start_ms, e.end_ms, e.raw
-            """)
-        g.bindInt(device, at: 1)
-        var out: [(startMs: Int64, endMs: Int64, lat: Double, lon: Double, semanticType: String?, name: String?, address: String?, hierarchyLevel: Double?)] = []
-        while try g.step() {
-            out.append((g.int64(0), g.int64(1), g.double(2), g.double(3), g.text(4), NameText.jsonString(g.text(5)), NameText.jsonString(g.text(6)),
-                        g.isNull(7) ? nil : g.double(7)))
         }
         return out
     }
