@@ -114,12 +114,17 @@ public struct PathsPass: MeasuringPass {
     }
 
     /// The circuity estimate of one trip: (estimate, whether any sparse stretch was found, where its extras lie).
+    /// A trip of `seconds` with no fix between its places whose straight line is at least `straight_mps` fast flew:
+    /// no circuity (algorithm version 82; before, a flight with the phone in airplane mode measured 1.12 × its great
+    /// circle, BER to JFK 7,157 km for 6,390).
     static func estimate(
-        _ w: DeviceWork, _ pts: [Int], line: Double, from: (Double, Double)?, to: (Double, Double)?, _ p: Parameters, _ mp: MetricsPass.Parameters
+        _ w: DeviceWork, _ pts: [Int], line: Double, from: (Double, Double)?, to: (Double, Double)?, seconds: Double, _ p: Parameters,
+        _ mp: MetricsPass.Parameters
     ) -> (Double, Bool, [Piece]) {
         guard let first = pts.first, let last = pts.last else {
             guard let from, let to else { return (line, false, []) }
             let d = Geo.distance(from.0, from.1, to.0, to.1)
+            if d / max(seconds, 1) >= p.straightMps { return (max(line, d), false, []) }
             return (max(line, d * factor(d, p)), true, [])
         }
         var extra = 0.0
@@ -215,7 +220,8 @@ public struct PathsPass: MeasuringPass {
             var pts: [Int] = []
             if first <= last { for i in first...last where work.flags[i] == 0 { pts.append(i) } }
             let from = r.fromLat.flatMap { lat in r.fromLon.map { (lat, $0) } }, to = r.toLat.flatMap { lat in r.toLon.map { (lat, $0) } }
-            var (distance, sparse, extras) = Self.estimate(work, pts, line: r.lineDistanceM, from: from, to: to, p, mp)
+            let seconds = Double(r.endMs - r.startMs) / 1000
+            var (distance, sparse, extras) = Self.estimate(work, pts, line: r.lineDistanceM, from: from, to: to, seconds: seconds, p, mp)
             var method = sparse ? "circuity" : "track"
             if sparse, let a = r.fromPlaceID, let b = r.toPlaceID, a != b {
                 let pair = PlacePair(a, b)

@@ -259,7 +259,10 @@ public struct Rebuild {
     /// 81 (a visit where its own fixes were): a Semantic Location History visit whose centre (`centerLatE7`) lies
     ///    `timeline.centre_min_m` or more from its place's position is at its centre when most of its own fixes
     ///    (`simplifiedRawPath`) lie nearer the centre, and so are the ends of Google's activities at that place.
-    public static let algorithmVersion = 81
+    /// 82 (a flight with the phone off): two stays with no fix between them, further apart than `trips.travel_min_mps`
+    ///    over a silence longer than `trips.split_gap_s`, are a trip of their straight line (before, none); such a trip
+    ///    at `paths.straight_mps` or faster measures no circuity.
+    public static let algorithmVersion = 82
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

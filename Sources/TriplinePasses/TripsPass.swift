@@ -333,8 +333,18 @@ public struct TripsPass: MeasuringPass {
                 pts = [stays[f].last, stays[t].first]
             }
             guard !pts.isEmpty else { return }
+            // No fix between two stays and a silence longer than `split_gap_s` between them: their straight line is
+            // crossed, as between two fixes (``splitAtSilences``), when travel explains the silence (`travel_min_mps`,
+            // within `implied_max_s`, checked above): a flight with the phone in airplane mode, from the stay at the
+            // departure airport to the one at the arrival airport. Before algorithm version 82 such a trip measured
+            // its two edge fixes' step alone and was none: BER to JFK in 9 hours left no trip and no day's distance.
+            var silent = 0.0
+            if edgesOnly, let f = from, let t = to, p.travelMinMps > 0 {
+                let ms = stays[t].startMs - stays[f].endMs, metres = Geo.distance(stays[f].lat, stays[f].lon, stays[t].lat, stays[t].lon)
+                if ms > Int64(p.splitGapS * 1000), metres >= p.travelMinMps * Double(ms) / 1000 { silent = metres }
+            }
             let (parts, crossed, gapBefore, gapAfter) = edgesOnly
-                ? ([pts], [0.0], false, false)
+                ? ([pts], [silent], false, false)
                 : splitAtSilences(w, pts, from: from.map { stays[$0] }, to: to.map { stays[$0] }, p)
             for (n, part) in parts.enumerated() where !part.isEmpty {
                 let f = n == 0 && !gapBefore ? from : nil

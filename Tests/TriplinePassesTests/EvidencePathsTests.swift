@@ -304,6 +304,31 @@ import TriplineTestSupport
         }
     }
 
+    /// A flight with the phone in airplane mode from the gate: 90 min still at the departure airport, no fix for
+    /// 9 hours, 40 min still at the arrival airport 6,390 km away. No fix lies between the two stays, so the trip is
+    /// their straight line, crossed as a silence that travel explains (`trips.travel_min_mps`): a `plane` trip of the
+    /// great circle, without the circuity of a road (`paths.straight_mps`). Before algorithm version 82 it measured the
+    /// step between the two stays' edge fixes and was no trip at all (and with `trips.min_distance_m` 0, 7,157 km).
+    /// The same silence over 12 km (0.4 m/s) is still no trip: the phone was off, nothing says it moved then.
+    @Test func aFlightFromTheGateWithThePhoneOff() throws {
+        for (metres, trips) in [(6_390_000.0, 1), (12_000.0, 0)] {
+            var b = TrackBuilder(startMs: t0, lat: home.lat, lon: home.lon)
+            b.still(5400, every: 60, drift: 5...10)
+            let gate = (lat: b.lat, lon: b.lon)
+            b.gap(32_400, moving: metres, bearing: 280)
+            let arrival = (lat: b.lat, lon: b.lon)
+            b.still(2400, every: 60, drift: 5...10)
+            let store = try storeWith([("phone", b.points)])
+            try rebuild(store)
+            #expect(try count(store, "SELECT count(*) FROM trips") == trips, "\(metres) m")
+            guard trips == 1 else { continue }
+            #expect(try count(store, "SELECT count(*) FROM trips WHERE mode = 'plane' AND distance_method = 'track'") == 1)
+            let line = Geo.distance(gate.lat, gate.lon, arrival.lat, arrival.lon)
+            #expect(abs(try double(store, "SELECT distance_m FROM trips") - line) < line * 0.001)
+            #expect(abs(try double(store, "SELECT sum(distance_m) FROM days") - line) < line * 0.001)
+        }
+    }
+
     /// A train journey logged once an hour (each fix 130 km from the last): one trip whose silences, with the lone
     /// fixes between them, are one `unknown` leg, not legs of a single fix each.
     @Test func hourlyFixesOnATrainAreOneUnknownLeg() throws {
