@@ -5,7 +5,8 @@ import TriplineStore
 /// Pass 1, `clean`: flags (never deletes) points that should not count, in `point_flags`.
 ///
 /// A point is flagged when its accuracy is worse than `max_accuracy_m`; when it is an out-and-back jump (far from
-/// both neighbours, which are close to each other, at an impossible speed: the wifi or cell fixes kilometres off; or,
+/// both neighbours, which are close to each other, at an impossible speed: the wifi or cell fixes kilometres off, or a
+/// run of fixes at exactly one position, a cached fix re-sent again and again (version 83); or,
 /// without a speed of its own, between two fixes that report standing still: a wifi fix a few hundred metres off);
 /// or when it duplicates the previous point at (almost) the same instant; or when no vehicle could have reached it
 /// (`max_mps`, an airliner's fastest ground speed) from the fixes around it: the smaller of two sources whose fixes
@@ -162,15 +163,22 @@ public struct CleanPass: Pass {
             var cosLat = 1.0
             // The line rule's fix before: the last one it did not flag (a flagged outlier draws no line).
             var lineBefore = kept[0]
-            for k in 1..<(kept.count - 1) {
-                let a = kept[k - 1], b = kept[k], c = kept[k + 1]
+            var k = 0
+            while k + 2 < kept.count {
+                k += 1
+                let a = kept[k - 1], b = kept[k]
+                // A run of fixes at exactly one position is one fix for the out-and-back rule below (algorithm version
+                // 83): a cached fix re-sent at the current time, again and again (docs/PASSES.md, "clean").
+                var runEnd = k
+                while runEnd + 2 < kept.count, work.lat[kept[runEnd + 1]] == work.lat[b], work.lon[kept[runEnd + 1]] == work.lon[b] { runEnd += 1 }
+                let c = kept[runEnd + 1], last = kept[runEnd]
                 if flags[a] & Flag.jump == 0 { lineBefore = a }
                 let rounded = (work.lat[a] * 10).rounded() / 10
                 if rounded != latRef {
                     latRef = rounded
                     cosLat = Geo.cosLatitude(latRef)
                 }
-                if p.lineJumpS > 0 {
+                if p.lineJumpS > 0 && runEnd == k {
                     // Off the line its neighbours draw, faster than a car: a dense track's outlier.
                     let a = lineBefore
                     let tin = Double(work.time[b] - work.time[a]) / 1000, tout = Double(work.time[c] - work.time[b]) / 1000
@@ -198,8 +206,11 @@ public struct CleanPass: Pass {
                 let dac = Geo.distance(work.lat[a], work.lon[a], work.lat[c], work.lon[c])
                 if dac > p.jumpReturnRatio * min(dab, dbc) { continue }
                 let tin = max(1, Double(work.time[b] - work.time[a]) / 1000)
-                let tout = max(1, Double(work.time[c] - work.time[b]) / 1000)
-                if still || dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps { flags[b] |= Flag.jump }
+                let tout = max(1, Double(work.time[c] - work.time[last]) / 1000)
+                if still || dab / tin > p.jumpSpeedMps || dbc / tout > p.jumpSpeedMps {
+                    for q in k...runEnd { flags[kept[q]] |= Flag.jump }
+                    k = runEnd
+                }
             }
         }
         return (flags, returns, secondSource)

@@ -262,7 +262,9 @@ public struct Rebuild {
     /// 82 (a flight with the phone off): two stays with no fix between them, further apart than `trips.travel_min_mps`
     ///    over a silence longer than `trips.split_gap_s`, are a trip of their straight line (before, none); such a trip
     ///    at `paths.straight_mps` or faster measures no circuity.
-    public static let algorithmVersion = 82
+    /// 83 (a cached fix re-sent): a run of fixes at exactly one position is one fix for the clean pass's out-and-back
+    ///    rule, so a stale fix written again and again far from the track is flagged whole.
+    public static let algorithmVersion = 83
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -111,6 +111,42 @@ enum EarlyPassesWork {
         #expect(CleanPass.clean(EarlyPassesWork.of(fixes), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 == 0 })
     }
 
+    /// A cached fix re-sent at the current time (PROVENANCE: Overland's stale fixes, no accuracy): a phone at work, a
+    /// fix a minute, then its home fix 8 km away written again and again, then work again. The run of fixes at exactly
+    /// that one position is one fix for the out-and-back rule, so every one is a jump (algorithm version 83; before,
+    /// two or more made a round trip of 16 km at 133–267 m/s). A run at one position reached at a car's pace stays.
+    @Test func aCachedFixReSentAgainAndAgainIsAJump() {
+        for (copies, every) in [(2, Int64(30_000)), (5, 60_000), (30, 60_000)] {
+            var b = TrackBuilder(startMs: t0, lat: 52.50, lon: 13.45)
+            b.still(3600, every: 60, drift: 2...8)
+            var points = b.points
+            let home = Geo.destination(52.50, 13.45, bearing: 270, distance: 8000)
+            var t = points.last!.timeMs
+            for _ in 0..<copies {
+                t += every
+                points.append(Point(deviceID: 1, timeMs: t, utcOffsetS: 7200, lat: home.lat, lon: home.lon))
+            }
+            var after = TrackBuilder(startMs: t + 30_000, lat: 52.50, lon: 13.45)
+            after.still(3600, every: 60, drift: 2...8)
+            points += after.points
+            let flags = CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags
+            let run = (b.points.count)..<(b.points.count + copies)
+            #expect(flags.enumerated().filter { $0.element != 0 }.map(\.offset) == Array(run), "\(copies) copies")
+            #expect(run.allSatisfy { flags[$0] == CleanPass.Flag.jump }, "\(copies) copies")
+        }
+        // Driven to and from at 20 m/s, the same run of identical fixes is a stay.
+        var b = TrackBuilder(startMs: t0, lat: 52.50, lon: 13.45)
+        b.still(600, every: 60)
+        b.move(8000, bearing: 270, speed: 20, every: 60)
+        var points = b.points
+        let there = points.last!
+        for k in 1...10 { points.append(Point(deviceID: 1, timeMs: there.timeMs + Int64(k) * 60_000, lat: there.lat, lon: there.lon)) }
+        var back = TrackBuilder(startMs: there.timeMs + 660_000, lat: there.lat, lon: there.lon)
+        back.move(8000, bearing: 90, speed: 20, every: 60)
+        points += back.points.dropFirst()
+        #expect(CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 == 0 })
+    }
+
     /// A dense track over the 180th meridian draws its line the shorter way round: interpolated by plain longitudes,
     /// the fixes just across it lay half the Earth off their neighbours' line and were flagged as jumps.
     @Test func aDenseTrackOverTheAntimeridianHasNoJump() {
