@@ -7,7 +7,8 @@ import TriplineStore
 /// A point is flagged when its accuracy is worse than `max_accuracy_m`; when it is an out-and-back jump (far from
 /// both neighbours, which are close to each other, at an impossible speed: the wifi or cell fixes kilometres off, or a
 /// run of fixes at exactly one position, a cached fix re-sent again and again (version 83); or,
-/// without a speed of its own, between two fixes that report standing still: a wifi fix a few hundred metres off);
+/// without a speed of its own, between two fixes that report standing still: a wifi fix a few hundred metres off, or
+/// a run of them, version 84);
 /// or when it duplicates the previous point at (almost) the same instant; or when no vehicle could have reached it
 /// (`max_mps`, an airliner's fastest ground speed) from the fixes around it: the smaller of two sources whose fixes
 /// interleave far apart (two phones writing one file without a device tag, a bad cell fix on another continent), or a
@@ -191,6 +192,29 @@ public struct CleanPass: Pass {
                         let off = Geo.fastDistance(qLat, qLon, work.lat[b], work.lon[b], cosLat: cosLat)
                         if off >= p.lineJumpMinM && off / max(1, min(tin, tout)) > p.jumpSpeedMps {
                             flags[b] |= Flag.jump
+                            continue
+                        }
+                    }
+                }
+                // Between two fixes that report standing still, fixes without a speed need not be fast to be jumps, and
+                // several in a row are one excursion (algorithm version 84): a still phone whose fused position falls back
+                // to a wifi or cell estimate hundreds of metres off for a few fixes at a time, back and forth for hours.
+                if p.stillJumpMinM > 0, runEnd == k, work.speed[b].isNaN, work.speed[a] < p.stillMps {
+                    var e = k
+                    while e + 2 < kept.count, work.speed[kept[e + 1]].isNaN { e += 1 }
+                    let c = kept[e + 1]
+                    if e > k, work.speed[c] < p.stillMps, Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000 {
+                        let minM = min(p.stillJumpMinM, p.jumpMinM)
+                        var nearest = Double.infinity
+                        for q in k...e {
+                            let f = kept[q]
+                            nearest = min(nearest, Geo.distance(work.lat[a], work.lon[a], work.lat[f], work.lon[f]),
+                                          Geo.distance(work.lat[f], work.lon[f], work.lat[c], work.lon[c]))
+                            if nearest < minM { break }
+                        }
+                        if nearest >= minM, Geo.distance(work.lat[a], work.lon[a], work.lat[c], work.lon[c]) <= p.jumpReturnRatio * nearest {
+                            for q in k...e { flags[kept[q]] |= Flag.jump }
+                            k = e
                             continue
                         }
                     }

@@ -264,7 +264,9 @@ public struct Rebuild {
     ///    at `paths.straight_mps` or faster measures no circuity.
     /// 83 (a cached fix re-sent): a run of fixes at exactly one position is one fix for the clean pass's out-and-back
     ///    rule, so a stale fix written again and again far from the track is flagged whole.
-    public static let algorithmVersion = 83
+    /// 84 (a still phone's wifi fallbacks): a run of fixes without a speed between two that report standing still, each
+    ///    `clean.still_jump_min_m` from both, is one excursion for the still-fix rule, flagged whole.
+    public static let algorithmVersion = 84
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

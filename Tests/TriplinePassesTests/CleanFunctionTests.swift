@@ -147,6 +147,39 @@ enum EarlyPassesWork {
         #expect(CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 == 0 })
     }
 
+    /// A still phone whose fused position falls back to a wifi estimate 300 m off for two to four fixes at a time, a
+    /// fix every 10 s, the true fixes saying speed 0, the others no speed (the eighth hostile round: eight hours of it
+    /// made a `car` trip of 215 km): each such run between two still fixes is one excursion, every fix of it a jump
+    /// (algorithm version 84). Runs whose neighbours do not both report standing still are left to the other rules.
+    @Test func aStillPhonesWifiFallbacksAreJumps() {
+        let home = (lat: 52.52, lon: 13.40), wifi = Geo.destination(52.52, 13.40, bearing: 90, distance: 300)
+        var points: [Point] = []
+        var t = t0
+        var expected: [Int] = []
+        for (n, run) in [2, 3, 4, 2, 3].enumerated() {
+            for _ in 0..<3 {
+                points.append(Point(deviceID: 1, timeMs: t, lat: home.lat, lon: home.lon + Double(n) * 1e-6, speedMps: 0, accuracyM: 8))
+                t += 10_000
+            }
+            for q in 0..<run {
+                expected.append(points.count)
+                points.append(Point(deviceID: 1, timeMs: t, lat: wifi.lat + Double(q) * 2e-5, lon: wifi.lon, accuracyM: 40))
+                t += 10_000
+            }
+        }
+        points.append(Point(deviceID: 1, timeMs: t, lat: home.lat, lon: home.lon, speedMps: 0, accuracyM: 8))
+        let flags = CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags
+        #expect(flags.enumerated().filter { $0.element != 0 }.map(\.offset) == expected)
+        #expect(expected.allSatisfy { flags[$0] == CleanPass.Flag.jump })
+        // Without speeds at the true fixes nothing says the phone lay still: the runs stay.
+        let unknown = points.map { p -> Point in
+            var p = p
+            p.speedMps = nil
+            return p
+        }
+        #expect(CleanPass.clean(EarlyPassesWork.of(unknown), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 == 0 })
+    }
+
     /// A dense track over the 180th meridian draws its line the shorter way round: interpolated by plain longitudes,
     /// the fixes just across it lay half the Earth off their neighbours' line and were flagged as jumps.
     @Test func aDenseTrackOverTheAntimeridianHasNoJump() {
