@@ -266,7 +266,9 @@ public struct Rebuild {
     ///    rule, so a stale fix written again and again far from the track is flagged whole.
     /// 84 (a still phone's wifi fallbacks): a run of fixes without a speed between two that report standing still, each
     ///    `clean.still_jump_min_m` from both, is one excursion for the still-fix rule, flagged whole.
-    public static let algorithmVersion = 84
+    /// 85 (the rest of a visit the fixes saw in part): a Google visit overlapping a visit of the fixes at the same place
+    ///    is no longer dropped whole; like any segment, it gives its longest unclaimed part when that is most of it.
+    public static let algorithmVersion = 85
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

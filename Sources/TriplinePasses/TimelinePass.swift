@@ -10,8 +10,8 @@ import TriplineStore
 /// passes before this one rebuilt from points (`source = 'points'`). Each Google segment is used for the longest part
 /// of it that nothing claimed yet — neither the points' results nor Google's earlier segments (visits first, then
 /// activities) — when that part is at least `min_free_ratio` of the segment, clipped to it; otherwise it stays
-/// evidence only (the `apptrips` pass compares Google's trips with the rebuilt ones). A Google visit that overlaps a
-/// visit made from points at the same place (within `join_m`) is that visit and is not used. Child visits
+/// evidence only (the `apptrips` pass compares Google's trips with the rebuilt ones); so a Google visit that the
+/// fixes saw in part at the same place gives the time they did not see when that is most of it (version 85). Child visits
 /// (`hierarchyLevel` > 0: a visit inside another one) are not visits of their own.
 ///
 /// **Rows.** Visits, places, trips and legs made here say `source = 'app'`. A visit joins the place of its Google
@@ -353,19 +353,6 @@ public struct TimelinePass: Pass {
         for t in input.trips { claims.add(t.startMs, t.endMs) }
         var places = input.places.map { PlaceEntry(ref: .stored($0.id ?? 0), lat: $0.lat, lon: $0.lon, radiusM: $0.radiusM, fromPoints: true) }
 
-        // The visits of the fixes that overlap `[s, e)` start before `e` and no earlier than the longest one before `s`.
-        let longestPointVisit = pointVisits.map { $0.endMs - $0.startMs }.max() ?? 0
-        let pointStarts = pointVisits.map(\.startMs)
-        func seenByPoints(_ s: Int64, _ e: Int64, _ lat: Double, _ lon: Double) -> Bool {
-            var k = lowerBound(pointStarts, e) - 1
-            while k >= 0 && pointVisits[k].startMs >= s - longestPointVisit {
-                let v = pointVisits[k]
-                if v.endMs > s && Geo.distance(v.lat, v.lon, lat, lon) <= parameters.joinM { return true }
-                k -= 1
-            }
-            return false
-        }
-
         // Visits (`place`: an index into `places`).
         var placeOfAppID: [String: Int] = [:]
         var visits: [(ref: VisitRef, id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: Int, snapped: (Double, Double)?)] = []
@@ -373,8 +360,9 @@ public struct TimelinePass: Pass {
             guard let (at, snapped) = Self.position(s, centreMinM: parameters.centreMinM) else { continue }
             let (lat, lon) = at
             if let level = s.hierarchyLevel, level > 0 { continue }  // a visit inside another one
-            // The fixes saw this visit: a visit made from points at the same place overlaps it.
-            if seenByPoints(s.startMs, s.endMs, lat, lon) { continue }
+            // What the fixes saw of it is theirs; the rest, when it is most of it, Google's (version 85: a visit the
+            // fixes saw in part at the same place was dropped whole before, and the phone that died at noon left the
+            // afternoon at work in no visit).
             let (start, end) = claims.longestFree(s.startMs, s.endMs)
             guard end > start, Double(end - start) >= parameters.minFreeRatio * Double(s.endMs - s.startMs) else { continue }
             claims.add(start, end)

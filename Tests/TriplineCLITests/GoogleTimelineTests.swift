@@ -92,11 +92,13 @@ import TriplineTestSupport
 
     @Test func pointsWinWhereTheyCoverAndGoogleFillsTheRest() throws {
         let (db, store) = try database([("fixes.json", morningFixes()), ("2024_MAY.json", googleDay())])
-        // Visits: the café and work from the fixes; Google's home (twice), the work visit after the fixes and the museum.
-        #expect(try rows(store, "SELECT source, count(*) FROM visits GROUP BY source ORDER BY source") == ["app|4", "points|2"])
-        #expect(try rows(store, "SELECT app_place_id FROM visits WHERE source = 'app' ORDER BY start_ms") == ["PH", "PW2", "PM", "PH"])
-        // Google's café and office visits and its drive, which the fixes saw, are not used.
-        #expect(try store.db.scalarInt("SELECT count(*) FROM visits WHERE app_place_id IN ('PA', 'PW')") == 0)
+        // Visits: the café and work from the fixes; Google's home (twice), the work visit after the fixes and the museum,
+        // and the café's first two hours, before the fixes began (08:00–10:00 of Google's 08:00–10:38: most of it).
+        #expect(try rows(store, "SELECT source, count(*) FROM visits GROUP BY source ORDER BY source") == ["app|5", "points|2"])
+        #expect(try rows(store, "SELECT app_place_id FROM visits WHERE source = 'app' ORDER BY start_ms") == ["PH", "PA", "PW2", "PM", "PH"])
+        #expect(try rows(store, "SELECT start_ms, end_ms FROM visits WHERE app_place_id = 'PA'") == ["1714550400000|1714557600000"])
+        // Google's office visit and its drive, which the fixes saw whole, are not used.
+        #expect(try store.db.scalarInt("SELECT count(*) FROM visits WHERE app_place_id = 'PW'") == 0)
         // One place per Google place id, named as Google names it; a Google visit at a place of the fixes joins it.
         #expect(try rows(store, "SELECT source, app_place_id, name, visits FROM places WHERE source = 'app' ORDER BY name")
             == ["app|PH|Home Place|2", "app|PM|Museum|1"])
@@ -123,7 +125,7 @@ import TriplineTestSupport
         #expect(try rows(store, "SELECT DISTINCT start_utc_offset_s, end_utc_offset_s FROM visits WHERE source = 'app'") == ["7200|7200"])
         #expect(try rows(store, "SELECT DISTINCT start_utc_offset_s FROM trips WHERE source = 'app'") == ["7200"])
         // The day counts Google's trips and visits and their distance.
-        #expect(try rows(store, "SELECT date, trips, visits FROM days") == ["2024-05-01|4|6"])
+        #expect(try rows(store, "SELECT date, trips, visits FROM days") == ["2024-05-01|4|7"])
         let day = try #require(try store.db.scalarText("SELECT distance_m FROM days").flatMap(Double.init))
         let appDistance = try #require(try store.db.scalarText("SELECT total(distance_m) FROM trips WHERE source = 'app'").flatMap(Double.init))
         #expect(day > appDistance + 1900)
@@ -405,8 +407,9 @@ import TriplineTestSupport
             let sql = "SELECT * FROM \(table) ORDER BY 1, 2"
             #expect(try rows(step, sql) == rows(full, sql), "\(table)")
         }
-        // The evening's fixes made a visit at home, which Google's evening visit (same place) yields to.
-        #expect(try rows(step, "SELECT source, count(*) FROM visits GROUP BY source ORDER BY source") == ["app|3", "points|3"])
+        // The evening's fixes made a visit at home, which Google's evening visit (same place) yields to: the fixes saw
+        // 100 of its 300 minutes, and neither part they did not see is most of it.
+        #expect(try rows(step, "SELECT source, count(*) FROM visits GROUP BY source ORDER BY source") == ["app|4", "points|3"])
     }
 
     /// Each table of the rebuild is written by the one pass that owns it (docs/ARCHITECTURE.md, "One owner per

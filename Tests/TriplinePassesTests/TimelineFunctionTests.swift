@@ -387,4 +387,35 @@ import TriplineStore
         close.visits[1].fixes = [Self.east(0.1)]
         #expect(TimelinePass.fill(work(), close, TimelinePass.Parameters()).visits[1].row.lon == main.lon)
     }
+
+    /// A visit the fixes saw in part (the eighth hostile round: a phone's fixes at work until 11:54, when it died, and
+    /// the same person's Google Timeline with the work visit 09:10–17:00 and the drive home at 17:00): what the fixes
+    /// saw stays theirs, and the rest of Google's visit, being most of it, is a visit of its own at the fixes' place,
+    /// which Google's drive then leaves (algorithm version 85; before, the whole Google visit was dropped, the afternoon
+    /// was in no visit and the drive left from nowhere). A Google visit the fixes saw mostly is not used.
+    @Test func theRestOfAVisitTheFixesSawInPart() throws {
+        let office = Self.east(3)
+        let seen = VisitRow(id: 77, deviceID: Self.device, placeID: 910, startMs: Self.at(9, 25), endMs: Self.at(11, 54), startUTCOffset: 7200,
+                            endUTCOffset: 7200, lat: office.lat, lon: office.lon, radiusM: 30, points: 150)
+        let place = PlaceRow(id: 910, deviceID: Self.device, name: "Office", ssid: nil, lat: office.lat, lon: office.lon, radiusM: 30, visits: 1,
+                             totalDwellS: 8940, firstVisitMs: Self.at(9, 25), lastVisitMs: Self.at(11, 54))
+        let visits = [
+            Self.visit(Self.at(9, 10), Self.at(17), office, placeID: "gWork"),
+            Self.visit(Self.at(17, 30), Self.at(22), Self.home, placeID: "gHome"),
+        ]
+        let drive = GoogleActivitySegment(startMs: Self.at(17), endMs: Self.at(17, 30), lat: Self.home.lat, lon: Self.home.lon, distanceM: 3_400,
+                                          mode: "car", startLatE7: (office.lat * 1e7).rounded(),
+                                          startLonE7: (office.lon * 1e7).rounded(),
+                                          activity: "IN_PASSENGER_VEHICLE")
+        let input = TimelinePass.Input(pointVisits: [seen], trips: [], places: [place], visits: visits, activities: [drive], edits: [])
+        let out = TimelinePass.fill(work(), input, TimelinePass.Parameters())
+        #expect(out.visits.map { [$0.row.startMs, $0.row.endMs] } == [[Self.at(11, 54), Self.at(17)], [Self.at(17, 30), Self.at(22)]])
+        #expect(out.visits.first?.place == .stored(910))
+        #expect(out.trips.count == 1 && out.trips.first?.from == .added(0) && out.trips.first?.to == .added(1))
+        // Seen mostly (09:25–16:00 of 09:10–17:00): the rest is not most of it, and the drive leaves from no visit.
+        var mostly = input
+        mostly.pointVisits[0].endMs = Self.at(16)
+        let less = TimelinePass.fill(work(), mostly, TimelinePass.Parameters())
+        #expect(less.visits.map(\.row.startMs) == [Self.at(17, 30)] && less.trips.first?.from == nil)
+    }
 }
