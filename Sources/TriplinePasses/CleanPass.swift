@@ -170,6 +170,11 @@ public struct CleanPass: Pass {
                 let a = kept[k - 1], b = kept[k]
                 // A run of fixes at exactly one position is one fix for the out-and-back rule below (algorithm version
                 // 83): a cached fix re-sent at the current time, again and again (docs/PASSES.md, "clean").
+                // The fixes inside such a run are passed over (each lies 0 m from the one before it, so no rule below
+                // flags it): the run is read once, however long a phone stuck at one position writes it.
+                if work.lat[a] == work.lat[b], work.lon[a] == work.lon[b], work.lat[kept[k + 1]] == work.lat[b], work.lon[kept[k + 1]] == work.lon[b] {
+                    continue
+                }
                 var runEnd = k
                 while runEnd + 2 < kept.count, work.lat[kept[runEnd + 1]] == work.lat[b], work.lon[kept[runEnd + 1]] == work.lon[b] { runEnd += 1 }
                 let c = kept[runEnd + 1], last = kept[runEnd]
@@ -201,7 +206,8 @@ public struct CleanPass: Pass {
                 // to a wifi or cell estimate hundreds of metres off for a few fixes at a time, back and forth for hours.
                 if p.stillJumpMinM > 0, runEnd == k, work.speed[b].isNaN, work.speed[a] < p.stillMps {
                     var e = k
-                    while e + 2 < kept.count, work.speed[kept[e + 1]].isNaN { e += 1 }
+                    let until = work.time[a] + Int64(p.stillJumpS * 1000)
+                    while e + 2 < kept.count, work.speed[kept[e + 1]].isNaN, work.time[kept[e + 1]] <= until { e += 1 }
                     let c = kept[e + 1]
                     if e > k, work.speed[c] < p.stillMps, Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000 {
                         let minM = min(p.stillJumpMinM, p.jumpMinM)

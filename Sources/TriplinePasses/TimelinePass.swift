@@ -357,9 +357,9 @@ public struct TimelinePass: Pass {
         var placeOfAppID: [String: Int] = [:]
         var visits: [(ref: VisitRef, id: Int64, start: Int64, end: Int64, lat: Double, lon: Double, place: Int, snapped: (Double, Double)?)] = []
         for s in input.visits {
+            if let level = s.hierarchyLevel, level > 0 { continue }  // a visit inside another one
             guard let (at, snapped) = Self.position(s, centreMinM: parameters.centreMinM) else { continue }
             let (lat, lon) = at
-            if let level = s.hierarchyLevel, level > 0 { continue }  // a visit inside another one
             // What the fixes saw of it is theirs; the rest, when it is most of it, Google's (version 85: a visit the
             // fixes saw in part at the same place was dropped whole before, and the phone that died at noon left the
             // afternoon at work in no visit).

@@ -334,14 +334,14 @@ public struct TripsPass: MeasuringPass {
             }
             guard !pts.isEmpty else { return }
             // No fix between two stays and a silence longer than `split_gap_s` between them: their straight line is
-            // crossed, as between two fixes (``splitAtSilences``), when travel explains the silence (`travel_min_mps`,
-            // within `implied_max_s`, checked above): a flight with the phone in airplane mode, from the stay at the
-            // departure airport to the one at the arrival airport. Before algorithm version 82 such a trip measured
-            // its two edge fixes' step alone and was none: BER to JFK in 9 hours left no trip and no day's distance.
+            // crossed, as between two fixes (``splitAtSilences``), when travel explains the silence (``travelled``): a
+            // flight with the phone in airplane mode, from the stay at the departure airport to the one at the arrival
+            // airport. Before algorithm version 82 such a trip measured its two edge fixes' step alone and was none: BER
+            // to JFK in 9 hours left no trip and no day's distance.
             var silent = 0.0
-            if edgesOnly, let f = from, let t = to, p.travelMinMps > 0 {
+            if edgesOnly, let f = from, let t = to {
                 let ms = stays[t].startMs - stays[f].endMs, metres = Geo.distance(stays[f].lat, stays[f].lon, stays[t].lat, stays[t].lon)
-                if ms > Int64(p.splitGapS * 1000), metres >= p.travelMinMps * Double(ms) / 1000 { silent = metres }
+                if ms > Int64(p.splitGapS * 1000), Self.travelled(metres, ms, p) { silent = metres }
             }
             let (parts, crossed, gapBefore, gapAfter) = edgesOnly
                 ? ([pts], [silent], false, false)
@@ -498,6 +498,12 @@ public struct TripsPass: MeasuringPass {
         return out
     }
 
+    /// Whether travel explains a silence of `ms` whose two ends lie `metres` apart: at least `travel_min_mps` in a straight
+    /// line, within `implied_max_s` (0 = never).
+    static func travelled(_ metres: Double, _ ms: Int64, _ p: Parameters) -> Bool {
+        p.travelMinMps > 0 && Double(ms) <= p.impliedMaxS * 1000 && metres >= p.travelMinMps * Double(ms) / 1000
+    }
+
     /// The kept points `pts` between two stays cut at silences longer than `split_gap_s`, except those the traveller
     /// moved through (`travel_min_mps`, within `implied_max_s`): the parts, each part's crossed straight lines, and
     /// whether a silence parts the first part from the stay before it (the last from the stay after it).
@@ -507,8 +513,7 @@ public struct TripsPass: MeasuringPass {
         /// A silence of `ms` longer than `split_gap_s` that travel does not explain.
         func splits(_ aLat: Double, _ aLon: Double, _ bLat: Double, _ bLon: Double, _ ms: Int64) -> Bool {
             guard ms > splitMs else { return false }
-            return !(p.travelMinMps > 0 && Double(ms) <= p.impliedMaxS * 1000
-                && Geo.distance(aLat, aLon, bLat, bLon) >= p.travelMinMps * Double(ms) / 1000)
+            return !travelled(Geo.distance(aLat, aLon, bLat, bLon), ms, p)
         }
         var parts: [[Int]] = [[]]
         var crossed: [Double] = [0]
