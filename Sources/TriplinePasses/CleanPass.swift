@@ -60,6 +60,12 @@ public struct CleanPass: Pass {
         public var stillJumpMinM: Double = 150
         public var stillJumpS: Double = 300
         public var stillMps: Double = 0.5
+        /// A fix, or a run of fixes within `still_jump_s`, at least `jump_min_m` from the fixes before and after it
+        /// (which are close together, as above) is a jump when no traveller accelerating at most this much (m/s²)
+        /// could have gone there and back in the time: a strong car's half a g (algorithm version 86, "Excursions no
+        /// traveller made"). A phone that falls back to a wifi estimate 300 m off every few fixes, without any
+        /// reported speed; a logger's glitch reached in 5 s at 54 m/s. 0 = off.
+        public var jumpAccelMps2: Double = 5
         /// No fix can follow another faster than this (m/s) in a straight line, less their accuracies: an airliner
         /// cruises at 230–260 m/s airspeed and the strongest jet stream brings its ground speed to about 320 m/s;
         /// 340 m/s is the speed of sound, the bound the trips pass puts on a flight's pace. 0 = off.
@@ -79,6 +85,7 @@ public struct CleanPass: Pass {
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
             "still_jump_s": \.stillJumpS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
             "timeline_path": \.timelinePath, "line_jump_s": \.lineJumpS, "line_jump_min_m": \.lineJumpMinM,
+            "jump_accel_mps2": \.jumpAccelMps2,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges"); the bounds keep the arithmetic finite.
@@ -94,6 +101,7 @@ public struct CleanPass: Pass {
             "timeline_path": .flag,
             "line_jump_s": .window,  // 0 = off; at most an hour
             "line_jump_min_m": .distance,
+            "jump_accel_mps2": ParameterRange(0, 100),  // 0 = off; 100 m/s² (10 g) flags nothing a phone writes
         ] }
     }
 
@@ -164,6 +172,8 @@ public struct CleanPass: Pass {
             var cosLat = 1.0
             // The line rule's fix before: the last one it did not flag (a flagged outlier draws no line).
             var lineBefore = kept[0]
+            // The acceleration rule's fixes before: the last fix no rule flagged, and the one before it.
+            var anchor = kept[0], beforeAnchor = -1
             var k = 0
             while k + 2 < kept.count {
                 k += 1
@@ -178,7 +188,10 @@ public struct CleanPass: Pass {
                 var runEnd = k
                 while runEnd + 2 < kept.count, work.lat[kept[runEnd + 1]] == work.lat[b], work.lon[kept[runEnd + 1]] == work.lon[b] { runEnd += 1 }
                 let c = kept[runEnd + 1], last = kept[runEnd]
-                if flags[a] & Flag.jump == 0 { lineBefore = a }
+                if flags[a] & Flag.jump == 0 {
+                    lineBefore = a
+                    if a != anchor { (beforeAnchor, anchor) = (anchor, a) }
+                }
                 let rounded = (work.lat[a] * 10).rounded() / 10
                 if rounded != latRef {
                     latRef = rounded
@@ -225,6 +238,12 @@ public struct CleanPass: Pass {
                         }
                     }
                 }
+                if p.jumpAccelMps2 > 0, beforeAnchor >= 0,
+                    let e = excursionEnd(work, kept, from: k, anchor: anchor, before: beforeAnchor, cosLat: cosLat, p) {
+                    for q in k...e { flags[kept[q]] |= Flag.jump }
+                    k = e
+                    continue
+                }
                 let dab = Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat)
                 // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump.
                 let still = p.stillJumpMinM > 0 && work.speed[b].isNaN && work.speed[a] < p.stillMps && work.speed[c] < p.stillMps
@@ -244,6 +263,71 @@ public struct CleanPass: Pass {
             }
         }
         return (flags, returns, secondSource)
+    }
+
+    /// The most fixes an excursion (``excursionEnd(_:_:from:anchor:before:cosLat:_:)``) may hold: a wifi fallback of a
+    /// few fixes, or a phone's minutes at a wrong position, not a track; it bounds the scan at any `still_jump_s`.
+    static let excursionMaxFixes = 100
+
+    /// The last of a run of kept fixes, from `kept[k]` on, that no traveller made (algorithm version 86), or nil: the run
+    /// lies within `still_jump_s` of `anchor` (the last fix no rule flagged), its every fix at least `jump_min_m` from
+    /// `anchor` and from the fix after it, and those two close together (`jump_return_ratio` × the nearest), and one of
+    /// three legs is beyond what a traveller accelerating at `jump_accel_mps2` could cover: out, from the anchor to the
+    /// run's first fix (v t + a t² / 2, v the anchor's speed: the step into it from `before`, or its reported speed if
+    /// that is higher); back, from the run's last fix to the fix after it (v the speed out of that fix); or there and back,
+    /// the run's furthest fix within the whole time T from the anchor to the fix after the run (v T + a T² / 16, at rest
+    /// at both ends: a quarter of T to speed up, a quarter to stop, the same home; v the higher of the two). A fast
+    /// traveller's fixes carry their speed, and a real walk to the corner takes minutes, not seconds.
+    /// - Complexity: O(1) unless the step out of the anchor is impossible; then O(``excursionMaxFixes``).
+    static func excursionEnd(_ work: DeviceWork, _ kept: [Int], from k: Int, anchor a: Int, before: Int, cosLat: Double, _ p: Parameters) -> Int? {
+        let b = kept[k]
+        // The cheap distance first (within a metre of the great circle at these ranges): most steps are short.
+        guard Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat) >= p.jumpMinM * 0.99 else { return nil }
+        let dab = Geo.distance(work.lat[a], work.lon[a], work.lat[b], work.lon[b])
+        guard dab >= p.jumpMinM else { return nil }
+        let until = work.time[a] + Int64(p.stillJumpS * 1000)
+        guard work.time[b] <= until else { return nil }
+        func seconds(_ x: Int, _ y: Int) -> Double { max(0.001, Double(work.time[y] - work.time[x]) / 1000) }
+        /// The speed at fix `f`: its step from (to) `g`, or its reported speed if that is higher; unbounded when the
+        /// step is longer than `still_jump_s` and the fix reports none (after a silence nothing says how fast it went).
+        func speed(_ f: Int, _ g: Int) -> Double {
+            let reported = work.speed[f]
+            let t = seconds(min(f, g), max(f, g))
+            if t > p.stillJumpS { return reported.isFinite ? reported : .infinity }
+            let step = Geo.distance(work.lat[f], work.lon[f], work.lat[g], work.lon[g]) / t
+            return reported.isFinite && reported > step ? reported : step
+        }
+        func reach(_ v: Double, _ t: Double) -> Double { v * t + p.jumpAccelMps2 * t * t / 2 }
+        let vOut = speed(a, before)
+        let outImpossible = dab > reach(vOut, seconds(a, b))
+        // The fix after the run: the first back within `jump_min_m` of the anchor. Without an impossible step out, only
+        // a run of one fix is looked at (the step back or the round trip may be impossible), so a track that moves on
+        // costs one distance a fix.
+        var q = k + 1
+        while q < kept.count, work.time[kept[q]] <= until, q - k <= excursionMaxFixes {
+            let f = kept[q]
+            if Geo.distance(work.lat[a], work.lon[a], work.lat[f], work.lon[f]) < p.jumpMinM { break }
+            if !outImpossible { return nil }
+            q += 1
+        }
+        guard q < kept.count, work.time[kept[q]] <= until, q - k <= excursionMaxFixes else { return nil }
+        let c = kept[q], e = q - 1
+        var nearest = Double.infinity, furthest = 0.0
+        for r in k...e {
+            let f = kept[r]
+            let near = min(Geo.distance(work.lat[a], work.lon[a], work.lat[f], work.lon[f]), Geo.distance(work.lat[f], work.lon[f], work.lat[c], work.lon[c]))
+            nearest = min(nearest, near)
+            furthest = max(furthest, near)
+        }
+        guard nearest >= p.jumpMinM, Geo.distance(work.lat[a], work.lon[a], work.lat[c], work.lon[c]) <= p.jumpReturnRatio * nearest else { return nil }
+        if outImpossible { return e }
+        let vBack = q + 1 < kept.count ? speed(c, kept[q + 1]) : Double.infinity
+        let last = kept[e]
+        let dBack = Geo.distance(work.lat[last], work.lon[last], work.lat[c], work.lon[c])
+        if dBack > reach(vBack, seconds(last, c)) { return e }
+        let t = seconds(a, c)
+        if furthest > max(vOut, vBack) * t + p.jumpAccelMps2 * t * t / 16 { return e }
+        return nil
     }
 
     /// The columns ``reachable(_:_:_:_:)`` reads, taken out of the work once: a read of a class's array property checks

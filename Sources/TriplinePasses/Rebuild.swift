@@ -268,7 +268,10 @@ public struct Rebuild {
     ///    `clean.still_jump_min_m` from both, is one excursion for the still-fix rule, flagged whole.
     /// 85 (the rest of a visit the fixes saw in part): a Google visit overlapping a visit of the fixes at the same place
     ///    is no longer dropped whole; like any segment, it gives its longest unclaimed part when that is most of it.
-    public static let algorithmVersion = 85
+    /// 86 (excursions no traveller made): a fix, or a run of fixes within `clean.still_jump_s`, at least
+    ///    `clean.jump_min_m` from the fixes before and after it, which are close together, is a jump when going there,
+    ///    coming back or the round trip needs more than `clean.jump_accel_mps2` of acceleration from their speeds.
+    public static let algorithmVersion = 86
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

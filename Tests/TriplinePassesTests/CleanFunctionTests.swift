@@ -171,13 +171,85 @@ enum EarlyPassesWork {
         let flags = CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags
         #expect(flags.enumerated().filter { $0.element != 0 }.map(\.offset) == expected)
         #expect(expected.allSatisfy { flags[$0] == CleanPass.Flag.jump })
-        // Without speeds at the true fixes nothing says the phone lay still: the runs stay.
-        let unknown = points.map { p -> Point in
+        // Without speeds at the true fixes nothing says the phone lay still: the still-fix rule leaves the runs (the
+        // acceleration rule, version 86, flags them: `aWifiFallbackWithoutAnySpeedIsAJump`).
+        let unknown = withoutSpeeds(points)
+        var stillRuleAlone = CleanPass.Parameters()
+        stillRuleAlone.jumpAccelMps2 = 0
+        #expect(CleanPass.clean(EarlyPassesWork.of(unknown), CleanPass.Input(), stillRuleAlone).flags.allSatisfy { $0 == 0 })
+    }
+
+    /// The points as an app writes them without any reported speed (GPX, GeoLife, Overland's -1).
+    func withoutSpeeds(_ points: [Point]) -> [Point] {
+        points.map { p in
             var p = p
             p.speedMps = nil
             return p
         }
-        #expect(CleanPass.clean(EarlyPassesWork.of(unknown), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 == 0 })
+    }
+
+    /// A phone that lies still and falls back to a wifi estimate 300 m off for one to four fixes at a time, a fix every
+    /// 10 s, with no speed on any fix (the eighth hostile round: 307 km of `car` trips over eight hours at home): no
+    /// traveller at rest goes 300 m in 10 s (half a g covers 250 m), so every run is a jump (algorithm version 86).
+    /// A walk to the corner 300 m away and back, and a drive round the block that comes back past its start, are kept.
+    @Test func aWifiFallbackWithoutAnySpeedIsAJump() {
+        let wifi = Geo.destination(52.52, 13.40, bearing: 90, distance: 300)
+        var points: [Point] = []
+        var t = t0
+        var expected: [Int] = []
+        for (n, run) in [1, 3, 4, 2, 1, 3].enumerated() {
+            for _ in 0..<3 {
+                points.append(Point(deviceID: 1, timeMs: t, lat: 52.52, lon: 13.40 + Double(n) * 2e-5, accuracyM: 8))
+                t += 10_000
+            }
+            for q in 0..<run {
+                expected.append(points.count)
+                points.append(Point(deviceID: 1, timeMs: t, lat: wifi.lat + Double(q) * 1e-4, lon: wifi.lon, accuracyM: 40))
+                t += 10_000
+            }
+        }
+        points.append(Point(deviceID: 1, timeMs: t, lat: 52.52, lon: 13.40, accuracyM: 8))
+        let flags = CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags
+        #expect(flags.enumerated().filter { $0.element != 0 }.map(\.offset) == expected)
+        #expect(expected.allSatisfy { flags[$0] == CleanPass.Flag.jump })
+        var off = CleanPass.Parameters()
+        off.jumpAccelMps2 = 0
+        #expect(CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), off).flags.allSatisfy { $0 == 0 })
+
+        // A walk: 300 m out at 1.4 m/s, a minute at the corner, back; a fix every 10 s, no speeds.
+        var walk = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.40)
+        walk.still(300, every: 10)
+        walk.move(300, bearing: 90, speed: 1.4, every: 10)
+        walk.still(60, every: 10)
+        walk.move(300, bearing: 270, speed: 1.4, every: 10)
+        walk.still(300, every: 10)
+        // (The builder writes each leg's first fix at the instant of the last one before: those are duplicates.)
+        #expect(CleanPass.clean(EarlyPassesWork.of(withoutSpeeds(walk.points)), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 & CleanPass.Flag.jump == 0 })
+        // A drive from rest: 400 m at 20 m/s (200 m between fixes), round a roundabout, back past the start; a fix
+        // every 10 s, no speeds.
+        var drive = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.40)
+        drive.still(300, every: 10)
+        drive.move(400, bearing: 90, speed: 20, every: 10)
+        drive.move(800, bearing: 270, speed: 20, every: 10)
+        drive.still(300, every: 10)
+        #expect(CleanPass.clean(EarlyPassesWork.of(withoutSpeeds(drive.points)), CleanPass.Input(), CleanPass.Parameters()).flags.allSatisfy { $0 & CleanPass.Flag.jump == 0 })
+    }
+
+    /// A GPS logger writing every 5 s, without speeds, on a walk: a glitch 285 m off the track, reached and left in
+    /// 5 s (57 m/s, under the speed rule's 60): no walker's half a g covers that (62 m in 5 s), so it is a jump
+    /// (algorithm version 86; docs/PASSES.md, "Slower glitches of loggers").
+    @Test func aLoggersGlitchReachedInFiveSecondsIsAJump() {
+        var b = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.40)
+        b.move(600, bearing: 0, speed: 1.4, every: 5)
+        var points = withoutSpeeds(b.points)
+        let glitch = 40
+        let off = Geo.destination(points[glitch].lat, points[glitch].lon, bearing: 90, distance: 285)
+        (points[glitch].lat, points[glitch].lon) = (off.lat, off.lon)
+        let flags = CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags
+        #expect(flags.enumerated().filter { $0.element != 0 }.map(\.offset) == [glitch])
+        var speedRuleAlone = CleanPass.Parameters()
+        speedRuleAlone.jumpAccelMps2 = 0
+        #expect(CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), speedRuleAlone).flags.allSatisfy { $0 == 0 })
     }
 
     /// A dense track over the 180th meridian draws its line the shorter way round: interpolated by plain longitudes,
