@@ -36,8 +36,8 @@ extension MapLoader {
                     trip.toPlaceID = nil
                 }
                 trip.durationS = Double(trip.endMs - trip.startMs) / 1000
-                trip.movingS = Swift.min(span.movingS, trip.durationS)
-                trip.distanceM = span.distanceM
+                trip.movingS = Swift.min(span.movingS, trip.durationS, trip.movingS)
+                trip.distanceM = Swift.min(span.distanceM, trip.distanceM)
                 var legs: [MapLeg] = []
                 for var leg in trip.legs {
                     switch try privacy.clip(device: trip.deviceID, startMs: leg.startMs, endMs: leg.endMs, start: nil, end: nil) {
@@ -47,10 +47,12 @@ extension MapLoader {
                         if part.startCut { leg.startMs = part.startMs }
                         if part.endCut { leg.endMs = part.endMs }
                         leg.durationS = Double(leg.endMs - leg.startMs) / 1000
-                        leg.distanceM = part.distanceM
+                        leg.distanceM = Swift.min(part.distanceM, leg.distanceM)
                     }
                     legs.append(leg)
                 }
+                // The sum of its legs as shown, as the exports give it (``Exporter/shown(_:)``).
+                if !trip.legs.isEmpty { trip.distanceM = legs.reduce(0) { $0 + $1.distanceM } }
                 trip.legs = legs
             }
             shown.append(trip)

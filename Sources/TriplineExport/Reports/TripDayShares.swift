@@ -19,35 +19,13 @@ struct TripDayShares {
     /// The exports' reader: fixes inside a privacy zone are passed over (a trip cut by a zone is shown, and spread,
     /// by its part outside).
     let reader: Exporter.PointReader
-    /// `(min_step_m, bridge_max_s)` per device.
-    private var parameters: [Int64: (minStepM: Double, bridgeMaxS: Double)] = [:]
+    /// The metrics pass's parameters per device.
+    private let settings: MetricsSettings.Cache
 
     init(exporter: Exporter) throws {
         self.exporter = exporter
         reader = try Exporter.PointReader(exporter.store, lineOnly: true, zones: exporter.privacyZones)
-    }
-
-    /// The metrics pass's defaults, for a device whose stored parameters lack them.
-    static let defaultMinStepM = 12.0, defaultBridgeMaxS = 900.0
-
-    private mutating func parameters(device: Int64) throws -> (minStepM: Double, bridgeMaxS: Double) {
-        if let known = parameters[device] { return known }
-        var p = (minStepM: Self.defaultMinStepM, bridgeMaxS: Self.defaultBridgeMaxS)
-        if let state = try exporter.store.rebuildState(device: device) {
-            for (key, value) in try exporter.store.parameterMembers(state.parameters) {
-                let number: Double?
-                switch value {
-                case .integer(let n): number = Double(n)
-                case .real(let x): number = x
-                default: number = nil
-                }
-                guard let number, number.isFinite else { continue }
-                if key == "metrics.min_step_m" { p.minStepM = number }
-                if key == "metrics.bridge_max_s" { p.bridgeMaxS = number }
-            }
-        }
-        parameters[device] = p
-        return p
+        settings = MetricsSettings.Cache(exporter.store)
     }
 
     /// The trip's metres on each local day (days since 1970-01-01) it touches; they add up to the trip's distance
@@ -62,7 +40,7 @@ struct TripDayShares {
             for l in legs { byTime(l.start, l.end, l.metres, offset: startOffset, into: &out) }
             return out
         }
-        let p = try parameters(device: t.deviceID)
+        let p = try settings.of(device: t.deviceID)
         // The trip's fixes as the metrics pass finds them from its times (``TripsPass/interior``): after the departure
         // fix when it left a visit, before the arrival fix when it reached one; kept ones only.
         var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], day: [Int] = []

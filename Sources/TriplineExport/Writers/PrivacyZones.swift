@@ -106,8 +106,11 @@ public struct PrivacyZones: Sendable, Equatable {
 struct PrivacySpan {
     var startMs: Int64, endMs: Int64
     var startLat: Double, startLon: Double, endLat: Double, endLon: Double
-    /// Fixes shown, recording gaps between them, metres and seconds along them (not across gaps or zones).
-    var points: Int64, gaps: Int64, distanceM: Double, movingS: Double
+    /// Fixes shown and recording gaps between them; metres and moving seconds along them, measured as the metrics pass
+    /// measures a track (a step counts once the track has moved `metrics.min_step_m` from the last vertex; time between
+    /// fixes counts as moving at `metrics.moving_mps` or faster), and the straight lines between them: none across a gap
+    /// or a zone. Only the fixes shown are read, so no figure says where inside a zone the span began.
+    var points: Int64, gaps: Int64, distanceM: Double, movingS: Double, lineDistanceM: Double
     /// The span began (ended) inside a zone: its start (end) is the first (last) fix outside.
     var startCut: Bool, endCut: Bool
 }
@@ -128,12 +131,15 @@ final class PrivacyClipper {
     let gapMs: Int64
     /// Places whose centre is inside a zone: never named or shown.
     let hiddenPlaces: Set<Int64>
+    /// How each device's fixes are measured (its rebuild's metrics parameters).
+    let settings: MetricsSettings.Cache
 
     init(store: Store, zones: PrivacyZones, gapSeconds: Int64) throws {
         self.zones = zones
-        reader = try Exporter.PointReader(store, lineOnly: true, zones: PrivacyZones())
+        reader = try Exporter.PointReader(store, zones: PrivacyZones())
         gapMs = gapSeconds * 1000
         hiddenPlaces = Set(try store.placeCentres().filter { zones.contains(lat: $0.lat, lon: $0.lon) }.map(\.id))
+        settings = MetricsSettings.Cache(store)
     }
 
     /// The unflagged fixes of `device` in `[startMs, endMs]` against the zones; `start` and `end` are the span's
@@ -146,8 +152,12 @@ final class PrivacyClipper {
         var lastInside = false
         var span = PrivacySpan(
             startMs: 0, endMs: 0, startLat: 0, startLon: 0, endLat: 0, endLon: 0, points: 0, gaps: 0, distanceM: 0, movingS: 0,
-            startCut: false, endCut: false)
+            lineDistanceM: 0, startCut: false, endCut: false)
         var brokenByZone = false
+        let p = try settings.of(device: device)
+        // The last vertex of the measured track (``PrivacySpan/distanceM``), and the last fix's accuracy.
+        var anchor = (lat: 0.0, lon: 0.0)
+        var lastAccuracy = Double.infinity
         try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
             let lat = s.double(Exporter.PointColumn.lat)
@@ -165,12 +175,35 @@ final class PrivacyClipper {
                 span.startMs = time
                 span.startLat = lat
                 span.startLon = lon
+                anchor = (lat, lon)
             } else if time - span.endMs > gapMs {
                 span.gaps += 1
-            } else if !brokenByZone {
-                span.distanceM += Geo.distance(span.endLat, span.endLon, lat, lon)
-                span.movingS += Double(time - span.endMs) / 1000
+                anchor = (lat, lon)
+            } else if brokenByZone {
+                anchor = (lat, lon)
+            } else {
+                let step = Geo.distance(span.endLat, span.endLon, lat, lon)
+                span.lineDistanceM += step
+                let fromAnchor = Geo.distance(anchor.lat, anchor.lon, lat, lon)
+                if fromAnchor >= p.minStepM {
+                    span.distanceM += fromAnchor
+                    anchor = (lat, lon)
+                }
+                // Moving as the metrics pass tells it: the reported speed, unless the positions say moving (further
+                // apart than both accuracies allow at `moving_mps`); without one, the step's speed.
+                let seconds = Double(time - span.endMs) / 1000
+                let reported = s.double(Exporter.PointColumn.speed), accuracy = s.double(Exporter.PointColumn.accuracy)
+                if seconds > 0 {
+                    var speed = step / seconds
+                    if reported.isFinite && reported >= 0 {
+                        func reach(_ a: Double) -> Double { a.isFinite ? Swift.max(a, 5) : 30 }
+                        let slack = reach(lastAccuracy) + reach(accuracy)
+                        speed = Swift.max(reported, (step - slack) / seconds)
+                    }
+                    if speed >= p.movingMps { span.movingS += seconds }
+                }
             }
+            lastAccuracy = s.double(Exporter.PointColumn.accuracy)
             span.endMs = time
             span.endLat = lat
             span.endLon = lon
@@ -182,6 +215,15 @@ final class PrivacyClipper {
         span.startCut = startInside || firstInside == true
         span.endCut = endInside || lastInside
         return .cut(span)
+    }
+
+    /// A leg's metres as the zones show them: all of them when no zone touches it, those of the part shown, or none.
+    func shownMetres(of leg: LegRow) throws -> Double {
+        switch try clip(device: leg.deviceID, startMs: leg.startMs, endMs: leg.endMs, start: nil, end: nil) {
+        case .untouched: return leg.distanceM
+        case .hidden: return 0
+        case .cut(let span): return Swift.min(span.distanceM, leg.distanceM)
+        }
     }
 }
 
@@ -208,11 +250,22 @@ extension Exporter {
                 (t.toPlaceID, t.toPlace) = (nil, nil)
             }
             t.durationS = Double(t.endMs - t.startMs) / 1000
-            t.movingS = Swift.min(span.movingS, t.durationS)
-            t.distanceM = span.distanceM
-            t.lineDistanceM = span.distanceM
+            // Measured over the fixes shown, never more than the whole trip's (the rebuild tells a stop in traffic from
+            // moving by more than the fixes' steps).
+            t.movingS = Swift.min(span.movingS, t.durationS, t.movingS)
+            // The sum of its legs as they are shown (a leg no zone touches keeps the rebuild's figure), so the parts
+            // still add up to the whole.
+            let legs = try store.legs(ofTrip: t.id)
+            if legs.isEmpty {
+                t.distanceM = span.distanceM
+            } else {
+                t.distanceM = 0
+                for leg in legs { t.distanceM += try privacy.shownMetres(of: leg) }
+            }
+            t.lineDistanceM = span.lineDistanceM
             t.distanceMethod = "track"
-            t.avgSpeedMps = t.durationS > 0 ? span.distanceM / t.durationS : nil
+            t.avgSpeedMps = t.durationS > 0 ? t.distanceM / t.durationS : nil
+            // The fastest moment may have been inside the zone; nothing shown says how fast the part outside went.
             t.maxSpeedMps = nil
             t.points = Int(span.points)
             t.gaps = Int(span.gaps)
@@ -232,7 +285,7 @@ extension Exporter {
             if span.startCut { l.startMs = span.startMs }
             if span.endCut { l.endMs = span.endMs }
             l.durationS = Double(l.endMs - l.startMs) / 1000
-            l.distanceM = span.distanceM
+            l.distanceM = Swift.min(span.distanceM, l.distanceM)
             l.points = Int(span.points)
             return l
         }
