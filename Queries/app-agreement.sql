@@ -11,7 +11,7 @@
 WITH app AS (
     SELECT e.id                                                                  AS event_id,
            e.device_id                                                           AS device_id,
-           tripline_local_date(coalesce(e.start_ms, e.time_ms), e.utc_offset_s)  AS date,
+           tripline_local_date(coalesce(e.start_ms, e.time_ms), e.utc_offset_s, e.lat, e.lon) AS date,
            m.trip_id                                                             AS trip_id,
            m.overlap                                                             AS overlap,
            m.start_diff_s                                                        AS start_diff_s,

@@ -8,10 +8,10 @@ SELECT dev.name                                                                 
        dev.source                                                                      AS source,
        (SELECT count(*) FROM points_hot p
          WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103)         AS points,
-       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s) FROM points_hot p
+       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s, p.lat, p.lon) FROM points_hot p
          WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
          ORDER BY p.key LIMIT 1)                                                       AS first_point,
-       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s) FROM points_hot p
+       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s, p.lat, p.lon) FROM points_hot p
          WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
          ORDER BY p.key DESC LIMIT 1)                                                  AS last_point,
        (SELECT count(*) FROM days d WHERE d.device_id = dev.id)                        AS days,

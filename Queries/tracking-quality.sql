@@ -10,7 +10,7 @@
 -- and time order, so the gaps need no sort; a gap is only measured between two points of the same device.
 WITH pts AS (
     SELECT p.key >> 42                                                                AS device_id,
-           tripline_local_date(p.key & 4398046511103, p.utc_offset_s)                 AS date,
+           tripline_local_date(p.key & 4398046511103, p.utc_offset_s, p.lat, p.lon)   AS date,
            coalesce(f.flags, 0)                                                       AS flags,
            CASE WHEN (lag(p.key) OVER w) >> 42 = p.key >> 42
                 THEN p.key - lag(p.key) OVER w END                                    AS dt_ms

@@ -95,6 +95,31 @@ import TriplineTestSupport
                 ]))
     }
 
+    /// A day of OwnTracks fixes in Auckland (no offset of their own, no `--timezone`): one local day in the reports
+    /// of points, as in the exports and `days`; before, `tracking-quality` split it into two UTC days of 360 fixes and
+    /// `devices-overview` gave UTC times (the ninth hostile round).
+    @Test func pointsWithoutAnOffsetAreOnTheirZonesDay() throws {
+        let dir = try temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/rec/u/ph", withIntermediateDirectories: true)
+        var lines = ""
+        let t0 = 1_717_416_000  // 2024-06-03T12:00:00Z, 00:00 on 2024-06-04 in Auckland (+12:00)
+        for i in 0..<720 {
+            let t = t0 + i * 120
+            let stamp = CivilTime.iso8601(ms: Int64(t) * 1000)
+            lines += "\(stamp)\t*                 \t{\"_type\":\"location\",\"lat\":-36.8485,\"lon\":174.7633,\"tst\":\(t),\"acc\":10,\"tid\":\"ph\"}\n"
+        }
+        try lines.write(toFile: dir + "/rec/u/ph/2024-06.rec", atomically: true, encoding: .utf8)
+        let db = dir + "/t.sqlite"
+        #expect(runCLI(["import", "--db", db, "--quiet", dir + "/rec"]).status == 0)
+        let quality = try ReportTests.report("tracking-quality", path: db)
+        #expect(quality.stdout.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",").prefix(3).joined(separator: ",") }
+                == ["2024-06-04,u/ph,720", "total,u/ph,720"], "\(quality.stdout)")
+        let day = try ReportTests.report("tracking-quality", ["--from", "2024-06-04", "--to", "2024-06-04"], path: db)
+        #expect(day.stdout.contains("2024-06-04,u/ph,720,"))
+        let overview = try ReportTests.report("devices-overview", path: db)
+        #expect(overview.stdout.contains(",2024-06-04T00:00:00+12:00,2024-06-04T23:58:00+12:00,"), "\(overview.stdout)")
+    }
+
     @Test func devicesOverview() throws {
         let result = try ReportTests.report("devices-overview")
         #expect(result.status == 0, "\(result.stderr)")

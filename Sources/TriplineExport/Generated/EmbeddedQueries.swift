@@ -18,7 +18,7 @@ let embeddedQueries: [(name: String, sql: String)] = [
 WITH app AS (
     SELECT e.id                                                                  AS event_id,
            e.device_id                                                           AS device_id,
-           tripline_local_date(coalesce(e.start_ms, e.time_ms), e.utc_offset_s)  AS date,
+           tripline_local_date(coalesce(e.start_ms, e.time_ms), e.utc_offset_s, e.lat, e.lon) AS date,
            m.trip_id                                                             AS trip_id,
            m.overlap                                                             AS overlap,
            m.start_diff_s                                                        AS start_diff_s,
@@ -168,10 +168,10 @@ SELECT dev.name                                                                 
        dev.source                                                                      AS source,
        (SELECT count(*) FROM points_hot p
          WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103)         AS points,
-       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s) FROM points_hot p
+       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s, p.lat, p.lon) FROM points_hot p
          WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
          ORDER BY p.key LIMIT 1)                                                       AS first_point,
-       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s) FROM points_hot p
+       (SELECT tripline_local_time(p.key & 4398046511103, p.utc_offset_s, p.lat, p.lon) FROM points_hot p
          WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
          ORDER BY p.key DESC LIMIT 1)                                                  AS last_point,
        (SELECT count(*) FROM days d WHERE d.device_id = dev.id)                        AS days,
@@ -366,7 +366,7 @@ LIMIT 25;
 -- and time order, so the gaps need no sort; a gap is only measured between two points of the same device.
 WITH pts AS (
     SELECT p.key >> 42                                                                AS device_id,
-           tripline_local_date(p.key & 4398046511103, p.utc_offset_s)                 AS date,
+           tripline_local_date(p.key & 4398046511103, p.utc_offset_s, p.lat, p.lon)   AS date,
            coalesce(f.flags, 0)                                                       AS flags,
            CASE WHEN (lag(p.key) OVER w) >> 42 = p.key >> 42
                 THEN p.key - lag(p.key) OVER w END                                    AS dt_ms

@@ -155,8 +155,10 @@ public final class ReportRunner {
     /// The UTC offsets they accept, in seconds either side of UTC (as the importers: ±18 h).
     public static let offsetLimitS = UTCOffset.limit.seconds64
 
-    /// Registers `tripline_local_date` and `tripline_local_time` on `connection`. A time or offset outside
-    /// ±``timeLimitMs`` / ±``offsetLimitS``, or a value that is not a number, gives NULL.
+    /// Registers `tripline_local_date` and `tripline_local_time` on `connection`, each as `(time_ms, utc_offset_s)` and
+    /// as `(time_ms, utc_offset_s, lat, lon)`: a NULL offset is that of the zone where the point was (unless the
+    /// database's zone is set). A time or offset outside ±``timeLimitMs`` / ±``offsetLimitS``, or a value that is not
+    /// a number, gives NULL.
     public static func registerFunctions(on connection: QueryConnection, zone: TimeZoneTable?) throws {
         final class Resolver {
             var local: LocalTime
@@ -182,21 +184,36 @@ public final class ReportRunner {
                 recorded = UTCOffset(seconds: Int32(v))
             default: recorded = nil
             }
+            // The four-argument forms: where the point was, for a point without its own offset (the zone there, as
+            // the exports show it, unless a zone is set for the database).
+            if recorded == nil, values.count == 4, let lat = number(values[2]), let lon = number(values[3]),
+                abs(lat) <= 90, abs(lon) <= 180 {
+                return (ms, resolver.local.offset(nil, atMs: ms, latitude: lat, longitude: lon))
+            }
             return (ms, resolver.local.offset(recorded, atMs: ms))
         }
-        try connection.createFunction("tripline_local_date", argumentCount: 2) { values in
-            guard let (ms, offset) = arguments(values) else { return .null }
-            let w = TextBuffer(capacity: 16)
-            w.append(date: LocalTime.day(ms: ms, offset: offset))
-            return .text(w.text)
+        func number(_ value: SQLValue) -> Double? {
+            switch value {
+            case .integer(let v): return Double(v)
+            case .real(let v) where v.isFinite: return v
+            default: return nil
+            }
         }
-        // To the second, always: a report column whose values have milliseconds only where they are not zero
-        // (estimated stay ends) reads as two formats in a spreadsheet. The exports keep the milliseconds.
-        try connection.createFunction("tripline_local_time", argumentCount: 2) { values in
-            guard let (ms, offset) = arguments(values) else { return .null }
-            let w = TextBuffer(capacity: 40)
-            w.append(time: CivilTime.floorDiv(ms, 1000) * 1000, offset: offset)
-            return .text(w.text)
+        for count: Int32 in [2, 4] {
+            try connection.createFunction("tripline_local_date", argumentCount: count) { values in
+                guard let (ms, offset) = arguments(values) else { return .null }
+                let w = TextBuffer(capacity: 16)
+                w.append(date: LocalTime.day(ms: ms, offset: offset))
+                return .text(w.text)
+            }
+            // To the second, always: a report column whose values have milliseconds only where they are not zero
+            // (estimated stay ends) reads as two formats in a spreadsheet. The exports keep the milliseconds.
+            try connection.createFunction("tripline_local_time", argumentCount: count) { values in
+                guard let (ms, offset) = arguments(values) else { return .null }
+                let w = TextBuffer(capacity: 40)
+                w.append(time: CivilTime.floorDiv(ms, 1000) * 1000, offset: offset)
+                return .text(w.text)
+            }
         }
     }
 
