@@ -191,12 +191,20 @@ public struct MetricsPass: Pass {
             var openDay = Int.min, openLeg = 0
             var legSum: Double? = nil, lineSum: Double? = nil, movingSum: Double? = nil
             let time = work.time  // once: a class's array property checks exclusivity at run time on every read
+            // Moving time between two fixes on either side of a local midnight, spread by time over the days it
+            // spans (so no day moves longer than it lasts), added after the loop.
+            var overMidnight: [Int: Double] = [:]
             for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 {
                 let t = time[i]
                 while leg + 1 < legs.count && t > legs[leg].end { leg += 1 }
                 if t != cachedMs {
                     cachedDay = localDay(t, work.localOffset(i))
                     cachedMs = t
+                }
+                var moving = mov[k]
+                if moving > 0, k > 0, localDay(time[pts[k - 1]], work.localOffset(i)) != cachedDay {
+                    byTime(time[pts[k - 1]], t, moving, into: &overMidnight)
+                    moving = 0
                 }
                 if cachedDay != openDay || leg != openLeg {
                     if openDay != Int.min, let v = legSum { perLeg[openLeg][openDay] = v }
@@ -215,13 +223,14 @@ public struct MetricsPass: Pass {
                     legSum = (legSum ?? 0) + inc[k]
                     lineSum = (lineSum ?? 0) + inc[k]
                 }
-                movingSum = (movingSum ?? 0) + mov[k]
+                movingSum = (movingSum ?? 0) + moving
             }
             if openDay != Int.min {
                 if let v = legSum { perLeg[openLeg][openDay] = v }
                 if let v = lineSum { lineByDay[openDay] = v }
                 if let v = movingSum { movingByDay[openDay] = v }
             }
+            for (day, v) in overMidnight.sorted(by: { $0.key < $1.key }) { movingByDay[day, default: 0] += v }
             for (n, l) in legs.enumerated() where l.metres > 0 {
                 let line = perLeg[n].values.reduce(0, +)
                 if line > 0 {
@@ -232,8 +241,9 @@ public struct MetricsPass: Pass {
                 byTime(l.start, l.end, l.metres, into: &distanceByDay)
             }
             // Moving time as the trip counts it (one rule, ``TripsPass/movingStretches``): the time between fixes at
-            // ≥ `moving_mps` went to the day of its fix above; the silences it crossed, the connectors that count and a
-            // trip no fix saw, by their time on each day. So the days add up to the trips' moving time.
+            // ≥ `moving_mps` went to the day of its fix above (split by time at a midnight between the two fixes); the
+            // silences it crossed, the connectors that count and a trip no fix saw, by their time on each day. So the
+            // days add up to the trips' moving time.
             let from = item.fromStay.map { ($0.lat, $0.lon) }, to = item.toStay.map { ($0.lat, $0.lon) }
             for s in TripsPass.movingStretches(startMs: trip.startMs, endMs: trip.endMs, work, pts, mov, unseen: Self.unseen(work, item),
                                                ends: (from, to), splitGapS: splitGapS) where s.fix == nil {

@@ -271,7 +271,9 @@ public struct Rebuild {
     /// 86 (excursions no traveller made): a fix, or a run of fixes within `clean.still_jump_s`, at least
     ///    `clean.jump_min_m` from the fixes before and after it, which are close together, is a jump when going there,
     ///    coming back or the round trip needs more than `clean.jump_accel_mps2` of acceleration from their speeds.
-    public static let algorithmVersion = 86
+    /// 87 (no day moves longer than it lasts): the moving time between two fixes on either side of a local midnight
+    ///    is spread over the two days by its time (before, all of it went to the later fix's day).
+    public static let algorithmVersion = 87
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

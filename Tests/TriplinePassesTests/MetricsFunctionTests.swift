@@ -32,8 +32,27 @@ import TriplineStore
         let d1 = try #require(tally.distance[first]), d2 = try #require(tally.distance[second])
         #expect(abs(d1 + d2 - 7000) < 1e-6)
         #expect(abs(d1 - 7000 * line1 / (line1 + line2)) < 1e-6)
-        #expect(tally.moving[first] == 590 && tally.moving[second] == 610)
+        // Ten minutes under way on each side of midnight (the step that ends at 00:00:00 was taken before it).
+        #expect(tally.moving[first] == 600 && tally.moving[second] == 600)
         #expect(tally.trips[first] == 1 && tally.trips[second] == nil)  // counted on the day it starts
+    }
+
+    /// A drive of 31 hours without a stop (the ninth hostile round), a fix every 30 s at 10 s past each half minute:
+    /// the step across each midnight is spread over the two days by its time, so no day moves longer than the 86,400
+    /// s it lasts (before, the day after the first midnight counted 86,401 s), and the days add up to the drive.
+    @Test func noDayMovesLongerThanItLasts() throws {
+        var track = FixTrack()
+        let start = midnight - 3 * 3_600_000 + 10_000
+        track.east(from: start, fromLon: 0, mps: 10, seconds: 31 * 3600, everyS: 30)
+        let w = track.work
+        let trip = TripRecord(first: 0, last: w.count - 1, startMs: w.time[0], endMs: w.time[w.count - 1], fromStay: nil, toStay: nil)
+        let leg = LegRow(tripID: 9, leg: 0, deviceID: 1, mode: "car", modeSource: "speed", startMs: trip.startMs, endMs: trip.endMs,
+                         distanceM: 1_116_000, durationS: 31 * 3600, points: w.count)
+        let tally = MetricsPass.tally(w, [MetricsPass.Trip(trip: trip, legs: [leg])], MetricsPass.Parameters())
+        let first = MetricsPass.localDay(midnight - 1, 0)
+        #expect(tally.moving.keys.sorted() == [first, first + 1, first + 2])
+        #expect(tally.moving[first] == 3 * 3600 - 10 && tally.moving[first + 1] == 86_400 && tally.moving[first + 2] == 4 * 3600 + 10)
+        #expect(tally.moving.values.reduce(0, +) == Double(w.time[w.count - 1] - w.time[0]) / 1000)
     }
 
     /// A leg no fix saw (a crossed silence) is spread by time, local midnights at its start's offset.
@@ -144,7 +163,7 @@ import TriplineStore
         try #require(rows.map(\.date) == ["2024-06-01", "2024-06-02"])
         #expect(rows[0].trips == 1 && rows[0].visits == 0 && rows[0].places == 0 && rows[0].utcOffset == 0)
         #expect(rows[1].trips == 0 && rows[1].visits == 1 && rows[1].places == 1)
-        #expect(abs(rows[0].distanceM + rows[1].distanceM - 7000) < 1e-6 && rows[0].movingS == 590)
+        #expect(abs(rows[0].distanceM + rows[1].distanceM - 7000) < 1e-6 && rows[0].movingS == 600)
         #expect(rows[0].lineDistanceM == tally.line[MetricsPass.localDay(midnight - 1, 0)])
         // A stored day whose place count the visits no longer give is corrected; one that agrees is left alone.
         let changed = MetricsPass.changedPlaceCounts(w, stored: ["2024-06-01": 0, "2024-06-02": 0, "2024-06-03": 2], visits: [visit])
