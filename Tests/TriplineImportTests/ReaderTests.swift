@@ -316,6 +316,20 @@ import TriplineTestSupport
         #expect(r.rejects.map(\.line) == [2, 3])
     }
 
+    /// Files saved each with a UTF-8 byte-order mark and joined by `cat`: a mark at the start of every line. Every
+    /// line is read (the ninth hostile round: an Overland body a line, 60 of 180 fixes imported and "the rest of the
+    /// file could not be read"; a `.rec` line lost as `invalid_line`), also after a bad line.
+    @Test func byteOrderMarksAtTheStartOfEachLineCostNothing() {
+        let bom = "\u{FEFF}"
+        let good = { (i: Int) in bom + overlandBody([overlandFeature("2024-01-01T00:00:0\(i)Z", lat: 50, lon: 8)]) }
+        let out = parse([good(1), good(2), bom + "{\"locations\":[{oops", good(3)].joined(separator: "\n") + "\n")
+        #expect(out.points.count == 3 && out.format == "overland/jsonl", "\(out.format) \(out.rejects)")
+        #expect(out.rejects.map(\.reason) == [.invalidJSON] && out.rejects.map(\.line) == [3])
+        let line = { (s: Int) in bom + "2024-03-01T09:03:0\(s)Z\t*\t{\"_type\":\"location\",\"tid\":\"RO\",\"lat\":52.2,\"lon\":13.3,\"tst\":170928378\(s)}" }
+        let rec = parse([line(1), line(2), line(3)].joined(separator: "\n") + "\n")
+        #expect(rec.points.count == 3 && rec.rejects.isEmpty, "\(rec.rejects)")
+    }
+
     @Test func aDamagedElementInsideOneDocumentCostsOnlyThatElement() {
         // Pretty-printed and compact bodies: the third feature is damaged mid-way; the rest still imports.
         let features = (0..<6).map { overlandFeature("2024-01-01T00:00:0\($0)Z", lat: 50, lon: 8) }

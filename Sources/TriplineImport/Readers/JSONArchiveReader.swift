@@ -63,6 +63,11 @@ public struct JSONArchiveReader {
         while true {
             p.skipWhitespace()
             if p.atEnd { break }
+            // A byte-order mark before a later value: files saved with one each and joined by `cat` (JSON lines).
+            if Self.isByteOrderMark(p, at: p.pos) {
+                p.pos += 3
+                continue
+            }
             let start = p.pos
             if lastTopEnd >= 0 {
                 for i in lastTopEnd..<start where p.base[i] == 0x0A { sawNewlineBetween = true }
@@ -112,16 +117,25 @@ public struct JSONArchiveReader {
         return out
     }
 
+    /// Whether the UTF-8 byte-order mark (EF BB BF) starts at `at`.
+    static func isByteOrderMark(_ p: JSONParser, at i: Int) -> Bool {
+        i + 3 <= p.count && p.base[i] == 0xEF && p.base[i + 1] == 0xBB && p.base[i + 2] == 0xBF
+    }
+
     /// Records a syntax error as a reject and moves past it. Returns false when nothing more can be read.
     mutating func syntaxError(_ error: JSONError, _ p: inout JSONParser) -> Bool {
         let start = recordStart
         var resume: Int? = nil
-        // Resume at the next line that starts with '{' or '[' in column 0 (JSON lines).
+        // Resume at the next line that starts with '{' or '[' in column 0 (JSON lines), after a byte-order mark if the
+        // line has one.
         var i = max(error.offset, start)
         while i < p.count {
-            if p.base[i] == 0x0A, i + 1 < p.count, p.base[i + 1] == UInt8(ascii: "{") || p.base[i + 1] == UInt8(ascii: "[") {
-                resume = i + 1
-                break
+            if p.base[i] == 0x0A {
+                let first = Self.isByteOrderMark(p, at: i + 1) ? i + 4 : i + 1
+                if first < p.count, p.base[first] == UInt8(ascii: "{") || p.base[first] == UInt8(ascii: "[") {
+                    resume = first
+                    break
+                }
             }
             i += 1
         }

@@ -50,10 +50,13 @@ public struct RecReader {
             anyLine = true
             builder.lineOffset = lineStart
             builder.lineNumber = lineNumber
+            // A byte-order mark at the start of a later line: files saved with one each and joined by `cat`.
+            let textStart = e - lineStart >= 3 && base[lineStart] == 0xEF && base[lineStart + 1] == 0xBB && base[lineStart + 2] == 0xBF
+                ? lineStart + 3 : lineStart
             // The receive time.
-            var i = lineStart
+            var i = textStart
             while i < e, base[i] != 0x20, base[i] != 0x09 { i += 1 }
-            guard let lineTime = Timestamp.parseISO8601(base + lineStart, i - lineStart) else {
+            guard let lineTime = Timestamp.parseISO8601(base + textStart, i - textStart) else {
                 let binary = (lineStart..<min(e, lineStart + 4096)).contains { base[$0] == 0 }
                 builder.reject(binary ? .binaryData : .invalidLine, "the line does not start with the Recorder's ISO 8601 time",
                                start: lineStart, end: e)
