@@ -174,6 +174,8 @@ public struct CleanPass: Pass {
             var lineBefore = kept[0]
             // The acceleration rule's fixes before: the last fix no rule flagged, and the one before it.
             var anchor = kept[0], beforeAnchor = -1
+            // Read once: a class's array property checks exclusivity at run time on every read (see ``Fixes``).
+            let fixLat = work.lat, fixLon = work.lon
             var k = 0
             while k + 2 < kept.count {
                 k += 1
@@ -238,8 +240,10 @@ public struct CleanPass: Pass {
                         }
                     }
                 }
+                // The cheap distance first (within a metre of the great circle at these ranges): most steps are short.
                 if p.jumpAccelMps2 > 0, beforeAnchor >= 0,
-                    let e = excursionEnd(work, kept, from: k, anchor: anchor, before: beforeAnchor, cosLat: cosLat, p) {
+                    Geo.fastDistance(fixLat[anchor], fixLon[anchor], fixLat[b], fixLon[b], cosLat: cosLat) >= p.jumpMinM * 0.99,
+                    let e = excursionEnd(work, kept, from: k, anchor: anchor, before: beforeAnchor, p) {
                     for q in k...e { flags[kept[q]] |= Flag.jump }
                     k = e
                     continue
@@ -265,7 +269,7 @@ public struct CleanPass: Pass {
         return (flags, returns, secondSource)
     }
 
-    /// The most fixes an excursion (``excursionEnd(_:_:from:anchor:before:cosLat:_:)``) may hold: a wifi fallback of a
+    /// The most fixes an excursion (``excursionEnd(_:_:from:anchor:before:_:)``) may hold: a wifi fallback of a
     /// few fixes, or a phone's minutes at a wrong position, not a track; it bounds the scan at any `still_jump_s`.
     static let excursionMaxFixes = 100
 
@@ -278,11 +282,10 @@ public struct CleanPass: Pass {
     /// the run's furthest fix within the whole time T from the anchor to the fix after the run (v T + a T² / 16, at rest
     /// at both ends: a quarter of T to speed up, a quarter to stop, the same home; v the higher of the two). A fast
     /// traveller's fixes carry their speed, and a real walk to the corner takes minutes, not seconds.
-    /// - Complexity: O(1) unless the step out of the anchor is impossible; then O(``excursionMaxFixes``).
-    static func excursionEnd(_ work: DeviceWork, _ kept: [Int], from k: Int, anchor a: Int, before: Int, cosLat: Double, _ p: Parameters) -> Int? {
+    /// - Complexity: O(1) unless the step out of the anchor is impossible; then O(``excursionMaxFixes``). The caller
+    /// looks only at a run whose first fix lies `jump_min_m` or more from the anchor.
+    static func excursionEnd(_ work: DeviceWork, _ kept: [Int], from k: Int, anchor a: Int, before: Int, _ p: Parameters) -> Int? {
         let b = kept[k]
-        // The cheap distance first (within a metre of the great circle at these ranges): most steps are short.
-        guard Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat) >= p.jumpMinM * 0.99 else { return nil }
         let dab = Geo.distance(work.lat[a], work.lon[a], work.lat[b], work.lon[b])
         guard dab >= p.jumpMinM else { return nil }
         let until = work.time[a] + Int64(p.stillJumpS * 1000)
