@@ -240,15 +240,16 @@ public struct CleanPass: Pass {
                         }
                     }
                 }
-                // The cheap distance first (within a metre of the great circle at these ranges): most steps are short.
+                let dab = Geo.fastDistance(fixLat[a], fixLon[a], fixLat[b], fixLon[b], cosLat: cosLat)
+                // The cheap distance first (within a metre of the great circle at these ranges): most steps are short,
+                // and the anchor is most often the fix before.
                 if p.jumpAccelMps2 > 0, beforeAnchor >= 0,
-                    Geo.fastDistance(fixLat[anchor], fixLon[anchor], fixLat[b], fixLon[b], cosLat: cosLat) >= p.jumpMinM * 0.99,
+                    (anchor == a ? dab : Geo.fastDistance(fixLat[anchor], fixLon[anchor], fixLat[b], fixLon[b], cosLat: cosLat)) >= p.jumpMinM * 0.99,
                     let e = excursionEnd(work, kept, from: k, anchor: anchor, before: beforeAnchor, p) {
                     for q in k...e { flags[kept[q]] |= Flag.jump }
                     k = e
                     continue
                 }
-                let dab = Geo.fastDistance(work.lat[a], work.lon[a], work.lat[b], work.lon[b], cosLat: cosLat)
                 // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump.
                 let still = p.stillJumpMinM > 0 && work.speed[b].isNaN && work.speed[a] < p.stillMps && work.speed[c] < p.stillMps
                     && Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000

@@ -185,6 +185,7 @@ public struct MetricsPass: Pass {
             var leg = 0
             var cachedDay = Int.min
             var cachedMs = Int64.min
+            var cachedDayStartMs = Int64.min
             // The sums of the open day (and leg) are kept in locals and stored when the day or the leg changes: the
             // same additions in the same order as adding to the dictionaries fix by fix (three hashed look-ups a fix),
             // and a key is stored only where that would have made it (`nil`: no increment yet).
@@ -198,11 +199,14 @@ public struct MetricsPass: Pass {
                 let t = time[i]
                 while leg + 1 < legs.count && t > legs[leg].end { leg += 1 }
                 if t != cachedMs {
-                    cachedDay = localDay(t, work.localOffset(i))
+                    let offset = work.localOffset(i)
+                    cachedDay = localDay(t, offset)
                     cachedMs = t
+                    // The day's first instant at this fix's offset (to the second, as `localDay` reads the time).
+                    cachedDayStartMs = (Int64(cachedDay) * 86_400 - Int64(offset)) * 1000
                 }
                 var moving = mov[k]
-                if moving > 0, k > 0, localDay(time[pts[k - 1]], work.localOffset(i)) != cachedDay {
+                if moving > 0, k > 0, time[pts[k - 1]] < cachedDayStartMs {
                     byTime(time[pts[k - 1]], t, moving, into: &overMidnight)
                     moving = 0
                 }
