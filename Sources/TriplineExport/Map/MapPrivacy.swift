@@ -62,8 +62,8 @@ extension MapLoader {
 
     /// A trip taken from Google's timeline under the zones, as the exports show it: nil when nothing of its line is
     /// outside them (or it has no line and an end inside one); an end inside moves to the line's first (last) position
-    /// shown, without its place; its distance, and its legs', that of the line shown; a leg with nothing shown is left
-    /// out. Its times stay Google's.
+    /// shown, without its place; its legs' distances that of their line shown (never more than their own), its
+    /// distance their sum; a leg with nothing shown is left out. Its times stay Google's.
     func shownApp(_ trip: MapTrip, _ zones: PrivacyZones, _ loader: AppLineLoader) throws -> MapTrip? {
         var t = trip
         let full = try loader.vertices(tripID: t.id, leg: nil)
@@ -82,7 +82,8 @@ extension MapLoader {
             t.end = (last.lat, last.lon)
             t.toPlaceID = nil
         }
-        t.distanceM = runs.reduce(0) { $0 + AppLineLoader.length($1) }
+        let whole = t.distanceM
+        t.distanceM = Swift.min(runs.reduce(0) { $0 + AppLineLoader.length($1) }, whole)
         var legs: [MapLeg] = []
         var lines: [[[LineVertex]]] = []
         for (k, var leg) in t.legs.enumerated() {
@@ -90,11 +91,15 @@ extension MapLoader {
             let fullLeg = try loader.vertices(tripID: t.id, leg: k)
             if !fullLeg.isEmpty {
                 if legRuns.isEmpty { continue }
-                if legRuns.count != 1 || legRuns[0].count != fullLeg.count { leg.distanceM = legRuns.reduce(0) { $0 + AppLineLoader.length($1) } }
+                if legRuns.count != 1 || legRuns[0].count != fullLeg.count {
+                    leg.distanceM = Swift.min(legRuns.reduce(0) { $0 + AppLineLoader.length($1) }, leg.distanceM)
+                }
             }
             legs.append(leg)
             lines.append(legRuns)
         }
+        // The sum of its legs as shown, as the exports give it (``Exporter/shownApp(_:zones:)``).
+        if !t.legs.isEmpty { t.distanceM = legs.reduce(0) { $0 + $1.distanceM } }
         t.legs = legs
         t.appLegs = lines
         return t

@@ -88,8 +88,8 @@ extension Exporter {
     /// A trip taken from Google's timeline as the privacy zones let it be shown (docs/EXPORTS.md, "Privacy zones"):
     /// nil when no part of its line of two positions or more is outside every zone (or it has no line and an end
     /// inside one); a start (end) inside a zone moves to the first (last) position of its line shown, with no place;
-    /// its distance and straight lines are those of the line shown (`distance_method` `app_path`, or `app_line` when no
-    /// leg has path points). Google gives no time along its path, so its start and end times stay Google's: when it
+    /// its straight lines are those of the line shown (`distance_method` `app_path`, or `app_line` when no leg has path
+    /// points), its distance the sum of its legs as shown. Google gives no time along its path, so its start and end times stay Google's: when it
     /// began, never where.
     func shownApp(_ trip: TripListing, zones: PrivacyZones) throws -> TripListing? {
         var t = trip
@@ -111,24 +111,39 @@ extension Exporter {
             (t.toPlaceID, t.toPlace) = (nil, nil)
         }
         let shown = runs.reduce(0) { $0 + AppLineLoader.length($1) }
-        t.distanceM = shown
+        // The sum of its legs as shown (a leg the zones do not touch keeps Google's figure), so the parts add up to
+        // the whole; never more than the whole.
+        let legs = try store.legs(ofTrip: t.id)
+        if legs.isEmpty {
+            t.distanceM = Swift.min(shown, t.distanceM)
+        } else {
+            t.distanceM = 0
+            for leg in legs { t.distanceM += try appShownMetres(tripID: t.id, leg: leg.leg, metres: leg.distanceM, zones: zones) ?? 0 }
+        }
         t.lineDistanceM = shown
         t.distanceMethod = try appLines?.hasPath(tripID: t.id) == true ? "app_path" : "app_line"
-        t.avgSpeedMps = t.durationS > 0 ? shown / t.durationS : nil
+        t.avgSpeedMps = t.durationS > 0 ? t.distanceM / t.durationS : nil
         t.maxSpeedMps = nil
         return t
     }
 
+    /// A Google leg's metres as the zones show it: all of them when its line is untouched (or it has none), the length
+    /// of the line shown (never more than the leg's own), or nil when nothing of its line is shown.
+    func appShownMetres(tripID: Int64, leg: Int, metres: Double, zones: PrivacyZones) throws -> Double? {
+        let full = try appVertices(tripID: tripID, leg: leg)
+        if full.isEmpty { return metres }
+        let runs = zones.cut(full)
+        if runs.count == 1, runs[0].count == full.count { return metres }
+        guard !runs.isEmpty else { return nil }
+        return Swift.min(runs.reduce(0) { $0 + AppLineLoader.length($1) }, metres)
+    }
+
     /// A leg taken from Google's timeline as the privacy zones let it be shown: nil when no part of its line is
-    /// outside every zone; else its distance is that of the line shown.
+    /// outside every zone; else its distance is that of the line shown, never more than its own.
     func shownApp(_ leg: LegListing, zones: PrivacyZones) throws -> LegListing? {
         var l = leg
-        let full = try appVertices(tripID: l.tripID, leg: l.leg)
-        if full.isEmpty { return l }
-        let runs = zones.cut(full)
-        if runs.count == 1, runs[0].count == full.count { return l }
-        guard !runs.isEmpty else { return nil }
-        l.distanceM = runs.reduce(0) { $0 + AppLineLoader.length($1) }
+        guard let metres = try appShownMetres(tripID: l.tripID, leg: l.leg, metres: l.distanceM, zones: zones) else { return nil }
+        l.distanceM = metres
         return l
     }
 }
