@@ -77,8 +77,10 @@ public enum DayTimeline {
         var byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]] = [:]
         /// Adds the record to each wanted day it touches, with its clock times on that day.
         /// `shares`: a trip's metres on each local day (``TripDayShares``), read when it touches more than one.
+        /// `known`: the trip's metres on each local day, already read: it is shown on each day with a part (and on
+        /// its ends' days), whatever its offsets.
         func add(_ startMs: Int64, _ startOffset: UTCOffset?, _ endMs: Int64, _ endOffset: UTCOffset?, order: Int, _ entry: DayTimelineEntry,
-                 shares: (() throws -> [Int: Double])? = nil) rethrows {
+                 shares: (() throws -> [Int: Double])? = nil, known: [Int: Double]? = nil) rethrows {
             // An edited database's impossible times (outside the years 0000–9999) are no one's day.
             guard MapLoader.Limits.time(startMs), MapLoader.Limits.time(endMs) else { return }
             let s = exporter.localTime.offset(startOffset, atMs: startMs) ?? .utc
@@ -96,6 +98,10 @@ public enum DayTimeline {
                 firstDay = Swift.min(startDay, LocalTime.day(ms: startMs, offset: e))
                 lastDay = Swift.max(endDay, LocalTime.day(ms: end, offset: s), firstDay)
             }
+            for (day, metres) in known ?? [:] where metres > 0 {
+                firstDay = Swift.min(firstDay, day)
+                lastDay = Swift.max(lastDay, day)
+            }
             var k = 0, high = wanted.count  // the first wanted day not before firstDay
             while k < high {
                 let mid = (k + high) / 2
@@ -105,7 +111,7 @@ public enum DayTimeline {
             // each with its offset, or "02:29–02:30" reads as a minute, "17:00–11:00" as going back in time.
             let zoned = s != e && startDay == endDay
             // A trip over midnight shows each day's share, as `days` counts it, so a day's lines add up to its distance.
-            let split = firstDay != lastDay && k < wanted.count && wanted[k] <= lastDay ? try shares?() : nil
+            let split = try known ?? (firstDay != lastDay && k < wanted.count && wanted[k] <= lastDay ? try shares?() : nil)
             while k < wanted.count, wanted[k] <= lastDay {
                 let day = wanted[k]
                 k += 1
@@ -139,15 +145,40 @@ public enum DayTimeline {
             legSpans[$0.tripID, default: []].append(($0.startMs, $0.endMs, $0.distanceM))
         }
         var spreader: TripDayShares?
+        var trips: [(listing: TripListing, entry: DayTimelineEntry)] = []
         try exporter.forEachTrip(selection) { t in
             guard MapLoader.Limits.amount(t.distanceM) else { return }
             let parts = legs[t.id] ?? []
-            try add(t.startMs, t.startOffset, t.endMs, t.endOffset, order: 1,
-                DayTimelineEntry(
-                    kind: .trip, id: t.id, device: exporter.deviceName(t.deviceID), title: t.mode, start: nil, end: nil,
-                    distanceM: t.distanceM, legs: parts.count > 1 ? parts : [])) {
+            let entry = DayTimelineEntry(
+                kind: .trip, id: t.id, device: exporter.deviceName(t.deviceID), title: t.mode, start: nil, end: nil,
+                distanceM: t.distanceM, legs: parts.count > 1 ? parts : [])
+            trips.append((t, entry))
+            try add(t.startMs, t.startOffset, t.endMs, t.endOffset, order: 1, entry) {
                 if spreader == nil { spreader = try TripDayShares(exporter: exporter) }
                 return try spreader!.shares(t.row, legs: legSpans[t.id] ?? [])
+            }
+        }
+        // A day whose trips' parts do not add up to its `days.distance_m`: a trip whose fixes reached a zone where it
+        // was another date, though both its ends share an offset (a drive from Spain just after midnight into Portugal,
+        // still the day before, and back). The trips near it are shown by the days their metres fall on.
+        let wantedDays = Set(wanted)
+        let unmatched = try daysOffTheirParts(exporter, selection, wanted: wantedDays, trips: trips.map(\.listing), byDay)
+        if !unmatched.isEmpty {
+            var shownOn: [Int64: Set<Int>] = [:]  // trip → the days it is shown on
+            for (day, entries) in byDay { for e in entries where e.entry.kind == .trip { shownOn[e.entry.id, default: []].insert(day) } }
+            for (t, entry) in trips {
+                let s = exporter.localTime.offset(t.startOffset, atMs: t.startMs) ?? .utc
+                let e = exporter.localTime.offset(t.endOffset, atMs: t.endMs) ?? .utc
+                let near = (LocalTime.day(ms: t.startMs, offset: s) - 1)...(LocalTime.day(ms: Swift.max(t.startMs, t.endMs - 1), offset: e) + 1)
+                guard near.contains(where: { unmatched.contains(DeviceDay(device: t.deviceID, day: $0)) }) else { continue }
+                if spreader == nil { spreader = try TripDayShares(exporter: exporter) }
+                let parts = try spreader!.shares(t.row, legs: legSpans[t.id] ?? [])
+                // Only a trip with metres on a day it is not shown on (an edited database's days may disagree for other
+                // reasons: those are left as they are).
+                let shown = shownOn[t.id] ?? []
+                guard parts.contains(where: { $0.value >= 0.5 && !shown.contains($0.key) }) else { continue }
+                for day in byDay.keys { byDay[day]?.removeAll { $0.entry.kind == .trip && $0.entry.id == t.id } }
+                add(t.startMs, t.startOffset, t.endMs, t.endOffset, order: 1, entry, known: parts)
             }
         }
         for gap in try gaps(store: exporter.store, device: device) {
@@ -158,6 +189,35 @@ public enum DayTimeline {
         return byDay.mapValues { entries in
             entries.sorted { ($0.entry.device, $0.ms, $0.order, $0.entry.id) < ($1.entry.device, $1.ms, $1.order, $1.entry.id) }.map(\.entry)
         }
+    }
+
+    /// A device's local day.
+    struct DeviceDay: Hashable {
+        var device: Int64
+        var day: Int
+    }
+
+    /// The wanted days, per device, whose `days.distance_m` the trips' parts shown on them miss by more than a metre
+    /// (privacy zones aside: they cut the parts, not the days).
+    static func daysOffTheirParts(_ exporter: Exporter, _ selection: Exporter.Selection, wanted: Set<Int>,
+                                  trips: [TripListing], _ byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]]) throws -> Set<DeviceDay> {
+        guard exporter.privacyZones.isEmpty, !trips.isEmpty else { return [] }
+        var device: [Int64: Int64] = [:]  // trip → device
+        for t in trips { device[t.id] = t.deviceID }
+        var parts: [DeviceDay: Double] = [:]
+        for (day, entries) in byDay {
+            for e in entries where e.entry.kind == .trip {
+                guard let d = device[e.entry.id] else { continue }
+                parts[DeviceDay(device: d, day: day), default: 0] += e.entry.distanceM ?? 0
+            }
+        }
+        var off = Set<DeviceDay>()
+        try exporter.forEachDay(selection) { row in
+            guard let day = CivilTime.parseDate(row.date), wanted.contains(day), MapLoader.Limits.amount(row.distanceM) else { return }
+            let key = DeviceDay(device: row.deviceID, day: day)
+            if abs(row.distanceM - (parts[key] ?? 0)) > 1 { off.insert(key) }
+        }
+        return off
     }
 
     /// A span of a device's history that no visit and no trip covers (see ``DayTimeline``).

@@ -213,6 +213,37 @@ import TriplineTestSupport
         #expect(next.stdout.contains(" km of ") && next.stdout.contains(" +08:00–23:30 +06:00"), "\(next.stdout)")
     }
 
+    /// A drive that leaves at 00:30 +08:00, crosses into +06:00 (22:40 +06:00, still the day before) and comes back
+    /// before 01:30 +08:00: both ends share their offset and their day, but `days` counts the part driven at +06:00 on
+    /// the day before (the eighth hostile round's Badajoz–Elvas drive). `report day` gave the whole trip to its ends'
+    /// day and nothing to the other; the days' `distance_m` and their trips' parts disagreed. Each day now shows its
+    /// part (the day before with both clocks and their offsets), and the parts equal `days.distance_m`.
+    @Test func aDriveIntoTheDayBeforeAndBackShowsItsPartThere() throws {
+        let home = (40.0, 97.0), away = (40.0, 96.6)
+        let leave: Int64 = 1_711_816_200_000  // 2024-03-30T16:30:00Z, 00:30 +08:00 on the 31st
+        let west = leave + 20 * 60_000, back = leave + 40 * 60_000
+        let zone: (Int64) -> Int32 = { $0 >= west && $0 < back ? 21_600 : 28_800 }
+        var features = still(leave - 3_600_000, 3600, home.0, home.1, offset: zone)
+        features += drive(leave, 1800, home, away, offset: zone)
+        features += drive(leave + 1_800_000, 1800, away, home, offset: zone)
+        features += still(leave + 3_600_000, 3600, home.0, home.1, offset: zone)
+        let db = try importAndRebuild(features)
+        let store = try Store(path: db, create: false)
+        try #require(try count(store, "SELECT count(*) FROM trips") == 1)
+        let q = try store.db.prepare("SELECT date, distance_m FROM days WHERE distance_m > 0 ORDER BY date")
+        var days: [(date: String, metres: Double)] = []
+        while try q.step() { days.append((q.text(0) ?? "", q.double(1))) }
+        try #require(days.map(\.date) == ["2024-03-30", "2024-03-31"], "\(days)")
+        let exporter = try Exporter(store: store)
+        for day in days {
+            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(day.date)))
+            let parts = entries.filter { $0.kind == .trip }.map { $0.distanceM ?? 0 }
+            #expect(parts.count == 1 && abs(parts.reduce(0, +) - day.metres) < 1, "\(day.date): \(entries) vs days \(day.metres) m")
+        }
+        let before = runCLI(["report", "day", "--date", "2024-03-30", "--db", db])
+        #expect(before.stdout.contains(" km of ") && before.stdout.contains(" +08:00–01:30 +08:00"), "\(before.stdout)")
+    }
+
     /// A trip that leaves at 01:00 +08:00, crosses into +06:00 (23:20 +06:00 the day before) and goes silent from
     /// 23:40 to 00:20 +06:00 (a leg no fix saw) before driving on: `days` spreads the silent leg by its time with
     /// midnight at the offset where that leg began (+06:00), and so must the day's timeline (it took the offset of
