@@ -167,10 +167,15 @@ public enum DayTimeline {
             var shownOn: [Int64: Set<Int>] = [:]  // trip → the days it is shown on
             for (day, entries) in byDay { for e in entries where e.entry.kind == .trip { shownOn[e.entry.id, default: []].insert(day) } }
             for (t, entry) in trips {
+                // A trip of a week at most, as the selection finds them (an edited database's trip over centuries is
+                // no one's day).
+                guard MapLoader.Limits.time(t.startMs), MapLoader.Limits.time(t.endMs), t.endMs >= t.startMs,
+                    t.endMs - t.startMs <= Int64(Self.reconcileMaxDays) * 86_400_000 else { continue }
                 let s = exporter.localTime.offset(t.startOffset, atMs: t.startMs) ?? .utc
                 let e = exporter.localTime.offset(t.endOffset, atMs: t.endMs) ?? .utc
-                let near = (LocalTime.day(ms: t.startMs, offset: s) - 1)...(LocalTime.day(ms: Swift.max(t.startMs, t.endMs - 1), offset: e) + 1)
-                guard near.contains(where: { unmatched.contains(DeviceDay(device: t.deviceID, day: $0)) }) else { continue }
+                let first = LocalTime.day(ms: t.startMs, offset: s), last = LocalTime.day(ms: Swift.max(t.startMs, t.endMs - 1), offset: e)
+                let near = (Swift.min(first, last) - 1)...(Swift.max(first, last) + 1)
+                guard unmatched.contains(where: { $0.device == t.deviceID && near.contains($0.day) }) else { continue }
                 if spreader == nil { spreader = try TripDayShares(exporter: exporter) }
                 let parts = try spreader!.shares(t.row, legs: legSpans[t.id] ?? [])
                 // Only a trip with metres on a day it is not shown on (an edited database's days may disagree for other
@@ -191,6 +196,10 @@ public enum DayTimeline {
         }
     }
 
+    /// The longest trip (days) whose parts are read again for a day its parts miss (``daysOffTheirParts``): the
+    /// week the selection looks back for trips, and a day.
+    static let reconcileMaxDays = 8
+
     /// A device's local day.
     struct DeviceDay: Hashable {
         var device: Int64
@@ -199,8 +208,10 @@ public enum DayTimeline {
 
     /// The wanted days, per device, whose `days.distance_m` the trips' parts shown on them miss by more than a metre
     /// (privacy zones aside: they cut the parts, not the days).
-    static func daysOffTheirParts(_ exporter: Exporter, _ selection: Exporter.Selection, wanted: Set<Int>,
-                                  trips: [TripListing], _ byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]]) throws -> Set<DeviceDay> {
+    static func daysOffTheirParts(
+        _ exporter: Exporter, _ selection: Exporter.Selection, wanted: Set<Int>, trips: [TripListing],
+        _ byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]]
+    ) throws -> Set<DeviceDay> {
         guard exporter.privacyZones.isEmpty, !trips.isEmpty else { return [] }
         var device: [Int64: Int64] = [:]  // trip → device
         for t in trips { device[t.id] = t.deviceID }

@@ -35,6 +35,24 @@ import TriplineTestSupport
         }
     }
 
+    /// The `days` rows (`days.distance_m` above `minMetres`), each checked against the trip parts `report day` shows on
+    /// it: they add up to it within a metre, in `tripsEach` entries when given.
+    @discardableResult
+    func expectDayPartsEqualDays(_ store: Store, minMetres: Double = -1, tripsEach: Int? = nil) throws -> [(date: String, metres: Double)] {
+        let q = try store.db.prepare("SELECT date, distance_m FROM days WHERE distance_m > ? ORDER BY date")
+        try q.bind([.real(minMetres)])
+        var days: [(date: String, metres: Double)] = []
+        while try q.step() { days.append((q.text(0) ?? "", q.double(1))) }
+        let exporter = try Exporter(store: store)
+        for day in days {
+            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(day.date)))
+            let parts = entries.filter { $0.kind == .trip }.map { $0.distanceM ?? 0 }
+            #expect(tripsEach.map { parts.count == $0 } ?? true, "\(day.date): \(entries)")
+            #expect(abs(parts.reduce(0, +) - day.metres) < 1, "\(day.date): \(entries) vs days \(day.metres) m")
+        }
+        return days
+    }
+
     func importAndRebuild(_ features: [String]) throws -> String {
         let dir = try temporaryDirectory()
         try FileSystem.write(overlandBody(features), to: dir + "/batch.json")
@@ -197,18 +215,9 @@ import TriplineTestSupport
         features += drive(leave, 7200, from, to, offset: zone)
         features += still(leave + 7_200_000, 1500, to.0, to.1, offset: zone)
         let db = try importAndRebuild(features)
-        let store = try Store(path: db, create: false)
-        let q = try store.db.prepare("SELECT date, distance_m FROM days ORDER BY date")
-        var days: [(date: String, metres: Double)] = []
-        while try q.step() { days.append((q.text(0) ?? "", q.double(1))) }
+        let days = try expectDayPartsEqualDays(try Store(path: db, create: false), tripsEach: 1)
         try #require(days.map(\.date) == ["2024-03-30", "2024-03-31"], "\(days)")
         try #require(days.allSatisfy { $0.metres > 30_000 }, "\(days)")
-        let exporter = try Exporter(store: store)
-        for day in days {
-            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(day.date)))
-            let parts = entries.filter { $0.kind == .trip }.map { $0.distanceM ?? 0 }
-            #expect(parts.count == 1 && abs(parts.reduce(0, +) - day.metres) < 1, "\(day.date): \(entries) vs days \(day.metres) m")
-        }
         let next = runCLI(["report", "day", "--date", "2024-03-31", "--db", db])
         #expect(next.stdout.contains(" km of ") && next.stdout.contains(" +08:00–23:30 +06:00"), "\(next.stdout)")
     }
@@ -230,16 +239,8 @@ import TriplineTestSupport
         let db = try importAndRebuild(features)
         let store = try Store(path: db, create: false)
         try #require(try count(store, "SELECT count(*) FROM trips") == 1)
-        let q = try store.db.prepare("SELECT date, distance_m FROM days WHERE distance_m > 0 ORDER BY date")
-        var days: [(date: String, metres: Double)] = []
-        while try q.step() { days.append((q.text(0) ?? "", q.double(1))) }
+        let days = try expectDayPartsEqualDays(store, minMetres: 0, tripsEach: 1)
         try #require(days.map(\.date) == ["2024-03-30", "2024-03-31"], "\(days)")
-        let exporter = try Exporter(store: store)
-        for day in days {
-            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(day.date)))
-            let parts = entries.filter { $0.kind == .trip }.map { $0.distanceM ?? 0 }
-            #expect(parts.count == 1 && abs(parts.reduce(0, +) - day.metres) < 1, "\(day.date): \(entries) vs days \(day.metres) m")
-        }
         let before = runCLI(["report", "day", "--date", "2024-03-30", "--db", db])
         #expect(before.stdout.contains(" km of ") && before.stdout.contains(" +08:00–01:30 +08:00"), "\(before.stdout)")
     }
@@ -259,18 +260,10 @@ import TriplineTestSupport
         features += still(leave + 6_600_000, 3600, c.0, c.1, offset: zone)
         let db = try importAndRebuild(features)
         let store = try Store(path: db, create: false)
-        let q = try store.db.prepare("SELECT date, distance_m FROM days ORDER BY date")
-        var days: [(date: String, metres: Double)] = []
-        while try q.step() { days.append((q.text(0) ?? "", q.double(1))) }
-        try #require(days.count == 2 && days.allSatisfy { $0.metres > 1000 }, "\(days)")
         // One trip of three legs, the middle one no fix saw, from 23:39:45 to 00:20:15 +06:00.
         try #require(try count(store, "SELECT count(*) FROM trips") == 1 && count(store, "SELECT count(*) FROM legs WHERE points <= 2") == 1)
-        let exporter = try Exporter(store: store)
-        for day in days {
-            let entries = try DayTimeline.entries(exporter: exporter, day: try #require(CivilTime.parseDate(day.date)))
-            let parts = entries.filter { $0.kind == .trip }.map { $0.distanceM ?? 0 }
-            #expect(abs(parts.reduce(0, +) - day.metres) < 1, "\(day.date): \(entries) vs days \(day.metres) m")
-        }
+        let days = try expectDayPartsEqualDays(store)
+        #expect(days.count == 2 && days.allSatisfy { $0.metres > 1000 }, "\(days)")
     }
 
     /// A dawdle round a circle of radius 111 m at 0.4 m/s (below `stays.moving_mps`), a fix every 10 s, from home and
