@@ -8,7 +8,8 @@ import TriplineStore
 /// both neighbours, which are close to each other, at an impossible speed: the wifi or cell fixes kilometres off, or a
 /// run of fixes at exactly one position, a cached fix re-sent again and again (version 83); or,
 /// without a speed of its own, between two fixes that report standing still: a wifi fix a few hundred metres off, or
-/// a run of them, version 84);
+/// a run of them, version 84; or a fix or run of fixes that no traveller accelerating at `jump_accel_mps2` could have
+/// reached and left from the speeds around it, version 86);
 /// or when it duplicates the previous point at (almost) the same instant; or when no vehicle could have reached it
 /// (`max_mps`, an airliner's fastest ground speed) from the fixes around it: the smaller of two sources whose fixes
 /// interleave far apart (two phones writing one file without a device tag, a bad cell fix on another continent), or a
