@@ -175,14 +175,18 @@ public enum DayTimeline {
                 let e = exporter.localTime.offset(t.endOffset, atMs: t.endMs) ?? .utc
                 let first = LocalTime.day(ms: t.startMs, offset: s), last = LocalTime.day(ms: Swift.max(t.startMs, t.endMs - 1), offset: e)
                 let near = (Swift.min(first, last) - 1)...(Swift.max(first, last) + 1)
-                guard unmatched.contains(where: { $0.device == t.deviceID && near.contains($0.day) }) else { continue }
+                // The shorter of the two to walk: the trip's days, or the days off (an edited offset stretches the first).
+                let isNear = near.count <= unmatched.count
+                    ? near.contains { unmatched.contains(DeviceDay(device: t.deviceID, day: $0)) }
+                    : unmatched.contains { $0.device == t.deviceID && near.contains($0.day) }
+                guard isNear else { continue }
                 if spreader == nil { spreader = try TripDayShares(exporter: exporter) }
                 let parts = try spreader!.shares(t.row, legs: legSpans[t.id] ?? [])
                 // Only a trip with metres on a day it is not shown on (an edited database's days may disagree for other
                 // reasons: those are left as they are).
                 let shown = shownOn[t.id] ?? []
                 guard parts.contains(where: { $0.value >= 0.5 && !shown.contains($0.key) }) else { continue }
-                for day in byDay.keys { byDay[day]?.removeAll { $0.entry.kind == .trip && $0.entry.id == t.id } }
+                for day in shown { byDay[day]?.removeAll { $0.entry.kind == .trip && $0.entry.id == t.id } }
                 add(t.startMs, t.startOffset, t.endMs, t.endOffset, order: 1, entry, known: parts)
             }
         }
