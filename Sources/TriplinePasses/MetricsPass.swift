@@ -44,9 +44,6 @@ public struct MetricsPass: Pass {
         splitGapS = trips.splitGapS
     }
 
-    /// How far a fix may lie from where the device was: its accuracy, at least 5 m; 30 m when it reports none.
-    @inline(__always) static func reach(_ accuracy: Double) -> Double { accuracy.isNaN ? 30 : max(accuracy, 5) }
-
     /// Per-point distance increments along `pts` (indices of kept points in order), and the number of unbridged gaps.
     /// - Complexity: O(pts.count).
     static func increments(_ w: DeviceWork, _ pts: [Int], _ p: Parameters) -> (inc: [Double], moving: [Double], gaps: Int) {
@@ -76,22 +73,14 @@ public struct MetricsPass: Pass {
                 anchor = i
             }
             let dt = Double(dtMs) / 1000
-            let reported = speed[i]
-            var v: Double
-            if !reported.isNaN && reported >= 0 {
-                v = reported
-                // A reported speed below moving between fixes further apart than standing still and both fixes'
-                // accuracy allow: the positions say moving (an app writing a speed of 0 on every fix, or whole
-                // km/h). Without this a 26-km drive of such fixes had 30 s of moving time, an average of 888 m/s.
-                if v < p.movingMps && dt > 0 {
-                    let slack = Self.reach(w.accuracy[prev]) + Self.reach(w.accuracy[i])
-                    let step = Geo.fastDistance(lat[prev], lon[prev], lat[i], lon[i], cosLat: cosLat)
-                    if step - slack >= p.movingMps * dt { v = (step - slack) / dt }
-                }
-            } else {
-                v = dt > 0 ? Geo.fastDistance(lat[prev], lon[prev], lat[i], lon[i], cosLat: cosLat) / dt : 0
+            // A reported speed below moving between fixes further apart than standing still and both fixes' accuracy
+            // allow is moving (an app writing a speed of 0 on every fix, or whole km/h): without it a 26-km drive of
+            // such fixes had 30 s of moving time, an average of 888 m/s.
+            let moved = TrackMotion.isMoving(seconds: dt, reported: speed[i], accuracyBefore: w.accuracy[prev], accuracy: w.accuracy[i],
+                                             movingMps: p.movingMps) {
+                Geo.fastDistance(lat[prev], lon[prev], lat[i], lon[i], cosLat: cosLat)
             }
-            if v >= p.movingMps { moving[k] = dt }
+            if moved { moving[k] = dt }
         }
         return (inc, moving, gaps)
     }

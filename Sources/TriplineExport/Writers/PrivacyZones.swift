@@ -157,11 +157,13 @@ final class PrivacyClipper {
         let p = try settings.of(device: device)
         // The last vertex of the measured track (``PrivacySpan/distanceM``), and the last fix's accuracy.
         var anchor = (lat: 0.0, lon: 0.0)
-        var lastAccuracy = Double.infinity
+        var lastAccuracy = Double.nan
         try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
             let lat = s.double(Exporter.PointColumn.lat)
             let lon = s.double(Exporter.PointColumn.lon)
+            // NaN when the fix reports none (the reader gives +infinity), as the metrics pass reads it.
+            let reading = s.double(Exporter.PointColumn.accuracy), accuracy = reading.isFinite ? reading : .nan
             if zones.contains(lat: lat, lon: lon) {
                 touched = true
                 if firstInside == nil { firstInside = true }
@@ -189,21 +191,14 @@ final class PrivacyClipper {
                     span.distanceM += fromAnchor
                     anchor = (lat, lon)
                 }
-                // Moving as the metrics pass tells it: the reported speed, unless the positions say moving (further
-                // apart than both accuracies allow at `moving_mps`); without one, the step's speed.
-                let seconds = Double(time - span.endMs) / 1000
-                let reported = s.double(Exporter.PointColumn.speed), accuracy = s.double(Exporter.PointColumn.accuracy)
-                if seconds > 0 {
-                    var speed = step / seconds
-                    if reported.isFinite && reported >= 0 {
-                        func reach(_ a: Double) -> Double { a.isFinite ? Swift.max(a, 5) : 30 }
-                        let slack = reach(lastAccuracy) + reach(accuracy)
-                        speed = Swift.max(reported, (step - slack) / seconds)
-                    }
-                    if speed >= p.movingMps { span.movingS += seconds }
+                // Moving as the metrics pass tells it.
+                let reported = s.double(Exporter.PointColumn.speed), seconds = Double(time - span.endMs) / 1000
+                if TrackMotion.isMoving(seconds: seconds, reported: reported.isFinite ? reported : .nan, accuracyBefore: lastAccuracy,
+                                        accuracy: accuracy, movingMps: p.movingMps, step: { step }) {
+                    span.movingS += seconds
                 }
             }
-            lastAccuracy = s.double(Exporter.PointColumn.accuracy)
+            lastAccuracy = accuracy
             span.endMs = time
             span.endLat = lat
             span.endLon = lon
@@ -257,7 +252,7 @@ extension Exporter {
             // still add up to the whole.
             let legs = try store.legs(ofTrip: t.id)
             if legs.isEmpty {
-                t.distanceM = span.distanceM
+                t.distanceM = Swift.min(span.distanceM, t.distanceM)
             } else {
                 t.distanceM = 0
                 for leg in legs { t.distanceM += try privacy.shownMetres(of: leg) }

@@ -1,0 +1,19 @@
+/// Whether the time between two fixes is moving time: the metrics pass's rule (docs/PASSES.md "metrics"), which the
+/// exports' privacy zones also measure the part of a trip they show by.
+public enum TrackMotion {
+    /// How far a fix may lie from where the device was: its accuracy, at least 5 m; 30 m when it reports none (NaN).
+    @inlinable @inline(__always)
+    public static func reach(_ accuracy: Double) -> Double { accuracy.isNaN ? 30 : max(accuracy, 5) }
+
+    /// Whether `seconds` between two fixes `step` metres apart (read only when needed) were spent moving at `movingMps`
+    /// or faster: by the later fix's reported speed (NaN when it reports none), unless the positions say moving — the
+    /// step, less both fixes' ``reach(_:)``, still covers `movingMps` over that time (an app that writes a speed of 0 on
+    /// every fix, or OwnTracks' whole km/h); without a reported speed, by the step's own speed.
+    @inlinable @inline(__always)
+    public static func isMoving(seconds: Double, reported: Double, accuracyBefore: Double, accuracy: Double, movingMps: Double,
+                                step: () -> Double) -> Bool {
+        guard !reported.isNaN && reported >= 0 else { return seconds > 0 && step() / seconds >= movingMps }
+        if reported >= movingMps { return true }
+        return seconds > 0 && step() - reach(accuracyBefore) - reach(accuracy) >= movingMps * seconds
+    }
+}
