@@ -161,31 +161,74 @@ public enum Timestamp {
     }
 
     /// Epoch seconds written as digits (OwnTracks `tst`, as a number or a string such as `"1440363922"`), with
-    /// an optional fraction. Values of 10^11 and above are read as milliseconds (no app writes seconds that large
-    /// before the year 5138). Returns nil for anything else, including negative values.
+    /// an optional fraction and an optional exponent (`1.440363922E9`, as Java's `Double.toString` writes a number
+    /// of seconds). Values of 10^11 and above are read as milliseconds (no app writes seconds that large before the
+    /// year 5138). Digits past the millisecond are dropped, not rounded. Returns nil for anything else, including
+    /// negative values.
     public static func parseEpoch(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int64? {
         var i = 0
         var n = count
         while i < n, p[i] == 0x20 { i += 1 }
         while n > i, p[n - 1] == 0x20 { n -= 1 }
-        guard i < n, n - i <= 20 else { return nil }
-        var whole: Int64 = 0
-        var digits = 0
+        guard i < n, n - i <= 28 else { return nil }
+        // The digits as one integer `mantissa` × 10^`scale`: whole digits (at most 17), then fraction digits while
+        // the integer stays below 10^17 (later ones cannot reach a millisecond).
+        var mantissa: Int64 = 0
+        var scale = 0
+        var wholeDigits = 0
         while i < n, p[i] &- UInt8(ascii: "0") < 10 {
-            guard digits < 17 else { return nil }
-            whole = whole * 10 + Int64(p[i] &- UInt8(ascii: "0"))
-            digits += 1
+            guard wholeDigits < 17 else { return nil }
+            mantissa = mantissa * 10 + Int64(p[i] &- UInt8(ascii: "0"))
+            wholeDigits += 1
             i += 1
         }
-        guard digits > 0 else { return nil }
-        var fractionMs: Int64 = 0
+        guard wholeDigits > 0 else { return nil }
         if i < n, p[i] == UInt8(ascii: ".") {
             i += 1
-            fractionMs = fractionMillis(p, &i, n).ms
+            while i < n, p[i] &- UInt8(ascii: "0") < 10 {
+                if mantissa < 10_000_000_000_000_000 {
+                    mantissa = mantissa * 10 + Int64(p[i] &- UInt8(ascii: "0"))
+                    scale -= 1
+                }
+                i += 1
+            }
         }
-        guard i == n else { return nil }
+        if i < n, p[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var negative = false
+            if i < n, p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-") {
+                negative = p[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var exponent = 0
+            var exponentDigits = 0
+            while i < n, p[i] &- UInt8(ascii: "0") < 10, exponentDigits < 3 {
+                exponent = exponent * 10 + Int(p[i] &- UInt8(ascii: "0"))
+                exponentDigits += 1
+                i += 1
+            }
+            guard exponentDigits > 0 else { return nil }
+            scale += negative ? -exponent : exponent
+        }
+        guard i == n, let whole = timesPowerOfTen(mantissa, scale) else { return nil }
         if whole >= 100_000_000_000 { return whole }
-        return whole * 1000 + fractionMs
+        return timesPowerOfTen(mantissa, scale + 3)
+    }
+
+    /// `value` × 10^`exponent`, dropping what falls below 1; nil when it does not fit in 64 bits.
+    static func timesPowerOfTen(_ value: Int64, _ exponent: Int) -> Int64? {
+        var result = value
+        if exponent < 0 {
+            for _ in 0..<min(-exponent, 19) { result /= 10 }
+            return exponent < -19 ? 0 : result
+        }
+        for _ in 0..<exponent {
+            let (product, overflow) = result.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            result = product
+            if result == 0 { break }
+        }
+        return result
     }
 
     public static func parseEpoch(_ text: String) -> Int64? {

@@ -18,4 +18,16 @@ import TriplineTestSupport
         #expect(out.rejects.map(\.reason) == [.invalidCoordinates, .invalidCoordinates, .invalidCoordinates, .latOutOfRange, .invalidCoordinates])
         #expect(out.rejects.map(\.line) == [3, 4, 5, 6, 7])
     }
+
+    /// A converter that read OwnTracks messages into doubles and wrote them back with Java's `Double.toString`
+    /// writes `tst` with an exponent: the same second.
+    @Test func timesWithAnExponentAreAccepted() {
+        let out = parse("""
+            {"_type":"location","lat":52.2,"lon":7.7,"tst":1.3767154E9,"tid":"BN"}
+            {"_type":"location","lat":52.2,"lon":7.7,"tst":"1.3767155E9","tid":"BN"}
+            {"_type":"location","lat":52.2,"lon":7.7,"tst":1.3767156E,"tid":"BN"}
+            """)
+        #expect(out.points.map(\.timeMs) == [1_376_715_400_000, 1_376_715_500_000])
+        #expect(out.rejects.map(\.line) == [3])
+    }
 }

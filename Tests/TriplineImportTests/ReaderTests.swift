@@ -204,6 +204,29 @@ import TriplineTestSupport
         #expect(route.points.isEmpty && route.events.map(\.kind) == [.routePoint])
     }
 
+    /// GPX from older Windows tools declares ISO-8859-1 (or declares nothing and writes Latin-1 anyway): its names are
+    /// characters of that encoding, not invalid UTF-8 (which became "Caf\u{FFFD} M\u{FFFD}ller").
+    @Test func latin1NamesInGPXAreRead() {
+        func gpx(_ declaration: String, _ name: [UInt8]) -> [UInt8] {
+            Array("\(declaration)<gpx version=\"1.1\" creator=\"x\"><wpt lat=\"52.53\" lon=\"13.4\"><time>2024-06-04T08:00:00Z</time><name>".utf8)
+                + name + Array("</name></wpt><trk><trkseg><trkpt lat=\"52.53\" lon=\"13.4\"><time>2024-06-04T08:00:00Z</time><name>".utf8)
+                + name + Array("</name></trkpt></trkseg></trk></gpx>".utf8)
+        }
+        let latin1: [UInt8] = [0x43, 0x61, 0x66, 0xE9, 0x20, 0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72, 0x20, 0x80, 0x20, 0x96]  // "Café Müller € –"
+        for declaration in ["<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>", "<?xml version='1.0' encoding='windows-1252'?>", ""] {
+            let out = FormatDetector.parse(gpx(declaration, latin1), context: context())
+            #expect(out.points.count == 1 && out.events.count == 1, "\(declaration)")
+            #expect(out.points.first?.extra == "{\"name\":\"Café Müller € –\"}", "\(declaration)")
+            #expect(out.events.first?.raw.contains("<name>Café Müller € –</name>") == true, "\(declaration)")
+        }
+        // Declared Latin-1, a character reference is its character, not its UTF-8 bytes read again as Latin-1.
+        let reference = FormatDetector.parse(gpx("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>", Array("Caf&#233; M".utf8) + [0xFC]), context: context())
+        #expect(reference.points.first?.extra == "{\"name\":\"Café Mü\"}")
+        // UTF-8 stays UTF-8, declared or not.
+        let utf8 = FormatDetector.parse(gpx("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", Array("Café Müller".utf8)), context: context())
+        #expect(utf8.points.first?.extra == "{\"name\":\"Café Müller\"}")
+    }
+
     @Test(.enabled(if: Corpus.available, Corpus.absent)) func notALocationArchiveIsOneClearError() throws {
         // (A Google Records.json was refused here before issue 12; it is an archive now: see TakeoutImportTests.)
         if FileSystem.exists(corpusPath("dawarich/google/records.json")) {

@@ -59,4 +59,18 @@ import TriplineTestSupport
         #expect(Timestamp.parseEpoch("12a") == nil)
         #expect(Timestamp.parseEpoch("") == nil)
     }
+
+    /// Java's `Double.toString` writes a number of seconds above 10^7 with an exponent (`1.440363922E9`); a tool
+    /// that converts OwnTracks messages through doubles writes `tst` that way.
+    @Test func epochSecondsWithAnExponent() {
+        #expect(Timestamp.parseEpoch("1.440363922E9") == 1_440_363_922_000)
+        #expect(Timestamp.parseEpoch("1.4403639225e+9") == 1_440_363_922_500)
+        #expect(Timestamp.parseEpoch("1.709318411E12") == 1_709_318_411_000)  // milliseconds
+        #expect(Timestamp.parseEpoch("14403639225e-1") == 1_440_363_922_500)
+        #expect(Timestamp.parseEpoch("1.440363922123456789e9") == 1_440_363_922_123)
+        #expect(Timestamp.parseEpoch("1e300") == nil)
+        #expect(Timestamp.parseEpoch("1.5e") == nil)
+        #expect(Timestamp.parseEpoch("1.5e+") == nil)
+        #expect(Timestamp.parseEpoch("-1.4e9") == nil)
+    }
 }

@@ -8,6 +8,8 @@ import TriplineCore
 /// else the folder or file name. A syntax error is one `invalid_xml` reject; reading resumes at the next `<trkpt`.
 public struct GPXReader {
     var builder: RecordBuilder
+    /// The XML declaration names a single-byte encoding (`ISO-8859-1`, `windows-1252`): text bytes are characters.
+    var singleByteText = false
 
     public init(bytes: UnsafeRawBufferPointer, context: ReadContext, sink: BatchSink? = nil) {
         builder = RecordBuilder(context: context, bytes: bytes, sink: sink)
@@ -80,6 +82,7 @@ public struct GPXReader {
             do {
                 if i + 1 < count, base[i + 1] == UInt8(ascii: "?") {
                     guard let e = skip(to: "?>", from: i + 2) else { throw XMLError(offset: i, message: "unterminated processing instruction", atEnd: true) }
+                    if !sawRoot, stack.isEmpty { singleByteText = Self.declaresSingleByteEncoding(base, i, e) }
                     i = e
                     continue
                 }
@@ -303,7 +306,7 @@ public struct GPXReader {
         let d = device ?? builder.fallbackDevice(source: "gpx")
         device = d
         if f.isWaypoint {
-            var event = ParsedEvent(device: d, kind: f.eventKind, timeMs: f.time?.ms, utcOffsetS: f.time?.offsetSeconds, raw: builder.rawText(f.start, end))
+            var event = ParsedEvent(device: d, kind: f.eventKind, timeMs: f.time?.ms, utcOffsetS: f.time?.offsetSeconds, raw: rawXML(f.start, end))
             event.lat = f.lat
             event.lon = f.lon
             builder.addEvent(event, start: f.start, end: end)
@@ -384,10 +387,55 @@ public struct GPXReader {
                     }
                 }
             }
-            out.append(base[k])
+            // A file declared ISO-8859-1 or windows-1252: each byte is a character.
+            if singleByteText, base[k] >= 0x80 { appendUTF8(Self.windows1252(base[k]), to: &out) } else { out.append(base[k]) }
             k += 1
         }
+        return Self.text(out)
+    }
+
+    /// The bytes of an element as they stand, decoded as its text is (a waypoint's raw record keeps its name).
+    func rawXML(_ start: Int, _ end: Int) -> String {
+        let bytes = UnsafeBufferPointer(start: builder.base + start, count: end - start)
+        guard singleByteText else { return Self.text(Array(bytes)) }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 4)
+        for b in bytes { if b >= 0x80 { appendUTF8(Self.windows1252(b), to: &out) } else { out.append(b) } }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Text bytes as a string: UTF-8, or, where the bytes are not UTF-8 (a writer that put Latin-1 names in a file
+    /// that declares no encoding), each byte a character of windows-1252. Names stay "Café Müller", not
+    /// "Caf\u{FFFD} M\u{FFFD}ller".
+    static func text(_ bytes: [UInt8]) -> String {
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return String(decoding: bytes, as: UTF8.self) }
+        if let valid = String(validating: bytes, as: UTF8.self) { return valid }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 2)
+        for b in bytes { appendUTF8(windows1252(b), to: &out) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The character of a byte in windows-1252: ISO-8859-1 but for 0x80–0x9F, which Latin-1 files use for `€`,
+    /// quotes and dashes, as browsers read them (the five bytes it leaves undefined keep their Latin-1 code).
+    static func windows1252(_ byte: UInt8) -> UInt32 {
+        byte >= 0x80 && byte < 0xA0 ? windows1252High[Int(byte - 0x80)] : UInt32(byte)
+    }
+
+    static let windows1252High: [UInt32] = [
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+    ]
+
+    /// Whether the processing instruction at `start` (`<?xml version="1.0" encoding="ISO-8859-1"?>`, ending before
+    /// `end`) is the XML declaration and names a single-byte Western encoding.
+    static func declaresSingleByteEncoding(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        let declaration = String(decoding: UnsafeBufferPointer(start: base + start, count: end - start), as: UTF8.self).lowercased()
+        guard declaration.hasPrefix("<?xml"), let at = declaration.range(of: "encoding") else { return false }
+        let rest = declaration[at.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" || $0 == "\t" }
+        let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        return ["iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252"]
+            .contains(String(name))
     }
 
     /// An `xsd:decimal` (or a double in decimal form) as GPX writes coordinates and `ele`: XML white space around
