@@ -69,6 +69,13 @@ public enum FormatDetector {
                 out.fatal = packed
                 return out
             }
+            if let utf16 = utf16Text(bytes) {
+                // Likely an archive saved by a Windows tool (PowerShell 5's `>` writes UTF-16): it fails, also inside a
+                // folder, where a file that is no archive is only listed as skipped.
+                out.fatal = utf16
+                out.notArchive = false
+                return out
+            }
             out.fatal = binary
                 ? "binary data, not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file, GPX or GeoLife .plt)"
                 : "text that is not a location archive (expected Overland/OwnTracks JSON, a Recorder .rec file, GPX or GeoLife .plt)"
@@ -80,6 +87,14 @@ public enum FormatDetector {
     /// has no byte; one of white space (300 MB of line ends) "holds only white space", which is what it is.
     static func emptyDetail(byteCount: Int) -> String {
         byteCount == 0 ? "the file is empty" : "the file holds only white space (\(byteCount) bytes), no record"
+    }
+
+    /// What to do with a file of UTF-16 text (a byte order mark `FF FE` or `FE FF`); nil for anything else.
+    static func utf16Text(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) else { return nil }
+        let order = bytes[0] == 0xFF ? "little-endian" : "big-endian"
+        return "UTF-16 text (\(order), as Windows tools save it); Tripline reads UTF-8: convert it first "
+            + "(iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8) and import that"
     }
 
     /// What a file of a compressor or archive Tripline does not unpack is, by its magic bytes, and what to do; nil

@@ -227,6 +227,18 @@ import TriplineTestSupport
         #expect(utf8.points.first?.extra == "{\"name\":\"Café Müller\"}")
     }
 
+    /// A GPX or JSON file saved as UTF-16 (PowerShell 5's `>` writes it so) was "binary data, not a location archive",
+    /// and inside a folder only listed as skipped: it fails now, saying what it is and how to convert it.
+    @Test func utf16TextSaysSoAndFails() {
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><gpx version=\"1.1\" creator=\"x\"></gpx>"
+        for (bom, bigEndian) in [([UInt8](arrayLiteral: 0xFF, 0xFE), false), ([0xFE, 0xFF], true)] {
+            let units = text.utf16.flatMap { u in bigEndian ? [UInt8(u >> 8), UInt8(u & 0xFF)] : [UInt8(u & 0xFF), UInt8(u >> 8)] }
+            let out = FormatDetector.parse(bom + units, context: context())
+            #expect(out.fatal?.contains("UTF-16 text") == true && out.fatal?.contains("iconv -f UTF-16 -t UTF-8") == true, "\(out.fatal ?? "")")
+            #expect(!out.notArchive && out.points.isEmpty)
+        }
+    }
+
     @Test(.enabled(if: Corpus.available, Corpus.absent)) func notALocationArchiveIsOneClearError() throws {
         // (A Google Records.json was refused here before issue 12; it is an archive now: see TakeoutImportTests.)
         if FileSystem.exists(corpusPath("dawarich/google/records.json")) {
