@@ -140,11 +140,28 @@ public struct MetricsPass: Pass {
         var offsetByDay = Self.dayOffsets(work, firstDate: firstDate)
         /// Days without a kept fix that a leg's time crosses get a row too, at the offset the leg gave them.
         var silentDayOffset: [Int: Int32] = [:]
-        /// Spreads `amount` over `start ..< end` by time on each local day, local midnights at the offset where it
-        /// began (a leg no fix saw, a stretch under way no fix saw).
+        /// Spreads `amount` over `start ..< end` by time on each local day (a leg no fix saw, a stretch under way no fix
+        /// saw), local midnights at the offset where it began; where it ends at another offset, on the local clock
+        /// moving evenly from the one to the other. A flight from Auckland at 20:24 +13:00 landing in Honolulu at
+        /// 06:04 −10:00 the same date went 3.6 h to that date and 6.1 h to the next at Auckland's clock, a day the
+        /// traveller never had: it is all on its one date.
         func byTime(_ start: Int64, _ end: Int64, _ amount: Double, into sums: inout [Int: Double]) {
             let j = min(max(lowerBound(work.time, start), 0), work.count - 1)
             let offset = work.count > 0 ? work.localOffset(atMs: start, latitude: work.lat[j], longitude: work.lon[j]) : 0
+            var endOffset = offset
+            if work.count > 0, end > start {
+                var k = lowerBound(work.time, end)
+                if k >= work.count || work.time[k] != end { k -= 1 }
+                k = min(max(k, 0), work.count - 1)
+                endOffset = work.localOffset(atMs: end, latitude: work.lat[k], longitude: work.lon[k])
+            }
+            if endOffset != offset {
+                for (day, share) in UTCOffset.dayShares(startMs: start, endMs: end, start: UTCOffset(seconds: offset), end: UTCOffset(seconds: endOffset)) {
+                    sums[day, default: 0] += amount * share
+                    if offsetByDay[day] == nil { silentDayOffset[day] = day == localDay(start, offset) ? offset : endOffset }
+                }
+                return
+            }
             let first = localDay(start, offset), last = localDay(max(start, end - 1), offset)
             if first == last || end <= start {
                 sums[first, default: 0] += amount
@@ -230,7 +247,7 @@ public struct MetricsPass: Pass {
                     for (day, d) in perLeg[n] { distanceByDay[day, default: 0] += l.metres * d / line }
                     continue
                 }
-                // No increment: by time, local midnights at the offset where the leg began.
+                // No increment: by time (``byTime``: on the local clock from the leg's start to its end).
                 byTime(l.start, l.end, l.metres, into: &distanceByDay)
             }
             // Moving time as the trip counts it (one rule, ``TripsPass/movingStretches``): the time between fixes at
@@ -242,8 +259,11 @@ public struct MetricsPass: Pass {
                                                ends: (from, to), splitGapS: splitGapS) where s.fix == nil {
                 byTime(s.from, s.to, Double(s.to - s.from) / 1000, into: &movingByDay)
             }
-            if trip.first < work.count {
-                tripsByDay[localDay(trip.startMs, work.localOffset(trip.first)), default: 0] += 1
+            // A trip counts on the local day it starts, at the offset where it starts (its row's): a flight with the
+            // phone off has no fix before it lands, and at the arrival's offset Auckland's 20:24 was Honolulu's day
+            // before, a day without a row, and the trip was counted nowhere.
+            if let offset = trip.row.startUTCOffset?.seconds ?? (trip.first < work.count ? work.localOffset(trip.first) : nil) {
+                tripsByDay[localDay(trip.startMs, offset), default: 0] += 1
             }
         }
         for (day, offset) in silentDayOffset where offsetByDay[day] == nil {

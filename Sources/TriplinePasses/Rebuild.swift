@@ -273,7 +273,7 @@ public struct Rebuild {
     ///    coming back or the round trip needs more than `clean.jump_accel_mps2` of acceleration from their speeds.
     /// 87 (no day moves longer than it lasts): the moving time between two fixes on either side of a local midnight
     ///    is spread over the two days by its time (before, all of it went to the later fix's day).
-    public static let algorithmVersion = 87
+    public static let algorithmVersion = 88
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

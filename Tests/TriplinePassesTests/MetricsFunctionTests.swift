@@ -55,6 +55,35 @@ import TriplineStore
         #expect(tally.moving.values.reduce(0, +) == Double(w.time[w.count - 1] - w.time[0]) / 1000)
     }
 
+    /// A flight with the phone off (the tenth hostile round): Auckland's last fix at 20:24 +13:00, Honolulu's first at
+    /// 06:04 −10:00, both on 2024-01-10. The trip has no fix before it lands; it counts on the day it left, at its
+    /// start's offset. At the arrival's offset its start fell on the day before, a day without a row: the trip was
+    /// counted on no day (three trips on the days, four in the table). Its 7,092 km, no fix between, are all on that
+    /// date, the local clock going from Auckland's to Honolulu's (at Auckland's alone, 4,149 km fell on the next).
+    /// Flown the other way, the clock runs forward 33 hours in 9.7 and the flight spreads over the two dates.
+    @Test func aFlightWithThePhoneOffCountsOnTheDayItLeft() {
+        var track = FixTrack()
+        let departure: Int64 = 1_704_871_454_000  // 2024-01-10T07:24:14Z
+        track.add(departure, -37.0, 174.78)
+        track.add(departure + (9 * 60 + 40) * 60_000, 21.33, -157.92)
+        let w = track.work
+        (w.offset[0], w.offset[1]) = (46_800, -36_000)  // NZDT, HST
+        var trip = TripRecord(first: 1, last: 1, startMs: w.time[0], endMs: w.time[1], fromStay: nil, toStay: nil)
+        trip.row.startUTCOffset = UTCOffset(seconds: 46_800)
+        trip.row.endUTCOffset = UTCOffset(seconds: -36_000)
+        let leg = LegRow(tripID: 9, leg: 0, deviceID: 1, mode: "plane", modeSource: "pace", startMs: w.time[0], endMs: w.time[1],
+                         distanceM: 7_091_800, durationS: 34_800, points: 2)
+        let tally = MetricsPass.tally(w, [MetricsPass.Trip(trip: trip, legs: [leg])], MetricsPass.Parameters())
+        let day = MetricsPass.localDay(departure, 46_800)
+        #expect(MetricsPass.dateText(day) == "2024-01-10")
+        #expect(tally.trips == [day: 1])
+        #expect(tally.distance == [day: 7_091_800])
+        // Honolulu 06:04 −10:00 → Auckland 20:24 +13:00 the next day (16:04Z → 07:24Z + 1 day, 15 h 20 later).
+        let shares = UTCOffset.dayShares(startMs: 57_840_000, endMs: 113_040_000, start: UTCOffset(seconds: -36_000), end: UTCOffset(seconds: 46_800))
+        #expect(shares.map(\.day) == [0, 1])
+        #expect(abs(shares.map(\.share).reduce(0, +) - 1) < 1e-12)
+    }
+
     /// A leg no fix saw (a crossed silence) is spread by time, local midnights at its start's offset.
     @Test func aSilentLegSpreadsByTime() throws {
         var track = FixTrack()

@@ -51,6 +51,25 @@ public struct UTCOffset: Hashable, Sendable, Comparable {
     @inlinable @inline(__always)
     public func localDay(ms: Int64) -> Int { Int(CivilTime.floorDiv(localSeconds(ms: ms), 86_400)) }
 
+    /// The share of `startMs ..< endMs` on each local day (days since 1970-01-01) when the local clock moves evenly
+    /// from `start`'s offset to `end`'s: forward faster flying west, slower or backward flying east over the date line.
+    /// A flight from Auckland at 20:24 +13:00 landing in Honolulu at 06:04 −10:00 the same date is all on that date;
+    /// at Auckland's clock alone, 6.1 of its 9.7 hours fell on the next, a day the traveller never had. The shares add
+    /// up to 1; with one offset they are the day's share of the time, midnights at that offset.
+    public static func dayShares(startMs: Int64, endMs: Int64, start: UTCOffset, end: UTCOffset) -> [(day: Int, share: Double)] {
+        let from = Double(startMs) + Double(start.seconds) * 1000, to = Double(max(startMs, endMs)) + Double(end.seconds) * 1000
+        let low = min(from, to), high = max(from, to), span = high - low
+        let firstDay = Int((low / 86_400_000).rounded(.down))
+        guard span > 0 else { return [(firstDay, 1)] }
+        let lastDay = max(firstDay, Int(((high - 1) / 86_400_000).rounded(.down)))
+        var out: [(day: Int, share: Double)] = []
+        for day in firstDay...lastDay {
+            let share = (min(high, Double(day + 1) * 86_400_000) - max(low, Double(day) * 86_400_000)) / span
+            if share > 0 { out.append((day, share)) }
+        }
+        return out
+    }
+
     /// The local civil date (`YYYY-MM-DD`) of UTC milliseconds `ms` at this offset.
     public func localDate(ms: Int64) -> String { CivilTime.date(day: localDay(ms: ms)) }
 

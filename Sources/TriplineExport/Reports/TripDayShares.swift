@@ -10,7 +10,8 @@ import TriplineStore
 /// before it once at least `metrics.min_step_m` from it, belongs to the leg whose span (start, end] holds the fix and
 /// to the fix's own local day; none across a silence over `metrics.bridge_max_s`); a leg no fix saw by its time on
 /// each day, midnights at the offset where it began (that of the fix taken then, else the zone's at the first fix
-/// after it, as the pass takes it). Google's own trips (`source = 'app'`) by time, as the timeline pass spreads them.
+/// after it, as the pass takes it), or, where it ends at another offset, on the local clock moving evenly from the one
+/// to the other (``UTCOffset/dayShares(startMs:endMs:start:end:)``). Google's own trips (`source = 'app'`) by time, as the timeline pass spreads them.
 /// The parameters are those the device was rebuilt with (`rebuild_state.parameters`). Without privacy zones the parts
 /// equal `days.distance_m` (`RealAnswerInvariantTests`, "day parts = days", on every corpus archive and simulator
 /// profile); a zone's fixes are passed over, so a trip it cuts is spread by its part outside.
@@ -98,6 +99,19 @@ struct TripDayShares {
             if low < every.count {
                 let f = every[low]
                 offset = local.offset(f.time == l.start ? f.offset : nil, atMs: l.start, latitude: f.lat, longitude: f.lon)
+            }
+            // Where it ended: the fix taken then, else the zone's then at the last fix before it.
+            var endOffset = offset
+            if l.end > l.start, !every.isEmpty {
+                var k = low
+                while k < every.count && every[k].time < l.end { k += 1 }
+                if k >= every.count || every[k].time != l.end { k -= 1 }
+                let f = every[min(max(k, 0), every.count - 1)]
+                endOffset = local.offset(f.time == l.end ? f.offset : nil, atMs: l.end, latitude: f.lat, longitude: f.lon)
+            }
+            if endOffset != offset {
+                for (d, share) in UTCOffset.dayShares(startMs: l.start, endMs: l.end, start: offset, end: endOffset) { out[d, default: 0] += l.metres * share }
+                continue
             }
             byTime(l.start, l.end, l.metres, offset: offset, into: &out)
         }
