@@ -38,11 +38,15 @@ public struct PathsPass: MeasuringPass {
         public var connectorMinM: Double = 100
         /// A history distance shorter than this share of the straight-line figure belongs to another route.
         public var historyMinRatio: Double = 0.95
+        /// An earlier trip longer than this many times what the trip could cover at the highest speed its fixes show
+        /// (that speed × its duration) took another route, and is no history of it; 0 = no bound.
+        public var historyMaxPace: Double = 1.5
         public init() {}
 
         public static var keys: Keys { [
             "circuity": \.circuity, "circuity_span_m": \.circuitySpanM, "sparse_step_m": \.sparseStepM, "sparse_interval_s": \.sparseIntervalS, "straight_mps": \.straightMps,
             "connector_min_m": \.connectorMinM, "history_min_ratio": \.historyMinRatio,
+            "history_max_pace": \.historyMaxPace,
         ] }
 
         /// Valid values (docs/PASSES.md, "Valid ranges").
@@ -50,6 +54,7 @@ public struct PathsPass: MeasuringPass {
             "circuity": ParameterRange(1, 10),  // a path is never shorter than its chords
             "circuity_span_m": .distance, "sparse_step_m": .distanceOrOff, "sparse_interval_s": .duration,
             "straight_mps": .speed, "connector_min_m": .distanceOrOff, "history_min_ratio": .share,
+            "history_max_pace": ParameterRange(0, 1000),  // 0 = no bound
         ] }
     }
 
@@ -225,10 +230,11 @@ public struct PathsPass: MeasuringPass {
             var method = sparse ? "circuity" : "track"
             if sparse, let a = r.fromPlaceID, let b = r.toPlaceID, a != b {
                 let pair = PlacePair(a, b)
-                var known = (measured[pair] ?? []).filter { $0.0 < r.startMs }.reversed().prefix(9).map { $0.1 }
+                let cap = Self.historyCap(startMs: r.startMs, endMs: r.endMs, maxSpeedMps: r.maxSpeedMps, p)
+                var known = (measured[pair] ?? []).filter { $0.0 < r.startMs && $0.1 <= cap }.reversed().prefix(9).map { $0.1 }
                 if known.count < 9 {
                     if stored[pair] == nil { stored[pair] = try storedHistory(a, b) }
-                    known += stored[pair]!.prefix(9 - known.count)
+                    known += stored[pair]!.lazy.filter { $0 <= cap }.prefix(9 - known.count)
                 }
                 if !known.isEmpty {
                     known.sort()
@@ -247,6 +253,15 @@ public struct PathsPass: MeasuringPass {
             out.append(Measured(id: r.id, distanceM: distance, lineDistanceM: r.lineDistanceM, method: method, pieces: pieces))
         }
         return out
+    }
+
+    /// The longest earlier `track` distance that may stand for a sparse trip from `startMs` to `endMs` whose fixes
+    /// show at most `maxSpeedMps`: `history_max_pace` × what that speed covers in that time (no bound without a
+    /// speed, or with 0). A 10-km drive seen every 500 m at 50 km/h took the 29.9 km of the scenic detour once driven
+    /// between its places: 150 km/h on average, three times its fixes' speed.
+    static func historyCap(startMs: Int64, endMs: Int64, maxSpeedMps: Double?, _ p: Parameters) -> Double {
+        guard p.historyMaxPace > 0, let v = maxSpeedMps, v > 0, endMs > startMs else { return .infinity }
+        return p.historyMaxPace * v * Double(endMs - startMs) / 1000
     }
 
     /// The start of the earliest of `trips` (a device's stored trips, by start time then id,
@@ -269,9 +284,10 @@ public struct PathsPass: MeasuringPass {
             var history: Double? = nil
             if let a = r.fromPlaceID, let b = r.toPlaceID, a != b, let list = tracks[PlacePair(a, b)] {
                 var known: [Double] = []
+                let cap = Self.historyCap(startMs: r.startMs, endMs: r.endMs, maxSpeedMps: r.maxSpeedMps, p)
                 var k = list.count - 1
                 while k >= 0 && known.count < 9 {
-                    if list[k].0 < r.startMs { known.append(list[k].1) }
+                    if list[k].0 < r.startMs && list[k].1 <= cap { known.append(list[k].1) }
                     k -= 1
                 }
                 if !known.isEmpty {
@@ -295,7 +311,7 @@ public struct PathsPass: MeasuringPass {
             return (k, TripEnds(
                 id: t.id, startMs: t.startMs, endMs: t.endMs, lineDistanceM: t.distanceM, fromLat: a?.lat, fromLon: a?.lon, toLat: b?.lat,
                 toLon: b?.lon, fromPlaceID: a.flatMap { places[$0.id] }, toPlaceID: b.flatMap { places[$0.id] }, hasFromVisit: a != nil,
-                hasToVisit: b != nil))
+                hasToVisit: b != nil, maxSpeedMps: TripsPass.maximum(t)))
         }.sorted { ($0.ends.startMs, $0.ends.id) < ($1.ends.startMs, $1.ends.id) }
     }
 

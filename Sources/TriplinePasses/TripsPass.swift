@@ -18,7 +18,7 @@ import TriplineGeography
 /// `trip_mode` (when most points carry one) overrides both. A silence longer than `leg_gap_s` inside a trip ends a leg
 /// (a change of vehicle out of the satellites' reach), and a shorter one crossed faster than walking parts a walk
 /// (`fast_hop`). A walk meets a vehicle inside a hop of `hop_split_s` or more between their fixes, where the paces fit
-/// (``hopsSplit(_:_:_:_:_:_:_:)``). A motorised leg is a plane above `plane_min_mps`, a boat when its path lies mostly
+/// (``hopsSplit(_:_:_:_:_:_:_:)``). A motorised leg is a plane above `flight_min_mps`, a boat when its path lies mostly
 /// at sea at a vessel's speed (`boat_min_sea_share`, ``seaShare``), a train above `rail_min_mps` (no road vehicle is
 /// that fast), else public transport when it is entered or left on foot (a bus below `train_min_mps`, else a train),
 /// else a car. With `mode_model` on, each leg's class (foot, bicycle, motorised) is the learned mode model's
@@ -100,8 +100,12 @@ public struct TripsPass: MeasuringPass {
         /// Neighbouring runs whose modes came out the same are one leg unless a silence of `leg_gap_s` parts them
         /// (1; 0 = off).
         public var joinSameMode: Double = 1
-        /// Motorised legs faster than this (95th percentile, m/s) are planes; transit legs faster than `train_min_mps` trains.
+        /// A silence crossed in a straight line at least this fast (m/s) was flown; transit legs faster than
+        /// `train_min_mps` are trains.
         public var planeMinMps: Double = 70
+        /// Motorised legs faster than this (95th percentile, m/s) are planes: above every train in service (350 km/h,
+        /// 97 m/s; a Shinkansen at 281 km/h was a plane at `plane_min_mps`' 70 m/s), below an airliner's cruise.
+        public var flightMinMps: Double = 100
         public var trainMinMps: Double = 17
         /// Motorised legs faster than this (95th percentile, m/s) but slower than a plane are trains even when not
         /// entered on foot: no road vehicle keeps 160 km/h.
@@ -202,7 +206,8 @@ public struct TripsPass: MeasuringPass {
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
             "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "vehicle_hold_m": \.vehicleHoldM, "hop_split_s": \.hopSplitS, "fast_hop": \.fastHop, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "motion_walk_max_mps": \.motionWalkMaxMps, "stop_on_foot": \.stopOnFoot, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
-            "plane_min_mps": \.planeMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps, "vehicle_max_interval_s": \.vehicleMaxIntervalS,
+            "plane_min_mps": \.planeMinMps, "flight_min_mps": \.flightMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
+            "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
             "profile": \.profile, "cycle_p85_max_mps": \.cycleP85MaxMps, "cycle_p95_max_mps": \.cycleP95MaxMps, "cycle_steady_ratio": \.cycleSteadyRatio, "cycle_steady_p95_max_mps": \.cycleSteadyP95MaxMps, "cycle_steady_max_stops_per_km": \.cycleSteadyMaxStopsPerKm, "cycle_steady_p50_max_mps": \.cycleSteadyP50MaxMps, "profile_walk": \.profileWalk, "cut_model": \.cutModel, "ride_guard_s": \.rideGuardS,
             "walk_guard_s": \.walkGuardS, "steps_min_s": \.stepsMinS, "steps_min_distance_m": \.stepsMinDistanceM,
@@ -220,7 +225,7 @@ public struct TripsPass: MeasuringPass {
             "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "vehicle_hold_m": .distanceOrOff, "hop_split_s": .window, "fast_hop": .flag, "end_walk_s": .window, "end_walk_lag_s": .window,
             "motion_walk_max_mps": .speedOrOff, "stop_on_foot": .flag,
             "jam_driven": .flag, "profile_states": .flag, "join_same_mode": .flag, "leg_gap_s": .duration,
-            "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
+            "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "flight_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
             "boat_min_sea_share": .share, "boat_max_mps": .speed,
             "boat_sample_m": ParameterRange(1, 100_000),  // at least a metre: a lookup per fix at most
@@ -410,7 +415,39 @@ public struct TripsPass: MeasuringPass {
         }
     }
 
-    /// The highest speed the fixes `pts` show: their reported speeds (the app's own, Doppler), and the straight line
+    /// The most a traveller's speed changes per second (m/s²): a strong car's half a g, as the clean pass's
+    /// `jump_accel_mps2` (``reportedSpeedHolds(_:_:_:_:_:_:)``).
+    static let reportedSpeedAccelMps2 = 5.0
+    /// What a reported (Doppler) speed may differ by beyond that acceleration: its own noise (m/s).
+    static let reportedSpeedSlackMps = 2.0
+
+    /// Whether the speed fix `pts[k]` reports could be the traveller's: reachable at ``reportedSpeedAccelMps2`` from
+    /// the speed a fix beside it reports, or, where neither reports one, no faster than the straight line between the
+    /// fixes beside it allows at that acceleration. A walk's one fix reporting 95 m/s between fixes 5 s apart at
+    /// 1.4 m/s was the trip's maximum (342 km/h); a vehicle cannot gain and lose 90 m/s in 10 s. A lone fix holds.
+    static func reportedSpeedHolds(
+        _ k: Int, _ pts: [Int], _ time: [Int64], _ lat: [Double], _ lon: [Double], _ speed: [Double]
+    ) -> Bool {
+        let i = pts[k], s = speed[i]
+        guard s >= 0 else { return false }
+        var reported = false
+        for n in [k - 1, k + 1] where n >= 0 && n < pts.count {
+            let j = pts[n], other = speed[j]
+            guard !other.isNaN, other >= 0 else { continue }
+            reported = true
+            let seconds = Double(abs(time[j] - time[i])) / 1000
+            if abs(s - other) <= reportedSpeedAccelMps2 * seconds + reportedSpeedSlackMps { return true }
+        }
+        guard k > 0, k + 1 < pts.count else { return !reported }
+        let a = pts[k - 1], b = pts[k + 1]
+        let seconds = Double(time[b] - time[a]) / 1000
+        guard seconds > 0 else { return !reported }
+        let pace = Geo.distance(lat[a], lon[a], lat[b], lon[b]) / seconds
+        return s <= pace + reportedSpeedAccelMps2 * seconds / 2 + reportedSpeedSlackMps
+    }
+
+    /// The highest speed the fixes `pts` show: their reported speeds (the app's own, Doppler) that
+    /// ``reportedSpeedHolds(_:_:_:_:_:_:)``, and the straight line
     /// over each shortest run of consecutive fixes that spans at least 10 s (at 1 Hz a chord of one fix to the next
     /// would add metres of noise per second; across a silence it is the pace over it, a lower bound of the speed
     /// then: a flight's fixes give the flight's pace). Nil when there is neither a reported speed nor two fixes apart
@@ -418,9 +455,11 @@ public struct TripsPass: MeasuringPass {
     static func maxSpeed(_ w: DeviceWork, _ pts: [Int]) -> Double? {
         // The columns once (a class's array property checks exclusivity at run time on every read).
         let time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
-        var best = -1.0
-        for i in pts where !speed[i].isNaN && speed[i] >= 0 { best = max(best, speed[i]) }
         let m = pts.count
+        var best = -1.0
+        for k in 0..<m where !speed[pts[k]].isNaN && speed[pts[k]] > best && reportedSpeedHolds(k, pts, time, lat, lon, speed) {
+            best = speed[pts[k]]
+        }
         guard m >= 2 else { return best >= 0 ? best : nil }
         // A chord that cannot beat the best speed so far needs no haversine (the result is the same): its length is at
         // most that of the straight way in latitude and longitude between its fixes, whose metres east are those of
@@ -865,7 +904,7 @@ public struct TripsPass: MeasuringPass {
             }
             let footBefore = k > 0 && onFoot(runs[k - 1])
             let footAfter = k < runs.count - 1 && onFoot(runs[k + 1])
-            if p95 >= p.planeMinMps { mode = "plane" } else if p.boatMinSeaShare > 0 && p95 <= p.boatMaxMps
+            if p95 >= p.flightMinMps { mode = "plane" } else if p.boatMinSeaShare > 0 && p95 <= p.boatMaxMps
                 && seaShare(r, w, pts, inc, sampleM: p.boatSampleM) >= p.boatMinSeaShare {
                 // Mostly at sea at a vessel's speed: a ferry, whether entered on foot or driven aboard, densely
                 // sampled or not (the sea says what the fixes' sampling cannot).

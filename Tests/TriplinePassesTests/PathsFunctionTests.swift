@@ -49,6 +49,33 @@ import TriplineStore
         #expect(only[0].distanceM > 2990 * 1.05 && only[0].distanceM < 2990 * 1.12)
     }
 
+    /// An earlier trip between the same places that this one could not have driven (the tenth hostile round: a 10-km
+    /// drive seen every 500 m at 50 km/h took the 29.9 km of a scenic detour, 150 km/h on average): longer than
+    /// `history_max_pace` × the highest speed the trip's fixes show × its time, it took another route and is no
+    /// history; the others still are. Both ways of measuring (this run, and `firstStale` on the stored trips) agree.
+    @Test func aHistoryTheTripCouldNotHaveDrivenIsAnotherRoute() throws {
+        let (w, trips) = rides()
+        var back = trips[1]
+        back.maxSpeedMps = 5  // 600 s at 5 m/s: at most 3 km, × 1.5 = 4.5 km
+        let p = PathsPass.Parameters()
+        let out = PathsPass.measure(w, [trips[0], back], storedHistory: { _, _ in [9000, 9100] }, p, MetricsPass.Parameters())
+        #expect(out.map(\.method) == ["track", "history"])
+        #expect(out[1].distanceM == 3000)  // the ride there; the stored 9-km detours could not have been driven
+        let detours = PathsPass.measure(w, [back], storedHistory: { _, _ in [9000, 9100] }, p, MetricsPass.Parameters())
+        #expect(detours[0].method == "circuity")
+        var off = p
+        off.historyMaxPace = 0
+        #expect(PathsPass.measure(w, [back], storedHistory: { _, _ in [9000, 9100] }, off, MetricsPass.Parameters())[0].distanceM == 9100)
+        // The stored trips say the same: the ride back measured by history from the ride there stands; stored as the
+        // detour's history, it is stale.
+        let there = MeasuredTrip(startMs: trips[0].startMs, method: "track", distanceM: 9000, lineDistanceM: 9000, fromPlaceID: 1, toPlaceID: 2,
+                                 endMs: trips[0].endMs, maxSpeedMps: 15)
+        let stored = MeasuredTrip(startMs: back.startMs, method: "circuity", distanceM: detours[0].distanceM, lineDistanceM: 2990,
+                                  fromPlaceID: 2, toPlaceID: 1, endMs: back.endMs, maxSpeedMps: 5)
+        #expect(PathsPass.firstStale([there, stored], p) == nil)
+        #expect(PathsPass.firstStale([there, stored], off) == back.startMs)
+    }
+
     /// A stored measure is stale once the places stand otherwise (``PathsPass/firstStale(_:_:)``): the ride back took
     /// the ride there as its history; moved to another place, the ride there is no longer its history, and a ride back
     /// measured by circuity while the ride there was elsewhere has a history once it is not.

@@ -37,7 +37,10 @@ import TriplineGeography
     /// ``TripsPass/maxSpeed(_:_:)`` as written before the shortcut: every chord's haversine.
     static func plainMaxSpeed(_ w: DeviceWork, _ pts: [Int]) -> Double? {
         var best = -1.0
-        for i in pts where !w.speed[i].isNaN && w.speed[i] >= 0 { best = max(best, w.speed[i]) }
+        // The reported speeds that hold (``TripsPass/reportedSpeedHolds``, tested on its own), every one of them.
+        for (k, i) in pts.enumerated() where !w.speed[i].isNaN && w.speed[i] >= 0 && TripsPass.reportedSpeedHolds(k, pts, w.time, w.lat, w.lon, w.speed) {
+            best = max(best, w.speed[i])
+        }
         let m = pts.count
         guard m >= 2 else { return best >= 0 ? best : nil }
         var b = 1

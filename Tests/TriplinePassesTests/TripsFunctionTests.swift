@@ -142,4 +142,37 @@ import TriplineStore
         #expect(there[0].first == 60 && there[0].last == 60)
         #expect(abs(PathsPass.connectors(w, [60], from: a, to: stop) - 800) < 1)
     }
+
+    /// One fix of a 2-km walk reporting 95 m/s (the tenth hostile round: the walk's maximum was 342 km/h in every
+    /// export) while the fixes 5 s either side report 1.4 m/s and lie 14 m apart: no traveller gains and loses 90 m/s in
+    /// 10 s, so the walk's highest speed is its own. A car accelerating 0 → 30 m/s at 3 m/s² keeps every reported speed,
+    /// and so does a lone fix, or one whose neighbours report none but lie as far apart as its speed says.
+    @Test func aReportedSpeedNoTravellerReachedIsNoMaximum() {
+        var walk = FixTrack()
+        walk.east(from: 0, fromLon: 0, mps: 1.4, seconds: 1400, everyS: 5)
+        let w = walk.work
+        for i in 0..<w.count { w.speed[i] = 1.4 }
+        w.speed[100] = 95
+        let all = Array(0..<w.count)
+        #expect(TripsPass.maxSpeed(w, all).map { $0 < 2 } == true)
+        #expect(!TripsPass.reportedSpeedHolds(100, all, w.time, w.lat, w.lon, w.speed))
+
+        var drive = FixTrack()
+        var ms: Int64 = 0, x = 0.0
+        for k in 0...10 {
+            drive.add(ms, 0, x / FixTrack.metresPerDegree)
+            ms += 1000
+            x += 3 * Double(k) + 1.5
+        }
+        let d = drive.work
+        for k in 0...10 { d.speed[k] = 3 * Double(k) }
+        #expect(TripsPass.maxSpeed(d, Array(0...10)) == 30)
+        #expect(TripsPass.maxSpeed(d, [10]) == 30)
+        // No neighbour reports a speed: the chord between them (30 m in 2 s) allows its 15 m/s, not 95.
+        for k in 0...10 where k != 5 { d.speed[k] = .nan }
+        d.speed[5] = 15
+        #expect(TripsPass.reportedSpeedHolds(5, Array(0...10), d.time, d.lat, d.lon, d.speed))
+        d.speed[5] = 95
+        #expect(!TripsPass.reportedSpeedHolds(5, Array(0...10), d.time, d.lat, d.lon, d.speed))
+    }
 }

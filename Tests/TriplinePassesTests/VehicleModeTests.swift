@@ -60,4 +60,22 @@ import TriplineTestSupport
         p.vehicleMaxIntervalS = 0
         #expect(!TripsPass.sparse(TripsPass.Run(a: 0, b: 5, cls: 4), work, pts, p))
     }
+
+    /// A high-speed train at 281 km/h (78 m/s), a fix a second, with a minute's stop at a station halfway (the tenth
+    /// hostile round): a `plane` of 470 km at `plane_min_mps`' 70 m/s, a `train` below `flight_min_mps` (100 m/s, above
+    /// every train in service). An airliner's 230 m/s stays a plane (``BoatModeTests/aFlightOverTheChannelStaysAPlane``).
+    @Test func aHighSpeedTrainIsATrain() throws {
+        var b = TrackBuilder(startMs: t0, lat: 35.6812, lon: 139.7671)  // Tokyo station, west towards Nagoya
+        b.still(1800, every: 60)
+        b.move(120_000, bearing: 250, speed: 78, every: 1)
+        b.still(60, every: 1)
+        b.move(120_000, bearing: 250, speed: 78, every: 1)
+        b.still(1800, every: 60)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try modes(store) == ["train"])
+        let before = try storeWith([("phone", b.points)])
+        try rebuild(before, sets: ["trips.flight_min_mps=70"])
+        #expect(try modes(before) == ["plane"])
+    }
 }

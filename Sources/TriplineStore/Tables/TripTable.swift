@@ -315,11 +315,14 @@ public struct TripEnds: Sendable, Equatable {
     /// the stay's, not its own.
     public var hasFromVisit: Bool
     public var hasToVisit: Bool
+    /// The highest speed its fixes show, as the trips pass gave it (`line_max_speed_mps`); nil when it had none.
+    public var maxSpeedMps: Double?
 
     public init(
         id: Int64, startMs: Int64, endMs: Int64, lineDistanceM: Double, fromLat: Double?, fromLon: Double?, toLat: Double?, toLon: Double?,
-        fromPlaceID: Int64?, toPlaceID: Int64?, hasFromVisit: Bool, hasToVisit: Bool
+        fromPlaceID: Int64?, toPlaceID: Int64?, hasFromVisit: Bool, hasToVisit: Bool, maxSpeedMps: Double? = nil
     ) {
+        self.maxSpeedMps = maxSpeedMps
         self.id = id
         self.startMs = startMs
         self.endMs = endMs
@@ -338,6 +341,9 @@ public struct TripEnds: Sendable, Equatable {
 /// A stored trip as the paths pass's `history` weighs it (``RebuildTables/measuredTrips(device:)``).
 public struct MeasuredTrip: Sendable, Equatable {
     public var startMs: Int64
+    public var endMs: Int64
+    /// The highest speed its fixes show, as the trips pass gave it (`line_max_speed_mps`).
+    public var maxSpeedMps: Double?
     /// `distance_method`: `track`, `circuity` or `history` (nil before the paths pass measured it).
     public var method: String?
     public var distanceM: Double
@@ -346,8 +352,13 @@ public struct MeasuredTrip: Sendable, Equatable {
     public var fromPlaceID: Int64?
     public var toPlaceID: Int64?
 
-    public init(startMs: Int64, method: String?, distanceM: Double, lineDistanceM: Double, fromPlaceID: Int64?, toPlaceID: Int64?) {
+    public init(
+        startMs: Int64, method: String?, distanceM: Double, lineDistanceM: Double, fromPlaceID: Int64?, toPlaceID: Int64?, endMs: Int64? = nil,
+        maxSpeedMps: Double? = nil
+    ) {
         self.startMs = startMs
+        self.endMs = endMs ?? startMs
+        self.maxSpeedMps = maxSpeedMps
         self.method = method
         self.distanceM = distanceM
         self.lineDistanceM = lineDistanceM
@@ -377,7 +388,7 @@ extension RebuildTables {
         let q = try statement(
             """
             SELECT t.id, t.start_ms, t.end_ms, coalesce(t.line_distance_m, t.distance_m), fs.lat, fs.lon, ts.lat, ts.lon,
-              fv.place_id, tv.place_id, t.from_visit_id IS NOT NULL, t.to_visit_id IS NOT NULL
+              fv.place_id, tv.place_id, t.from_visit_id IS NOT NULL, t.to_visit_id IS NOT NULL, t.line_max_speed_mps
             FROM trips t LEFT JOIN stays fs ON fs.id = t.from_visit_id LEFT JOIN stays ts ON ts.id = t.to_visit_id
               LEFT JOIN visits fv ON fv.id = t.from_visit_id LEFT JOIN visits tv ON tv.id = t.to_visit_id
             WHERE t.device_id = ? AND t.start_ms >= ? AND t.start_ms < ? AND t.source = 'points' ORDER BY t.start_ms, t.id
@@ -392,7 +403,7 @@ extension RebuildTables {
                 id: q.int64(0), startMs: q.int64(1), endMs: q.int64(2), lineDistanceM: q.double(3),
                 fromLat: from ? q.double(4) : nil, fromLon: from ? q.double(5) : nil, toLat: to ? q.double(6) : nil, toLon: to ? q.double(7) : nil,
                 fromPlaceID: q.isNull(8) ? nil : q.int64(8), toPlaceID: q.isNull(9) ? nil : q.int64(9), hasFromVisit: q.int(10) != 0,
-                hasToVisit: q.int(11) != 0))
+                hasToVisit: q.int(11) != 0, maxSpeedMps: q.optionalDouble(12)))
         }
         return rows
     }
@@ -438,7 +449,7 @@ extension RebuildTables {
         let q = try statement(
             """
             SELECT t.start_ms, CASE t.distance_method WHEN 'track' THEN 1 WHEN 'circuity' THEN 2 WHEN 'history' THEN 3 ELSE 0 END,
-              t.distance_m, coalesce(t.line_distance_m, t.distance_m), t.from_place_id, t.to_place_id
+              t.distance_m, coalesce(t.line_distance_m, t.distance_m), t.from_place_id, t.to_place_id, t.end_ms, t.line_max_speed_mps
             FROM trips t WHERE t.device_id = ? AND t.source = 'points' ORDER BY t.start_ms, t.id
             """)
         q.bindInt(device, at: 1)
@@ -448,7 +459,8 @@ extension RebuildTables {
         while try q.step() {
             rows.append(MeasuredTrip(
                 startMs: q.int64(0), method: methods[Int(q.int64(1))], distanceM: q.double(2), lineDistanceM: q.double(3),
-                fromPlaceID: q.isNull(4) ? nil : q.int64(4), toPlaceID: q.isNull(5) ? nil : q.int64(5)))
+                fromPlaceID: q.isNull(4) ? nil : q.int64(4), toPlaceID: q.isNull(5) ? nil : q.int64(5), endMs: q.int64(6),
+                maxSpeedMps: q.optionalDouble(7)))
         }
         return rows
     }
