@@ -24,6 +24,12 @@ enum PlaceNames {
     /// `Home` needs this many nights, `Work` this many working days.
     static let minNights = 3
     static let minWorkDays = 3
+    /// A long day at a place: this much of a local day there (4 hours).
+    static let restDayS: Int64 = 14_400
+    /// The place of most dwell over its long days is `Home` instead of the place of most night-time dwell when it
+    /// holds this many times as much time, in stays this many times as long on average (a night shift: 100 h at home
+    /// against 53 at the hospital, 14.5 h a stay against 8.8).
+    static let livesShare = 1.5
 
     struct Place {
         var id: Int64
@@ -223,7 +229,19 @@ enum PlaceNames {
     static func inferHomeAndWork(_ visits: [Visit], zones: LocalZones) -> (home: Int64?, work: Int64?) {
         var night: [Int64: (dwell: Int64, days: Set<Int64>)] = [:]
         var day: [Int64: (dwell: Int64, days: Set<Int64>)] = [:]
+        /// Each place's dwell by local day (midnights at the visit's start offset): the long days of ``restDayS``.
+        var perDay: [Int64: [Int64: Int64]] = [:]
+        var stays: [Int64: Int] = [:]
         for v in visits where v.end > v.start {
+            stays[v.place, default: 0] += 1
+            let local = Int64(zones.offset(atMs: v.start, latitude: v.lat, longitude: v.lon)) * 1000
+            var from = v.start
+            for _ in 0..<800 where from < v.end {  // at most 800 days of one visit, as the windows below
+                let d = Int64((Double(from + local) / 86_400_000).rounded(.down))
+                let to = min(v.end, (d + 1) * 86_400_000 - local)
+                perDay[v.place, default: [:]][d, default: 0] += to - from
+                from = to
+            }
             let offset0 = Int64(zones.offset(atMs: v.start, latitude: v.lat, longitude: v.lon)) * 1000
             let first = Int64((Double(v.start + offset0) / 86_400_000).rounded(.down)) - 1
             let offset1 = Int64(zones.offset(atMs: v.end, latitude: v.lat, longitude: v.lon)) * 1000
@@ -255,7 +273,21 @@ enum PlaceNames {
                 .max { a, b in a.value.dwell != b.value.dwell ? a.value.dwell < b.value.dwell : a.key > b.key }?.key
         }
         // Work is where the days go away from home: without a home (a trip's hotel, a short history) there is none.
-        guard let home = pick(night, min: minNights, except: nil) else { return (nil, nil) }
+        guard var home = pick(night, min: minNights, except: nil) else { return (nil, nil) }
+        // Where the person lives holds far more of their time than where they spend the nights, on at least
+        // `minNights` long days: a night shift's (a nurse at the hospital 21:40–06:30, at home 07:00–21:30, was `Home`
+        // at the hospital and `Work` at home; the year in review, by dwell, said otherwise).
+        var rest: [Int64: (dwell: Int64, days: Set<Int64>)] = [:]
+        for (place, days) in perDay {
+            rest[place] = (days.values.reduce(0, +), Set(days.filter { $0.value >= restDayS * 1000 }.keys))
+        }
+        // Its stays are longer too (home 14.5 h a day against the shift's 8.8): a logger switched off at home (GeoLife
+        // 097, 115) holds more time at the lab, in shorter stays, and its nights at home keep `Home` there.
+        func meanStay(_ place: Int64) -> Double { Double(rest[place]?.dwell ?? 0) / Double(max(1, stays[place] ?? 0)) }
+        if let lives = pick(rest, min: minNights, except: nil), lives != home,
+           Double(rest[lives]!.dwell) >= livesShare * Double(rest[home]?.dwell ?? 0), meanStay(lives) >= livesShare * meanStay(home) {
+            home = lives
+        }
         return (home, pick(day, min: minWorkDays, except: home))
     }
 }

@@ -1,6 +1,7 @@
 import Testing
 import TriplineTestSupport
 import TriplineCore
+@testable import TriplineStore
 
 /// The where-was-I reports (countries and cities visited, monthly per country, a year in review) on the export
 /// fixture (results worked out by hand from `ExportFixture`'s rows) and on a rebuilt Berlin → Paris train trip.
@@ -58,6 +59,24 @@ import TriplineCore
                     // No places: no home, so days away is unknown; the bike trip's day (04-01 in Berlin) is tracked.
                     "2024,tablet,2.2,0,0,2.2,0,0,0,0,0,0,1,2,,,0,1,1,2.2,2024-04-01,,",
                 ]))
+    }
+
+    /// The home of the year in review is the place named `Home` (the places pass's, an app's or the user's), else the
+    /// one of most time spent: a night shift's hospital has less time than home, but a night-time rule named the
+    /// hospital `Home` and the review said home was where the days are (the tenth hostile round). Here the fixture's
+    /// `Work` (less time) renamed `Home`, and its `Home` renamed `Flat`.
+    @Test func yearInReviewsHomeIsThePlaceNamedHome() throws {
+        let store = try ExportFixture.temporary()
+        do {
+            let db = try Store(path: store.path, create: false)
+            try db.db.execute("UPDATE places SET name = 'Flat' WHERE name = 'Home'")
+            try db.db.execute("UPDATE places SET name = 'Home' WHERE name = 'Work'")
+        }
+        let review = try ReportTests.report("year-in-review", path: store.path)
+        #expect(review.status == 0, "\(review.stderr)")
+        let fields = review.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let rows = fields.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(fields[0], $0)) }
+        #expect(rows.first { $0["device"] == "phone" }?["home"] == "Home")
     }
 
     /// Berlin (home, wifi) → Paris by train, two nights in Paris: both countries and cities, with the nights abroad.

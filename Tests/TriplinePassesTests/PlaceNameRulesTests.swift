@@ -96,4 +96,30 @@ import TriplineTestSupport
         #expect(try store.db.scalarText("SELECT name FROM places WHERE id = ?", [.integer(second)]) == "CafeNet")
         #expect(try store.db.scalarText("SELECT name FROM places WHERE id = ?", [.integer(first)]) == "CafeNet (2)")
     }
+
+    /// A night shift (the tenth hostile round): at the hospital 21:40–06:30, at home 07:00–21:30, a week. The
+    /// hospital holds the nights, but home holds twice its time on long days: home is `Home`, the hospital no `Work`
+    /// (its hours are not a working day's) and no `Home`; the year in review's home is the place named `Home`.
+    @Test func aNightShiftsHomeIsWhereTheDaysAre() throws {
+        let hospital = Geo.destination(Self.home.lat, Self.home.lon, bearing: 90, distance: 5000)
+        var b = TrackBuilder(startMs: Self.berlin(25, 7), lat: Self.home.lat, lon: Self.home.lon)
+        func stay(until ms: Int64) { b.still(Int((ms - b.t) / 1000), every: 120, drift: 0...8) }
+        for day in 25...31 {
+            stay(until: Self.berlin(day, 21, 30))
+            b.move(5000, bearing: 90, speed: 10, every: 5)
+            stay(until: Self.berlin(day + 1, 6, 30))
+            b.move(5000, bearing: 270, speed: 10, every: 5)
+            b.lat = Self.home.lat
+            b.lon = Self.home.lon
+        }
+        stay(until: Self.berlin(32, 12))
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store, timezone: "Europe/Berlin")
+        func name(near p: (lat: Double, lon: Double)) throws -> String? {
+            try store.db.scalarText("SELECT name FROM places ORDER BY (lat - ?) * (lat - ?) + (lon - ?) * (lon - ?) LIMIT 1",
+                                    [.real(p.lat), .real(p.lat), .real(p.lon), .real(p.lon)])
+        }
+        #expect(try name(near: Self.home) == "Home")
+        #expect(try name(near: hospital) != "Home" && name(near: hospital) != "Work")
+    }
 }

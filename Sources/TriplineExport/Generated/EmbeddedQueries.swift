@@ -513,7 +513,8 @@ ORDER BY dev.name, v.start_ms;
 -- Distance by mode sums the legs of the trips starting in the year (`cycle_km` takes `cycle` and `bike`;
 -- `vehicle_km` is motorised travel the fixes could not tell car from bus or train; modes without a column go to
 -- `other_km`). A day is tracked when a visit covers it (as in `countries-visited`) or a
--- trip starts on it. Home is the device's place with the most time spent (`places.total_dwell_s`); a tracked day
+-- trip starts on it. Home is the device's place named `Home` (the places pass's, the app's or the user's name), else
+-- the one with the most time spent (`places.total_dwell_s`); a tracked day
 -- is away from home when no visit to it covers the day (NULL when the device has no places). A place is new in the
 -- year of its first visit. The longest trip is the one with the greatest distance, with its local start day and
 -- its from and to places.
@@ -522,7 +523,7 @@ ORDER BY dev.name, v.start_ms;
 WITH RECURSIVE
 dev AS (
   SELECT d.id, d.name,
-         (SELECT p.id FROM places p WHERE p.device_id = d.id ORDER BY p.total_dwell_s DESC, p.id LIMIT 1) AS home_id
+         (SELECT p.id FROM places p WHERE p.device_id = d.id ORDER BY p.name = 'Home' DESC, p.total_dwell_s DESC, p.id LIMIT 1) AS home_id
   FROM devices d
   WHERE (:device IS NULL OR d.name = :device)
 ),
