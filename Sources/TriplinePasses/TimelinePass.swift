@@ -698,7 +698,8 @@ public struct TimelinePass: Pass {
 extension TimelinePass {
     /// Adds Google's trips and visits (`source = 'app'`) to the metrics pass's day sums: each leg's distance and time
     /// (all of it moving: Google's activity is travel) spread over the local days it spans in proportion to time (at
-    /// its trip's start offset, as `report day` shows them), the trip counted on its start day; every local day a
+    /// its trip's start offset, as `report day` shows them; a leg that ends its trip at another offset, a flight, on
+    /// the local clock moving from the one to the other), the trip counted on its start day; every local day a
     /// Google visit or trip touches gets a row (its offset that of the row's start), from `firstDate` on (the span
     /// recomputed) and through `work.lastDate`.
     static func addDays(
@@ -716,9 +717,21 @@ extension TimelinePass {
             // No fix after the restart: the days from the restart's own day on are recomputed.
             first = MetricsPass.dateText(MetricsPass.localDay(work.processFromMs, r.startUTCOffset.seconds))
         }
-        for (start, end, utcOffset, dist, straight, isLeg, isTrip) in rows {
+        for (start, end, utcOffset, dist, straight, isLeg, isTrip, endUTCOffset) in rows {
             let offset = utcOffset.seconds  // the metrics pass's day arithmetic is on the raw seconds, as DeviceWork.offset
             let firstDay = MetricsPass.localDay(start, offset), lastDay = MetricsPass.localDay(max(start, end - 1), offset)
+            if isLeg && endUTCOffset != utcOffset && end > start && lastDay - firstDay <= 366 {
+                // Landing at another offset (a flight): on the local clock moving from the one to the other, as the
+                // metrics pass spreads a leg no fix saw (``UTCOffset/dayShares(startMs:endMs:start:end:)``).
+                for (day, share) in UTCOffset.dayShares(startMs: start, endMs: end, start: utcOffset, end: endUTCOffset) where inSpan(day) {
+                    claim(day, day == firstDay ? offset : endUTCOffset.seconds)
+                    distance[day, default: 0] += dist * share
+                    line[day, default: 0] += straight * share
+                    moving[day, default: 0] += share * Double(end - start) / 1000
+                }
+                if isTrip && inSpan(firstDay) { trips[firstDay, default: 0] += 1 }
+                continue
+            }
             var day = firstDay
             while day <= lastDay && day - firstDay <= 366 {
                 claim(day, offset)

@@ -440,4 +440,21 @@ import TriplineTestSupport
         // Between the passes, only the runner's own records.
         #expect(Set(log.writers.filter { $0.value.contains(TableWriteLog.runner) }.keys).isSubset(of: ["pass_runs", "rebuild_state", "settings"]))
     }
+
+    /// Google's flight from Haneda 17:00 +09:00 landing at LAX 10:00 −08:00 the same date (the eleventh hostile round):
+    /// `days` and `report day` put 2,640 km of it on the next day, spent at home (Tokyo's clock ran past midnight);
+    /// on the local clock moving from the one offset to the other it is all on 2024-11-03.
+    @Test func googlesFlightEastOverTheDateLineIsOnItsOneDate() throws {
+        let haneda = (35.5494, 139.7798), lax = (33.9416, -118.4085), la = (34.0522, -118.2437)
+        let (db, store) = try database([("2024_NOVEMBER.json", semantic([
+            visit("HND", name: "Haneda", lat: haneda.0, lon: haneda.1, from: "2024-11-03T06:00:00Z", to: "2024-11-03T08:00:00Z"),
+            activity("FLYING", from: "2024-11-03T08:00:00Z", to: "2024-11-03T18:00:00Z", start: haneda, end: lax, distance: 8_800_000),
+            visit("LAX", name: "LAX", lat: lax.0, lon: lax.1, from: "2024-11-03T18:00:00Z", to: "2024-11-03T19:00:00Z"),
+            activity("IN_PASSENGER_VEHICLE", from: "2024-11-03T19:00:00Z", to: "2024-11-03T20:00:00Z", start: lax, end: la, distance: 30000),
+            visit("HOME", name: "Home", lat: la.0, lon: la.1, from: "2024-11-03T20:00:00Z", to: "2024-11-04T16:00:00Z"),
+        ]))])
+        #expect(try rows(store, "SELECT date, round(distance_m), trips FROM days ORDER BY date") == ["2024-11-03|8830000.0|2", "2024-11-04|0.0|0"])
+        let day = runCLI(["report", "day", "--db", db, "--date", "2024-11-04"])
+        #expect(day.status == 0 && !day.stdout.contains("plane"), "\(day.stdout)")
+    }
 }

@@ -38,7 +38,16 @@ struct TripDayShares {
         // The leg's start offset when no fix is read: the trip's recorded one, else the zone's.
         let startOffset = exporter.localTime.offset(t.startUTCOffset, atMs: t.startMs) ?? .utc
         if t.source == "app" {
-            for l in legs { byTime(l.start, l.end, l.metres, offset: startOffset, into: &out) }
+            // A leg that ends the trip at another offset (a flight) on the local clock moving from the one to the
+            // other, as the timeline pass spreads it.
+            let endOffset = exporter.localTime.offset(t.endUTCOffset, atMs: t.endMs) ?? startOffset
+            for l in legs {
+                if l.end == t.endMs && endOffset != startOffset && l.end > l.start {
+                    for (d, share) in UTCOffset.dayShares(startMs: l.start, endMs: l.end, start: startOffset, end: endOffset) { out[d, default: 0] += l.metres * share }
+                } else {
+                    byTime(l.start, l.end, l.metres, offset: startOffset, into: &out)
+                }
+            }
             return out
         }
         let p = try settings.of(device: t.deviceID)

@@ -111,27 +111,32 @@ extension Store {
     /// its line, since algorithm version 52; for a leg stored before, its share of the trip's, in proportion to its
     /// distance, else its time), and whether it is its trip's first; the metrics pass's day sums.
     public func appDaySpans(device: Int64, fromMs: Int64, toMs: Int64) throws
-        -> [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isLeg: Bool, isTrip: Bool)]
+        -> [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isLeg: Bool, isTrip: Bool,
+             endUTCOffset: UTCOffset)]
     {
+        // A leg's end offset: its trip's where it ends the trip (a flight's landing), else its trip's start offset.
         let q = try db.prepare(
             """
             SELECT l.start_ms, l.end_ms, coalesce(t.start_utc_offset_s, 0), l.distance_m,
                    coalesce(l.line_distance_m, coalesce(t.line_distance_m, t.distance_m) * CASE WHEN t.distance_m > 0 THEN l.distance_m / t.distance_m
                        WHEN t.end_ms > t.start_ms THEN (l.end_ms - l.start_ms) * 1.0 / (t.end_ms - t.start_ms) ELSE 1 END),
-                   1, l.leg = 0
+                   1, l.leg = 0,
+                   CASE WHEN l.end_ms = t.end_ms THEN coalesce(t.end_utc_offset_s, t.start_utc_offset_s, 0) ELSE coalesce(t.start_utc_offset_s, 0) END
             FROM trips t JOIN legs l ON l.trip_id = t.id
             WHERE t.device_id = ?1 AND t.start_ms >= ?2 AND t.start_ms < ?3 AND t.source = 'app'
             UNION ALL
-            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), 0, 0, 0, 0 FROM visits
+            SELECT start_ms, end_ms, coalesce(start_utc_offset_s, 0), 0, 0, 0, 0, coalesce(start_utc_offset_s, 0) FROM visits
             WHERE device_id = ?1 AND end_ms >= ?2 AND start_ms < ?3 AND source = 'app'
             ORDER BY 1
             """)
         q.bindInt(device, at: 1)
         q.bindInt(fromMs, at: 2)
         q.bindInt(toMs, at: 3)
-        var rows: [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isLeg: Bool, isTrip: Bool)] = []
+        var rows: [(startMs: Int64, endMs: Int64, startUTCOffset: UTCOffset, distanceM: Double, lineDistanceM: Double, isLeg: Bool, isTrip: Bool,
+                    endUTCOffset: UTCOffset)] = []
         while try q.step() {
-            rows.append((q.int64(0), q.int64(1), UTCOffset(stored: q.int64(2)), q.double(3), q.double(4), q.int(5) == 1, q.int(6) == 1))
+            rows.append((q.int64(0), q.int64(1), UTCOffset(stored: q.int64(2)), q.double(3), q.double(4), q.int(5) == 1, q.int(6) == 1,
+                         UTCOffset(stored: q.int64(7))))
         }
         return rows
     }
