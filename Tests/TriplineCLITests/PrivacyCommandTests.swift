@@ -50,6 +50,23 @@ import TriplineTestSupport
         #expect(!String(decoding: try FileSystem.read(map), as: UTF8.self).contains("Home"))
     }
 
+    /// The SQL reports read the tables as they are (the eleventh hostile round: `report visits --privacy-zone Home`
+    /// listed Home's visits, the option accepted and passed over): the option is refused there, and a remembered zone
+    /// is named on standard error, the rows as they are.
+    @Test func sqlReportsSayTheyLeaveNoPlaceOut() throws {
+        let fixture = try ExportFixture.temporary()
+        let refused = runCLI(["report", "visits", "--db", fixture.path, "--privacy-zone", "Home"])
+        #expect(refused.status == 64 && refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("--privacy-zone is for 'report day', 'export' and 'map'"), "\(refused.stderr)")
+        let quiet = runCLI(["report", "visits", "--db", fixture.path])
+        #expect(quiet.status == 0 && !quiet.stderr.contains("privacy"))
+        #expect(runCLI(["privacy", "add", "Home", "--db", fixture.path]).status == 0)
+        let noted = runCLI(["report", "visits", "--db", fixture.path])
+        #expect(noted.status == 0 && noted.stdout == quiet.stdout)
+        #expect(noted.stderr.contains("the 1 remembered privacy zone does not apply to SQL reports"), "\(noted.stderr)")
+        #expect(runCLI(["report", "day", "--date", "2024-03-01", "--db", fixture.path, "--privacy-zone", "Work"]).status == 0)
+    }
+
     @Test func errors() throws {
         let fixture = try ExportFixture.temporary()
         let unknown = runCLI(["export", "--format", "csv", "--what", "trips", "--db", fixture.path, "--privacy-zone", "Nowhere"])

@@ -83,6 +83,12 @@ enum ReportCommand {
         if parsed.value("date") != nil {
             throw UsageError("--date is for 'report day'; the other reports take --from and --to (local days, inclusive)", command: "report")
         }
+        // The SQL reports read the tables as they are: a zone given for one would leave nothing out (the eleventh hostile
+        // round: `report visits --privacy-zone Home` listed Home's visits), so it is refused.
+        if parsed.value("privacy-zone") != nil {
+            throw UsageError("--privacy-zone is for 'report day', 'export' and 'map'; the SQL reports read the database's tables as they are "
+                             + "and leave no place out", command: "report")
+        }
         guard let query = catalog.first(where: { $0.name == name || $0.name + ".sql" == name }) else {
             var message = "No report named '\(name)'"
             if let suggestion = HelpFormatter.closest(name, in: catalog.map(\.name)) { message += ". Did you mean '\(suggestion)'?" }
@@ -125,6 +131,12 @@ enum ReportCommand {
         let filter = try CommonOptions.filter(parsed, command: command)  // checked before the database opens
         let store = try Store(path: CommonOptions.databasePath(parsed, context), readOnly: true)
         if command == "report", let note = try CommonOptions.notRebuiltNote(store, device: filter.device) { context.stderr.write(note) }
+        // Remembered zones leave places out of every export, the map and `report day`, not out of the tables: say so.
+        let zones = (try? store.privacyZones().count) ?? 0
+        if zones > 0 {
+            context.stderr.write("Note: the \(zones) remembered privacy \(zones == 1 ? "zone does" : "zones do") not apply to SQL reports, which read the "
+                                 + "tables as they are; exports, the map and 'report day' leave \(zones == 1 ? "it" : "them") out.\n")
+        }
         let out = ByteWriter(stream: context.stdout)
         do {
             // The SQL may come from anywhere (a downloaded .sql file): the runner runs it on the store's read-only,
