@@ -134,8 +134,9 @@ enum ReportCommand {
         // Remembered zones leave places out of every export, the map and `report day`, not out of the tables: say so.
         let zones = (try? store.privacyZones().count) ?? 0
         if zones > 0 {
-            context.stderr.write("Note: the \(zones) remembered privacy \(zones == 1 ? "zone does" : "zones do") not apply to SQL reports, which read the "
-                                 + "tables as they are; exports, the map and 'report day' leave \(zones == 1 ? "it" : "them") out.\n")
+            let (does, it) = zones == 1 ? ("zone does", "it") : ("zones do", "them")
+            context.stderr.write("Note: the \(zones) remembered privacy \(does) not apply to SQL reports, which read the tables as they are; "
+                                 + "exports, the map and 'report day' leave \(it) out.\n")
         }
         let out = ByteWriter(stream: context.stdout)
         do {

@@ -43,7 +43,9 @@ struct TripDayShares {
             let endOffset = exporter.localTime.offset(t.endUTCOffset, atMs: t.endMs) ?? startOffset
             for l in legs {
                 if l.end == t.endMs && endOffset != startOffset && l.end > l.start {
-                    for (d, share) in UTCOffset.dayShares(startMs: l.start, endMs: l.end, start: startOffset, end: endOffset) { out[d, default: 0] += l.metres * share }
+                    for (d, share) in UTCOffset.dayShares(startMs: l.start, endMs: l.end, start: startOffset, end: endOffset) {
+                        out[d, default: 0] += l.metres * share
+                    }
                 } else {
                     byTime(l.start, l.end, l.metres, offset: startOffset, into: &out)
                 }
