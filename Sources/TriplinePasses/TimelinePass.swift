@@ -456,7 +456,9 @@ public struct TimelinePass: Pass {
         // by train as walk, train, walk, abutting, with no visit between (a trip rebuilt from fixes is the same
         // journey, one trip of three legs).
         var pieces: [(s: GoogleActivitySegment, start: Int64, end: Int64)] = []
-        for s in input.activities {
+        // Google's `STILL` is no travel (a segment of 0 m at home between two visits there was a 30-min trip of
+        // `unknown` 0 m, all of it moving time, the eleventh hostile round).
+        for s in input.activities where s.mode != "still" {
             let (start, end) = claims.longestFree(s.startMs, s.endMs)
             guard end > start, Double(end - start) >= parameters.minFreeRatio * Double(s.endMs - s.startMs) else { continue }
             claims.add(start, end)

@@ -457,4 +457,16 @@ import TriplineTestSupport
         let day = runCLI(["report", "day", "--db", db, "--date", "2024-11-04"])
         #expect(day.status == 0 && !day.stdout.contains("plane"), "\(day.stdout)")
     }
+
+    /// Google's `STILL` segment between two visits at home (the eleventh hostile round) was a trip of `unknown` 0 m
+    /// and 30 min of moving time: it is no travel.
+    @Test func googlesStillIsNoTrip() throws {
+        let (_, store) = try database([("2024_JUNE.json", semantic([
+            visit("HOME", name: "Home", lat: home.0, lon: home.1, from: "2024-06-10T08:00:00Z", to: "2024-06-10T12:00:00Z"),
+            activity("STILL", from: "2024-06-10T12:00:00Z", to: "2024-06-10T12:30:00Z", start: home, end: home, distance: 0),
+            visit("HOME", name: "Home", lat: home.0, lon: home.1, from: "2024-06-10T12:30:00Z", to: "2024-06-10T20:00:00Z"),
+        ]))])
+        #expect(try rows(store, "SELECT count(*) FROM trips") == ["0"])
+        #expect(try rows(store, "SELECT date, distance_m, moving_s, trips FROM days") == ["2024-06-10|0.0|0.0|0"])
+    }
 }
