@@ -120,6 +120,28 @@ import TriplineTestSupport
         #expect(overview.stdout.contains(",2024-06-04T00:00:00+12:00,2024-06-04T23:58:00+12:00,"), "\(overview.stdout)")
     }
 
+    /// A `Records.json` of two device tags is one import of two devices (the eleventh hostile round: both had 0
+    /// imports and 0 rejects, where `info` showed 1 and 1): each counts it, and its reject.
+    @Test func aFileOfTwoDevicesIsAnImportOfEach() throws {
+        let dir = try temporaryDirectory()
+        var records: [String] = []
+        for i in 0..<20 {
+            for tag in [111, 222] {
+                records.append("{\"latitudeE7\":525000000,\"longitudeE7\":\(133_000_000 + i),\"accuracy\":10,\"deviceTag\":\(tag),"
+                               + "\"timestamp\":\"2024-06-10T10:\(i < 10 ? "0" : "")\(i):\(tag == 111 ? "00" : "30").000Z\"}")
+            }
+        }
+        records.append("{\"latitudeE7\":525000000,\"longitudeE7\":133000000,\"deviceTag\":111,\"timestamp\":\"2024-06-31T10:00:00.000Z\"}")
+        try FileSystem.write("{\"locations\":[" + records.joined(separator: ",") + "]}", to: dir + "/Records.json")
+        let db = dir + "/t.sqlite"
+        #expect(runCLI(["import", "--db", db, "--device", "alice", "--quiet", dir + "/Records.json"]).status == 0)
+        let overview = try ReportTests.report("devices-overview", path: db)
+        let rows = overview.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(rows.count == 3, "\(overview.stdout)")
+        let imports = rows[0].firstIndex(of: "imports")!, rejected = rows[0].firstIndex(of: "rejected")!
+        #expect(rows.dropFirst().map { [$0[imports], $0[rejected]] } == [["1", "1"], ["1", "1"]], "\(overview.stdout)")
+    }
+
     @Test func devicesOverview() throws {
         let result = try ReportTests.report("devices-overview")
         #expect(result.status == 0, "\(result.stderr)")
