@@ -223,7 +223,9 @@ enum PlaceNames {
     }
 
     /// `Home`: the place of most night-time dwell (00:00–06:00 local, in the zone of the visit's position) among those
-    /// with at least `minNights` nights of `minOverlapS` or more. `Work`: of the other places, the one of most
+    /// with at least `minNights` nights of `minOverlapS` or more; but the place of most dwell among those with at
+    /// least `minNights` days of `restDayS` there when it holds `livesShare` times the time of that one, in stays
+    /// `livesShare` times as long on average (a night shift's home). `Work`: of the other places, the one of most
     /// working-day dwell (Monday–Friday 09:00–17:00 local) among those with at least `minWorkDays` such days; no Work
     /// without a Home (two days at a hotel abroad are no work place). Ties go to the lower place id.
     static func inferHomeAndWork(_ visits: [Visit], zones: LocalZones) -> (home: Int64?, work: Int64?) {
