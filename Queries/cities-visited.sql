@@ -5,7 +5,9 @@
 -- far from any populated place have none and are left out). A visit covers every local day from its start to just
 -- before its end; `days` counts the distinct days a visit in the locality covers. The night of a day belongs to the last visit covering
 -- that day (the device's latest-starting one), and counts when that visit lasts past local midnight: where the
--- device slept. A night on a train or plane is nobody's night. Days and nights come from the `visit_days` view
+-- device slept; when no visit covers that midnight (home by the last tram at 00:10), the night is the visit's
+-- reached by a trip after it, before 03:00, that lasts past 05:00 (counted on that visit's first day). A night on a
+-- train or plane is nobody's night. Days and nights come from the `visit_days` view
 -- (docs/EXPORTS.md), shared with `cities-visited`, `countries-visited` and `monthly-by-country`.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
 SELECT device                                           AS device,

@@ -2,7 +2,8 @@
 --
 -- Days and nights as in `countries-visited` (a visit covers each local day from its start to just before its end;
 -- the night of a day counts for the country of the device's last visit that day when that visit lasts past local
--- midnight), counted in the month of the covered day. `visits` and `hours` are the visits starting that month.
+-- midnight, or, when none covers that midnight, of the visit reached after it before 03:00 that lasts past 05:00,
+-- counted on that visit's first day), counted in the month of the covered day. `visits` and `hours` are the visits starting that month.
 -- Visits at sea (no country) are left out.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
 SELECT substr(day, 1, 7)                                          AS month,

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TriplineTestSupport
 import TriplineCore
@@ -77,6 +78,46 @@ import TriplineCore
         let fields = review.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let rows = fields.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(fields[0], $0)) }
         #expect(rows.first { $0["device"] == "phone" }?["home"] == "Home")
+    }
+
+    /// Two evenings at the cinema in Berlin, each with the tram home 23:45–00:10 (CEST), and home until the next
+    /// evening (the eleventh hostile round): no visit covers either midnight, and the nights were nobody's (1 of 3).
+    /// The visit reached after midnight, before 03:00 and lasting past 05:00, holds the night before; a night train
+    /// arriving at 05:30 still gives none.
+    @Test func aRideHomeAcrossMidnightKeepsTheNight() throws {
+        func z(_ day: Int, _ hour: Int, _ minute: Int = 0) -> String {  // CEST → UTC
+            let h = hour - 2
+            return h < 0 ? String(format: "2024-06-%02dT%02d:%02d:00Z", day - 1, h + 24, minute) : String(format: "2024-06-%02dT%02d:%02d:00Z", day, h, minute)
+        }
+        func visit(_ id: String, _ lat: Double, _ lon: Double, _ from: String, _ to: String) -> String {
+            "{\"placeVisit\":{\"location\":{\"latitudeE7\":\(Int(lat * 1e7)),\"longitudeE7\":\(Int(lon * 1e7)),\"placeId\":\"\(id)\",\"name\":\"\(id)\"},"
+                + "\"duration\":{\"startTimestamp\":\"\(from)\",\"endTimestamp\":\"\(to)\"}}}"
+        }
+        func ride(_ from: (Double, Double), _ to: (Double, Double), _ start: String, _ end: String, _ type: String = "IN_TRAM") -> String {
+            "{\"activitySegment\":{\"startLocation\":{\"latitudeE7\":\(Int(from.0 * 1e7)),\"longitudeE7\":\(Int(from.1 * 1e7))},"
+                + "\"endLocation\":{\"latitudeE7\":\(Int(to.0 * 1e7)),\"longitudeE7\":\(Int(to.1 * 1e7))},"
+                + "\"duration\":{\"startTimestamp\":\"\(start)\",\"endTimestamp\":\"\(end)\"},\"distance\":3500,\"activityType\":\"\(type)\"}}"
+        }
+        let home = (52.52, 13.405), cinema = (52.50, 13.37), munich = (48.14, 11.56)
+        var objects = [visit("Home", home.0, home.1, z(9, 20), z(10, 19))]
+        for day in [10, 11] {
+            objects += [ride(home, cinema, z(day, 19), z(day, 19, 20)), visit("Kino", cinema.0, cinema.1, z(day, 19, 20), z(day, 23, 45))]
+            objects += [ride(cinema, home, z(day, 23, 45), z(day + 1, 0, 10)), visit("Home", home.0, home.1, z(day + 1, 0, 10), z(day + 1, 19))]
+        }
+        // The night train to Munich: 22:00–05:30, then a hotel until 09:00. Nobody's night.
+        objects += [ride(home, munich, z(12, 22), z(13, 5, 30), "IN_TRAIN"), visit("Hotel", munich.0, munich.1, z(13, 5, 30), z(13, 9))]
+        let dir = try temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/ann/Semantic Location History/2024", withIntermediateDirectories: true)
+        let month = dir + "/ann/Semantic Location History/2024/2024_JUNE.json"
+        try FileSystem.write("{\"timelineObjects\":[" + objects.joined(separator: ",") + "]}", to: month)
+        let db = dir + "/t.sqlite"
+        #expect(runCLI(["import", "--db", db, "--quiet", dir + "/ann"]).status == 0)
+        #expect(runCLI(["rebuild", "--db", db, "--quiet"]).status == 0)
+        let countries = try ReportTests.report("countries-visited", path: db)
+        let rows = countries.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(rows.count == 2, "\(countries.stdout)")
+        // Home on the nights of the 9th (past midnight), the 10th and the 11th (reached at 00:10); the 12th on the train.
+        #expect(rows[1][rows[0].firstIndex(of: "nights")!] == "3", "\(countries.stdout)")
     }
 
     /// Berlin (home, wifi) → Paris by train, two nights in Paris: both countries and cities, with the nights abroad.

@@ -79,7 +79,9 @@ ORDER BY 1, 2;
 -- far from any populated place have none and are left out). A visit covers every local day from its start to just
 -- before its end; `days` counts the distinct days a visit in the locality covers. The night of a day belongs to the last visit covering
 -- that day (the device's latest-starting one), and counts when that visit lasts past local midnight: where the
--- device slept. A night on a train or plane is nobody's night. Days and nights come from the `visit_days` view
+-- device slept; when no visit covers that midnight (home by the last tram at 00:10), the night is the visit's
+-- reached by a trip after it, before 03:00, that lasts past 05:00 (counted on that visit's first day). A night on a
+-- train or plane is nobody's night. Days and nights come from the `visit_days` view
 -- (docs/EXPORTS.md), shared with `cities-visited`, `countries-visited` and `monthly-by-country`.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
 SELECT device                                           AS device,
@@ -110,7 +112,9 @@ ORDER BY device, days DESC, min(day), locality, country;
 -- at sea have none and are left out). A visit covers every local day from its start to just before its end; `days`
 -- counts the distinct days a visit in the country covers. The night of a day belongs to the last visit covering
 -- that day (the device's latest-starting one), and counts when that visit lasts past local midnight: where the
--- device slept. A night on a train or plane is nobody's night. Days and nights come from the `visit_days` view
+-- device slept; when no visit covers that midnight (home by the last tram at 00:10), the night is the visit's
+-- reached by a trip after it, before 03:00, that lasts past 05:00 (counted on that visit's first day). A night on a
+-- train or plane is nobody's night. Days and nights come from the `visit_days` view
 -- (docs/EXPORTS.md), shared with `cities-visited`, `countries-visited` and `monthly-by-country`.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
 SELECT device                                           AS device,
@@ -263,7 +267,8 @@ ORDER BY dev.name, g.start_ms;
 --
 -- Days and nights as in `countries-visited` (a visit covers each local day from its start to just before its end;
 -- the night of a day counts for the country of the device's last visit that day when that visit lasts past local
--- midnight), counted in the month of the covered day. `visits` and `hours` are the visits starting that month.
+-- midnight, or, when none covers that midnight, of the visit reached after it before 03:00 that lasts past 05:00,
+-- counted on that visit's first day), counted in the month of the covered day. `visits` and `hours` are the visits starting that month.
 -- Visits at sea (no country) are left out.
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive, on the covered day) and :device; NULL means no limit.
 SELECT substr(day, 1, 7)                                          AS month,

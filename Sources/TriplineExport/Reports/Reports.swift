@@ -121,9 +121,13 @@ public final class ReportRunner {
     /// one row for each local day a visit covers, from the day it starts to the day just before it ends (a visit
     /// ending at midnight does not cover the next day), with the visit's device (id and name), place naming
     /// (`country_code`, `country`, `locality`) and length (`duration_ms`). `first` is 1 on the visit's first day.
-    /// `night` is 1 when the device slept there after that day: the visit is the device's latest-starting one
-    /// covering the day and lasts past its local midnight (a night on a train or plane is nobody's night). The reports
-    /// that count days and nights per city or country all read it, so "a day there" and "a night there" mean one thing.
+    /// `night` counts the nights the device slept there: 1 after that day when the visit is the device's
+    /// latest-starting one covering the day and lasts past its local midnight (a night on a train or plane is
+    /// nobody's night); and, on its first day, 1 more for the night before when no visit covered that midnight and
+    /// this one, reached by a trip, began before 03:00 and lasted past 05:00 local (home by the last tram at 00:10: the eleventh hostile
+    /// round counted none of three such nights; a night train arriving at 05:30 still gives none). The reports that
+    /// count days and nights per city or country all read it (`sum(night)`), so "a day there" and "a night there"
+    /// mean one thing.
     static let visitDaysView = """
         CREATE TEMP VIEW IF NOT EXISTS visit_days(visit_id, device_id, device, day, first, night, country_code, country,
                                                   locality, duration_ms) AS
@@ -132,7 +136,11 @@ public final class ReportRunner {
           SELECT v.id, v.device_id, dev.name AS device, v.start_ms, v.end_ms - v.start_ms AS duration_ms,
                  v.country_code, v.country, v.locality,
                  tripline_local_date(v.start_ms, v.start_utc_offset_s) AS first_day,
-                 tripline_local_date(max(v.start_ms, v.end_ms - 1), v.end_utc_offset_s) AS last_day
+                 tripline_local_date(max(v.start_ms, v.end_ms - 1), v.end_utc_offset_s) AS last_day,
+                 substr(tripline_local_time(v.start_ms, v.start_utc_offset_s), 12, 5) AS start_clock,
+                 substr(tripline_local_time(v.end_ms, v.end_utc_offset_s), 12, 5) AS end_clock,
+                 EXISTS (SELECT 1 FROM main.trips t WHERE t.device_id = v.device_id AND t.start_ms BETWEEN v.start_ms - 172800000 AND v.start_ms
+                                AND (t.to_visit_id = v.id OR t.end_ms = v.start_ms)) AS arrived
           FROM main.visits v
           JOIN main.devices dev ON dev.id = v.device_id
         ),
@@ -142,8 +150,10 @@ public final class ReportRunner {
           SELECT id, date(day, '+1 day'), last_day FROM covered WHERE day < last_day
         )
         SELECT c.id, span.device_id, span.device, c.day, c.day = span.first_day,
-               c.day < c.last_day AND row_number() OVER (
-                 PARTITION BY span.device_id, c.day ORDER BY span.start_ms DESC, span.id DESC) = 1,
+               (c.day < c.last_day AND row_number() OVER (
+                  PARTITION BY span.device_id, c.day ORDER BY span.start_ms DESC, span.id DESC) = 1)
+               + (c.day = span.first_day AND span.arrived AND span.start_clock < '03:00' AND (span.last_day > span.first_day OR span.end_clock >= '05:00')
+                  AND row_number() OVER (PARTITION BY span.device_id, c.day ORDER BY span.start_ms, span.id) = 1),
                span.country_code, span.country, span.locality, span.duration_ms
         FROM covered c
         JOIN span ON span.id = c.id
