@@ -132,7 +132,8 @@ enum ReportCommand {
         let store = try Store(path: CommonOptions.databasePath(parsed, context), readOnly: true)
         if command == "report", let note = try CommonOptions.notRebuiltNote(store, device: filter.device) { context.stderr.write(note) }
         // Remembered zones leave places out of every export, the map and `report day`, not out of the tables: say so.
-        let zones = (try? store.privacyZones().count) ?? 0
+        // (A read-only store is always of the current schema, `privacy_zones` included: an error here is a real one.)
+        let zones = try store.privacyZones().count
         if zones > 0 {
             let (does, it) = zones == 1 ? ("zone does", "it") : ("zones do", "them")
             context.stderr.write("Note: the \(zones) remembered privacy \(does) not apply to SQL reports, which read the tables as they are; "
