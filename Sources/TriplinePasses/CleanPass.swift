@@ -55,11 +55,12 @@ public struct CleanPass: Pass {
         public var lineJumpMinM: Double = 50
         /// Points closer than this (ms) to the previous kept point are duplicates.
         public var duplicateMs: Double = 500
-        /// A point without a reported speed between two that report standing still (below `still_mps`, at most
-        /// `still_jump_s` apart) is a jump when it lies this far (metres) from both (and they are close together, as
-        /// above): a wifi or cell fix a few hundred metres off while the phone lay still. 0 = off.
+        /// A point without a reported speed between two that report standing still (below `still_mps`, or no speed and
+        /// only the motion state `stationary`; at most `still_jump_s` apart: an iPhone at rest fixes every 1–15 min) is
+        /// a jump when it lies this far (metres) from both (and they are close together, as above): a wifi or cell fix a
+        /// few hundred metres off while the phone lay still. 0 = off.
         public var stillJumpMinM: Double = 150
-        public var stillJumpS: Double = 300
+        public var stillJumpS: Double = 900
         public var stillMps: Double = 0.5
         /// A fix, or a run of fixes within `still_jump_s`, at least `jump_min_m` from the fixes before and after it
         /// (which are close together, as above) is a jump when no traveller accelerating at most this much (m/s²)
@@ -177,6 +178,12 @@ public struct CleanPass: Pass {
             var anchor = kept[0], beforeAnchor = -1
             // Read once: a class's array property checks exclusivity at run time on every read (see ``Fixes``).
             let fixLat = work.lat, fixLon = work.lon
+            // A fix says the phone lay still when it reports a speed under `still_mps`, or none and the app's only motion
+            // state for it is `stationary` (Overland's `motion`, OwnTracks' `m`): the phone's own sensors said so.
+            let speed = work.speed, motion = work.motion.count == work.count ? work.motion : []
+            func saysStill(_ i: Int) -> Bool {
+                speed[i].isNaN ? !motion.isEmpty && motion[i] == MotionBits.stationary : speed[i] < p.stillMps
+            }
             var k = 0
             while k + 2 < kept.count {
                 k += 1
@@ -220,12 +227,12 @@ public struct CleanPass: Pass {
                 // Between two fixes that report standing still, fixes without a speed need not be fast to be jumps, and
                 // several in a row are one excursion (algorithm version 84): a still phone whose fused position falls back
                 // to a wifi or cell estimate hundreds of metres off for a few fixes at a time, back and forth for hours.
-                if p.stillJumpMinM > 0, runEnd == k, work.speed[b].isNaN, work.speed[a] < p.stillMps {
+                if p.stillJumpMinM > 0, runEnd == k, work.speed[b].isNaN, saysStill(a) {
                     var e = k
                     let until = work.time[a] + Int64(p.stillJumpS * 1000)
                     while e + 2 < kept.count, work.speed[kept[e + 1]].isNaN, work.time[kept[e + 1]] <= until { e += 1 }
                     let c = kept[e + 1]
-                    if e > k, work.speed[c] < p.stillMps, Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000 {
+                    if e > k, saysStill(c), Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000 {
                         let minM = min(p.stillJumpMinM, p.jumpMinM)
                         var nearest = Double.infinity
                         for q in k...e {
@@ -252,7 +259,7 @@ public struct CleanPass: Pass {
                     continue
                 }
                 // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump.
-                let still = p.stillJumpMinM > 0 && work.speed[b].isNaN && work.speed[a] < p.stillMps && work.speed[c] < p.stillMps
+                let still = p.stillJumpMinM > 0 && work.speed[b].isNaN && saysStill(a) && saysStill(c)
                     && Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000
                 let minM = still ? min(p.stillJumpMinM, p.jumpMinM) : p.jumpMinM
                 if dab < minM { continue }

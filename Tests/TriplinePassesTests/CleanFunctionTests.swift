@@ -179,6 +179,30 @@ enum EarlyPassesWork {
         #expect(CleanPass.clean(EarlyPassesWork.of(unknown), CleanPass.Input(), stillRuleAlone).flags.allSatisfy { $0 == 0 })
     }
 
+    /// An iPhone at home at night, a fix every 5 min, every fix `stationary`, and one of them 950 m off (accuracy 165 m,
+    /// no speed) (the ninth hostile round: a 2.1-km trip at 01:25). The phone said it lay still before and after, and
+    /// nobody walks 1.9 km there and back in 10 min without a stop: the fix is a jump (algorithm version 89), whether
+    /// the home fixes report speed 0 or none (then their motion state says it). Fixes that say `walking` around it, or
+    /// still fixes more than `still_jump_s` (15 min) apart, leave it to the other rules.
+    @Test func aLoneFixFarOffBetweenStationaryFixesIsAJump() {
+        func night(homeSpeed: Double?, motion: String, every: Int64) -> [Point] {
+            let off = Geo.destination(52.53, 13.40, bearing: 315, distance: 950)
+            return (0..<13).map { i in
+                let t = t0 + Int64(i) * every * 1000
+                if i == 6 { return Point(deviceID: 1, timeMs: t, lat: off.lat, lon: off.lon, accuracyM: 165, motion: "stationary") }
+                return Point(deviceID: 1, timeMs: t, lat: 52.53 + Double(i % 3) * 2e-5, lon: 13.40, speedMps: homeSpeed, accuracyM: 10, motion: motion)
+            }
+        }
+        func jumps(_ points: [Point]) -> [Int] {
+            CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags.enumerated()
+                .filter { $0.element & CleanPass.Flag.jump != 0 }.map(\.offset)
+        }
+        #expect(jumps(night(homeSpeed: 0, motion: "stationary", every: 300)) == [6])
+        #expect(jumps(night(homeSpeed: nil, motion: "stationary", every: 300)) == [6])
+        #expect(jumps(night(homeSpeed: nil, motion: "walking", every: 300)) == [])
+        #expect(jumps(night(homeSpeed: 0, motion: "stationary", every: 600)) == [])
+    }
+
     /// The points as an app writes them without any reported speed (GPX, GeoLife, Overland's -1).
     func withoutSpeeds(_ points: [Point]) -> [Point] {
         points.map { p in
