@@ -29,9 +29,10 @@ public struct MetricsPass: Pass {
     }
 
     public var parameters: Parameters
-    /// The trips pass's `split_gap_s`: the silences a trip crosses count towards its days' moving time as they do
-    /// towards the trip's (``TripsPass/movingStretches(startMs:endMs:_:_:_:unseen:ends:splitGapS:)``).
+    /// The trips pass's `split_gap_s` and `walk_max_mps`: the silences a trip crosses count towards its days' moving
+    /// time as they do towards the trip's (``TripsPass/movingStretches(startMs:endMs:_:_:_:unseen:ends:silences:)``).
     public var splitGapS: Double = TripsPass.Parameters().splitGapS
+    public var walkMaxMps: Double = TripsPass.Parameters().walkMaxMps
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
@@ -42,6 +43,7 @@ public struct MetricsPass: Pass {
         var trips = TripsPass.Parameters()
         try settings.apply(TripsPass.name, to: &trips, keys: TripsPass.Parameters.keys)
         splitGapS = trips.splitGapS
+        walkMaxMps = trips.walkMaxMps
     }
 
     /// Per-point distance increments along `pts` (indices of kept points in order), and the number of unbridged gaps.
@@ -124,7 +126,10 @@ public struct MetricsPass: Pass {
     /// trip counts per day, and the offset of each day (that of its first kept fix; a day without one that a leg
     /// crosses, at the leg's).
     // About 80 lines: the per-trip day sums share the day dictionaries (day offsets and visits per day are apart).
-    static func tally(_ work: DeviceWork, _ trips: [Trip], _ parameters: Parameters, splitGapS: Double = TripsPass.Parameters().splitGapS) -> Tally {
+    static func tally(
+        _ work: DeviceWork, _ trips: [Trip], _ parameters: Parameters, splitGapS: Double = TripsPass.Parameters().splitGapS,
+        walkMaxMps: Double = TripsPass.Parameters().walkMaxMps
+    ) -> Tally {
         let firstDate = Self.firstDate(work)
         // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
         @inline(__always) func localDay(_ ms: Int64, _ offset: Int32) -> Int { Self.localDay(ms, offset) }
@@ -255,8 +260,9 @@ public struct MetricsPass: Pass {
             // silences it crossed, the connectors that count and a trip no fix saw, by their time on each day. So the
             // days add up to the trips' moving time.
             let from = item.fromStay.map { ($0.lat, $0.lon) }, to = item.toStay.map { ($0.lat, $0.lon) }
+            let silences = TripsPass.Silences(splitGapS: splitGapS, bridgeMaxS: parameters.bridgeMaxS, walkMaxMps: walkMaxMps)
             for s in TripsPass.movingStretches(startMs: trip.startMs, endMs: trip.endMs, work, pts, mov, unseen: Self.unseen(work, item),
-                                               ends: (from, to), splitGapS: splitGapS) where s.fix == nil {
+                                               ends: (from, to), silences: silences) where s.fix == nil {
                 byTime(s.from, s.to, Double(s.to - s.from) / 1000, into: &movingByDay)
             }
             // A trip counts on the local day it starts, at the offset where it starts (its row's): a flight with the
@@ -325,12 +331,12 @@ public struct MetricsPass: Pass {
         try work.ensureFlags(store: store)
         let tables = RebuildTables(store)
         // Always from the table: trips before the recomputed span count towards their whole local days too.
-        var tally = Self.tally(work, try Self.load(work, tables), parameters, splitGapS: splitGapS)
+        var tally = Self.tally(work, try Self.load(work, tables), parameters, splitGapS: splitGapS, walkMaxMps: walkMaxMps)
         // Google's own trips and visits where the fixes made nothing (the timeline pass).
         try TimelinePass.addDays(work, store: store, firstDate: tally.firstDate, offsets: &tally.offsets, distance: &tally.distance, line: &tally.line,
                                  moving: &tally.moving, trips: &tally.trips)
         let rows = Self.days(work, tally, visits: try tables.visits(device: work.deviceID, overlappingFromMs: work.fromMs, beforeMs: work.toMs))
-        if let first = rows.first?.date, let last = rows.last?.date {
+        if let (first, last) = Self.rewrittenDates(work, tally, rows) {
             try tables.deleteDays(device: work.deviceID, fromDate: first, toDate: last)
         }
         var total = 0.0
@@ -350,6 +356,20 @@ public struct MetricsPass: Pass {
             }
         }
         return ["days": .count(rows.count), "distance_km": .measure((total / 10).rounded() / 100)]
+    }
+
+    /// The dates whose stored `days` rows the span replaces (inclusive), nil for none: from the span's first rewritten
+    /// date (every date when the span starts at the device's beginning), through `work.lastDate` (`--to`), else through
+    /// the end of time when no window follows (the span reaches the end of the data), else through its last row. A
+    /// date that holds nothing any more loses its row: after `--timezone UTC` a drive at 00:28 in Adelaide moved to the
+    /// UTC day before, and the old day kept the 20 km (the twelfth hostile round; before, only the rows' own range was
+    /// deleted). A span whose first rewritten date is unknown (no point after the restart: an incremental run with
+    /// nothing new) replaces from its first row only.
+    static func rewrittenDates(_ work: DeviceWork, _ tally: Tally, _ rows: [DayRow]) -> (String, String)? {
+        let first: String? = !tally.firstDate.isEmpty ? tally.firstDate : work.fromMs == Int64.min ? "" : rows.first?.date
+        let last = work.lastDate ?? (work.windowsFollow ? rows.last?.date : "9999-12-31")
+        guard let first, let last, first <= last else { return nil }
+        return (first, last)
     }
 
     /// The days whose stored count of places (`stored`, by date) differs from the distinct places of the visits

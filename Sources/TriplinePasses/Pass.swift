@@ -128,10 +128,16 @@ public enum PassSettingsError: Error, CustomStringConvertible, Equatable {
 public enum RebuildError: Error, CustomStringConvertible, Equatable {
     /// The zone given with `--timezone`, or stored by an earlier `--timezone`, is not a zone of the embedded table.
     case unknownTimeZone(String)
+    /// The database is a study merged with `merge --results-only` (its path): no points to recompute from.
+    case resultsOnly(String)
 
     public var description: String {
         switch self {
         case .unknownTimeZone(let name): return "unknown time zone '\(name)'; use an IANA name such as Europe/Berlin"
+        case .resultsOnly(let path):
+            return "\(path) was merged with --results-only: its points stay in the shards, and nothing can be recomputed "
+                + "here (a rebuild would find no points and delete every trip, visit and place); rebuild or edit the "
+                + "shards and merge them into a new study"
         }
     }
 }

@@ -60,10 +60,22 @@ public struct PathsPass: MeasuringPass {
 
     public var parameters: Parameters
     public var metrics: MetricsPass.Parameters
+    /// The trips pass's rule for silences ridden through (its `split_gap_s`, `walk_max_mps`).
+    public var silences: TripsPass.Silences
 
     public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters = .init()) {
         self.parameters = parameters
         self.metrics = metrics
+        silences = .init(TripsPass.Parameters(), metrics)
+    }
+
+    public init(settings: PassSettings) throws {
+        var p = Parameters()
+        try settings.apply(Self.name, to: &p, keys: Parameters.keys)
+        self.init(parameters: p, metrics: try MetricsPass(settings: settings).parameters)
+        var trips = TripsPass.Parameters()
+        try settings.apply(TripsPass.name, to: &trips, keys: TripsPass.Parameters.keys)
+        silences = .init(trips, metrics)
     }
 
     /// The stretches (metres) between the stays and a trip's first and last fix, where at least `connector_min_m`
@@ -99,6 +111,10 @@ public struct PathsPass: MeasuringPass {
             /// The straight line over a silence longer than `metrics.bridge_max_s`: a leg's only when it is the
             /// silence's own leg (``TripsPass/crossedSilences``: `mode_source` `none`, or a flight by its pace).
             case silence
+            /// The straight line over a silence up to `trips.split_gap_s` that the traveller rode through
+            /// (``TripsPass/Silences/ridden(_:_:_:)``): the holding leg's, its own `unknown` leg or the vehicle that
+            /// carried on.
+            case ridden
             /// The circuity estimate's extra over a straight stretch.
             case extra
         }
@@ -169,7 +185,8 @@ public struct PathsPass: MeasuringPass {
     /// longer than `metrics.bridge_max_s` (no increment) with its straight line, and the connectors of at least
     /// `connector_min_m` between the places and the first and last fix.
     static func pieces(
-        _ w: DeviceWork, _ pts: [Int], from: (Double, Double)?, to: (Double, Double)?, _ p: Parameters, _ mp: MetricsPass.Parameters
+        _ w: DeviceWork, _ pts: [Int], from: (Double, Double)?, to: (Double, Double)?, _ p: Parameters, _ mp: MetricsPass.Parameters,
+        _ silences: TripsPass.Silences
     ) -> [Piece] {
         guard let first = pts.first, let last = pts.last else { return [] }
         var out: [Piece] = []
@@ -178,7 +195,8 @@ public struct PathsPass: MeasuringPass {
         for k in 1..<max(1, pts.count) {
             let a = pts[k - 1], b = pts[k]
             if w.time[b] - w.time[a] > bridgeMs {
-                out.append(Piece(atMs: w.time[a], metres: Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]), kind: .silence))
+                let kind: Piece.Kind = silences.ridden(w, a, b) ? .ridden : .silence
+                out.append(Piece(atMs: w.time[a], metres: Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]), kind: kind))
             } else if inc[k] > 0 {
                 out.append(Piece(atMs: w.time[a], metres: inc[k], kind: .line, toMs: w.time[b]))
             }
@@ -210,8 +228,10 @@ public struct PathsPass: MeasuringPass {
     /// `track` trips between places `a` and `b` that start before the first of `trips`, which this pass does not
     /// rewrite), read only when needed.
     static func measure(
-        _ work: DeviceWork, _ trips: [TripEnds], storedHistory: (Int64, Int64) throws -> [Double], _ p: Parameters, _ mp: MetricsPass.Parameters
+        _ work: DeviceWork, _ trips: [TripEnds], storedHistory: (Int64, Int64) throws -> [Double], _ p: Parameters, _ mp: MetricsPass.Parameters,
+        silences: TripsPass.Silences? = nil
     ) rethrows -> [Measured] {
+        let silences = silences ?? .init(TripsPass.Parameters(), mp)
         var out: [Measured] = []
         out.reserveCapacity(trips.count)
         /// The `track` trips measured so far between two places (either direction): (start, distance), in order.
@@ -249,7 +269,7 @@ public struct PathsPass: MeasuringPass {
             if method == "track", let a = r.fromPlaceID, let b = r.toPlaceID { measured[PlacePair(a, b), default: []].append((r.startMs, distance)) }
             // Only a `circuity` estimate has extras with a place; `track` legs already hold their own straight lines
             // (the trips pass's, the same increments) and a `history` distance is shared by them: no pieces needed.
-            let pieces = method == "circuity" ? Self.pieces(work, pts, from: from, to: to, p, mp) + extras : []
+            let pieces = method == "circuity" ? Self.pieces(work, pts, from: from, to: to, p, mp, silences) + extras : []
             out.append(Measured(id: r.id, distanceM: distance, lineDistanceM: r.lineDistanceM, method: method, pieces: pieces))
         }
         return out
@@ -356,6 +376,7 @@ public struct PathsPass: MeasuringPass {
             switch piece.kind {
             case .line: add(piece, k)
             case .extra: if m.method == "circuity" { add(piece, k) }
+            case .ridden: weights[k] += piece.metres
             case .silence:
                 // The trips pass counts a silence's straight line only in the silence's own leg.
                 if legs[k].modeSource == "none" || (legs[k].mode == "plane" && legs[k].modeSource == "pace") { weights[k] += piece.metres }
@@ -422,7 +443,7 @@ public struct PathsPass: MeasuringPass {
             // last keeps the visits of an earlier rebuild, ``PlacesPass``), measured, then stored.
             let visits = recorded.flatMap { t in [t.fromStay, t.toStay].compactMap { $0.map { stays[$0].id } } }
             let span = Self.ends(recorded, stays: stays, places: try tables.visitPlaces(ids: visits), from: from, to: work.replaceToMs)
-            results = try Self.measure(work, span.map(\.ends), storedHistory: history, parameters, metrics)
+            results = try Self.measure(work, span.map(\.ends), storedHistory: history, parameters, metrics, silences: silences)
             for (r, (k, _)) in zip(results, span) {
                 var legs = recorded[k].legs.map(\.row)
                 Self.apply(r, to: &recorded[k].row, legs: &legs)
@@ -432,7 +453,7 @@ public struct PathsPass: MeasuringPass {
             work.trips = nil
         } else {
             let span = try tables.tripEnds(device: work.deviceID, startingFromMs: from, beforeMs: work.replaceToMs)
-            results = try Self.measure(work, span, storedHistory: history, parameters, metrics)
+            results = try Self.measure(work, span, storedHistory: history, parameters, metrics, silences: silences)
             let rows = try tables.trips(device: work.deviceID, startingFromMs: from, beforeMs: work.replaceToMs)
             for r in results {
                 guard var row = rows[r.id] else { continue }

@@ -273,7 +273,22 @@ public struct Rebuild {
     ///    coming back or the round trip needs more than `clean.jump_accel_mps2` of acceleration from their speeds.
     /// 87 (no day moves longer than it lasts): the moving time between two fixes on either side of a local midnight
     ///    is spread over the two days by its time (before, all of it went to the later fix's day).
-    public static let algorithmVersion = 88
+    /// 88 (histories and flights on their days): an earlier trip's way longer than `paths.history_max_pace` × the
+    ///    trip's own highest speed × its duration is another route, not this trip's; a plane leg needs
+    ///    `trips.flight_min_mps`; a reported speed counts for the maximum only where it is reachable from its
+    ///    neighbours; a trip counts on its start's local day and a leg no fix saw goes over the days by the local clock
+    ///    moving from its start's offset to its end's (``UTCOffset/dayShares(startMs:endMs:start:end:)``);
+    ///    Google's `STILL` makes no trip; the night shift's home.
+    /// 89 (a still phone's lone far fix): the still-fix rule reads a fix that reports no speed and only the motion state
+    ///    `stationary` as still, and looks up to `clean.still_jump_s` = 900 s (was 300) either side: an iPhone at rest
+    ///    samples every 1–15 min. A device's rebuild replaces the `days` rows of every date it rewrites, through the
+    ///    end of time when its span reaches the end of the data: a date that holds nothing any more loses its row.
+    /// 90 (a ride no fix saw is no walk, and counts): a silence inside a trip longer than `metrics.bridge_max_s` crossed
+    ///    at `trips.walk_max_mps` or faster counts its straight line, in the vehicle leg that carried on or a leg of its
+    ///    own (`unknown`), and a bridged hop of at least `trips.hop_split_s` between dense fixes of a walk, run or ride
+    ///    crossed faster than its class goes is a leg of its own; before, the first counted 0 m below `split_gap_s` and
+    ///    the second went to the walk ("walk 5.4 km" at 18.8 km/h).
+    public static let algorithmVersion = 90
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }
@@ -326,6 +341,9 @@ public struct Rebuild {
         return try type.init(settings: settings)
     }
 
+    /// The `--timezone` value, and `rebuild_state.timezone`, of zones by each point's position (the default).
+    public static let positionZones = "position"
+
     /// Where the zone of points without their own offset came from.
     public enum ZoneSource: String, Sendable {
         case option = "--timezone"
@@ -336,9 +354,15 @@ public struct Rebuild {
 
     /// The zones of points without an offset: the zone the user chose (`--timezone`, stored in `settings` as
     /// `timezone` for later runs and for exports), else each point's zone by its position (recorded as `position`).
+    /// `--timezone position` takes back a zone chosen before: each point's zone by its position again, as if none had
+    /// ever been given (the twelfth hostile round: nothing could undo `--timezone UTC`).
     func resolveZones() throws -> (name: String, zones: LocalZones, source: ZoneSource) {
         let chosen = options.timeZoneName
-        guard let zoneName = try chosen ?? store.setting("timezone") else { return ("position", LocalZones(), .position) }
+        if chosen == Self.positionZones {
+            try store.removeSetting("timezone")
+            return (Self.positionZones, LocalZones(), .position)
+        }
+        guard let zoneName = try chosen ?? store.setting("timezone") else { return (Self.positionZones, LocalZones(), .position) }
         guard let zones = LocalZones(overrideName: zoneName) else {
             throw RebuildError.unknownTimeZone(zoneName)
         }
@@ -441,6 +465,7 @@ public struct Rebuild {
     /// stale settings, new points, `--from`/`--to` — and recomputes it, so nothing imported meanwhile is skipped.
     public func execute() throws -> Outcome {
         try options.settings.validate()
+        if try store.holdsResultsOnly() { throw RebuildError.resultsOnly(store.path) }
         let passNames = options.pass.map { [$0] } ?? Self.passOrder
         var passes = try passNames.map { try makePass($0) }
         for k in passes.indices where options.modeModel != nil || options.legFeatures != nil {

@@ -499,28 +499,70 @@ public struct TripsPass: MeasuringPass {
     /// was under way all along: its distance is the two stays' (issue 28: 115 of 4,564 real trips moved longer than
     /// they lasted, 840 s in a 41-s trip, and a crossed silence's distance without its time put the average above
     /// the maximum in 56 % of them).
-    static func movingTime(_ trip: TripRecord, _ w: DeviceWork, _ pts: [Int], _ moving: [Double], unseen: Bool,
-                           ends: (from: (Double, Double)?, to: (Double, Double)?), _ p: Parameters) -> Double {
+    static func movingTime(
+        _ trip: TripRecord, _ w: DeviceWork, _ pts: [Int], _ moving: [Double], unseen: Bool, ends: (from: (Double, Double)?, to: (Double, Double)?),
+        _ p: Parameters, _ mp: MetricsPass.Parameters
+    ) -> Double {
         let duration = Double(trip.endMs - trip.startMs) / 1000
         if unseen { return duration }
         var ms: Int64 = 0
-        for s in movingStretches(startMs: trip.startMs, endMs: trip.endMs, w, pts, moving, unseen: false, ends: ends, splitGapS: p.splitGapS) {
+        for s in movingStretches(startMs: trip.startMs, endMs: trip.endMs, w, pts, moving, unseen: false, ends: ends,
+                                 silences: .init(p, mp)) {
             ms += s.to - s.from
         }
         return min(duration, Double(ms) / 1000)
     }
 
+    /// Which silences inside a trip the traveller was under way through (``movingStretches``): those longer than
+    /// `split_gap_s` (the trip crosses them only when travel explains them), and those longer than
+    /// `metrics.bridge_max_s` crossed at least at `walk_max_mps` in a straight line (``crossedSilences``).
+    public struct Silences: Sendable {
+        var splitGapS: Double
+        var bridgeMaxS: Double
+        var walkMaxMps: Double
+
+        init(_ p: Parameters, _ mp: MetricsPass.Parameters) {
+            (splitGapS, bridgeMaxS, walkMaxMps) = (p.splitGapS, mp.bridgeMaxS, p.walkMaxMps)
+        }
+
+        init(splitGapS: Double, bridgeMaxS: Double, walkMaxMps: Double) {
+            (self.splitGapS, self.bridgeMaxS, self.walkMaxMps) = (splitGapS, bridgeMaxS, walkMaxMps)
+        }
+
+        /// Whether the silence from fix `a` to fix `b` is one the trips pass counts in the leg that holds it (its own, or a
+        /// vehicle's that carried on): longer than `metrics.bridge_max_s`, at most `split_gap_s`, crossed under way.
+        func ridden(_ w: DeviceWork, _ a: Int, _ b: Int) -> Bool {
+            Double(w.time[b] - w.time[a]) <= splitGapS * 1000 && crossed(w, a, b)
+        }
+
+        /// Whether the silence from fix `a` to fix `b` (no increment bridges it) was crossed under way.
+        func crossed(_ w: DeviceWork, _ a: Int, _ b: Int) -> Bool {
+            let ms = w.time[b] - w.time[a]
+            if Double(ms) > splitGapS * 1000 { return true }
+            guard Double(ms) > bridgeMaxS * 1000 else { return false }
+            return Self.pace(w, a, b) >= walkMaxMps
+        }
+
+        /// The least pace (m/s) over the silence from fix `a` to fix `b`: their straight line less both fixes' accuracy
+        /// (a fix 140 m off made a sparse phone's walk "faster than walking"), over the time.
+        static func pace(_ w: DeviceWork, _ a: Int, _ b: Int) -> Double {
+            // Each fix's ``TrackMotion/reach(_:)``: its accuracy, at least 5 m; 30 m when it reports none (GPX, GeoLife).
+            let slack = TrackMotion.reach(w.accuracy[a]) + TrackMotion.reach(w.accuracy[b])
+            let metres = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) - slack
+            return max(0, metres) / max(0.001, Double(w.time[b] - w.time[a]) / 1000)
+        }
+    }
+
     /// The stretches of a trip from `startMs` to `endMs` under way, as ``movingTime`` counts them (one rule for the
     /// trip and for its local days, ``MetricsPass``): each from and to (ms, clipped to the trip), with the position in
     /// `pts` of the fix it ends at when it is time between consecutive fixes at ≥ `metrics.moving_mps` (`moving`);
-    /// nil for a crossed silence, a counted connector and a trip no fix saw (`unseen`, under way all along).
+    /// nil for a crossed silence (``Silences``), a counted connector and a trip no fix saw (`unseen`, under way all along).
     static func movingStretches(
         startMs: Int64, endMs: Int64, _ w: DeviceWork, _ pts: [Int], _ moving: [Double], unseen: Bool,
-        ends: (from: (Double, Double)?, to: (Double, Double)?), splitGapS: Double
+        ends: (from: (Double, Double)?, to: (Double, Double)?), silences: Silences
     ) -> [(from: Int64, to: Int64, fix: Int?)] {
         if unseen { return endMs > startMs ? [(startMs, endMs, nil)] : [] }
         guard !pts.isEmpty else { return [] }
-        let splitMs = Int64(splitGapS * 1000)
         var out: [(from: Int64, to: Int64, fix: Int?)] = []
         func add(_ a: Int64, _ b: Int64, _ fix: Int?) {
             let lo = max(a, startMs), hi = min(b, endMs)
@@ -531,7 +573,7 @@ public struct TripsPass: MeasuringPass {
         if let from = ends.from, Geo.distance(from.0, from.1, w.lat[first], w.lon[first]) >= connectorM { add(startMs, w.time[first], nil) }
         for k in 1..<max(1, pts.count) {
             let a = w.time[pts[k - 1]], b = w.time[pts[k]]
-            if moving[k] > 0 { add(a, b, k) } else if b - a > splitMs { add(a, b, nil) }
+            if moving[k] > 0 { add(a, b, k) } else if silences.crossed(w, pts[k - 1], pts[k]) { add(a, b, nil) }
         }
         if let to = ends.to, Geo.distance(w.lat[last], w.lon[last], to.0, to.1) >= connectorM { add(w.time[last], endMs, nil) }
         return out
@@ -1197,7 +1239,7 @@ public struct TripsPass: MeasuringPass {
             longest.append(duration(r))
             spans.append((r.a, r.b))
         }
-        if p.hopSplitS > 0 && !unseen { hopsSplit(&legs, spans, w, pts, v, inc, p) }
+        if p.hopSplitS > 0 && !unseen { hopsSplit(&legs, spans, w, pts, v, inc, p, bridgeMaxS: mp.bridgeMaxS) }
         // A trip no fix saw (two stays at two places, nothing in between): its time comes from the stays' estimated
         // ends, so its speed says nothing about the vehicle; one leg of mode `unknown` rather than a guessed walk
         // (but a flight when even that pace is one, ``silentMode(_:_:_:_:)``).
@@ -1212,15 +1254,14 @@ public struct TripsPass: MeasuringPass {
         // A crossed silence inside the trip counts its straight line (the paths pass adds those at the ends).
         var crossed = 0.0
         if !unseen {
-            legs = crossedSilences(legs, trip, w, pts, inc, p, ends)
-            for leg in legs where leg.modeSource == "none" && leg.first != leg.last { crossed += leg.distanceM }
+            (legs, crossed) = crossedSilences(legs, trip, w, pts, inc, p, mp, ends)
             for k in legs.indices where legs[k].modeSource == "none" {
                 (legs[k].mode, legs[k].modeSource) = Self.silentMode(legs[k].distanceM, legs[k].startMs, legs[k].endMs, p)
             }
         }
         trip.legs = legs
         trip.distanceM = distance + crossed
-        trip.movingS = movingTime(trip, w, pts, moving, unseen: unseen, ends: ends, p)
+        trip.movingS = movingTime(trip, w, pts, moving, unseen: unseen, ends: ends, p, mp)
         trip.maxSpeed = maxSpeed(w, pts)
         trip.gaps = gaps
         return true
@@ -1236,14 +1277,15 @@ public struct TripsPass: MeasuringPass {
     /// (``crossedSilences``) and left alone. Before, the hop was the earlier leg's whole: a 9-min walk to a train had
     /// the train's first 2 min and 1.7 of its kilometres.
     static func hopsSplit(_ legs: inout [LegRecord], _ spans: [(a: Int, b: Int)], _ w: DeviceWork, _ pts: [Int], _ v: [Double],
-                          _ inc: [Double], _ p: Parameters) {
+                          _ inc: [Double], _ p: Parameters, bridgeMaxS: Double = MetricsPass.Parameters().bridgeMaxS) {
         let minMs = Int64(p.hopSplitS * 1000)
         for k in 0..<max(0, legs.count - 1) {
             guard let footFirst = walkMeetsVehicle(legs[k].mode, legs[k + 1].mode) else { continue }
             let (a, b) = (spans[k].b, spans[k + 1].a)
             let hopMs = w.time[pts[b]] - w.time[pts[a]]
-            // A silence longer than `split_gap_s` is a leg of its own (``crossedSilences``): left alone.
-            guard hopMs >= minMs, Double(hopMs) <= p.splitGapS * 1000 else { continue }
+            // A silence longer than `metrics.bridge_max_s` is ``crossedSilences``'s (a leg of its own when ridden
+            // through, else nothing): left alone (algorithm version 90; before, up to `split_gap_s`).
+            guard hopMs >= minMs, Double(hopMs) <= min(p.splitGapS, bridgeMaxS) * 1000 else { continue }
             var moving: [Double] = []
             let vehicleSpan = spans[footFirst ? k + 1 : k]
             for q in vehicleSpan.a...vehicleSpan.b where v[q] >= p.stillMps { moving.append(v[q]) }
@@ -1311,15 +1353,33 @@ public struct TripsPass: MeasuringPass {
     /// The speed of sound (m/s): no traveller's pace is faster (the clean pass's `max_mps` default).
     static let maxPaceMps = 340.0
 
-    /// The silences longer than `split_gap_s` that a trip crosses (`travel_min_mps`: the traveller moved through them)
-    /// become legs of their own, of mode `unknown` (`mode_source` `none`) with their straight line as distance: no fix
-    /// says how the traveller moved then, and a 30-km drive with the phone dead is not the walk its few fixes show.
+    /// The silences a trip crosses that become legs of their own, of mode `unknown` (`mode_source` `none`): no fix says
+    /// how the traveller moved then, and a 30-km drive with the phone dead is not the walk its few fixes show.
+    /// - Longer than `split_gap_s` (`travel_min_mps`: the traveller moved through them, or the trip would have been
+    ///   cut there), with their straight line as distance.
+    /// - Longer than `metrics.bridge_max_s` and crossed at least at `walk_max_mps` in a straight line (algorithm version
+    ///   90): a metro ride of 20 min under the ground, 12 km, between two walks; before, such a silence was neither
+    ///   bridged nor a leg, and the trip measured the two walks' 661 m though its ends lay 12.4 km apart. Inside a
+    ///   vehicle leg, or between two legs of one vehicle, it stays that leg's, its straight line added: the vehicle
+    ///   carried on (GeoLife 010's intercity train, 90 km in 18 min unseen, is a train, not `unknown`).
+    /// - At least `hop_split_s` long, bridged, inside a walk, run or ride (or between two of them) of fixes a few
+    ///   seconds apart on both sides, and crossed faster in a straight line (less both fixes' accuracy) than either
+    ///   class goes (`walk_max_mps`, `run_max_mps`, `cycle_max_mps`), with the bridged increment as distance: a 10-min
+    ///   metro ride of 5 km was "walk 5.4 km" at 18.8 km/h. A hop where a walk meets a vehicle is ``hopsSplit``'s.
+    /// Returns the legs and the straight lines of the silences longer than `metrics.bridge_max_s` (which no increment
+    /// counts).
     static func crossedSilences(
         _ legs: [LegRecord], _ trip: TripRecord, _ w: DeviceWork, _ pts: [Int], _ inc: [Double], _ p: Parameters,
-        _ ends: (from: (Double, Double)?, to: (Double, Double)?)
-    ) -> [LegRecord] {
-        guard let a = pts.first, let b = pts.last, !legs.isEmpty else { return legs }
-        let splitMs = Int64(p.splitGapS * 1000)
+        _ mp: MetricsPass.Parameters, _ ends: (from: (Double, Double)?, to: (Double, Double)?)
+    ) -> (legs: [LegRecord], crossedM: Double) {
+        guard let a = pts.first, let b = pts.last, !legs.isEmpty else { return (legs, 0) }
+        // The bridged hops are `fast_hop`'s reading (off with it).
+        let splitMs = Int64(p.splitGapS * 1000), bridgeMs = Int64(mp.bridgeMaxS * 1000)
+        let hopMs = p.hopSplitS > 0 && p.fastHop > 0 ? Int64(p.hopSplitS * 1000) : Int64.max
+        let denseMs: Int64 = 10_000
+        var crossedM = 0.0
+        /// The straight lines of silences a vehicle leg keeps as its own (by the position of the fix after each).
+        var absorbed = [Double](repeating: 0, count: pts.count)
         func silent(_ i: Int, _ j: Int, _ startMs: Int64, _ endMs: Int64, _ d: Double) -> LegRecord {
             LegRecord(mode: "unknown", modeSource: "none", first: i, last: j, startMs: startMs, endMs: endMs, distanceM: d)
         }
@@ -1336,37 +1396,83 @@ public struct TripsPass: MeasuringPass {
             }
             return lo
         }
-        func gap(_ q: Int) -> Bool { w.time[pts[q]] - w.time[pts[q - 1]] > splitMs }
+        /// The fastest a leg of `mode` goes: none for a vehicle (or a leg of no known class).
+        func bound(_ mode: String) -> Double {
+            switch LegMode(rawValue: mode) {
+            case .walk: p.walkMaxMps
+            case .run: p.runMaxMps
+            case .cycle: p.cycleMaxMps
+            default: .infinity
+            }
+        }
+        /// Whether the hop into `pts[q]`, inside leg `k` or (`boundary`) out of its last fix into leg `k + 1`'s first, is
+        /// a silence of its own (above).
+        func gap(_ q: Int, _ k: Int, boundary: Bool = false) -> Bool {
+            let ms = w.time[pts[q]] - w.time[pts[q - 1]]
+            if ms > splitMs { return true }
+            guard ms > bridgeMs || ms >= hopMs else { return false }
+            let next = boundary ? legs[k + 1].mode : legs[k].mode
+            // A bridged hop where a walk meets a vehicle is the two legs' to share (``hopsSplit``).
+            if boundary && ms <= bridgeMs && walkMeetsVehicle(legs[k].mode, next) != nil { return false }
+            if ms > bridgeMs {
+                guard Silences.pace(w, pts[q - 1], pts[q]) >= p.walkMaxMps else { return false }
+                // A vehicle that carried on through it (the leg holding it motorised, and the next leg the same vehicle):
+                // the leg's own, its straight line added (an intercity train's 18 min out of the satellites' sight).
+                if LegMode(rawValue: legs[k].mode)?.isMotorised == true, !boundary || legs[k + 1].mode == legs[k].mode {
+                    absorbed[q] = Geo.distance(w.lat[pts[q - 1]], w.lon[pts[q - 1]], w.lat[pts[q]], w.lon[pts[q]])
+                    crossedM += absorbed[q]
+                    return false
+                }
+                return true
+            }
+            // A silence of a phone that records often (the fixes on both sides a few seconds apart), as `fast_hop`
+            // reads one: a sparse phone's every hop is minutes long, and one fix 200 m off (more than it says) made a
+            // runner's minute 6 m/s.
+            guard q >= 2, q + 1 < pts.count, w.time[pts[q - 1]] - w.time[pts[q - 2]] <= denseMs, w.time[pts[q + 1]] - w.time[pts[q]] <= denseMs
+            else { return false }
+            return Silences.pace(w, pts[q - 1], pts[q]) > max(bound(legs[k].mode), bound(next))
+        }
+        /// The leg of the silence into `pts[q]`: the straight line over a silence no increment bridges, else the increment.
+        func silence(_ q: Int) -> LegRecord {
+            let (i, j) = (pts[q - 1], pts[q])
+            if w.time[j] - w.time[i] <= bridgeMs { return silent(i, j, w.time[i], w.time[j], inc[q]) }
+            let d = Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j])
+            crossedM += d
+            return silent(i, j, w.time[i], w.time[j], d)
+        }
         /// The way of a piece of leg `k` (points from `lo`), its increments from `start` through `last`: not the hop
         /// into the leg's first fix, which is the leg before's (as the legs count them).
         func way(_ start: Int, through last: Int, _ lo: Int, _ k: Int) -> Double {
             let from = start == lo && k > 0 ? lo + 1 : start
-            return from <= last ? inc[from...last].reduce(0, +) : 0
+            return from <= last ? inc[from...last].reduce(0, +) + absorbed[from...last].reduce(0, +) : 0
         }
         for (k, leg) in legs.enumerated() {
             // The leg's points are pts[lo..<hi]; each silence inside it, and one before the next leg, is cut out.
             let lo = index(leg.first), hi = k + 1 < legs.count ? index(legs[k + 1].first) : pts.count
             var piece = leg, start = lo
             if k == 0 && !out.isEmpty { piece.startMs = w.time[a] }
-            for q in (lo + 1)..<max(lo + 1, hi) where gap(q) {
+            let gapAfter = hi < pts.count && gap(hi, k, boundary: k + 1 < legs.count)
+            for q in (lo + 1)..<max(lo + 1, hi) where gap(q, k) {
                 var done = piece
                 done.first = pts[start]
                 done.last = pts[q - 1]
                 done.endMs = w.time[pts[q - 1]]
                 done.distanceM = way(start, through: q - 1, lo, k)
                 out.append(done)
-                out.append(silent(pts[q - 1], pts[q], w.time[pts[q - 1]], w.time[pts[q]], Geo.distance(w.lat[pts[q - 1]], w.lon[pts[q - 1]], w.lat[pts[q]], w.lon[pts[q]])))
+                out.append(silence(q))
                 start = q
                 piece.startMs = w.time[pts[q]]
             }
-            if start > lo {
+            if start > lo || gapAfter {
                 piece.first = pts[start]
-                piece.distanceM = way(start, through: hi < pts.count && !gap(hi) ? hi : hi - 1, lo, k)
+                piece.distanceM = way(start, through: hi < pts.count && !gapAfter ? hi : hi - 1, lo, k)
+            } else if lo + 1 <= min(hi, pts.count - 1) {
+                piece.distanceM += absorbed[(lo + 1)...min(hi, pts.count - 1)].reduce(0, +)
             }
-            if hi < pts.count && gap(hi) {
+            if gapAfter {
                 piece.endMs = w.time[pts[hi - 1]]
                 out.append(piece)
-                out.append(silent(pts[hi - 1], pts[hi], w.time[pts[hi - 1]], w.time[pts[hi]], Geo.distance(w.lat[pts[hi - 1]], w.lon[pts[hi - 1]], w.lat[pts[hi]], w.lon[pts[hi]])))
+                out.append(silence(hi))
             } else {
                 out.append(piece)
             }
@@ -1375,7 +1481,7 @@ public struct TripsPass: MeasuringPass {
             out[out.count - 1].endMs = w.time[b]
             out.append(silent(b, b, w.time[b], trip.endMs, Geo.distance(w.lat[b], w.lon[b], to.0, to.1)))
         }
-        guard out.contains(where: { $0.modeSource == "none" }) else { return legs }
+        guard out.contains(where: { $0.modeSource == "none" }) || crossedM > 0 else { return (legs, crossedM) }
         // A lone fix between two crossed silences (hourly fixes on a train) is no leg of its own: consecutive silences
         // are one `unknown` leg.
         var joined: [LegRecord] = []
@@ -1393,7 +1499,7 @@ public struct TripsPass: MeasuringPass {
         }
         if let first = joined.first, first.startMs != trip.startMs { joined[0].startMs = trip.startMs }
         if let last = joined.last, last.endMs != trip.endMs { joined[joined.count - 1].endMs = trip.endMs }
-        return joined
+        return (joined, crossedM)
     }
 
     /// What the trips pass found for the span: the trips, each with its row and its legs' rows ready to store (a leg

@@ -45,6 +45,11 @@ public final class Database {
             if path != ":memory:", FileSystem.kind(path) == .directory {
                 throw DatabaseError(code: rc, message: "cannot open \(path): it is a folder, not a database file", sql: nil)
             }
+            // Nor does it say that the folder to create the file in does not exist (`--db ~/no/such/folder/t.sqlite`).
+            let folder = FileSystem.directoryName(path)
+            if path != ":memory:", create, !readOnly, !immutable, FileSystem.kind(folder) != .directory {
+                throw DatabaseError(code: rc, message: "cannot create \(path): the folder \(folder) does not exist", sql: nil)
+            }
             throw DatabaseError(code: rc, message: "cannot open \(path): \(message)", sql: nil)
         }
         handle = db

@@ -93,6 +93,9 @@ public enum ShardMerge {
             if !resultsOnly {
                 summary.points = try copy(db, "points_hot", ["import_id": "s.import_id + \(io)"], order: "s.key")
                 _ = try copy(db, "point_flags", [:])
+            } else {
+                // The study holds no points to recompute from: `rebuild` and place edits refuse (``Store/holdsResultsOnly()``).
+                try db.run("INSERT OR REPLACE INTO main.settings(key, value) VALUES ('results_only', '1')")
             }
             summary.places = try copy(db, "places", ["id": place("s.id")])
             summary.stays = try copy(db, "stays", ["id": stay("s.id")])
@@ -161,6 +164,7 @@ public enum ShardMerge {
         let db = try Database(path: ":memory:")
         var records: [ShardPlanRecord?] = []
         var first: (shard: String, record: ShardPlanRecord)? = nil
+        var rules: (shard: String, parameters: [String: String])? = nil
         for shard in shards {
             try attach(db, shard, expected: Schema.currentVersion)
             defer { try? db.execute("DETACH DATABASE shard") }
@@ -184,6 +188,14 @@ public enum ShardMerge {
                 if !record.complete { throw try incomplete(db, shard: shard, record: record) }
             }
             try checkRebuilt(db, shard: shard, algorithmVersion: algorithmVersion)
+            // One rule set: every device of every shard rebuilt with the same pass parameters (the twelfth hostile
+            // round: shards rebuilt with different `--set`s merged without a word).
+            for text in try column(db, "SELECT DISTINCT parameters FROM shard.rebuild_state WHERE parameters NOT IN ('', '{}') ORDER BY 1") {
+                let parameters = Self.parameters(text)
+                guard let seen = rules else { rules = (shard, parameters); continue }
+                let keys = Set(parameters.keys).union(seen.parameters.keys).filter { parameters[$0] != seen.parameters[$0] }.sorted()
+                if !keys.isEmpty { throw ShardError.parametersDiffer(shard: shard, other: seen.shard, keys: keys) }
+            }
             records.append(record)
         }
         return records
@@ -332,8 +344,10 @@ public enum ShardMerge {
         return db.changes
     }
 
-    /// A digest of what the shard holds (its devices, imports, rebuild state and row counts) and of the mode, so
-    /// that the same shard merged again is recognised.
+    /// A digest of what the shard holds (its devices, imports, rebuild state and row counts; for a shard without devices
+    /// its plan and number in it) and of the mode, so that the same shard merged again is recognised. The plan's shard
+    /// number tells empty shards apart: a plan with more shards than devices has several that hold nothing, and the second was taken for the
+    /// first ("merged before"), so `merge --plan` never found the study whole (the twelfth hostile round).
     static func digest(_ db: Database, resultsOnly: Bool) throws -> String {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         func add(_ text: String) {
@@ -345,6 +359,10 @@ public enum ShardMerge {
             hash = hash &* 0x0000_0100_0000_01B3
         }
         add(resultsOnly ? "results" : "all")
+        // Only a shard without devices: the digests of the others stay those earlier merges recorded.
+        if try db.scalarInt("SELECT count(*) FROM shard.devices") == 0, let plan = try ShardPlanRecord.read(db, schema: "shard") {
+            add("plan \(plan.digest) \(plan.shard) of \(plan.shards)")
+        }
         for sql in [
             "SELECT id || ' ' || name FROM shard.devices ORDER BY id",
             "SELECT fingerprint || ' ' || status || ' ' || points_new FROM shard.imports ORDER BY id",
@@ -358,6 +376,16 @@ public enum ShardMerge {
         add(String(try db.scalarInt("SELECT coalesce(max(key), 0) FROM shard.points_hot") ?? 0))
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// The pass parameters a rebuild recorded (`rebuild_state.parameters`, a flat JSON object of numbers), by key.
+    static func parameters(_ text: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in text.trimmingCharacters(in: "{}").split(separator: ",") {
+            guard let colon = pair.lastIndex(of: ":") else { continue }
+            out[String(pair[..<colon]).trimmingCharacters(in: "\" ")] = String(pair[pair.index(after: colon)...])
+        }
+        return out
     }
 
     static func column(_ db: Database, _ sql: String, _ values: [SQLValue] = []) throws -> [String] {

@@ -18,6 +18,39 @@ import TriplineTestSupport
         #expect(try store.setting("timezone") == nil, "no zone was chosen, none is stored")
     }
 
+    /// Another zone moves the day rows: a rebuild with it leaves the same rows as a fresh store rebuilt with it, no row
+    /// of a date that no longer holds anything (the twelfth hostile round: after `--timezone UTC` a drive kept its old
+    /// day's row too, counted twice in `monthly-summary`).
+    @Test func aRebuildInAnotherZoneLeavesNoDayOfTheOldOne() throws {
+        let days = "SELECT group_concat(date || ' ' || trips || ' ' || round(distance_m), ', ') FROM (SELECT * FROM days ORDER BY date)"
+        let fresh = try SampleTracks.berlinToNewYork()
+        try rebuild(fresh, timezone: "Pacific/Kiritimati")
+        let store = try SampleTracks.berlinToNewYork()
+        try rebuild(store, timezone: "Pacific/Pago_Pago")
+        let before = try store.db.scalarText(days)
+        try rebuild(store, timezone: "Pacific/Kiritimati")
+        #expect(try store.db.scalarText(days) == fresh.db.scalarText(days))
+        #expect(before != (try fresh.db.scalarText(days)), "the two zones put the trip on different dates")
+        #expect(try count(store, "SELECT sum(trips) FROM days") == 1)
+    }
+
+    /// `--timezone position` takes back a zone chosen before (the twelfth hostile round: nothing could undo
+    /// `--timezone UTC`; "position" was an unknown zone): no zone is stored and every row is as by position.
+    @Test func aChosenZoneCanBeTakenBack() throws {
+        let rows = "SELECT group_concat(date || ' ' || utc_offset_s, ', ') FROM (SELECT * FROM days ORDER BY date)"
+        let fresh = try SampleTracks.berlinToNewYork()
+        try rebuild(fresh, timezone: nil)
+        let store = try SampleTracks.berlinToNewYork()
+        try rebuild(store, timezone: "UTC")
+        #expect(try store.setting("timezone") == "UTC")
+        try rebuild(store, timezone: "position")
+        #expect(try store.setting("timezone") == nil)
+        #expect(try store.db.scalarText(rows) == fresh.db.scalarText(rows))
+        #expect(try count(store, "SELECT end_utc_offset_s FROM trips") == -18_000)
+        try rebuild(store, timezone: nil)
+        #expect(try store.db.scalarText(rows) == fresh.db.scalarText(rows), "a later rebuild keeps zones by position")
+    }
+
     @Test func aChosenZoneStillOverridesThePosition() throws {
         let store = try SampleTracks.berlinToNewYork()
         try rebuild(store, timezone: "Europe/Berlin")

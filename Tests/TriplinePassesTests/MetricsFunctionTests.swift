@@ -122,7 +122,7 @@ import TriplineStore
         let pts = Array(trip.first...trip.last)
         let (_, moving, _) = MetricsPass.increments(w, pts, MetricsPass.Parameters())
         return TripsPass.movingTime(trip, w, pts, moving, unseen: unseen, ends: (from.map { ($0.lat, $0.lon) }, to.map { ($0.lat, $0.lon) }),
-                                    TripsPass.Parameters())
+                                    TripsPass.Parameters(), MetricsPass.Parameters())
     }
 
     /// A silence the trip crosses (an hour without a fix, longer than `trips.split_gap_s`) is moving time of the trip,

@@ -66,6 +66,8 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
     case planMismatch(shard: String, found: String, expected: String)
     /// `merge --plan`: shards of the plan that are not in the study after the merge.
     case missingShards(study: String, plan: String, shards: [Int], total: Int)
+    /// Two shards rebuilt with different pass parameters (`--set`, `--config`): the keys that differ.
+    case parametersDiffer(shard: String, other: String, keys: [String])
 
     public var description: String {
         switch self {
@@ -93,6 +95,10 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
                 + "; run `tripline rebuild --db \(shard)` (with the study's --timezone) before merging it"
         case .planMismatch(let shard, let found, let expected):
             return "\(shard): \(found), but \(expected); merge the shards of one plan into one study"
+        case .parametersDiffer(let shard, let other, let keys):
+            let shown = keys.prefix(5).joined(separator: ", ") + (keys.count > 5 ? " and \(keys.count - 5) more" : "")
+            return "\(shard): rebuilt with other pass parameters than \(other) (\(shown)); a study is one rule set: rebuild "
+                + "every shard with the same --set and --config, then merge"
         case .missingShards(let study, let plan, let shards, let total):
             return "\(study) lacks \(shards.count) of the \(total) shards of plan \(plan): shard"
                 + (shards.count == 1 ? " " : "s ") + shards.map(String.init).joined(separator: ", ")

@@ -212,11 +212,26 @@ import TriplineTestSupport
         #expect(out.contains("points left in the shard"), "\(out)")
         #expect(try Self.rows(study, "SELECT count(*) FROM points_hot") == ["integer(0)"])
         #expect(try Self.rows(study, "SELECT count(*) FROM point_flags") == ["integer(0)"])
+        // The same content but the points, and the mark that the study holds none (`settings.results_only`).
+        #expect(try Self.texts(study, "SELECT value FROM settings WHERE key = 'results_only'") == ["1"])
         for sql in Self.contentQueries where !sql.contains("points_hot") && !sql.contains("point_flags") {
-            #expect(try Self.rows(single, sql) == Self.rows(study, sql), "\(sql)")
+            let content = sql.replacingOccurrences(of: "NOT LIKE 'merge.%'", with: "NOT LIKE 'merge.%' AND key != 'results_only'")
+            #expect(try Self.rows(single, content) == Self.rows(study, content), "\(sql)")
         }
-        let rebuilt = try run(["rebuild", "--db", study, "--timezone", Self.zone])
-        #expect(rebuilt.components(separatedBy: "(up to date)").count - 1 == Self.simulation.devices.count, "\(rebuilt)")
+        // Nothing is recomputed in it (the twelfth hostile round: `rebuild --full`, or a `--set`, found no points and
+        // deleted every trip, visit and place, and a place edit moved the days to UTC): refused, the study unchanged.
+        let before = try Self.everything(study)
+        for arguments in [["rebuild", "--full"], ["rebuild", "--set", "stays.radius_m=100"], ["rebuild"]] {
+            let refused = runCLI(arguments + ["--db", study, "--timezone", Self.zone])
+            #expect(refused.status == 1 && refused.stderr.contains("was merged with --results-only"), "\(arguments): \(refused.stderr)")
+        }
+        let place = try #require(try Self.texts(study, "SELECT id FROM places ORDER BY id LIMIT 1").first)
+        let renamed = runCLI(["places", "rename", place, "Office", "--db", study])
+        #expect(renamed.status == 1 && renamed.stderr.contains("was merged with --results-only"), "\(renamed.stderr)")
+        #expect(try Self.everything(study) == before)
+        // Its trips have no lines, and the export says so.
+        let trips = runCLI(["export", "--db", study, "--what", "trips", "--format", "geojson", "-o", dir + "/trips.geojson"])
+        #expect(trips.status == 0 && trips.stderr.contains("holds no points, so its trips have no lines"), "\(trips.stderr)")
     }
 
     @Test func aShardOfAnotherSchemaVersionIsRefused() throws {
@@ -471,6 +486,35 @@ import TriplineTestSupport
         let none = runCLI(["merge", "--db", study, "--plan", dir + "/plan.json", single])
         #expect(none.status == 1 && none.stderr.contains("\(single): it was not imported with `import --plan`"), "\(none.stderr)")
         #expect(try Self.everything(study) == before)
+    }
+
+    /// Shards rebuilt with different pass parameters are two rule sets, not one study (the twelfth hostile round: merged
+    /// without a word): refused before anything is written, naming the keys.
+    @Test func shardsRebuiltWithOtherParametersAreRefused() throws {
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 2)
+        _ = try run(["rebuild", "--quiet", "--db", shards[0], "--timezone", Self.zone, "--set", "stays.radius_m=60"])
+        let refused = runCLI(["merge", "--db", dir + "/study.sqlite"] + shards)
+        #expect(refused.status == 1 && refused.stderr.contains("rebuilt with other pass parameters than") && refused.stderr.contains("stays.radius_m"),
+                "\(refused.stderr)")
+        let written = FileSystem.kind(dir + "/study.sqlite") == nil ? ["0"] : try Self.texts(dir + "/study.sqlite", "SELECT count(*) FROM devices")
+        #expect(written == ["0"], "nothing merged")
+    }
+
+    /// A plan of more shards than devices (an array job sized above the number of participants) has shards that hold
+    /// nothing; each is one of the plan's, not the one before merged again (the twelfth hostile round: the second
+    /// empty shard was "merged before" and `merge --plan` failed on every run).
+    @Test func emptyShardsOfAPlanAreEachMerged() throws {
+        let (dir, paths) = try writeStudy()
+        let shards = try shards(dir, paths, count: 6)
+        let plan = try ShardPlan.read(dir + "/plan.json")
+        #expect(try shards.filter { try Self.texts($0, "SELECT count(*) FROM devices") == ["0"] }.count == 2)
+        let all = try run(["merge", "--db", dir + "/study.sqlite", "--plan", dir + "/plan.json"] + shards)
+        #expect(all.contains("the study holds all 6 shards of plan \(plan.digest)"), "\(all)")
+        #expect(!all.contains("merged before"), "\(all)")
+        // Merged again, every shard (the empty ones too) is recognised.
+        let again = try run(["merge", "--db", dir + "/study.sqlite", "--plan", dir + "/plan.json"] + shards)
+        #expect(again.components(separatedBy: "merged before").count - 1 == 6, "\(again)")
     }
 
     /// `merge --plan`: shards left out are named and the merge exits 1, keeping what it merged; merging the missing

@@ -1,0 +1,73 @@
+import Testing
+import TriplineCore
+@testable import TriplineStore
+import TriplineTestSupport
+
+/// A metro ride under the ground: a walk to the station with a fix every 2 s, no fix while the train runs, a walk out
+/// (the twelfth hostile round). The trip's distance is never below the straight lines it crossed, and the ride is no
+/// walk, however long the silence (algorithm version 90).
+@Suite struct UndergroundRideTests {
+    static let t0 = Int64(CivilTime.daysFromCivil(year: 2024, month: 6, day: 3)) * 86_400_000 + 5 * 3_600_000
+
+    /// Home an hour, 400 m on foot, `minutes` of silence covering `km`, 300 m on foot, the office four hours.
+    static func commute(minutes: Int, km: Double) throws -> Store {
+        var b = TrackBuilder(startMs: t0, lat: 48.8566, lon: 2.3522)
+        b.still(3600, every: 30)
+        b.move(400, bearing: 90, speed: 1.4, every: 2)
+        b.gap(minutes * 60, moving: km * 1000, bearing: 20)
+        b.move(300, bearing: 0, speed: 1.4, every: 2)
+        b.still(4 * 3600, every: 60)
+        let store = try storeWith([("metro", b.points)])
+        try rebuild(store, timezone: "Europe/Paris")
+        return store
+    }
+
+    /// 10 min and 5 km (bridged: `metrics.bridge_max_s` is 15 min), 20 min and 12 km (before: neither bridged nor a
+    /// leg of its own, so 0 m), 40 min and 14 km (a crossed silence, as before).
+    @Test(arguments: [(10, 5.0), (20, 12.0), (40, 14.0)])
+    func theRideIsALegOfItsOwnAndCounts(silenceMin: Int, km: Double) throws {
+        let store = try Self.commute(minutes: silenceMin, km: km)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        let trip = try #require(try real(store, "SELECT distance_m FROM trips"))
+        #expect(trip >= km * 1000 + 600 && trip <= km * 1000 + 800, "trip \(trip) m")
+        let modes = try store.db.scalarText("SELECT group_concat(mode || ' ' || round(distance_m), ', ') FROM (SELECT * FROM legs ORDER BY leg)")
+        let walks = try real(store, "SELECT max(distance_m) FROM legs WHERE mode = 'walk'") ?? 0
+        #expect(walks < 500, "\(modes ?? "")")
+        #expect(try count(store, "SELECT count(*) FROM legs WHERE mode = 'unknown' AND distance_m >= \(km * 1000 - 50)") == 1, "\(modes ?? "")")
+        let legs = try real(store, "SELECT sum(distance_m) FROM legs") ?? 0
+        #expect(abs(legs - trip) < 1, "legs \(legs) m, trip \(trip) m")
+        let days = try real(store, "SELECT sum(distance_m) FROM days") ?? 0
+        #expect(abs(days - trip) < 1, "days \(days) m, trip \(trip) m")
+        // The ride was under way: the trip's moving time holds it, and so do its days'.
+        let moving = try real(store, "SELECT moving_s FROM trips") ?? 0
+        #expect(moving >= Double(silenceMin * 60), "moving \(moving) s")
+        #expect(abs((try real(store, "SELECT sum(moving_s) FROM days") ?? 0) - moving) < 1)
+    }
+
+    func real(_ store: Store, _ sql: String) throws -> Double? { try store.db.scalarText(sql).flatMap(Double.init) }
+
+    /// A drive that loses its fixes for 20 min at 20 m/s (an intercity train, a tunnel under a city): the vehicle
+    /// carried on, so the silence is the car leg's own, its 24 km counted, no `unknown` leg.
+    @Test func aVehicleThatCarriedOnKeepsTheSilence() throws {
+        var b = TrackBuilder(startMs: Self.t0, lat: 48.8566, lon: 2.3522)
+        b.still(3600, every: 30)
+        b.move(9000, bearing: 90, speed: 15, every: 2)
+        b.gap(20 * 60, moving: 24_000, bearing: 90)
+        b.move(9000, bearing: 90, speed: 15, every: 2)
+        b.still(2 * 3600, every: 60)
+        let store = try storeWith([("car", b.points)])
+        try rebuild(store, timezone: "Europe/Paris")
+        #expect(try count(store, "SELECT count(*) FROM legs WHERE mode != 'car'") == 0)
+        let trip = try real(store, "SELECT distance_m FROM trips") ?? 0
+        #expect(trip >= 41_500 && trip <= 42_500, "trip \(trip) m")
+        let legs = try real(store, "SELECT sum(distance_m) FROM legs") ?? 0, days = try real(store, "SELECT sum(distance_m) FROM days") ?? 0
+        #expect(abs(legs - trip) < 1 && abs(days - trip) < 1, "legs \(legs), days \(days), trip \(trip) m")
+    }
+
+    /// A silence of 20 min that the traveller did not ride through (150 m: a wait in a shop with no fix) is no leg and
+    /// counts nothing, as before.
+    @Test func aSlowSilenceIsNoRide() throws {
+        let store = try Self.commute(minutes: 20, km: 0.15)
+        #expect(try count(store, "SELECT count(*) FROM legs WHERE mode = 'unknown'") == 0)
+    }
+}
