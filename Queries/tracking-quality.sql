@@ -4,7 +4,8 @@
 -- breaks); it counts on the day of the point that ends it. `covered_share` is the time between consecutive points
 -- that are at most 5 minutes apart, as a share of 24 hours (capped at 1). `flagged` counts points the clean pass
 -- flagged (point_flags.flags != 0). After each device's days comes a row with date `total` for the whole range;
--- only it has `rejected`: the records its imports rejected, which carry no time and so cannot be put on a day.
+-- only it has `rejected`: the records its imports rejected, which carry no time and so cannot be put on a day (a file
+-- of several devices counts its rejects for each device it gave points to, as devices-overview does).
 -- Parameters: :from, :to (local days YYYY-MM-DD, inclusive) and :device (a device name); NULL means no limit.
 -- Points are read from `points_hot` in key order (key = device_id << 42 | time_ms, docs/SCHEMA.md), which is device
 -- and time order, so the gaps need no sort; a gap is only measured between two points of the same device.
@@ -52,7 +53,10 @@ report AS (
            sum(d.gaps),
            round(max(d.longest_ms) / 60000.0, 1),
            round(min(1.0, sum(d.covered_ms) / (86400000.0 * count(*))), 3),
-           (SELECT coalesce(sum(r.records), 0) FROM rejects r JOIN imports i ON i.id = r.import_id WHERE i.device_id = dev.id),
+           (SELECT coalesce(sum(r.records), 0) FROM rejects r JOIN imports i ON i.id = r.import_id
+             WHERE i.device_id = dev.id OR (i.device_id IS NULL AND EXISTS (
+              SELECT 1 FROM points_hot p WHERE p.key BETWEEN dev.id << 42 AND (dev.id << 42) | 4398046511103
+                AND p.import_id = i.id))),
            1
     FROM daily d JOIN devices dev ON dev.id = d.device_id
     GROUP BY dev.id

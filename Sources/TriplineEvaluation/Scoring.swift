@@ -75,6 +75,8 @@ public enum Scoring {
 /// The scores of one rebuild against one truth.
 public struct SimulationScores: Sendable {
     public var truthTrips = 0, foundTrips = 0, matchedTrips = 0
+    /// The truth's devices the database does not hold (not scored).
+    public var missingDevices: [String] = []
     public var tripPrecision = 0.0, tripRecall = 0.0, tripF1 = 0.0
     public var medianStartErrorS = Double.nan, medianEndErrorS = Double.nan
     public var truthVisits = 0, foundVisits = 0, matchedVisits = 0
@@ -190,13 +192,19 @@ public enum SimulationEvaluation {
     }
 
     /// Scores the rebuilt trips, visits and days of the simulated devices against the truth.
+    /// - Throws: ``EvaluationError/noTruthDevice(_:)`` when the database holds none of the truth's devices (another
+    ///   simulation's database, or none imported): a score of 0 would say the rebuild found nothing.
     public static func score(_ truth: SimulationTruth, store: Store, devices: [String]? = nil) throws -> SimulationScores {
         var tally = Tally()
         let deviceNames = devices ?? Array(Set(truth.trips.map(\.device)).union(truth.stays.map(\.device))).sorted()
+        if !deviceNames.isEmpty, try deviceNames.allSatisfy({ try resolveDevice($0, store: store) == nil }) {
+            throw EvaluationError.noTruthDevice(deviceNames)
+        }
         let placeByID = Dictionary(uniqueKeysWithValues: truth.places.map { ($0.id, $0) })
         for name in deviceNames {
             guard let deviceID = try resolveDevice(name, store: store) else {
                 tally.s.details.append("\(name): no such device in the database (not scored)")
+                tally.s.missingDevices.append(name)
                 continue
             }
             let tTrips = truth.trips.filter { $0.device == name }

@@ -56,6 +56,13 @@ import TriplineTestSupport
         let r = runCLI(["score", "--db", db, "--truth", truth])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("F1 1.00"), "\(r.stdout)")
+        // A database that holds none of the truth's devices is an error, not a score of 0 (the twelfth hostile round:
+        // "F1 0.00", exit 0).
+        let other = FileSystem.directoryName(db) + "/other.sqlite"
+        _ = try Store(path: other)
+        let wrong = runCLI(["score", "--db", other, "--truth", truth])
+        #expect(wrong.status == 1 && wrong.stderr.contains("holds none of the truth's devices"), "\(wrong.status) \(wrong.stdout) \(wrong.stderr)")
+        #expect(!wrong.stdout.contains("F1"), "\(wrong.stdout)")
     }
 
     @Test func configFileSetsParameters() throws {

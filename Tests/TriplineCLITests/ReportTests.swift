@@ -140,6 +140,11 @@ import TriplineTestSupport
         try #require(rows.count == 3, "\(overview.stdout)")
         let imports = rows[0].firstIndex(of: "imports")!, rejected = rows[0].firstIndex(of: "rejected")!
         #expect(rows.dropFirst().map { [$0[imports], $0[rejected]] } == [["1", "1"], ["1", "1"]], "\(overview.stdout)")
+        // `tracking-quality`'s total rows count the reject for each too (the twelfth hostile round: 0 and 0).
+        let quality = try ReportTests.report("tracking-quality", path: db)
+        let lines = quality.stdout.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let qualityRejected = try #require(lines.first?.firstIndex(of: "rejected"))
+        #expect(lines.filter { $0.first == "total" }.map { $0[qualityRejected] } == ["1", "1"], "\(quality.stdout)")
     }
 
     @Test func devicesOverview() throws {

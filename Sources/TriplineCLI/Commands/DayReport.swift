@@ -10,7 +10,7 @@ enum DayReport {
         guard let text = parsed.value("date") else { throw UsageError("'report day' wants '--date YYYY-MM-DD'", command: "report") }
         guard let day = CivilTime.parseDate(text) else { throw UsageError("'\(text)' is not a date (YYYY-MM-DD)", command: "report") }
         let store = try Store.forReading(path: CommonOptions.databasePath(parsed, context))
-        let output: String = try store.readTransaction {
+        let (output, empty): (String, Bool) = try store.readTransaction {
             let exporter = try Exporter(store: store, privacyZones: PrivacyCommand.zones(parsed, store, command: "report"))
             do {
                 // Names from the data (often wifi SSIDs) reach the terminal escaped.
@@ -20,12 +20,14 @@ enum DayReport {
                     e.device = Terminal.escaped(e.device)
                     return e
                 }
-                return DayTimeline.text(date: text, entries)
+                return (DayTimeline.text(date: text, entries), entries.isEmpty)
             } catch let error as ExportError {
                 throw CommandFailure(error.description)
             }
         }
         context.stdout.write(output)
+        // An empty day of a database never rebuilt says why, as `export` does (the twelfth hostile round).
+        if empty, let note = try CommonOptions.notRebuiltNote(store, device: parsed.value("device")) { context.stderr.write(note) }
         return TriplineCLI.Exit.success
     }
 }

@@ -64,6 +64,11 @@ enum ExportCommand {
         } else {
             context.stderr.write("Exported \(result.records) \(kind.rawValue) as \(format.rawValue) to \(destination) (\(result.bytes) bytes).\n")
         }
+        if (kind == .trips || kind == .legs) && format != .csv, try store.holdsResultsOnly() {
+            context.stderr.write(
+                "Note: \(Terminal.escaped(database)) was merged with --results-only: it holds no points, so its \(kind.rawValue) have "
+                    + "no lines (GeoJSON geometry null, GPX without trkpt); export them from the shards for their lines.\n")
+        }
         return TriplineCLI.Exit.success
     }
 

@@ -94,6 +94,10 @@ enum ImportCommand {
             if summary.rejected > 0 {
                 context.stdout.write("See the rejects: tripline info --db \(store.path), or SELECT * FROM rejects.\n")  // not a read: a hint
             }
+            if shard == nil, summary.imported + summary.skipped + summary.failed == 0 {
+                // A folder with no file in it (or only folders) said nothing but "0 files imported" (the twelfth hostile round).
+                context.stderr.write("Note: no file was found in what was given (\(parsed.positionals.map(Terminal.escaped).joined(separator: ", "))).\n")
+            }
         }
         return summary.failed > 0 ? TriplineCLI.Exit.failure : TriplineCLI.Exit.success
     }
@@ -132,8 +136,13 @@ enum ImportCommand {
     static func rejectLines(store: Store, importID: Int64, count: Int, limit: Int = 5) -> String {
         var text = ""
         var shown = 0
-        for reject in (try? store.rejects(importID: importID, limit: limit)) ?? [] {
-            let place = reject.line.map { "line \($0)" } ?? "byte \(reject.byteOffset)"
+        let rejects = (try? store.rejects(importID: importID, limit: limit)) ?? []
+        // Rejects that share a line (an Overland body posted on one line) are told apart by their byte.
+        var perLine: [Int64: Int] = [:]
+        for reject in rejects { if let line = reject.line { perLine[line, default: 0] += 1 } }
+        for reject in rejects {
+            let place = reject.line.map { perLine[$0, default: 0] > 1 ? "line \($0), byte \(reject.byteOffset)" : "line \($0)" }
+                ?? "byte \(reject.byteOffset)"
             text += "          rejected \(place): \(reject.reason): \(Terminal.escaped(reject.detail))\n"
             shown += 1
         }

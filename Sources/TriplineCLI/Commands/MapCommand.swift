@@ -61,6 +61,11 @@ enum MapCommand {
         }
         let seconds = Clock.monotonic() - started
         let report = toStdout ? context.stderr : context.stdout
+        if !parsed.flag("quiet"), try store.holdsResultsOnly() {
+            context.stderr.write(
+                "Note: \(Terminal.escaped(database)) was merged with --results-only: it holds no points, so each trip is drawn "
+                    + "as a straight line from its start to its end; draw the map of a shard for the trips' ways.\n")
+        }
         if parsed.flag("json") {
             report.write(
                 "{\"path\":\(JSONText.quotedForScript(path)),\"bytes\":\(document.bytes.count),\"trips\":\(document.tripsDrawn),"

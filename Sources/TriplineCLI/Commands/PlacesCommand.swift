@@ -84,6 +84,9 @@ enum PlacesCommand {
         }
         // The device's other places' names before the edit: a rename can qualify one of them (`Cafe (2)`).
         let before = action == "rename" ? try places(store, device: edited.device).filter { $0.id != edited.id } : []
+        // An edit is applied by recomputing the device's places and days, which a results-only study cannot (its local
+        // days come from points it does not hold): refused before anything is recorded.
+        if try store.holdsResultsOnly() { throw CommandFailure(RebuildError.resultsOnly(store.path).description) }
         try store.transaction { _ = try RebuildTables(store).insert(row) }
         do {
             try Rebuild.reapplyPlaceEdits(store: store, deviceID: edited.deviceID)

@@ -29,7 +29,10 @@ enum RebuildCommand {
                 OptionSpec("pass", value: "NAME", help: "Run only this pass (\(Rebuild.passOrder.joined(separator: ", ")))."),
                 OptionSpec("set", value: "PASS.KEY=VALUE", repeatable: true, help: "Override a pass parameter, e.g. stays.radius_m=80."),
                 OptionSpec("config", value: "FILE", help: "A file of 'pass.key = value' lines (# comments)."),
-                OptionSpec("timezone", value: "AREA/CITY", help: "Time zone of points without their own offset (e.g. Europe/Berlin)."),
+                OptionSpec(
+                    "timezone", value: "AREA/CITY",
+                    help: "Time zone of points without their own offset (e.g. Europe/Berlin), kept for later runs; "
+                        + "'position' goes back to each point's zone by where it was (the default)."),
                 OptionSpec("full", help: "Recompute everything, not only what new points touched."),
                 CommonOptions.quiet, CommonOptions.json,
             ],
@@ -62,8 +65,9 @@ enum RebuildCommand {
         options.settings = try settings(parsed)
         if let zone = parsed.value("timezone") {
             // A misspelt zone is a bad argument, refused before the database is opened (exit 64).
-            guard LocalZones(overrideName: zone) != nil else {
-                throw UsageError("unknown time zone '\(zone)' for --timezone; use an IANA name such as Europe/Berlin")
+            guard zone == Rebuild.positionZones || LocalZones(overrideName: zone) != nil else {
+                throw UsageError(
+                    "unknown time zone '\(zone)' for --timezone; use an IANA name such as Europe/Berlin, or 'position' for each point's zone by where it was")
             }
             options.timeZoneName = zone
         }

@@ -30,6 +30,9 @@ enum ScoreCommand {
         let scores = try SimulationEvaluation.score(truth, store: store)
         // The details name the database's devices and places (archive text): escaped for the terminal.
         context.stdout.write(Terminal.message(scores.report))
+        if !scores.missingDevices.isEmpty {
+            context.stderr.write(Terminal.message("Not scored: no device \(scores.missingDevices.joined(separator: ", ")) in the database.") + "\n")
+        }
         if parsed.flag("details") { for line in scores.details { context.stdout.write(Terminal.message(line) + "\n") } }
         return TriplineCLI.Exit.success
     }

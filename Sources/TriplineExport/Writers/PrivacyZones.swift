@@ -78,7 +78,7 @@ public struct PrivacyZones: Sendable, Equatable {
             let tail = specification[specification.index(after: colon)...]
             if let value = Double(tail) {
                 guard value.isFinite, value > 0, value <= 100_000 else {
-                    throw PrivacyZoneError(description: "privacy zone '\(specification)': the radius must be between 0 and 100000 metres")
+                    throw PrivacyZoneError(description: "privacy zone '\(specification)': the radius must be more than 0 and at most 100000 metres")
                 }
                 radius = value
                 place = String(specification[..<colon])

@@ -3,7 +3,8 @@ import TriplineCore
 /// Reads GPX 1.0 and 1.1 files with a small byte-level XML reader (no Foundation, no libxml).
 ///
 /// Every `trkpt` with a `time` becomes a point (`ele` → altitude, GPX 1.0 `speed`/`course` or an extension's
-/// `speed` → speed and course; `hdop`, `vdop`, `sat`, `src` kept in `extra`). A `wpt` becomes an app event of kind
+/// `speed` → speed and course; Tripline's own extensions `speed_mps`, `course_deg`, `accuracy_m`, `motion` and `ssid`
+/// → those fields, so its GPX points export reads back whole; `hdop`, `vdop`, `sat`, `src` kept in `extra`). A `wpt` becomes an app event of kind
 /// `waypoint`. The root's `creator` is kept (`imports.creator`). GPX has no device, so the device is `--device`,
 /// else the folder or file name. A syntax error is one `invalid_xml` reject; reading resumes at the next `<trkpt`.
 public struct GPXReader {
@@ -36,6 +37,10 @@ public struct GPXReader {
         var ele: Double?
         var speed: Double?
         var course: Double?
+        /// Tripline's own extensions (its GPX points export): horizontal accuracy, motion states, wifi network.
+        var accuracy: Double?
+        var motion: String?
+        var ssid: String?
         /// `<ele>`, `<speed>` or `<course>` text that is no number (`0x10`, `fast`): an `invalid_measure` row each.
         var badMeasures: [(String, String)] = []
         var extras: [(String, String)] = []
@@ -178,12 +183,19 @@ public struct GPXReader {
                         case "time":
                             f.timeText = value
                             f.time = Timestamp.parseISO8601(value)
-                        case "speed":
+                        case "speed", "speed_mps":
                             f.speed = parseNumber(value)
                             if f.speed == nil && !value.isEmpty { f.badMeasures.append((name, value)) }
-                        case "course":
+                        case "course", "course_deg":
                             f.course = parseNumber(value)
                             if f.course == nil && !value.isEmpty { f.badMeasures.append((name, value)) }
+                        // Tripline's GPX points export writes these under its namespace (`tripline:accuracy_m`): a backup
+                        // it wrote reads back whole (the twelfth hostile round: speed and accuracy were lost).
+                        case "accuracy_m":
+                            f.accuracy = parseNumber(value)
+                            if f.accuracy == nil && !value.isEmpty { f.badMeasures.append((name, value)) }
+                        case "motion": if !value.isEmpty { f.motion = value }
+                        case "ssid": if !value.isEmpty { f.ssid = value }
                         case "hdop", "vdop", "pdop", "sat", "src", "fix", "name", "sym", "type", "desc":
                             if !value.isEmpty { f.extras.append((name, value)) }
                         default: break
@@ -338,7 +350,9 @@ public struct GPXReader {
         var speed = f.speed
         if let s = speed, !(s >= 0) { speed = nil }
         let point = Point(deviceID: Int64(d), timeMs: time.ms, utcOffsetS: time.offsetSeconds, lat: lat, lon: lon,
-                          altitudeM: f.ele.flatMap { $0.isFinite ? $0 : nil }, speedMps: speed, courseDeg: f.course, extra: extra)
+                          altitudeM: f.ele.flatMap { $0.isFinite ? $0 : nil }, speedMps: speed, courseDeg: f.course,
+                          accuracyM: f.accuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }, motion: f.motion, ssid: f.ssid,
+                          extra: extra)
         builder.addPoint(point, start: f.start, end: end)
     }
 
