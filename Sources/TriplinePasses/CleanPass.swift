@@ -230,10 +230,13 @@ public struct CleanPass: Pass {
                 if p.stillJumpMinM > 0, runEnd == k, work.speed[b].isNaN, saysStill(a) {
                     var e = k
                     let until = work.time[a] + Int64(p.stillJumpS * 1000)
-                    while e + 2 < kept.count, work.speed[kept[e + 1]].isNaN, work.time[kept[e + 1]] <= until { e += 1 }
+                    let minM = min(p.stillJumpMinM, p.jumpMinM)
+                    // The run ends at the first fix back near the still one (algorithm version 89): a phone lying still
+                    // whose fixes carry no speed but `stationary` is not scanned 15 minutes ahead from every fix.
+                    while e + 2 < kept.count, work.speed[kept[e + 1]].isNaN, work.time[kept[e + 1]] <= until,
+                        Geo.distance(work.lat[a], work.lon[a], work.lat[kept[e + 1]], work.lon[kept[e + 1]]) >= minM { e += 1 }
                     let c = kept[e + 1]
                     if e > k, saysStill(c), Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000 {
-                        let minM = min(p.stillJumpMinM, p.jumpMinM)
                         var nearest = Double.infinity
                         for q in k...e {
                             let f = kept[q]
