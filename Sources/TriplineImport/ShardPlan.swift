@@ -253,7 +253,11 @@ extension Importer {
     /// Plans `paths` into `shards` shards (`tripline plan`): walks them as `import` would and forms units.
     public static func plan(paths: [String], shards: Int, by: ShardPlan.By, options: ImportOptions = ImportOptions()) throws -> PlanResult {
         let importer = Importer(store: try Store(path: ":memory:"), options: options)
-        let (jobs, failures) = importer.jobs(paths)
+        let (all, failures) = importer.jobs(paths)
+        // A file reached twice (a folder given twice, or inside another given) is planned once: the import of its
+        // shard reads it once (the twelfth hostile round: `plan s1 s1` listed every file of s1 twice).
+        var seen = Set<String>()
+        let jobs = all.filter { seen.insert($0.path).inserted }
         return PlanResult(plan: ShardPlan.make(jobs: jobs, paths: paths, shards: shards, by: by), problems: failures)
     }
 

@@ -70,6 +70,7 @@ public enum ShardMerge {
             }
             try checkStudyPlan(db, shard: shard, plan: plan)
             try checkDevices(db, shard: shard)
+            try checkRules(db, shard: shard)
             if let clash = try row(db, """
                 SELECT s.value, m.value FROM shard.settings s JOIN main.settings m ON m.key = s.key
                 WHERE s.key = 'timezone' AND s.value != m.value
@@ -376,6 +377,20 @@ public enum ShardMerge {
         add(String(try db.scalarInt("SELECT coalesce(max(key), 0) FROM shard.points_hot") ?? 0))
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Refuses a shard rebuilt with other pass parameters than the devices merged into the study before (by an earlier
+    /// `merge` run; ``check(shards:algorithmVersion:plan:)`` compares the shards given together).
+    static func checkRules(_ db: Database, shard: String) throws {
+        func rules(_ schema: String) throws -> [String] {
+            try column(db, "SELECT DISTINCT parameters FROM \(schema).rebuild_state WHERE parameters NOT IN ('', '{}') ORDER BY 1")
+        }
+        guard let study = try rules("main").first.map(parameters) else { return }
+        for text in try rules("shard") {
+            let theirs = parameters(text)
+            let keys = Set(theirs.keys).union(study.keys).filter { theirs[$0] != study[$0] }.sorted()
+            if !keys.isEmpty { throw ShardError.parametersDiffer(shard: shard, other: "the study's devices", keys: keys) }
+        }
     }
 
     /// The pass parameters a rebuild recorded (`rebuild_state.parameters`, a flat JSON object of numbers), by key.

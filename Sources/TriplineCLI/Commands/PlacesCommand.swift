@@ -15,14 +15,16 @@ enum PlacesCommand {
                 visits from the results (the points stay stored). Edits are kept in the table place_edits and \
                 applied by every rebuild, which finds the place again by the centre it had when it was edited (the \
                 nearest place within places.radius_m), so they survive rebuilds that renumber or move places a little. \
-                An edit is applied at once (the places and daily totals of that device are recomputed). A place the \
+                An edit is applied at once (the places and daily totals of that device are recomputed). 'places \
+                edits' lists the edits kept (EDIT id, device, action, centre); 'places undo EDIT' removes one and \
+                recomputes that device's places again. A place the \
                 user did not name takes the first of: the app's own name for it (Google's visits, OwnTracks \
                 regions), Home or Work from when the time is spent there, the wifi network most seen there (its \
                 SSID), 'near' its locality with distance and direction, else its coordinates.
                 """,
             arguments: [
-                ArgumentSpec("action", optional: true, help: "rename, merge or forget (none: list the places)."),
-                ArgumentSpec("values", optional: true, variadic: true, help: "rename: ID NAME; merge: ID INTO_ID; forget: ID."),
+                ArgumentSpec("action", optional: true, help: "rename, merge, forget, edits or undo (none: list the places)."),
+                ArgumentSpec("values", optional: true, variadic: true, help: "rename: ID NAME; merge: ID INTO_ID; forget: ID; undo: EDIT."),
             ],
             options: [CommonOptions.db, CommonOptions.device, CommonOptions.quiet, CommonOptions.json],
             run: run)
@@ -38,8 +40,10 @@ enum PlacesCommand {
             case "rename": guard values.count >= 2 else { throw UsageError("'places rename' wants ID NAME", command: "places") }
             case "merge": guard values.count == 2 else { throw UsageError("'places merge' wants ID INTO_ID", command: "places") }
             case "forget": guard values.count == 1 else { throw UsageError("'places forget' wants ID", command: "places") }
+            case "edits": guard values.isEmpty else { throw UsageError("Unexpected argument '\(values[0])'", command: "places") }
+            case "undo": guard values.count == 1 else { throw UsageError("'places undo' wants EDIT (an id that 'places edits' lists)", command: "places") }
             default:
-                throw UsageError("Unknown action '\(action)'; use rename, merge or forget (or none to list the places)", command: "places")
+                throw UsageError("Unknown action '\(action)'; use rename, merge, forget, edits or undo (or none to list the places)", command: "places")
             }
         } else if !values.isEmpty {
             throw UsageError("Unexpected argument '\(values[0])'", command: "places")
@@ -47,7 +51,9 @@ enum PlacesCommand {
         let path = CommonOptions.databasePath(parsed, context)
         // Listing only reads: it works on a database this user may not write (read-only, as `info` does).
         guard let action else { return try list(Store.forReading(path: path), parsed, context) }
+        if action == "edits" { return try edits(Store.forReading(path: path), parsed, context) }
         let store = try Store(path: path, create: false)
+        if action == "undo" { return try undo(store, values[0], parsed, context) }
 
         func place(_ text: String) throws -> Place {
             guard let id = Int64(text) else { throw UsageError("'\(text)' is not a place id; 'tripline places' lists them", command: "places") }
@@ -141,6 +147,73 @@ enum PlacesCommand {
                          NumberText.fixed(p.lat, decimals: 5) + ", " + NumberText.fixed(p.lon, decimals: 5)])
         }
         context.stdout.write(InfoCommand.table(rows, rightAligned: [0, 3, 4]))
+        return TriplineCLI.Exit.success
+    }
+
+    /// `places edits`: the edits kept, oldest first (the twelfth hostile round: a `forget` or `merge` could be undone
+    /// only in SQL, and it applied to any new place near the old centre).
+    static func edits(_ store: Store, _ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let device = try parsed.value("device").map { try store.deviceID(named: $0) }
+        var names: [Int64: String] = [:]
+        func name(_ id: Int64) throws -> String {
+            if let known = names[id] { return known }
+            let n = try store.deviceName(id: id) ?? String(id)
+            names[id] = n
+            return n
+        }
+        let all = try store.allPlaceEdits(device: device)
+        func what(_ e: PlaceEditRow) -> String {
+            switch e.action {
+            case .rename: return e.name ?? ""
+            case .merge: return "into " + (e.intoLat.map { NumberText.fixed($0, decimals: 5) } ?? "?") + ", "
+                + (e.intoLon.map { NumberText.fixed($0, decimals: 5) } ?? "?")
+            case .forget: return ""
+            }
+        }
+        if parsed.flag("json") {
+            let items = try all.map { e in
+                "{\"edit\":\(e.id ?? 0),\"device\":\(JSONText.quotedForTerminal(try name(e.deviceID))),\"action\":\"\(e.action.rawValue)\","
+                    + "\"name\":\(e.name.map(JSONText.quotedForTerminal) ?? "null"),\"lat\":\(NumberText.fixed(e.lat, decimals: 6)),"
+                    + "\"lon\":\(NumberText.fixed(e.lon, decimals: 6)),\"created\":\(JSONText.quotedForTerminal(CivilTime.iso8601(ms: e.createdMs)))}"
+            }
+            context.stdout.write("{\"edits\":[\(items.joined(separator: ","))]}\n")
+            return TriplineCLI.Exit.success
+        }
+        if all.isEmpty {
+            context.stdout.write("No place edits.\n")
+            return TriplineCLI.Exit.success
+        }
+        var rows = [["EDIT", "DEVICE", "ACTION", "WHAT", "CENTRE", "CREATED"]]
+        for e in all {
+            let centre = NumberText.fixed(e.lat, decimals: 5) + ", " + NumberText.fixed(e.lon, decimals: 5)
+            rows.append([String(e.id ?? 0), printable(try name(e.deviceID)), e.action.rawValue, printable(what(e)), centre,
+                         CivilTime.iso8601(ms: e.createdMs)])
+        }
+        context.stdout.write(InfoCommand.table(rows, rightAligned: [0]))
+        return TriplineCLI.Exit.success
+    }
+
+    /// `places undo EDIT`: removes an edit and recomputes its device's places and days, as the edit was applied.
+    static func undo(_ store: Store, _ text: String, _ parsed: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        guard let id = Int64(text) else { throw UsageError("'\(text)' is not an edit id; 'tripline places edits' lists them", command: "places") }
+        guard let edit = try store.allPlaceEdits().first(where: { $0.id == id }) else {
+            throw CommandFailure("no place edit with id \(id); 'tripline places edits' lists them")
+        }
+        if try store.holdsResultsOnly() { throw CommandFailure(RebuildError.resultsOnly(store.path).description) }
+        try store.transaction { _ = try RebuildTables(store).deletePlaceEdit(id: id) }
+        do {
+            try Rebuild.reapplyPlaceEdits(store: store, deviceID: edit.deviceID)
+        } catch let error as RebuildError {
+            throw CommandFailure(error.description)
+        } catch let error as PassSettingsError {
+            throw CommandFailure(error.description)
+        }
+        if parsed.flag("json") {
+            context.stdout.write("{\"action\":\"undo\",\"edit\":\(id)}\n")
+        } else if !parsed.flag("quiet") {
+            let device = Terminal.escaped(try store.deviceName(id: edit.deviceID) ?? "?")
+            context.stdout.write("Removed edit \(id) (\(edit.action.rawValue)) of \(device); its places are recomputed.\n")
+        }
         return TriplineCLI.Exit.success
     }
 

@@ -43,11 +43,35 @@ extension RebuildTables {
              .optional(r.intoLon), .integer(r.createdMs)])
         return db.lastInsertRowID
     }
+
+    /// Removes a user's edit of a place (`tripline places undo`); false when there is none with that id.
+    public func deletePlaceEdit(id: Int64) throws -> Bool {
+        try db.run("DELETE FROM place_edits WHERE id = ?", [.integer(id)])
+        return db.changes > 0
+    }
 }
 
 // MARK: Read by the places and timeline passes
 
 extension Store {
+    /// Every place edit (of `device` when given), oldest first (`tripline places edits`; an action this version does
+    /// not know is left out).
+    public func allPlaceEdits(device: Int64? = nil) throws -> [PlaceEditRow] {
+        let st = try db.prepare(
+            """
+            SELECT id, device_id, action, lat, lon, name, into_lat, into_lon, created_ms FROM place_edits
+            WHERE ?1 IS NULL OR device_id = ?1 ORDER BY id
+            """)
+        try st.bind([.optional(device)])
+        var out: [PlaceEditRow] = []
+        while try st.step() {
+            guard let action = PlaceEditRow.Action(rawValue: st.text(2) ?? "") else { continue }
+            out.append(PlaceEditRow(id: st.int64(0), deviceID: st.int64(1), action: action, lat: st.double(3), lon: st.double(4), name: st.text(5),
+                                    intoLat: st.optionalDouble(6), intoLon: st.optionalDouble(7), createdMs: st.int64(8)))
+        }
+        return out
+    }
+
     /// A device's place edits, oldest first (an edit whose action this version does not know is left out).
     public func placeEdits(device: Int64) throws -> [PlaceEditRow] {
         let st = try db.prepare(

@@ -157,6 +157,11 @@ import TriplineTestSupport
         for (a, b) in zip(plan.shards, plan.shards.dropFirst()) { #expect(a.overflowEnd <= b.overflowFirst) }
         #expect(plan.shards[0].overflowFirst > Int64(plan.units.count))
         #expect(plan.shards.last!.overflowEnd <= 1 << 21)
+        // A folder given twice is planned once (the twelfth hostile round: every file listed twice).
+        _ = try run(["plan", "--shards", "3", "-o", dir + "/twice.json"] + paths + paths)
+        let twice = try ShardPlan.read(dir + "/twice.json")
+        #expect(twice.units.flatMap(\.files).count == plan.units.flatMap(\.files).count)
+        #expect(Set(twice.units.flatMap(\.files)).count == twice.units.flatMap(\.files).count)
     }
 
     /// Two participants' folders each holding `phone/`: one device by import's rule, so one unit either way.
@@ -499,6 +504,10 @@ import TriplineTestSupport
                 "\(refused.stderr)")
         let written = FileSystem.kind(dir + "/study.sqlite") == nil ? ["0"] : try Self.texts(dir + "/study.sqlite", "SELECT count(*) FROM devices")
         #expect(written == ["0"], "nothing merged")
+        // Merged one at a time, by two runs: the second is compared with the study's devices.
+        _ = try run(["merge", "--quiet", "--db", dir + "/study.sqlite", shards[1]])
+        let later = runCLI(["merge", "--db", dir + "/study.sqlite", shards[0]])
+        #expect(later.status == 1 && later.stderr.contains("rebuilt with other pass parameters than the study's devices"), "\(later.stderr)")
     }
 
     /// A plan of more shards than devices (an array job sized above the number of participants) has shards that hold
