@@ -68,15 +68,8 @@ import TriplineTestSupport
     /// `places forget` and `places merge` could be undone only in SQL, and kept applying to any new place near the
     /// old centre: `places edits` lists the edits kept, `places undo EDIT` removes one and recomputes at once.
     @Test func aPlaceEditCanBeUndone() throws {
-        let t0 = Int64(CivilTime.daysFromCivil(year: 2024, month: 6, day: 3)) * 86_400_000 + 6 * 3_600_000
-        var b = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.405, offset: 7200)
-        b.still(2 * 3600, every: 60, drift: 0...10)
-        b.move(8000, bearing: 250, speed: 8, every: 10)
-        b.still(2 * 3600 - 60, every: 60, drift: 0...10)
-        let store = try storeWith([("phone", b.points)])
-        try rebuild(store)
-        let path = store.path
-        let places = try rows(path, "SELECT id FROM places ORDER BY first_visit_ms")
+        let (path, ids) = try SeventhRoundHoleTests().twoPlaces()
+        let places = ids.map(String.init)
         try #require(places.count == 2)
         #expect(runCLI(["places", "edits", "--db", path]).stdout.contains("No place edits."))
         #expect(runCLI(["places", "forget", places[0], "--db", path]).status == 0)
