@@ -254,10 +254,11 @@ extension Importer {
     public static func plan(paths: [String], shards: Int, by: ShardPlan.By, options: ImportOptions = ImportOptions()) throws -> PlanResult {
         let importer = Importer(store: try Store(path: ":memory:"), options: options)
         let (all, failures) = importer.jobs(paths)
-        // A file reached twice (a folder given twice, or inside another given) is planned once: the import of its
-        // shard reads it once (the twelfth hostile round: `plan s1 s1` listed every file of s1 twice).
+        // A file reached twice (a folder given twice, as `data` and `./data`, through a link, or inside another given)
+        // is planned once, by its real path: the import of its shard reads it once (the twelfth and thirteenth hostile
+        // rounds: `plan s1 s1` listed every file of s1 twice, and so did `plan data ./data`).
         var seen = Set<String>()
-        let jobs = all.filter { seen.insert($0.path).inserted }
+        let jobs = all.filter { seen.insert(Self.realPath($0.path) ?? $0.path).inserted }
         return PlanResult(plan: ShardPlan.make(jobs: jobs, paths: paths, shards: shards, by: by), problems: failures)
     }
 

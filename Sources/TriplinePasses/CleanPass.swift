@@ -61,6 +61,10 @@ public struct CleanPass: Pass {
         /// few hundred metres off while the phone lay still. 0 = off.
         public var stillJumpMinM: Double = 150
         public var stillJumpS: Double = 900
+        /// … but a run of several such fixes only when the still fixes around it are at most this far apart (seconds):
+        /// a wifi fallback's few fixes at a time (algorithm version 84). Five `stationary` fixes over 4 min 5 km off
+        /// between home fixes 15 min apart were a real errand by car (the thirteenth hostile round).
+        public var stillRunS: Double = 300
         public var stillMps: Double = 0.5
         /// A fix, or a run of fixes within `still_jump_s`, at least `jump_min_m` from the fixes before and after it
         /// (which are close together, as above) is a jump when no traveller accelerating at most this much (m/s²)
@@ -85,7 +89,7 @@ public struct CleanPass: Pass {
         public static var keys: Keys { [
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
-            "still_jump_s": \.stillJumpS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
+            "still_jump_s": \.stillJumpS, "still_run_s": \.stillRunS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
             "timeline_path": \.timelinePath, "line_jump_s": \.lineJumpS, "line_jump_min_m": \.lineJumpMinM,
             "jump_accel_mps2": \.jumpAccelMps2,
         ] }
@@ -97,7 +101,7 @@ public struct CleanPass: Pass {
             "jump_return_ratio": .share,  // a share of the jump distance
             "duplicate_ms": ParameterRange(0, 3_600_000),  // 0 (only the same instant) to an hour
             "still_jump_min_m": .distanceOrOff,  // 0 = off
-            "still_jump_s": .duration, "still_mps": .speedOrOff,
+            "still_jump_s": .duration, "still_run_s": .duration, "still_mps": .speedOrOff,
             "max_mps": .speed,  // an airliner's fastest ground speed is 340 m/s; above 350 nothing is out of reach
             "unknown_accuracy_m": .distanceOrOff,  // the accuracy taken for a fix that reports none
             "timeline_path": .flag,
@@ -229,14 +233,14 @@ public struct CleanPass: Pass {
                 // to a wifi or cell estimate hundreds of metres off for a few fixes at a time, back and forth for hours.
                 if p.stillJumpMinM > 0, runEnd == k, work.speed[b].isNaN, saysStill(a) {
                     var e = k
-                    let until = work.time[a] + Int64(p.stillJumpS * 1000)
+                    let until = work.time[a] + Int64(min(p.stillRunS, p.stillJumpS) * 1000)
                     let minM = min(p.stillJumpMinM, p.jumpMinM)
                     // The run ends at the first fix back near the still one (algorithm version 89): a phone lying still
                     // whose fixes carry no speed but `stationary` is not scanned 15 minutes ahead from every fix.
                     while e + 2 < kept.count, work.speed[kept[e + 1]].isNaN, work.time[kept[e + 1]] <= until,
                         Geo.distance(work.lat[a], work.lon[a], work.lat[kept[e + 1]], work.lon[kept[e + 1]]) >= minM { e += 1 }
                     let c = kept[e + 1]
-                    if e > k, saysStill(c), Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000 {
+                    if e > k, saysStill(c), Double(work.time[c] - work.time[a]) <= min(p.stillRunS, p.stillJumpS) * 1000 {
                         var nearest = Double.infinity
                         for q in k...e {
                             let f = kept[q]
@@ -261,9 +265,12 @@ public struct CleanPass: Pass {
                     k = e
                     continue
                 }
-                // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump.
+                // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump. A
+                // run of fixes at one position (a phone standing somewhere minutes long) is several fixes: the run's
+                // window, `still_run_s`.
+                let window = runEnd == k ? p.stillJumpS : min(p.stillRunS, p.stillJumpS)
                 let still = p.stillJumpMinM > 0 && work.speed[b].isNaN && saysStill(a) && saysStill(c)
-                    && Double(work.time[c] - work.time[a]) <= p.stillJumpS * 1000
+                    && Double(work.time[c] - work.time[a]) <= window * 1000
                 let minM = still ? min(p.stillJumpMinM, p.jumpMinM) : p.jumpMinM
                 if dab < minM { continue }
                 let dbc = Geo.distance(work.lat[b], work.lon[b], work.lat[c], work.lon[c])

@@ -1441,9 +1441,10 @@ public struct TripsPass: MeasuringPass {
             return silent(i, j, w.time[i], w.time[j], d)
         }
         /// The way of a piece of leg `k` (points from `lo`), its increments from `start` through `last`: not the hop
-        /// into the leg's first fix, which is the leg before's (as the legs count them).
+        /// into its first fix, which is the leg before's or the silence's before it (as the legs count them; the
+        /// thirteenth hostile round: a piece after a bridged silence counted the silence's increment again).
         func way(_ start: Int, through last: Int, _ lo: Int, _ k: Int) -> Double {
-            let from = start == lo && k > 0 ? lo + 1 : start
+            let from = start == lo && k == 0 ? start : start + 1
             return from <= last ? inc[from...last].reduce(0, +) + absorbed[from...last].reduce(0, +) : 0
         }
         for (k, leg) in legs.enumerated() {

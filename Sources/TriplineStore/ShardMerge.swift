@@ -166,6 +166,7 @@ public enum ShardMerge {
         var records: [ShardPlanRecord?] = []
         var first: (shard: String, record: ShardPlanRecord)? = nil
         var rules: (shard: String, parameters: [String: String])? = nil
+        var zones: (shard: String, zone: String)? = nil
         for shard in shards {
             try attach(db, shard, expected: Schema.currentVersion)
             defer { try? db.execute("DETACH DATABASE shard") }
@@ -196,6 +197,14 @@ public enum ShardMerge {
                 guard let seen = rules else { rules = (shard, parameters); continue }
                 let keys = Set(parameters.keys).union(seen.parameters.keys).filter { parameters[$0] != seen.parameters[$0] }.sorted()
                 if !keys.isEmpty { throw ShardError.parametersDiffer(shard: shard, other: seen.shard, keys: keys) }
+            }
+            // One zone rule: zones by position (`position`) and a chosen zone are two (the thirteenth hostile round: a
+            // shard by position merged beside one of `--timezone UTC`, and the next rebuild moved its days).
+            for zone in try column(db, "SELECT DISTINCT timezone FROM shard.rebuild_state WHERE timezone != '' ORDER BY 1") {
+                guard let seen = zones else { zones = (shard, zone); continue }
+                if zone != seen.zone {
+                    throw ShardError.settingConflict(shard: shard, key: "timezone", value: zone, study: "'\(seen.zone)' in \(seen.shard)")
+                }
             }
             records.append(record)
         }
@@ -384,6 +393,11 @@ public enum ShardMerge {
     static func checkRules(_ db: Database, shard: String) throws {
         func rules(_ schema: String) throws -> [String] {
             try column(db, "SELECT DISTINCT parameters FROM \(schema).rebuild_state WHERE parameters NOT IN ('', '{}') ORDER BY 1")
+        }
+        if let ours = try column(db, "SELECT DISTINCT timezone FROM main.rebuild_state WHERE timezone != '' ORDER BY 1").first {
+            for theirs in try column(db, "SELECT DISTINCT timezone FROM shard.rebuild_state WHERE timezone != '' ORDER BY 1") where theirs != ours {
+                throw ShardError.settingConflict(shard: shard, key: "timezone", value: theirs, study: "'\(ours)' in the study")
+            }
         }
         guard let study = try rules("main").first.map(parameters) else { return }
         for text in try rules("shard") {

@@ -203,6 +203,31 @@ enum EarlyPassesWork {
         #expect(jumps(night(homeSpeed: 0, motion: "stationary", every: 600)) == [])
     }
 
+    /// A real errand by car seen by five `stationary` fixes without speed 5 km off, over 4 min, between home fixes
+    /// 15 min apart (the thirteenth hostile round: all five flagged, the two drives gone): several fixes are a run, whose
+    /// window is `still_run_s` (300 s), whether they lie at one position or scatter.
+    @Test func anErrandSeenByFiveStationaryFixesIsKept() throws {
+        func errand(scatter: Bool) -> [Point] {
+            var points: [Point] = []
+            var t = t0
+            let far = Geo.destination(52.52, 13.40, bearing: 90, distance: 5000)
+            for _ in 0..<30 { points.append(Point(deviceID: 1, timeMs: t, lat: 52.52, lon: 13.40, accuracyM: 10, motion: "stationary")); t += 60_000 }
+            t += 300_000
+            for q in 0..<5 {
+                let lat = far.lat + (scatter ? Double(q) * 1e-4 : 0)
+                points.append(Point(deviceID: 1, timeMs: t, lat: lat, lon: far.lon, accuracyM: 10, motion: "stationary"))
+                t += 60_000
+            }
+            t += 240_000
+            for _ in 0..<30 { points.append(Point(deviceID: 1, timeMs: t, lat: 52.52, lon: 13.40, accuracyM: 10, motion: "stationary")); t += 60_000 }
+            return points
+        }
+        for scatter in [false, true] {
+            let flags = CleanPass.clean(EarlyPassesWork.of(errand(scatter: scatter)), CleanPass.Input(), CleanPass.Parameters()).flags
+            #expect(flags.allSatisfy { $0 & CleanPass.Flag.jump == 0 }, "scatter \(scatter): \(flags.enumerated().filter { $0.element != 0 }.map(\.offset))")
+        }
+    }
+
     /// The points as an app writes them without any reported speed (GPX, GeoLife, Overland's -1).
     func withoutSpeeds(_ points: [Point]) -> [Point] {
         points.map { p in

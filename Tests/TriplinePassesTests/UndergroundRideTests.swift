@@ -22,9 +22,11 @@ import TriplineTestSupport
         return store
     }
 
-    /// 10 min and 5 km (bridged: `metrics.bridge_max_s` is 15 min), 20 min and 12 km (before: neither bridged nor a
-    /// leg of its own, so 0 m), 40 min and 14 km (a crossed silence, as before).
-    @Test(arguments: [(10, 5.0), (20, 12.0), (40, 14.0)])
+    /// 9 min and 4.3 km (bridged, inside one walk run: `trips.leg_gap_s` is 10 min; the thirteenth hostile round found
+    /// the walk after it counting the silence's 4.3 km again), 10 min and 5 km (bridged: `metrics.bridge_max_s` is
+    /// 15 min), 20 min and 12 km (before: neither bridged nor a leg of its own, so 0 m), 40 min and 14 km (a crossed
+    /// silence, as before).
+    @Test(arguments: [(9, 4.3), (10, 5.0), (20, 12.0), (40, 14.0)])
     func theRideIsALegOfItsOwnAndCounts(silenceMin: Int, km: Double) throws {
         let store = try Self.commute(minutes: silenceMin, km: km)
         #expect(try count(store, "SELECT count(*) FROM trips") == 1)

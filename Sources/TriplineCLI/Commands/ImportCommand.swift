@@ -42,6 +42,13 @@ enum ImportCommand {
                 + "(as long as a folder's name, which names a device when --device is not given)", command: "import")
         }
         let store = try Store(path: CommonOptions.databasePath(parsed, context), requireWritable: true)
+        // Points imported into a results-only study could never be rebuilt there (the thirteenth hostile round: 7,079
+        // points waiting for good): import into the shards, or a new database.
+        if try store.holdsResultsOnly() {
+            throw CommandFailure(
+                "\(Terminal.escaped(store.path)) was merged with --results-only: its points stay in the shards and nothing is "
+                    + "recomputed here; import into a shard (or a new database) and merge again into a new study")
+        }
         let importer = Importer(store: store, options: ImportOptions(device: parsed.value("device")))
         let showProgress = context.stderr.isTerminal && !quiet && !json
         var progressShown = false

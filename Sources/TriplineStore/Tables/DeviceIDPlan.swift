@@ -84,7 +84,10 @@ public enum ShardError: Error, CustomStringConvertible, Sendable, Equatable {
         case .sameFile(let path):
             return "\(path) is the study database itself, not a shard"
         case .settingConflict(let shard, let key, let value, let study):
-            return "\(shard): setting '\(key)' is '\(value)' there but '\(study)' in the study; rebuild every shard with the same --timezone"
+            // `study` is the study's value, or (quoted, with where it is) another shard's or the study's devices'.
+            let other = study.hasPrefix("'") ? study : "'\(study)' in the study"
+            return "\(shard): setting '\(key)' is '\(value)' there but \(other); rebuild every shard with the same --timezone "
+                + "('position': zones by position)"
         case .otherPlan(let database, let recorded, let given):
             return "\(database) holds \(recorded), not \(given); import each shard of a plan into its own database"
         case .incompleteImport(let shard, let record, let missing, let planned, let first):

@@ -158,7 +158,7 @@ import TriplineTestSupport
         #expect(plan.shards[0].overflowFirst > Int64(plan.units.count))
         #expect(plan.shards.last!.overflowEnd <= 1 << 21)
         // A folder given twice is planned once (the twelfth hostile round: every file listed twice).
-        _ = try run(["plan", "--shards", "3", "-o", dir + "/twice.json"] + paths + paths)
+        _ = try run(["plan", "--shards", "3", "-o", dir + "/twice.json"] + paths + paths.map { $0 + "/." })
         let twice = try ShardPlan.read(dir + "/twice.json")
         #expect(twice.units.flatMap(\.files).count == plan.units.flatMap(\.files).count)
         #expect(Set(twice.units.flatMap(\.files)).count == twice.units.flatMap(\.files).count)
@@ -233,6 +233,9 @@ import TriplineTestSupport
         let place = try #require(try Self.texts(study, "SELECT id FROM places ORDER BY id LIMIT 1").first)
         let renamed = runCLI(["places", "rename", place, "Office", "--db", study])
         #expect(renamed.status == 1 && renamed.stderr.contains("was merged with --results-only"), "\(renamed.stderr)")
+        // Nor is anything imported into it: its points could never be rebuilt (the thirteenth hostile round).
+        let imported = runCLI(["import", "--db", study] + paths)
+        #expect(imported.status == 1 && imported.stderr.contains("was merged with --results-only"), "\(imported.stderr)")
         #expect(try Self.everything(study) == before)
         // Its trips have no lines, and the export says so.
         let trips = runCLI(["export", "--db", study, "--what", "trips", "--format", "geojson", "-o", dir + "/trips.geojson"])
@@ -504,6 +507,11 @@ import TriplineTestSupport
                 "\(refused.stderr)")
         let written = FileSystem.kind(dir + "/study.sqlite") == nil ? ["0"] : try Self.texts(dir + "/study.sqlite", "SELECT count(*) FROM devices")
         #expect(written == ["0"], "nothing merged")
+        // Zones by position beside a chosen zone are two zone rules too (the thirteenth hostile round).
+        _ = try run(["rebuild", "--quiet", "--db", shards[0], "--timezone", "position", "--set", "stays.radius_m=120"])
+        let zoned = runCLI(["merge", "--db", dir + "/zoned.sqlite"] + shards)
+        #expect(zoned.status == 1 && zoned.stderr.contains("setting 'timezone' is"), "\(zoned.stderr)")
+        _ = try run(["rebuild", "--quiet", "--db", shards[0], "--timezone", Self.zone, "--set", "stays.radius_m=60"])
         // Merged one at a time, by two runs: the second is compared with the study's devices.
         _ = try run(["merge", "--quiet", "--db", dir + "/study.sqlite", shards[1]])
         let later = runCLI(["merge", "--db", dir + "/study.sqlite", shards[0]])
