@@ -89,7 +89,8 @@ public struct CleanPass: Pass {
         public static var keys: Keys { [
             "max_accuracy_m": \.maxAccuracyM, "jump_min_m": \.jumpMinM, "jump_speed_mps": \.jumpSpeedMps,
             "jump_return_ratio": \.jumpReturnRatio, "duplicate_ms": \.duplicateMs, "still_jump_min_m": \.stillJumpMinM,
-            "still_jump_s": \.stillJumpS, "still_run_s": \.stillRunS, "still_mps": \.stillMps, "max_mps": \.maxMps, "unknown_accuracy_m": \.unknownAccuracyM,
+            "still_jump_s": \.stillJumpS, "still_run_s": \.stillRunS, "still_mps": \.stillMps, "max_mps": \.maxMps,
+            "unknown_accuracy_m": \.unknownAccuracyM,
             "timeline_path": \.timelinePath, "line_jump_s": \.lineJumpS, "line_jump_min_m": \.lineJumpMinM,
             "jump_accel_mps2": \.jumpAccelMps2,
         ] }
