@@ -165,8 +165,7 @@ public enum ShardMerge {
         let db = try Database(path: ":memory:")
         var records: [ShardPlanRecord?] = []
         var first: (shard: String, record: ShardPlanRecord)? = nil
-        var rules: (shard: String, parameters: [String: String])? = nil
-        var zones: (shard: String, zone: String)? = nil
+        var seen: (shard: String, parameters: String?, zone: String?)? = nil
         for shard in shards {
             try attach(db, shard, expected: Schema.currentVersion)
             defer { try? db.execute("DETACH DATABASE shard") }
@@ -190,22 +189,14 @@ public enum ShardMerge {
                 if !record.complete { throw try incomplete(db, shard: shard, record: record) }
             }
             try checkRebuilt(db, shard: shard, algorithmVersion: algorithmVersion)
-            // One rule set: every device of every shard rebuilt with the same pass parameters (the twelfth hostile
-            // round: shards rebuilt with different `--set`s merged without a word).
-            for text in try column(db, "SELECT DISTINCT parameters FROM shard.rebuild_state WHERE parameters NOT IN ('', '{}') ORDER BY 1") {
-                let parameters = Self.parameters(text)
-                guard let seen = rules else { rules = (shard, parameters); continue }
-                let keys = Set(parameters.keys).union(seen.parameters.keys).filter { parameters[$0] != seen.parameters[$0] }.sorted()
-                if !keys.isEmpty { throw ShardError.parametersDiffer(shard: shard, other: seen.shard, keys: keys) }
-            }
-            // One zone rule: zones by position (`position`) and a chosen zone are two (the thirteenth hostile round: a
-            // shard by position merged beside one of `--timezone UTC`, and the next rebuild moved its days).
-            for zone in try column(db, "SELECT DISTINCT timezone FROM shard.rebuild_state WHERE timezone != '' ORDER BY 1") {
-                guard let seen = zones else { zones = (shard, zone); continue }
-                if zone != seen.zone {
-                    throw ShardError.settingConflict(shard: shard, key: "timezone", value: zone, study: "'\(seen.zone)' in \(seen.shard)")
-                }
-            }
+            // One rule set: every device of every shard rebuilt with the same pass parameters and zone rule (the twelfth
+            // and thirteenth hostile rounds: shards of different `--set`s, or by position beside `--timezone UTC`,
+            // merged without a word).
+            let theirs = try rules(db, "shard")
+            let reference = seen ?? (shard, theirs.parameters.first, theirs.zones.first)
+            try checkSameRules(theirs, shard: shard, as: (reference.parameters, reference.zone), of: reference.shard,
+                               quoted: "'\(reference.zone ?? "")' in \(reference.shard)")
+            seen = (reference.shard, reference.parameters ?? theirs.parameters.first, reference.zone ?? theirs.zones.first)
             records.append(record)
         }
         return records
@@ -391,19 +382,30 @@ public enum ShardMerge {
     /// Refuses a shard rebuilt with other pass parameters than the devices merged into the study before (by an earlier
     /// `merge` run; ``check(shards:algorithmVersion:plan:)`` compares the shards given together).
     static func checkRules(_ db: Database, shard: String) throws {
-        func rules(_ schema: String) throws -> [String] {
-            try column(db, "SELECT DISTINCT parameters FROM \(schema).rebuild_state WHERE parameters NOT IN ('', '{}') ORDER BY 1")
+        let ours = try rules(db, "main")
+        try checkSameRules(try rules(db, "shard"), shard: shard, as: (ours.parameters.first, ours.zones.first), of: "the study's devices",
+                           quoted: "'\(ours.zones.first ?? "")' in the study")
+    }
+
+    /// The distinct pass parameters and zone rules (`position` or a zone's name) the devices of `schema` were rebuilt
+    /// with (`rebuild_state`; rows of no record left out).
+    static func rules(_ db: Database, _ schema: String) throws -> (parameters: [String], zones: [String]) {
+        (try column(db, "SELECT DISTINCT parameters FROM \(schema).rebuild_state WHERE parameters NOT IN ('', '{}') ORDER BY 1"),
+         try column(db, "SELECT DISTINCT timezone FROM \(schema).rebuild_state WHERE timezone != '' ORDER BY 1"))
+    }
+
+    /// Refuses `shard`'s rules when they differ from `reference` (parameters, zone; nil: nothing to compare), naming
+    /// `other` for the parameters and `quoted` for the zone.
+    static func checkSameRules(_ theirs: (parameters: [String], zones: [String]), shard: String, as reference: (String?, String?),
+                               of other: String, quoted: String) throws {
+        if let zone = reference.1, let differing = theirs.zones.first(where: { $0 != zone }) {
+            throw ShardError.settingConflict(shard: shard, key: "timezone", value: differing, study: quoted)
         }
-        if let ours = try column(db, "SELECT DISTINCT timezone FROM main.rebuild_state WHERE timezone != '' ORDER BY 1").first {
-            for theirs in try column(db, "SELECT DISTINCT timezone FROM shard.rebuild_state WHERE timezone != '' ORDER BY 1") where theirs != ours {
-                throw ShardError.settingConflict(shard: shard, key: "timezone", value: theirs, study: "'\(ours)' in the study")
-            }
-        }
-        guard let study = try rules("main").first.map(parameters) else { return }
-        for text in try rules("shard") {
-            let theirs = parameters(text)
-            let keys = Set(theirs.keys).union(study.keys).filter { theirs[$0] != study[$0] }.sorted()
-            if !keys.isEmpty { throw ShardError.parametersDiffer(shard: shard, other: "the study's devices", keys: keys) }
+        guard let text = reference.0 else { return }
+        let ours = parameters(text)
+        for mine in theirs.parameters.map(parameters) {
+            let keys = Set(mine.keys).union(ours.keys).filter { mine[$0] != ours[$0] }.sorted()
+            if !keys.isEmpty { throw ShardError.parametersDiffer(shard: shard, other: other, keys: keys) }
         }
     }
 
