@@ -182,6 +182,8 @@ public struct MetricsPass: Pass {
                 from = to
             }
         }
+        let silences = TripsPass.Silences(splitGapS: splitGapS, bridgeMaxS: parameters.bridgeMaxS, walkMaxMps: walkMaxMps)
+        let bridgeMs = Int64(parameters.bridgeMaxS * 1000)
         for item in trips {
             let trip = item.trip
             var pts: [Int] = []
@@ -193,6 +195,11 @@ public struct MetricsPass: Pass {
             // Straight-line increments per leg and day: a fix's increment (the way since the fix before) belongs to
             // the leg whose span (start, end] holds it, so a silence crossed after that fix gets none of it.
             var perLeg = [[Int: Double]](repeating: [:], count: legs.count)
+            // The way between two fixes either side of a local midnight, and a silence the trip crossed (its straight
+            // line, which the trip and the leg holding it count: ``TripsPass/Silences``), spread by time over the days
+            // it spans, as its moving time (added to `perLeg` after the loop). Before, a 20-min tunnel from 23:57 gave
+            // its 15 km to the day it began, its moving time to both.
+            var spreadLeg: [Int: [Int: Double]] = [:]
             var leg = 0
             var cachedDay = Int.min
             var cachedMs = Int64.min
@@ -201,14 +208,22 @@ public struct MetricsPass: Pass {
             // same additions in the same order as adding to the dictionaries fix by fix (three hashed look-ups a fix),
             // and a key is stored only where that would have made it (`nil`: no increment yet).
             var openDay = Int.min, openLeg = 0
-            var legSum: Double? = nil, lineSum: Double? = nil, movingSum: Double? = nil
+            var legSum: Double? = nil, movingSum: Double? = nil
             let time = work.time  // once: a class's array property checks exclusivity at run time on every read
             // Moving time between two fixes on either side of a local midnight, spread by time over the days it
             // spans (so no day moves longer than it lasts), added after the loop.
             var overMidnight: [Int: Double] = [:]
-            for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 {
+            for (k, i) in pts.enumerated() where inc[k] > 0 || mov[k] > 0 || (k > 0 && time[i] - time[pts[k - 1]] > bridgeMs) {
                 let t = time[i]
                 while leg + 1 < legs.count && t > legs[leg].end { leg += 1 }
+                if inc[k] == 0 && mov[k] == 0 {
+                    // A silence no increment bridges: its straight line when the trip crossed it under way.
+                    let a = pts[k - 1]
+                    if silences.crossed(work, a, i) {
+                        byTime(time[a], t, Geo.distance(work.lat[a], work.lon[a], work.lat[i], work.lon[i]), into: &spreadLeg[leg, default: [:]])
+                    }
+                    continue
+                }
                 if t != cachedMs {
                     let offset = work.localOffset(i)
                     cachedDay = localDay(t, offset)
@@ -216,36 +231,32 @@ public struct MetricsPass: Pass {
                     // The day's first instant at this fix's offset (to the second, as `localDay` reads the time).
                     cachedDayStartMs = (Int64(cachedDay) * 86_400 - Int64(offset)) * 1000
                 }
-                var moving = mov[k]
-                if moving > 0, k > 0, time[pts[k - 1]] < cachedDayStartMs {
-                    byTime(time[pts[k - 1]], t, moving, into: &overMidnight)
-                    moving = 0
+                var moving = mov[k], step = inc[k]
+                if k > 0, time[pts[k - 1]] < cachedDayStartMs {
+                    if moving > 0 { byTime(time[pts[k - 1]], t, moving, into: &overMidnight) }
+                    if step > 0 { byTime(time[pts[k - 1]], t, step, into: &spreadLeg[leg, default: [:]]) }
+                    (moving, step) = (0, 0)
                 }
                 if cachedDay != openDay || leg != openLeg {
                     if openDay != Int.min, let v = legSum { perLeg[openLeg][openDay] = v }
                     if cachedDay != openDay {
-                        if openDay != Int.min {
-                            if let v = lineSum { lineByDay[openDay] = v }
-                            if let v = movingSum { movingByDay[openDay] = v }
-                        }
-                        lineSum = lineByDay[cachedDay]
+                        if openDay != Int.min, let v = movingSum { movingByDay[openDay] = v }
                         movingSum = movingByDay[cachedDay]
                     }
                     legSum = perLeg[leg][cachedDay]
                     (openDay, openLeg) = (cachedDay, leg)
                 }
-                if inc[k] > 0 {
-                    legSum = (legSum ?? 0) + inc[k]
-                    lineSum = (lineSum ?? 0) + inc[k]
-                }
+                if step > 0 { legSum = (legSum ?? 0) + step }
                 movingSum = (movingSum ?? 0) + moving
             }
             if openDay != Int.min {
                 if let v = legSum { perLeg[openLeg][openDay] = v }
-                if let v = lineSum { lineByDay[openDay] = v }
                 if let v = movingSum { movingByDay[openDay] = v }
             }
             for (day, v) in overMidnight.sorted(by: { $0.key < $1.key }) { movingByDay[day, default: 0] += v }
+            for (n, spread) in spreadLeg.sorted(by: { $0.key < $1.key }) {
+                for (day, v) in spread.sorted(by: { $0.key < $1.key }) { perLeg[n][day, default: 0] += v }
+            }
             for (n, l) in legs.enumerated() where l.metres > 0 {
                 let line = perLeg[n].values.reduce(0, +)
                 if line > 0 {
@@ -255,12 +266,21 @@ public struct MetricsPass: Pass {
                 // No increment: by time (``byTime``: on the local clock from the leg's start to its end).
                 byTime(l.start, l.end, l.metres, into: &distanceByDay)
             }
+            // The trip's straight lines (`trips.line_distance_m`: its fixes' steps and the silences it crossed) in
+            // proportion to them on each day, so that the days' add up to the trips' as their distances do.
+            var lineShares: [Int: Double] = [:]
+            for shares in perLeg { for (day, d) in shares { lineShares[day, default: 0] += d } }
+            let lineTotal = lineShares.values.reduce(0, +), tripLine = trip.row.lineDistanceM ?? lineTotal
+            if lineTotal > 0 {
+                for (day, d) in lineShares { lineByDay[day, default: 0] += tripLine * d / lineTotal }
+            } else if tripLine > 0 {
+                byTime(trip.startMs, trip.endMs, tripLine, into: &lineByDay)
+            }
             // Moving time as the trip counts it (one rule, ``TripsPass/movingStretches``): the time between fixes at
             // ≥ `moving_mps` went to the day of its fix above (split by time at a midnight between the two fixes); the
             // silences it crossed, the connectors that count and a trip no fix saw, by their time on each day. So the
             // days add up to the trips' moving time.
             let from = item.fromStay.map { ($0.lat, $0.lon) }, to = item.toStay.map { ($0.lat, $0.lon) }
-            let silences = TripsPass.Silences(splitGapS: splitGapS, bridgeMaxS: parameters.bridgeMaxS, walkMaxMps: walkMaxMps)
             for s in TripsPass.movingStretches(startMs: trip.startMs, endMs: trip.endMs, work, pts, mov, unseen: Self.unseen(work, item),
                                                ends: (from, to), silences: silences) where s.fix == nil {
                 byTime(s.from, s.to, Double(s.to - s.from) / 1000, into: &movingByDay)

@@ -288,7 +288,10 @@ public struct Rebuild {
     ///    own (`unknown`), and a bridged hop of at least `trips.hop_split_s` between dense fixes of a walk, run or ride
     ///    crossed faster than its class goes is a leg of its own; before, the first counted 0 m below `split_gap_s` and
     ///    the second went to the walk ("walk 5.4 km" at 18.8 km/h).
-    public static let algorithmVersion = 90
+    /// 91 (days hold what their trips crossed): a day's `line_distance_m` is its trips' straight lines (silences they
+    ///    crossed included), and the way between fixes either side of a local midnight, and a crossed silence, go over
+    ///    the days by time, as their moving time.
+    public static let algorithmVersion = 91
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

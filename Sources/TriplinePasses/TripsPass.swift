@@ -535,21 +535,19 @@ public struct TripsPass: MeasuringPass {
             Double(w.time[b] - w.time[a]) <= splitGapS * 1000 && crossed(w, a, b)
         }
 
-        /// Whether the silence from fix `a` to fix `b` (no increment bridges it) was crossed under way.
+        /// Whether the silence from fix `a` to fix `b` (no increment bridges it) was crossed under way
+        /// (``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:walkMaxMps:metres:)``).
         func crossed(_ w: DeviceWork, _ a: Int, _ b: Int) -> Bool {
-            let ms = w.time[b] - w.time[a]
-            if Double(ms) > splitGapS * 1000 { return true }
-            guard Double(ms) > bridgeMaxS * 1000 else { return false }
-            return Self.pace(w, a, b) >= walkMaxMps
+            TrackMotion.crossedSilence(
+                seconds: Double(w.time[b] - w.time[a]) / 1000, accuracyBefore: w.accuracy[a], accuracy: w.accuracy[b], bridgeMaxS: bridgeMaxS,
+                splitGapS: splitGapS, walkMaxMps: walkMaxMps) { Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) }
         }
 
-        /// The least pace (m/s) over the silence from fix `a` to fix `b`: their straight line less both fixes' accuracy
-        /// (a fix 140 m off made a sparse phone's walk "faster than walking"), over the time.
+        /// The least pace (m/s) over the silence from fix `a` to fix `b` (``TrackMotion/silencePace(seconds:metres:accuracyBefore:accuracy:)``:
+        /// each fix's accuracy, at least 5 m; 30 m when it reports none, GPX and GeoLife).
         static func pace(_ w: DeviceWork, _ a: Int, _ b: Int) -> Double {
-            // Each fix's ``TrackMotion/reach(_:)``: its accuracy, at least 5 m; 30 m when it reports none (GPX, GeoLife).
-            let slack = TrackMotion.reach(w.accuracy[a]) + TrackMotion.reach(w.accuracy[b])
-            let metres = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) - slack
-            return max(0, metres) / max(0.001, Double(w.time[b] - w.time[a]) / 1000)
+            TrackMotion.silencePace(seconds: Double(w.time[b] - w.time[a]) / 1000, metres: Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]),
+                                    accuracyBefore: w.accuracy[a], accuracy: w.accuracy[b])
         }
     }
 

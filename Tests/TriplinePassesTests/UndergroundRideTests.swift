@@ -44,6 +44,10 @@ import TriplineTestSupport
         let moving = try real(store, "SELECT moving_s FROM trips") ?? 0
         #expect(moving >= Double(silenceMin * 60), "moving \(moving) s")
         #expect(abs((try real(store, "SELECT sum(moving_s) FROM days") ?? 0) - moving) < 1)
+        // The straight lines too: the day's are the trip's (the thirteenth hostile round: 649 m of 12,638 m).
+        let line = try real(store, "SELECT line_distance_m FROM trips") ?? 0
+        let dayLine = try real(store, "SELECT sum(line_distance_m) FROM days") ?? 0
+        #expect(line >= km * 1000 && abs(dayLine - line) < 1, "days' straight lines \(dayLine) m, the trip's \(line) m")
     }
 
     func real(_ store: Store, _ sql: String) throws -> Double? { try store.db.scalarText(sql).flatMap(Double.init) }
@@ -64,6 +68,33 @@ import TriplineTestSupport
         #expect(trip >= 41_500 && trip <= 42_500, "trip \(trip) m")
         let legs = try real(store, "SELECT sum(distance_m) FROM legs") ?? 0, days = try real(store, "SELECT sum(distance_m) FROM days") ?? 0
         #expect(abs(legs - trip) < 1 && abs(days - trip) < 1, "legs \(legs), days \(days), trip \(trip) m")
+    }
+
+    /// A drive through a 20-min tunnel over midnight (23:55–00:15, 14 m/s) splits its way and its moving time over the
+    /// two days by time, as the same drive seen all along does (the thirteenth hostile round: 19.3 km and 590 s on the
+    /// first day, where the drive seen all along has 6.8 km; the car leg's silence went to the day it began).
+    @Test func aTunnelOverMidnightIsSplitByTime() throws {
+        func days(silence: Bool) throws -> [Double] {
+            let midnight = Self.t0 - 5 * 3_600_000 + 86_400_000
+            var b = TrackBuilder(startMs: midnight - 70 * 60_000, lat: 48.8566, lon: 2.3522)
+            b.still(3600, every: 30)
+            b.move(4200, bearing: 90, speed: 14, every: 2)
+            if silence { b.gap(20 * 60, moving: 16_800, bearing: 90) } else { b.move(16_800, bearing: 90, speed: 14, every: 2) }
+            b.move(4200, bearing: 90, speed: 14, every: 2)
+            b.still(2 * 3600, every: 60)
+            let store = try storeWith([("car", b.points)])
+            try rebuild(store, timezone: "UTC")
+            #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+            let rows = try store.db.scalarText("SELECT group_concat(distance_m || ' ' || line_distance_m || ' ' || moving_s, ' ') FROM (SELECT * FROM days ORDER BY date)") ?? ""
+            return rows.split(separator: " ").compactMap { Double($0) }
+        }
+        let seen = try days(silence: false), unseen = try days(silence: true)
+        try #require(seen.count == 6 && unseen.count == 6, "\(seen) \(unseen)")
+        // 10 of 30 min on the first day: 8.4 km.
+        #expect(abs(unseen[0] - 8400) < 300 && abs(seen[0] - 8400) < 300, "first day \(unseen[0]) m (seen all along \(seen[0]) m)")
+        #expect(abs(unseen[1] - 8400) < 300, "first day's straight lines \(unseen[1]) m")
+        #expect(abs(unseen[2] - 600) < 30, "first day moving \(unseen[2]) s")
+        #expect(abs(unseen[3] - 16_800) < 400 && abs(unseen[4] - 16_800) < 400, "second day \(unseen[3]) m, straight lines \(unseen[4]) m")
     }
 
     /// A silence of 20 min that the traveller did not ride through (150 m: a wait in a shop with no fix) is no leg and

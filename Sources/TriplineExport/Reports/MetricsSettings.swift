@@ -10,6 +10,10 @@ struct MetricsSettings: Sendable, Equatable {
     var bridgeMaxS = 900.0
     /// `metrics.moving_mps`: time between fixes at this speed or faster is moving.
     var movingMps = 0.6
+    /// `trips.split_gap_s` and `trips.walk_max_mps`: which silences longer than `bridge_max_s` a trip crossed under way
+    /// (``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:walkMaxMps:metres:)``).
+    var splitGapS = 1800.0
+    var walkMaxMps = 2.4
 
     /// The settings of each device, read once.
     final class Cache {
@@ -34,6 +38,8 @@ struct MetricsSettings: Sendable, Equatable {
                     case "metrics.min_step_m": p.minStepM = number
                     case "metrics.bridge_max_s": p.bridgeMaxS = number
                     case "metrics.moving_mps": p.movingMps = number
+                    case "trips.split_gap_s": p.splitGapS = number
+                    case "trips.walk_max_mps": p.walkMaxMps = number
                     default: break
                     }
                 }

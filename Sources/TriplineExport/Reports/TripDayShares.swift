@@ -8,7 +8,9 @@ import TriplineStore
 /// The rule is the metrics pass's, read back from the stored fixes and legs: a leg with fixes is split in proportion
 /// to the straight-line increments of its kept fixes on each local day (a fix's increment, the way since the anchor
 /// before it once at least `metrics.min_step_m` from it, belongs to the leg whose span (start, end] holds the fix and
-/// to the fix's own local day; none across a silence over `metrics.bridge_max_s`); a leg no fix saw by its time on
+/// to the fix's own local day, or by time over the days between it and the fix before when a local midnight lies
+/// between them; a silence over `metrics.bridge_max_s` the trip crossed under way, its straight line by time,
+/// ``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:walkMaxMps:metres:)``); a leg no fix saw by its time on
 /// each day, midnights at the offset where it began (that of the fix taken then, else the zone's at the first fix
 /// after it, as the pass takes it), or, where it ends at another offset, on the local clock moving evenly from the one
 /// to the other (``UTCOffset/dayShares(startMs:endMs:start:end:)``). Google's own trips (`source = 'app'`) by time, as the timeline pass spreads them.
@@ -25,7 +27,7 @@ struct TripDayShares {
 
     init(exporter: Exporter) throws {
         self.exporter = exporter
-        reader = try Exporter.PointReader(exporter.store, lineOnly: true, zones: exporter.privacyZones)
+        reader = try Exporter.PointReader(exporter.store, zones: exporter.privacyZones)
         settings = MetricsSettings.Cache(exporter.store)
     }
 
@@ -55,7 +57,8 @@ struct TripDayShares {
         let p = try settings.of(device: t.deviceID)
         // The trip's fixes as the metrics pass finds them from its times (``TripsPass/interior``): after the departure
         // fix when it left a visit, before the arrival fix when it reached one; kept ones only.
-        var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], day: [Int] = []
+        var time: [Int64] = [], lat: [Double] = [], lon: [Double] = [], day: [Int] = [], accuracy: [Double] = []
+        var offsets: [UTCOffset] = []
         // Every fix read, kept or not: where each leg no fix saw began (its offset, as the metrics pass finds it).
         var every: [(time: Int64, lat: Double, lon: Double, offset: UTCOffset?)] = []
         var local = exporter.localTime
@@ -69,7 +72,11 @@ struct TripDayShares {
             time.append(ms)
             lat.append(y)
             lon.append(x)
-            day.append(LocalTime.day(ms: ms, offset: local.offset(recorded, atMs: ms, latitude: y, longitude: x)))
+            let a = s.double(PointRangeReader.Column.accuracy)
+            accuracy.append(a.isFinite ? a : .nan)
+            let offset = local.offset(recorded, atMs: ms, latitude: y, longitude: x)
+            offsets.append(offset)
+            day.append(LocalTime.day(ms: ms, offset: offset))
         }
         // Straight-line increments per leg and day (MetricsPass.increments, the distance part).
         var perLeg = [[Int: Double]](repeating: [:], count: legs.count)
@@ -78,8 +85,15 @@ struct TripDayShares {
             var leg = 0
             let bridgeMs = Int64(p.bridgeMaxS * 1000)
             for i in time.indices.dropFirst() {
+                while leg + 1 < legs.count && time[i] > legs[leg].end { leg += 1 }
                 if time[i] - time[i - 1] > bridgeMs {
                     anchor = i
+                    let crossed = TrackMotion.crossedSilence(
+                        seconds: Double(time[i] - time[i - 1]) / 1000, accuracyBefore: accuracy[i - 1], accuracy: accuracy[i], bridgeMaxS: p.bridgeMaxS,
+                        splitGapS: p.splitGapS, walkMaxMps: p.walkMaxMps) { Geo.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]) }
+                    if crossed {
+                        spread(time[i - 1], time[i], Geo.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]), offsets[i - 1], offsets[i], into: &perLeg[leg])
+                    }
                     continue
                 }
                 if abs(lat[i] - latRef) > 0.2 {
@@ -89,8 +103,12 @@ struct TripDayShares {
                 let d = Geo.fastDistance(lat[anchor], lon[anchor], lat[i], lon[i], cosLat: cosLat)
                 guard d >= p.minStepM else { continue }
                 anchor = i
-                while leg + 1 < legs.count && time[i] > legs[leg].end { leg += 1 }
-                perLeg[leg][day[i], default: 0] += d
+                if time[i - 1] < (Int64(day[i]) * 86_400 - Int64(offsets[i].seconds64)) * 1000 {
+                    // A local midnight between the two fixes: by time over the days between them.
+                    spread(time[i - 1], time[i], d, offsets[i - 1], offsets[i], into: &perLeg[leg])
+                } else {
+                    perLeg[leg][day[i], default: 0] += d
+                }
             }
         }
         for (n, l) in legs.enumerated() where l.metres > 0 {
@@ -127,6 +145,13 @@ struct TripDayShares {
             byTime(l.start, l.end, l.metres, offset: offset, into: &out)
         }
         return out
+    }
+
+    /// Spreads `amount` over `start ..< end` by time on each local day, midnights at `offset`, or where it ends at
+    /// another offset (`end`), on the local clock moving evenly from the one to the other.
+    func spread(_ start: Int64, _ end: Int64, _ amount: Double, _ offset: UTCOffset, _ endOffset: UTCOffset, into sums: inout [Int: Double]) {
+        guard endOffset != offset, end > start else { return byTime(start, end, amount, offset: offset, into: &sums) }
+        for (d, share) in UTCOffset.dayShares(startMs: start, endMs: end, start: offset, end: endOffset) { sums[d, default: 0] += amount * share }
     }
 
     /// Spreads `amount` over `start ..< end` by time on each local day, midnights at `offset`.

@@ -25,7 +25,7 @@ import TriplineTestSupport
 ///   add up to its); neighbouring legs from the fixes differ in mode unless a silence of more than `trips.leg_gap_s`
 ///   parts them; a device's visits and trips never overlap; distances, durations, speeds and radii are finite and
 ///   not negative; a day counts the trips and visits that start on it, its moving time fits in 25 h and its distance
-///   in the trips that touch it; a device's days add up to its trips' distance and moving time; a device-day's trip
+///   in the trips that touch it; a device's days add up to its trips' distance, straight lines and moving time; a device-day's trip
 ///   entries as `report day` shows them (``DayTimeline``, a trip's part by ``TripDayShares``) add up to its
 ///   `days.distance_m` within 1 m ("day parts = days", printed per corpus folder); every stored point
 ///   was new to one import and every stored reject has a reason; the GeoJSON, CSV, GPX and GeoPackage exports carry

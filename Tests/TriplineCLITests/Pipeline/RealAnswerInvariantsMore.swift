@@ -14,7 +14,7 @@ extension RealAnswerInvariantTests {
     /// looked at.
     static let moreNames = [
         "legs tile trip", "leg avg ≤ trip max", "neighbour legs differ", "no overlap", "finite ≥ 0", "day trips/visits", "day moving ≤ 25 h", "day km ≤ trips touching it", "device days km = trips",
-        "device days moving = trips", "day parts = days", "points imported once", "rejects with reason", "exports = db",
+        "device days moving = trips", "device days line = trips", "day parts = days", "points imported once", "rejects with reason", "exports = db",
         "zone cut ≤ trip, legs = trip",
     ] + measuredOnly
 
@@ -141,19 +141,21 @@ extension RealAnswerInvariantTests {
         }
 
         // Days: a day counts the trips and visits that start on it (local date at the start's offset); its moving
-        // time fits in the day and its distance in the trips that touch it; a device's days add up to its trips.
-        struct Day { var distance = 0.0, moving = 0.0, trips = 0, visits = 0, offset: Int32? = nil }
+        // time fits in the day and its distance in the trips that touch it; a device's days add up to its trips, in
+        // distance, straight lines and moving time.
+        struct Day { var distance = 0.0, moving = 0.0, trips = 0, visits = 0, offset: Int32? = nil, line = 0.0 }
         var days: [Int64: [Int: Day]] = [:]
-        let dq = try db.prepare("SELECT device_id, date, distance_m, moving_s, trips, visits, utc_offset_s FROM days")
+        let dq = try db.prepare("SELECT device_id, date, distance_m, moving_s, trips, visits, utc_offset_s, line_distance_m FROM days")
         while try dq.step() {
             guard let day = CivilTime.parseDate(dq.text(1) ?? "") else { continue }
             days[dq.int64(0), default: [:]][day] = Day(
                 distance: dq.double(2), moving: dq.double(3), trips: Int(dq.int64(4)), visits: Int(dq.int64(5)),
-                offset: dq.isNull(6) ? nil : Int32(dq.int64(6)))
+                offset: dq.isNull(6) ? nil : Int32(dq.int64(6)), line: dq.isNull(7) ? 0 : dq.double(7))
         }
         var counted: [Int64: [Int: Day]] = [:]  // trips and visits starting on each day; distance of trips touching it
-        var perDevice: [Int64: (km: Double, moving: Double)] = [:]
-        let tq = try db.prepare("SELECT device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, distance_m, moving_s FROM trips")
+        var perDevice: [Int64: (km: Double, moving: Double, line: Double)] = [:]
+        let tq = try db.prepare(
+            "SELECT device_id, start_ms, end_ms, start_utc_offset_s, end_utc_offset_s, distance_m, moving_s, coalesce(line_distance_m, 0) FROM trips")
         while try tq.step() {
             let device = tq.int64(0)
             let so = Int32(tq.optionalInt64(3) ?? 0), eo = Int32(tq.optionalInt64(4) ?? tq.optionalInt64(3) ?? 0)
@@ -164,8 +166,9 @@ extension RealAnswerInvariantTests {
             let last = max(first, MetricsPass.localDay(end, so), MetricsPass.localDay(end, eo))
             counted[device, default: [:]][MetricsPass.localDay(start, so), default: Day()].trips += 1
             for d in first...min(last, first + 400) { counted[device, default: [:]][d, default: Day()].distance += tq.double(5) }
-            perDevice[device, default: (0, 0)].km += tq.double(5)
-            perDevice[device, default: (0, 0)].moving += tq.double(6)
+            perDevice[device, default: (0, 0, 0)].km += tq.double(5)
+            perDevice[device, default: (0, 0, 0)].moving += tq.double(6)
+            perDevice[device, default: (0, 0, 0)].line += tq.double(7)
         }
         let vq = try db.prepare("SELECT device_id, start_ms, start_utc_offset_s FROM visits")
         while try vq.step() {
@@ -184,12 +187,14 @@ extension RealAnswerInvariantTests {
                           "device \(device) \(date): \(Int(row.distance)) m; trips touching it \(Int(c.distance)) m")
                 }
             }
-            let sums = mine.values.reduce((km: 0.0, moving: 0.0)) { ($0.km + $1.distance, $0.moving + $1.moving) }
-            let trips = perDevice[device] ?? (0, 0)
+            let sums = mine.values.reduce((km: 0.0, moving: 0.0, line: 0.0)) { ($0.km + $1.distance, $0.moving + $1.moving, $0.line + $1.line) }
+            let trips = perDevice[device] ?? (0, 0, 0)
             tally(&r, "device days km = trips", broken: abs(sums.km - trips.km) > max(0.01 * trips.km, 5),
                   "device \(device): days \(Int(sums.km)) m; trips \(Int(trips.km)) m")
             tally(&r, "device days moving = trips", broken: abs(sums.moving - trips.moving) > max(0.01 * trips.moving, 5),
                   "device \(device): days \(Int(sums.moving)) s moving; trips \(Int(trips.moving)) s")
+            tally(&r, "device days line = trips", broken: abs(sums.line - trips.line) > max(0.01 * trips.line, 5),
+                  "device \(device): days' straight lines \(Int(sums.line)) m; trips' \(Int(trips.line)) m")
         }
 
         // Imports: every stored point was new to exactly one import; every stored reject says why, and no import
