@@ -102,6 +102,18 @@ public struct SimulationScores: Sendable {
     public var hiddenTrips = 0, hiddenVisits = 0
     /// The hidden trips and those no guess across their silence matches (``Observability``, `beyond`).
     public var beyondTrips = 0
+    /// Whether the database holds no points to tell what was recorded (a `merge --results-only` study): the hidden
+    /// counts are then unknown, not "everything".
+    public var recordsUnknown = false
+
+    /// What no rebuild could find: the true trips and visits while nothing was recorded.
+    var hiddenLine: String {
+        func num(_ v: Double) -> String { v.isNaN ? "n/a" : NumberText.fixed(v, decimals: 2) }
+        if recordsUnknown {
+            return "hidden: not known (the database holds no points, as a study merged with --results-only: score a shard, or a database with the points, for what was recorded)"
+        }
+        return "hidden: \(hiddenTrips) trips, \(hiddenVisits) visits during which nothing was recorded (ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))) / \(num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits)))); \(beyondTrips) trips beyond a guess across their silence (trip ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: beyondTrips))))"
+    }
 
     /// The scores as aligned text lines.
     public var report: String {
@@ -117,7 +129,7 @@ public struct SimulationScores: Sendable {
             distance per trip: median error \(pct(medianTripDistanceError)), p90 \(pct(p90TripDistanceError))
             distance per day:  median error \(pct(medianDailyDistanceError)), p90 \(pct(p90DailyDistanceError)), total \(pct(totalDistanceError))
             modes: exact \(pct(modeAccuracy)) of true leg time, foot/bicycle/motorized \(pct(coarseModeAccuracy))
-            hidden: \(hiddenTrips) trips, \(hiddenVisits) visits during which nothing was recorded (ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))) / \(num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits)))); \(beyondTrips) trips beyond a guess across their silence (trip ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: beyondTrips))))
+            \(hiddenLine)
 
             """
     }
@@ -201,6 +213,9 @@ public enum SimulationEvaluation {
             throw EvaluationError.noTruthDevice(deviceNames)
         }
         let placeByID = Dictionary(uniqueKeysWithValues: truth.places.map { ($0.id, $0) })
+        // A results-only study holds no points: what was recorded is not known there (the thirteenth hostile round:
+        // every true trip was "hidden").
+        tally.s.recordsUnknown = try store.holdsResultsOnly()
         for name in deviceNames {
             guard let deviceID = try resolveDevice(name, store: store) else {
                 tally.s.details.append("\(name): no such device in the database (not scored)")
@@ -212,6 +227,7 @@ public enum SimulationEvaluation {
             try scoreModes(tTrips, deviceID, store, &tally)
             try scoreVisits(truth.stays.filter { $0.device == name && $0.durationS >= 300 }, placeByID, name, deviceID, store, &tally)
             try scoreDays(truth.days.filter { $0.device == name }, deviceID, store, &tally)
+            guard !tally.s.recordsUnknown else { continue }
             let records = try store.recordTimes(device: deviceID).sorted()
             let hidden = Observability.hidden(trips: tTrips, stays: truth.stays.filter { $0.device == name }, records: records)
             tally.s.hiddenTrips += hidden.trips

@@ -240,6 +240,13 @@ import TriplineTestSupport
         // Its trips have no lines, and the export says so.
         let trips = runCLI(["export", "--db", study, "--what", "trips", "--format", "geojson", "-o", dir + "/trips.geojson"])
         #expect(trips.status == 0 && trips.stderr.contains("holds no points, so its trips have no lines"), "\(trips.stderr)")
+        // Scored, its trips are the single database's, and what was recorded is not known there (the thirteenth
+        // hostile round: every true trip "hidden", nothing recorded).
+        let scored = try run(["score", "--db", study, "--truth", dir + "/study/truth.json"])
+        let alone = try run(["score", "--db", single, "--truth", dir + "/study/truth.json"])
+        #expect(scored.contains("hidden: not known") && !alone.contains("hidden: not known"), "\(scored)")
+        let tripsLine = { (text: String) in text.split(separator: "\n").first { $0.hasPrefix("trips:") }.map(String.init) }
+        #expect(tripsLine(scored) != nil && tripsLine(scored) == tripsLine(alone), "\(scored)\n\(alone)")
     }
 
     @Test func aShardOfAnotherSchemaVersionIsRefused() throws {
