@@ -29,10 +29,9 @@ public struct MetricsPass: Pass {
     }
 
     public var parameters: Parameters
-    /// The trips pass's `split_gap_s` and `walk_max_mps`: the silences a trip crosses count towards its days' moving
-    /// time as they do towards the trip's (``TripsPass/movingStretches(startMs:endMs:_:_:_:unseen:ends:silences:)``).
+    /// The trips pass's `split_gap_s`: the silences a trip crosses count towards its days' moving time as they do
+    /// towards the trip's (``TripsPass/movingStretches(startMs:endMs:_:_:_:unseen:ends:silences:)``).
     public var splitGapS: Double = TripsPass.Parameters().splitGapS
-    public var walkMaxMps: Double = TripsPass.Parameters().walkMaxMps
 
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
@@ -43,7 +42,6 @@ public struct MetricsPass: Pass {
         var trips = TripsPass.Parameters()
         try settings.apply(TripsPass.name, to: &trips, keys: TripsPass.Parameters.keys)
         splitGapS = trips.splitGapS
-        walkMaxMps = trips.walkMaxMps
     }
 
     /// Per-point distance increments along `pts` (indices of kept points in order), and the number of unbridged gaps.
@@ -127,8 +125,7 @@ public struct MetricsPass: Pass {
     /// crosses, at the leg's).
     // About 80 lines: the per-trip day sums share the day dictionaries (day offsets and visits per day are apart).
     static func tally(
-        _ work: DeviceWork, _ trips: [Trip], _ parameters: Parameters, splitGapS: Double = TripsPass.Parameters().splitGapS,
-        walkMaxMps: Double = TripsPass.Parameters().walkMaxMps
+        _ work: DeviceWork, _ trips: [Trip], _ parameters: Parameters, splitGapS: Double = TripsPass.Parameters().splitGapS
     ) -> Tally {
         let firstDate = Self.firstDate(work)
         // Day rows of the span, keyed by local day number (days since 1970-01-01) while counting.
@@ -182,7 +179,7 @@ public struct MetricsPass: Pass {
                 from = to
             }
         }
-        let silences = TripsPass.Silences(splitGapS: splitGapS, bridgeMaxS: parameters.bridgeMaxS, walkMaxMps: walkMaxMps)
+        let silences = TripsPass.Silences(splitGapS: splitGapS, bridgeMaxS: parameters.bridgeMaxS, minPaceMps: parameters.movingMps)
         let bridgeMs = Int64(parameters.bridgeMaxS * 1000)
         for item in trips {
             let trip = item.trip
@@ -351,7 +348,7 @@ public struct MetricsPass: Pass {
         try work.ensureFlags(store: store)
         let tables = RebuildTables(store)
         // Always from the table: trips before the recomputed span count towards their whole local days too.
-        var tally = Self.tally(work, try Self.load(work, tables), parameters, splitGapS: splitGapS, walkMaxMps: walkMaxMps)
+        var tally = Self.tally(work, try Self.load(work, tables), parameters, splitGapS: splitGapS)
         // Google's own trips and visits where the fixes made nothing (the timeline pass).
         try TimelinePass.addDays(work, store: store, firstDate: tally.firstDate, offsets: &tally.offsets, distance: &tally.distance, line: &tally.line,
                                  moving: &tally.moving, trips: &tally.trips)

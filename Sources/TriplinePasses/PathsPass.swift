@@ -60,7 +60,7 @@ public struct PathsPass: MeasuringPass {
 
     public var parameters: Parameters
     public var metrics: MetricsPass.Parameters
-    /// The trips pass's rule for silences ridden through (its `split_gap_s`, `walk_max_mps`).
+    /// The trips pass's rule for silences ridden through (its `split_gap_s`, `metrics.moving_mps`).
     public var silences: TripsPass.Silences
 
     public init(parameters: Parameters = Parameters(), metrics: MetricsPass.Parameters = .init()) {

@@ -291,7 +291,9 @@ public struct Rebuild {
     /// 91 (days hold what their trips crossed): a day's `line_distance_m` is its trips' straight lines (silences they
     ///    crossed included), and the way between fixes either side of a local midnight, and a crossed silence, go over
     ///    the days by time, as their moving time.
-    public static let algorithmVersion = 91
+    /// 92 (a walk with the phone off counts): a silence inside a trip longer than `metrics.bridge_max_s` is crossed
+    ///    under way at `metrics.moving_mps` (was `trips.walk_max_mps`): a 20-min walk of 1.5 km with no fix counted 0 m.
+    public static let algorithmVersion = 92
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

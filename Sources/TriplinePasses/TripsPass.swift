@@ -515,18 +515,20 @@ public struct TripsPass: MeasuringPass {
 
     /// Which silences inside a trip the traveller was under way through (``movingStretches``): those longer than
     /// `split_gap_s` (the trip crosses them only when travel explains them), and those longer than
-    /// `metrics.bridge_max_s` crossed at least at `walk_max_mps` in a straight line (``crossedSilences``).
+    /// `metrics.bridge_max_s` crossed at least at `metrics.moving_mps` in a straight line (``crossedSilences``).
     public struct Silences: Sendable {
         var splitGapS: Double
         var bridgeMaxS: Double
-        var walkMaxMps: Double
+        /// `metrics.moving_mps`: the least pace of a silence crossed under way (its straight line less both fixes'
+        /// accuracy over its time), as between any two fixes.
+        var minPaceMps: Double
 
         init(_ p: Parameters, _ mp: MetricsPass.Parameters) {
-            (splitGapS, bridgeMaxS, walkMaxMps) = (p.splitGapS, mp.bridgeMaxS, p.walkMaxMps)
+            (splitGapS, bridgeMaxS, minPaceMps) = (p.splitGapS, mp.bridgeMaxS, mp.movingMps)
         }
 
-        init(splitGapS: Double, bridgeMaxS: Double, walkMaxMps: Double) {
-            (self.splitGapS, self.bridgeMaxS, self.walkMaxMps) = (splitGapS, bridgeMaxS, walkMaxMps)
+        init(splitGapS: Double, bridgeMaxS: Double, minPaceMps: Double) {
+            (self.splitGapS, self.bridgeMaxS, self.minPaceMps) = (splitGapS, bridgeMaxS, minPaceMps)
         }
 
         /// Whether the silence from fix `a` to fix `b` is one the trips pass counts in the leg that holds it (its own, or a
@@ -536,11 +538,11 @@ public struct TripsPass: MeasuringPass {
         }
 
         /// Whether the silence from fix `a` to fix `b` (no increment bridges it) was crossed under way
-        /// (``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:walkMaxMps:metres:)``).
+        /// (``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:minPaceMps:metres:)``).
         func crossed(_ w: DeviceWork, _ a: Int, _ b: Int) -> Bool {
             TrackMotion.crossedSilence(
                 seconds: Double(w.time[b] - w.time[a]) / 1000, accuracyBefore: w.accuracy[a], accuracy: w.accuracy[b], bridgeMaxS: bridgeMaxS,
-                splitGapS: splitGapS, walkMaxMps: walkMaxMps) { Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) }
+                splitGapS: splitGapS, minPaceMps: minPaceMps) { Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) }
         }
 
         /// The least pace (m/s) over the silence from fix `a` to fix `b` (``TrackMotion/silencePace(seconds:metres:accuracyBefore:accuracy:)``:
@@ -1355,8 +1357,8 @@ public struct TripsPass: MeasuringPass {
     /// how the traveller moved then, and a 30-km drive with the phone dead is not the walk its few fixes show.
     /// - Longer than `split_gap_s` (`travel_min_mps`: the traveller moved through them, or the trip would have been
     ///   cut there), with their straight line as distance.
-    /// - Longer than `metrics.bridge_max_s` and crossed at least at `walk_max_mps` in a straight line (algorithm version
-    ///   90): a metro ride of 20 min under the ground, 12 km, between two walks; before, such a silence was neither
+    /// - Longer than `metrics.bridge_max_s` and crossed under way, at least at `metrics.moving_mps` in a straight line
+    ///   less both fixes' accuracy (algorithm version 90, at `walk_max_mps` until version 92): a metro ride of 20 min under the ground, 12 km, between two walks; before, such a silence was neither
     ///   bridged nor a leg, and the trip measured the two walks' 661 m though its ends lay 12.4 km apart. Inside a
     ///   vehicle leg, or between two legs of one vehicle, it stays that leg's, its straight line added: the vehicle
     ///   carried on (GeoLife 010's intercity train, 90 km in 18 min unseen, is a train, not `unknown`).
@@ -1413,7 +1415,7 @@ public struct TripsPass: MeasuringPass {
             // A bridged hop where a walk meets a vehicle is the two legs' to share (``hopsSplit``).
             if boundary && ms <= bridgeMs && walkMeetsVehicle(legs[k].mode, next) != nil { return false }
             if ms > bridgeMs {
-                guard Silences.pace(w, pts[q - 1], pts[q]) >= p.walkMaxMps else { return false }
+                guard Silences.pace(w, pts[q - 1], pts[q]) >= mp.movingMps else { return false }
                 // A vehicle that carried on through it (the leg holding it motorised, and the next leg the same vehicle):
                 // the leg's own, its straight line added (an intercity train's 18 min out of the satellites' sight).
                 if LegMode(rawValue: legs[k].mode)?.isMotorised == true, !boundary || legs[k + 1].mode == legs[k].mode {

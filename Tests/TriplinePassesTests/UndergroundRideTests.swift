@@ -97,6 +97,20 @@ import TriplineTestSupport
         #expect(abs(unseen[3] - 16_800) < 400 && abs(unseen[4] - 16_800) < 400, "second day \(unseen[3]) m, straight lines \(unseen[4]) m")
     }
 
+    /// A silence of 20 min on foot (1.5 km, 1.25 m/s; the phone off in a pocket) is crossed under way too: the pace of
+    /// any two fixes that counts as moving (`metrics.moving_mps`), not a vehicle's (the thirteenth hostile round: a
+    /// silence of 15–30 min slower than walking counted nothing, its straight line and its time lost to the trip).
+    @Test func aWalkWithThePhoneOffCounts() throws {
+        let store = try Self.commute(minutes: 20, km: 1.5)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        let trip = try real(store, "SELECT distance_m FROM trips") ?? 0
+        #expect(trip >= 2150 && trip <= 2300, "trip \(trip) m")
+        #expect(try count(store, "SELECT count(*) FROM legs WHERE mode = 'unknown' AND distance_m >= 1450") == 1)
+        #expect((try real(store, "SELECT moving_s FROM trips") ?? 0) >= 1200)
+        let days = try real(store, "SELECT sum(distance_m) FROM days") ?? 0, line = try real(store, "SELECT sum(line_distance_m) FROM days") ?? 0
+        #expect(abs(days - trip) < 1 && line >= 2100, "days \(days) m, straight lines \(line) m")
+    }
+
     /// A silence of 20 min that the traveller did not ride through (150 m: a wait in a shop with no fix) is no leg and
     /// counts nothing, as before.
     @Test func aSlowSilenceIsNoRide() throws {

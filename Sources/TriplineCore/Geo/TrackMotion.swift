@@ -19,16 +19,16 @@ public enum TrackMotion {
 
     /// Whether a silence of `seconds` between two fixes `metres` apart (read only when needed) that no straight line bridges (longer than
     /// `metrics.bridge_max_s`) was crossed under way, so that a trip holding it counts its straight line and its time
-    /// as moving: longer than `trips.split_gap_s` (a trip kept across it travelled), or crossed at `walk_max_mps` or
-    /// faster in a straight line less both fixes' ``reach(_:)`` (a fix 140 m off made a sparse phone's walk "faster
-    /// than walking"). One rule for the trips pass (``TripsPass/Silences`` in TriplinePasses), the metrics pass's days
+    /// as moving: longer than `trips.split_gap_s` (a trip kept across it travelled), or crossed at `minPaceMps`
+    /// (`metrics.moving_mps`, as between any two fixes) or faster in a straight line less both fixes' ``reach(_:)``
+    /// (a fix 140 m off is no way covered). One rule for the trips pass (``TripsPass/Silences`` in TriplinePasses), the metrics pass's days
     /// and the day reports' shares of a trip.
     @inlinable
     public static func crossedSilence(seconds: Double, accuracyBefore: Double, accuracy: Double, bridgeMaxS: Double, splitGapS: Double,
-                                      walkMaxMps: Double, metres: () -> Double) -> Bool {
+                                      minPaceMps: Double, metres: () -> Double) -> Bool {
         if seconds > splitGapS { return true }
         guard seconds > bridgeMaxS else { return false }
-        return silencePace(seconds: seconds, metres: metres(), accuracyBefore: accuracyBefore, accuracy: accuracy) >= walkMaxMps
+        return silencePace(seconds: seconds, metres: metres(), accuracyBefore: accuracyBefore, accuracy: accuracy) >= minPaceMps
     }
 
     /// The least pace (m/s) over a silence of `seconds` between two fixes `metres` apart: the straight line less both

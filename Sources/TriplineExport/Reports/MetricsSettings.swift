@@ -10,10 +10,9 @@ struct MetricsSettings: Sendable, Equatable {
     var bridgeMaxS = 900.0
     /// `metrics.moving_mps`: time between fixes at this speed or faster is moving.
     var movingMps = 0.6
-    /// `trips.split_gap_s` and `trips.walk_max_mps`: which silences longer than `bridge_max_s` a trip crossed under way
-    /// (``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:walkMaxMps:metres:)``).
+    /// `trips.split_gap_s`: with `bridge_max_s` and `moving_mps`, which silences a trip crossed under way
+    /// (``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:minPaceMps:metres:)``).
     var splitGapS = 1800.0
-    var walkMaxMps = 2.4
 
     /// The settings of each device, read once.
     final class Cache {
@@ -39,7 +38,6 @@ struct MetricsSettings: Sendable, Equatable {
                     case "metrics.bridge_max_s": p.bridgeMaxS = number
                     case "metrics.moving_mps": p.movingMps = number
                     case "trips.split_gap_s": p.splitGapS = number
-                    case "trips.walk_max_mps": p.walkMaxMps = number
                     default: break
                     }
                 }

@@ -10,7 +10,7 @@ import TriplineStore
 /// before it once at least `metrics.min_step_m` from it, belongs to the leg whose span (start, end] holds the fix and
 /// to the fix's own local day, or by time over the days between it and the fix before when a local midnight lies
 /// between them; a silence over `metrics.bridge_max_s` the trip crossed under way, its straight line by time,
-/// ``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:walkMaxMps:metres:)``); a leg no fix saw by its time on
+/// ``TrackMotion/crossedSilence(seconds:accuracyBefore:accuracy:bridgeMaxS:splitGapS:minPaceMps:metres:)``); a leg no fix saw by its time on
 /// each day, midnights at the offset where it began (that of the fix taken then, else the zone's at the first fix
 /// after it, as the pass takes it), or, where it ends at another offset, on the local clock moving evenly from the one
 /// to the other (``UTCOffset/dayShares(startMs:endMs:start:end:)``). Google's own trips (`source = 'app'`) by time, as the timeline pass spreads them.
@@ -90,7 +90,7 @@ struct TripDayShares {
                     anchor = i
                     let crossed = TrackMotion.crossedSilence(
                         seconds: Double(time[i] - time[i - 1]) / 1000, accuracyBefore: accuracy[i - 1], accuracy: accuracy[i], bridgeMaxS: p.bridgeMaxS,
-                        splitGapS: p.splitGapS, walkMaxMps: p.walkMaxMps) { Geo.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]) }
+                        splitGapS: p.splitGapS, minPaceMps: p.movingMps) { Geo.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]) }
                     if crossed {
                         spread(time[i - 1], time[i], Geo.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]), offsets[i - 1], offsets[i], into: &perLeg[leg])
                     }
