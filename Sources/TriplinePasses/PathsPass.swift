@@ -137,11 +137,16 @@ public struct PathsPass: MeasuringPass {
     /// The circuity estimate of one trip: (estimate, whether any sparse stretch was found, where its extras lie).
     /// A trip of `seconds` with no fix between its places whose straight line is at least `straight_mps` fast flew:
     /// no circuity (algorithm version 82; before, a flight with the phone in airplane mode measured 1.12 × its great
-    /// circle, BER to JFK 7,157 km for 6,390).
+    /// circle, BER to JFK 7,157 km for 6,390). So does a connector between a place and the trip's first or last fix
+    /// crossed that fast over a silence longer than `metrics.bridge_max_s` (from the trip's start, `startMs`, to the fix;
+    /// from the fix to its end, `endMs`; a stay's estimated end a second before a fix 100 m off is no flight): a flight with
+    /// the phone off from the gate to the walk off the plane measured 1.12 × its great circle, BER to MAD 2,072 km for
+    /// 1,850 (the fourteenth hostile round).
     static func estimate(
-        _ w: DeviceWork, _ pts: [Int], line: Double, from: (Double, Double)?, to: (Double, Double)?, seconds: Double, _ p: Parameters,
-        _ mp: MetricsPass.Parameters
+        _ w: DeviceWork, _ pts: [Int], line: Double, from: (Double, Double)?, to: (Double, Double)?, startMs: Int64, endMs: Int64,
+        _ p: Parameters, _ mp: MetricsPass.Parameters
     ) -> (Double, Bool, [Piece]) {
+        let seconds = Double(endMs - startMs) / 1000
         guard let first = pts.first, let last = pts.last else {
             guard let from, let to else { return (line, false, []) }
             let d = Geo.distance(from.0, from.1, to.0, to.1)
@@ -170,7 +175,10 @@ public struct PathsPass: MeasuringPass {
         for (place, fix, at) in [(from, first, Int64.min), (to, last, Int64.max)] {
             guard let place else { continue }
             let d = Geo.distance(place.0, place.1, w.lat[fix], w.lon[fix])
-            if d >= p.connectorMinM {
+            let connectorS = Double(at == Int64.min ? w.time[fix] - startMs : endMs - w.time[fix]) / 1000
+            if d >= p.connectorMinM && connectorS > mp.bridgeMaxS && d / connectorS >= p.straightMps {
+                extra += d  // a silence flown: its straight line, no circuity
+            } else if d >= p.connectorMinM {
                 extra += d * factor(d, p)
                 // The connector's straight line is among the trip's pieces of line (``pieces``); its circuity here.
                 extras.append(Piece(atMs: at, metres: d * (factor(d, p) - 1), kind: .extra))
@@ -245,8 +253,7 @@ public struct PathsPass: MeasuringPass {
             var pts: [Int] = []
             if first <= last { for i in first...last where work.flags[i] == 0 { pts.append(i) } }
             let from = r.fromLat.flatMap { lat in r.fromLon.map { (lat, $0) } }, to = r.toLat.flatMap { lat in r.toLon.map { (lat, $0) } }
-            let seconds = Double(r.endMs - r.startMs) / 1000
-            var (distance, sparse, extras) = Self.estimate(work, pts, line: r.lineDistanceM, from: from, to: to, seconds: seconds, p, mp)
+            var (distance, sparse, extras) = Self.estimate(work, pts, line: r.lineDistanceM, from: from, to: to, startMs: r.startMs, endMs: r.endMs, p, mp)
             var method = sparse ? "circuity" : "track"
             if sparse, let a = r.fromPlaceID, let b = r.toPlaceID, a != b {
                 let pair = PlacePair(a, b)

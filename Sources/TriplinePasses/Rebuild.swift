@@ -293,7 +293,9 @@ public struct Rebuild {
     ///    the days by time, as their moving time.
     /// 92 (a walk with the phone off counts): a silence inside a trip longer than `metrics.bridge_max_s` is crossed
     ///    under way at `metrics.moving_mps` (was `trips.walk_max_mps`): a 20-min walk of 1.5 km with no fix counted 0 m.
-    public static let algorithmVersion = 92
+    /// 93 (a flight is no road): a connector between a place and the trip's first or last fix crossed at
+    ///    `paths.straight_mps` or faster over a silence longer than `metrics.bridge_max_s` gets no circuity.
+    public static let algorithmVersion = 93
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

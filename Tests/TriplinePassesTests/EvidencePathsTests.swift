@@ -329,6 +329,27 @@ import TriplineTestSupport
         }
     }
 
+    /// The same flight (BER to MAD, 2 h 35 min with the phone off), the phone on again at the aircraft's door for a walk
+    /// of 1.2 km off the plane (a fix every 2 s): the flight is the great circle, not a road's 1.12 × (the fourteenth
+    /// hostile round: a `plane` leg of 2,071.9 km for 1,849.9, its maximum speed the inflated pace).
+    @Test func aFlightThenAWalkOffThePlaneIsNoRoad() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.3667, lon: 13.5033)
+        b.still(3600, every: 20, drift: 5...10)
+        let gate = (lat: b.lat, lon: b.lon)
+        b.gap(9300, moving: 1_849_900, bearing: 232)
+        let door = (lat: b.lat, lon: b.lon)
+        b.move(1200, bearing: 90, speed: 1.3, every: 2)
+        b.still(2400, every: 60, drift: 5...10)
+        let store = try storeWith([("phone", b.points)])
+        try rebuild(store)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        let flown = Geo.distance(gate.lat, gate.lon, door.lat, door.lon)
+        let plane = try double(store, "SELECT coalesce(sum(distance_m), 0) FROM legs WHERE mode = 'plane'")
+        #expect(abs(plane - flown) < flown * 0.002, "plane \(plane) m, flown \(flown) m")
+        let trip = try double(store, "SELECT distance_m FROM trips")
+        #expect(trip > flown + 1000 && trip < flown + 1500 + flown * 0.002, "trip \(trip) m")
+    }
+
     /// A train journey logged once an hour (each fix 130 km from the last): one trip whose silences, with the lone
     /// fixes between them, are one `unknown` leg, not legs of a single fix each.
     @Test func hourlyFixesOnATrainAreOneUnknownLeg() throws {
