@@ -295,7 +295,10 @@ public struct Rebuild {
     ///    under way at `metrics.moving_mps` (was `trips.walk_max_mps`): a 20-min walk of 1.5 km with no fix counted 0 m.
     /// 93 (a flight is no road): a connector between a place and the trip's first or last fix crossed at
     ///    `paths.straight_mps` or faster over a silence longer than `metrics.bridge_max_s` gets no circuity.
-    public static let algorithmVersion = 93
+    /// 94 (what the phone says it measured): fixes reporting a walker's speed for a minute or more at a stay's ends are
+    ///    travel, a cluster of such fixes for half its time is no stay (laps of a track), and a drift-or-walk candidate
+    ///    whose fixes report such speeds for `trips.walk_guard_s` is a trip.
+    public static let algorithmVersion = 94
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -346,8 +346,19 @@ public struct StaysPass: Pass {
                 if v[k] >= p.movingMps && far(k) { e = k - 1 }
                 k -= 1
             }
+            // A minute or more of fixes at either end that report a walker's speed (``SpeedGuard/movingS(_:_:)``: their
+            // positions moving too), each within a minute of the next, is travel, however near the centre: the last laps of a running track before a rest there
+            // (algorithm version 94). The few steps of an arrival at the door stay the stay's, as before.
+            if s < e {
+                var r = s
+                while r < e && reportedSpeed[kept[r]] >= SpeedGuard.walkingMps && w.time[kept[r + 1]] - w.time[kept[r]] <= 60_000 { r += 1 }
+                if SpeedGuard.movingS(w, kept[s...r]) >= 60 { s = r }
+                r = e
+                while r > s && reportedSpeed[kept[r]] >= SpeedGuard.walkingMps && w.time[kept[r]] - w.time[kept[r - 1]] <= 60_000 { r -= 1 }
+                if SpeedGuard.movingS(w, kept[r...e]) >= 60 { e = r }
+            }
             if e >= s && (Double(w.time[kept[e]] - w.time[kept[s]]) >= p.shortestCandidateS * 1000
-                || (e > s && indoorsLong(kept[s], kept[e], w, p))) {
+                || (e > s && indoorsLong(kept[s], kept[e], w, p))) && !SpeedGuard.travelled(w, kept[s...e]) {
                 raw.append(trimmedStay(w, kept, s, e, lat0: lat0, lon0: lon0, kx: kx, ky: ky, capMs: capMs))
                 a = e + 1
             } else {

@@ -381,6 +381,7 @@ public struct TripsPass: MeasuringPass {
                         let drop = p.cutModel > 0 && cutModel.isDrift(features)
                             && !(p.rideGuardS > 0 && RideGuard.sustainedS(w, part, paceMps: p.walkMaxMps) >= p.rideGuardS)
                             && !(p.walkGuardS > 0 && MotionGuard.movingS(w, part) >= p.walkGuardS)
+                            && !(p.walkGuardS > 0 && SpeedGuard.movingS(w, part[...]) >= p.walkGuardS)
                         cutLog?.add(TripCutCandidate(startMs: trip.startMs, endMs: trip.endMs, features: features, dropped: drop))
                         if drop { continue }
                     }

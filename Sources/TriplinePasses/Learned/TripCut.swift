@@ -185,6 +185,47 @@ public enum RideGuard {
     }
 }
 
+/// The phone's own measure of speed (the Doppler speed a GPS fix reports; about 0 at rest, whatever the position drifts):
+/// how long the fixes report a walker's speed or more (algorithm version 94). A walk round the block with clean fixes
+/// every 2 s, each reporting 1.3 m/s, was drift to the drift-or-walk model (which learned from GeoLife, without speeds),
+/// and laps of a running track, or rounds of a park, never leave a stay's radius (the fourteenth hostile round).
+public enum SpeedGuard {
+    /// The least reported speed (m/s) of someone walking: slower than any walk (3.6 km/h), faster than a phone at
+    /// rest reports (the simulator's still fixes: 0 ± 0.25 m/s).
+    public static let walkingMps = 1.0
+
+    /// Seconds over the fixes `pts` (time order; each fix to the next, at most a minute) whose reported speed is at
+    /// least ``walkingMps``; fixes without one count nothing, and so do all when the positions did not move half the
+    /// way those speeds claim (an app writing one speed on every fix: 3 m/s for two hours at one position).
+    public static func movingS(_ w: DeviceWork, _ pts: ArraySlice<Int>) -> Double {
+        var ms: Int64 = 0
+        var claimed = 0.0, moved = 0.0
+        var k = pts.startIndex
+        while k + 1 < pts.endIndex {
+            let (i, j) = (pts[k], pts[k + 1])
+            let s = w.speed[i]
+            if !s.isNaN && s >= walkingMps {
+                let dt = min(w.time[j] - w.time[i], 60_000)
+                ms += dt
+                claimed += s * Double(dt) / 1000
+                moved += Geo.distance(w.lat[i], w.lon[i], w.lat[j], w.lon[j])
+            }
+            k += 1
+        }
+        return moved * 2 >= claimed ? Double(ms) / 1000 : 0
+    }
+
+    /// Whether the fixes `pts` report a speed (most of them: at least 80 %) and ``walkingMps`` or more for at least half
+    /// their time: travel within a small area (laps, rounds of a park), not a stay.
+    public static func travelled(_ w: DeviceWork, _ pts: ArraySlice<Int>) -> Bool {
+        guard pts.count >= 3, let first = pts.first, let last = pts.last, w.time[last] > w.time[first] else { return false }
+        var reported = 0
+        for i in pts where !w.speed[i].isNaN && w.speed[i] >= 0 { reported += 1 }
+        guard reported * 5 >= pts.count * 4 else { return false }
+        return movingS(w, pts) * 2000 >= Double(w.time[last] - w.time[first])
+    }
+}
+
 /// The app's own evidence of steps (`trips.walk_guard_s`, algorithm version 57): how long the fixes carry a motion
 /// state of someone walking, running or cycling (Overland's `motion`, OwnTracks' `motionactivities`: the phone's
 /// motion coprocessor, which counts steps; a phone lying on a desk says `stationary`, whatever its fixes drift). Each
