@@ -268,8 +268,11 @@ public struct CleanPass: Pass {
                 }
                 // Between two fixes that report standing still, a fix without a speed need not be fast to be a jump. A
                 // run of fixes at one position (a phone standing somewhere minutes long) is several fixes: the run's
-                // window, `still_run_s`.
-                let window = runEnd == k ? p.stillJumpS : min(p.stillRunS, p.stillJumpS)
+                // window, `still_run_s`; and so is a lone fix whose accuracy is within a third of `still_jump_min_m`
+                // (50 m: a GPS fix, not wifi's 65 m or a cell's kilometres; algorithm version 95): one accurate fix
+                // 2 or 8 km off between home fixes 14 min apart was a car errand (the fourteenth hostile round).
+                let accurate = work.accuracy[b] <= p.stillJumpMinM / 3  // false when unknown (NaN)
+                let window = runEnd == k && !accurate ? p.stillJumpS : min(p.stillRunS, p.stillJumpS)
                 let still = p.stillJumpMinM > 0 && work.speed[b].isNaN && saysStill(a) && saysStill(c)
                     && Double(work.time[c] - work.time[a]) <= window * 1000
                 let minM = still ? min(p.stillJumpMinM, p.jumpMinM) : p.jumpMinM

@@ -298,7 +298,9 @@ public struct Rebuild {
     /// 94 (what the phone says it measured): fixes reporting a walker's speed for a minute or more at a stay's ends are
     ///    travel, a cluster of such fixes for half its time is no stay (laps of a track), and a drift-or-walk candidate
     ///    whose fixes report such speeds for `trips.walk_guard_s` is a trip.
-    public static let algorithmVersion = 94
+    /// 95 (an accurate fix is no wifi fallback): a lone fix without a speed between still fixes whose accuracy is within
+    ///    a third of `clean.still_jump_min_m` has the window of `clean.still_run_s`, not `still_jump_s`.
+    public static let algorithmVersion = 95
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -203,6 +203,27 @@ enum EarlyPassesWork {
         #expect(jumps(night(homeSpeed: 0, motion: "stationary", every: 600)) == [])
     }
 
+    /// One accurate fix (10 m) 2 or 8 km off, no speed, `stationary` (iOS), between home fixes 14 min apart that report
+    /// standing still: a car errand, not a wifi fallback (the fourteenth hostile round: flagged, the 4- and 16-km trip
+    /// gone). The same fix reporting 165 m is still a jump.
+    @Test func oneAccurateFixAtAnErrandIsKept() {
+        func day(km: Double, accuracy: Double) -> [Point] {
+            let far = Geo.destination(52.52, 13.40, bearing: 45, distance: km * 1000)
+            var points = (0..<8).map { i in
+                Point(deviceID: 1, timeMs: t0 + Int64(i) * 840_000, lat: 52.52 + Double(i % 3) * 2e-5, lon: 13.40, speedMps: 0, accuracyM: 10, motion: "stationary")
+            }
+            points.insert(Point(deviceID: 1, timeMs: t0 + 3 * 840_000 + 420_000, lat: far.lat, lon: far.lon, accuracyM: accuracy, motion: "stationary"), at: 4)
+            return points
+        }
+        func jumps(_ points: [Point]) -> [Int] {
+            CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags.enumerated()
+                .filter { $0.element & CleanPass.Flag.jump != 0 }.map(\.offset)
+        }
+        #expect(jumps(day(km: 2, accuracy: 10)) == [])
+        #expect(jumps(day(km: 8, accuracy: 10)) == [])
+        #expect(jumps(day(km: 2, accuracy: 165)) == [4])
+    }
+
     /// A real errand by car seen by five `stationary` fixes without speed 5 km off, over 4 min, between home fixes
     /// 15 min apart (the thirteenth hostile round: all five flagged, the two drives gone): several fixes are a run, whose
     /// window is `still_run_s` (300 s), whether they lie at one position or scatter.
