@@ -845,7 +845,7 @@ public struct StaysPass: Pass {
         let found = detect(work, p).map { $0.indexed(in: work.time) }
         let kept = PauseDecision.joinTraffic(
             work, found, before: work.previousStay, model: pauseModel, apply: p.pauseModel > 0, aboardMps: p.aboardMps,
-            gotOut: { gotOut($0, work, p) }, log: pauseLog)
+            aboardMaxS: p.minDurationS, gotOut: { gotOut($0, work, p) }, log: pauseLog)
         return kept.filter { $0.startMs < work.keepFromMs }
     }
 
