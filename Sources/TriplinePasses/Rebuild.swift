@@ -301,7 +301,9 @@ public struct Rebuild {
     /// 95 (an accurate fix is no wifi fallback): a lone fix without a speed between still fixes whose accuracy is within
     ///    a third of `clean.still_jump_min_m` has the window of `clean.still_run_s`, not `still_jump_s`.
     /// 96 (a parked vehicle stopped): `stays.aboard_mps` reads only pauses shorter than `stays.min_duration_s`.
-    public static let algorithmVersion = 96
+    /// 97 (a trip's mode is what moved it): when a trip's longest leg is a silence (`unknown`), its mode is the longest
+    ///    known leg's where every silence was crossed no faster than that mode goes.
+    public static let algorithmVersion = 97
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

@@ -1512,6 +1512,28 @@ public struct TripsPass: MeasuringPass {
     }
 
     /// The span's trips between `stays` (``detect``), those starting before `keepFromMs`, with their rows filled in.
+    /// The trip's mode: the mode of its longest leg by distance; when that is a silence no fix saw (`unknown`), the
+    /// longest leg of a known mode's, where every such silence was crossed no faster than that mode goes
+    /// (`walk_max_mps`, `run_max_mps`, `cycle_max_mps`; a vehicle any pace): a ride with 4.5 km of a 10.5-km route
+    /// unseen at 3.75 m/s between two cycling legs is a `cycle` trip (the fourteenth hostile round: `unknown`), a walk
+    /// to the metro, 12 km under the ground and a walk out stays `unknown`.
+    static func tripMode(_ legs: [LegRecord], _ p: Parameters) -> String {
+        guard let longest = legs.max(by: { $0.distanceM < $1.distanceM }) else { return "unknown" }
+        guard longest.mode == LegMode.unknown.rawValue,
+              let known = legs.filter({ $0.mode != LegMode.unknown.rawValue }).max(by: { $0.distanceM < $1.distanceM })
+        else { return longest.mode }
+        let bound: Double = switch LegMode(rawValue: known.mode) {
+        case .walk: p.walkMaxMps
+        case .run: p.runMaxMps
+        case .cycle: p.cycleMaxMps
+        default: .infinity
+        }
+        let within = legs.allSatisfy { leg in
+            leg.mode != LegMode.unknown.rawValue || leg.endMs <= leg.startMs || leg.distanceM / (Double(leg.endMs - leg.startMs) / 1000) <= bound
+        }
+        return within ? known.mode : longest.mode
+    }
+
     static func assemble(
         _ work: DeviceWork, stays: [StayRecord], _ p: Parameters, _ mp: MetricsPass.Parameters, cutModel: TripCutModel = .shipped,
         cutLog: TripCutLog? = nil
@@ -1519,8 +1541,7 @@ public struct TripsPass: MeasuringPass {
         var out = Self.detect(work, stays: stays, p, mp, cutModel: cutModel, cutLog: cutLog).filter { $0.startMs < work.keepFromMs }
         for k in out.indices {
             let t = out[k]
-            // The trip's mode: the mode of its longest leg by distance.
-            let main = t.legs.max { $0.distanceM < $1.distanceM }?.mode ?? "unknown"
+            let main = Self.tripMode(t.legs, p)
             // Local offsets at the trip's own start and end instants: where it left (reached) a stay, at that stay's
             // place, as the visit's end (start) has them; else at its first (last) fix.
             let startOffset = work.localOffset(

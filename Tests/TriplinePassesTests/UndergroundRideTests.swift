@@ -97,6 +97,23 @@ import TriplineTestSupport
         #expect(abs(unseen[3] - 16_800) < 400 && abs(unseen[4] - 16_800) < 400, "second day \(unseen[3]) m, straight lines \(unseen[4]) m")
     }
 
+    /// A ride with 20 min unseen at a cyclist's pace (4.5 km at 3.75 m/s) between two cycling legs is a `cycle` trip,
+    /// though its longest leg is the silence (the fourteenth hostile round: `unknown`); the metro ride, 12 km in 20 min
+    /// under the ground between two walks, stays an `unknown` trip.
+    @Test func aRideThroughASilenceIsACycleTrip() throws {
+        var b = TrackBuilder(startMs: Self.t0, lat: 48.8566, lon: 2.3522)
+        b.still(3600, every: 30)
+        b.move(3000, bearing: 90, speed: 5, every: 2, motion: "cycling")
+        b.gap(20 * 60, moving: 4500, bearing: 90)
+        b.move(3000, bearing: 90, speed: 5, every: 2, motion: "cycling")
+        b.still(3600, every: 60)
+        let store = try storeWith([("bike", b.points)])
+        try rebuild(store, timezone: "Europe/Paris")
+        #expect(try store.db.scalarText("SELECT group_concat(mode) FROM trips") == "cycle")
+        let metro = try Self.commute(minutes: 20, km: 12)
+        #expect(try metro.db.scalarText("SELECT group_concat(mode) FROM trips") == "unknown")
+    }
+
     /// A silence of 20 min on foot (1.5 km, 1.25 m/s; the phone off in a pocket) is crossed under way too: the pace of
     /// any two fixes that counts as moving (`metrics.moving_mps`), not a vehicle's (the thirteenth hostile round: a
     /// silence of 15–30 min slower than walking counted nothing, its straight line and its time lost to the trip).
