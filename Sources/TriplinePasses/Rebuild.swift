@@ -300,7 +300,7 @@ public struct Rebuild {
     ///    whose fixes report such speeds for `trips.walk_guard_s` is a trip.
     /// 95 (an accurate fix is no wifi fallback): a lone fix without a speed between still fixes whose accuracy is within
     ///    a third of `clean.still_jump_min_m` has the window of `clean.still_run_s`, not `still_jump_s`.
-    /// 96 (a parked vehicle stopped): `stays.aboard_mps` reads only pauses shorter than `stays.min_duration_s`.
+    /// 96 (a parked vehicle stopped): `stays.aboard_mps` is off (7.5 before): a stand as long as a stay is a stop.
     /// 97 (a trip's mode is what moved it): when a trip's longest leg is a silence (`unknown`), its mode is the longest
     ///    known leg's where every silence was crossed no faster than that mode goes.
     public static let algorithmVersion = 97

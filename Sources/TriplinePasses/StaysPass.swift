@@ -105,8 +105,10 @@ public struct StaysPass: Pass {
         public var pauseModel: Double = 1
         /// A short stay between two trips whose traveller moved faster than this (m/s) in the minute before and the
         /// minute after it never got off: traffic, no stay (``PauseDecision``; 0 = off). Faster than any bicycle
-        /// (`trips.cycle_max_mps`): a cyclist rides up to the door.
-        public var aboardMps: Double = 7.5
+        /// (`trips.cycle_max_mps`): a cyclist rides up to the door. Off since algorithm version 96 (7.5 before): a
+        /// candidate lasts at least `min_duration_s`, and a vehicle that stands that long stopped there, however fast it
+        /// came and went (a van's four 15-min stops were one trip; the fourteenth hostile round).
+        public var aboardMps: Double = 0
         /// Tracks logged by hand (a GPS logger or a GPX app started and stopped by hand; GeoLife): a silence of at
         /// least `silence_min_s` between a trip's track that arrived at a place and one that left no further from it
         /// than this (metres: a cold start's warm-up jump and the GPS error) plus `silence_late_s` at the next track's
@@ -845,7 +847,7 @@ public struct StaysPass: Pass {
         let found = detect(work, p).map { $0.indexed(in: work.time) }
         let kept = PauseDecision.joinTraffic(
             work, found, before: work.previousStay, model: pauseModel, apply: p.pauseModel > 0, aboardMps: p.aboardMps,
-            aboardMaxS: p.minDurationS, gotOut: { gotOut($0, work, p) }, log: pauseLog)
+            gotOut: { gotOut($0, work, p) }, log: pauseLog)
         return kept.filter { $0.startMs < work.keepFromMs }
     }
 

@@ -1513,8 +1513,8 @@ public struct TripsPass: MeasuringPass {
 
     /// The span's trips between `stays` (``detect``), those starting before `keepFromMs`, with their rows filled in.
     /// The trip's mode: the mode of its longest leg by distance; when that is a silence no fix saw (`unknown`), the
-    /// longest leg of a known mode's, where every such silence was crossed no faster than that mode goes
-    /// (`walk_max_mps`, `run_max_mps`, `cycle_max_mps`; a vehicle any pace): a ride with 4.5 km of a 10.5-km route
+    /// longest leg of a known mode's, where every such silence lasted at most `split_gap_s` and was crossed no faster
+    /// than that mode goes (`walk_max_mps`, `run_max_mps`, `cycle_max_mps`; a vehicle any pace): a ride with 4.5 km of a 10.5-km route
     /// unseen at 3.75 m/s between two cycling legs is a `cycle` trip (the fourteenth hostile round: `unknown`), a walk
     /// to the metro, 12 km under the ground and a walk out stays `unknown`.
     static func tripMode(_ legs: [LegRecord], _ p: Parameters) -> String {
@@ -1529,7 +1529,8 @@ public struct TripsPass: MeasuringPass {
         default: .infinity
         }
         let within = legs.allSatisfy { leg in
-            leg.mode != LegMode.unknown.rawValue || leg.endMs <= leg.startMs || leg.distanceM / (Double(leg.endMs - leg.startMs) / 1000) <= bound
+            let seconds = Double(leg.endMs - leg.startMs) / 1000
+            return leg.mode != LegMode.unknown.rawValue || (seconds > 0 && seconds <= p.splitGapS && leg.distanceM / seconds <= bound)
         }
         return within ? known.mode : longest.mode
     }

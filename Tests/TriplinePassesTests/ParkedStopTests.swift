@@ -4,13 +4,13 @@ import TriplineCore
 import TriplineTestSupport
 
 /// A vehicle's stops as long as a stay (`stays.min_duration_s`) are stops, however fast it came and went
-/// (`stays.aboard_mps` applies to shorter pauses only; algorithm version 96, the fourteenth hostile round).
+/// (`stays.aboard_mps` off since algorithm version 96, the fourteenth hostile round).
 @Suite struct ParkedStopTests {
     static let t0 = Int64(CivilTime.daysFromCivil(year: 2024, month: 6, day: 4)) * 86_400_000 + 6 * 3_600_000
 
     /// A van from the depot to four stops and back, 1.9 km at 12 m/s between them, braking and pulling away over about
     /// 20 s, parked `stopS` at each (speed 0, a fix every 5 s, no motion states).
-    static func round(stopS: Int) throws -> Store {
+    static func round(stopS: Int, sets: [String] = []) throws -> Store {
         var b = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.405)
         b.still(1800, every: 5)
         for leg in 0..<5 {
@@ -20,7 +20,7 @@ import TriplineTestSupport
             b.still(leg < 4 ? stopS : 1800, every: 5)
         }
         let store = try storeWith([("van", b.points)])
-        try rebuild(store)
+        try rebuild(store, sets: sets)
         return store
     }
 
@@ -32,9 +32,13 @@ import TriplineTestSupport
         #expect(try count(store, "SELECT count(*) FROM visits") == 6)
     }
 
-    /// A pause shorter than a stay with the vehicle fast on both sides (a jam, a long light) is still no stop.
-    @Test func aShortPauseAboardIsNoStop() throws {
-        let store = try Self.round(stopS: 300)
-        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+    /// Stands of 5 min: with the aboard rule on (`stays.aboard_mps` 7.5, shipped before version 96) a pause on the
+    /// way, one trip; off, what the other rules make of them.
+    @Test func theAboardRuleStillJoinsWhenOn() throws {
+        let on = try Self.round(stopS: 300, sets: ["stays.aboard_mps=7.5"])
+        #expect(try count(on, "SELECT count(*) FROM trips") == 1)
+        let off = try Self.round(stopS: 300)
+        let summary = try off.db.scalarText("SELECT count(*) || ' trips, ' || (SELECT count(*) FROM visits) || ' visits' FROM trips") ?? ""
+        #expect(summary == "5 trips, 6 visits", "\(summary)")
     }
 }

@@ -94,13 +94,14 @@ import TriplineTestSupport
     }
 
     /// A car that stands 12 minutes with fixes all through, and drives on at its own speed, carried its traveller
-    /// through: with the aboard rule (`stays.aboard_mps`, shipped 7.5 m/s) the stand is no stay, whatever the model
+    /// through: with the aboard rule (`stays.aboard_mps` 7.5 m/s; shipped until algorithm version 96, off since: a
+    /// vehicle parked that long stopped there, `ParkedStopTests`) the stand is no stay, whatever the model
     /// says (a model that never joins; the shipped one keeps such a stand, probability ~0.1). Without the rule it
     /// cuts the drive in two.
     @Test func aStandAboardACarJoinsTheDrives() {
         let w = driveWithAStop(walkM: 0)
         #expect(stays(w, model: never).count == 3)
-        let joined = stays(w, model: never, aboardMps: StaysPass.Parameters().aboardMps)
+        let joined = stays(w, model: never, aboardMps: 7.5)
         #expect(joined.count == 2)
         let trips = TripsPass.detect(w, stays: joined, TripsPass.Parameters(), MetricsPass.Parameters())
         #expect(trips.count == 1)
@@ -110,15 +111,15 @@ import TriplineTestSupport
     /// stay are on foot, so the aboard rule keeps the visit (a bound below walking pace, 0.5 m/s, would not).
     @Test func aStopReachedOnFootStays() {
         let w = driveWithAStop(walkM: 100)
-        #expect(stays(w, model: never, aboardMps: StaysPass.Parameters().aboardMps).count == 3)
+        #expect(stays(w, model: never, aboardMps: 7.5).count == 3)
         #expect(stays(w, model: never, aboardMps: 0.5).count == 2)
     }
 
-    /// A cyclist rides up to the door at 5 m/s: the shipped bound (faster than any bicycle, `trips.cycle_max_mps`)
+    /// A cyclist rides up to the door at 5 m/s: the rule's bound (faster than any bicycle, `trips.cycle_max_mps`)
     /// keeps the shop visit, which a bound at walking pace (2.4 m/s) would join away.
     @Test func aBicycleToTheDoorStays() {
         let w = driveWithAStop(walkM: 0, speed: 5)
-        #expect(stays(w, model: never, aboardMps: StaysPass.Parameters().aboardMps).count == 3)
+        #expect(stays(w, model: never, aboardMps: 7.5).count == 3)
         #expect(stays(w, model: never, aboardMps: 2.4).count == 2)
     }
 

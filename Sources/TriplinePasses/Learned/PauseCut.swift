@@ -55,17 +55,14 @@ public struct PauseModel: Sendable, Equatable {
 /// traveller still aboard: ``PauseFeatures/aboard(_:_:_:minMps:)``), and the stays left.
 public enum PauseDecision {
     /// `stays` (time order, as the stays pass found them) without the candidates `model` calls traffic (when `apply`)
-    /// and those shorter than `aboardMaxS` (`stays.min_duration_s`) the traveller never left a vehicle at (when `aboardMps`
-    /// > 0: `stays.aboard_mps`; a vehicle parked as long as a stay lasts stopped there, however fast it came and went:
-    /// a van's four 15-min stops, braking and pulling away in 20 s, were joined into one trip, algorithm version 96,
-    /// the fourteenth hostile round); `before` is the stay
+    /// and those the traveller never left a vehicle at (when `aboardMps` > 0: `stays.aboard_mps`); `before` is the stay
     /// kept before the span (``DeviceWork/previousStay``), a neighbour of the first. With both off every stay is kept
     /// (`log` still receives every candidate: the training export). A stay `gotOut` holds for is kept whatever the
     /// model says: the app's motion states saw the person leave the vehicle, which the model (trained on tracks
     /// without them) cannot weigh.
     public static func joinTraffic(
         _ w: DeviceWork, _ stays: [StayRecord], before: StayRecord?, model: PauseModel, apply: Bool, aboardMps: Double = 0,
-        aboardMaxS: Double = StaysPass.Parameters().minDurationS, gotOut: (StayRecord) -> Bool = { _ in false }, log: PauseLog? = nil
+        gotOut: (StayRecord) -> Bool = { _ in false }, log: PauseLog? = nil
     ) -> [StayRecord] {
         guard apply || aboardMps > 0 || log != nil, !stays.isEmpty else { return stays }
         let all = (before.map { [$0] } ?? []) + stays
@@ -77,8 +74,7 @@ public enum PauseDecision {
                 out.append(stay)
                 continue
             }
-            let traffic = ((apply && model.isTraffic(features)) || (aboardMps > 0 && Double(stay.endMs - stay.startMs) < aboardMaxS * 1000
-                && PauseFeatures.aboard(w, all, k + offset, minMps: aboardMps)))
+            let traffic = ((apply && model.isTraffic(features)) || (aboardMps > 0 && PauseFeatures.aboard(w, all, k + offset, minMps: aboardMps)))
                 && !gotOut(stay)
             log?.add(PauseCandidate(startMs: stay.startMs, endMs: stay.endMs, features: features, joined: traffic))
             if !traffic { out.append(stay) }
