@@ -110,9 +110,14 @@ public struct SimulationScores: Sendable {
     var hiddenLine: String {
         func num(_ v: Double) -> String { v.isNaN ? "n/a" : NumberText.fixed(v, decimals: 2) }
         if recordsUnknown {
-            return "hidden: not known (the database holds no points, as a study merged with --results-only: score a shard, or a database with the points, for what was recorded)"
+            return "hidden: not known (the database holds no points, as a study merged with --results-only: "
+                + "score a shard, or a database with the points, for what was recorded)"
         }
-        return "hidden: \(hiddenTrips) trips, \(hiddenVisits) visits during which nothing was recorded (ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))) / \(num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits)))); \(beyondTrips) trips beyond a guess across their silence (trip ceiling F1 \(num(Observability.ceiling(truth: truthTrips, hidden: beyondTrips))))"
+        let trips = num(Observability.ceiling(truth: truthTrips, hidden: hiddenTrips))
+        let visits = num(Observability.ceiling(truth: truthVisits, hidden: hiddenVisits))
+        let beyond = num(Observability.ceiling(truth: truthTrips, hidden: beyondTrips))
+        return "hidden: \(hiddenTrips) trips, \(hiddenVisits) visits during which nothing was recorded (ceiling F1 \(trips) / \(visits)); "
+            + "\(beyondTrips) trips beyond a guess across their silence (trip ceiling F1 \(beyond))"
     }
 
     /// The scores as aligned text lines.

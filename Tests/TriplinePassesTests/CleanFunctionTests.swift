@@ -210,7 +210,8 @@ enum EarlyPassesWork {
         func day(km: Double, accuracy: Double) -> [Point] {
             let far = Geo.destination(52.52, 13.40, bearing: 45, distance: km * 1000)
             var points = (0..<8).map { i in
-                Point(deviceID: 1, timeMs: t0 + Int64(i) * 840_000, lat: 52.52 + Double(i % 3) * 2e-5, lon: 13.40, speedMps: 0, accuracyM: 10, motion: "stationary")
+                Point(deviceID: 1, timeMs: t0 + Int64(i) * 840_000, lat: 52.52 + Double(i % 3) * 2e-5, lon: 13.40, speedMps: 0, accuracyM: 10,
+                      motion: "stationary")
             }
             points.insert(Point(deviceID: 1, timeMs: t0 + 3 * 840_000 + 420_000, lat: far.lat, lon: far.lon, accuracyM: accuracy, motion: "stationary"), at: 4)
             return points

@@ -45,8 +45,9 @@ import TriplineTestSupport
         try rebuild(store)
         #expect(try count(store, "SELECT count(*) FROM visits WHERE start_ms < \(lapsEnd - 600_000) AND end_ms > \(Self.t0 + 1_800_000 + 700_000)") == 0)
         let day = try double(store, "SELECT coalesce(sum(distance_m), 0) FROM days")
-        let rows = try store.db.scalarText("SELECT group_concat(datetime(start_ms/1000,'unixepoch') || '-' || datetime(end_ms/1000,'unixepoch') || ' ' || round(distance_m), '; ') FROM trips") ?? ""
-        let vs = try store.db.scalarText("SELECT group_concat(datetime(start_ms/1000,'unixepoch') || '-' || datetime(end_ms/1000,'unixepoch'), '; ') FROM visits") ?? ""
+        let span = "datetime(start_ms / 1000, 'unixepoch') || '-' || datetime(end_ms / 1000, 'unixepoch')"
+        let rows = try store.db.scalarText("SELECT group_concat(\(span) || ' ' || round(distance_m), '; ') FROM trips") ?? ""
+        let vs = try store.db.scalarText("SELECT group_concat(\(span), '; ') FROM visits") ?? ""
         #expect(day > 13_000 && day < 15_000, "the day \(day) m; trips \(rows); visits \(vs)")
     }
 

@@ -85,7 +85,8 @@ import TriplineTestSupport
             let store = try storeWith([("car", b.points)])
             try rebuild(store, timezone: "UTC")
             #expect(try count(store, "SELECT count(*) FROM trips") == 1)
-            let rows = try store.db.scalarText("SELECT group_concat(distance_m || ' ' || line_distance_m || ' ' || moving_s, ' ') FROM (SELECT * FROM days ORDER BY date)") ?? ""
+            let rows = try store.db.scalarText(
+                "SELECT group_concat(distance_m || ' ' || line_distance_m || ' ' || moving_s, ' ') FROM (SELECT * FROM days ORDER BY date)") ?? ""
             return rows.split(separator: " ").compactMap { Double($0) }
         }
         let seen = try days(silence: false), unseen = try days(silence: true)
