@@ -216,9 +216,7 @@ public struct MetricsPass: Pass {
                 if inc[k] == 0 && mov[k] == 0 {
                     // A silence no increment bridges: its straight line when the trip crossed it under way.
                     let a = pts[k - 1]
-                    if silences.crossed(work, a, i) {
-                        byTime(time[a], t, Geo.distance(work.lat[a], work.lon[a], work.lat[i], work.lon[i]), into: &spreadLeg[leg, default: [:]])
-                    }
+                    if let line = silences.crossedLineM(work, a, i) { byTime(time[a], t, line, into: &spreadLeg[leg, default: [:]]) }
                     continue
                 }
                 if t != cachedMs {

@@ -349,8 +349,9 @@ public struct StaysPass: Pass {
                 k -= 1
             }
             // A minute or more of fixes at either end that report a walker's speed (``SpeedGuard/movingS(_:_:)``: their
-            // positions moving too), each within a minute of the next, is travel, however near the centre: the last laps of a running track before a rest there
-            // (algorithm version 94). The few steps of an arrival at the door stay the stay's, as before.
+            // positions moving too), each within a minute of the next, is travel, however near the centre: the last laps
+            // of a running track before a rest there (algorithm version 94). The few steps of an arrival at the door stay
+            // the stay's, as before.
             if s < e {
                 var r = s
                 while r < e && reportedSpeed[kept[r]] >= SpeedGuard.walkingMps && w.time[kept[r + 1]] - w.time[kept[r]] <= 60_000 { r += 1 }

@@ -546,6 +546,16 @@ public struct TripsPass: MeasuringPass {
                 splitGapS: splitGapS, minPaceMps: minPaceMps) { Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b]) }
         }
 
+        /// The straight line (metres) over the silence from fix `a` to fix `b` when it was crossed under way (``crossed``),
+        /// which the trip counts; nil otherwise.
+        func crossedLineM(_ w: DeviceWork, _ a: Int, _ b: Int) -> Double? {
+            let line = Geo.distance(w.lat[a], w.lon[a], w.lat[b], w.lon[b])
+            let crossed = TrackMotion.crossedSilence(
+                seconds: Double(w.time[b] - w.time[a]) / 1000, accuracyBefore: w.accuracy[a], accuracy: w.accuracy[b], bridgeMaxS: bridgeMaxS,
+                splitGapS: splitGapS, minPaceMps: minPaceMps) { line }
+            return crossed ? line : nil
+        }
+
         /// The least pace (m/s) over the silence from fix `a` to fix `b` (``TrackMotion/silencePace(seconds:metres:accuracyBefore:accuracy:)``:
         /// each fix's accuracy, at least 5 m; 30 m when it reports none, GPX and GeoLife).
         static func pace(_ w: DeviceWork, _ a: Int, _ b: Int) -> Double {
@@ -1359,7 +1369,8 @@ public struct TripsPass: MeasuringPass {
     /// - Longer than `split_gap_s` (`travel_min_mps`: the traveller moved through them, or the trip would have been
     ///   cut there), with their straight line as distance.
     /// - Longer than `metrics.bridge_max_s` and crossed under way, at least at `metrics.moving_mps` in a straight line
-    ///   less both fixes' accuracy (algorithm version 90, at `walk_max_mps` until version 92): a metro ride of 20 min under the ground, 12 km, between two walks; before, such a silence was neither
+    ///   less both fixes' accuracy (algorithm version 90, at `walk_max_mps` until version 92): a metro ride of 20 min
+    ///   under the ground, 12 km, between two walks; before, such a silence was neither
     ///   bridged nor a leg, and the trip measured the two walks' 661 m though its ends lay 12.4 km apart. Inside a
     ///   vehicle leg, or between two legs of one vehicle, it stays that leg's, its straight line added: the vehicle
     ///   carried on (GeoLife 010's intercity train, 90 km in 18 min unseen, is a train, not `unknown`).
@@ -1397,15 +1408,7 @@ public struct TripsPass: MeasuringPass {
             }
             return lo
         }
-        /// The fastest a leg of `mode` goes: none for a vehicle (or a leg of no known class).
-        func bound(_ mode: String) -> Double {
-            switch LegMode(rawValue: mode) {
-            case .walk: p.walkMaxMps
-            case .run: p.runMaxMps
-            case .cycle: p.cycleMaxMps
-            default: .infinity
-            }
-        }
+        func bound(_ mode: String) -> Double { classMaxMps(mode, p) }
         /// Whether the hop into `pts[q]`, inside leg `k` or (`boundary`) out of its last fix into leg `k + 1`'s first, is
         /// a silence of its own (above).
         func gap(_ q: Int, _ k: Int, boundary: Bool = false) -> Bool {
@@ -1511,29 +1514,36 @@ public struct TripsPass: MeasuringPass {
         public var trips: [TripRecord]
     }
 
-    /// The span's trips between `stays` (``detect``), those starting before `keepFromMs`, with their rows filled in.
-    /// The trip's mode: the mode of its longest leg by distance; when that is a silence no fix saw (`unknown`), the
-    /// longest leg of a known mode's, where every such silence lasted at most `split_gap_s` and was crossed no faster
-    /// than that mode goes (`walk_max_mps`, `run_max_mps`, `cycle_max_mps`; a vehicle any pace): a ride with 4.5 km of a 10.5-km route
-    /// unseen at 3.75 m/s between two cycling legs is a `cycle` trip (the fourteenth hostile round: `unknown`), a walk
-    /// to the metro, 12 km under the ground and a walk out stays `unknown`.
-    static func tripMode(_ legs: [LegRecord], _ p: Parameters) -> String {
-        guard let longest = legs.max(by: { $0.distanceM < $1.distanceM }) else { return "unknown" }
-        guard longest.mode == LegMode.unknown.rawValue,
-              let known = legs.filter({ $0.mode != LegMode.unknown.rawValue }).max(by: { $0.distanceM < $1.distanceM })
-        else { return longest.mode }
-        let bound: Double = switch LegMode(rawValue: known.mode) {
+    /// The fastest a leg of `mode` goes (`walk_max_mps`, `run_max_mps`, `cycle_max_mps`): no bound for a vehicle (or a
+    /// leg of no known class).
+    static func classMaxMps(_ mode: String, _ p: Parameters) -> Double {
+        switch LegMode(rawValue: mode) {
         case .walk: p.walkMaxMps
         case .run: p.runMaxMps
         case .cycle: p.cycleMaxMps
         default: .infinity
         }
+    }
+
+    /// The trip's mode: the mode of its longest leg by distance; when that is a silence no fix saw (`unknown`), the
+    /// longest leg of a known mode's, where every such silence lasted at most `split_gap_s` and was crossed no faster
+    /// than that mode goes (``classMaxMps(_:_:)``): a ride with 4.5 km of a 10.5-km route unseen at 3.75 m/s between
+    /// two cycling legs is a `cycle` trip (the fourteenth hostile round: `unknown`), a walk to the metro, 12 km under
+    /// the ground and a walk out stays `unknown`.
+    static func tripMode(_ legs: [LegRecord], _ p: Parameters) -> String {
+        guard let longest = legs.max(by: { $0.distanceM < $1.distanceM }) else { return "unknown" }
+        guard longest.mode == LegMode.unknown.rawValue,
+              let known = legs.filter({ $0.mode != LegMode.unknown.rawValue }).max(by: { $0.distanceM < $1.distanceM })
+        else { return longest.mode }
+        let bound = classMaxMps(known.mode, p)
         let within = legs.allSatisfy { leg in
             let seconds = Double(leg.endMs - leg.startMs) / 1000
             return leg.mode != LegMode.unknown.rawValue || (seconds > 0 && seconds <= p.splitGapS && leg.distanceM / seconds <= bound)
         }
         return within ? known.mode : longest.mode
     }
+
+    /// The span's trips between `stays` (``detect``), those starting before `keepFromMs`, with their rows filled in.
 
     static func assemble(
         _ work: DeviceWork, stays: [StayRecord], _ p: Parameters, _ mp: MetricsPass.Parameters, cutModel: TripCutModel = .shipped,

@@ -17,12 +17,12 @@ public enum TrackMotion {
         return seconds > 0 && step() - reach(accuracyBefore) - reach(accuracy) >= movingMps * seconds
     }
 
-    /// Whether a silence of `seconds` between two fixes `metres` apart (read only when needed) that no straight line bridges (longer than
-    /// `metrics.bridge_max_s`) was crossed under way, so that a trip holding it counts its straight line and its time
-    /// as moving: longer than `trips.split_gap_s` (a trip kept across it travelled), or crossed at `minPaceMps`
-    /// (`metrics.moving_mps`, as between any two fixes) or faster in a straight line less both fixes' ``reach(_:)``
-    /// (a fix 140 m off is no way covered). One rule for the trips pass (``TripsPass/Silences`` in TriplinePasses), the metrics pass's days
-    /// and the day reports' shares of a trip.
+    /// Whether a silence of `seconds` between two fixes `metres` apart (read only when needed) that no straight line
+    /// bridges (longer than `metrics.bridge_max_s`) was crossed under way, so that a trip holding it counts its straight
+    /// line and its time as moving: longer than `trips.split_gap_s` (a trip kept across it travelled), or crossed at
+    /// `minPaceMps` (`metrics.moving_mps`, as between any two fixes) or faster in a straight line less both fixes'
+    /// ``reach(_:)`` (a fix 140 m off is no way covered). One rule for the trips pass (`TripsPass.Silences` in
+    /// TriplinePasses), the metrics pass's days and the day reports' shares of a trip.
     @inlinable
     public static func crossedSilence(seconds: Double, accuracyBefore: Double, accuracy: Double, bridgeMaxS: Double, splitGapS: Double,
                                       minPaceMps: Double, metres: () -> Double) -> Bool {

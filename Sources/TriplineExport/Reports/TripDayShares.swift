@@ -88,12 +88,11 @@ struct TripDayShares {
                 while leg + 1 < legs.count && time[i] > legs[leg].end { leg += 1 }
                 if time[i] - time[i - 1] > bridgeMs {
                     anchor = i
+                    let line = Geo.distance(lat[i - 1], lon[i - 1], lat[i], lon[i])
                     let crossed = TrackMotion.crossedSilence(
                         seconds: Double(time[i] - time[i - 1]) / 1000, accuracyBefore: accuracy[i - 1], accuracy: accuracy[i], bridgeMaxS: p.bridgeMaxS,
-                        splitGapS: p.splitGapS, minPaceMps: p.movingMps) { Geo.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]) }
-                    if crossed {
-                        spread(time[i - 1], time[i], Geo.distance(lat[i - 1], lon[i - 1], lat[i], lon[i]), offsets[i - 1], offsets[i], into: &perLeg[leg])
-                    }
+                        splitGapS: p.splitGapS, minPaceMps: p.movingMps) { line }
+                    if crossed { spread(time[i - 1], time[i], line, offsets[i - 1], offsets[i], into: &perLeg[leg]) }
                     continue
                 }
                 if abs(lat[i] - latRef) > 0.2 {
