@@ -77,13 +77,14 @@ import TriplineTestSupport
         #expect([f64(8), f64(16), f64(24), f64(32)] == [lon, lon, lat, lat])
         #expect(blob[40] == 1 && u32(41) == 1, "little-endian WKB Point")
         #expect(f64(45) == lon && f64(53) == lat)
-        // Trip 2 has a recording gap: a MultiLineString of two LineStrings of 11 points each (as the GeoJSON).
+        // Trip 2's 10-min recording gap is bridged (its distance measured the way across, `metrics.bridge_max_s`): a
+        // MultiLineString of one LineString of its 22 points (the GeoJSON's LineString).
         let trip = try db.prepare("SELECT geom FROM trips WHERE fid = 2")
         #expect(try trip.step())
         guard case .blob(let line) = trip.value(0) else { Issue.record("trip geometry is not a blob"); return }
         func lu32(_ at: Int) -> UInt32 { line[at..<at + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) } }
-        #expect(line[40] == 1 && lu32(41) == 5 && lu32(45) == 2)
-        #expect(lu32(50) == 2 && lu32(54) == 11)
+        #expect(line[40] == 1 && lu32(41) == 5 && lu32(45) == 1)
+        #expect(lu32(50) == 2 && lu32(54) == 22)
     }
 
     @Test func rtreeIndexesEveryGeometryWithTheSpecTriggers() throws {

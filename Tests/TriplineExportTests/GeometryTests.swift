@@ -13,16 +13,27 @@ import TriplineTestSupport
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// A trip over the tablet's two points an hour apart: each run is a single point, so GeoJSON has no line
-    /// (`"geometry": null`) while GPX keeps both as one-point segments (valid GPX).
-    @Test func singlePointRunsAreNoLine() throws {
-        let fixture = try ExportFixture.temporary()
-        let store = try Store(path: fixture.path, create: false)
+    /// Two fixes of the tablet 20 min apart at one spot: a silence no straight line bridges (over
+    /// `metrics.bridge_max_s`, 15 min) and not crossed (no pace at all), so a trip over them has two one-point runs.
+    static func addWait(_ store: Store) throws {
+        let t = ExportFixture.ms(2024, 4, 2, 9, 0)
+        try store.insertPoints([
+            Point(deviceID: 2, timeMs: t, lat: 48.2, lon: 11.6, accuracyM: 10, importID: 2),
+            Point(deviceID: 2, timeMs: t + 1_200_000, lat: 48.2001, lon: 11.6, accuracyM: 10, importID: 2),
+        ])
         try store.db.run(
             """
             INSERT INTO trips(id, device_id, start_ms, end_ms, duration_s, moving_s, distance_m, mode, legs, points)
-            VALUES (4, 2, ?, ?, 3600, 0, 0, 'unknown', 0, 2)
-            """, [.integer(ExportFixture.ms(2024, 3, 31, 0, 30)), .integer(ExportFixture.ms(2024, 3, 31, 1, 30))])
+            VALUES (4, 2, ?, ?, 1200, 0, 0, 'unknown', 0, 2)
+            """, [.integer(t), .integer(t + 1_200_000)])
+    }
+
+    /// A trip over two fixes either side of a silence its distance did not measure: each run is a single point, so
+    /// GeoJSON has no line (`"geometry": null`) while GPX keeps both as one-point segments (valid GPX).
+    @Test func singlePointRunsAreNoLine() throws {
+        let fixture = try ExportFixture.temporary()
+        let store = try Store(path: fixture.path, create: false)
+        try GeometryTests.addWait(store)
         let geojson = try GeometryTests.text(fixture.path, .trips, .geojson)
         #expect(geojson.contains("{\"type\":\"Feature\",\"id\":4,\"geometry\":null,\"properties\":{\"id\":4,"))
         let gpx = try GeometryTests.text(fixture.path, .trips, .gpx)
@@ -33,23 +44,25 @@ import TriplineTestSupport
     @Test(ClientTools.installed("xmllint")) func singlePointSegmentsAreValidGPX() throws {
         let fixture = try ExportFixture.temporary()
         let store = try Store(path: fixture.path, create: false)
-        try store.db.run(
-            """
-            INSERT INTO trips(id, device_id, start_ms, end_ms, duration_s, moving_s, distance_m, mode, legs, points)
-            VALUES (4, 2, ?, ?, 3600, 0, 0, 'unknown', 0, 2)
-            """, [.integer(ExportFixture.ms(2024, 3, 31, 0, 30)), .integer(ExportFixture.ms(2024, 3, 31, 1, 30))])
+        try GeometryTests.addWait(store)
         let gpx = try GeometryTests.text(fixture.path, .trips, .gpx)
         let result = try #require(try ClientTools.run("xmllint", ["--noout", "--schema", ClientTools.gpxSchema, "-"], stdin: gpx))
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    /// With a 60 s gap rule, trip 3's points two minutes apart are all gaps: no line at all.
+    /// With a 60 s gap rule, the tablet's points two minutes apart are all gaps: the points export opens a `trkseg`
+    /// at each, while trip 3's line over them goes on (its distance measured each way, ``LineJoins``); at 120 s, one
+    /// segment for trip 3's points.
     @Test func gapThresholdIsAParameter() throws {
         let fixture = try ExportFixture.temporary()
         let tight = try GeometryTests.text(fixture.path, .trips, .geojson, parameters: ExportParameters(gapSeconds: 60))
-        #expect(tight.contains("\"geometry\":null"))
-        let loose = try GeometryTests.text(fixture.path, .trips, .geojson, parameters: ExportParameters(gapSeconds: 120))
-        #expect(loose.contains("\"geometry\":{\"type\":\"LineString\""))
+        #expect(tight.contains("\"geometry\":{\"type\":\"LineString\"") && !tight.contains("\"geometry\":null"))
+        func segments(_ gapSeconds: Int64) throws -> Int {
+            try GeometryTests.text(fixture.path, .points, .gpx, parameters: ExportParameters(gapSeconds: gapSeconds)).components(separatedBy: "<trkseg>").count - 1
+        }
+        // Tablet: 00:30 and 01:30 (an hour apart), then 11 points two minutes apart.
+        #expect(try segments(60) == 13)
+        #expect(try segments(120) == 3)
     }
 
     /// GPX longitudes must be below 180: a place at 180° E is written at -180.

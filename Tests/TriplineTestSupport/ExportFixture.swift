@@ -12,7 +12,8 @@ import TriplineCore
 /// - phone (id 1, Overland, offsets recorded as +01:00):
 ///   - trip 1, walk, 08:00–08:10Z: 11 points a minute apart, the 08:05 one flagged (flags 1) → one LineString of 10.
 ///   - a lone point at 12:00Z with no offset (shown at +01:00 through the zone).
-///   - trip 2, car (legs walk + car), 17:00–17:30Z: points each minute 17:00–17:10 and 17:20–17:30 → two lines.
+///   - trip 2, car (legs walk + car), 17:00–17:30Z: points each minute 17:00–17:10 and 17:20–17:30 → one line (the
+///     10-min gap is one the rebuild bridges, `metrics.bridge_max_s`).
 ///   - visits 1 (Home, 00:00–08:00Z), 2 (Work, 08:10–17:00Z), 3 (Home, 17:30–23:00Z); places 1 Home, 2 Work;
 ///     all in Berlin, Germany (`country_code`, `country`, `locality`).
 ///   - day 2024-03-01; app trip events 1 (matched to trip 1) and 2 (unmatched), and an app visit event.

@@ -133,7 +133,7 @@ struct MapLoader {
         let device = deviceIDs?.first
         try loadTrips(&selection, filter, device: device)
         let privacy = parameters.privacyZones.isEmpty
-            ? nil : try PrivacyClipper(store: store, zones: parameters.privacyZones, gapSeconds: ExportParameters().gapSeconds)
+            ? nil : try PrivacyClipper(store: store, zones: parameters.privacyZones)
         if let privacy { try hidePrivateTrips(&selection, privacy) }
         try sampleTripPoints(&selection)
         PausePoint.reach("map.read")  // process tests: a rebuild commits here; the map must still read one snapshot

@@ -56,7 +56,8 @@ public enum ExportError: Error, CustomStringConvertible, Sendable, Equatable {
 /// know whether the line has a gap before it writes the geometry's type.
 ///
 /// Line geometry (trips, legs) comes from `points` of the trip's device between its start and end, without flagged
-/// points (`point_flags.flags != 0`), broken at gaps longer than ``ExportParameters/gapSeconds``.
+/// points (`point_flags.flags != 0`), broken at gaps longer than ``ExportParameters/gapSeconds`` whose way the
+/// rebuild did not measure (``LineJoins``).
 /// Everything is ordered (trips by start, then id; points by device name, then time; days by date, then device name),
 /// so the same database always gives the same bytes, and the same files imported in any order give the same bytes
 /// (ids are mixed from device names, ``StableID``).
@@ -75,7 +76,7 @@ public final class Exporter {
         self.store = store
         self.parameters = parameters
         self.privacyZones = privacyZones
-        privacy = privacyZones.isEmpty ? nil : try PrivacyClipper(store: store, zones: privacyZones, gapSeconds: parameters.gapSeconds)
+        privacy = privacyZones.isEmpty ? nil : try PrivacyClipper(store: store, zones: privacyZones)
         localTime = try LocalTime(store: store)
         deviceNames = try store.deviceNames()
     }
@@ -189,6 +190,16 @@ public final class Exporter {
     }
 
     private var legFixes: FixFinder?
+    /// Where trips' and legs' lines go on across a recording gap, made at the first line drawn.
+    private var joins: LineJoins?
+
+    /// The rule of where trips' and legs' lines go on across a recording gap (``LineJoins``).
+    func lineJoins() throws -> LineJoins {
+        if let joins { return joins }
+        let made = try LineJoins(store: store, gapSeconds: parameters.gapSeconds)
+        joins = made
+        return made
+    }
     /// The reader of Google's legs' lines (``appLine(tripID:source:leg:)``), made at the first app trip.
     var appLines: AppLineLoader?
 

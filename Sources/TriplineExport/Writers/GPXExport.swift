@@ -100,7 +100,8 @@ struct GPXExport: RecordWriter {
         return w.text
     }
 
-    /// `trkseg`s of the unflagged points of `device` in `[startMs, endMs]`, a new one after each gap.
+    /// `trkseg`s of the unflagged points of `device` in `[startMs, endMs]`, a new one after each gap whose way the
+    /// rebuild did not measure (``LineJoins``).
     ///
     /// `appLine`: the line of a trip or leg taken from Google's timeline instead (``Exporter/appLine(tripID:source:leg:)``),
     /// a `trkseg` per run; a `trkpt` has a `time` only where Google gives one (a leg's start and end), none is invented.
@@ -123,16 +124,22 @@ struct GPXExport: RecordWriter {
             }
             return
         }
-        var track = Segments(out: out, gapMs: exporter.parameters.gapSeconds * 1000)
+        let joins = try exporter.lineJoins()
+        var track = Segments(out: out, gapMs: joins.gapMs)
+        var lastLat = 0.0, lastLon = 0.0
         try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
-            try track.point(at: time, zoneSkips: lineReader.zoneSkips)
+            let lat = s.double(Exporter.PointColumn.lat), lon = s.double(Exporter.PointColumn.lon)
+            try track.point(at: time, zoneSkips: lineReader.zoneSkips) { from in
+                try joins.breaks(device: device, fromMs: from, toMs: time) { Geo.distance(lastLat, lastLon, lat, lon) }
+            }
+            (lastLat, lastLon) = (lat, lon)
             try trackPoint(s, time: time, extended: false, flags: 0)
         }
         try track.close()
     }
 
-    /// The `trkseg`s of one track: one opens at its first point and after each recording gap (longer than `gap_s`),
+    /// The `trkseg`s of one track: one opens at its first point and after each recording gap (longer than `gapMs`),
     /// closing the one before.
     struct Segments {
         let out: ByteWriter
@@ -141,11 +148,12 @@ struct GPXExport: RecordWriter {
         var lastTime = Int64.min
         var lastSkips = 0
 
-        /// Before the point at `time`: closes the segment at a gap or where points inside a privacy zone were passed
-        /// over (`zoneSkips`, the reader's count, changed), opens one when none is.
-        mutating func point(at time: Int64, zoneSkips: Int) throws {
+        /// Before the point at `time`: closes the segment at a gap (that `breaks`, given the time of the point
+        /// before, confirms: a trip's line goes on where its way was measured) or where points inside a privacy zone
+        /// were passed over (`zoneSkips`, the reader's count, changed), opens one when none is.
+        mutating func point(at time: Int64, zoneSkips: Int, breaks: (_ fromMs: Int64) throws -> Bool = { _ in true }) throws {
             defer { lastSkips = zoneSkips }
-            if open && (time - lastTime > gapMs || zoneSkips != lastSkips) {
+            if open, try zoneSkips != lastSkips || (time - lastTime > gapMs && breaks(lastTime)) {
                 try out.append("</trkseg>\n")
                 open = false
             }

@@ -56,16 +56,20 @@ struct GeoJSONExport: RecordWriter {
                 for (k, v) in run.enumerated() { try coordinates.add(lon: v.lon, lat: v.lat, breaks: k == 0) }
             }
         } else {
-            let gapMs = exporter.parameters.gapSeconds * 1000
-            var lastTime = Int64.min
+            let joins = try exporter.lineJoins()
+            var lastTime = Int64.min, lastLat = 0.0, lastLon = 0.0
             var lastSkips = lineReader.zoneSkips
             try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
                 guard flags == 0 else { return }
-                // A recording gap, or a privacy zone passed over: the line breaks.
-                let breaks = lastTime == Int64.min || time - lastTime > gapMs || lineReader.zoneSkips != lastSkips
+                let lat = s.double(Exporter.PointColumn.lat), lon = s.double(Exporter.PointColumn.lon)
+                // A recording gap whose way was not measured, or a privacy zone passed over: the line breaks.
+                var breaks = lastTime == Int64.min || lineReader.zoneSkips != lastSkips
+                if !breaks && time - lastTime > joins.gapMs {
+                    breaks = try joins.breaks(device: device, fromMs: lastTime, toMs: time) { Geo.distance(lastLat, lastLon, lat, lon) }
+                }
                 lastSkips = lineReader.zoneSkips
-                lastTime = time
-                try coordinates.add(lon: s.double(Exporter.PointColumn.lon), lat: s.double(Exporter.PointColumn.lat), breaks: breaks)
+                (lastTime, lastLat, lastLon) = (time, lat, lon)
+                try coordinates.add(lon: lon, lat: lat, breaks: breaks)
             }
         }
         try coordinates.close()

@@ -397,11 +397,10 @@ final class LayerWriter: RecordWriter {
     }
 
     /// The unflagged points of `device` in `[startMs, endMs]` as the GeoJSON export draws them: broken where
-    /// consecutive points are more than the gap apart, cut at the antimeridian (at the crossing latitude), runs of
+    /// consecutive points are more than the gap apart and the rebuild did not measure the way (``LineJoins``), cut at the antimeridian (at the crossing latitude), runs of
     /// a single position left out. Nil when no line is left.
     /// `appLine`: the line of a trip or leg taken from Google's timeline instead (``Exporter/appLine(tripID:source:leg:)``).
     func lineGeometry(device: Int64, startMs: Int64, endMs: Int64, appLine: [[LineVertex]]? = nil) throws -> (bytes: [UInt8], envelope: Envelope)? {
-        let gapMs = exporter.parameters.gapSeconds * 1000
         var parts: [[Double]] = []
         var current: [Double] = []
         var lastTime = Int64.min
@@ -432,12 +431,18 @@ final class LayerWriter: RecordWriter {
                 for (k, v) in run.enumerated() { add(lon: v.lon, lat: v.lat, breaks: k == 0) }
             }
         } else {
+            let joins = try exporter.lineJoins()
+            var fromLat = 0.0, fromLon = 0.0
             try lineReader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
                 guard flags == 0 else { return }
-                let breaks = lastTime == Int64.min || time - lastTime > gapMs || lineReader.zoneSkips != lastSkips
+                let lat = s.double(Exporter.PointColumn.lat), lon = s.double(Exporter.PointColumn.lon)
+                var breaks = lastTime == Int64.min || lineReader.zoneSkips != lastSkips
+                if !breaks && time - lastTime > joins.gapMs {
+                    breaks = try joins.breaks(device: device, fromMs: lastTime, toMs: time) { Geo.distance(fromLat, fromLon, lat, lon) }
+                }
                 lastSkips = lineReader.zoneSkips
-                lastTime = time
-                add(lon: s.double(Exporter.PointColumn.lon), lat: s.double(Exporter.PointColumn.lat), breaks: breaks)
+                (lastTime, fromLat, fromLon) = (time, lat, lon)
+                add(lon: lon, lat: lat, breaks: breaks)
             }
         }
         closeLine()

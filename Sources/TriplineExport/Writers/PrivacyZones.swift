@@ -106,10 +106,12 @@ public struct PrivacyZones: Sendable, Equatable {
 struct PrivacySpan {
     var startMs: Int64, endMs: Int64
     var startLat: Double, startLon: Double, endLat: Double, endLon: Double
-    /// Fixes shown and recording gaps between them; metres and moving seconds along them, measured as the metrics pass
-    /// measures a track (a step counts once the track has moved `metrics.min_step_m` from the last vertex; time between
-    /// fixes counts as moving at `metrics.moving_mps` or faster), and the straight lines between them: none across a gap
-    /// or a zone. Only the fixes shown are read, so no figure says where inside a zone the span began.
+    /// Fixes shown and the silences between them that no straight line bridges (`metrics.bridge_max_s`, the
+    /// rebuild's `gaps`); metres and moving seconds along them, measured as the metrics pass measures a track (a step
+    /// counts once the track has moved `metrics.min_step_m` from the last vertex; time between fixes counts as moving
+    /// at `metrics.moving_mps` or faster; a silence the trip crossed under way, its straight line and time), and the
+    /// straight lines between them: none across a zone or a silence not crossed. Only the fixes shown are read, so no
+    /// figure says where inside a zone the span began.
     var points: Int64, gaps: Int64, distanceM: Double, movingS: Double, lineDistanceM: Double
     /// The span began (ended) inside a zone: its start (end) is the first (last) fix outside.
     var startCut: Bool, endCut: Bool
@@ -128,16 +130,14 @@ final class PrivacyClipper {
     let zones: PrivacyZones
     /// Sees every fix (the zones are applied here, not by the reader).
     let reader: Exporter.PointReader
-    let gapMs: Int64
     /// Places whose centre is inside a zone: never named or shown.
     let hiddenPlaces: Set<Int64>
     /// How each device's fixes are measured (its rebuild's metrics parameters).
     let settings: MetricsSettings.Cache
 
-    init(store: Store, zones: PrivacyZones, gapSeconds: Int64) throws {
+    init(store: Store, zones: PrivacyZones) throws {
         self.zones = zones
         reader = try Exporter.PointReader(store, zones: PrivacyZones())
-        gapMs = gapSeconds * 1000
         hiddenPlaces = Set(try store.placeCentres().filter { zones.contains(lat: $0.lat, lon: $0.lon) }.map(\.id))
         settings = MetricsSettings.Cache(store)
     }
@@ -178,9 +178,21 @@ final class PrivacyClipper {
                 span.startLat = lat
                 span.startLon = lon
                 anchor = (lat, lon)
-            } else if time - span.endMs > gapMs {
+            } else if Double(time - span.endMs) / 1000 > p.bridgeMaxS {
+                // A silence no straight line bridges: its straight line and time count when the trip crossed it
+                // under way, as the metrics pass counts them.
                 span.gaps += 1
                 anchor = (lat, lon)
+                let seconds = Double(time - span.endMs) / 1000, from = (span.endLat, span.endLon)
+                let line = Geo.distance(from.0, from.1, lat, lon)
+                if TrackMotion.crossedSilence(
+                    seconds: seconds, accuracyBefore: lastAccuracy, accuracy: accuracy, bridgeMaxS: p.bridgeMaxS, splitGapS: p.splitGapS,
+                    minPaceMps: p.movingMps, metres: { line })
+                {
+                    span.distanceM += line
+                    span.lineDistanceM += line
+                    span.movingS += seconds
+                }
             } else if brokenByZone {
                 anchor = (lat, lon)
             } else {

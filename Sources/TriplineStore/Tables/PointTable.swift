@@ -455,15 +455,28 @@ public struct Fix: Sendable, Equatable {
     }
 }
 
-/// Finds the first or last fix of a device in a time window (prepared once, reused).
+/// Finds the first or last fix of a device in a time window, and a fix's accuracy (prepared once, reused).
 public final class FixFinder {
     let first: Statement
     let last: Statement
+    let reported: Statement
 
     public init(_ store: Store) throws {
         let sql = "SELECT \(PointKey.timeSQL), utc_offset_s, lat, lon FROM points_hot WHERE key BETWEEN ? AND ? ORDER BY key"
         first = try store.db.prepare(sql + " LIMIT 1")
         last = try store.db.prepare(sql + " DESC LIMIT 1")
+        reported = try store.db.prepare("SELECT accuracy_m FROM points_hot WHERE key = ?")
+    }
+
+    /// The accuracy (m) the fix of `device` taken at `ms` reports: NaN when it reports none or there is no such fix,
+    /// as the passes read it.
+    public func accuracy(device: Int64, atMs ms: Int64) throws -> Double {
+        guard let key = PointKey.make(device: device, timeMs: ms) else { return .nan }
+        reported.reset()
+        reported.bindInt(key, at: 1)
+        guard try reported.step(), !reported.isNull(0) else { return .nan }
+        let value = reported.double(0)
+        return value.isFinite ? value : .nan
     }
 
     /// The first (`last` false) or last fix of `device` with `fromMs <= time <= throughMs`, or nil when it has none.
