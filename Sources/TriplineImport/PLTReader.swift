@@ -63,7 +63,8 @@ public struct PLTReader {
         while lineStart < count {
             lineNumber += 1
             var lineEnd = lineStart
-            while lineEnd < count, base[lineEnd] != 0x0A { lineEnd += 1 }
+            // A line ends at LF, or at a CR no LF follows (files saved with classic Mac line ends).
+            while lineEnd < count, base[lineEnd] != 0x0A, base[lineEnd] != 0x0D || (lineEnd + 1 < count && base[lineEnd + 1] == 0x0A) { lineEnd += 1 }
             defer { lineStart = lineEnd + 1 }
             // The header: six lines, the first `Geolife trajectory`. A line of lines 2–6 that reads whole as a fix
             // is one (a file whose writer kept fewer header lines); the others are skipped without a word.

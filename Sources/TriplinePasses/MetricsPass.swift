@@ -55,6 +55,8 @@ public struct MetricsPass: Pass {
         let time = w.time, lat = w.lat, lon = w.lon, speed = w.speed
         var latRef = lat[anchor]
         var cosLat = Geo.cosLatitude(latRef)
+        // The fixes a minute or more before and after fix `k` (``TrackMotion/isCreeping``), moved along with it.
+        var before = 0, after = 0
         for k in 1..<max(1, pts.count) {
             let i = pts[k], prev = pts[k - 1]
             let dtMs = time[i] - time[prev]
@@ -80,7 +82,23 @@ public struct MetricsPass: Pass {
                                              movingMps: p.movingMps) {
                 Geo.fastDistance(lat[prev], lon[prev], lat[i], lon[i], cosLat: cosLat)
             }
-            if moved { moving[k] = dt }
+            if moved {
+                moving[k] = dt
+            } else if !speed[i].isNaN && speed[i] >= TrackMotion.slowMps {
+                // Slower than moving, but under way: the positions a minute either side say so too.
+                let t = time[i]
+                while before + 1 < k && time[pts[before + 1]] <= t - 60_000 { before += 1 }
+                if after < k { after = k }
+                while after + 1 < pts.count && time[pts[after]] < t + 60_000 { after += 1 }
+                let (a, b) = (pts[before], pts[after])
+                if time[a] <= t - 60_000 && time[b] >= t + 60_000 {
+                    let creeping = TrackMotion.isCreeping(
+                        reported: speed[i], windowSeconds: Double(time[b] - time[a]) / 1000,
+                        windowMetres: Geo.fastDistance(lat[a], lon[a], lat[b], lon[b], cosLat: cosLat), accuracyBefore: w.accuracy[a],
+                        accuracyAfter: w.accuracy[b])
+                    if creeping { moving[k] = dt }
+                }
+            }
         }
         return (inc, moving, gaps)
     }

@@ -73,6 +73,12 @@ public struct StaysPass: Pass {
         public var knownScatter: Double = 1
         /// How far (seconds) into a stay's start and end moving fixes are looked for when trimming.
         public var edgeS: Double = 240
+        /// A candidate whose fixes keep moving across it is travel, not a stay (1 = on, 0 = off; algorithm version 98):
+        /// they report speeds, and minute by minute their mean position moves 10 m or more at a reported 0.2 m/s or
+        /// more in two minutes of three, and more than `radius_m` in all (``StaysPass/traverses(_:_:radiusM:)``). A
+        /// walk at 0.45 m/s, a pram, a car creeping through a jam never leave a 120-m radius of their own moving
+        /// centre for 9 min, and were chains of visits joined by 5-s "trips" at 40 m/s.
+        public var traverse: Double = 1
         /// Stays closer than this (metres) …
         public var mergeM: Double = 100
         /// … with no in-between point further than this (metres) from the first one are merged.
@@ -159,7 +165,7 @@ public struct StaysPass: Pass {
             "got_out_indoors": \.gotOutIndoors, "got_out_late": \.gotOutLate, "steps_lead": \.stepsLead,
             "max_gap_s": \.maxGapS, "extend_min_s": \.extendMinS, "extend_max_s": \.extendMaxS, "weight_cap_s": \.weightCapS,
             "moving_mps": \.movingMps, "trim_m": \.trimM, "unknown_accuracy_m": \.unknownAccuracyM, "scatter_factor": \.scatterFactor,
-            "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "merge_m": \.mergeM,
+            "sparse_interval_s": \.sparseIntervalS, "known_scatter": \.knownScatter, "edge_s": \.edgeS, "traverse": \.traverse, "merge_m": \.mergeM,
             "excursion_m": \.excursionM, "walk_out_s": \.walkOutS, "walk_out_m": \.walkOutM,
             "steps_leave_s": \.stepsLeaveS, "steps_leave_m": \.stepsLeaveM, "steps_trim": \.stepsTrim,
             "steps_wait": \.stepsWait,
@@ -177,7 +183,7 @@ public struct StaysPass: Pass {
             "max_gap_s": .duration, "extend_min_s": .duration, "extend_max_s": .duration, "weight_cap_s": .positiveDuration,
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
-            "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
+            "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "traverse": .flag, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
             "walk_out_s": .duration, "walk_out_m": .distanceOrOff, "steps_leave_s": .window, "steps_leave_m": .distanceOrOff,
             "steps_trim": .flag, "steps_wait": .flag,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration,
@@ -226,6 +232,48 @@ public struct StaysPass: Pass {
         }
         return v
     }
+
+    /// Whether the fixes `pts` (time order) keep moving across the ground (`traverse`), by the speeds they report
+    /// and their positions: at least four fixes of five report a speed; minute by minute (fixes in at least four
+    /// minutes of five, at least five minutes), their mean position moves at least 10 m from one minute to the next
+    /// while their mean reported speed is at least ``slowMps``, in two steps of three, and more than `radiusM` in all.
+    /// A phone at rest reports 0 (its minute means a few metres apart, or a jump now and then); a walk at 0.45 m/s
+    /// moves 27 m a minute, minute after minute, switchbacks or not. Positions alone do not tell: a GPS logger's fixes
+    /// at rest wander as steadily (simulated loggers, development seeds 1–10: trip F1 0.92 → 0.83 on positions alone).
+    static func traverses(_ w: DeviceWork, _ pts: ArraySlice<Int>, radiusM: Double) -> Bool {
+        guard pts.count >= 8, let first = pts.first, let last = pts.last else { return false }
+        let t0 = w.time[first], minutes = Int((w.time[last] - t0) / 60_000) + 1
+        guard minutes >= 5 else { return false }
+        let lat0 = w.lat[first], lon0 = w.lon[first]
+        let ky = Geo.earthRadius * Double.pi / 180, kx = ky * Geo.cosLatitude(lat0)
+        var sx = [Double](repeating: 0, count: minutes), sy = sx, n = sx, speed = sx, reported = 0
+        for i in pts {
+            let k = Int((w.time[i] - t0) / 60_000)
+            sx[k] += (Geo.unwrappedLongitude(w.lon[i], near: lon0) - lon0) * kx
+            sy[k] += (w.lat[i] - lat0) * ky
+            n[k] += 1
+            if !w.speed[i].isNaN && w.speed[i] >= 0 {
+                speed[k] += w.speed[i]
+                reported += 1
+            }
+        }
+        guard reported * 5 >= pts.count * 4 else { return false }
+        let filled = n.indices.filter { n[$0] > 0 }
+        guard filled.count * 5 >= minutes * 4 else { return false }
+        var steps = 0, moving = 0, path = 0.0
+        for (a, b) in zip(filled, filled.dropFirst()) {
+            let dx = sx[b] / n[b] - sx[a] / n[a], dy = sy[b] / n[b] - sy[a] / n[a]
+            let d = (dx * dx + dy * dy).squareRoot()
+            steps += 1
+            path += d
+            if d >= 10 * Double(b - a) && speed[b] >= slowMps * n[b] { moving += 1 }
+        }
+        return moving * 3 >= steps * 2 && path > radiusM
+    }
+
+    /// The least mean reported speed (m/s) of a minute of ``traverses(_:_:radiusM:)``: a slow walker's 0.3 m/s less
+    /// the Doppler error (a phone at rest reports 0).
+    static let slowMps = 0.2
 
     /// Finds the stays among the kept points.
     /// - Complexity: O(n) amortised: a failed anchor skips ahead by half the radius.
@@ -361,7 +409,8 @@ public struct StaysPass: Pass {
                 if SpeedGuard.movingS(w, kept[r...e]) >= 60 { e = r }
             }
             if e >= s && (Double(w.time[kept[e]] - w.time[kept[s]]) >= p.shortestCandidateS * 1000
-                || (e > s && indoorsLong(kept[s], kept[e], w, p))) && !SpeedGuard.travelled(w, kept[s...e]) {
+                || (e > s && indoorsLong(kept[s], kept[e], w, p))) && !SpeedGuard.travelled(w, kept[s...e])
+                && !(p.traverse > 0 && Self.traverses(w, kept[s...e], radiusM: p.radiusM)) {
                 raw.append(trimmedStay(w, kept, s, e, lat0: lat0, lon0: lon0, kx: kx, ky: ky, capMs: capMs))
                 a = e + 1
             } else {

@@ -71,6 +71,23 @@ import TriplineTestSupport
         #expect(whole > 16_500 && shown[0] > whole - 500 && shown[0] < whole - 100, "shown \(shown[0]) m of \(whole)")
     }
 
+    /// A zone at home cuts a slow hike's first 200 m (0.45 m/s, the phone reporting it): the part shown is under way
+    /// as the rebuild counts it (``TrackMotion/isCreeping``), not 10 s of moving time at 300 m/s.
+    @Test func aTripCutByAZoneKeepsASlowWalkersMovingTime() throws {
+        var b = TrackBuilder(startMs: Self.t0, lat: 47.40, lon: 10.90)
+        b.still(3600, every: 30)
+        for k in 0..<20 { b.move(150, bearing: k % 2 == 0 ? 30 : 330, speed: 0.45, every: 5, motion: "walking") }
+        b.still(3600, every: 30)
+        let store = try storeWith([("hiker", b.points)])
+        try rebuild(store, timezone: "Europe/Vienna")
+        let zones = PrivacyZones([PrivacyZone(label: "home", lat: 47.40, lon: 10.90, radiusM: 200)])
+        let exporter = try Exporter(store: store, privacyZones: zones)
+        var shown: [(moving: Double, duration: Double, average: Double?)] = []
+        try exporter.forEachTrip(try exporter.select(RecordFilter())) { shown.append(($0.movingS, $0.durationS, $0.avgSpeedMps)) }
+        try #require(shown.count == 1)
+        #expect(shown[0].moving >= 0.8 * shown[0].duration && (shown[0].average ?? 9) < 1, "\(shown[0])")
+    }
+
     /// Standing 20 min with the phone off between two walks (no way covered, no distance): the line breaks there.
     @Test func aWaitIsNotDrawn() throws {
         let store = try Self.commute(km: 0)

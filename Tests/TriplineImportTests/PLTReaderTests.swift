@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TriplineCore
 @testable import TriplineImport
@@ -52,6 +53,23 @@ import TriplineTestSupport
         let whole = FormatDetector.parse(Array((Self.header + "39.9,116.3,0,492,39744.1,2008-10-23,02:53:04\r\n").utf8),
                                          context: .memory(device: "u"))
         #expect(whole.points.count == 1 && whole.rejects.isEmpty)
+    }
+
+    /// Files saved with classic Mac line ends (CR alone) read as with LF (the fifteenth hostile round: none of 200
+    /// fixes was read, the `.plt` "holds no fix after its header", the `.rec` "unexpected data after the JSON object").
+    @Test func carriageReturnsAloneEndLines() {
+        let fixes = (0..<5).map { "39.98\($0),116.31,0,492,39744.12,2008-10-23,02:53:1\($0)" }
+        let lf = FormatDetector.parse(Array((Self.header + fixes.joined(separator: "\n") + "\n").utf8), context: .memory(device: "u"))
+        let cr = FormatDetector.parse(Array((Self.header + fixes.joined(separator: "\n") + "\n").replacingOccurrences(of: "\r\n", with: "\n")
+            .replacingOccurrences(of: "\n", with: "\r").utf8), context: .memory(device: "u"))
+        #expect(lf.points.count == 5 && cr.points.map(\.timeMs) == lf.points.map(\.timeMs) && cr.rejects.isEmpty)
+        let rec = (0..<4).map {
+            "2024-06-03T10:0\($0):00Z\t*                 \t{\"_type\":\"location\",\"lat\":52.5\($0),\"lon\":13.4,\"tst\":\(1_717_408_800 + 60 * $0),\"tid\":\"ph\"}"
+        }
+        let recLF = FormatDetector.parse(Array((rec.joined(separator: "\n") + "\n").utf8), context: .memory(device: "u"))
+        let recCR = FormatDetector.parse(Array((rec.joined(separator: "\r") + "\r").utf8), context: .memory(device: "u"))
+        #expect(recLF.format == "owntracks-rec" && recCR.format == "owntracks-rec")
+        #expect(recLF.points.count == 4 && recCR.points.map(\.timeMs) == recLF.points.map(\.timeMs) && recCR.rejects.isEmpty)
     }
 
     @Test func headerOnlyIsEmpty() {

@@ -17,6 +17,24 @@ public enum TrackMotion {
         return seconds > 0 && step() - reach(accuracyBefore) - reach(accuracy) >= movingMps * seconds
     }
 
+    /// The least reported speed (m/s) of someone slower than `metrics.moving_mps` still under way (a hike uphill at
+    /// 0.45 m/s, a pram, a car creeping through a jam): a slow walker's 0.3 m/s less the Doppler error. A phone at
+    /// rest reports 0.
+    public static let slowMps = 0.2
+
+    /// Whether a fix reporting `reported` m/s, slower than moving, was under way all the same (``slowMps`` or more):
+    /// its positions a minute or more either side (`windowSeconds` between them, at most three minutes) are
+    /// `windowMetres` apart, which less both fixes' ``reach(_:)`` still covers ``slowMps`` over that time. The metrics
+    /// pass counts such time as moving (algorithm version 98): a hike at 0.45 m/s had 10 s of moving time in 99 min,
+    /// an average speed of 318 m/s.
+    @inlinable
+    public static func isCreeping(reported: Double, windowSeconds: Double, windowMetres: Double, accuracyBefore: Double, accuracyAfter: Double)
+        -> Bool
+    {
+        guard !reported.isNaN && reported >= slowMps, windowSeconds >= 120, windowSeconds <= 180 else { return false }
+        return windowMetres - reach(accuracyBefore) - reach(accuracyAfter) >= slowMps * windowSeconds
+    }
+
     /// Whether a silence of `seconds` between two fixes `metres` apart (read only when needed) that no straight line
     /// bridges (longer than `metrics.bridge_max_s`) was crossed under way, so that a trip holding it counts its straight
     /// line and its time as moving: longer than `trips.split_gap_s` (a trip kept across it travelled), or crossed at

@@ -158,6 +158,11 @@ final class PrivacyClipper {
         // The last vertex of the measured track (``PrivacySpan/distanceM``), and the last fix's accuracy.
         var anchor = (lat: 0.0, lon: 0.0)
         var lastAccuracy = Double.nan
+        // The fixes shown (time, position, accuracy), and the steps slower than moving whose fix reports a slow
+        // walker's speed (index of the fix, seconds, reported speed): moving too when the fixes a minute either side
+        // say so (``TrackMotion/isCreeping``), as the metrics pass counts them.
+        var shown: [(time: Int64, lat: Double, lon: Double, accuracy: Double)] = []
+        var slow: [(fix: Int, seconds: Double, reported: Double)] = []
         try reader.read(device: device, startMs: startMs, endMs: endMs) { s, time, flags in
             guard flags == 0 else { return }
             let lat = s.double(Exporter.PointColumn.lat)
@@ -208,8 +213,11 @@ final class PrivacyClipper {
                 if TrackMotion.isMoving(seconds: seconds, reported: reported.isFinite ? reported : .nan, accuracyBefore: lastAccuracy,
                                         accuracy: accuracy, movingMps: p.movingMps, step: { step }) {
                     span.movingS += seconds
+                } else if reported.isFinite && reported >= TrackMotion.slowMps {
+                    slow.append((shown.count, seconds, reported))
                 }
             }
+            shown.append((time, lat, lon, accuracy))
             lastAccuracy = accuracy
             span.endMs = time
             span.endLat = lat
@@ -219,6 +227,19 @@ final class PrivacyClipper {
         }
         guard touched else { return .untouched }
         guard span.points > 0 else { return .hidden }
+        var before = 0, after = 0
+        for step in slow {
+            let t = shown[step.fix].time
+            while before + 1 < step.fix && shown[before + 1].time <= t - 60_000 { before += 1 }
+            after = max(after, step.fix)
+            while after + 1 < shown.count && shown[after].time < t + 60_000 { after += 1 }
+            let (a, b) = (shown[before], shown[after])
+            guard a.time <= t - 60_000 && b.time >= t + 60_000 else { continue }
+            if TrackMotion.isCreeping(reported: step.reported, windowSeconds: Double(b.time - a.time) / 1000,
+                                      windowMetres: Geo.distance(a.lat, a.lon, b.lat, b.lon), accuracyBefore: a.accuracy, accuracyAfter: b.accuracy) {
+                span.movingS += step.seconds
+            }
+        }
         span.startCut = startInside || firstInside == true
         span.endCut = endInside || lastInside
         return .cut(span)

@@ -42,7 +42,8 @@ public struct RecReader {
         while lineStart < count {
             lineNumber += 1
             var lineEnd = lineStart
-            while lineEnd < count, base[lineEnd] != 0x0A { lineEnd += 1 }
+            // A line ends at LF, or at a CR no LF follows (files saved with classic Mac line ends).
+            while lineEnd < count, base[lineEnd] != 0x0A, base[lineEnd] != 0x0D || (lineEnd + 1 < count && base[lineEnd + 1] == 0x0A) { lineEnd += 1 }
             defer { lineStart = lineEnd + 1 }
             var e = lineEnd
             while e > lineStart, base[e - 1] == 0x0D || base[e - 1] == 0x20 || base[e - 1] == 0x09 { e -= 1 }
