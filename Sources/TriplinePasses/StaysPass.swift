@@ -183,7 +183,8 @@ public struct StaysPass: Pass {
             "max_gap_s": .duration, "extend_min_s": .duration, "extend_max_s": .duration, "weight_cap_s": .positiveDuration,
             "moving_mps": .speed, "trim_m": .distanceOrOff, "unknown_accuracy_m": .distanceOrOff,
             "scatter_factor": ParameterRange(0, 100),  // 0 = off; a multiple of the cluster's median distance
-            "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "traverse": .flag, "merge_m": .distanceOrOff, "excursion_m": .distanceOrOff,
+            "sparse_interval_s": .duration, "known_scatter": .flag, "edge_s": .window, "traverse": .flag, "merge_m": .distanceOrOff,
+            "excursion_m": .distanceOrOff,
             "walk_out_s": .duration, "walk_out_m": .distanceOrOff, "steps_leave_s": .window, "steps_leave_m": .distanceOrOff,
             "steps_trim": .flag, "steps_wait": .flag,
             "pause_model": .flag, "aboard_mps": .speedOrOff, "silence_jump_m": .distanceOrOff, "silence_late_s": .duration, "silence_min_s": .duration,

@@ -235,8 +235,9 @@ final class PrivacyClipper {
             while after + 1 < shown.count && shown[after].time < t + 60_000 { after += 1 }
             let (a, b) = (shown[before], shown[after])
             guard a.time <= t - 60_000 && b.time >= t + 60_000 else { continue }
-            if TrackMotion.isCreeping(reported: step.reported, windowSeconds: Double(b.time - a.time) / 1000,
-                                      windowMetres: Geo.distance(a.lat, a.lon, b.lat, b.lon), accuracyBefore: a.accuracy, accuracyAfter: b.accuracy) {
+            let metres = Geo.distance(a.lat, a.lon, b.lat, b.lon)
+            if TrackMotion.isCreeping(reported: step.reported, windowSeconds: Double(b.time - a.time) / 1000, windowMetres: metres,
+                                      accuracyBefore: a.accuracy, accuracyAfter: b.accuracy) {
                 span.movingS += step.seconds
             }
         }
