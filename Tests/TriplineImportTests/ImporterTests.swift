@@ -70,6 +70,19 @@ import TriplineTestSupport
         #expect(try pointSet(store.db) == ["phone|1704067200000|50.0|8.0"])
     }
 
+    /// The same fix written with 6 decimals instead of 7 (up to 8 cm apart) is a duplicate, not a conflict; a fix a
+    /// metre away at the same time is one, and its message prints coordinates without binary noise.
+    @Test func aFixRoundedDifferentlyIsADuplicate() throws {
+        let (store, dir) = try freshStore()
+        try write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 52.5200521, lon: 13.4000762)]), dir + "/seven.json")
+        try write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 52.520052, lon: 13.400076),
+                                overlandFeature("2024-01-01T00:00:00Z", lat: 52.52, lon: 13.402000000000001)]), dir + "/six.json")
+        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/seven.json", dir + "/six.json"])
+        #expect(s.pointsNew == 1 && s.pointsDuplicate == 1 && s.rejected == 1)
+        let detail = try #require(try store.db.scalarText("SELECT detail FROM rejects"))
+        #expect(detail.contains("at 52.5200521, 13.4000762; this record says 52.52, 13.402;"), "\(detail)")
+    }
+
     @Test func smallBatchesCarryPointsEventsAndRejectsAcrossTheQueue() throws {
         let (store, dir) = try freshStore()
         var features: [String] = []
