@@ -246,11 +246,11 @@ final class Writer {
         }
         let when = CivilTime.iso8601(ms: p.timeMs)
         let source = from == importID ? "earlier in this file" : "from import \(from)"
+        let stored = "\(Self.degrees(lat)), \(Self.degrees(lon))", says = "\(Self.degrees(p.lat)), \(Self.degrees(p.lon))"
+        let detail = "same device and time (\(when)) as a point stored \(source) at \(stored); this record says \(says); the first is kept"
         try reject(
             RejectRecord(line: position.line > 0 ? Int(position.line) : nil, byteOffset: Int(position.byteOffset),
-                         reason: .conflictingDuplicate,
-                         detail: "same device and time (\(when)) as a point stored \(source) at \(Self.degrees(lat)), \(Self.degrees(lon)); "
-                             + "this record says \(Self.degrees(p.lat)), \(Self.degrees(p.lon)); the first is kept",
+                         reason: .conflictingDuplicate, detail: detail,
                          excerpt: excerpt(position) ?? "lat \(p.lat), lon \(p.lon), time \(when)"),
             file: &file)
     }

@@ -75,9 +75,11 @@ import TriplineTestSupport
     @Test func aFixRoundedDifferentlyIsADuplicate() throws {
         let (store, dir) = try freshStore()
         try write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 52.5200521, lon: 13.4000762)]), dir + "/seven.json")
-        try write(overlandBody([overlandFeature("2024-01-01T00:00:00Z", lat: 52.520052, lon: 13.400076),
-                                overlandFeature("2024-01-01T00:00:00Z", lat: 52.52, lon: 13.402000000000001)]), dir + "/six.json")
-        let s = try Importer(store: store, options: ImportOptions(nowMs: testNow)).importPaths([dir + "/seven.json", dir + "/six.json"])
+        let six = [overlandFeature("2024-01-01T00:00:00Z", lat: 52.520052, lon: 13.400076),
+                   overlandFeature("2024-01-01T00:00:00Z", lat: 52.52, lon: 13.402000000000001)]
+        try write(overlandBody(six), dir + "/six.json")
+        let importer = try Importer(store: store, options: ImportOptions(nowMs: testNow))
+        let s = try importer.importPaths([dir + "/seven.json", dir + "/six.json"])
         #expect(s.pointsNew == 1 && s.pointsDuplicate == 1 && s.rejected == 1)
         let detail = try #require(try store.db.scalarText("SELECT detail FROM rejects"))
         #expect(detail.contains("at 52.5200521, 13.4000762; this record says 52.52, 13.402;"), "\(detail)")
