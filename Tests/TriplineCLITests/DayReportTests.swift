@@ -133,6 +133,29 @@ import TriplineTestSupport
         #expect(gaps.count == rows.count - 1, "the report and the timeline apply one rule")
     }
 
+    /// The night summer time ends in Berlin (2024-10-27, 03:00 CEST → 02:00 CET): a drive home at 02:39 CEST, 26 min
+    /// there, a drive back at 02:19 CET. Each time shows its offset that day, or the second drive reads as before the
+    /// first (the fifteenth hostile round: "02:39–02:53" then "02:19–02:33").
+    @Test func theNightTheClockGoesBackShowsOffsets() throws {
+        let t0 = Int64(CivilTime.daysFromCivil(year: 2024, month: 10, day: 26)) * 86_400_000 + 22 * 3_600_000  // 00:00 CEST
+        var b = TrackBuilder(startMs: t0, lat: 52.52, lon: 13.40, offset: 7200)
+        b.still(159 * 60, every: 60)  // at work until 02:39 CEST (00:39Z)
+        b.move(8000, bearing: 90, speed: 10, every: 5)  // home at about 02:52 CEST
+        b.still(7 * 60, every: 60)
+        b.offset = 3600  // 01:00Z: the clock goes back
+        b.still(19 * 60, every: 60)
+        b.move(8000, bearing: 270, speed: 10, every: 5)
+        b.still(3 * 3600, every: 60)
+        let store = try storeWith([("night", b.points)])
+        try rebuild(store, timezone: "Europe/Berlin")
+        let entries = try DayTimeline.entries(exporter: try Exporter(store: store), day: CivilTime.daysFromCivil(year: 2024, month: 10, day: 27))
+        let drives = entries.filter { $0.kind == .trip }
+        try #require(drives.count == 2, "\(entries.map(\.line))")
+        #expect(drives[0].when.hasPrefix("02:3") && drives[0].when.hasSuffix(" +02:00"), "\(entries.map(\.line))")
+        #expect(drives[1].when.hasPrefix("02:1") && drives[1].when.hasSuffix(" +01:00"), "\(entries.map(\.line))")
+        #expect(entries.allSatisfy { ($0.start ?? " ").contains(" ") && ($0.end ?? " ").contains(" ") }, "\(entries.map(\.line))")
+    }
+
     @Test func durationsReadAsPeopleSayThem() {
         #expect(DayTimeline.duration(45 * 60_000) == "45 min")
         #expect(DayTimeline.duration(200 * 60_000) == "3 h 20 min")

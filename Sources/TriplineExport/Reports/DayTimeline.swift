@@ -74,7 +74,7 @@ public enum DayTimeline {
         guard let first = wanted.first, let last = wanted.last else { return [:] }
         // A day later too: a trip west across a zone border that starts just after midnight reaches the day before.
         let selection = try exporter.select(RecordFilter(device: device, fromDay: first - 7, toDay: last + 1))
-        var byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]] = [:]
+        var byDay: [Int: [Placed]] = [:]
         /// Adds the record to each wanted day it touches, with its clock times on that day.
         /// `shares`: a trip's metres on each local day (``TripDayShares``), read when it touches more than one.
         /// `known`: the trip's metres on each local day, already read: it is shown on each day with a part (and on
@@ -128,7 +128,7 @@ public enum DayTimeline {
                 }
                 onDay.start = startDay == day || aside ? clock(startMs, s) + (zoned || aside ? " " + s.isoSuffix : "") : nil
                 onDay.end = endDay == day || aside ? clock(endMs, e) + (zoned || aside ? " " + e.isoSuffix : "") : nil
-                byDay[day, default: []].append((startMs, order, onDay))
+                byDay[day, default: []].append(Placed(ms: startMs, order: order, entry: onDay, offsets: (s, e)))
             }
         }
         try exporter.forEachVisit(selection) { v in
@@ -196,8 +196,45 @@ public enum DayTimeline {
                                  start: nil, end: nil))
         }
         return byDay.mapValues { entries in
-            entries.sorted { ($0.entry.device, $0.ms, $0.order, $0.entry.id) < ($1.entry.device, $1.ms, $1.order, $1.entry.id) }.map(\.entry)
+            withOffsetsWhereTheClockGoesBack(
+                entries.sorted { ($0.entry.device, $0.ms, $0.order, $0.entry.id) < ($1.entry.device, $1.ms, $1.order, $1.entry.id) })
         }
+    }
+
+    /// An entry on its day: its start (for the order), its kind's rank, and the offsets of its start and end.
+    struct Placed {
+        var ms: Int64
+        var order: Int
+        var entry: DayTimelineEntry
+        var offsets: (start: UTCOffset, end: UTCOffset)
+    }
+
+    /// A device's day whose clock goes back (the night summer time ends, a flight west) shows every time with its
+    /// offset: "02:39–02:53" then "02:19–02:33" read as out of order (the fifteenth hostile round); "02:39 +02:00" and
+    /// "02:19 +01:00" do not. `entries`: one day's, sorted by device, then time.
+    static func withOffsetsWhereTheClockGoesBack(_ entries: [Placed]) -> [DayTimelineEntry] {
+        var out = entries.map(\.entry)
+        var k = 0
+        while k < entries.count {
+            var end = k
+            while end < entries.count && entries[end].entry.device == entries[k].entry.device { end += 1 }
+            var highest = Int32.min, back = false
+            for e in entries[k..<end] {
+                for offset in [e.offsets.start, e.offsets.end] {
+                    if offset.seconds < highest { back = true }
+                    highest = Swift.max(highest, offset.seconds)
+                }
+            }
+            if back {
+                for i in k..<end {
+                    // A time shown with its offset already (an entry whose ends differ) keeps it.
+                    if let s = out[i].start, !s.contains(" ") { out[i].start = s + " " + entries[i].offsets.start.isoSuffix }
+                    if let e = out[i].end, !e.contains(" ") { out[i].end = e + " " + entries[i].offsets.end.isoSuffix }
+                }
+            }
+            k = end
+        }
+        return out
     }
 
     /// The longest trip (days) whose parts are read again for a day its parts miss (``daysOffTheirParts``): the
@@ -214,7 +251,7 @@ public enum DayTimeline {
     /// (privacy zones aside: they cut the parts, not the days).
     static func daysOffTheirParts(
         _ exporter: Exporter, _ selection: Exporter.Selection, wanted: Set<Int>, trips: [TripListing],
-        _ byDay: [Int: [(ms: Int64, order: Int, entry: DayTimelineEntry)]]
+        _ byDay: [Int: [Placed]]
     ) throws -> Set<DeviceDay> {
         guard exporter.privacyZones.isEmpty, !trips.isEmpty else { return [] }
         var device: [Int64: Int64] = [:]  // trip → device
