@@ -277,10 +277,11 @@ enum MapAssets {
         function summary(){
           var s=document.getElementById("summary");if(!s)return;
           var distance=0,moving=0,nt=0,nv=0,bym={},pl={},dash=false;
-          D.t.forEach(function(r){if(!tripOn(r))return;nt++;distance+=r[4];moving+=r[6];if(r[11])dash=true;
+          D.t.forEach(function(r){if(!tripOn(r))return;nt++;if(r[11])dash=true;
             var legs=r[10].length?r[10]:[[r[7],r[5],r[4]]];
             legs.forEach(function(l){var m=bym[l[0]]||(bym[l[0]]=[0,0]);m[0]+=l[1];m[1]+=l[2];});});
           D.vs.forEach(function(q){if(!visitOn(q))return;nv++;if(q[4]>=0){var p=pl[q[4]]||(pl[q[4]]=[0,0]);p[0]++;p[1]+=q[2]-q[1];}});
+          D.days.forEach(function(d){if(!inRange(d[0])||(dev>=0&&d[2]!==dev))return;distance+=d[1];moving+=d[3];});
           Array.prototype.forEach.call(document.querySelectorAll("#legend [data-m]"),function(d){d.style.display=bym[d.getAttribute("data-m")]?"":"none";});
           var nd=document.getElementById("nodash");if(nd)nd.style.display=dash?"":"none";
           while(s.firstChild)s.removeChild(s.firstChild);

@@ -99,7 +99,7 @@ struct MapPage {
         var ids = Set<Int64>()
         for trip in selection.trips { ids.insert(trip.deviceID) }
         for visit in selection.visits { ids.insert(visit.deviceID) }
-        for entry in selection.dayDeviceDistances { ids.insert(entry.deviceID) }
+        for entry in selection.dayTotals { ids.insert(entry.deviceID) }
         deviceOrder = Store.idsByName(selection.deviceNamesByID).filter(ids.contains)
         for (k, id) in deviceOrder.enumerated() { deviceIndex[id] = k }
 

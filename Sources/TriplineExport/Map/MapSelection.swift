@@ -82,8 +82,13 @@ struct MapSelection {
     var places: [Int64: MapPlace] = [:]
     /// Distance per local day, from `days` when it has rows for the selection, else summed from the trips.
     var dayDistances: [(day: Int, metres: Double)] = []
-    /// The same per device (the script's chart follows the device picker): local day, device id, metres.
-    var dayDeviceDistances: [(day: Int, deviceID: Int64, metres: Double)] = []
+    /// Distance and moving time per local day and device, from the same source (the script's chart and summary follow
+    /// the period and device pickers). A trip over midnight counts on each day by its part of it, as in `days`.
+    var dayTotals: [DayTotal] = []
+    /// The selection's distance and moving time: its days' (``dayTotals``), so that the summary agrees with the
+    /// chart below it and with the `daily-summary` report.
+    var distanceM: Double { dayTotals.reduce(0) { $0 + $1.metres } }
+    var movingS: Double { dayTotals.reduce(0) { $0 + $1.movingS } }
     /// A bounded, evenly strided sample of the trips' points in world units (x, y interleaved), for fitting
     /// the view; and how many points the sampling pass read.
     var sample: [Double] = []
@@ -93,6 +98,14 @@ struct MapSelection {
     var skipped = 0
 
     var isEmpty: Bool { trips.isEmpty && visits.isEmpty }
+}
+
+/// One device's distance and moving time on one local day.
+struct DayTotal {
+    var day: Int
+    var deviceID: Int64
+    var metres: Double
+    var movingS: Double
 }
 
 /// Reads a ``MapSelection`` from the store: trips, legs, visits, places, daily distances, and an evenly strided
@@ -140,8 +153,8 @@ struct MapLoader {
         try loadVisits(&selection, filter, device: device)
         if let privacy { hidePrivateVisits(&selection, privacy) }
         try loadPlaces(&selection)
-        let perDevice = try dayDistances(filter: filter, device: device, trips: selection.trips, names: selection.deviceNamesByID, skipped: &selection.skipped)
-        selection.dayDeviceDistances = perDevice
+        let perDevice = try dayTotals(filter: filter, device: device, trips: selection.trips, names: selection.deviceNamesByID, skipped: &selection.skipped)
+        selection.dayTotals = perDevice
         var totals: [Int: Double] = [:]
         for entry in perDevice { totals[entry.day, default: 0] += entry.metres }
         selection.dayDistances = totals.keys.sorted().map { ($0, totals[$0]!) }
@@ -286,8 +299,9 @@ struct MapLoader {
 
     /// Distance per local day and device: the `days` table when it has rows for the selection, else the trips'
     /// distances summed by the local day they start on; by day, then device name (``Store/idsByName(_:)``).
-    func dayDistances(filter: RecordFilter, device: Int64?, trips: [MapTrip], names: [Int64: String], skipped: inout Int) throws
-        -> [(day: Int, deviceID: Int64, metres: Double)] {
+    /// Each device's distance and moving time per local day of the filter: the `days` rows, or, when the selection has
+    /// none (no rebuild wrote them), its trips counted on the day they start.
+    func dayTotals(filter: RecordFilter, device: Int64?, trips: [MapTrip], names: [Int64: String], skipped: inout Int) throws -> [DayTotal] {
         let rank = Dictionary(uniqueKeysWithValues: Store.idsByName(names).enumerated().map { ($1, $0) })
         struct Key: Hashable, Comparable {
             var day: Int
@@ -295,19 +309,24 @@ struct MapLoader {
             var rank: Int
             static func < (a: Key, b: Key) -> Bool { (a.day, a.rank, a.device) < (b.day, b.rank, b.device) }
         }
-        var totals: [Key: Double] = [:]
+        var totals: [Key: (metres: Double, movingS: Double)] = [:]
+        func add(_ day: Int, _ deviceID: Int64, _ metres: Double, _ movingS: Double) {
+            let key = Key(day: day, device: deviceID, rank: rank[deviceID] ?? Int.max)
+            let sum = totals[key] ?? (0, 0)
+            totals[key] = (sum.metres + metres, sum.movingS + movingS)
+        }
         try store.forEachDay(device: device, fromDate: nil, toDate: nil) { row in
             guard let day = CivilTime.parseDate(row.date), filter.contains(day: day) else { return }
-            guard Limits.amount(row.distanceM) else {
+            guard Limits.amount(row.distanceM), Limits.amount(row.movingS) else {
                 skipped += 1
                 return
             }
-            totals[Key(day: day, device: row.deviceID, rank: rank[row.deviceID] ?? Int.max), default: 0] += row.distanceM
+            add(day, row.deviceID, row.distanceM, row.movingS)
         }
         if totals.isEmpty {
-            for trip in trips { totals[Key(day: trip.day, device: trip.deviceID, rank: rank[trip.deviceID] ?? Int.max), default: 0] += trip.distanceM }
+            for trip in trips { add(trip.day, trip.deviceID, trip.distanceM, trip.movingS) }
         }
-        return totals.keys.sorted().map { ($0.day, $0.device, totals[$0]!) }
+        return totals.keys.sorted().map { DayTotal(day: $0.day, deviceID: $0.device, metres: totals[$0]!.metres, movingS: totals[$0]!.movingS) }
     }
 
 }

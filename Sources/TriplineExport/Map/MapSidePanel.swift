@@ -55,8 +55,9 @@ extension MapPage {
             out.append(" in this period. Import data and run <code>tripline rebuild</code>, or choose other dates.</p>\n")
             return
         }
-        let distance = selection.trips.reduce(0) { $0 + $1.distanceM }
-        let moving = selection.trips.reduce(0) { $0 + $1.movingS }
+        // The days' distance and moving time, as the chart below (a trip over midnight counts on each day by its part).
+        let distance = selection.distanceM
+        let moving = selection.movingS
         out.append("<dl class=\"stats\">")
         for (name, value) in [
             ("Distance", NumberText.distance(distance)), ("Moving time", NumberText.duration(moving)),

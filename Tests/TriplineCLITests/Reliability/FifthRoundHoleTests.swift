@@ -203,6 +203,39 @@ import TriplineTestSupport
         }
     }
 
+    /// The same ride on the map, one day picked (`map --from D --to D`, as the page's picker does): its summary said
+    /// "Distance 11.5 km" on the day the ride starts, the whole trip, while the chart under it and the timeline beside
+    /// it showed the day's part (the fifteenth hostile round). The summary's distance and moving time are now the
+    /// days', as the chart's, and the page's data carries each day's moving time for the script to sum the same way.
+    @Test func theMapsDaySummaryCountsItsPartOfATripOverMidnight() throws {
+        let home = (52.52, 13.40), away = (52.43, 13.28)
+        let leave: Int64 = 1_722_547_740_000  // 2024-08-01T21:29:00Z, 23:29 +02:00
+        let summer: (Int64) -> Int32 = { _ in 7200 }
+        var features = still(leave - 3_600_000, 3600, home.0, home.1, offset: summer)
+        features += drive(leave, 3660, home, away, offset: summer)
+        features += still(leave + 3_660_000, 3600, away.0, away.1, offset: summer)
+        let db = try importAndRebuild(features)
+        let csv = runCLI(["export", "--what", "days", "--format", "csv", "--db", db])
+        let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(rows.count == 3, "\(csv.stdout)")
+        let folder = FileSystem.directoryName(db)
+        for row in rows.dropFirst() {
+            let day = Dictionary(uniqueKeysWithValues: zip(rows[0], row))
+            let date = try #require(day["date"])
+            let metres = try #require(Double(day["distance_m"] ?? "")), moving = try #require(Double(day["moving_s"] ?? ""))
+            #expect(metres > 3000 && moving > 600, "\(day)")
+            let output = folder + "/map-\(date).html"
+            let map = runCLI(["map", "--db", db, "--from", date, "--to", date, "-o", output])
+            #expect(map.status == 0, "\(map.stderr)")
+            let page = PageInspector(bytes: try FileSystem.read(output))
+            #expect(page.html.contains("<dt>Distance</dt><dd>\(NumberText.distance(metres))</dd>"), "\(date): \(metres) m")
+            #expect(page.html.contains("<dt>Moving time</dt><dd>\(NumberText.duration(moving))</dd>"), "\(date): \(moving) s")
+            let data = try #require(page.data)
+            let days = try #require(data["days"] as? [[Int]])
+            #expect(days.map(\.count) == [4] && days[0][1] == Int(metres.rounded()) && days[0].last == Int(moving.rounded()), "\(date): \(days)")
+        }
+    }
+
     /// A drive west across a zone border that leaves at 23:30 +08:00 and arrives at 23:30 +06:00 the same date: both
     /// ends are on that day, but from 00:00 to 00:45 +08:00 it drove on the next one, and `days` counts that part
     /// there. `report day` showed the whole trip on the first day and nothing on the next (the corpus's GeoLife user
