@@ -56,7 +56,7 @@ public struct MetricsPass: Pass {
         var latRef = lat[anchor]
         var cosLat = Geo.cosLatitude(latRef)
         // The fixes a minute or more before and after fix `k` (``TrackMotion/isCreeping``), moved along with it.
-        var before = 0, after = 0
+        var window = TrackMotion.CreepWindow()
         for k in 1..<max(1, pts.count) {
             let i = pts[k], prev = pts[k - 1]
             let dtMs = time[i] - time[prev]
@@ -86,12 +86,8 @@ public struct MetricsPass: Pass {
                 moving[k] = dt
             } else if !speed[i].isNaN && speed[i] >= TrackMotion.slowMps {
                 // Slower than moving, but under way: the positions a minute either side say so too.
-                let t = time[i]
-                while before + 1 < k && time[pts[before + 1]] <= t - 60_000 { before += 1 }
-                if after < k { after = k }
-                while after + 1 < pts.count && time[pts[after]] < t + 60_000 { after += 1 }
-                let (a, b) = (pts[before], pts[after])
-                if time[a] <= t - 60_000 && time[b] >= t + 60_000 {
+                if let (before, after) = window.around(k, count: pts.count, time: { time[pts[$0]] }) {
+                    let (a, b) = (pts[before], pts[after])
                     let creeping = TrackMotion.isCreeping(
                         reported: speed[i], windowSeconds: Double(time[b] - time[a]) / 1000,
                         windowMetres: Geo.fastDistance(lat[a], lon[a], lat[b], lon[b], cosLat: cosLat), accuracyBefore: w.accuracy[a],

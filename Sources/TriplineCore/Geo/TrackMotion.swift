@@ -35,6 +35,28 @@ public enum TrackMotion {
         return windowMetres - reach(accuracyBefore) - reach(accuracyAfter) >= slowMps * windowSeconds
     }
 
+    /// The fixes a minute or more either side of a fix, the window ``isCreeping(reported:windowSeconds:windowMetres:accuracyBefore:accuracyAfter:)``
+    /// measures: it only moves forward, for fixes asked about in time order (the metrics pass's devices, the fixes a
+    /// privacy zone shows).
+    public struct CreepWindow {
+        @usableFromInline var before = 0
+        @usableFromInline var after = 0
+
+        public init() {}
+
+        /// The last fix a minute or more before fix `k` and the first a minute or more after it, among `count` fixes
+        /// whose times (ms, ascending) `time` gives; nil when the track does not reach a minute either side.
+        @inlinable
+        public mutating func around(_ k: Int, count: Int, time: (Int) -> Int64) -> (before: Int, after: Int)? {
+            let t = time(k)
+            while before + 1 < k && time(before + 1) <= t - 60_000 { before += 1 }
+            after = max(after, k)
+            while after + 1 < count && time(after) < t + 60_000 { after += 1 }
+            guard time(before) <= t - 60_000 && time(after) >= t + 60_000 else { return nil }
+            return (before, after)
+        }
+    }
+
     /// Whether a silence of `seconds` between two fixes `metres` apart (read only when needed) that no straight line
     /// bridges (longer than `metrics.bridge_max_s`) was crossed under way, so that a trip holding it counts its straight
     /// line and its time as moving: longer than `trips.split_gap_s` (a trip kept across it travelled), or crossed at

@@ -227,14 +227,10 @@ final class PrivacyClipper {
         }
         guard touched else { return .untouched }
         guard span.points > 0 else { return .hidden }
-        var before = 0, after = 0
+        var window = TrackMotion.CreepWindow()
         for step in slow {
-            let t = shown[step.fix].time
-            while before + 1 < step.fix && shown[before + 1].time <= t - 60_000 { before += 1 }
-            after = max(after, step.fix)
-            while after + 1 < shown.count && shown[after].time < t + 60_000 { after += 1 }
+            guard let (before, after) = window.around(step.fix, count: shown.count, time: { shown[$0].time }) else { continue }
             let (a, b) = (shown[before], shown[after])
-            guard a.time <= t - 60_000 && b.time >= t + 60_000 else { continue }
             let metres = Geo.distance(a.lat, a.lon, b.lat, b.lon)
             if TrackMotion.isCreeping(reported: step.reported, windowSeconds: Double(b.time - a.time) / 1000, windowMetres: metres,
                                       accuracyBefore: a.accuracy, accuracyAfter: b.accuracy) {
