@@ -158,10 +158,33 @@ public struct CleanPass: Pass {
                 // them is what no vehicle did, not either side (algorithm version 48).
                 let track = Self.sideTracks(source, count: count.count)
                 let flagged = count.indices.map { s in s != track[s] || (track[s] != main && count[track[s]] < Self.sideMinFixes) }
-                for s in count.indices where flagged[s] { secondSource = max(secondSource, count[s]) }
+                // Where an interleaving source goes on before its track's first fix or after its last, those fixes
+                // follow the track as a side of their own does, and are kept when as many (algorithm version 99): a
+                // phone home for the evening beside a tablet left there all day, both writing one device, took the
+                // tablet's source at home and its evening was flagged with it (the sixteenth hostile round).
+                var first = [Int](repeating: Int.max, count: count.count), last = [Int](repeating: -1, count: count.count)
+                for k in kept.indices {
+                    let s = Int(source[k])
+                    first[s] = min(first[s], k)
+                    last[s] = k
+                }
+                var before = [Int](repeating: 0, count: count.count), after = [Int](repeating: 0, count: count.count)
+                for k in kept.indices {
+                    let s = Int(source[k]), t = track[s]
+                    guard flagged[s], s != t else { continue }
+                    if k < first[t] { before[s] += 1 } else if k > last[t] { after[s] += 1 }
+                }
+                /// Whether the `k`th kept fix, of source `s`, lies beyond its track's span on a side long enough.
+                func beyondTrack(_ k: Int, _ s: Int) -> Bool {
+                    let t = track[s]
+                    guard s != t else { return false }
+                    return (k < first[t] && before[s] >= Self.sideMinFixes) || (k > last[t] && after[s] >= Self.sideMinFixes)
+                }
                 var away = false
+                var flaggedOf = [Int](repeating: 0, count: count.count)
                 for (k, i) in kept.enumerated() {
-                    if flagged[Int(source[k])] {
+                    if flagged[Int(source[k])] && !beyondTrack(k, Int(source[k])) {
+                        flaggedOf[Int(source[k])] += 1
                         flags[i] |= Flag.impossible
                         away = true
                     } else if away {
@@ -169,6 +192,7 @@ public struct CleanPass: Pass {
                         away = false
                     }
                 }
+                secondSource = flaggedOf.max() ?? 0
                 kept.removeAll { flags[$0] != 0 }
             }
         }

@@ -303,7 +303,7 @@ public struct Rebuild {
     /// 96 (a parked vehicle stopped): `stays.aboard_mps` is off (7.5 before): a stand as long as a stay is a stop.
     /// 97 (a trip's mode is what moved it): when a trip's longest leg is a silence (`unknown`), its mode is the longest
     ///    known leg's where every silence was crossed no faster than that mode goes.
-    public static let algorithmVersion = 98
+    public static let algorithmVersion = 99
 
     /// Every pass parameter with its default (`stays.radius_m` → `50`), in pass order: for help and docs.
     public static var parameterDefaults: [(String, String)] { passes.flatMap { $0.defaults } }

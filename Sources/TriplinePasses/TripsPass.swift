@@ -94,6 +94,11 @@ public struct TripsPass: MeasuringPass {
         /// A foot run between two vehicle runs whose fixes mostly say walking or running is a walk however little it
         /// moved (1; 0 = off): out of the car and back.
         public var stopOnFoot: Double = 1
+        /// How many ends of a vehicle leg must be on foot (or, one of them, a change of vehicle) for the walks beside it
+        /// to make it public transport: 2 (algorithm version 99), or 1 (before: a walk at either end). A bus is walked
+        /// to and from; a car waits where it was parked, so a drive with a walk at one end only, however long (a car
+        /// park 300 m from the shop), is a drive.
+        public var transitFeet: Double = 2
         /// With `profile`, neighbouring runs of a bicycle's pace or faster join into one vehicle leg unless most fixes of
         /// one say cycling and most of the other driving (1; 0 = off): bike and ride.
         public var profileStates: Double = 1
@@ -205,7 +210,7 @@ public struct TripsPass: MeasuringPass {
         public init() {}
         public static var keys: Keys { [
             "split_gap_s": \.splitGapS, "implied_max_s": \.impliedMaxS, "travel_min_mps": \.travelMinMps, "min_distance_m": \.minDistanceM, "window_s": \.windowS, "sustain_s": \.sustainS, "walk_max_mps": \.walkMaxMps,
-            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "vehicle_hold_m": \.vehicleHoldM, "hop_split_s": \.hopSplitS, "fast_hop": \.fastHop, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "motion_walk_max_mps": \.motionWalkMaxMps, "stop_on_foot": \.stopOnFoot, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
+            "run_max_mps": \.runMaxMps, "run_max_cv": \.runMaxCV, "run_max_straightness": \.runMaxStraightness, "cycle_max_mps": \.cycleMaxMps, "still_mps": \.stillMps, "min_leg_s": \.minLegS, "vehicle_hold_m": \.vehicleHoldM, "hop_split_s": \.hopSplitS, "fast_hop": \.fastHop, "end_walk_s": \.endWalkS, "end_walk_lag_s": \.endWalkLagS, "motion_walk_max_mps": \.motionWalkMaxMps, "stop_on_foot": \.stopOnFoot, "transit_feet": \.transitFeet, "jam_driven": \.jamDriven, "profile_states": \.profileStates, "join_same_mode": \.joinSameMode, "leg_gap_s": \.legGapS, "transfer_min_m": \.transferMinM,
             "plane_min_mps": \.planeMinMps, "flight_min_mps": \.flightMinMps, "train_min_mps": \.trainMinMps, "rail_min_mps": \.railMinMps,
             "vehicle_max_interval_s": \.vehicleMaxIntervalS,
             "boat_min_sea_share": \.boatMinSeaShare, "boat_max_mps": \.boatMaxMps, "boat_sample_m": \.boatSampleM, "boat_cut_min_m": \.boatCutMinM,
@@ -223,7 +228,7 @@ public struct TripsPass: MeasuringPass {
             "run_max_mps": .speed, "run_max_cv": ParameterRange(0, 100),  // a coefficient of variation
             "run_max_straightness": .share,  // straight line ÷ path: at most 1
             "cycle_max_mps": .speed, "still_mps": .speedOrOff, "min_leg_s": .duration, "vehicle_hold_m": .distanceOrOff, "hop_split_s": .window, "fast_hop": .flag, "end_walk_s": .window, "end_walk_lag_s": .window,
-            "motion_walk_max_mps": .speedOrOff, "stop_on_foot": .flag,
+            "motion_walk_max_mps": .speedOrOff, "stop_on_foot": .flag, "transit_feet": ParameterRange(1, 2, whole: true),
             "jam_driven": .flag, "profile_states": .flag, "join_same_mode": .flag, "leg_gap_s": .duration,
             "transfer_min_m": .distanceOrOff, "plane_min_mps": .speed, "flight_min_mps": .speed, "train_min_mps": .speed, "rail_min_mps": .speed,
             "vehicle_max_interval_s": .window,  // 0 = off; an hour between fixes is far beyond any sampling that shows a stop
@@ -946,27 +951,58 @@ public struct TripsPass: MeasuringPass {
             func onFoot(_ n: Run) -> Bool {
                 n.cls <= 2 && !n.parked && !(p.jamDriven > 0 && mostlySay(MotionBits.driving, w, pts, n.a, n.b)) && !errand(n)
             }
-            /// A short walk between two vehicle runs that ends where it began, the phone feeling the steps
-            /// (`stop_on_foot`): out of the car and back to it, no change of vehicle.
+            /// A walk between two vehicle runs that ends where it began, the phone feeling the steps (`stop_on_foot`):
+            /// out of the car and back to it, no change of vehicle. Since algorithm version 99 of any length (a shop
+            /// 250 m from where the car stood, and back); before, shorter than `transfer_min_m`.
             func errand(_ n: Run) -> Bool {
                 guard p.stopOnFoot > 0, n.a > 0, n.b < pts.count - 1 else { return false }
-                var d = 0.0
-                for q in n.a...n.b { d += inc[q] }
-                return d < p.transferMinM && mostlySay(MotionBits.walking | MotionBits.running, w, pts, n.a, n.b)
+                return mostlySay(MotionBits.walking | MotionBits.running, w, pts, n.a, n.b)
                     && Geo.distance(w.lat[pts[n.a]], w.lon[pts[n.a]], w.lat[pts[n.b]], w.lon[pts[n.b]]) < p.transferMinM / 3
             }
             let footBefore = k > 0 && onFoot(runs[k - 1])
             let footAfter = k < runs.count - 1 && onFoot(runs[k + 1])
+            /// Whether the leg is open for public transport at the end where run `j` lies (`transit_feet`): a walk, a
+            /// bicycle (bike and ride) or another vehicle (a change), not a walk to a parked car. At the trip's own end
+            /// (`j` beyond the runs), when the device's recording began less than `leg_gap_s` before the trip's first
+            /// fix (a silence that long, or none before, within that time) or ended less than that after its last: a
+            /// logger switched on at the stop or aboard saw no car waiting there.
+            func open(_ j: Int) -> Bool {
+                let gapMs = p.legGapS > 0 ? Int64(p.legGapS * 1000) : Int64.max
+                if j < 0 {
+                    let start = w.time[pts[0]]
+                    var q = pts[0]
+                    while q > 0 && start - w.time[q] <= gapMs {
+                        if w.time[q] - w.time[q - 1] > gapMs { return true }
+                        q -= 1
+                    }
+                    return q == 0
+                }
+                if j >= runs.count {
+                    let end = w.time[pts[pts.count - 1]]
+                    var q = pts[pts.count - 1]
+                    while q < w.count - 1 && w.time[q] - end <= gapMs {
+                        if w.time[q + 1] - w.time[q] > gapMs { return true }
+                        q += 1
+                    }
+                    return q == w.count - 1
+                }
+                return onFoot(runs[j]) || runs[j].cls >= 3
+            }
+            // Below a train's pace, both ends (`transit_feet` 2): a car park's walk is at one end of a drive. A train's
+            // pace is no car's in town, and its station is often reached by a ride the trip's fixes join to it.
+            let walkedTo = (footBefore || footAfter) && (p.transitFeet < 2 || (open(k - 1) && open(k + 1)))
             if p95 >= p.flightMinMps { mode = "plane" } else if p.boatMinSeaShare > 0 && p95 <= p.boatMaxMps
                 && seaShare(r, w, pts, inc, sampleM: p.boatSampleM) >= p.boatMinSeaShare {
                 // Mostly at sea at a vessel's speed: a ferry, whether entered on foot or driven aboard, densely
                 // sampled or not (the sea says what the fixes' sampling cannot).
                 mode = LegMode.boat.rawValue
-            } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter {
+            } else if p95 >= p.railMinMps { mode = "train" } else if footBefore || footAfter, sparse(r, w, pts, p) {
                 // Walks around a vehicle mean public transport only where the fixes are dense enough to tell a walk to
                 // a stop from a car crawling out of a car park: sparser, a car, a bus and a train entered on foot
                 // look alike, and the honest answer is a motorised vehicle, not a guess.
-                mode = sparse(r, w, pts, p) ? LegMode.vehicle.rawValue : p95 >= p.trainMinMps ? "train" : "bus"
+                mode = LegMode.vehicle.rawValue
+            } else if walkedTo {
+                mode = p95 >= p.trainMinMps ? "train" : "bus"
             }
         }
         if let (key, count) = modeCounts.max(by: { $0.value < $1.value }), count * 2 > n {

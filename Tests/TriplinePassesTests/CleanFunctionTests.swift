@@ -335,4 +335,40 @@ enum EarlyPassesWork {
         let flags = CleanPass.clean(EarlyPassesWork.of(points), CleanPass.Input(), CleanPass.Parameters()).flags
         #expect(flags.allSatisfy { $0 == 0 })
     }
+
+    /// An iPhone carried to work and home again, and an iPad left at home all day writing a fix every 15 min, both as
+    /// one device (Overland's default empty `device_id`, one folder; the sixteenth hostile round). The iPad's fixes
+    /// while the phone is at work are out of the phone's reach and flagged; once the phone is home for the evening its
+    /// fixes joined the iPad's source there, and the whole evening was flagged with it: a 3-h visit lost. The part of
+    /// the smaller source that goes on after the main track's last fix is now kept, as a side that follows it.
+    @Test func aPhoneHomeBesideATabletLeftThereKeepsItsEvening() throws {
+        let home = (52.5200, 13.4050)
+        var phone = TrackBuilder(startMs: t0 + 7 * 3_600_000, lat: home.0, lon: home.1)
+        phone.still(3600, every: 60, drift: 2...8)
+        phone.move(7000, bearing: 90, speed: 12, every: 5)
+        phone.move(5000, bearing: 0, speed: 12, every: 5)
+        phone.still(8 * 3600, every: 60, drift: 2...8)
+        phone.move(5000, bearing: 180, speed: 12, every: 5)
+        phone.move(7000, bearing: 270, speed: 12, every: 5)
+        let evening = phone.points.count
+        phone.still(3 * 3600, every: 60, drift: 2...8)
+        var tablet: [Point] = []
+        var rng = SplitMix64(seed: 3)
+        for t in stride(from: t0 + 7 * 3_600_000 + 17_000, to: t0 + 22 * 3_600_000, by: 900_000) {
+            let p = Geo.destination(home.0, home.1, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 6))
+            tablet.append(Point(deviceID: 0, timeMs: t, lat: p.lat, lon: p.lon, speedMps: 0, accuracyM: 20))
+        }
+        let phoneTimes = Set(phone.points.map(\.timeMs))
+        let phoneEvening = Set(phone.points[evening...].map(\.timeMs))
+        let points = (phone.points + tablet).sorted { $0.timeMs < $1.timeMs }
+        let w = EarlyPassesWork.of(points)
+        let flags = CleanPass.clean(w, CleanPass.Input(), CleanPass.Parameters()).flags
+        let flaggedEvening = points.indices.filter { phoneEvening.contains(points[$0].timeMs) && flags[$0] & CleanPass.Flag.impossible != 0 }
+        #expect(flaggedEvening.isEmpty, "\(flaggedEvening.count) of the phone's \(phoneEvening.count) evening fixes flagged")
+        // The tablet's fixes at home while the phone was at work are still left out (out-and-back jumps here: each lies
+        // alone between the phone's).
+        let atWork = (t0 + 8 * 3_600_000 + 1_200_000)...(t0 + 16 * 3_600_000)
+        let tabletAtWork = points.indices.filter { !phoneTimes.contains(points[$0].timeMs) && atWork.contains(points[$0].timeMs) }
+        #expect(!tabletAtWork.isEmpty && tabletAtWork.allSatisfy { flags[$0] != 0 })
+    }
 }

@@ -127,8 +127,9 @@ import TriplineTestSupport
         b.still(1800, every: 10, drift: 2...5, motion: "stationary")
         func modes(_ sets: [String]) throws -> [String] { try ParkedWalkTests().legs(b.points, sets).map(\.0) }
         #expect(try modes([]) == ["car", "walk"])
-        // Off: the jam is a walk to the station by its pace, and the drive after it a train.
-        #expect(try modes(["trips.jam_driven=0"]) == ["car", "train", "walk"])
+        // Off, with a walk at either end enough for public transport (`transit_feet` 1, as before version 99): the jam
+        // is a walk to the station by its pace, and the drive after it a train.
+        #expect(try modes(["trips.jam_driven=0", "trips.transit_feet=1"]) == ["car", "train", "walk"])
     }
 }
 
@@ -238,5 +239,80 @@ import TriplineTestSupport
         #expect(found == ["car", "walk", "car"], "\(found)")
         // Off: standing four minutes is no pedestrian's walk, and the car keeps it.
         #expect(try legs(errand(), ["trips.stop_on_foot=0"]).map(\.0) == ["car"])
+    }
+}
+
+/// A car park far from the door, and a shop a few hundred metres from where the car stood (`trips.transit_feet`,
+/// `trips.stop_on_foot`, algorithm version 99; the sixteenth hostile round): a drive with a walk of two minutes or
+/// more at one end was a bus ("walks beside a vehicle mean public transport"), and one with an out-and-back walk of
+/// 2 × 250 m in the middle was bus → walk → bus.
+@Suite struct FarCarParkTests {
+    let t0: Int64 = 1_717_200_000_000
+
+    /// The modes of the legs of the one trip a full rebuild of `points` makes with `sets`.
+    func modes(_ points: [Point], _ sets: [String] = []) throws -> [String] {
+        let store = try storeWith([("phone", points)])
+        try rebuild(store, sets: sets)
+        #expect(try count(store, "SELECT count(*) FROM trips") == 1)
+        let q = try store.db.prepare("SELECT mode FROM legs ORDER BY start_ms")
+        var rows: [String] = []
+        while try q.step() { rows.append(q.text(0) ?? "") }
+        return rows
+    }
+
+    /// Home, a 6-km drive at 11 m/s, into a space, a walk of `walk` metres to the shop; `states`: the app's motion states.
+    func driveToAFarDoor(walk: Double, states: Bool = true) -> [Point] {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        func m(_ s: String) -> String? { states ? s : nil }
+        b.still(1800, every: 10, drift: 2...5, motion: m("stationary"))
+        b.move(10, bearing: 90, speed: 1.3, every: 1, motion: m("walking"))
+        b.move(6000, bearing: 0, speed: 11, every: 1, motion: m("driving"))
+        b.move(40, bearing: 0, speed: 2, every: 1, motion: m("driving"))
+        b.still(30, every: 1, motion: m("stationary"))
+        b.move(walk, bearing: 270, speed: 1.3, every: 1, motion: m("walking"))
+        b.still(1800, every: 10, drift: 2...5, motion: m("stationary"))
+        return b.points
+    }
+
+    @Test func aWalkFromAFarCarParkLeavesTheDriveACar() throws {
+        for walk in [300.0, 500] {
+            #expect(try modes(driveToAFarDoor(walk: walk)) == ["car", "walk"], "\(walk) m")
+            // As before: a walk at either end made public transport.
+            #expect(try modes(driveToAFarDoor(walk: walk), ["trips.transit_feet=1"]) == ["bus", "walk"], "\(walk) m")
+        }
+        // Speeds alone: the same.
+        #expect(try modes(driveToAFarDoor(walk: 300, states: false)) == ["car", "walk"])
+    }
+
+    @Test func aBusWalkedToAndFromIsABus() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(350, bearing: 90, speed: 1.3, every: 1, motion: "walking")
+        b.still(180, every: 1, motion: "stationary")  // at the stop
+        for _ in 0..<8 {  // 8 stops, 600 m apart
+            b.move(600, bearing: 0, speed: 9, every: 1, motion: "driving")
+            b.still(25, every: 1, motion: "driving")
+        }
+        b.move(350, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        #expect(try modes(b.points) == ["walk", "bus", "walk"])
+    }
+
+    @Test func aShopAFewHundredMetresFromTheCarIsAnErrandOnFoot() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(300, bearing: 90, speed: 1.3, every: 1, motion: "walking")  // to where the car stands
+        b.move(5000, bearing: 0, speed: 11, every: 1, motion: "driving")
+        b.still(20, every: 1, motion: "stationary")
+        b.move(250, bearing: 90, speed: 1.3, every: 1, motion: "walking")
+        b.still(120, every: 5, drift: 2...5, motion: "stationary")  // in the shop
+        b.move(250, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.still(20, every: 1, motion: "stationary")
+        b.move(5000, bearing: 0, speed: 11, every: 1, motion: "driving")
+        b.still(20, every: 1, motion: "stationary")
+        b.move(300, bearing: 270, speed: 1.3, every: 1, motion: "walking")  // from the car park
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        // Walked to and from at both ends, but the walk in the middle ends where it began: out of the car and back.
+        #expect(try modes(b.points) == ["walk", "car", "walk", "car", "walk"])
     }
 }
