@@ -961,13 +961,16 @@ public struct TripsPass: MeasuringPass {
             }
             let footBefore = k > 0 && onFoot(runs[k - 1])
             let footAfter = k < runs.count - 1 && onFoot(runs[k + 1])
-            /// Whether the leg is open for public transport at the end where run `j` lies (`transit_feet`): a walk, a
-            /// bicycle (bike and ride) or another vehicle (a change), not a walk to a parked car. At the trip's own end
-            /// (`j` beyond the runs), when the device's recording began less than `leg_gap_s` before the trip's first
-            /// fix (a silence that long, or none before, within that time) or ended less than that after its last: a
-            /// logger switched on at the stop or aboard saw no car waiting there.
+            /// Whether the leg is open for public transport at the end where run `j` lies (`transit_feet`): a walk (a short
+            /// one too, which may be to a stop as well as to a parked car), a bicycle (bike and ride) or another vehicle
+            /// (a change). At the trip's own end (`j` beyond the runs), on a track without motion states, when the
+            /// device's recording began less than `leg_gap_s` before the trip's first fix (a silence that long, or none
+            /// before, within that time) or ended less than that after its last: a logger switched on at the stop or
+            /// aboard saw no car waiting there. A phone that reports motion states records in the background: a silence
+            /// there is the phone lying still (iOS at rest), not a logger switched on.
             func open(_ j: Int) -> Bool {
                 let gapMs = p.legGapS > 0 ? Int64(p.legGapS * 1000) : Int64.max
+                if j < 0 || j >= runs.count, w.motion.count == w.count, pts.contains(where: { w.motion[$0] != 0 }) { return false }
                 if j < 0 {
                     let start = w.time[pts[0]]
                     var q = pts[0]
@@ -986,7 +989,7 @@ public struct TripsPass: MeasuringPass {
                     }
                     return q == w.count - 1
                 }
-                return onFoot(runs[j]) || runs[j].cls >= 3
+                return onFoot(runs[j]) || runs[j].parked || runs[j].cls >= 3
             }
             // Below a train's pace, both ends (`transit_feet` 2): a car park's walk is at one end of a drive. A train's
             // pace is no car's in town, and its station is often reached by a ride the trip's fixes join to it.

@@ -298,6 +298,35 @@ import TriplineTestSupport
         #expect(try modes(b.points) == ["walk", "bus", "walk"])
     }
 
+    /// The seventeenth hostile round, on the first form of the rule: a bus walked to for 3 min and from for 1 min was a
+    /// car (the short walk, a walk to a parked car by its length, closed that end); an iPhone lying still at home with
+    /// a fix every 15 min, then a drive and a 4-min walk, was a bus (the silence read as a logger switched on).
+    @Test func aShortWalkFromTheStopStillMakesABus() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(234, bearing: 90, speed: 1.3, every: 1, motion: "walking")
+        b.still(180, every: 1, motion: "stationary")  // at the stop
+        for _ in 0..<8 {
+            b.move(750, bearing: 0, speed: 9, every: 1, motion: "driving")
+            b.still(20, every: 1, motion: "driving")
+        }
+        b.move(78, bearing: 270, speed: 1.3, every: 1, motion: "walking")  // a minute to the office
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        let found = try modes(b.points)
+        #expect(found.contains("bus") && !found.contains("car"), "\(found)")
+    }
+
+    @Test func aPhoneAtRestBeforeADriveIsNoLoggerSwitchedOn() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(3 * 3600, every: 900, drift: 2...5, motion: "stationary")  // iOS at rest: a fix every 15 min
+        b.move(9000, bearing: 0, speed: 11, every: 1, motion: "driving")
+        b.move(40, bearing: 0, speed: 2, every: 1, motion: "driving")
+        b.still(30, every: 1, motion: "stationary")
+        b.move(312, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        #expect(try modes(b.points) == ["car", "walk"])
+    }
+
     @Test func aShopAFewHundredMetresFromTheCarIsAnErrandOnFoot() throws {
         var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
         b.still(1800, every: 10, drift: 2...5, motion: "stationary")
