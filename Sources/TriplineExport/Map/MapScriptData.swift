@@ -42,7 +42,10 @@ extension MapPage {
             "[\(visit.day),\(visit.startOffset.localSeconds(ms: visit.startMs)),\(visit.endOffset.localSeconds(ms: visit.endMs)),\(visit.startOffset.seconds),\(visit.placeID.flatMap { placeIndex[$0] } ?? -1),\(deviceIndex[visit.deviceID] ?? 0)]"
         }.joined(separator: ",\n"))
         out.append("],\n\"days\":[")
-        out.append(selection.dayTotals.map { "[\($0.day),\(Self.int($0.metres)),\(deviceIndex[$0.deviceID] ?? 0),\(Self.int($0.movingS))]" }.joined(separator: ","))
+        // Per local day and device: [day, metres, device index, moving seconds].
+        out.append(selection.dayTotals.map { day in
+            "[\(day.day),\(Self.int(day.metres)),\(deviceIndex[day.deviceID] ?? 0),\(Self.int(day.movingS))]"
+        }.joined(separator: ","))
         out.append("],\n\"tld\":[")
         let names = Set(timeline.flatMap { $0.entries.map(\.device) }).sorted()
         out.append(names.map { JSONText.quotedForScript($0) }.joined(separator: ","))
