@@ -161,10 +161,9 @@ import TriplineTestSupport
         #expect(visits.stdout.split(whereSeparator: \.isNewline).count == 2, "\(visits.stdout)")
     }
 
-    /// A ride from 23:29 to 00:30: `report day` showed the whole 11.5 km on both days ("cycle 11.5 km from 23:29",
-    /// "cycle 11.5 km until 00:30") while `days` split it at midnight, so a reader summing a day's lines counted the
-    /// trip twice. Each day now shows its share, as `days` counts it, with the whole beside it.
-    @Test func aTripOverMidnightShowsEachDaysShare() throws {
+    /// A ride from 23:29 to 00:30 +02:00 between an hour still at each end, imported and rebuilt: the database and its
+    /// `days` export as CSV rows (the header first; one row for each of the two days).
+    func rideOverMidnight() throws -> (db: String, rows: [[String]]) {
         let home = (52.52, 13.40), away = (52.43, 13.28)
         let leave: Int64 = 1_722_547_740_000  // 2024-08-01T21:29:00Z, 23:29 +02:00
         let summer: (Int64) -> Int32 = { _ in 7200 }
@@ -175,6 +174,14 @@ import TriplineTestSupport
         let csv = runCLI(["export", "--what", "days", "--format", "csv", "--db", db])
         let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         try #require(rows.count == 3, "\(csv.stdout)")
+        return (db, rows)
+    }
+
+    /// A ride from 23:29 to 00:30: `report day` showed the whole 11.5 km on both days ("cycle 11.5 km from 23:29",
+    /// "cycle 11.5 km until 00:30") while `days` split it at midnight, so a reader summing a day's lines counted the
+    /// trip twice. Each day now shows its share, as `days` counts it, with the whole beside it.
+    @Test func aTripOverMidnightShowsEachDaysShare() throws {
+        let (db, rows) = try rideOverMidnight()
         let days = rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(rows[0], $0)) }
         var shown: [Double] = []
         for day in days {
@@ -208,16 +215,7 @@ import TriplineTestSupport
     /// it showed the day's part (the fifteenth hostile round). The summary's distance and moving time are now the
     /// days', as the chart's, and the page's data carries each day's moving time for the script to sum the same way.
     @Test func theMapsDaySummaryCountsItsPartOfATripOverMidnight() throws {
-        let home = (52.52, 13.40), away = (52.43, 13.28)
-        let leave: Int64 = 1_722_547_740_000  // 2024-08-01T21:29:00Z, 23:29 +02:00
-        let summer: (Int64) -> Int32 = { _ in 7200 }
-        var features = still(leave - 3_600_000, 3600, home.0, home.1, offset: summer)
-        features += drive(leave, 3660, home, away, offset: summer)
-        features += still(leave + 3_660_000, 3600, away.0, away.1, offset: summer)
-        let db = try importAndRebuild(features)
-        let csv = runCLI(["export", "--what", "days", "--format", "csv", "--db", db])
-        let rows = csv.stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        try #require(rows.count == 3, "\(csv.stdout)")
+        let (db, rows) = try rideOverMidnight()
         let folder = FileSystem.directoryName(db)
         for row in rows.dropFirst() {
             let day = Dictionary(uniqueKeysWithValues: zip(rows[0], row))
