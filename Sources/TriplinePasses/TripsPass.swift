@@ -740,7 +740,7 @@ public struct TripsPass: MeasuringPass {
             if r.cls <= 2 && out[k - 1].cls == 4 && out[k + 1].cls == 4 && !silenceBefore(r.a) && !silenceBefore(out[k + 1].a) {
                 let features = ModeFeatures.compute(w, pts, v, inc, r.a, r.b, ruleClass: r.cls, stillMps: p.stillMps)
                 // Steps the phone felt are a pedestrian's, however long the stops (`stop_on_foot`, version 68).
-                let steps = p.stopOnFoot > 0 && mostlySay(MotionBits.walking | MotionBits.running, w, pts, r.a, r.b)
+                let steps = p.stopOnFoot > 0 && phoneSaysOnFoot(w, pts, r.a, r.b)
                 if !ModeFeatures.pedestrian(features, walkMaxMps: p.walkMaxMps) && !steps {
                     out[k - 1].b = out[k + 1].b
                     out.removeSubrange(k...(k + 1))
@@ -750,6 +750,22 @@ public struct TripsPass: MeasuringPass {
             k += 1
         }
         return out
+    }
+
+    /// Whether fixes `a...b` (indices into `pts`) are a pedestrian's by the phone's own word (`stop_on_foot`): most say
+    /// walking or running; or (algorithm version 99) most say walking, running or stationary and not driving, a quarter
+    /// of them walking or running: the walk to a platform and the wait on it (a 3-min wait made most of such a run
+    /// stationary, and the drive, the walk and the train before it joined into one leg; the seventeenth hostile round).
+    static func phoneSaysOnFoot(_ w: DeviceWork, _ pts: [Int], _ a: Int, _ b: Int) -> Bool {
+        guard w.motion.count == w.count, a <= b else { return false }
+        var feet = 0, still = 0
+        for q in a...b {
+            let m = w.motion[pts[q]]
+            guard m & MotionBits.driving == 0 else { continue }
+            if m & (MotionBits.walking | MotionBits.running) != 0 { feet += 1 } else if m & MotionBits.stationary != 0 { still += 1 }
+        }
+        let n = b - a + 1
+        return feet * 2 > n || ((feet + still) * 2 > n && feet * 4 >= n)
     }
 
     /// Whether more than half of fixes `a...b` (indices into `pts`) carry the motion state `bit`; false for a track
@@ -1237,7 +1253,7 @@ public struct TripsPass: MeasuringPass {
                     let seconds = Double(w.time[pts[runs[k + 1].a]] - w.time[pts[r.a]]) / 1000
                     // Not one whose fixes mostly say walking or running (`stop_on_foot`, version 68): the phone felt
                     // the steps, out of the car to a cash machine and back.
-                    let steps = p.stopOnFoot > 0 && mostlySay(MotionBits.walking | MotionBits.running, w, pts, r.a, r.b)
+                    let steps = p.stopOnFoot > 0 && phoneSaysOnFoot(w, pts, r.a, r.b)
                     if (d < p.transferMinM && !steps) || (p.profile > 0 && seconds > 0 && d / seconds > p.walkMaxMps)
                         || mostlySay(MotionBits.driving, w, pts, r.a, r.b) {
                         runs[k - 1].b = runs[k + 1].b

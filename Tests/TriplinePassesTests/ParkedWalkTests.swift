@@ -327,6 +327,24 @@ import TriplineTestSupport
         #expect(try modes(b.points) == ["car", "walk"])
     }
 
+    /// Park and ride (the seventeenth hostile round): a walk of 260 m to the platform and a 4-min wait there, the phone
+    /// saying walking then stationary. Most of that run stood still, so it was no walk by the phone's word, and having
+    /// moved less than `transfer_min_m` it joined the drive and the train into one leg.
+    @Test func aWaitOnThePlatformKeepsTheWalkBetweenCarAndTrain() throws {
+        var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        b.move(8000, bearing: 0, speed: 11, every: 1, motion: "driving")
+        b.move(30, bearing: 0, speed: 2, every: 1, motion: "driving")
+        b.still(20, every: 1, motion: "stationary")
+        b.move(260, bearing: 90, speed: 1.3, every: 1, motion: "walking")
+        b.still(240, every: 1, motion: "stationary")  // on the platform
+        b.move(20_000, bearing: 0, speed: 25, every: 1, motion: "driving")
+        b.still(20, every: 1, motion: "driving")
+        b.move(300, bearing: 270, speed: 1.3, every: 1, motion: "walking")
+        b.still(1800, every: 10, drift: 2...5, motion: "stationary")
+        #expect(try modes(b.points) == ["car", "walk", "train", "walk"])
+    }
+
     @Test func aShopAFewHundredMetresFromTheCarIsAnErrandOnFoot() throws {
         var b = TrackBuilder(startMs: t0, lat: 52.5200, lon: 13.4050)
         b.still(1800, every: 10, drift: 2...5, motion: "stationary")
