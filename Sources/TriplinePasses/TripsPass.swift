@@ -94,10 +94,10 @@ public struct TripsPass: MeasuringPass {
         /// A foot run between two vehicle runs whose fixes mostly say walking or running is a walk however little it
         /// moved (1; 0 = off): out of the car and back.
         public var stopOnFoot: Double = 1
-        /// How many ends of a vehicle leg must be on foot (or, one of them, a change of vehicle) for the walks beside it
-        /// to make it public transport: 2 (algorithm version 99), or 1 (before: a walk at either end). A bus is walked
-        /// to and from; a car waits where it was parked, so a drive with a walk at one end only, however long (a car
-        /// park 300 m from the shop), is a drive.
+        /// How many ends of a vehicle leg walked to or from must be open for it to be public transport: 2 (algorithm
+        /// version 99: a walk, a bicycle or another vehicle at each end, or a logger's recording beginning or ending
+        /// there), or 1 (before: a walk at either end). A bus is walked to and from; a car waits where it was parked,
+        /// so a drive with a walk at one end only, however long (a car park 300 m from the shop), is a drive.
         public var transitFeet: Double = 2
         /// With `profile`, neighbouring runs of a bicycle's pace or faster join into one vehicle leg unless most fixes of
         /// one say cycling and most of the other driving (1; 0 = off): bike and ride.

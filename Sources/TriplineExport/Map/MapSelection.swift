@@ -297,10 +297,9 @@ struct MapLoader {
         selection.pointsRead = seen
     }
 
-    /// Distance per local day and device: the `days` table when it has rows for the selection, else the trips'
-    /// distances summed by the local day they start on; by day, then device name (``Store/idsByName(_:)``).
     /// Each device's distance and moving time per local day of the filter: the `days` rows, or, when the selection has
-    /// none (no rebuild wrote them), its trips counted on the day they start.
+    /// none (no rebuild wrote them), its trips counted on the day they start; by day, then device name
+    /// (``Store/idsByName(_:)``).
     func dayTotals(filter: RecordFilter, device: Int64?, trips: [MapTrip], names: [Int64: String], skipped: inout Int) throws -> [DayTotal] {
         let rank = Dictionary(uniqueKeysWithValues: Store.idsByName(names).enumerated().map { ($1, $0) })
         struct Key: Hashable, Comparable {
